@@ -1,0 +1,370 @@
+/* linkwright-cli: the studies without a display.
+ *
+ *   linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE] [--json]
+ *   linkwright-cli check MODEL
+ *   linkwright-cli demo [--json]                 (the built-in five-bar)
+ *   linkwright-cli generate-chain N [--out FILE] [--planar|--spatial]
+ *
+ * Exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure. */
+#include <gio/gio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linkwright.h"
+#include "lw_io.h"
+
+enum { EXIT_USAGE = 1, EXIT_MODEL = 2, EXIT_SOLVER = 3 };
+
+static void usage(FILE *f)
+{
+  fputs("usage:\n"
+        "  linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE] [--json]\n"
+        "  linkwright-cli check MODEL\n"
+        "  linkwright-cli demo [--json] [--csv FILE]\n"
+        "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
+        "exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure\n",
+        f);
+}
+
+static void json_str(GString *s, const char *v)
+{
+  g_string_append_c(s, '"');
+  for (const char *p = v; p && *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\')
+      g_string_append_printf(s, "\\%c", c);
+    else if (c < 0x20)
+      g_string_append_printf(s, "\\u%04x", c);
+    else
+      g_string_append_c(s, (char)c);
+  }
+  g_string_append_c(s, '"');
+}
+
+static void json_num(GString *s, double v)
+{
+  char b[G_ASCII_DTOSTR_BUF_SIZE];
+  if (!isfinite(v)) {
+    g_string_append(s, "null");
+    return;
+  }
+  lw_format_double(b, sizeof b, v);
+  g_string_append(s, b);
+}
+
+static gboolean write_csv(const lw_model *m, const lw_sim_result *r, const char *file, GError **error)
+{
+  GString *s = g_string_new("time");
+  char name[256], b[G_ASCII_DTOSTR_BUF_SIZE];
+  for (int c = 0; c < lw_model_output_columns(m); c++) {
+    lw_model_output_column_name(m, c, name, sizeof name);
+    g_string_append_printf(s, ",%s", name);
+  }
+  g_string_append_c(s, '\n');
+  for (long i = 0; i < r->rows; i++) {
+    for (int c = 0; c < r->ncols; c++) {
+      lw_format_double(b, sizeof b, r->table[(size_t)i * r->ncols + c]);
+      if (c)
+        g_string_append_c(s, ',');
+      g_string_append(s, b);
+    }
+    g_string_append_c(s, '\n');
+  }
+  gboolean ok = g_file_set_contents(file, s->str, (gssize)s->len, error);
+  g_string_free(s, TRUE);
+  return ok;
+}
+
+static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json)
+{
+  lw_sim_result r;
+  lw_simulate(m, t_end, h, &r, NULL, NULL);
+  if (csv && r.rows > 0) {
+    GError *e = NULL;
+    if (!write_csv(m, &r, csv, &e)) {
+      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", csv, e->message);
+      g_error_free(e);
+    }
+  }
+  int code = r.status == LW_OK ? 0 : r.status == LW_ERR_SOLVER ? EXIT_SOLVER : EXIT_MODEL;
+  double tf = r.rows > 0 ? r.table[(size_t)(r.rows - 1) * r.ncols] : 0.0;
+  if (json) {
+    GString *s = g_string_new("{");
+    g_string_append(s, "\"model\": ");
+    json_str(s, label);
+    g_string_append_printf(s, ", \"status\": \"%s\"",
+                           r.status == LW_OK ? "ok" : r.status == LW_ERR_SOLVER ? "solver_failure" : "model_error");
+    g_string_append_printf(s, ", \"steps\": %ld, \"wall_time_s\": ", r.steps);
+    json_num(s, r.wall_time_s);
+    g_string_append(s, ", \"t_final\": ");
+    json_num(s, tf);
+    g_string_append(s, ", \"max_constraint_residual\": ");
+    json_num(s, r.max_constraint_residual);
+    g_string_append_printf(s, ", \"newton_iterations\": %ld, \"max_step_iterations\": %d",
+                           r.newton_iterations, r.max_step_iterations);
+    g_string_append(s, ", \"final\": {");
+    if (r.rows > 0) {
+      const double *row = r.table + (size_t)(r.rows - 1) * r.ncols + 1;
+      int c = 0;
+      for (int k = 0; k < lw_model_noutputs(m); k++) {
+        int w = lw_model_output_width(m, k);
+        g_string_append_printf(s, "%s", k ? ", " : "");
+        json_str(s, lw_model_output_name(m, k));
+        g_string_append(s, ": ");
+        if (w == 1) {
+          json_num(s, row[c]);
+        } else {
+          g_string_append_c(s, '[');
+          for (int i = 0; i < w; i++) {
+            if (i)
+              g_string_append(s, ", ");
+            json_num(s, row[c + i]);
+          }
+          g_string_append_c(s, ']');
+        }
+        c += w;
+      }
+    }
+    g_string_append_c(s, '}');
+    if (r.status != LW_OK) {
+      g_string_append(s, ", \"error\": {\"message\": ");
+      json_str(s, r.error.msg);
+      g_string_append(s, ", \"where\": ");
+      json_str(s, r.error.path);
+      g_string_append(s, ", \"time\": ");
+      json_num(s, r.error.time);
+      g_string_append_c(s, '}');
+    }
+    g_string_append(s, "}\n");
+    fputs(s->str, stdout);
+    g_string_free(s, TRUE);
+  } else {
+    printf("%s: %ld steps to t = %.6g s in %.4g s (%.3g us/step), max constraint residual %.3g, "
+           "%ld Newton iterations (max %d per step)\n",
+           label, r.steps, tf, r.wall_time_s, r.steps ? 1e6 * r.wall_time_s / (double)r.steps : 0.0,
+           r.max_constraint_residual, r.newton_iterations, r.max_step_iterations);
+  }
+  if (r.status != LW_OK)
+    fprintf(stderr, "linkwright-cli: %s: %s%s%s\n", label, r.error.msg,
+            r.rows > 0 && csv ? "; results up to that time written to " : "", r.rows > 0 && csv ? csv : "");
+  lw_sim_result_clear(&r);
+  return code;
+}
+
+static int cmd_simulate(int argc, char **argv, int builtin)
+{
+  const char *file = NULL, *csv = NULL;
+  double t_end = NAN, h = NAN;
+  int json = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--json"))
+      json = 1;
+    else if ((!strcmp(a, "--t-end") || !strcmp(a, "--step") || !strcmp(a, "--csv")) && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--csv")) {
+        csv = v;
+        continue;
+      }
+      char *end;
+      double x = g_ascii_strtod(v, &end);
+      if (*end || !(x > 0) || !isfinite(x)) {
+        fprintf(stderr, "linkwright-cli: %s needs a positive number, not '%s'\n", a, v);
+        return EXIT_USAGE;
+      }
+      if (!strcmp(a, "--t-end"))
+        t_end = x;
+      else
+        h = x;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
+      usage(stderr);
+      return EXIT_USAGE;
+    } else if (!file && !builtin)
+      file = a;
+    else {
+      fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
+      return EXIT_USAGE;
+    }
+  }
+  lw_error err;
+  lw_model *m = NULL;
+  const char *label = file;
+  if (builtin) {
+    label = "five-bar (built-in)";
+    GBytes *b = g_resources_lookup_data("/io/github/linkwright/models/five-bar.json", 0, NULL);
+    if (!b) {
+      fprintf(stderr, "linkwright-cli: the built-in model is missing\n");
+      return EXIT_MODEL;
+    }
+    gsize n;
+    const char *data = g_bytes_get_data(b, &n);
+    lw_desc *d = lw_model_read_data(data, (gssize)n, "five-bar.json", NULL, &err);
+    g_bytes_unref(b);
+    if (d) {
+      m = lw_compile(d, &err);
+      lw_desc_free(d);
+    }
+  } else {
+    if (!file) {
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+    m = lw_model_open(file, &err);
+  }
+  if (!m) {
+    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    return EXIT_MODEL;
+  }
+  const lw_desc *d = lw_model_desc(m);
+  if (isnan(t_end))
+    t_end = d->solver.t_end;
+  if (isnan(h))
+    h = d->solver.step;
+  int code = run_model(m, label, t_end, h, csv, json);
+  lw_model_free(m);
+  return code;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+  if (argc != 1) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  lw_error err;
+  lw_model *m = lw_model_open(argv[0], &err);
+  if (!m) {
+    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    return EXIT_MODEL;
+  }
+  lw_data *d = lw_data_new(m);
+  int st = lw_initialize(m, d, &err);
+  if (st) {
+    /* locate compile-time paths in the file */
+    g_autoptr(LwSourceMap) map = NULL;
+    lw_desc *dd = lw_model_read_file(argv[0], &map, NULL);
+    lw_error_locate(&err, argv[0], map);
+    lw_desc_free(dd);
+    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+  } else {
+    printf("%s: %d bodies, %d coordinates, %d constraint equations, %d degrees of freedom, "
+           "assembled (max |Phi| = %.3g)\n",
+           argv[0], lw_model_nbodies(m), lw_model_nq(m), lw_model_nc(m), lw_data_dof(d),
+           lw_constraint_residual(m, d));
+  }
+  lw_data_free(d);
+  lw_model_free(m);
+  return st ? EXIT_MODEL : 0;
+}
+
+/* An N-link pendulum chain: links of 1 m / N... each link length L = 1,
+ * mass 1, released horizontal. Planar by default. */
+static lw_desc *make_chain(int n, int spatial)
+{
+  lw_desc *d = lw_desc_new();
+  char name[64], prev[64] = "ground";
+  d->name = g_strdup_printf("%d-link pendulum chain", n);
+  d->description = g_strdup("Generated by linkwright-cli generate-chain: uniform links of 1 m and 1 kg, "
+                            "revolute joints about z, released at rest from the horizontal.");
+  d->planar = !spatial;
+  d->solver.t_end = 1.0;
+  for (int i = 0; i < n; i++) {
+    g_snprintf(name, sizeof name, "link%d", i + 1);
+    lw_body_desc *b = lw_desc_add_body(d, name);
+    b->mass = 1.0;
+    b->com[0] = 0.5;
+    double I = 1.0 / 12.0;
+    if (spatial) {
+      b->inertia[0] = 1e-3;
+      b->inertia[1] = I;
+      b->inertia[2] = I;
+    } else {
+      b->inertia[2] = I;
+    }
+    b->position[0] = (double)i;
+    double tip[3] = {1, 0, 0}, base[3] = {0, 0, 0};
+    lw_body_add_point(b, "base", base);
+    lw_body_add_point(b, "tip", tip);
+    lw_geom_desc *g = lw_body_add_geom(b, LW_GEOM_BAR);
+    g->to[0] = 1.0;
+    g->size[0] = 0.05;
+    char jn[64];
+    g_snprintf(jn, sizeof jn, "J%d", i + 1);
+    lw_joint_desc *j = lw_desc_add_joint(d, jn, LW_JOINT_REVOLUTE, prev, name);
+    j->has_at = 1;
+    j->at[0] = (double)i;
+    j->has_gaxis = spatial;
+    j->gaxis[2] = 1.0;
+    g_strlcpy(prev, name, sizeof prev);
+  }
+  lw_output_desc *o = lw_desc_add_output(d, "tip", LW_OUT_POSITION);
+  o->body = g_strdup(prev);
+  lw_place_set_ref(&o->place, "tip");
+  lw_desc_add_output(d, "energy", LW_OUT_TOTAL_ENERGY);
+  return d;
+}
+
+static int cmd_chain(int argc, char **argv)
+{
+  const char *out = NULL;
+  int n = 0, spatial = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--out") && i + 1 < argc)
+      out = argv[++i];
+    else if (!strcmp(argv[i], "--spatial"))
+      spatial = 1;
+    else if (!n)
+      n = atoi(argv[i]);
+    else {
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  if (n < 1 || n > 100000) {
+    fprintf(stderr, "linkwright-cli: generate-chain needs a number of links between 1 and 100000\n");
+    return EXIT_USAGE;
+  }
+  lw_desc *d = make_chain(n, spatial);
+  int code = 0;
+  if (out) {
+    GError *e = NULL;
+    if (!lw_model_write_file(d, out, &e)) {
+      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", out, e->message);
+      g_error_free(e);
+      code = EXIT_USAGE;
+    }
+  } else {
+    char *s = lw_model_to_json(d);
+    fputs(s, stdout);
+    g_free(s);
+  }
+  lw_desc_free(d);
+  return code;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "simulate"))
+    return cmd_simulate(argc - 2, argv + 2, 0);
+  if (!strcmp(cmd, "demo"))
+    return cmd_simulate(argc - 2, argv + 2, 1);
+  if (!strcmp(cmd, "check"))
+    return cmd_check(argc - 2, argv + 2);
+  if (!strcmp(cmd, "generate-chain"))
+    return cmd_chain(argc - 2, argv + 2);
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  fprintf(stderr, "linkwright-cli: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return EXIT_USAGE;
+}

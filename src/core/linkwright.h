@@ -1,0 +1,342 @@
+/* linkwright.h: the solver library's public API (plain C11).
+ *
+ * Data flows one way: a model description (lw_desc, what a model file holds)
+ * is compiled into an immutable lw_model; an lw_data holds the state and every
+ * scratch array, allocated once; lw_step advances it without allocating.
+ *
+ * Coordinates are global natural coordinates: every body carries a point (the
+ * origin of its frame) and its frame vectors.  3-D bodies: q_b = [r0 u v w]
+ * (12), planar bodies: q_b = [r0 u] (4) with the second axis v = S u, S the
+ * rotation by +90 degrees.  Any body point is linear in q, the mass matrix is
+ * constant and every joint constraint is bilinear (seed 002 ch. 3, seed 001
+ * sec. 5.2).
+ */
+#ifndef LINKWRIGHT_H
+#define LINKWRIGHT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LW_FORMAT_VERSION 1
+
+/* ---- status codes --------------------------------------------------- */
+typedef enum {
+  LW_OK = 0,
+  LW_ERR_MODEL = 2,  /* the description is invalid or cannot be assembled */
+  LW_ERR_SOLVER = 3, /* the integrator failed (Newton divergence, singular matrix) */
+  LW_ERR_NOMEM = 4,
+} lw_status;
+
+/* An error says what, where (a field path such as "bodies/A1/mass", the same
+ * syntax parameters use) and, for solver failures, when. */
+typedef struct {
+  int status;
+  char path[160];  /* offending field or element, "" if none */
+  double time;     /* simulated time of a solver failure, NaN otherwise */
+  char msg[512];
+} lw_error;
+
+/* ---- time functions ----------------------------------------------------- */
+typedef enum {
+  LW_FUNC_CONSTANT, /* a[0] */
+  LW_FUNC_LINEAR,   /* a[0] + a[1] t */
+  LW_FUNC_POLY,     /* sum a[k] t^k, k < n */
+  LW_FUNC_SINE,     /* a[0] + a[1] sin(a[2] t + a[3]) : offset, amplitude, omega, phase */
+} lw_func_type;
+
+#define LW_FUNC_MAXCOEF 8
+typedef struct {
+  lw_func_type type;
+  int n; /* number of coefficients used (POLY) */
+  double a[LW_FUNC_MAXCOEF];
+} lw_func;
+
+/* f, df/dt, d2f/dt2 at t; any output pointer may be NULL */
+void lw_func_eval(const lw_func *f, double t, double *v, double *dv, double *ddv);
+
+/* ---- model description (what a model file holds) ----------------------- */
+typedef enum {
+  LW_JOINT_REVOLUTE,
+  LW_JOINT_PRISMATIC,
+  LW_JOINT_SPHERICAL,
+  LW_JOINT_CYLINDRICAL,
+  LW_JOINT_UNIVERSAL,
+  LW_JOINT_PLANAR,
+  LW_JOINT_FIXED,
+  LW_JOINT_NTYPES
+} lw_joint_type;
+
+typedef enum {
+  LW_FORCE_SPRING_DAMPER,       /* point to point, F = k (l - l0) + c dl/dt */
+  LW_FORCE_JOINT_SPRING_DAMPER, /* on a joint coordinate */
+  LW_FORCE_FORCE,               /* vector * f(t) at a body point, global axes */
+  LW_FORCE_TORQUE,              /* vector * f(t) on a body, global axes */
+  LW_FORCE_NTYPES
+} lw_force_type;
+
+typedef enum {
+  LW_OUT_POSITION,
+  LW_OUT_VELOCITY,
+  LW_OUT_ACCELERATION,
+  LW_OUT_JOINT_COORDINATE,
+  LW_OUT_JOINT_VELOCITY,
+  LW_OUT_REACTION_FORCE,
+  LW_OUT_KINETIC_ENERGY,
+  LW_OUT_POTENTIAL_ENERGY,
+  LW_OUT_TOTAL_ENERGY,
+  LW_OUT_NTYPES
+} lw_output_type;
+
+typedef enum { LW_GEOM_NONE, LW_GEOM_BAR, LW_GEOM_BOX, LW_GEOM_CYLINDER, LW_GEOM_SPHERE } lw_geom_type;
+
+typedef struct {
+  char *name;
+  double p[3];
+} lw_point_desc;
+
+typedef struct {
+  char *name;
+  double origin[3];
+  double axis[3];  /* joint axis (z); ignored in planar models */
+  double ref[3];   /* reference direction (x); ignored in planar models */
+  double angle;    /* planar: direction of x in the body frame */
+} lw_frame_desc;
+
+typedef struct {
+  lw_geom_type type;
+  double from[3], to[3]; /* bar, cylinder: end points (local) */
+  double size[3];        /* bar: width; box: half extents; cylinder, sphere: radius */
+  double center[3];      /* box, sphere: centre (local) */
+  double color[3];
+} lw_geom_desc;
+
+typedef struct {
+  char *name;
+  double mass;
+  double com[3];       /* local */
+  double inertia[6];   /* about the CoM, body axes: xx yy zz xy xz yz; planar: zz only */
+  double position[3];  /* initial guess of the frame origin */
+  double angle;        /* planar: initial guess of the frame angle */
+  double orientation[4]; /* 3-D: initial guess, unit quaternion w x y z */
+  int npoints;
+  lw_point_desc *points;
+  int nframes;
+  lw_frame_desc *frames;
+  int ngeoms;
+  lw_geom_desc *geoms;
+} lw_body_desc;
+
+/* A place on a body: a named point / frame, or a literal (local) one. */
+typedef struct {
+  char *ref;       /* name of a point or frame of the body, or NULL */
+  double p[3];     /* literal local point (used when ref == NULL) */
+} lw_place;
+
+typedef struct {
+  char *name;
+  lw_joint_type type;
+  char *body[2];
+  lw_place place[2];       /* the joint frame origin on each body */
+  int has_place[2], has_axis[2], has_ref[2];
+  int has_at, has_gaxis, has_gaxis2, has_gref;
+  double at[3];            /* global joint origin at the initial pose */
+  double gaxis[3];         /* global axis at the initial pose (3-D) */
+  double gaxis2[3];        /* universal: global second axis (on body 2) */
+  double gref[3];          /* global reference direction (3-D) */
+  double axis[2][3];       /* local joint axis on each body (3-D) */
+  double ref[2][3];        /* local reference direction on each body */
+  double angle[2];         /* planar: direction of the reference in the body frame */
+} lw_joint_desc;
+
+typedef struct {
+  char *name;
+  lw_force_type type;
+  char *body[2];
+  lw_place place[2];
+  char *joint;     /* joint spring-damper */
+  int coordinate;  /* joint coordinate index */
+  double stiffness, damping, rest;  /* spring-dampers: rest length / rest value */
+  double vector[3];                 /* force, torque: direction and magnitude */
+  lw_func func;                     /* force, torque: time factor */
+} lw_force_desc;
+
+typedef struct {
+  char *name;
+  char *joint;
+  int coordinate;
+  lw_func func;
+} lw_driver_desc;
+
+typedef struct {
+  char *joint;
+  int coordinate;
+  int has_value, has_velocity;
+  double value, velocity;
+} lw_initial_desc;
+
+typedef struct {
+  char *name;
+  lw_output_type type;
+  char *body;      /* point outputs */
+  lw_place place;
+  char *joint;     /* joint outputs */
+  int coordinate;
+} lw_output_desc;
+
+typedef struct {
+  char *name;
+  int ntargets;
+  char **targets;  /* field paths, e.g. "bodies/A1/points/p1/0" */
+  double value;    /* current value; compile writes it into every target */
+} lw_param_desc;
+
+typedef struct {
+  double t_end, step;
+  double alpha;           /* ALI3-P penalty (seed 002 table 7.2: 1e9) */
+  double projection_penalty; /* varsigma */
+  double tolerance;       /* Newton increment tolerance, 2-norm */
+  double constraint_tolerance; /* max |Phi| accepted at the end of a step */
+  int max_iterations;
+  double lambda_scale;    /* varpi: lambda warm start factor (3.29) */
+  int allow_redundant;    /* accept dependent constraints (ALI3-P copes) */
+} lw_solver_desc;
+
+typedef struct {
+  int version;
+  char *name;
+  char *description;
+  int planar;
+  double gravity[3];
+  lw_solver_desc solver;
+  int nbodies; lw_body_desc *bodies;
+  int njoints; lw_joint_desc *joints;
+  int nforces; lw_force_desc *forces;
+  int ndrivers; lw_driver_desc *drivers;
+  int ninitial; lw_initial_desc *initial;
+  int noutputs; lw_output_desc *outputs;
+  int nparams; lw_param_desc *params;
+} lw_desc;
+
+lw_desc *lw_desc_new(void);
+void lw_desc_free(lw_desc *d);
+lw_desc *lw_desc_copy(const lw_desc *d);
+void lw_solver_defaults(lw_solver_desc *s);
+/* Append an element with defaults; returns it (owned by d). */
+lw_body_desc *lw_desc_add_body(lw_desc *d, const char *name);
+lw_point_desc *lw_body_add_point(lw_body_desc *b, const char *name, const double p[3]);
+lw_frame_desc *lw_body_add_frame(lw_body_desc *b, const char *name);
+lw_geom_desc *lw_body_add_geom(lw_body_desc *b, lw_geom_type type);
+lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
+                                 const char *body1, const char *body2);
+lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type);
+lw_driver_desc *lw_desc_add_driver(lw_desc *d, const char *name, const char *joint, int coordinate);
+lw_initial_desc *lw_desc_add_initial(lw_desc *d, const char *joint, int coordinate);
+lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type type);
+lw_param_desc *lw_desc_add_param(lw_desc *d, const char *name, const char *target);
+void lw_place_set_ref(lw_place *pl, const char *ref);
+
+/* The address of the numeric field a path names, or NULL.
+ * Paths: gravity/K, solver/<field>, bodies/B/{mass,angle,com/K,inertia/K,
+ * position/K,orientation/K,points/P/K,frames/F/{origin,axis,ref}/K},
+ * joints/J/{point1,point2,axis1,axis2,ref1,ref2}/K, joints/J/angle1|angle2,
+ * forces/F/{stiffness,damping,rest_length,rest_value,vector/K,function/K},
+ * drivers/D/function/K, initial/J[.C]/{value,velocity}. */
+double *lw_desc_field(lw_desc *d, const char *path);
+
+const char *lw_joint_type_name(lw_joint_type t);
+int lw_joint_type_from_name(const char *s);
+int lw_joint_ncoords(lw_joint_type t, int planar);
+const char *lw_force_type_name(lw_force_type t);
+int lw_force_type_from_name(const char *s);
+const char *lw_output_type_name(lw_output_type t);
+int lw_output_type_from_name(const char *s);
+int lw_output_width(const lw_output_type t, int planar);
+
+/* ---- compiled model -------------------------------------------------- */
+typedef struct lw_model lw_model;
+typedef struct lw_data lw_data;
+
+/* Validates and compiles; on failure returns NULL and fills err. */
+lw_model *lw_compile(const lw_desc *d, lw_error *err);
+void lw_model_free(lw_model *m);
+
+int lw_model_nq(const lw_model *m);     /* number of coordinates */
+int lw_model_nc(const lw_model *m);     /* number of constraint equations */
+int lw_model_nbodies(const lw_model *m);
+int lw_model_noutputs(const lw_model *m);
+int lw_model_output_width(const lw_model *m, int k); /* scalars in output k */
+const char *lw_model_output_name(const lw_model *m, int k);
+int lw_model_output_columns(const lw_model *m); /* sum of widths */
+/* Column label of scalar column c (e.g. "r2.x"), written into buf. */
+void lw_model_output_column_name(const lw_model *m, int c, char *buf, size_t len);
+int lw_model_planar(const lw_model *m);
+const lw_desc *lw_model_desc(const lw_model *m); /* the compiled copy */
+
+/* ---- data and the integrator ----------------------------------------- */
+lw_data *lw_data_new(const lw_model *m);
+void lw_data_free(lw_data *d);
+
+typedef struct {
+  int iterations;           /* Newton iterations of the last step */
+  double residual;          /* 2-norm of the last Newton increment */
+  double constraint_residual; /* max |Phi| at the end of the step */
+  double velocity_residual;   /* max |Phi_q qdot + Phi_t| after projection */
+} lw_step_info;
+
+/* Solve the initial position (degrees of freedom held at the values the
+ * description gives), velocity and acceleration problems at t = 0, count
+ * the degrees of freedom and check for redundant constraints. */
+int lw_initialize(const lw_model *m, lw_data *d, lw_error *err);
+/* One ALI3-P step with the trapezoidal rule (seed 002 eqs. 3.28-3.40). */
+int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
+
+double lw_data_time(const lw_data *d);
+const double *lw_data_q(const lw_data *d);     /* (nq) */
+const double *lw_data_qd(const lw_data *d);    /* (nq) */
+const double *lw_data_qdd(const lw_data *d);   /* (nq) */
+const double *lw_data_lambda(const lw_data *d);/* (nc) */
+int lw_data_dof(const lw_data *d);             /* degrees of freedom found at initialization */
+/* Write every output (lw_model_output_columns scalars) at the current state. */
+void lw_outputs(const lw_model *m, lw_data *d, double *out);
+/* max |Phi| at the current state */
+double lw_constraint_residual(const lw_model *m, lw_data *d);
+/* Body frame of body b (0-based, ground excluded): origin and rotation
+ * matrix columns (row-major 3x3, R[3*i+j]); planar: z = 0, R a rotation about z. */
+void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], double R[9]);
+
+/* Lower-level evaluations used by verifiers and the independent reference
+ * integrator (all at the state in d, time t):
+ *   M (nq x nq, dense column-major), Q (nq), Phi (nc), Phi_q (nc x nq dense
+ *   column-major), Phi_t (nc), gamma = dPhi_q/dt qdot + dPhi_t/dt (nc). */
+void lw_eval_mass_dense(const lw_model *m, double *M);
+void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
+                   double *Q, double *Phi, double *Phi_q, double *Phi_t, double *gamma);
+
+/* ---- simulation driver: runs to t_end, keeps every output row --------- */
+typedef struct {
+  long steps;               /* steps taken */
+  long rows;                /* rows stored (steps + 1 on success) */
+  int ncols;                /* 1 + output columns (time first) */
+  double *table;            /* rows x ncols, row-major */
+  double wall_time_s;
+  double max_constraint_residual;
+  long newton_iterations;   /* total */
+  int max_step_iterations;
+  int status;               /* LW_OK or the failure */
+  lw_error error;
+} lw_sim_result;
+
+/* progress: called every `every` steps with the fraction done; returning
+ * nonzero cancels. May be NULL. */
+typedef int (*lw_progress_fn)(double fraction, void *user);
+int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
+                lw_progress_fn progress, void *user);
+void lw_sim_result_clear(lw_sim_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1206 @@
+/* lw_compile.c: validate a description and compile it to natural
+ * coordinates: constant mass blocks, constraint equations, forces, joint
+ * coordinates, outputs and the sparsity pattern. */
+#include "lw_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...)
+{
+  if (!e)
+    return;
+  e->status = status;
+  snprintf(e->path, sizeof e->path, "%s", path ? path : "");
+  e->time = t;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+}
+
+#define FAIL(path, ...)                                                                            \
+  do {                                                                                             \
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, __VA_ARGS__);                                       \
+    goto fail;                                                                                     \
+  } while (0)
+
+static int finite3(const double *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return 0;
+  return 1;
+}
+
+static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+static void cross3(const double *a, const double *b, double *c)
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void quat_to_rot(const double *q, double *R)
+{
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+  /* R[3*i+j], columns are the body axes */
+  R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - w * z);     R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* 3x3 symmetric positive definiteness by Cholesky */
+static int spd3(const double A[3][3])
+{
+  double l00 = A[0][0];
+  if (!(l00 > 0)) return 0;
+  l00 = sqrt(l00);
+  double l10 = A[1][0] / l00, l20 = A[2][0] / l00;
+  double d1 = A[1][1] - l10 * l10;
+  if (!(d1 > 0)) return 0;
+  double l11 = sqrt(d1);
+  double l21 = (A[2][1] - l20 * l10) / l11;
+  double d2 = A[2][2] - l20 * l20 - l21 * l21;
+  return d2 > 0;
+}
+
+typedef struct {
+  const lw_desc *d;
+  lw_model *m;
+  double *R;  /* (nb x 9) initial rotations */
+} ctx;
+
+static int body_index(const lw_desc *d, const char *name)
+{
+  if (!name)
+    return -2;
+  if (!strcmp(name, "ground"))
+    return -1;
+  for (int i = 0; i < d->nbodies; i++)
+    if (!strcmp(d->bodies[i].name, name))
+      return i;
+  return -2;
+}
+
+/* ---- vector expressions -------------------------------------------- */
+static lw_vexpr vx_point(const lw_model *m, int b, const double *p)
+{
+  lw_vexpr e;
+  memset(&e, 0, sizeof e);
+  if (b < 0) {
+    memcpy(e.c, p, sizeof e.c);
+    return e;
+  }
+  e.nterm = 1;
+  e.body[0] = b;
+  e.w[0][0] = 1.0;
+  for (int i = 0; i < m->nd; i++)
+    e.w[0][1 + i] = p[i];
+  return e;
+}
+
+static lw_vexpr vx_vector(const lw_model *m, int b, const double *a)
+{
+  lw_vexpr e = vx_point(m, b, a);
+  if (b >= 0)
+    e.w[0][0] = 0.0;
+  return e;
+}
+
+static lw_vexpr vx_const(const double *c)
+{
+  lw_vexpr e;
+  memset(&e, 0, sizeof e);
+  memcpy(e.c, c, sizeof e.c);
+  return e;
+}
+
+/* a - b */
+static lw_vexpr vx_sub(lw_vexpr a, const lw_vexpr *b)
+{
+  for (int i = 0; i < 3; i++)
+    a.c[i] -= b->c[i];
+  for (int t = 0; t < b->nterm; t++) {
+    int k = 0;
+    while (k < a.nterm && a.body[k] != b->body[t])
+      k++;
+    if (k == a.nterm) {
+      a.nterm++;
+      a.body[k] = b->body[t];
+      memset(a.w[k], 0, sizeof a.w[k]);
+    }
+    for (int j = 0; j < 4; j++)
+      a.w[k][j] -= b->w[t][j];
+  }
+  return a;
+}
+
+/* bodies touched by a set of expressions */
+static void blocks_of(const lw_vexpr *const *es, int n, int *nblk, int *blk)
+{
+  *nblk = 0;
+  for (int i = 0; i < n; i++)
+    for (int t = 0; t < es[i]->nterm; t++) {
+      int b = es[i]->body[t], k = 0;
+      while (k < *nblk && blk[k] != b)
+        k++;
+      if (k == *nblk && *nblk < 2)
+        blk[(*nblk)++] = b;
+    }
+  if (*nblk == 2 && blk[0] > blk[1]) {
+    int t = blk[0];
+    blk[0] = blk[1];
+    blk[1] = t;
+  }
+}
+
+/* ---- pattern ---------------------------------------------------------- */
+typedef struct {
+  int n, cap;
+  int (*p)[2];
+} pairset;
+
+static void pair_add(pairset *s, int a, int b)
+{
+  if (a > b) {
+    int t = a;
+    a = b;
+    b = t;
+  }
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 64;
+    s->p = realloc(s->p, sizeof *s->p * (size_t)s->cap);
+  }
+  s->p[s->n][0] = a;
+  s->p[s->n][1] = b;
+  s->n++;
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+  const int *a = x, *b = y;
+  if (a[1] != b[1])
+    return a[1] - b[1];
+  return a[0] - b[0];
+}
+
+static void build_pattern(lw_model *m, pairset *ps)
+{
+  for (int b = 0; b < m->nb; b++)
+    pair_add(ps, b, b);
+  qsort(ps->p, (size_t)ps->n, sizeof *ps->p, pair_cmp);
+  int k = 0;
+  for (int i = 0; i < ps->n; i++)
+    if (k == 0 || ps->p[i][0] != ps->p[k - 1][0] || ps->p[i][1] != ps->p[k - 1][1])
+      memcpy(ps->p[k++], ps->p[i], sizeof ps->p[0]);
+  ps->n = k;
+  m->adj_ptr = calloc((size_t)m->nb + 1, sizeof(int));
+  m->adj = malloc(sizeof(int) * (size_t)k);
+  for (int i = 0; i < k; i++) {
+    m->adj[i] = ps->p[i][0];
+    m->adj_ptr[ps->p[i][1] + 1]++;
+  }
+  for (int b = 0; b < m->nb; b++)
+    m->adj_ptr[b + 1] += m->adj_ptr[b];
+  int nqb = m->nqb;
+  m->colptr = malloc(sizeof(int) * ((size_t)m->nq + 1));
+  m->colptr[0] = 0;
+  for (int bj = 0; bj < m->nb; bj++) {
+    int nadj = m->adj_ptr[bj + 1] - m->adj_ptr[bj];
+    for (int kc = 0; kc < nqb; kc++) {
+      int c = bj * nqb + kc;
+      m->colptr[c + 1] = m->colptr[c] + (nadj - 1) * nqb + kc + 1;
+    }
+  }
+  m->nnz = m->colptr[m->nq];
+  m->rowind = malloc(sizeof(int) * (size_t)m->nnz);
+  for (int bj = 0; bj < m->nb; bj++)
+    for (int kc = 0; kc < nqb; kc++) {
+      int p = m->colptr[bj * nqb + kc];
+      for (int a = m->adj_ptr[bj]; a < m->adj_ptr[bj + 1]; a++) {
+        int bi = m->adj[a];
+        int kmax = bi == bj ? kc + 1 : nqb;
+        for (int kr = 0; kr < kmax; kr++)
+          m->rowind[p++] = bi * nqb + kr;
+      }
+    }
+}
+
+static void set_pairpos(const lw_model *m, int nblk, const int *blk, int *pp)
+{
+  pp[0] = nblk > 0 ? lw_pattern_pos(m, blk[0], blk[0]) : -1;
+  pp[1] = nblk > 1 ? lw_pattern_pos(m, blk[0], blk[1]) : -1;
+  pp[2] = nblk > 1 ? lw_pattern_pos(m, blk[1], blk[1]) : -1;
+}
+
+/* ---- joint frames --------------------------------------------------- */
+typedef struct {
+  double o[3], x[3], y[3], z[3]; /* local to its body */
+} jframe;
+
+static const lw_frame_desc *find_frame(const lw_body_desc *b, const char *name)
+{
+  for (int k = 0; b && k < b->nframes; k++)
+    if (!strcmp(b->frames[k].name, name))
+      return &b->frames[k];
+  return NULL;
+}
+
+static const lw_point_desc *find_point(const lw_body_desc *b, const char *name)
+{
+  for (int k = 0; b && k < b->npoints; k++)
+    if (!strcmp(b->points[k].name, name))
+      return &b->points[k];
+  return NULL;
+}
+
+/* global to local */
+static void to_local(const ctx *c, int b, const double *g, int is_point, double *l)
+{
+  const lw_model *m = c->m;
+  if (b < 0) {
+    memcpy(l, g, sizeof(double) * 3);
+    return;
+  }
+  const lw_body_desc *bd = &c->d->bodies[b];
+  double v[3] = {g[0], g[1], g[2]};
+  if (is_point)
+    for (int i = 0; i < 3; i++)
+      v[i] -= bd->position[i];
+  const double *R = c->R + 9 * b;
+  for (int i = 0; i < 3; i++)
+    l[i] = R[0 + i] * v[0] + R[3 + i] * v[1] + R[6 + i] * v[2];
+  if (m->planar)
+    l[2] = 0;
+}
+
+/* resolve a place on a body; returns 0 or -1 (error filled) */
+static int resolve_place(const ctx *c, int b, const lw_place *pl, const char *path, double *p,
+                         const lw_frame_desc **frame, lw_error *err)
+{
+  if (frame)
+    *frame = NULL;
+  if (!pl->ref) {
+    memcpy(p, pl->p, sizeof(double) * 3);
+    return 0;
+  }
+  const lw_body_desc *bd = b >= 0 ? &c->d->bodies[b] : NULL;
+  const lw_point_desc *pt = find_point(bd, pl->ref);
+  if (pt) {
+    memcpy(p, pt->p, sizeof(double) * 3);
+    return 0;
+  }
+  const lw_frame_desc *fr = find_frame(bd, pl->ref);
+  if (fr) {
+    memcpy(p, fr->origin, sizeof(double) * 3);
+    if (frame)
+      *frame = fr;
+    return 0;
+  }
+  lw_set_error(err, LW_ERR_MODEL, path, NAN, "no point or frame named '%s' on body '%s'", pl->ref,
+               bd ? bd->name : "ground");
+  return -1;
+}
+
+static int unit_perp(double *x, const double *z)
+{
+  double d = x[0] * z[0] + x[1] * z[1] + x[2] * z[2];
+  for (int i = 0; i < 3; i++)
+    x[i] -= d * z[i];
+  double n = norm3(x);
+  if (n < 1e-9)
+    return -1;
+  for (int i = 0; i < 3; i++)
+    x[i] /= n;
+  return 0;
+}
+
+static void any_perp(const double *z, double *x)
+{
+  double e[3] = {1, 0, 0};
+  if (fabs(z[0]) > 0.8) {
+    e[0] = 0;
+    e[1] = 1;
+  }
+  memcpy(x, e, sizeof e);
+  unit_perp(x, z);
+}
+
+static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe f[2], lw_error *err)
+{
+  const lw_model *m = c->m;
+  char path[200];
+  for (int k = 0; k < 2; k++) {
+    const lw_frame_desc *fr = NULL;
+    snprintf(path, sizeof path, "joints/%s/point%d", j->name, k + 1);
+    if (j->has_place[k] || j->place[k].ref) {
+      if (resolve_place(c, bi[k], &j->place[k], path, f[k].o, &fr, err))
+        return -1;
+    } else if (j->has_at) {
+      to_local(c, bi[k], j->at, 1, f[k].o);
+    } else {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN,
+                   "joint '%s' has no location: give \"at\" (global) or \"point%d\"", j->name, k + 1);
+      return -1;
+    }
+    if (!finite3(f[k].o, 3)) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "not a finite number");
+      return -1;
+    }
+    if (m->planar) {
+      f[k].o[2] = 0;
+      double a = j->angle[k];
+      if (fr)
+        a += fr->angle;
+      f[k].x[0] = cos(a);
+      f[k].x[1] = sin(a);
+      f[k].x[2] = 0;
+      f[k].y[0] = -f[k].x[1];
+      f[k].y[1] = f[k].x[0];
+      f[k].y[2] = 0;
+      f[k].z[0] = f[k].z[1] = 0;
+      f[k].z[2] = 1;
+      continue;
+    }
+    /* axis */
+    double z[3] = {0, 0, 1};
+    int universal2 = j->type == LW_JOINT_UNIVERSAL && k == 1;
+    snprintf(path, sizeof path, "joints/%s/axis%d", j->name, k + 1);
+    if (j->has_axis[k])
+      memcpy(z, j->axis[k], sizeof z);
+    else if (fr)
+      memcpy(z, fr->axis, sizeof z);
+    else if (universal2 && j->has_gaxis2)
+      to_local(c, bi[k], j->gaxis2, 0, z);
+    else if (universal2) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN,
+                   "a universal joint needs its second axis: give \"axis2\" (global) or \"axis2_local\"");
+      return -1;
+    } else if (j->has_gaxis)
+      to_local(c, bi[k], j->gaxis, 0, z);
+    else if (k == 1 && j->has_axis[0]) {
+      /* same global direction as the first body's axis at the initial pose */
+      double g[3];
+      const double *R = bi[0] >= 0 ? c->R + 9 * bi[0] : NULL;
+      for (int i = 0; i < 3; i++)
+        g[i] = R ? R[3 * i] * j->axis[0][0] + R[3 * i + 1] * j->axis[0][1] + R[3 * i + 2] * j->axis[0][2]
+                 : j->axis[0][i];
+      to_local(c, bi[k], g, 0, z);
+    } else {
+      double g[3] = {0, 0, 1};
+      to_local(c, bi[k], g, 0, z);
+    }
+    double n = norm3(z);
+    if (!(n > 1e-12) || !finite3(z, 3)) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "axis must be a nonzero finite vector");
+      return -1;
+    }
+    for (int i = 0; i < 3; i++)
+      f[k].z[i] = z[i] / n;
+    /* reference direction */
+    double x[3];
+    snprintf(path, sizeof path, "joints/%s/ref%d", j->name, k + 1);
+    int have = 1;
+    if (j->has_ref[k])
+      memcpy(x, j->ref[k], sizeof x);
+    else if (fr)
+      memcpy(x, fr->ref, sizeof x);
+    else if (j->has_gref)
+      to_local(c, bi[k], j->gref, 0, x);
+    else
+      have = 0;
+    if (!have) {
+      /* a perpendicular chosen in global axes of body 1 so that both bodies agree */
+      double g1[3], gz[3];
+      const double *R = bi[k] >= 0 ? c->R + 9 * bi[k] : NULL;
+      for (int i = 0; i < 3; i++)
+        gz[i] = R ? R[3 * i] * f[k].z[0] + R[3 * i + 1] * f[k].z[1] + R[3 * i + 2] * f[k].z[2] : f[k].z[i];
+      if (universal2) {
+        /* second body's reference: the first axis */
+        const double *R0 = bi[0] >= 0 ? c->R + 9 * bi[0] : NULL;
+        for (int i = 0; i < 3; i++)
+          g1[i] = R0 ? R0[3 * i] * f[0].z[0] + R0[3 * i + 1] * f[0].z[1] + R0[3 * i + 2] * f[0].z[2] : f[0].z[i];
+      } else
+        any_perp(gz, g1);
+      to_local(c, bi[k], g1, 0, x);
+    }
+    if (unit_perp(x, f[k].z)) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "reference direction is parallel to the axis");
+      return -1;
+    }
+    memcpy(f[k].x, x, sizeof x);
+    cross3(f[k].z, f[k].x, f[k].y);
+  }
+  return 0;
+}
+
+/* ---- rows ------------------------------------------------------------ */
+typedef struct {
+  int n, cap;
+  lw_row *r;
+} rowset;
+
+static lw_row *row_new(rowset *s, lw_owner_kind ok, int owner)
+{
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 64;
+    s->r = realloc(s->r, sizeof *s->r * (size_t)s->cap);
+  }
+  lw_row *r = &s->r[s->n++];
+  memset(r, 0, sizeof *r);
+  r->owner_kind = ok;
+  r->owner = owner;
+  r->func = -1;
+  return r;
+}
+
+static void row_dot(rowset *s, lw_owner_kind ok, int owner, lw_vexpr a, lw_vexpr b, double c0)
+{
+  lw_row *r = row_new(s, ok, owner);
+  r->kind = LW_ROW_DOT;
+  r->a = a;
+  r->b = b;
+  r->c0 = c0;
+}
+
+/* joint coordinate k of a joint, from its frames */
+static int make_coord(const lw_model *m, lw_joint_type type, int k, const lw_vexpr *O, const lw_vexpr *X,
+                      const lw_vexpr *Y, const lw_vexpr *Z, lw_coord *c)
+{
+  memset(c, 0, sizeof *c);
+  lw_vexpr D = vx_sub(O[1], &O[0]);
+  int angle = 0;
+  const lw_vexpr *dir = NULL;
+  switch (type) {
+  case LW_JOINT_REVOLUTE:
+    angle = 1;
+    break;
+  case LW_JOINT_PRISMATIC:
+    dir = m->planar ? &X[0] : &Z[0];
+    break;
+  case LW_JOINT_CYLINDRICAL:
+    if (k == 0)
+      dir = &Z[0];
+    else
+      angle = 1;
+    break;
+  case LW_JOINT_PLANAR:
+    if (k == 0)
+      dir = &X[0];
+    else if (k == 1)
+      dir = &Y[0];
+    else
+      angle = 1;
+    break;
+  default:
+    return -1;
+  }
+  if (angle) {
+    /* rotation of x_2 about the axis, from x_1: atan2(y1.x2, x1.x2) */
+    c->kind = LW_ROW_ANGLE;
+    c->a = Y[0];
+    c->b = X[1];
+    c->c = X[0];
+    c->d = X[1];
+  } else {
+    c->kind = LW_ROW_DOT;
+    c->a = *dir;
+    c->b = D;
+  }
+  const lw_vexpr *es[4] = {&c->a, &c->b, &c->c, &c->d};
+  blocks_of(es, angle ? 4 : 2, &c->nblk, c->blk);
+  return 0;
+}
+
+static int joint_rows(const lw_model *m, rowset *rs, int ji, lw_joint_type type, const lw_vexpr *O,
+                      const lw_vexpr *X, const lw_vexpr *Y, const lw_vexpr *Z)
+{
+  lw_vexpr D = vx_sub(O[1], &O[0]);
+  static const double e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  int nd = m->nd;
+  int coinc = 0, axis = 0, twist = 0, perp = 0, normal = 0, univ = 0;
+  if (m->planar) {
+    switch (type) {
+    case LW_JOINT_REVOLUTE: coinc = 1; break;
+    case LW_JOINT_PRISMATIC: twist = 1; perp = 1; break;
+    case LW_JOINT_FIXED: coinc = 1; twist = 1; break;
+    default: return -1;
+    }
+  } else {
+    switch (type) {
+    case LW_JOINT_REVOLUTE: coinc = axis = 1; break;
+    case LW_JOINT_PRISMATIC: axis = twist = perp = 1; break;
+    case LW_JOINT_SPHERICAL: coinc = 1; break;
+    case LW_JOINT_CYLINDRICAL: axis = perp = 1; break;
+    case LW_JOINT_UNIVERSAL: coinc = univ = 1; break;
+    case LW_JOINT_PLANAR: axis = normal = 1; break;
+    case LW_JOINT_FIXED: coinc = axis = twist = 1; break;
+    default: return -1;
+    }
+  }
+  if (coinc)
+    for (int i = 0; i < nd; i++)
+      row_dot(rs, LW_OWNER_JOINT, ji, D, vx_const(e[i]), 0.0);
+  if (axis) {
+    row_dot(rs, LW_OWNER_JOINT, ji, X[0], Z[1], 0.0);
+    row_dot(rs, LW_OWNER_JOINT, ji, Y[0], Z[1], 0.0);
+  }
+  if (twist) {
+    if (m->planar)
+      row_dot(rs, LW_OWNER_JOINT, ji, Y[0], X[1], 0.0);
+    else
+      row_dot(rs, LW_OWNER_JOINT, ji, X[0], Y[1], 0.0);
+  }
+  if (perp) {
+    if (m->planar)
+      row_dot(rs, LW_OWNER_JOINT, ji, Y[0], D, 0.0);
+    else {
+      row_dot(rs, LW_OWNER_JOINT, ji, X[0], D, 0.0);
+      row_dot(rs, LW_OWNER_JOINT, ji, Y[0], D, 0.0);
+    }
+  }
+  if (normal)
+    row_dot(rs, LW_OWNER_JOINT, ji, Z[0], D, 0.0);
+  if (univ)
+    row_dot(rs, LW_OWNER_JOINT, ji, Z[0], Z[1], 0.0);
+  return 0;
+}
+
+static void finish_row_blocks(lw_row *r)
+{
+  const lw_vexpr *es[4] = {&r->a, &r->b, &r->c, &r->d};
+  blocks_of(es, r->kind == LW_ROW_ANGLE ? 4 : 2, &r->nblk, r->blk);
+}
+
+/* ---- mass ----------------------------------------------------------- */
+static void body_mass(lw_model *m, int b, const lw_body_desc *bd)
+{
+  int nqb = m->nqb;
+  double *M = m->mass_blocks + (size_t)b * nqb * nqb;
+  double mass = bd->mass;
+  const double *c = bd->com;
+  if (m->planar) {
+    /* [[m I, m(c1 I + c2 S)], [., Jo I]], S = [[0,-1],[1,0]] */
+    double Jo = bd->inertia[2] + mass * (c[0] * c[0] + c[1] * c[1]);
+    double A[4][4] = {{mass, 0, mass * c[0], -mass * c[1]},
+                      {0, mass, mass * c[1], mass * c[0]},
+                      {mass * c[0], mass * c[1], Jo, 0},
+                      {-mass * c[1], mass * c[0], 0, Jo}};
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++)
+        M[j * 4 + i] = A[i][j];
+    return;
+  }
+  const double *I = bd->inertia;
+  double In[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
+  double tr = I[0] + I[1] + I[2];
+  double J[4][4];
+  J[0][0] = mass;
+  for (int k = 0; k < 3; k++) {
+    J[0][k + 1] = J[k + 1][0] = mass * c[k];
+    for (int l = 0; l < 3; l++)
+      J[k + 1][l + 1] = (k == l ? 0.5 * tr : 0.0) - In[k][l] + mass * c[k] * c[l];
+  }
+  memset(M, 0, sizeof(double) * 144);
+  for (int a = 0; a < 4; a++)
+    for (int bb = 0; bb < 4; bb++)
+      for (int i = 0; i < 3; i++)
+        M[(3 * bb + i) * 12 + 3 * a + i] = J[a][bb];
+}
+
+/* ---- parameters ------------------------------------------------------- */
+static int apply_params(lw_desc *d, lw_error *err)
+{
+  for (int i = 0; i < d->nparams; i++) {
+    lw_param_desc *p = &d->params[i];
+    char path[200];
+    snprintf(path, sizeof path, "parameters/%s", p->name ? p->name : "?");
+    if (!p->name || !*p->name) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter without a name");
+      return -1;
+    }
+    for (int k = 0; k < i; k++)
+      if (!strcmp(d->params[k].name, p->name)) {
+        lw_set_error(err, LW_ERR_MODEL, path, NAN, "duplicate parameter name '%s'", p->name);
+        return -1;
+      }
+    if (p->ntargets == 0) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter '%s' is bound to no field", p->name);
+      return -1;
+    }
+    if (!isfinite(p->value)) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter '%s' value is not finite", p->name);
+      return -1;
+    }
+    for (int k = 0; k < p->ntargets; k++) {
+      double *f = lw_desc_field(d, p->targets[k]);
+      if (!f) {
+        lw_set_error(err, LW_ERR_MODEL, path, NAN,
+                     "parameter '%s' names '%s', which is not a numeric field of this model",
+                     p->name, p->targets[k]);
+        return -1;
+      }
+      *f = p->value;
+    }
+  }
+  return 0;
+}
+
+static int check_name(const char *kind, int i, const char *name, lw_error *err)
+{
+  if (!name || !*name) {
+    char path[64];
+    snprintf(path, sizeof path, "%s/%d", kind, i);
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "element %d of \"%s\" has no name", i, kind);
+    return -1;
+  }
+  return 0;
+}
+
+lw_model *lw_compile(const lw_desc *src, lw_error *err)
+{
+  char path[256];
+  rowset rs = {0};
+  pairset ps = {0};
+  ctx c = {0};
+  lw_model *m = calloc(1, sizeof *m);
+  if (!m)
+    return NULL;
+  lw_desc *d = lw_desc_copy(src);
+  m->desc = d;
+  c.d = d;
+  c.m = m;
+  if (err)
+    memset(err, 0, sizeof *err);
+
+  if (d->version != LW_FORMAT_VERSION)
+    FAIL("version", "unsupported format version %d (this build reads version %d)", d->version,
+         LW_FORMAT_VERSION);
+  if (apply_params(d, err))
+    goto fail;
+  m->planar = d->planar;
+  m->nd = d->planar ? 2 : 3;
+  m->nqb = d->planar ? 4 : 12;
+  m->nb = d->nbodies;
+  m->nq = m->nb * m->nqb;
+  if (m->nb == 0)
+    FAIL("bodies", "the model has no moving bodies");
+  if (!finite3(d->gravity, 3))
+    FAIL("gravity", "gravity must be finite");
+  {
+    const lw_solver_desc *s = &d->solver;
+    if (!(s->step > 0) || !isfinite(s->step))
+      FAIL("solver/step", "step must be positive");
+    if (!(s->t_end >= 0) || !isfinite(s->t_end))
+      FAIL("solver/t_end", "t_end must be a nonnegative number");
+    if (!(s->alpha > 0) || !isfinite(s->alpha))
+      FAIL("solver/alpha", "alpha must be positive");
+    if (!(s->tolerance > 0))
+      FAIL("solver/tolerance", "tolerance must be positive");
+    if (!(s->projection_penalty > 0))
+      FAIL("solver/projection_penalty", "projection_penalty must be positive");
+    if (s->max_iterations < 1)
+      FAIL("solver/max_iterations", "max_iterations must be at least 1");
+  }
+
+  /* bodies */
+  c.R = calloc((size_t)m->nb * 9, sizeof(double));
+  m->q0 = calloc((size_t)m->nq, sizeof(double));
+  m->qd0 = calloc((size_t)m->nq, sizeof(double));
+  m->mass_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
+  m->qgrav = calloc((size_t)m->nq, sizeof(double));
+  m->body_mass = calloc((size_t)m->nb, sizeof(double));
+  for (int b = 0; b < m->nb; b++) {
+    const lw_body_desc *bd = &d->bodies[b];
+    if (check_name("bodies", b, bd->name, err))
+      goto fail;
+    if (!strcmp(bd->name, "ground"))
+      FAIL("bodies/ground", "'ground' is the fixed body and cannot be declared");
+    for (int k = 0; k < b; k++)
+      if (!strcmp(d->bodies[k].name, bd->name)) {
+        snprintf(path, sizeof path, "bodies/%s", bd->name);
+        FAIL(path, "duplicate body name '%s'", bd->name);
+      }
+    snprintf(path, sizeof path, "bodies/%s/mass", bd->name);
+    if (!isfinite(bd->mass) || !(bd->mass > 0))
+      FAIL(path, "body '%s': mass must be a positive number (got %g)", bd->name, bd->mass);
+    snprintf(path, sizeof path, "bodies/%s/com", bd->name);
+    if (!finite3(bd->com, 3))
+      FAIL(path, "body '%s': centre of mass must be finite", bd->name);
+    snprintf(path, sizeof path, "bodies/%s/position", bd->name);
+    if (!finite3(bd->position, 3))
+      FAIL(path, "body '%s': position must be finite", bd->name);
+    snprintf(path, sizeof path, "bodies/%s/inertia", bd->name);
+    if (m->planar) {
+      if (!isfinite(bd->inertia[2]) || !(bd->inertia[2] > 0))
+        FAIL(path, "body '%s': inertia must be a positive number (got %g)", bd->name, bd->inertia[2]);
+    } else {
+      const double *I = bd->inertia;
+      if (!finite3(I, 6))
+        FAIL(path, "body '%s': inertia must be finite", bd->name);
+      double In[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
+      if (!spd3(In))
+        FAIL(path, "body '%s': inertia tensor is not positive definite", bd->name);
+      double tr = I[0] + I[1] + I[2];
+      double J[3][3];
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++)
+          J[k][l] = (k == l ? 0.5 * tr : 0.0) - In[k][l];
+      if (!spd3(J))
+        FAIL(path,
+             "body '%s': inertia violates the triangle inequality (I1 + I2 > I3 for the principal "
+             "moments); no rigid body has it",
+             bd->name);
+    }
+    double *R = c.R + 9 * b;
+    double *qb = m->q0 + (size_t)b * m->nqb;
+    if (m->planar) {
+      if (!isfinite(bd->angle)) {
+        snprintf(path, sizeof path, "bodies/%s/angle", bd->name);
+        FAIL(path, "body '%s': angle must be finite", bd->name);
+      }
+      double ca = cos(bd->angle), sa = sin(bd->angle);
+      double Rp[9] = {ca, -sa, 0, sa, ca, 0, 0, 0, 1};
+      memcpy(R, Rp, sizeof Rp);
+      qb[0] = bd->position[0];
+      qb[1] = bd->position[1];
+      qb[2] = ca;
+      qb[3] = sa;
+    } else {
+      const double *o = bd->orientation;
+      double n = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
+      if (!(n > 1e-12) || !finite3(o, 4)) {
+        snprintf(path, sizeof path, "bodies/%s/orientation", bd->name);
+        FAIL(path, "body '%s': orientation must be a nonzero quaternion [w, x, y, z]", bd->name);
+      }
+      quat_to_rot(o, R);
+      for (int i = 0; i < 3; i++) {
+        qb[i] = bd->position[i];
+        qb[3 + i] = R[3 * i];
+        qb[6 + i] = R[3 * i + 1];
+        qb[9 + i] = R[3 * i + 2];
+      }
+    }
+    body_mass(m, b, bd);
+    m->body_mass[b] = bd->mass;
+    double mg[3] = {bd->mass * d->gravity[0], bd->mass * d->gravity[1], bd->mass * d->gravity[2]};
+    lw_vexpr G = vx_point(m, b, bd->com);
+    int blk[2] = {b, -1};
+    lw_vexpr_grad(m, &G, mg, 1.0, 1, blk, m->qgrav + (size_t)b * m->nqb);
+    for (int k = 0; k < bd->npoints; k++) {
+      snprintf(path, sizeof path, "bodies/%s/points/%s", bd->name, bd->points[k].name);
+      if (!finite3(bd->points[k].p, 3))
+        FAIL(path, "point must be finite");
+    }
+    /* rigid-body conditions on the frame vectors */
+    double zero[3] = {0, 0, 0}, e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0}, e3[3] = {0, 0, 1};
+    if (m->planar) {
+      lw_vexpr u = vx_vector(m, b, e1);
+      row_dot(&rs, LW_OWNER_BODY, b, u, u, 1.0);
+    } else {
+      lw_vexpr u = vx_vector(m, b, e1), v = vx_vector(m, b, e2), w = vx_vector(m, b, e3);
+      row_dot(&rs, LW_OWNER_BODY, b, u, u, 1.0);
+      row_dot(&rs, LW_OWNER_BODY, b, v, v, 1.0);
+      row_dot(&rs, LW_OWNER_BODY, b, w, w, 1.0);
+      row_dot(&rs, LW_OWNER_BODY, b, u, v, 0.0);
+      row_dot(&rs, LW_OWNER_BODY, b, u, w, 0.0);
+      row_dot(&rs, LW_OWNER_BODY, b, v, w, 0.0);
+    }
+    (void)zero;
+  }
+
+  /* joints */
+  m->joint_row0 = calloc((size_t)d->njoints + 1, sizeof(int));
+  m->joint_coord0 = calloc((size_t)d->njoints + 1, sizeof(int));
+  int ncoord_total = 0;
+  for (int i = 0; i < d->njoints; i++)
+    ncoord_total += lw_joint_ncoords(d->joints[i].type, m->planar);
+  m->coords = calloc((size_t)ncoord_total + 1, sizeof(lw_coord));
+  for (int ji = 0; ji < d->njoints; ji++) {
+    const lw_joint_desc *j = &d->joints[ji];
+    if (check_name("joints", ji, j->name, err))
+      goto fail;
+    for (int k = 0; k < ji; k++)
+      if (!strcmp(d->joints[k].name, j->name)) {
+        snprintf(path, sizeof path, "joints/%s", j->name);
+        FAIL(path, "duplicate joint name '%s'", j->name);
+      }
+    snprintf(path, sizeof path, "joints/%s/type", j->name);
+    if ((int)j->type < 0 || j->type >= LW_JOINT_NTYPES)
+      FAIL(path, "joint '%s': unknown type", j->name);
+    if (m->planar && j->type != LW_JOINT_REVOLUTE && j->type != LW_JOINT_PRISMATIC &&
+        j->type != LW_JOINT_FIXED)
+      FAIL(path, "joint '%s': a %s joint has no meaning in a planar model (use revolute, prismatic or fixed)",
+           j->name, lw_joint_type_name(j->type));
+    int bi[2];
+    for (int k = 0; k < 2; k++) {
+      snprintf(path, sizeof path, "joints/%s/body%d", j->name, k + 1);
+      bi[k] = body_index(d, j->body[k]);
+      if (bi[k] == -2) {
+        if (!j->body[k])
+          FAIL(path, "joint '%s': body%d is missing", j->name, k + 1);
+        FAIL(path, "joint '%s': body%d '%s' does not exist", j->name, k + 1, j->body[k]);
+      }
+    }
+    if (bi[0] == bi[1]) {
+      snprintf(path, sizeof path, "joints/%s/body2", j->name);
+      FAIL(path, "joint '%s' joins body '%s' to itself", j->name, j->body[0]);
+    }
+    jframe f[2];
+    if (joint_frames(&c, j, bi, f, err))
+      goto fail;
+    lw_vexpr O[2], X[2], Y[2], Z[2];
+    for (int k = 0; k < 2; k++) {
+      O[k] = vx_point(m, bi[k], f[k].o);
+      X[k] = vx_vector(m, bi[k], f[k].x);
+      Y[k] = vx_vector(m, bi[k], f[k].y);
+      Z[k] = vx_vector(m, bi[k], f[k].z);
+    }
+    m->joint_row0[ji] = rs.n;
+    joint_rows(m, &rs, ji, j->type, O, X, Y, Z);
+    m->joint_coord0[ji] = m->ncoords;
+    for (int k = 0; k < lw_joint_ncoords(j->type, m->planar); k++)
+      make_coord(m, j->type, k, O, X, Y, Z, &m->coords[m->ncoords++]);
+  }
+  m->joint_row0[d->njoints] = rs.n;
+  m->joint_coord0[d->njoints] = m->ncoords;
+
+  /* a joint coordinate by joint name and index */
+#define COORD_OF(jname, idx, what, out)                                                            \
+  do {                                                                                             \
+    int ji_ = -1;                                                                                  \
+    for (int q_ = 0; jname && q_ < d->njoints; q_++)                                               \
+      if (!strcmp(d->joints[q_].name, jname))                                                      \
+        ji_ = q_;                                                                                  \
+    if (ji_ < 0)                                                                                   \
+      FAIL(path, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");              \
+    int nco_ = m->joint_coord0[ji_ + 1] - m->joint_coord0[ji_];                                   \
+    if ((idx) < 0 || (idx) >= nco_)                                                                \
+      FAIL(path, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist", what,  \
+           jname, lw_joint_type_name(d->joints[ji_].type), nco_, (idx));                          \
+    out = m->joint_coord0[ji_] + (idx);                                                            \
+  } while (0)
+
+  /* drivers: prescribed joint coordinates */
+  m->drivers = calloc((size_t)d->ndrivers + 1, sizeof(lw_func));
+  for (int i = 0; i < d->ndrivers; i++) {
+    const lw_driver_desc *dr = &d->drivers[i];
+    if (check_name("drivers", i, dr->name, err))
+      goto fail;
+    snprintf(path, sizeof path, "drivers/%s/joint", dr->name);
+    int ci;
+    COORD_OF(dr->joint, dr->coordinate, "driver", ci);
+    if (!finite3(dr->func.a, LW_FUNC_MAXCOEF)) {
+      snprintf(path, sizeof path, "drivers/%s/function", dr->name);
+      FAIL(path, "driver '%s': function coefficients must be finite", dr->name);
+    }
+    m->drivers[i] = dr->func;
+    const lw_coord *co = &m->coords[ci];
+    lw_row *r = row_new(&rs, LW_OWNER_DRIVER, i);
+    r->kind = co->kind;
+    r->a = co->a;
+    r->b = co->b;
+    r->c = co->c;
+    r->d = co->d;
+    r->c0 = co->offset;
+    r->func = i;
+  }
+
+  m->nc = rs.n;
+  m->rows = rs.r;
+  rs.r = NULL;
+  for (int r = 0; r < m->nc; r++) {
+    finish_row_blocks(&m->rows[r]);
+    if (m->rows[r].nblk == 2)
+      pair_add(&ps, m->rows[r].blk[0], m->rows[r].blk[1]);
+  }
+  for (int i = 0; i < m->ncoords; i++)
+    if (m->coords[i].nblk == 2)
+      pair_add(&ps, m->coords[i].blk[0], m->coords[i].blk[1]);
+
+  /* initial conditions */
+  m->ninit = d->ninitial;
+  m->init_coord = calloc((size_t)m->ninit + 1, sizeof(int));
+  m->init_value = calloc((size_t)m->ninit + 1, sizeof(double));
+  m->init_vel = calloc((size_t)m->ninit + 1, sizeof(double));
+  m->init_has_value = calloc((size_t)m->ninit + 1, sizeof(int));
+  m->init_has_vel = calloc((size_t)m->ninit + 1, sizeof(int));
+  for (int i = 0; i < m->ninit; i++) {
+    const lw_initial_desc *in = &d->initial[i];
+    snprintf(path, sizeof path, "initial/%s", in->joint ? in->joint : "?");
+    int ci;
+    COORD_OF(in->joint, in->coordinate, "initial condition", ci);
+    for (int k = 0; k < i; k++)
+      if (m->init_coord[k] == ci)
+        FAIL(path, "initial condition given twice for joint '%s' coordinate %d", in->joint,
+             in->coordinate);
+    if ((in->has_value && !isfinite(in->value)) || (in->has_velocity && !isfinite(in->velocity)))
+      FAIL(path, "initial value and velocity must be finite");
+    m->init_coord[i] = ci;
+    m->init_value[i] = in->value;
+    m->init_vel[i] = in->velocity;
+    m->init_has_value[i] = in->has_value;
+    m->init_has_vel[i] = in->has_velocity;
+  }
+
+  /* forces */
+  m->nforces = d->nforces;
+  m->forces = calloc((size_t)m->nforces + 1, sizeof(lw_force));
+  for (int i = 0; i < d->nforces; i++) {
+    const lw_force_desc *fd = &d->forces[i];
+    lw_force *f = &m->forces[i];
+    if (check_name("forces", i, fd->name, err))
+      goto fail;
+    f->type = fd->type;
+    f->index = i;
+    f->k = fd->stiffness;
+    f->c = fd->damping;
+    f->rest = fd->rest;
+    memcpy(f->vec, fd->vector, sizeof f->vec);
+    f->func = fd->func;
+    f->body = -1;
+    snprintf(path, sizeof path, "forces/%s", fd->name);
+    if (!isfinite(fd->stiffness) || fd->stiffness < 0) {
+      snprintf(path, sizeof path, "forces/%s/stiffness", fd->name);
+      FAIL(path, "force '%s': stiffness must be a nonnegative number", fd->name);
+    }
+    if (!isfinite(fd->damping) || fd->damping < 0) {
+      snprintf(path, sizeof path, "forces/%s/damping", fd->name);
+      FAIL(path, "force '%s': damping must be a nonnegative number", fd->name);
+    }
+    if (!isfinite(fd->rest) || !finite3(fd->vector, 3) || !finite3(fd->func.a, LW_FUNC_MAXCOEF))
+      FAIL(path, "force '%s': values must be finite", fd->name);
+    switch (fd->type) {
+    case LW_FORCE_SPRING_DAMPER: {
+      lw_vexpr P[2];
+      for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "forces/%s/body%d", fd->name, k + 1);
+        int b = body_index(d, fd->body[k]);
+        if (b == -2)
+          FAIL(path, "force '%s': body%d '%s' does not exist", fd->name, k + 1,
+               fd->body[k] ? fd->body[k] : "(missing)");
+        double p[3];
+        snprintf(path, sizeof path, "forces/%s/point%d", fd->name, k + 1);
+        if (resolve_place(&c, b, &fd->place[k], path, p, NULL, err))
+          goto fail;
+        P[k] = vx_point(m, b, p);
+      }
+      if (fd->rest < 0) {
+        snprintf(path, sizeof path, "forces/%s/rest_length", fd->name);
+        FAIL(path, "force '%s': rest length must be nonnegative", fd->name);
+      }
+      f->v = vx_sub(P[1], &P[0]);
+      double v[3];
+      lw_vexpr_eval(m, &f->v, m->q0, v);
+      if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-12)
+        FAIL(path, "force '%s': the two points coincide; the spring has no direction", fd->name);
+      const lw_vexpr *es[1] = {&f->v};
+      blocks_of(es, 1, &f->nblk, f->blk);
+      break;
+    }
+    case LW_FORCE_JOINT_SPRING_DAMPER: {
+      snprintf(path, sizeof path, "forces/%s/joint", fd->name);
+      int ci;
+      COORD_OF(fd->joint, fd->coordinate, "joint spring-damper", ci);
+      f->coord = ci;
+      f->nblk = m->coords[ci].nblk;
+      memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
+      break;
+    }
+    case LW_FORCE_FORCE: {
+      snprintf(path, sizeof path, "forces/%s/body1", fd->name);
+      int b = body_index(d, fd->body[0]);
+      if (b == -2)
+        FAIL(path, "force '%s': body '%s' does not exist", fd->name,
+             fd->body[0] ? fd->body[0] : "(missing)");
+      double p[3];
+      snprintf(path, sizeof path, "forces/%s/point1", fd->name);
+      if (resolve_place(&c, b, &fd->place[0], path, p, NULL, err))
+        goto fail;
+      f->v = vx_point(m, b, p);
+      const lw_vexpr *es[1] = {&f->v};
+      blocks_of(es, 1, &f->nblk, f->blk);
+      break;
+    }
+    case LW_FORCE_TORQUE: {
+      snprintf(path, sizeof path, "forces/%s/body1", fd->name);
+      int b = body_index(d, fd->body[0]);
+      if (b == -2)
+        FAIL(path, "force '%s': body '%s' does not exist", fd->name,
+             fd->body[0] ? fd->body[0] : "(missing)");
+      f->body = b;
+      break;
+    }
+    default:
+      snprintf(path, sizeof path, "forces/%s/type", fd->name);
+      FAIL(path, "force '%s': unknown type", fd->name);
+    }
+    if (f->nblk == 2)
+      pair_add(&ps, f->blk[0], f->blk[1]);
+  }
+
+  /* outputs */
+  m->nout = d->noutputs;
+  m->outputs = calloc((size_t)m->nout + 1, sizeof(lw_output));
+  m->ncols = 0;
+  for (int i = 0; i < d->noutputs; i++) {
+    const lw_output_desc *od = &d->outputs[i];
+    lw_output *o = &m->outputs[i];
+    if (check_name("outputs", i, od->name, err))
+      goto fail;
+    for (int k = 0; k < i; k++)
+      if (!strcmp(d->outputs[k].name, od->name)) {
+        snprintf(path, sizeof path, "outputs/%s", od->name);
+        FAIL(path, "duplicate output name '%s'", od->name);
+      }
+    o->type = od->type;
+    o->width = lw_output_width(od->type, m->planar);
+    o->joint = -1;
+    o->coord = -1;
+    switch (od->type) {
+    case LW_OUT_POSITION:
+    case LW_OUT_VELOCITY:
+    case LW_OUT_ACCELERATION: {
+      snprintf(path, sizeof path, "outputs/%s/body", od->name);
+      int b = body_index(d, od->body);
+      if (b == -2)
+        FAIL(path, "output '%s': body '%s' does not exist", od->name, od->body ? od->body : "(missing)");
+      double p[3];
+      snprintf(path, sizeof path, "outputs/%s/point", od->name);
+      if (resolve_place(&c, b, &od->place, path, p, NULL, err))
+        goto fail;
+      o->v = vx_point(m, b, p);
+      break;
+    }
+    case LW_OUT_JOINT_COORDINATE:
+    case LW_OUT_JOINT_VELOCITY: {
+      snprintf(path, sizeof path, "outputs/%s/joint", od->name);
+      int ci;
+      COORD_OF(od->joint, od->coordinate, "output", ci);
+      o->coord = ci;
+      break;
+    }
+    case LW_OUT_REACTION_FORCE: {
+      snprintf(path, sizeof path, "outputs/%s/joint", od->name);
+      int ji = -1;
+      for (int k = 0; od->joint && k < d->njoints; k++)
+        if (!strcmp(d->joints[k].name, od->joint))
+          ji = k;
+      if (ji < 0)
+        FAIL(path, "output '%s': joint '%s' does not exist", od->name, od->joint ? od->joint : "(missing)");
+      o->joint = ji;
+      break;
+    }
+    default:
+      break;
+    }
+    m->ncols += o->width;
+  }
+
+  build_pattern(m, &ps);
+  for (int r = 0; r < m->nc; r++)
+    set_pairpos(m, m->rows[r].nblk, m->rows[r].blk, m->rows[r].pairpos);
+  for (int i = 0; i < m->ncoords; i++)
+    set_pairpos(m, m->coords[i].nblk, m->coords[i].blk, m->coords[i].pairpos);
+  for (int i = 0; i < m->nforces; i++)
+    set_pairpos(m, m->forces[i].nblk, m->forces[i].blk, m->forces[i].pairpos);
+  m->mass_csc = calloc((size_t)m->nnz, sizeof(double));
+  for (int b = 0; b < m->nb; b++) {
+    int nqb = m->nqb, pos = lw_pattern_pos(m, b, b);
+    const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
+    for (int kc = 0; kc < nqb; kc++)
+      for (int kr = 0; kr <= kc; kr++)
+        m->mass_csc[m->colptr[b * nqb + kc] + pos * nqb + kr] = M[kc * nqb + kr];
+  }
+  /* dense LAPACK is faster below this size (bench/), CHOLMOD above */
+  m->dense = m->nq <= 96;
+  free(c.R);
+  free(ps.p);
+  return m;
+
+fail:
+  free(c.R);
+  free(ps.p);
+  free(rs.r);
+  lw_model_free(m);
+  return NULL;
+}
+
+void lw_model_free(lw_model *m)
+{
+  if (!m)
+    return;
+  lw_desc_free(m->desc);
+  free(m->q0);
+  free(m->qd0);
+  free(m->mass_blocks);
+  free(m->qgrav);
+  free(m->body_mass);
+  free(m->rows);
+  free(m->joint_row0);
+  free(m->coords);
+  free(m->joint_coord0);
+  free(m->forces);
+  free(m->init_coord);
+  free(m->init_value);
+  free(m->init_vel);
+  free(m->init_has_value);
+  free(m->init_has_vel);
+  free(m->outputs);
+  free(m->drivers);
+  free(m->adj_ptr);
+  free(m->adj);
+  free(m->colptr);
+  free(m->rowind);
+  free(m->mass_csc);
+  free(m);
+}
+
+int lw_model_nq(const lw_model *m) { return m->nq; }
+int lw_model_nc(const lw_model *m) { return m->nc; }
+int lw_model_nbodies(const lw_model *m) { return m->nb; }
+int lw_model_noutputs(const lw_model *m) { return m->nout; }
+int lw_model_output_width(const lw_model *m, int k) { return m->outputs[k].width; }
+const char *lw_model_output_name(const lw_model *m, int k) { return m->desc->outputs[k].name; }
+int lw_model_output_columns(const lw_model *m) { return m->ncols; }
+int lw_model_planar(const lw_model *m) { return m->planar; }
+const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
+
+void lw_model_output_column_name(const lw_model *m, int col, char *buf, size_t len)
+{
+  static const char *axes[3] = {"x", "y", "z"};
+  for (int k = 0; k < m->nout; k++) {
+    int w = m->outputs[k].width;
+    if (col < w) {
+      if (w == 1)
+        snprintf(buf, len, "%s", m->desc->outputs[k].name);
+      else
+        snprintf(buf, len, "%s.%s", m->desc->outputs[k].name, axes[col]);
+      return;
+    }
+    col -= w;
+  }
+  snprintf(buf, len, "?");
+}
+
+const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n)
+{
+  switch (r->owner_kind) {
+  case LW_OWNER_BODY:
+    snprintf(buf, n, "bodies/%s", m->desc->bodies[r->owner].name);
+    break;
+  case LW_OWNER_JOINT:
+    snprintf(buf, n, "joints/%s", m->desc->joints[r->owner].name);
+    break;
+  case LW_OWNER_DRIVER:
+    snprintf(buf, n, "drivers/%s", m->desc->drivers[r->owner].name);
+    break;
+  }
+  return buf;
+}

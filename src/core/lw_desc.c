@@ -1,0 +1,563 @@
+/* lw_desc.c: model descriptions: creation, copy, field paths, names. */
+#include "linkwright.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_str(const char *s)
+{
+  if (!s)
+    return NULL;
+  size_t n = strlen(s) + 1;
+  char *r = malloc(n);
+  if (r)
+    memcpy(r, s, n);
+  return r;
+}
+
+/* grow an array by one zeroed element; returns the new element */
+static void *grow(void **arr, int *n, size_t elem)
+{
+  void *p = realloc(*arr, (size_t)(*n + 1) * elem);
+  if (!p)
+    abort();
+  *arr = p;
+  char *e = (char *)p + (size_t)(*n) * elem;
+  memset(e, 0, elem);
+  (*n)++;
+  return e;
+}
+
+void lw_solver_defaults(lw_solver_desc *s)
+{
+  s->t_end = 5.0;
+  s->step = 1e-3;
+  s->alpha = 1e9;
+  s->projection_penalty = 1.0;
+  s->tolerance = 1e-10;
+  s->constraint_tolerance = 1e-10;
+  s->max_iterations = 25;
+  s->lambda_scale = 1.0;
+  s->allow_redundant = 0;
+}
+
+lw_desc *lw_desc_new(void)
+{
+  lw_desc *d = calloc(1, sizeof *d);
+  if (!d)
+    abort();
+  d->version = LW_FORMAT_VERSION;
+  d->gravity[1] = -9.81;
+  lw_solver_defaults(&d->solver);
+  return d;
+}
+
+lw_body_desc *lw_desc_add_body(lw_desc *d, const char *name)
+{
+  lw_body_desc *b = grow((void **)&d->bodies, &d->nbodies, sizeof *b);
+  b->name = dup_str(name);
+  b->orientation[0] = 1.0;
+  return b;
+}
+
+lw_point_desc *lw_body_add_point(lw_body_desc *b, const char *name, const double p[3])
+{
+  lw_point_desc *pt = grow((void **)&b->points, &b->npoints, sizeof *pt);
+  pt->name = dup_str(name);
+  if (p)
+    memcpy(pt->p, p, sizeof pt->p);
+  return pt;
+}
+
+lw_frame_desc *lw_body_add_frame(lw_body_desc *b, const char *name)
+{
+  lw_frame_desc *f = grow((void **)&b->frames, &b->nframes, sizeof *f);
+  f->name = dup_str(name);
+  f->axis[2] = 1.0;
+  f->ref[0] = 1.0;
+  return f;
+}
+
+lw_geom_desc *lw_body_add_geom(lw_body_desc *b, lw_geom_type type)
+{
+  lw_geom_desc *g = grow((void **)&b->geoms, &b->ngeoms, sizeof *g);
+  g->type = type;
+  g->color[0] = g->color[1] = g->color[2] = 0.6;
+  return g;
+}
+
+lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
+                                 const char *body1, const char *body2)
+{
+  lw_joint_desc *j = grow((void **)&d->joints, &d->njoints, sizeof *j);
+  j->name = dup_str(name);
+  j->type = type;
+  j->body[0] = dup_str(body1);
+  j->body[1] = dup_str(body2);
+  return j;
+}
+
+lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type)
+{
+  lw_force_desc *f = grow((void **)&d->forces, &d->nforces, sizeof *f);
+  f->name = dup_str(name);
+  f->type = type;
+  f->func.type = LW_FUNC_CONSTANT;
+  f->func.a[0] = 1.0;
+  return f;
+}
+
+lw_driver_desc *lw_desc_add_driver(lw_desc *d, const char *name, const char *joint, int coordinate)
+{
+  lw_driver_desc *r = grow((void **)&d->drivers, &d->ndrivers, sizeof *r);
+  r->name = dup_str(name);
+  r->joint = dup_str(joint);
+  r->coordinate = coordinate;
+  r->func.type = LW_FUNC_CONSTANT;
+  return r;
+}
+
+lw_initial_desc *lw_desc_add_initial(lw_desc *d, const char *joint, int coordinate)
+{
+  lw_initial_desc *r = grow((void **)&d->initial, &d->ninitial, sizeof *r);
+  r->joint = dup_str(joint);
+  r->coordinate = coordinate;
+  return r;
+}
+
+lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type type)
+{
+  lw_output_desc *o = grow((void **)&d->outputs, &d->noutputs, sizeof *o);
+  o->name = dup_str(name);
+  o->type = type;
+  return o;
+}
+
+lw_param_desc *lw_desc_add_param(lw_desc *d, const char *name, const char *target)
+{
+  lw_param_desc *p = grow((void **)&d->params, &d->nparams, sizeof *p);
+  p->name = dup_str(name);
+  if (target) {
+    p->targets = malloc(sizeof(char *));
+    p->targets[0] = dup_str(target);
+    p->ntargets = 1;
+  }
+  return p;
+}
+
+void lw_place_set_ref(lw_place *pl, const char *ref)
+{
+  free(pl->ref);
+  pl->ref = dup_str(ref);
+}
+
+static void place_copy(lw_place *dst, const lw_place *src)
+{
+  *dst = *src;
+  dst->ref = dup_str(src->ref);
+}
+
+void lw_desc_free(lw_desc *d)
+{
+  if (!d)
+    return;
+  for (int i = 0; i < d->nbodies; i++) {
+    lw_body_desc *b = &d->bodies[i];
+    free(b->name);
+    for (int k = 0; k < b->npoints; k++)
+      free(b->points[k].name);
+    for (int k = 0; k < b->nframes; k++)
+      free(b->frames[k].name);
+    free(b->points);
+    free(b->frames);
+    free(b->geoms);
+  }
+  for (int i = 0; i < d->njoints; i++) {
+    lw_joint_desc *j = &d->joints[i];
+    free(j->name);
+    for (int k = 0; k < 2; k++) {
+      free(j->body[k]);
+      free(j->place[k].ref);
+    }
+  }
+  for (int i = 0; i < d->nforces; i++) {
+    lw_force_desc *f = &d->forces[i];
+    free(f->name);
+    free(f->joint);
+    for (int k = 0; k < 2; k++) {
+      free(f->body[k]);
+      free(f->place[k].ref);
+    }
+  }
+  for (int i = 0; i < d->ndrivers; i++) {
+    free(d->drivers[i].name);
+    free(d->drivers[i].joint);
+  }
+  for (int i = 0; i < d->ninitial; i++)
+    free(d->initial[i].joint);
+  for (int i = 0; i < d->noutputs; i++) {
+    free(d->outputs[i].name);
+    free(d->outputs[i].body);
+    free(d->outputs[i].joint);
+    free(d->outputs[i].place.ref);
+  }
+  for (int i = 0; i < d->nparams; i++) {
+    free(d->params[i].name);
+    for (int k = 0; k < d->params[i].ntargets; k++)
+      free(d->params[i].targets[k]);
+    free(d->params[i].targets);
+  }
+  free(d->bodies);
+  free(d->joints);
+  free(d->forces);
+  free(d->drivers);
+  free(d->initial);
+  free(d->outputs);
+  free(d->params);
+  free(d->name);
+  free(d->description);
+  free(d);
+}
+
+static void *dup_mem(const void *src, size_t n)
+{
+  if (!n)
+    return NULL;
+  void *p = malloc(n);
+  if (!p)
+    abort();
+  memcpy(p, src, n);
+  return p;
+}
+
+lw_desc *lw_desc_copy(const lw_desc *s)
+{
+  lw_desc *d = malloc(sizeof *d);
+  if (!d)
+    abort();
+  *d = *s;
+  d->name = dup_str(s->name);
+  d->description = dup_str(s->description);
+  d->bodies = dup_mem(s->bodies, sizeof *s->bodies * (size_t)s->nbodies);
+  for (int i = 0; i < s->nbodies; i++) {
+    lw_body_desc *b = &d->bodies[i];
+    const lw_body_desc *sb = &s->bodies[i];
+    b->name = dup_str(sb->name);
+    b->points = dup_mem(sb->points, sizeof *sb->points * (size_t)sb->npoints);
+    for (int k = 0; k < sb->npoints; k++)
+      b->points[k].name = dup_str(sb->points[k].name);
+    b->frames = dup_mem(sb->frames, sizeof *sb->frames * (size_t)sb->nframes);
+    for (int k = 0; k < sb->nframes; k++)
+      b->frames[k].name = dup_str(sb->frames[k].name);
+    b->geoms = dup_mem(sb->geoms, sizeof *sb->geoms * (size_t)sb->ngeoms);
+  }
+  d->joints = dup_mem(s->joints, sizeof *s->joints * (size_t)s->njoints);
+  for (int i = 0; i < s->njoints; i++) {
+    lw_joint_desc *j = &d->joints[i];
+    const lw_joint_desc *sj = &s->joints[i];
+    j->name = dup_str(sj->name);
+    for (int k = 0; k < 2; k++) {
+      j->body[k] = dup_str(sj->body[k]);
+      place_copy(&j->place[k], &sj->place[k]);
+    }
+  }
+  d->forces = dup_mem(s->forces, sizeof *s->forces * (size_t)s->nforces);
+  for (int i = 0; i < s->nforces; i++) {
+    lw_force_desc *f = &d->forces[i];
+    const lw_force_desc *sf = &s->forces[i];
+    f->name = dup_str(sf->name);
+    f->joint = dup_str(sf->joint);
+    for (int k = 0; k < 2; k++) {
+      f->body[k] = dup_str(sf->body[k]);
+      place_copy(&f->place[k], &sf->place[k]);
+    }
+  }
+  d->drivers = dup_mem(s->drivers, sizeof *s->drivers * (size_t)s->ndrivers);
+  for (int i = 0; i < s->ndrivers; i++) {
+    d->drivers[i].name = dup_str(s->drivers[i].name);
+    d->drivers[i].joint = dup_str(s->drivers[i].joint);
+  }
+  d->initial = dup_mem(s->initial, sizeof *s->initial * (size_t)s->ninitial);
+  for (int i = 0; i < s->ninitial; i++)
+    d->initial[i].joint = dup_str(s->initial[i].joint);
+  d->outputs = dup_mem(s->outputs, sizeof *s->outputs * (size_t)s->noutputs);
+  for (int i = 0; i < s->noutputs; i++) {
+    lw_output_desc *o = &d->outputs[i];
+    const lw_output_desc *so = &s->outputs[i];
+    o->name = dup_str(so->name);
+    o->body = dup_str(so->body);
+    o->joint = dup_str(so->joint);
+    place_copy(&o->place, &so->place);
+  }
+  d->params = dup_mem(s->params, sizeof *s->params * (size_t)s->nparams);
+  for (int i = 0; i < s->nparams; i++) {
+    lw_param_desc *p = &d->params[i];
+    const lw_param_desc *sp = &s->params[i];
+    p->name = dup_str(sp->name);
+    p->targets = dup_mem(sp->targets, sizeof(char *) * (size_t)sp->ntargets);
+    for (int k = 0; k < sp->ntargets; k++)
+      p->targets[k] = dup_str(sp->targets[k]);
+  }
+  return d;
+}
+
+/* ---- names ---------------------------------------------------------- */
+static const char *joint_names[LW_JOINT_NTYPES] = {
+  "revolute", "prismatic", "spherical", "cylindrical", "universal", "planar", "fixed"};
+static const char *force_names[LW_FORCE_NTYPES] = {
+  "spring_damper", "joint_spring_damper", "force", "torque"};
+static const char *output_names[LW_OUT_NTYPES] = {
+  "position", "velocity", "acceleration", "joint_coordinate", "joint_velocity",
+  "reaction_force", "kinetic_energy", "potential_energy", "total_energy"};
+
+static int name_index(const char **names, int n, const char *s)
+{
+  for (int i = 0; s && i < n; i++)
+    if (strcmp(names[i], s) == 0)
+      return i;
+  return -1;
+}
+
+const char *lw_joint_type_name(lw_joint_type t) { return joint_names[t]; }
+int lw_joint_type_from_name(const char *s) { return name_index(joint_names, LW_JOINT_NTYPES, s); }
+const char *lw_force_type_name(lw_force_type t) { return force_names[t]; }
+int lw_force_type_from_name(const char *s) { return name_index(force_names, LW_FORCE_NTYPES, s); }
+const char *lw_output_type_name(lw_output_type t) { return output_names[t]; }
+int lw_output_type_from_name(const char *s) { return name_index(output_names, LW_OUT_NTYPES, s); }
+
+int lw_joint_ncoords(lw_joint_type t, int planar)
+{
+  switch (t) {
+  case LW_JOINT_REVOLUTE:
+  case LW_JOINT_PRISMATIC:
+    return 1;
+  case LW_JOINT_CYLINDRICAL:
+  case LW_JOINT_UNIVERSAL:
+    return planar ? 0 : 2;
+  case LW_JOINT_PLANAR:
+    return planar ? 0 : 3;
+  default:
+    return 0;
+  }
+}
+
+int lw_output_width(const lw_output_type t, int planar)
+{
+  switch (t) {
+  case LW_OUT_POSITION:
+  case LW_OUT_VELOCITY:
+  case LW_OUT_ACCELERATION:
+  case LW_OUT_REACTION_FORCE:
+    return planar ? 2 : 3;
+  default:
+    return 1;
+  }
+}
+
+/* ---- field paths ------------------------------------------------------ */
+/* Split the next segment off *p into buf; returns 0 at the end. */
+static int seg(const char **p, char *buf, size_t n)
+{
+  const char *s = *p;
+  if (!*s)
+    return 0;
+  size_t k = 0;
+  while (*s && *s != '/') {
+    if (k + 1 < n)
+      buf[k++] = *s;
+    s++;
+  }
+  buf[k] = 0;
+  if (*s == '/')
+    s++;
+  *p = s;
+  return 1;
+}
+
+/* vector component: rest of the path is one index < n */
+static double *comp(double *v, int n, const char *rest)
+{
+  char b[32];
+  if (!seg(&rest, b, sizeof b) || *rest)
+    return NULL;
+  char *end;
+  long k = strtol(b, &end, 10);
+  if (*end || end == b || k < 0 || k >= n)
+    return NULL;
+  return &v[k];
+}
+
+static double *func_field(lw_func *f, const char *rest)
+{
+  return comp(f->a, LW_FUNC_MAXCOEF, rest);
+}
+
+static double *place_field(lw_place *pl, const char *rest)
+{
+  if (pl->ref)
+    return NULL; /* a named place lives on the body */
+  return comp(pl->p, 3, rest);
+}
+
+double *lw_desc_field(lw_desc *d, const char *path)
+{
+  char a[128], b[128], c[128];
+  const char *p = path;
+  if (!seg(&p, a, sizeof a))
+    return NULL;
+  if (!strcmp(a, "gravity"))
+    return comp(d->gravity, 3, p);
+  if (!strcmp(a, "solver")) {
+    if (!seg(&p, b, sizeof b) || *p)
+      return NULL;
+    lw_solver_desc *s = &d->solver;
+    if (!strcmp(b, "t_end")) return &s->t_end;
+    if (!strcmp(b, "step")) return &s->step;
+    if (!strcmp(b, "alpha")) return &s->alpha;
+    if (!strcmp(b, "projection_penalty")) return &s->projection_penalty;
+    if (!strcmp(b, "tolerance")) return &s->tolerance;
+    return NULL;
+  }
+  if (!seg(&p, b, sizeof b))
+    return NULL;
+  if (!strcmp(a, "bodies")) {
+    for (int i = 0; i < d->nbodies; i++) {
+      lw_body_desc *bd = &d->bodies[i];
+      if (strcmp(bd->name, b))
+        continue;
+      if (!seg(&p, c, sizeof c))
+        return NULL;
+      if (!strcmp(c, "mass")) return *p ? NULL : &bd->mass;
+      if (!strcmp(c, "angle")) return *p ? NULL : &bd->angle;
+      if (!strcmp(c, "com")) return comp(bd->com, 3, p);
+      if (!strcmp(c, "inertia")) return comp(bd->inertia, 6, p);
+      if (!strcmp(c, "position")) return comp(bd->position, 3, p);
+      if (!strcmp(c, "orientation")) return comp(bd->orientation, 4, p);
+      if (!strcmp(c, "points")) {
+        char e[128];
+        if (!seg(&p, e, sizeof e))
+          return NULL;
+        for (int k = 0; k < bd->npoints; k++)
+          if (!strcmp(bd->points[k].name, e))
+            return comp(bd->points[k].p, 3, p);
+        return NULL;
+      }
+      if (!strcmp(c, "frames")) {
+        char e[128], f[32];
+        if (!seg(&p, e, sizeof e) || !seg(&p, f, sizeof f))
+          return NULL;
+        for (int k = 0; k < bd->nframes; k++) {
+          lw_frame_desc *fr = &bd->frames[k];
+          if (strcmp(fr->name, e))
+            continue;
+          if (!strcmp(f, "origin")) return comp(fr->origin, 3, p);
+          if (!strcmp(f, "axis")) return comp(fr->axis, 3, p);
+          if (!strcmp(f, "ref")) return comp(fr->ref, 3, p);
+          if (!strcmp(f, "angle")) return *p ? NULL : &fr->angle;
+        }
+        return NULL;
+      }
+      return NULL;
+    }
+    return NULL;
+  }
+  if (!strcmp(a, "joints")) {
+    for (int i = 0; i < d->njoints; i++) {
+      lw_joint_desc *j = &d->joints[i];
+      if (strcmp(j->name, b))
+        continue;
+      if (!seg(&p, c, sizeof c))
+        return NULL;
+      int k = c[strlen(c) - 1] == '2';
+      if (!strncmp(c, "point", 5)) return place_field(&j->place[k], p);
+      if (!strncmp(c, "axis", 4)) return comp(j->axis[k], 3, p);
+      if (!strncmp(c, "ref", 3)) return comp(j->ref[k], 3, p);
+      if (!strncmp(c, "angle", 5)) return *p ? NULL : &j->angle[k];
+      return NULL;
+    }
+    return NULL;
+  }
+  if (!strcmp(a, "forces")) {
+    for (int i = 0; i < d->nforces; i++) {
+      lw_force_desc *f = &d->forces[i];
+      if (strcmp(f->name, b))
+        continue;
+      if (!seg(&p, c, sizeof c))
+        return NULL;
+      if (!strcmp(c, "stiffness")) return *p ? NULL : &f->stiffness;
+      if (!strcmp(c, "damping")) return *p ? NULL : &f->damping;
+      if (!strcmp(c, "rest_length") || !strcmp(c, "rest_value")) return *p ? NULL : &f->rest;
+      if (!strcmp(c, "vector")) return comp(f->vector, 3, p);
+      if (!strcmp(c, "function")) return func_field(&f->func, p);
+      if (!strncmp(c, "point", 5)) return place_field(&f->place[c[5] == '2'], p);
+      return NULL;
+    }
+    return NULL;
+  }
+  if (!strcmp(a, "drivers")) {
+    for (int i = 0; i < d->ndrivers; i++) {
+      if (strcmp(d->drivers[i].name, b))
+        continue;
+      if (!seg(&p, c, sizeof c) || strcmp(c, "function"))
+        return NULL;
+      return func_field(&d->drivers[i].func, p);
+    }
+    return NULL;
+  }
+  if (!strcmp(a, "initial")) {
+    /* initial/<joint>[.<coordinate>]/value|velocity */
+    char jn[128];
+    int coord = 0;
+    strncpy(jn, b, sizeof jn - 1);
+    jn[sizeof jn - 1] = 0;
+    char *dot = strrchr(jn, '.');
+    if (dot) {
+      coord = atoi(dot + 1);
+      *dot = 0;
+    }
+    if (!seg(&p, c, sizeof c) || *p)
+      return NULL;
+    for (int i = 0; i < d->ninitial; i++) {
+      lw_initial_desc *in = &d->initial[i];
+      if (strcmp(in->joint, jn) || in->coordinate != coord)
+        continue;
+      if (!strcmp(c, "value")) return &in->value;
+      if (!strcmp(c, "velocity")) return &in->velocity;
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+void lw_func_eval(const lw_func *f, double t, double *v, double *dv, double *ddv)
+{
+  double x = 0, dx = 0, ddx = 0;
+  const double *a = f->a;
+  switch (f->type) {
+  case LW_FUNC_CONSTANT:
+    x = a[0];
+    break;
+  case LW_FUNC_LINEAR:
+    x = a[0] + a[1] * t;
+    dx = a[1];
+    break;
+  case LW_FUNC_POLY:
+    for (int k = f->n - 1; k >= 0; k--) {
+      ddx = ddx * t + 2.0 * dx;
+      dx = dx * t + x;
+      x = x * t + a[k];
+    }
+    break;
+  case LW_FUNC_SINE: {
+    double s = sin(a[2] * t + a[3]), c = cos(a[2] * t + a[3]);
+    x = a[0] + a[1] * s;
+    dx = a[1] * a[2] * c;
+    ddx = -a[1] * a[2] * a[2] * s;
+    break;
+  }
+  }
+  if (v) *v = x;
+  if (dv) *dv = dx;
+  if (ddv) *ddv = ddx;
+}

@@ -1,0 +1,439 @@
+/* lw_init.c: the initial position, velocity and acceleration problems
+ * (seed 002 sec. 3.1: assembly with the degrees of freedom held, solved in
+ * least squares), the rank of the constraint Jacobian (degrees of freedom,
+ * redundant equations), outputs and dense evaluations for verifiers. */
+#include "lw_internal.h"
+
+#include <SuiteSparseQR_C.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double wrap_pi(double x)
+{
+  x = fmod(x + M_PI, 2.0 * M_PI);
+  if (x < 0)
+    x += 2.0 * M_PI;
+  return x - M_PI;
+}
+
+/* vals = J^T J + mu diag(P) over the constraint rows and the held
+ * coordinates; P = I (positions) or the mass blocks (velocities). */
+static void normal_matrix(const lw_model *m, lw_data *d, double mu, int mass_weight, const double *gc)
+{
+  int w = 2 * m->nqb;
+  if (mass_weight) {
+    for (int k = 0; k < m->nnz; k++)
+      d->vals[k] = mu * m->mass_csc[k];
+  } else {
+    memset(d->vals, 0, sizeof(double) * (size_t)m->nnz);
+    lw_mat_add_diag(m, d->vals, mu);
+  }
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    lw_mat_add_outer(m, d->vals, 1.0, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
+  }
+  for (int i = 0; i < m->ninit; i++) {
+    const lw_coord *c = &m->coords[m->init_coord[i]];
+    lw_mat_add_outer(m, d->vals, 1.0, c->nblk, c->blk, c->pairpos, gc + (size_t)i * w);
+  }
+}
+
+/* y += G^T x for the held coordinates */
+static void coords_t_mul(const lw_model *m, const double *gc, const double *x, double *y)
+{
+  int nqb = m->nqb;
+  for (int i = 0; i < m->ninit; i++) {
+    const lw_coord *c = &m->coords[m->init_coord[i]];
+    for (int k = 0; k < c->nblk; k++)
+      for (int j = 0; j < nqb; j++)
+        y[c->blk[k] * nqb + j] += gc[(size_t)i * 2 * nqb + k * nqb + j] * x[i];
+  }
+}
+
+/* residual of the position problem: Phi and (coordinate - value) */
+static double position_residual(const lw_model *m, lw_data *d, const double *q, double *rc, double *gc)
+{
+  lw_rows_eval(m, d, q, 0.0, 1);
+  double s = 0;
+  for (int r = 0; r < m->nc; r++)
+    s += d->phi[r] * d->phi[r];
+  for (int i = 0; i < m->ninit; i++) {
+    rc[i] = 0;
+    double *g = gc + (size_t)i * 2 * m->nqb;
+    double x = lw_coord_eval(m, &m->coords[m->init_coord[i]], q, g);
+    if (!m->init_has_value[i]) {
+      memset(g, 0, sizeof(double) * 2 * (size_t)m->nqb);
+      continue;
+    }
+    rc[i] = x - m->init_value[i];
+    if (m->coords[m->init_coord[i]].kind == LW_ROW_ANGLE)
+      rc[i] = wrap_pi(rc[i]);
+    s += rc[i] * rc[i];
+  }
+  return sqrt(s);
+}
+
+static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int nq = m->nq, nc = m->nc, w = 2 * m->nqb, nqb = m->nqb;
+  if (nc == 0) {
+    d->dof = nq;
+    return 0;
+  }
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  cc.print = 0;
+  size_t nz = 0;
+  for (int r = 0; r < nc; r++)
+    nz += (size_t)m->rows[r].nblk * nqb;
+  /* A = J^T with unit columns: columns are equations */
+  cholmod_sparse *A = cholmod_l_allocate_sparse((size_t)nq, (size_t)nc, nz, 1, 1, 0, CHOLMOD_REAL, &cc);
+  SuiteSparse_long *Ap = A->p, *Ai = A->i;
+  double *Ax = A->x;
+  size_t p = 0;
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    const double *g = d->jac + (size_t)r * w;
+    double nrm = 0;
+    for (int k = 0; k < row->nblk * nqb; k++)
+      nrm += g[k] * g[k];
+    nrm = nrm > 0 ? 1.0 / sqrt(nrm) : 0.0;
+    Ap[r] = (SuiteSparse_long)p;
+    for (int k = 0; k < row->nblk; k++)
+      for (int j = 0; j < nqb; j++) {
+        Ai[p] = row->blk[k] * nqb + j;
+        Ax[p] = g[k * nqb + j] * nrm;
+        p++;
+      }
+  }
+  Ap[nc] = (SuiteSparse_long)p;
+  cholmod_sparse *Q = NULL, *R = NULL;
+  SuiteSparse_long *E = NULL;
+  SuiteSparse_long rank = SuiteSparseQR_C_QR(SPQR_ORDERING_DEFAULT, 1e-9, 0, A, &Q, &R, &E, &cc);
+  int status = 0;
+  if (rank < 0) {
+    lw_set_error(err, LW_ERR_MODEL, "", NAN, "rank of the constraint Jacobian could not be computed");
+    status = -1;
+  } else {
+    d->dof = nq - (int)rank;
+    if (rank < nc && !m->desc->solver.allow_redundant) {
+      /* the equations SPQR moved behind the rank are the dependent ones */
+      char names[400] = "", where[160];
+      int first = E ? (int)E[rank] : 0;
+      for (SuiteSparse_long k = rank; E && k < nc && strlen(names) < 300; k++) {
+        lw_row_owner_path(m, &m->rows[E[k]], where, sizeof where);
+        if (!strstr(names, where)) {
+          if (*names)
+            strcat(names, ", ");
+          strncat(names, where, sizeof names - strlen(names) - 1);
+        }
+      }
+      lw_row_owner_path(m, &m->rows[first], where, sizeof where);
+      lw_set_error(err, LW_ERR_MODEL, where, NAN,
+                   "redundant or conflicting constraints: %ld of %d equations are dependent "
+                   "(involving %s); remove or change a joint, or set solver.allow_redundant",
+                   (long)(nc - rank), nc, names);
+      status = -1;
+    }
+  }
+  if (E)
+    cholmod_l_free((size_t)nc, sizeof(SuiteSparse_long), E, &cc);
+  cholmod_l_free_sparse(&Q, &cc);
+  cholmod_l_free_sparse(&R, &cc);
+  cholmod_l_free_sparse(&A, &cc);
+  cholmod_l_finish(&cc);
+  return status;
+}
+
+int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
+  double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
+  double *gc = calloc(((size_t)m->ninit + 1) * w, sizeof(double));
+  double *qtry = calloc((size_t)nq, sizeof(double));
+  int status = LW_OK;
+  char where[200];
+  memcpy(d->q, m->q0, sizeof(double) * (size_t)nq);
+  memset(d->qd, 0, sizeof(double) * (size_t)nq);
+  memset(d->qdd, 0, sizeof(double) * (size_t)nq);
+  memset(d->lambda, 0, sizeof(double) * (size_t)nc);
+  d->t = 0;
+  for (int i = 0; i < m->ncoords; i++)
+    d->coord_prev[i] = lw_coord_eval(m, &m->coords[i], d->q, NULL);
+
+  /* 1. position: Gauss-Newton with a small Levenberg term and backtracking */
+  double res = position_residual(m, d, d->q, rc, gc);
+  int it;
+  for (it = 0; it < 200 && res > 1e-13; it++) {
+    double mu = 1e-10;
+    normal_matrix(m, d, mu, 0, gc);
+    if (lw_spd_factor(&d->solver, m, d->vals)) {
+      lw_set_error(err, LW_ERR_MODEL, "", NAN, "assembly: singular normal equations");
+      status = LW_ERR_MODEL;
+      goto done;
+    }
+    memset(d->dq, 0, sizeof(double) * (size_t)nq);
+    lw_jact_mul(m, d, d->phi, d->dq);
+    coords_t_mul(m, gc, rc, d->dq);
+    for (int i = 0; i < nq; i++)
+      d->dq[i] = -d->dq[i];
+    lw_spd_solve(&d->solver, d->dq);
+    double step = 1.0, rnew = INFINITY;
+    for (int ls = 0; ls < 30; ls++) {
+      for (int i = 0; i < nq; i++)
+        qtry[i] = d->q[i] + step * d->dq[i];
+      rnew = position_residual(m, d, qtry, rc, gc);
+      if (rnew < res || rnew < 1e-13)
+        break;
+      step *= 0.5;
+    }
+    if (!(rnew < res) && !(rnew < 1e-13))
+      break; /* stalled */
+    memcpy(d->q, qtry, sizeof(double) * (size_t)nq);
+    res = rnew;
+  }
+  res = position_residual(m, d, d->q, rc, gc);
+  if (!(res <= 1e-10)) {
+    /* name the worst equation */
+    int wr = -1, wi = -1;
+    double s = -1;
+    for (int r = 0; r < nc; r++)
+      if (fabs(d->phi[r]) > s) {
+        s = fabs(d->phi[r]);
+        wr = r;
+      }
+    for (int i = 0; i < m->ninit; i++)
+      if (fabs(rc[i]) > s) {
+        s = fabs(rc[i]);
+        wi = i;
+      }
+    if (wi >= 0)
+      snprintf(where, sizeof where, "initial/%s", m->desc->initial[wi].joint);
+    else if (wr >= 0)
+      lw_row_owner_path(m, &m->rows[wr], where, sizeof where);
+    else
+      where[0] = 0;
+    lw_set_error(err, LW_ERR_MODEL, where, NAN,
+                 "the model cannot be assembled: after %d iterations the constraints are still "
+                 "violated by %.3g (largest at %s); check the joint locations, the initial "
+                 "values and whether the constraints conflict",
+                 it, s, where);
+    status = LW_ERR_MODEL;
+    goto done;
+  }
+  /* 2. rank: degrees of freedom and redundant equations */
+  if (rank_check(m, d, err)) {
+    status = LW_ERR_MODEL;
+    goto done;
+  }
+  for (int i = 0; i < m->ncoords; i++) {
+    double x = lw_coord_eval(m, &m->coords[i], d->q, NULL);
+    if (m->coords[i].kind == LW_ROW_ANGLE)
+      x += 2.0 * M_PI * nearbyint((d->coord_prev[i] - x) / (2.0 * M_PI));
+    d->coord_prev[i] = x;
+  }
+  /* 3. velocity: J qd = -Phi_t, held coordinates at their velocities (0 if
+   * not given), the rest of minimal kinetic energy; two refinements */
+  lw_rows_eval(m, d, d->q, 0.0, 1);
+  lw_rows_time(m, d, d->q, d->qd, 0.0);
+  for (int i = 0; i < m->ninit; i++) {
+    double *g = gc + (size_t)i * w;
+    lw_coord_eval(m, &m->coords[m->init_coord[i]], d->q, g);
+  }
+  normal_matrix(m, d, 1e-10, 1, gc);
+  if (lw_spd_factor(&d->solver, m, d->vals)) {
+    lw_set_error(err, LW_ERR_MODEL, "", NAN, "velocity problem: singular matrix");
+    status = LW_ERR_MODEL;
+    goto done;
+  }
+  for (int pass = 0; pass < 3; pass++) {
+    /* residual b - A qd */
+    lw_jac_mul(m, d, d->qd, d->tmp);
+    for (int r = 0; r < nc; r++)
+      d->tmp[r] = -d->phit[r] - d->tmp[r];
+    for (int i = 0; i < m->ninit; i++) {
+      const lw_coord *c = &m->coords[m->init_coord[i]];
+      double xd = lw_coord_rate(m, c, d->q, d->qd);
+      rc[i] = (m->init_has_vel[i] ? m->init_vel[i] : 0.0) - xd;
+    }
+    memset(d->dq, 0, sizeof(double) * (size_t)nq);
+    lw_jact_mul(m, d, d->tmp, d->dq);
+    coords_t_mul(m, gc, rc, d->dq);
+    lw_spd_solve(&d->solver, d->dq);
+    for (int i = 0; i < nq; i++)
+      d->qd[i] += d->dq[i];
+  }
+  /* 4. accelerations and multipliers: augmented Lagrangian index-1 solve
+   * (M + alpha J^T J) qdd = Q - J^T (lambda + alpha gamma), lambda += alpha (J qdd + gamma) */
+  {
+    double alpha = m->desc->solver.alpha;
+    memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      lw_mat_add_outer(m, d->vals, alpha, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
+    }
+    if (lw_spd_factor(&d->solver, m, d->vals)) {
+      lw_set_error(err, LW_ERR_MODEL, "", NAN, "acceleration problem: singular matrix");
+      status = LW_ERR_MODEL;
+      goto done;
+    }
+    lw_rows_time(m, d, d->q, d->qd, 0.0);
+    memset(d->Q, 0, sizeof(double) * (size_t)nq);
+    lw_forces_eval(m, d, d->q, d->qd, 0.0, d->Q, NULL, 0, 0);
+    for (int k = 0; k < 50; k++) {
+      memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
+      for (int r = 0; r < nc; r++)
+        d->tmp[r] = -(d->lambda[r] + alpha * d->gam[r]);
+      lw_jact_mul(m, d, d->tmp, d->qdd);
+      lw_spd_solve(&d->solver, d->qdd);
+      lw_jac_mul(m, d, d->qdd, d->tmp);
+      double e = 0;
+      for (int r = 0; r < nc; r++) {
+        double v = d->tmp[r] + d->gam[r];
+        d->lambda[r] += alpha * v;
+        e = fmax(e, fabs(v));
+      }
+      if (e < 1e-12)
+        break;
+    }
+  }
+done:
+  free(rc);
+  free(gc);
+  free(qtry);
+  return status;
+}
+
+/* ---- outputs ---------------------------------------------------------- */
+void lw_outputs(const lw_model *m, lw_data *d, double *out)
+{
+  int nd = m->nd, nqb = m->nqb, w = 2 * nqb;
+  double *o = out;
+  int have_jac = 0;
+  for (int k = 0; k < m->nout; k++) {
+    const lw_output *op = &m->outputs[k];
+    switch (op->type) {
+    case LW_OUT_POSITION:
+      lw_vexpr_eval(m, &op->v, d->q, o);
+      break;
+    case LW_OUT_VELOCITY:
+      lw_vexpr_eval_lin(m, &op->v, d->qd, o);
+      break;
+    case LW_OUT_ACCELERATION:
+      lw_vexpr_eval_lin(m, &op->v, d->qdd, o);
+      break;
+    case LW_OUT_JOINT_COORDINATE:
+      o[0] = d->coord_prev[op->coord];
+      break;
+    case LW_OUT_JOINT_VELOCITY:
+      o[0] = lw_coord_rate(m, &m->coords[op->coord], d->q, d->qd);
+      break;
+    case LW_OUT_REACTION_FORCE: {
+      /* force on body 2 (or minus the force on body 1 when body 2 is the
+       * ground): the r0 block of -J^T lambda over the joint's equations */
+      if (!have_jac) {
+        lw_rows_eval(m, d, d->q, d->t, 1);
+        have_jac = 1;
+      }
+      const lw_desc *ds = m->desc;
+      const lw_joint_desc *j = &ds->joints[op->joint];
+      int b2 = -1, b1 = -1;
+      for (int b = 0; b < m->nb; b++) {
+        if (j->body[1] && !strcmp(ds->bodies[b].name, j->body[1]))
+          b2 = b;
+        if (j->body[0] && !strcmp(ds->bodies[b].name, j->body[0]))
+          b1 = b;
+      }
+      int b = b2 >= 0 ? b2 : b1;
+      double sgn = b2 >= 0 ? 1.0 : -1.0;
+      for (int i = 0; i < nd; i++)
+        o[i] = 0;
+      for (int r = m->joint_row0[op->joint]; r < m->joint_row0[op->joint + 1]; r++) {
+        const lw_row *row = &m->rows[r];
+        for (int kb = 0; kb < row->nblk; kb++)
+          if (row->blk[kb] == b)
+            for (int i = 0; i < nd; i++)
+              o[i] -= sgn * d->jac[(size_t)r * w + kb * nqb + i] * d->lambda[r];
+      }
+      break;
+    }
+    case LW_OUT_KINETIC_ENERGY:
+    case LW_OUT_POTENTIAL_ENERGY:
+    case LW_OUT_TOTAL_ENERGY: {
+      double T = 0, V = 0;
+      if (op->type != LW_OUT_POTENTIAL_ENERGY) {
+        lw_mass_mul(m, d->qd, d->r);
+        for (int i = 0; i < m->nq; i++)
+          T += 0.5 * d->qd[i] * d->r[i];
+      }
+      if (op->type != LW_OUT_KINETIC_ENERGY)
+        V = lw_potential_energy(m, d, d->q);
+      o[0] = T + V;
+      break;
+    }
+    default:
+      break;
+    }
+    o += op->width;
+  }
+}
+
+void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], double R[9])
+{
+  const double *qb = d->q + (size_t)b * m->nqb;
+  if (m->planar) {
+    origin[0] = qb[0];
+    origin[1] = qb[1];
+    origin[2] = 0;
+    double c = qb[2], s = qb[3];
+    double Rp[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
+    memcpy(R, Rp, sizeof Rp);
+    return;
+  }
+  for (int i = 0; i < 3; i++) {
+    origin[i] = qb[i];
+    R[3 * i] = qb[3 + i];
+    R[3 * i + 1] = qb[6 + i];
+    R[3 * i + 2] = qb[9 + i];
+  }
+}
+
+/* ---- dense evaluations (verifiers, reference integrators) --------------- */
+void lw_eval_mass_dense(const lw_model *m, double *M)
+{
+  int nq = m->nq, nqb = m->nqb;
+  memset(M, 0, sizeof(double) * (size_t)nq * nq);
+  for (int b = 0; b < m->nb; b++)
+    for (int j = 0; j < nqb; j++)
+      for (int i = 0; i < nqb; i++)
+        M[(size_t)(b * nqb + j) * nq + b * nqb + i] = m->mass_blocks[(size_t)b * nqb * nqb + j * nqb + i];
+}
+
+void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
+                   double *Q, double *Phi, double *Phi_q, double *Phi_t, double *gamma)
+{
+  int nq = m->nq, nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  lw_rows_eval(m, d, q, t, 1);
+  lw_rows_time(m, d, q, qd, t);
+  if (Q) {
+    memset(Q, 0, sizeof(double) * (size_t)nq);
+    lw_forces_eval(m, d, q, qd, t, Q, NULL, 0, 0);
+  }
+  if (Phi)
+    memcpy(Phi, d->phi, sizeof(double) * (size_t)nc);
+  if (Phi_t)
+    memcpy(Phi_t, d->phit, sizeof(double) * (size_t)nc);
+  if (gamma)
+    memcpy(gamma, d->gam, sizeof(double) * (size_t)nc);
+  if (Phi_q) {
+    memset(Phi_q, 0, sizeof(double) * (size_t)nc * nq);
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      for (int k = 0; k < row->nblk; k++)
+        for (int j = 0; j < nqb; j++)
+          Phi_q[(size_t)(row->blk[k] * nqb + j) * nc + r] += d->jac[(size_t)r * w + k * nqb + j];
+    }
+  }
+}

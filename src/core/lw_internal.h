@@ -1,0 +1,166 @@
+/* lw_internal.h: compiled model and workspace layout (private to src/core). */
+#ifndef LW_INTERNAL_H
+#define LW_INTERNAL_H
+
+#include "linkwright.h"
+
+#include <cholmod.h>
+
+#define LW_MAXQB 12 /* coordinates of a 3-D body */
+
+/* A vector linear in q: V = c + sum_t (w0 r0 + w1 u + w2 v + w3 w) over the
+ * bodies t (3-D); planar: V = c + sum_t (w0 r0 + w1 u + w2 S u).  Ground
+ * contributions are folded into the constant c. */
+typedef struct {
+  int nterm;
+  int body[2];
+  double w[2][4];
+  double c[3];
+} lw_vexpr;
+
+typedef enum {
+  LW_ROW_DOT,   /* Phi = a.b - c0 - f(t) */
+  LW_ROW_ANGLE, /* Phi = wrap(atan2(a.b, c.d) - c0 - f(t)) */
+} lw_row_kind;
+
+typedef enum { LW_OWNER_BODY, LW_OWNER_JOINT, LW_OWNER_DRIVER } lw_owner_kind;
+
+typedef struct {
+  lw_row_kind kind;
+  lw_vexpr a, b, c, d;
+  double c0;
+  int func;         /* driver index or -1 */
+  lw_owner_kind owner_kind;
+  int owner;
+  int nblk;         /* bodies this row touches (1 or 2) */
+  int blk[2];       /* body indices */
+  int pairpos[3];   /* matrix slots of blocks (0,0), (0,1), (1,1) */
+} lw_row;
+
+/* A joint coordinate as a function of q (same kinds as the rows). */
+typedef struct {
+  lw_row_kind kind;
+  lw_vexpr a, b, c, d;
+  double offset;
+  int nblk, blk[2], pairpos[3];
+} lw_coord;
+
+typedef struct {
+  lw_force_type type;
+  int index;            /* element in desc */
+  lw_vexpr v;           /* spring: p2 - p1; force: point */
+  int body;             /* torque: body */
+  int coord;            /* joint spring: index into m->coords */
+  double k, c, rest;
+  double vec[3];
+  lw_func func;
+  int nblk, blk[2], pairpos[3];
+} lw_force;
+
+typedef struct {
+  lw_output_type type;
+  int width;
+  lw_vexpr v;       /* point outputs */
+  int coord;        /* joint outputs */
+  int joint;        /* reaction force */
+} lw_output;
+
+struct lw_model {
+  lw_desc *desc;        /* compiled copy, parameters applied */
+  int planar;
+  int nd;               /* space dimension: 2 or 3 */
+  int nqb;              /* coordinates per body: 4 or 12 */
+  int nb, nq, nc;
+  double *q0;           /* (nq) initial guess from the description */
+  double *qd0;          /* (nq) */
+  double *mass_blocks;  /* (nb x nqb x nqb) column-major body blocks */
+  double *qgrav;        /* (nq) constant generalized gravity force */
+  double *body_mass;    /* (nb) */
+  lw_row *rows;         /* (nc) */
+  int *joint_row0;      /* (njoints+1) first row of each joint's equations */
+  int ncoords;
+  lw_coord *coords;     /* every joint coordinate */
+  int *joint_coord0;    /* (njoints+1) */
+  int nforces;
+  lw_force *forces;
+  int ninit;
+  int *init_coord;      /* (ninit) coordinate index */
+  double *init_value, *init_vel;
+  int *init_has_value, *init_has_vel;
+  int nout, ncols;
+  lw_output *outputs;
+  lw_func *drivers;     /* (ndrivers) */
+  /* symmetric block-sparse pattern, upper triangle, CSC */
+  int *adj_ptr, *adj;   /* per body: coupled bodies <= it, sorted */
+  int *colptr, *rowind; /* (nq+1), (nnz) */
+  int nnz;
+  double *mass_csc;     /* (nnz) M in the pattern */
+  int dense;            /* solve densely with LAPACK */
+};
+
+/* linear solver for symmetric positive definite matrices in the pattern */
+typedef struct {
+  int n, dense;
+  double *a;            /* dense: n x n column-major */
+  cholmod_common cc;
+  cholmod_sparse A;
+  cholmod_factor *L;
+  cholmod_dense *X, *Y, *E, B;
+  int started;
+} lw_spd;
+
+struct lw_data {
+  double t;
+  double *q, *qd, *qdd, *lambda;     /* (nq) (nq) (nq) (nc) */
+  double *qn, *qdn, *qddn;           /* previous step */
+  double *qhat_d, *qhat_dd;          /* Newmark history terms */
+  double *phi, *phit, *gam;          /* (nc) */
+  double *jac;                       /* (nc x 2 nqb) row gradients */
+  double *Q;                         /* (nq) generalized forces */
+  double *r, *dq, *tmp, *tmp2;       /* (nq) */
+  double *vals;                      /* (nnz) assembled matrix */
+  double *coord_prev;                /* (ncoords) for angle unwrapping */
+  double *coord_val;                 /* (ncoords) */
+  lw_spd solver;
+  int dof;
+  int ncoords;
+};
+
+/* vexpr.c */
+void lw_vexpr_eval(const lw_model *m, const lw_vexpr *e, const double *q, double *v);
+void lw_vexpr_eval_lin(const lw_model *m, const lw_vexpr *e, const double *x, double *v);
+/* add s * a^T dV/dq into the row gradient g (blocks blk[0..nblk)) */
+void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double s, int nblk,
+                   const int *blk, double *g);
+
+/* rows.c: evaluate Phi, its gradient, Phi_t and gamma */
+void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac);
+void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *qd, double t);
+double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g);
+double lw_coord_rate(const lw_model *m, const lw_coord *c, const double *q, const double *qd);
+
+/* matrix.c */
+int lw_pattern_pos(const lw_model *m, int bi, int bj);
+void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
+                      const int *pairpos, const double *g);
+void lw_mat_add_diag(const lw_model *m, double *vals, double s);
+void lw_jac_mul(const lw_model *m, const lw_data *d, const double *x, double *y);   /* y = J x */
+void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y);  /* y += J^T x */
+void lw_mass_mul(const lw_model *m, const double *x, double *y);                    /* y = M x */
+
+int lw_spd_init(lw_spd *s, const lw_model *m);
+void lw_spd_free(lw_spd *s);
+/* factor vals (pattern of m); returns 0 or -1 if not positive definite */
+int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals);
+void lw_spd_solve(lw_spd *s, double *x); /* in place */
+
+/* forces.c */
+void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
+                    double *Q, double *vals, double ks, double cs);
+void lw_coords_update(const lw_model *m, lw_data *d);
+double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
+
+void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);
+const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n);
+
+#endif

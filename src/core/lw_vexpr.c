@@ -1,0 +1,59 @@
+/* lw_vexpr.c: vectors linear in the natural coordinates. */
+#include "lw_internal.h"
+
+#include <string.h>
+
+/* V = c + sum_t B_t(q) with B linear; x is either q (with constant) or a
+ * rate (without): lin = 1 drops the constant. */
+static void eval(const lw_model *m, const lw_vexpr *e, const double *x, double *v, int lin)
+{
+  int nd = m->nd;
+  for (int i = 0; i < nd; i++)
+    v[i] = lin ? 0.0 : e->c[i];
+  for (int t = 0; t < e->nterm; t++) {
+    const double *w = e->w[t];
+    const double *qb = x + (size_t)e->body[t] * m->nqb;
+    if (nd == 3) {
+      for (int i = 0; i < 3; i++)
+        v[i] += w[0] * qb[i] + w[1] * qb[3 + i] + w[2] * qb[6 + i] + w[3] * qb[9 + i];
+    } else {
+      /* r0 + w1 u + w2 S u, S u = (-u_y, u_x) */
+      v[0] += w[0] * qb[0] + w[1] * qb[2] - w[2] * qb[3];
+      v[1] += w[0] * qb[1] + w[1] * qb[3] + w[2] * qb[2];
+    }
+  }
+}
+
+void lw_vexpr_eval(const lw_model *m, const lw_vexpr *e, const double *q, double *v)
+{
+  eval(m, e, q, v, 0);
+}
+
+void lw_vexpr_eval_lin(const lw_model *m, const lw_vexpr *e, const double *x, double *v)
+{
+  eval(m, e, x, v, 1);
+}
+
+void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double s, int nblk,
+                   const int *blk, double *g)
+{
+  int nqb = m->nqb;
+  for (int t = 0; t < e->nterm; t++) {
+    int k = 0;
+    while (k < nblk && blk[k] != e->body[t])
+      k++;
+    double *gb = g + (size_t)k * nqb;
+    const double *w = e->w[t];
+    if (m->nd == 3) {
+      for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 3; i++)
+          gb[3 * j + i] += s * w[j] * a[i];
+    } else {
+      gb[0] += s * w[0] * a[0];
+      gb[1] += s * w[0] * a[1];
+      /* d/du (w1 u + w2 S u)^T a = w1 a + w2 S^T a, S^T a = (a_y, -a_x) */
+      gb[2] += s * (w[1] * a[0] + w[2] * a[1]);
+      gb[3] += s * (w[1] * a[1] - w[2] * a[0]);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/* lw_io.h: model files (JSON, format version 1) and results export. */
+#ifndef LW_IO_H
+#define LW_IO_H
+
+#include <glib.h>
+
+#include "linkwright.h"
+
+G_BEGIN_DECLS
+
+/* Where each field of a model file was written: field path -> line. */
+typedef struct _LwSourceMap LwSourceMap;
+
+void lw_source_map_free(LwSourceMap *map);
+/* Line of the path, or of its nearest enclosing element; 0 if unknown. */
+int lw_source_map_line(const LwSourceMap *map, const char *path);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LwSourceMap, lw_source_map_free)
+
+/* Read a model. On failure returns NULL and fills err (status LW_ERR_MODEL)
+ * with a message that names the file, the line and the field. map may be NULL. */
+lw_desc *lw_model_read_file(const char *filename, LwSourceMap **map, lw_error *err);
+lw_desc *lw_model_read_data(const char *data, gssize len, const char *filename, LwSourceMap **map,
+                            lw_error *err);
+
+/* Read and compile: errors from the compiler are located in the file too. */
+lw_model *lw_model_open(const char *filename, lw_error *err);
+
+/* Rewrite err->msg as "FILE:LINE: field PATH: MESSAGE". */
+void lw_error_locate(lw_error *err, const char *filename, const LwSourceMap *map);
+
+/* Write a model as JSON (numbers round-trip exactly, in any locale). */
+char *lw_model_to_json(const lw_desc *d);
+gboolean lw_model_write_file(const lw_desc *d, const char *filename, GError **error);
+
+/* A number as the shortest text that reads back to the same double. */
+void lw_format_double(char *buf, size_t len, double v);
+
+G_END_DECLS
+#endif

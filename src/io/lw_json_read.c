@@ -1,0 +1,867 @@
+/* lw_json_read.c: model files, format version 1, into lw_desc.
+ *
+ * json-glib parses; while it does, the line of every object member is
+ * recorded so that every error names the file, the line and the field. */
+#include "lw_io.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+struct _LwSourceMap {
+  GHashTable *lines; /* path -> line */
+};
+
+void lw_source_map_free(LwSourceMap *map)
+{
+  if (!map)
+    return;
+  g_hash_table_unref(map->lines);
+  g_free(map);
+}
+
+int lw_source_map_line(const LwSourceMap *map, const char *path)
+{
+  if (!map || !path)
+    return 0;
+  g_autofree char *p = g_strdup(path);
+  for (;;) {
+    gpointer v = g_hash_table_lookup(map->lines, p);
+    if (v)
+      return GPOINTER_TO_INT(v);
+    char *slash = strrchr(p, '/');
+    if (!slash)
+      return 0;
+    *slash = 0;
+  }
+}
+
+void lw_error_locate(lw_error *err, const char *filename, const LwSourceMap *map)
+{
+  int line = lw_source_map_line(map, err->path);
+  char buf[sizeof err->msg];
+  if (line > 0)
+    g_snprintf(buf, sizeof buf, "%s:%d: %s%s%s", filename, line, err->path[0] ? "field " : "",
+               err->path, err->path[0] ? ": " : "");
+  else
+    g_snprintf(buf, sizeof buf, "%s: %s%s%s", filename, err->path[0] ? "field " : "", err->path,
+               err->path[0] ? ": " : "");
+  size_t n = strlen(buf);
+  g_strlcpy(buf + n, err->msg, sizeof buf - n);
+  memcpy(err->msg, buf, sizeof buf);
+}
+
+/* ---- reader state ------------------------------------------------------ */
+typedef struct {
+  GHashTable *member_lines; /* "%p/name" -> line, filled while parsing */
+  LwSourceMap *map;
+  lw_error *err;
+  lw_desc *d;
+  int planar;
+  int failed;
+} reader;
+
+static void on_member(JsonParser *parser, JsonObject *object, const char *name, gpointer user)
+{
+  reader *r = user;
+  char key[256];
+  g_snprintf(key, sizeof key, "%p/%s", (void *)object, name);
+  g_hash_table_insert(r->member_lines, g_strdup(key),
+                      GINT_TO_POINTER((int)json_parser_get_current_line(parser)));
+}
+
+static int member_line(reader *r, JsonObject *o, const char *name)
+{
+  char key[256];
+  g_snprintf(key, sizeof key, "%p/%s", (void *)o, name);
+  return GPOINTER_TO_INT(g_hash_table_lookup(r->member_lines, key));
+}
+
+/* record the line of path (the object member name in o) */
+static void mark(reader *r, JsonObject *o, const char *name, const char *path)
+{
+  int line = member_line(r, o, name);
+  if (line > 0)
+    g_hash_table_insert(r->map->lines, g_strdup(path), GINT_TO_POINTER(line));
+}
+
+static void fail(reader *r, const char *path, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static void fail(reader *r, const char *path, const char *fmt, ...)
+{
+  if (r->failed)
+    return;
+  r->failed = 1;
+  r->err->status = LW_ERR_MODEL;
+  r->err->time = NAN;
+  g_strlcpy(r->err->path, path, sizeof r->err->path);
+  va_list ap;
+  va_start(ap, fmt);
+  g_vsnprintf(r->err->msg, sizeof r->err->msg, fmt, ap);
+  va_end(ap);
+}
+
+/* every member of o must be one of the allowed names */
+static void check_keys(reader *r, JsonObject *o, const char *path, const char *const *allowed)
+{
+  g_autoptr(GList) names = json_object_get_members(o);
+  for (GList *l = names; l && !r->failed; l = l->next) {
+    const char *n = l->data;
+    gboolean ok = FALSE;
+    for (int i = 0; allowed[i]; i++)
+      if (!strcmp(allowed[i], n))
+        ok = TRUE;
+    if (!ok) {
+      g_autofree char *p = g_strdup_printf("%s/%s", path, n);
+      mark(r, o, n, p);
+      GString *list = g_string_new(NULL);
+      for (int i = 0; allowed[i]; i++)
+        g_string_append_printf(list, "%s%s", i ? ", " : "", allowed[i]);
+      fail(r, p, "unknown field '%s' (expected one of: %s)", n, list->str);
+      g_string_free(list, TRUE);
+    }
+  }
+}
+
+static gboolean is_number(JsonNode *n)
+{
+  if (!n || !JSON_NODE_HOLDS_VALUE(n))
+    return FALSE;
+  GType t = json_node_get_value_type(n);
+  return t == G_TYPE_DOUBLE || t == G_TYPE_INT64;
+}
+
+static const char *node_kind(JsonNode *n)
+{
+  if (!n)
+    return "nothing";
+  switch (JSON_NODE_TYPE(n)) {
+  case JSON_NODE_OBJECT: return "an object";
+  case JSON_NODE_ARRAY: return "an array";
+  case JSON_NODE_NULL: return "null";
+  default: break;
+  }
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_STRING) return "a string";
+  if (t == G_TYPE_BOOLEAN) return "a boolean";
+  return "a number";
+}
+
+/* optional number */
+static gboolean get_num(reader *r, JsonObject *o, const char *name, const char *path, double *out)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return FALSE;
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  JsonNode *n = json_object_get_member(o, name);
+  if (!is_number(n)) {
+    fail(r, p, "'%s' must be a number, not %s", name, node_kind(n));
+    return FALSE;
+  }
+  *out = json_node_get_double(n);
+  return TRUE;
+}
+
+static void need_num(reader *r, JsonObject *o, const char *name, const char *path, double *out)
+{
+  if (r->failed)
+    return;
+  if (!get_num(r, o, name, path, out) && !r->failed)
+    fail(r, path, "required field '%s' is missing", name);
+}
+
+static gboolean get_int(reader *r, JsonObject *o, const char *name, const char *path, int *out)
+{
+  double v;
+  if (!get_num(r, o, name, path, &v))
+    return FALSE;
+  if (v != floor(v) || fabs(v) > 1e9) {
+    g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+    fail(r, p, "'%s' must be an integer", name);
+    return FALSE;
+  }
+  *out = (int)v;
+  return TRUE;
+}
+
+static gboolean get_bool(reader *r, JsonObject *o, const char *name, const char *path, int *out)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return FALSE;
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  JsonNode *n = json_object_get_member(o, name);
+  if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_BOOLEAN) {
+    fail(r, p, "'%s' must be true or false, not %s", name, node_kind(n));
+    return FALSE;
+  }
+  *out = json_node_get_boolean(n);
+  return TRUE;
+}
+
+static const char *get_str(reader *r, JsonObject *o, const char *name, const char *path)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return NULL;
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  JsonNode *n = json_object_get_member(o, name);
+  if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+    fail(r, p, "'%s' must be a string, not %s", name, node_kind(n));
+    return NULL;
+  }
+  return json_node_get_string(n);
+}
+
+static const char *need_str(reader *r, JsonObject *o, const char *name, const char *path)
+{
+  const char *s = get_str(r, o, name, path);
+  if (!s && !r->failed)
+    fail(r, path, "required field '%s' is missing", name);
+  return s;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* numeric array of length n (or 2 in planar models where n = dim) */
+static gboolean array_node(reader *r, JsonNode *n, const char *p, const char *name, double *out, int len)
+{
+  if (!n || JSON_NODE_TYPE(n) != JSON_NODE_ARRAY) {
+    fail(r, p, "'%s' must be an array of %d numbers, not %s", name, len, node_kind(n));
+    return FALSE;
+  }
+  JsonArray *a = json_node_get_array(n);
+  if ((int)json_array_get_length(a) != len) {
+    fail(r, p, "'%s' must have %d numbers (it has %u)%s", name, len, json_array_get_length(a),
+         len == 2 ? " in a planar model" : "");
+    return FALSE;
+  }
+  for (int i = 0; i < len; i++) {
+    JsonNode *e = json_array_get_element(a, (guint)i);
+    if (!is_number(e)) {
+      fail(r, p, "'%s' element %d must be a number, not %s", name, i, node_kind(e));
+      return FALSE;
+    }
+    out[i] = json_node_get_double(e);
+  }
+  return TRUE;
+}
+
+static gboolean get_vec(reader *r, JsonObject *o, const char *name, const char *path, double *out, int len)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return FALSE;
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  return array_node(r, json_object_get_member(o, name), p, name, out, len);
+}
+
+static JsonObject *get_obj(reader *r, JsonObject *o, const char *name, const char *path)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return NULL;
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  JsonNode *n = json_object_get_member(o, name);
+  if (!n || JSON_NODE_TYPE(n) != JSON_NODE_OBJECT) {
+    fail(r, p, "'%s' must be an object, not %s", name, node_kind(n));
+    return NULL;
+  }
+  return json_node_get_object(n);
+}
+
+static JsonArray *get_arr(reader *r, JsonObject *o, const char *name, const char *path)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return NULL;
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  JsonNode *n = json_object_get_member(o, name);
+  if (!n || JSON_NODE_TYPE(n) != JSON_NODE_ARRAY) {
+    fail(r, p, "'%s' must be an array, not %s", name, node_kind(n));
+    return NULL;
+  }
+  return json_node_get_array(n);
+}
+
+/* element k of a list must be an object with a name; returns it */
+static JsonObject *element(reader *r, JsonArray *a, guint k, const char *list, JsonObject *parent,
+                           char **path_out, const char **name_out, gboolean named)
+{
+  JsonNode *n = json_array_get_element(a, k);
+  char idx[160];
+  g_snprintf(idx, sizeof idx, "%s/%u", list, k);
+  if (!n || JSON_NODE_TYPE(n) != JSON_NODE_OBJECT) {
+    mark(r, parent, list, idx);
+    fail(r, idx, "element %u of '%s' must be an object, not %s", k, list, node_kind(n));
+    return NULL;
+  }
+  JsonObject *o = json_node_get_object(n);
+  const char *name = NULL;
+  if (named) {
+    name = get_str(r, o, "name", idx);
+    if (!name && !r->failed) {
+      mark(r, parent, list, idx);
+      fail(r, idx, "element %u of '%s' has no \"name\"", k, list);
+    }
+    if (r->failed)
+      return NULL;
+  }
+  *path_out = named ? g_strdup_printf("%s/%s", list, name) : g_strdup(idx);
+  /* the element's line: that of its name (or first member) */
+  g_autoptr(GList) mem = json_object_get_members(o);
+  int line = member_line(r, o, named ? "name" : (mem ? (const char *)mem->data : ""));
+  if (line > 0)
+    g_hash_table_insert(r->map->lines, g_strdup(*path_out), GINT_TO_POINTER(line));
+  if (name_out)
+    *name_out = name;
+  return o;
+}
+
+/* ---- pieces ------------------------------------------------------------ */
+static void read_func(reader *r, JsonObject *o, const char *path, lw_func *f)
+{
+  static const char *const keys[] = {"type", "value", "rate", "coefficients", "offset", "amplitude",
+                                     "omega", "phase", NULL};
+  check_keys(r, o, path, keys);
+  const char *type = need_str(r, o, "type", path);
+  if (!type)
+    return;
+  memset(f, 0, sizeof *f);
+  g_autofree char *tp = g_strdup_printf("%s/type", path);
+  if (!strcmp(type, "constant")) {
+    f->type = LW_FUNC_CONSTANT;
+    need_num(r, o, "value", path, &f->a[0]);
+  } else if (!strcmp(type, "linear")) {
+    f->type = LW_FUNC_LINEAR;
+    get_num(r, o, "value", path, &f->a[0]);
+    need_num(r, o, "rate", path, &f->a[1]);
+  } else if (!strcmp(type, "poly")) {
+    f->type = LW_FUNC_POLY;
+    JsonArray *a = get_arr(r, o, "coefficients", path);
+    if (!a) {
+      if (!r->failed)
+        fail(r, path, "required field 'coefficients' is missing");
+      return;
+    }
+    int n = (int)json_array_get_length(a);
+    if (n < 1 || n > LW_FUNC_MAXCOEF) {
+      g_autofree char *p = g_strdup_printf("%s/coefficients", path);
+      fail(r, p, "'coefficients' must have 1 to %d numbers", LW_FUNC_MAXCOEF);
+      return;
+    }
+    g_autofree char *p = g_strdup_printf("%s/coefficients", path);
+    array_node(r, json_object_get_member(o, "coefficients"), p, "coefficients", f->a, n);
+    f->n = n;
+  } else if (!strcmp(type, "sine")) {
+    f->type = LW_FUNC_SINE;
+    get_num(r, o, "offset", path, &f->a[0]);
+    need_num(r, o, "amplitude", path, &f->a[1]);
+    need_num(r, o, "omega", path, &f->a[2]);
+    get_num(r, o, "phase", path, &f->a[3]);
+  } else {
+    fail(r, tp, "unknown function type '%s' (expected constant, linear, poly or sine)", type);
+  }
+}
+
+/* a place: a point name (string) or a literal local point */
+static gboolean read_place(reader *r, JsonObject *o, const char *name, const char *path, lw_place *pl)
+{
+  if (r->failed || !json_object_has_member(o, name))
+    return FALSE;
+  JsonNode *n = json_object_get_member(o, name);
+  g_autofree char *p = g_strdup_printf("%s/%s", path, name);
+  mark(r, o, name, p);
+  if (n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING) {
+    pl->ref = strdup(json_node_get_string(n));
+    return TRUE;
+  }
+  int dim = r->planar ? 2 : 3;
+  return array_node(r, n, p, name, pl->p, dim);
+}
+
+static void read_body(reader *r, JsonObject *o, const char *path, lw_body_desc *b)
+{
+  static const char *const keys[] = {"name", "mass", "com", "inertia", "position", "angle",
+                                     "orientation", "points", "frames", "geometry", NULL};
+  check_keys(r, o, path, keys);
+  int dim = r->planar ? 2 : 3;
+  need_num(r, o, "mass", path, &b->mass);
+  get_vec(r, o, "com", path, b->com, dim);
+  if (r->planar)
+    need_num(r, o, "inertia", path, &b->inertia[2]);
+  else if (!r->failed) {
+    if (!json_object_has_member(o, "inertia"))
+      fail(r, path, "required field 'inertia' is missing");
+    else
+      get_vec(r, o, "inertia", path, b->inertia, 6);
+  }
+  get_vec(r, o, "position", path, b->position, dim);
+  if (r->planar)
+    get_num(r, o, "angle", path, &b->angle);
+  else
+    get_vec(r, o, "orientation", path, b->orientation, 4);
+  JsonObject *pts = get_obj(r, o, "points", path);
+  if (pts) {
+    g_autoptr(GList) names = json_object_get_members(pts);
+    g_autofree char *pp = g_strdup_printf("%s/points", path);
+    for (GList *l = names; l && !r->failed; l = l->next) {
+      g_autofree char *p = g_strdup_printf("%s/%s", pp, (char *)l->data);
+      mark(r, pts, l->data, p);
+      lw_point_desc *pt = lw_body_add_point(b, l->data, NULL);
+      array_node(r, json_object_get_member(pts, l->data), p, l->data, pt->p, dim);
+    }
+  }
+  JsonObject *frs = get_obj(r, o, "frames", path);
+  if (frs) {
+    g_autoptr(GList) names = json_object_get_members(frs);
+    for (GList *l = names; l && !r->failed; l = l->next) {
+      g_autofree char *p = g_strdup_printf("%s/frames/%s", path, (char *)l->data);
+      mark(r, frs, l->data, p);
+      JsonNode *n = json_object_get_member(frs, l->data);
+      if (JSON_NODE_TYPE(n) != JSON_NODE_OBJECT) {
+        fail(r, p, "frame '%s' must be an object", (char *)l->data);
+        break;
+      }
+      JsonObject *fo = json_node_get_object(n);
+      static const char *const fk3[] = {"origin", "axis", "ref", NULL};
+      static const char *const fk2[] = {"origin", "angle", NULL};
+      check_keys(r, fo, p, r->planar ? fk2 : fk3);
+      lw_frame_desc *f = lw_body_add_frame(b, l->data);
+      get_vec(r, fo, "origin", p, f->origin, dim);
+      if (r->planar) {
+        get_num(r, fo, "angle", p, &f->angle);
+      } else {
+        get_vec(r, fo, "axis", p, f->axis, 3);
+        get_vec(r, fo, "ref", p, f->ref, 3);
+      }
+    }
+  }
+  JsonArray *geo = get_arr(r, o, "geometry", path);
+  for (guint k = 0; geo && k < json_array_get_length(geo) && !r->failed; k++) {
+    char *gp = NULL;
+    JsonObject *go = element(r, geo, k, "geometry", o, &gp, NULL, FALSE);
+    if (!go)
+      break;
+    g_autofree char *p = g_strdup_printf("%s/%s", path, gp);
+    g_free(gp);
+    static const char *const gk[] = {"type", "from", "to", "width", "radius", "center", "half_extents",
+                                     "color", NULL};
+    check_keys(r, go, p, gk);
+    const char *t = need_str(r, go, "type", p);
+    if (!t)
+      break;
+    lw_geom_type gt = !strcmp(t, "bar") ? LW_GEOM_BAR
+                      : !strcmp(t, "box") ? LW_GEOM_BOX
+                      : !strcmp(t, "cylinder") ? LW_GEOM_CYLINDER
+                      : !strcmp(t, "sphere") ? LW_GEOM_SPHERE
+                                              : LW_GEOM_NONE;
+    if (gt == LW_GEOM_NONE) {
+      g_autofree char *tp = g_strdup_printf("%s/type", p);
+      fail(r, tp, "unknown geometry type '%s' (expected bar, box, cylinder or sphere)", t);
+      break;
+    }
+    lw_geom_desc *g = lw_body_add_geom(b, gt);
+    get_vec(r, go, "from", p, g->from, dim);
+    get_vec(r, go, "to", p, g->to, dim);
+    get_vec(r, go, "center", p, g->center, dim);
+    get_num(r, go, "width", p, &g->size[0]);
+    get_num(r, go, "radius", p, &g->size[0]);
+    get_vec(r, go, "half_extents", p, g->size, 3);
+    get_vec(r, go, "color", p, g->color, 3);
+  }
+}
+
+static void read_joint(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const keys[] = {"name", "type", "body1", "body2", "at", "axis", "ref",
+                                     "second_axis", "point1", "point2", "axis1", "axis2", "ref1",
+                                     "ref2", "angle1", "angle2", NULL};
+  check_keys(r, o, path, keys);
+  const char *type = need_str(r, o, "type", path);
+  const char *b1 = need_str(r, o, "body1", path);
+  const char *b2 = need_str(r, o, "body2", path);
+  if (r->failed)
+    return;
+  int t = lw_joint_type_from_name(type);
+  if (t < 0) {
+    g_autofree char *p = g_strdup_printf("%s/type", path);
+    fail(r, p, "unknown joint type '%s' (expected revolute, prismatic, spherical, cylindrical, "
+               "universal, planar or fixed)", type);
+    return;
+  }
+  lw_joint_desc *j = lw_desc_add_joint(r->d, name, (lw_joint_type)t, b1, b2);
+  int dim = r->planar ? 2 : 3;
+  j->has_at = get_vec(r, o, "at", path, j->at, dim);
+  j->has_place[0] = read_place(r, o, "point1", path, &j->place[0]);
+  j->has_place[1] = read_place(r, o, "point2", path, &j->place[1]);
+  if (r->planar) {
+    get_num(r, o, "angle1", path, &j->angle[0]);
+    get_num(r, o, "angle2", path, &j->angle[1]);
+  } else {
+    j->has_gaxis = get_vec(r, o, "axis", path, j->gaxis, 3);
+    j->has_gref = get_vec(r, o, "ref", path, j->gref, 3);
+    j->has_gaxis2 = get_vec(r, o, "second_axis", path, j->gaxis2, 3);
+    j->has_axis[0] = get_vec(r, o, "axis1", path, j->axis[0], 3);
+    j->has_axis[1] = get_vec(r, o, "axis2", path, j->axis[1], 3);
+    j->has_ref[0] = get_vec(r, o, "ref1", path, j->ref[0], 3);
+    j->has_ref[1] = get_vec(r, o, "ref2", path, j->ref[1], 3);
+  }
+}
+
+static void read_force(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  const char *type = need_str(r, o, "type", path);
+  if (!type)
+    return;
+  int t = lw_force_type_from_name(type);
+  if (t < 0) {
+    g_autofree char *p = g_strdup_printf("%s/type", path);
+    fail(r, p, "unknown force type '%s' (expected spring_damper, joint_spring_damper, force or torque)",
+         type);
+    return;
+  }
+  lw_force_desc *f = lw_desc_add_force(r->d, name, (lw_force_type)t);
+  int dim = r->planar ? 2 : 3;
+  switch (t) {
+  case LW_FORCE_SPRING_DAMPER: {
+    static const char *const k[] = {"name", "type", "body1", "point1", "body2", "point2", "stiffness",
+                                    "damping", "rest_length", NULL};
+    check_keys(r, o, path, k);
+    f->body[0] = dup_or_null(need_str(r, o, "body1", path));
+    f->body[1] = dup_or_null(need_str(r, o, "body2", path));
+    if (!read_place(r, o, "point1", path, &f->place[0]) && !r->failed)
+      fail(r, path, "required field 'point1' is missing");
+    if (!read_place(r, o, "point2", path, &f->place[1]) && !r->failed)
+      fail(r, path, "required field 'point2' is missing");
+    need_num(r, o, "stiffness", path, &f->stiffness);
+    get_num(r, o, "damping", path, &f->damping);
+    need_num(r, o, "rest_length", path, &f->rest);
+    break;
+  }
+  case LW_FORCE_JOINT_SPRING_DAMPER: {
+    static const char *const k[] = {"name", "type", "joint", "coordinate", "stiffness", "damping",
+                                    "rest_value", NULL};
+    check_keys(r, o, path, k);
+    f->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &f->coordinate);
+    need_num(r, o, "stiffness", path, &f->stiffness);
+    get_num(r, o, "damping", path, &f->damping);
+    get_num(r, o, "rest_value", path, &f->rest);
+    break;
+  }
+  case LW_FORCE_FORCE:
+  case LW_FORCE_TORQUE: {
+    static const char *const k[] = {"name", "type", "body", "point", "vector", "value", "function", NULL};
+    check_keys(r, o, path, k);
+    f->body[0] = dup_or_null(need_str(r, o, "body", path));
+    if (t == LW_FORCE_FORCE) {
+      if (!read_place(r, o, "point", path, &f->place[0]) && !r->failed)
+        fail(r, path, "required field 'point' is missing");
+      if (!get_vec(r, o, "vector", path, f->vector, dim) && !r->failed)
+        fail(r, path, "required field 'vector' is missing");
+    } else if (r->planar) {
+      need_num(r, o, "value", path, &f->vector[2]);
+    } else if (!get_vec(r, o, "vector", path, f->vector, 3) && !r->failed) {
+      fail(r, path, "required field 'vector' is missing");
+    }
+    JsonObject *fo = get_obj(r, o, "function", path);
+    if (fo) {
+      g_autofree char *p = g_strdup_printf("%s/function", path);
+      read_func(r, fo, p, &f->func);
+    }
+    break;
+  }
+  }
+}
+
+static void read_output(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", NULL};
+  check_keys(r, o, path, k);
+  const char *type = need_str(r, o, "type", path);
+  if (!type)
+    return;
+  int t = lw_output_type_from_name(type);
+  if (t < 0) {
+    g_autofree char *p = g_strdup_printf("%s/type", path);
+    fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
+               "joint_velocity, reaction_force, kinetic_energy, potential_energy or total_energy)", type);
+    return;
+  }
+  lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
+  switch (t) {
+  case LW_OUT_POSITION:
+  case LW_OUT_VELOCITY:
+  case LW_OUT_ACCELERATION:
+    od->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &od->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    break;
+  case LW_OUT_JOINT_COORDINATE:
+  case LW_OUT_JOINT_VELOCITY:
+  case LW_OUT_REACTION_FORCE:
+    od->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &od->coordinate);
+    break;
+  default:
+    break;
+  }
+}
+
+static void read_root(reader *r, JsonObject *root)
+{
+  static const char *const keys[] = {"linkwright", "name", "description", "planar", "gravity", "solver",
+                                     "bodies", "joints", "forces", "drivers", "initial", "outputs",
+                                     "parameters", NULL};
+  lw_desc *d = r->d;
+  int version = 0;
+  if (!json_object_has_member(root, "linkwright")) {
+    fail(r, "linkwright", "not a Linkwright model: the top-level field \"linkwright\" (format version) is missing");
+    return;
+  }
+  if (!get_int(r, root, "linkwright", "", &version))
+    return;
+  mark(r, root, "linkwright", "version");
+  d->version = version;
+  if (version != LW_FORMAT_VERSION) {
+    fail(r, "version", "unsupported format version %d (this build reads version %d)", version,
+         LW_FORMAT_VERSION);
+    return;
+  }
+  check_keys(r, root, "", keys);
+  const char *s = get_str(r, root, "name", "");
+  d->name = dup_or_null(s);
+  d->description = dup_or_null(get_str(r, root, "description", ""));
+  get_bool(r, root, "planar", "", &d->planar);
+  r->planar = d->planar;
+  int dim = r->planar ? 2 : 3;
+  if (json_object_has_member(root, "gravity")) {
+    memset(d->gravity, 0, sizeof d->gravity);
+    get_vec(r, root, "gravity", "", d->gravity, dim);
+  }
+  JsonObject *so = get_obj(r, root, "solver", "");
+  if (so) {
+    static const char *const sk[] = {"t_end", "step", "alpha", "projection_penalty", "tolerance",
+                                     "constraint_tolerance", "max_iterations", "lambda_scale",
+                                     "allow_redundant", NULL};
+    check_keys(r, so, "solver", sk);
+    lw_solver_desc *sv = &d->solver;
+    get_num(r, so, "t_end", "solver", &sv->t_end);
+    get_num(r, so, "step", "solver", &sv->step);
+    get_num(r, so, "alpha", "solver", &sv->alpha);
+    get_num(r, so, "projection_penalty", "solver", &sv->projection_penalty);
+    get_num(r, so, "tolerance", "solver", &sv->tolerance);
+    get_num(r, so, "constraint_tolerance", "solver", &sv->constraint_tolerance);
+    get_int(r, so, "max_iterations", "solver", &sv->max_iterations);
+    get_num(r, so, "lambda_scale", "solver", &sv->lambda_scale);
+    get_bool(r, so, "allow_redundant", "solver", &sv->allow_redundant);
+  }
+  JsonArray *a;
+  char *path = NULL;
+  const char *name = NULL;
+  if ((a = get_arr(r, root, "bodies", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "bodies", root, &path, &name, TRUE);
+      if (o)
+        read_body(r, o, path, lw_desc_add_body(d, name));
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "joints", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "joints", root, &path, &name, TRUE);
+      if (o)
+        read_joint(r, o, path, name);
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "forces", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "forces", root, &path, &name, TRUE);
+      if (o)
+        read_force(r, o, path, name);
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "drivers", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "drivers", root, &path, &name, TRUE);
+      if (o) {
+        static const char *const dk[] = {"name", "joint", "coordinate", "function", NULL};
+        check_keys(r, o, path, dk);
+        const char *jn = need_str(r, o, "joint", path);
+        if (jn) {
+          lw_driver_desc *dr = lw_desc_add_driver(d, name, jn, 0);
+          get_int(r, o, "coordinate", path, &dr->coordinate);
+          JsonObject *fo = get_obj(r, o, "function", path);
+          g_autofree char *fp = g_strdup_printf("%s/function", path);
+          if (fo)
+            read_func(r, fo, fp, &dr->func);
+          else if (!r->failed)
+            fail(r, path, "required field 'function' is missing");
+        }
+      }
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "initial", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "initial", root, &path, NULL, FALSE);
+      if (o) {
+        static const char *const ik[] = {"joint", "coordinate", "value", "velocity", NULL};
+        check_keys(r, o, path, ik);
+        const char *jn = need_str(r, o, "joint", path);
+        if (jn) {
+          int coord = 0;
+          get_int(r, o, "coordinate", path, &coord);
+          /* path by joint name, as parameters name it */
+          g_autofree char *np = coord ? g_strdup_printf("initial/%s.%d", jn, coord)
+                                      : g_strdup_printf("initial/%s", jn);
+          g_hash_table_insert(r->map->lines, g_strdup(np),
+                              GINT_TO_POINTER(lw_source_map_line(r->map, path)));
+          lw_initial_desc *in = lw_desc_add_initial(d, jn, coord);
+          in->has_value = get_num(r, o, "value", np, &in->value);
+          in->has_velocity = get_num(r, o, "velocity", np, &in->velocity);
+        }
+      }
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "outputs", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "outputs", root, &path, &name, TRUE);
+      if (o)
+        read_output(r, o, path, name);
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "parameters", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "parameters", root, &path, &name, TRUE);
+      if (o) {
+        static const char *const pk[] = {"name", "bind", "value", NULL};
+        check_keys(r, o, path, pk);
+        lw_param_desc *p = lw_desc_add_param(d, name, NULL);
+        JsonNode *b = json_object_get_member(o, "bind");
+        g_autofree char *bp = g_strdup_printf("%s/bind", path);
+        mark(r, o, "bind", bp);
+        if (!b) {
+          fail(r, path, "required field 'bind' is missing");
+        } else if (JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING) {
+          p->targets = malloc(sizeof(char *));
+          p->targets[0] = strdup(json_node_get_string(b));
+          p->ntargets = 1;
+        } else if (JSON_NODE_TYPE(b) == JSON_NODE_ARRAY) {
+          JsonArray *ba = json_node_get_array(b);
+          guint n = json_array_get_length(ba);
+          p->targets = calloc(n + 1, sizeof(char *));
+          for (guint i = 0; i < n && !r->failed; i++) {
+            JsonNode *e = json_array_get_element(ba, i);
+            if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING)
+              fail(r, bp, "'bind' must hold field paths (strings)");
+            else
+              p->targets[p->ntargets++] = strdup(json_node_get_string(e));
+          }
+        } else {
+          fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
+        }
+        if (!r->failed) {
+          if (!get_num(r, o, "value", path, &p->value) && !r->failed && p->ntargets > 0) {
+            /* no value: the parameter takes the field's current value */
+            double *f = lw_desc_field(d, p->targets[0]);
+            if (!f)
+              fail(r, bp, "parameter '%s' names '%s', which is not a numeric field of this model",
+                   name, p->targets[0]);
+            else
+              p->value = *f;
+          }
+        }
+      }
+      g_clear_pointer(&path, g_free);
+    }
+}
+
+lw_desc *lw_model_read_data(const char *data, gssize len, const char *filename, LwSourceMap **map_out,
+                            lw_error *err)
+{
+  lw_error dummy;
+  if (!err)
+    err = &dummy;
+  memset(err, 0, sizeof *err);
+  err->time = NAN;
+  reader r = {0};
+  r.member_lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  r.map = g_new0(LwSourceMap, 1);
+  r.map->lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  r.err = err;
+  g_autoptr(JsonParser) parser = json_parser_new_immutable();
+  g_signal_connect(parser, "object-member", G_CALLBACK(on_member), &r);
+  GError *gerr = NULL;
+  lw_desc *d = NULL;
+  if (!json_parser_load_from_data(parser, data, len, &gerr)) {
+    err->status = LW_ERR_MODEL;
+    /* json-glib says "<data>:LINE:COL: Parse error: ..." */
+    const char *msg = gerr->message;
+    if (g_str_has_prefix(msg, "<data>:"))
+      msg += 7;
+    g_snprintf(err->msg, sizeof err->msg, "%s:%s (malformed JSON)", filename, msg);
+    g_error_free(gerr);
+    goto out;
+  }
+  JsonNode *root = json_parser_get_root(parser);
+  if (!root || JSON_NODE_TYPE(root) != JSON_NODE_OBJECT) {
+    err->status = LW_ERR_MODEL;
+    g_snprintf(err->msg, sizeof err->msg, "%s:1: the top level must be a JSON object", filename);
+    goto out;
+  }
+  d = lw_desc_new();
+  r.d = d;
+  read_root(&r, json_node_get_object(root));
+  if (r.failed) {
+    lw_error_locate(err, filename, r.map);
+    lw_desc_free(d);
+    d = NULL;
+  }
+out:
+  g_hash_table_unref(r.member_lines);
+  if (map_out && d)
+    *map_out = r.map;
+  else
+    lw_source_map_free(r.map);
+  return d;
+}
+
+lw_desc *lw_model_read_file(const char *filename, LwSourceMap **map, lw_error *err)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  GError *gerr = NULL;
+  if (!g_file_get_contents(filename, &data, &len, &gerr)) {
+    if (err) {
+      memset(err, 0, sizeof *err);
+      err->status = LW_ERR_MODEL;
+      err->time = NAN;
+      g_snprintf(err->msg, sizeof err->msg, "%s: %s", filename, gerr->message);
+    }
+    g_error_free(gerr);
+    return NULL;
+  }
+  if (!g_utf8_validate(data, (gssize)len, NULL)) {
+    if (err) {
+      memset(err, 0, sizeof *err);
+      err->status = LW_ERR_MODEL;
+      err->time = NAN;
+      g_snprintf(err->msg, sizeof err->msg, "%s: not a text file (invalid UTF-8)", filename);
+    }
+    return NULL;
+  }
+  return lw_model_read_data(data, (gssize)len, filename, map, err);
+}
+
+lw_model *lw_model_open(const char *filename, lw_error *err)
+{
+  g_autoptr(LwSourceMap) map = NULL;
+  lw_desc *d = lw_model_read_file(filename, &map, err);
+  if (!d)
+    return NULL;
+  lw_model *m = lw_compile(d, err);
+  lw_desc_free(d);
+  if (!m)
+    lw_error_locate(err, filename, map);
+  return m;
+}

@@ -1,0 +1,427 @@
+/* lw_json_write.c: lw_desc to JSON.  Numbers are written by us, as the
+ * shortest text that reads back to the same double, never in the user's
+ * locale (json-glib 1.6 writes 1e-300 as invalid JSON). */
+#include "lw_io.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lw_format_double(char *buf, size_t len, double v)
+{
+  if (!isfinite(v)) {
+    /* JSON has no NaN or infinity; the reader will reject it with a message */
+    g_strlcpy(buf, isnan(v) ? "\"NaN\"" : (v > 0 ? "\"Infinity\"" : "\"-Infinity\""), len);
+    return;
+  }
+  if (v == 0) {
+    g_strlcpy(buf, signbit(v) ? "-0.0" : "0", len);
+    return;
+  }
+  for (int prec = 15; prec <= 17; prec++) {
+    char fmt[8];
+    g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
+    g_ascii_formatd(buf, (gint)len, fmt, v);
+    if (g_ascii_strtod(buf, NULL) == v)
+      break;
+  }
+}
+
+typedef struct {
+  GString *s;
+  int planar;
+} writer;
+
+static void num(writer *w, double v)
+{
+  char b[G_ASCII_DTOSTR_BUF_SIZE];
+  lw_format_double(b, sizeof b, v);
+  g_string_append(w->s, b);
+}
+
+static void str(writer *w, const char *v)
+{
+  g_string_append_c(w->s, '"');
+  for (const char *p = v; p && *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\')
+      g_string_append_printf(w->s, "\\%c", c);
+    else if (c < 0x20)
+      g_string_append_printf(w->s, "\\u%04x", c);
+    else
+      g_string_append_c(w->s, (char)c);
+  }
+  g_string_append_c(w->s, '"');
+}
+
+static void vec(writer *w, const double *v, int n)
+{
+  g_string_append_c(w->s, '[');
+  for (int i = 0; i < n; i++) {
+    if (i)
+      g_string_append(w->s, ", ");
+    num(w, v[i]);
+  }
+  g_string_append_c(w->s, ']');
+}
+
+/* ", \"key\": " */
+static void key(writer *w, const char *k)
+{
+  g_string_append_printf(w->s, ", \"%s\": ", k);
+}
+
+static void kvnum(writer *w, const char *k, double v)
+{
+  key(w, k);
+  num(w, v);
+}
+
+static void kvstr(writer *w, const char *k, const char *v)
+{
+  key(w, k);
+  str(w, v);
+}
+
+static void kvvec(writer *w, const char *k, const double *v, int n)
+{
+  key(w, k);
+  vec(w, v, n);
+}
+
+static void place(writer *w, const char *k, const lw_place *pl)
+{
+  if (pl->ref)
+    kvstr(w, k, pl->ref);
+  else
+    kvvec(w, k, pl->p, w->planar ? 2 : 3);
+}
+
+static void func(writer *w, const lw_func *f)
+{
+  key(w, "function");
+  switch (f->type) {
+  case LW_FUNC_CONSTANT:
+    g_string_append(w->s, "{\"type\": \"constant\"");
+    kvnum(w, "value", f->a[0]);
+    break;
+  case LW_FUNC_LINEAR:
+    g_string_append(w->s, "{\"type\": \"linear\"");
+    kvnum(w, "value", f->a[0]);
+    kvnum(w, "rate", f->a[1]);
+    break;
+  case LW_FUNC_POLY:
+    g_string_append(w->s, "{\"type\": \"poly\"");
+    kvvec(w, "coefficients", f->a, f->n);
+    break;
+  case LW_FUNC_SINE:
+    g_string_append(w->s, "{\"type\": \"sine\"");
+    kvnum(w, "offset", f->a[0]);
+    kvnum(w, "amplitude", f->a[1]);
+    kvnum(w, "omega", f->a[2]);
+    kvnum(w, "phase", f->a[3]);
+    break;
+  }
+  g_string_append_c(w->s, '}');
+}
+
+static void list_open(writer *w, const char *k, int n, int *first)
+{
+  g_string_append_printf(w->s, ",\n  \"%s\": [", k);
+  *first = 1;
+  (void)n;
+}
+
+static void item_open(writer *w, int *first, const char *name)
+{
+  g_string_append(w->s, *first ? "\n    {" : ",\n    {");
+  *first = 0;
+  g_string_append(w->s, "\"name\": ");
+  str(w, name);
+}
+
+static void item_open_unnamed(writer *w, int *first)
+{
+  g_string_append(w->s, *first ? "\n    {" : ",\n    {");
+  *first = 0;
+}
+
+static void list_close(writer *w, int first)
+{
+  g_string_append(w->s, first ? "]" : "\n  ]");
+}
+
+char *lw_model_to_json(const lw_desc *d)
+{
+  writer w = {g_string_new(NULL), d->planar};
+  int dim = d->planar ? 2 : 3, first;
+  g_string_append_printf(w.s, "{\n  \"linkwright\": %d", d->version);
+  if (d->name) {
+    g_string_append(w.s, ",\n  \"name\": ");
+    str(&w, d->name);
+  }
+  if (d->description) {
+    g_string_append(w.s, ",\n  \"description\": ");
+    str(&w, d->description);
+  }
+  g_string_append_printf(w.s, ",\n  \"planar\": %s", d->planar ? "true" : "false");
+  g_string_append(w.s, ",\n  \"gravity\": ");
+  vec(&w, d->gravity, dim);
+  const lw_solver_desc *s = &d->solver;
+  g_string_append(w.s, ",\n  \"solver\": {\"t_end\": ");
+  num(&w, s->t_end);
+  kvnum(&w, "step", s->step);
+  kvnum(&w, "alpha", s->alpha);
+  kvnum(&w, "projection_penalty", s->projection_penalty);
+  kvnum(&w, "tolerance", s->tolerance);
+  kvnum(&w, "constraint_tolerance", s->constraint_tolerance);
+  kvnum(&w, "max_iterations", s->max_iterations);
+  kvnum(&w, "lambda_scale", s->lambda_scale);
+  g_string_append_printf(w.s, ", \"allow_redundant\": %s}", s->allow_redundant ? "true" : "false");
+
+  list_open(&w, "bodies", d->nbodies, &first);
+  for (int i = 0; i < d->nbodies; i++) {
+    const lw_body_desc *b = &d->bodies[i];
+    item_open(&w, &first, b->name);
+    kvnum(&w, "mass", b->mass);
+    kvvec(&w, "com", b->com, dim);
+    if (d->planar)
+      kvnum(&w, "inertia", b->inertia[2]);
+    else
+      kvvec(&w, "inertia", b->inertia, 6);
+    kvvec(&w, "position", b->position, dim);
+    if (d->planar)
+      kvnum(&w, "angle", b->angle);
+    else
+      kvvec(&w, "orientation", b->orientation, 4);
+    if (b->npoints) {
+      g_string_append(w.s, ",\n     \"points\": {");
+      for (int k = 0; k < b->npoints; k++) {
+        if (k)
+          g_string_append(w.s, ", ");
+        str(&w, b->points[k].name);
+        g_string_append(w.s, ": ");
+        vec(&w, b->points[k].p, dim);
+      }
+      g_string_append_c(w.s, '}');
+    }
+    if (b->nframes) {
+      g_string_append(w.s, ",\n     \"frames\": {");
+      for (int k = 0; k < b->nframes; k++) {
+        const lw_frame_desc *f = &b->frames[k];
+        if (k)
+          g_string_append(w.s, ", ");
+        str(&w, f->name);
+        g_string_append(w.s, ": {\"origin\": ");
+        vec(&w, f->origin, dim);
+        if (d->planar) {
+          kvnum(&w, "angle", f->angle);
+        } else {
+          kvvec(&w, "axis", f->axis, 3);
+          kvvec(&w, "ref", f->ref, 3);
+        }
+        g_string_append_c(w.s, '}');
+      }
+      g_string_append_c(w.s, '}');
+    }
+    if (b->ngeoms) {
+      g_string_append(w.s, ",\n     \"geometry\": [");
+      static const char *gn[] = {"none", "bar", "box", "cylinder", "sphere"};
+      for (int k = 0; k < b->ngeoms; k++) {
+        const lw_geom_desc *g = &b->geoms[k];
+        if (k)
+          g_string_append(w.s, ", ");
+        g_string_append_printf(w.s, "{\"type\": \"%s\"", gn[g->type]);
+        switch (g->type) {
+        case LW_GEOM_BAR:
+          kvvec(&w, "from", g->from, dim);
+          kvvec(&w, "to", g->to, dim);
+          kvnum(&w, "width", g->size[0]);
+          break;
+        case LW_GEOM_CYLINDER:
+          kvvec(&w, "from", g->from, dim);
+          kvvec(&w, "to", g->to, dim);
+          kvnum(&w, "radius", g->size[0]);
+          break;
+        case LW_GEOM_BOX:
+          kvvec(&w, "center", g->center, dim);
+          kvvec(&w, "half_extents", g->size, 3);
+          break;
+        case LW_GEOM_SPHERE:
+          kvvec(&w, "center", g->center, dim);
+          kvnum(&w, "radius", g->size[0]);
+          break;
+        default:
+          break;
+        }
+        kvvec(&w, "color", g->color, 3);
+        g_string_append_c(w.s, '}');
+      }
+      g_string_append_c(w.s, ']');
+    }
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "joints", d->njoints, &first);
+  for (int i = 0; i < d->njoints; i++) {
+    const lw_joint_desc *j = &d->joints[i];
+    item_open(&w, &first, j->name);
+    kvstr(&w, "type", lw_joint_type_name(j->type));
+    kvstr(&w, "body1", j->body[0] ? j->body[0] : "");
+    kvstr(&w, "body2", j->body[1] ? j->body[1] : "");
+    if (j->has_at)
+      kvvec(&w, "at", j->at, dim);
+    for (int k = 0; k < 2; k++)
+      if (j->has_place[k] || j->place[k].ref)
+        place(&w, k ? "point2" : "point1", &j->place[k]);
+    if (d->planar) {
+      if (j->angle[0] != 0)
+        kvnum(&w, "angle1", j->angle[0]);
+      if (j->angle[1] != 0)
+        kvnum(&w, "angle2", j->angle[1]);
+    } else {
+      if (j->has_gaxis)
+        kvvec(&w, "axis", j->gaxis, 3);
+      if (j->has_gref)
+        kvvec(&w, "ref", j->gref, 3);
+      if (j->has_gaxis2)
+        kvvec(&w, "second_axis", j->gaxis2, 3);
+      for (int k = 0; k < 2; k++) {
+        if (j->has_axis[k])
+          kvvec(&w, k ? "axis2" : "axis1", j->axis[k], 3);
+        if (j->has_ref[k])
+          kvvec(&w, k ? "ref2" : "ref1", j->ref[k], 3);
+      }
+    }
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "forces", d->nforces, &first);
+  for (int i = 0; i < d->nforces; i++) {
+    const lw_force_desc *f = &d->forces[i];
+    item_open(&w, &first, f->name);
+    kvstr(&w, "type", lw_force_type_name(f->type));
+    switch (f->type) {
+    case LW_FORCE_SPRING_DAMPER:
+      kvstr(&w, "body1", f->body[0] ? f->body[0] : "");
+      place(&w, "point1", &f->place[0]);
+      kvstr(&w, "body2", f->body[1] ? f->body[1] : "");
+      place(&w, "point2", &f->place[1]);
+      kvnum(&w, "stiffness", f->stiffness);
+      kvnum(&w, "damping", f->damping);
+      kvnum(&w, "rest_length", f->rest);
+      break;
+    case LW_FORCE_JOINT_SPRING_DAMPER:
+      kvstr(&w, "joint", f->joint ? f->joint : "");
+      kvnum(&w, "coordinate", f->coordinate);
+      kvnum(&w, "stiffness", f->stiffness);
+      kvnum(&w, "damping", f->damping);
+      kvnum(&w, "rest_value", f->rest);
+      break;
+    case LW_FORCE_FORCE:
+      kvstr(&w, "body", f->body[0] ? f->body[0] : "");
+      place(&w, "point", &f->place[0]);
+      kvvec(&w, "vector", f->vector, dim);
+      func(&w, &f->func);
+      break;
+    case LW_FORCE_TORQUE:
+      kvstr(&w, "body", f->body[0] ? f->body[0] : "");
+      if (d->planar)
+        kvnum(&w, "value", f->vector[2]);
+      else
+        kvvec(&w, "vector", f->vector, 3);
+      func(&w, &f->func);
+      break;
+    default:
+      break;
+    }
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "drivers", d->ndrivers, &first);
+  for (int i = 0; i < d->ndrivers; i++) {
+    const lw_driver_desc *r = &d->drivers[i];
+    item_open(&w, &first, r->name);
+    kvstr(&w, "joint", r->joint);
+    kvnum(&w, "coordinate", r->coordinate);
+    func(&w, &r->func);
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "initial", d->ninitial, &first);
+  for (int i = 0; i < d->ninitial; i++) {
+    const lw_initial_desc *in = &d->initial[i];
+    item_open_unnamed(&w, &first);
+    g_string_append(w.s, "\"joint\": ");
+    str(&w, in->joint);
+    kvnum(&w, "coordinate", in->coordinate);
+    if (in->has_value)
+      kvnum(&w, "value", in->value);
+    if (in->has_velocity)
+      kvnum(&w, "velocity", in->velocity);
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "outputs", d->noutputs, &first);
+  for (int i = 0; i < d->noutputs; i++) {
+    const lw_output_desc *o = &d->outputs[i];
+    item_open(&w, &first, o->name);
+    kvstr(&w, "type", lw_output_type_name(o->type));
+    switch (o->type) {
+    case LW_OUT_POSITION:
+    case LW_OUT_VELOCITY:
+    case LW_OUT_ACCELERATION:
+      kvstr(&w, "body", o->body ? o->body : "");
+      place(&w, "point", &o->place);
+      break;
+    case LW_OUT_JOINT_COORDINATE:
+    case LW_OUT_JOINT_VELOCITY:
+      kvstr(&w, "joint", o->joint ? o->joint : "");
+      kvnum(&w, "coordinate", o->coordinate);
+      break;
+    case LW_OUT_REACTION_FORCE:
+      kvstr(&w, "joint", o->joint ? o->joint : "");
+      break;
+    default:
+      break;
+    }
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "parameters", d->nparams, &first);
+  for (int i = 0; i < d->nparams; i++) {
+    const lw_param_desc *p = &d->params[i];
+    item_open(&w, &first, p->name);
+    key(&w, "bind");
+    if (p->ntargets == 1) {
+      str(&w, p->targets[0]);
+    } else {
+      g_string_append_c(w.s, '[');
+      for (int k = 0; k < p->ntargets; k++) {
+        if (k)
+          g_string_append(w.s, ", ");
+        str(&w, p->targets[k]);
+      }
+      g_string_append_c(w.s, ']');
+    }
+    kvnum(&w, "value", p->value);
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+  g_string_append(w.s, "\n}\n");
+  return g_string_free(w.s, FALSE);
+}
+
+gboolean lw_model_write_file(const lw_desc *d, const char *filename, GError **error)
+{
+  g_autofree char *text = lw_model_to_json(d);
+  /* g_file_set_contents writes a temporary file and renames it: a failed
+   * save never destroys the previous file */
+  return g_file_set_contents(filename, text, -1, error);
+}
