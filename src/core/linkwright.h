@@ -311,6 +311,10 @@ void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], 
  * integrator (all at the state in d, time t):
  *   M (nq x nq, dense column-major), Q (nq), Phi (nc), Phi_q (nc x nq dense
  *   column-major), Phi_t (nc), gamma = dPhi_q/dt qdot + dPhi_t/dt (nc). */
+/* Overwrite the state (any pointer may be NULL to keep that part); joint
+ * angles are unwrapped against the previous state. */
+void lw_data_set_state(const lw_model *m, lw_data *d, double t, const double *q, const double *qd,
+                       const double *qdd, const double *lambda);
 void lw_eval_mass_dense(const lw_model *m, double *M);
 void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                    double *Q, double *Phi, double *Phi_q, double *Phi_t, double *gamma);

@@ -160,6 +160,8 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
   memset(d->qdd, 0, sizeof(double) * (size_t)nq);
   memset(d->lambda, 0, sizeof(double) * (size_t)nc);
   d->t = 0;
+  d->t0 = 0;
+  d->nstep = 0;
   for (int i = 0; i < m->ncoords; i++)
     d->coord_prev[i] = lw_coord_eval(m, &m->coords[i], d->q, NULL);
 

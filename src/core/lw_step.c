@@ -64,6 +64,25 @@ const double *lw_data_qdd(const lw_data *d) { return d->qdd; }
 const double *lw_data_lambda(const lw_data *d) { return d->lambda; }
 int lw_data_dof(const lw_data *d) { return d->dof; }
 
+void lw_data_set_state(const lw_model *m, lw_data *d, double t, const double *q, const double *qd,
+                       const double *qdd, const double *lambda)
+{
+  size_t nq = (size_t)m->nq;
+  d->t = t;
+  d->t0 = t;
+  d->nstep = 0;
+  if (q)
+    memcpy(d->q, q, sizeof(double) * nq);
+  if (qd)
+    memcpy(d->qd, qd, sizeof(double) * nq);
+  if (qdd)
+    memcpy(d->qdd, qdd, sizeof(double) * nq);
+  if (lambda)
+    memcpy(d->lambda, lambda, sizeof(double) * (size_t)m->nc);
+  if (q)
+    lw_coords_update(m, d);
+}
+
 static double max_abs(const double *x, int n)
 {
   double s = 0;
@@ -139,7 +158,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   const lw_solver_desc *s = &m->desc->solver;
   int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
   double h = s->step, alpha = s->alpha;
-  double t1 = d->t + h;
+  double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;
 
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
@@ -227,6 +246,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   project(m, d, d->qdd, d->tmp2 + nq, sa);
 
   d->t = t1;
+  d->nstep++;
   lw_coords_update(m, d);
   if (info) {
     info->iterations = it;
