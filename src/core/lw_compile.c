@@ -1114,9 +1114,11 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
   for (int b = 0; b < m->nb; b++) {
     int nqb = m->nqb, pos = lw_pattern_pos(m, b, b);
     const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
-    for (int kc = 0; kc < nqb; kc++)
+    for (int kc = 0; kc < nqb; kc++) {
       for (int kr = 0; kr <= kc; kr++)
         m->mass_csc[m->colptr[b * nqb + kc] + pos * nqb + kr] = M[kc * nqb + kr];
+      m->mass_scale = fmax(m->mass_scale, M[kc * nqb + kc]);
+    }
   }
   /* dense LAPACK is faster below this size (bench/), CHOLMOD above */
   m->dense = m->nq <= 96;

@@ -230,12 +230,11 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
     status = LW_ERR_MODEL;
     goto done;
   }
-  for (int i = 0; i < m->ncoords; i++) {
-    double x = lw_coord_eval(m, &m->coords[i], d->q, NULL);
-    if (m->coords[i].kind == LW_ROW_ANGLE)
-      x += 2.0 * M_PI * nearbyint((d->coord_prev[i] - x) / (2.0 * M_PI));
-    d->coord_prev[i] = x;
-  }
+  /* angles continue from the values the user gave, or from the guess */
+  for (int i = 0; i < m->ninit; i++)
+    if (m->init_has_value[i])
+      d->coord_prev[m->init_coord[i]] = m->init_value[i];
+  lw_coords_update(m, d);
   /* 3. velocity: J qd = -Phi_t, held coordinates at their velocities (0 if
    * not given), the rest of minimal kinetic energy; two refinements */
   lw_rows_eval(m, d, d->q, 0.0, 1);
@@ -270,7 +269,7 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
   /* 4. accelerations and multipliers: augmented Lagrangian index-1 solve
    * (M + alpha J^T J) qdd = Q - J^T (lambda + alpha gamma), lambda += alpha (J qdd + gamma) */
   {
-    double alpha = m->desc->solver.alpha;
+    double alpha = lw_projection_penalty(m, m->desc->solver.step);
     memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
     for (int r = 0; r < nc; r++) {
       const lw_row *row = &m->rows[r];
@@ -284,7 +283,7 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
     lw_rows_time(m, d, d->q, d->qd, 0.0);
     memset(d->Q, 0, sizeof(double) * (size_t)nq);
     lw_forces_eval(m, d, d->q, d->qd, 0.0, d->Q, NULL, 0, 0);
-    for (int k = 0; k < 50; k++) {
+    for (int k = 0; k < 200; k++) {
       memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
       for (int r = 0; r < nc; r++)
         d->tmp[r] = -(d->lambda[r] + alpha * d->gam[r]);

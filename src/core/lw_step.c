@@ -31,7 +31,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->r = calloc(nq, sizeof(double));
   d->dq = calloc(nq, sizeof(double));
   d->tmp = calloc(nq + nc, sizeof(double));
-  d->tmp2 = calloc(nq + nc, sizeof(double));
+  d->tmp2 = calloc(nq + 3 * nc, sizeof(double));
   d->vals = calloc((size_t)m->nnz, sizeof(double));
   d->ncoords = m->ncoords;
   d->coord_prev = calloc((size_t)m->ncoords + 1, sizeof(double));
@@ -140,17 +140,51 @@ static int factor_projection(const lw_model *m, lw_data *d, double s)
   return lw_spd_factor(&d->solver, m, d->vals);
 }
 
-/* x = P^-1 (M xstar + s alpha J^T target), the penalty projection (3.37, 3.40
- * with the signs derived from the minimization 3.33) */
-static void project(const lw_model *m, lw_data *d, double *x, const double *target, double s)
+/* Mass-weighted projection of x onto J x = target by the augmented
+ * Lagrangian iteration of seed 002 eqs. 3.35 / 3.39 (signs from the
+ * minimization 3.33): (M + s J^T J) x = M x* + s J^T target - J^T sigma,
+ * sigma += s (J x - target).  P = M + s J^T J is factorized by the caller;
+ * s is kept moderate so that P stays well conditioned, and the iteration
+ * makes the projection exact whatever s is.  Returns the final violation. */
+static double project(const lw_model *m, lw_data *d, double *x, const double *target, double s)
 {
-  int nq = m->nq;
-  lw_mass_mul(m, x, d->r);
-  for (int r = 0; r < m->nc; r++)
-    d->tmp[r] = s * target[r];
-  lw_jact_mul(m, d, d->tmp, d->r);
-  memcpy(x, d->r, sizeof(double) * (size_t)nq);
-  lw_spd_solve(&d->solver, x);
+  int nq = m->nq, nc = m->nc;
+  double *sigma = d->tmp2;     /* (nc) */
+  double *viol = d->tmp2 + nc; /* (nc) */
+  lw_mass_mul(m, x, d->dq);    /* M x*, kept for every iteration */
+  memset(sigma, 0, sizeof(double) * (size_t)nc);
+  double tol = 0;
+  for (int r = 0; r < nc; r++)
+    tol = fmax(tol, fabs(target[r]));
+  tol = 1e-13 * (1.0 + tol);
+  double v = INFINITY;
+  for (int it = 0; it < 50; it++) {
+    memcpy(d->r, d->dq, sizeof(double) * (size_t)nq);
+    for (int r = 0; r < nc; r++)
+      d->tmp[r] = s * target[r] - sigma[r];
+    lw_jact_mul(m, d, d->tmp, d->r);
+    memcpy(x, d->r, sizeof(double) * (size_t)nq);
+    lw_spd_solve(&d->solver, x);
+    lw_jac_mul(m, d, x, viol);
+    v = 0;
+    for (int r = 0; r < nc; r++) {
+      double e = viol[r] - target[r];
+      sigma[r] += s * e;
+      v = fmax(v, fabs(e));
+    }
+    if (v <= tol)
+      break;
+  }
+  return v;
+}
+
+/* penalty of the projections: varsigma alpha h^2/4 (the scale of the
+ * Newton matrix), never so small that the iteration crawls */
+double lw_projection_penalty(const lw_model *m, double h)
+{
+  const lw_solver_desc *s = &m->desc->solver;
+  double sa = s->projection_penalty * s->alpha * 0.25 * h * h;
+  return fmax(sa, 1e2 * m->mass_scale);
 }
 
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
@@ -230,20 +264,21 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     goto fail;
   }
 
-  /* velocity and acceleration projections, one factorization (3.37, 3.40) */
-  double sa = s->projection_penalty * alpha;
+  /* velocity and acceleration projections, one factorization (3.35, 3.39) */
+  double sa = lw_projection_penalty(m, h);
   if (factor_projection(m, d, sa)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "projection matrix is singular at t = %.6g s", t1);
     goto fail;
   }
+  double *target = d->tmp2 + 2 * nc;
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
-    d->tmp2[nq + r] = -d->phit[r];
-  project(m, d, d->qd, d->tmp2 + nq, sa);
+    target[r] = -d->phit[r];
+  double vres = project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
-    d->tmp2[nq + r] = -d->gam[r];
-  project(m, d, d->qdd, d->tmp2 + nq, sa);
+    target[r] = -d->gam[r];
+  project(m, d, d->qdd, target, sa);
 
   d->t = t1;
   d->nstep++;
@@ -252,11 +287,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     info->iterations = it;
     info->residual = dqn;
     info->constraint_residual = phimax;
-    lw_jac_mul(m, d, d->qd, d->tmp);
-    double vr = 0;
-    for (int r = 0; r < nc; r++)
-      vr = fmax(vr, fabs(d->tmp[r] + d->phit[r]));
-    info->velocity_residual = vr;
+    info->velocity_residual = vres;
   }
   return LW_OK;
 

@@ -1,0 +1,432 @@
+/* bench_step.c: step-cost and work-precision benchmarks (plain-text tables).
+ *
+ *   a. five-bar, h = 1 ms, 5 s: time per lw_step (best of 5) and max |Phi|,
+ *      against MuJoCo 2.2.2 (bench/mujoco_fivebar.c) when built with it;
+ *   b. planar N-link pendulum chains (the recipe of `linkwright-cli
+ *      generate-chain`), N = 10, 100, 1000: time per step and the log-log slope;
+ *   c. five-bar work-precision at t = 5 s against an IDAS reference
+ *      (src/ref/lw_ref_idas.c): ours at h = 4 ... 0.125 ms, IDAS at
+ *      rtol = 1e-4 ... 1e-10, and the observed order of ours.
+ *
+ * Run: ninja -C build bench   (or build/bench/bench-step [--quick]).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "linkwright.h"
+#include "lw_io.h"
+#include "lw_ref_idas.h"
+#ifdef LW_HAVE_MUJOCO
+#include "mujoco_fivebar.h"
+#endif
+
+#ifndef LW_SOURCE_ROOT
+#define LW_SOURCE_ROOT "."
+#endif
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A copy of m compiled with other solver settings (NULL on failure). */
+static lw_model *recompile(const lw_model *m, double h, double alpha, double proj_penalty)
+{
+  lw_desc *dd = lw_desc_copy(lw_model_desc(m));
+  if (!dd)
+    return NULL;
+  if (h > 0)
+    dd->solver.step = h;
+  if (alpha > 0)
+    dd->solver.alpha = alpha;
+  if (proj_penalty > 0)
+    dd->solver.projection_penalty = proj_penalty;
+  lw_error err;
+  lw_model *r = lw_compile(dd, &err);
+  if (!r)
+    fprintf(stderr, "bench-step: compile failed: %s\n", err.msg);
+  lw_desc_free(dd);
+  return r;
+}
+
+typedef struct {
+  int status;
+  double t_init;   /* lw_initialize */
+  double t_loop;   /* the lw_step loop only */
+  double max_phi;  /* max constraint_residual over the steps */
+  long iterations; /* Newton iterations, total */
+  double r2[2];    /* first two output columns at the end */
+  char msg[512];
+} run_result;
+
+/* lw_data_new, lw_initialize, nsteps lw_step calls; outputs at the end. */
+static void run_ours(const lw_model *m, long nsteps, run_result *r)
+{
+  memset(r, 0, sizeof *r);
+  lw_data *d = lw_data_new(m);
+  if (!d) {
+    r->status = LW_ERR_NOMEM;
+    snprintf(r->msg, sizeof r->msg, "out of memory");
+    return;
+  }
+  lw_error err;
+  double t0 = now_s();
+  int st = lw_initialize(m, d, &err);
+  double t1 = now_s();
+  r->t_init = t1 - t0;
+  if (st) {
+    r->status = st;
+    snprintf(r->msg, sizeof r->msg, "initialize: %.480s", err.msg);
+    lw_data_free(d);
+    return;
+  }
+  double maxphi = 0;
+  long its = 0;
+  lw_step_info info;
+  t0 = now_s();
+  for (long k = 0; k < nsteps; k++) {
+    st = lw_step(m, d, &info, &err);
+    if (st)
+      break;
+    its += info.iterations;
+    if (info.constraint_residual > maxphi)
+      maxphi = info.constraint_residual;
+  }
+  r->t_loop = now_s() - t0;
+  r->max_phi = maxphi;
+  r->iterations = its;
+  if (st) {
+    r->status = st;
+    snprintf(r->msg, sizeof r->msg, "step: %.480s", err.msg);
+  } else {
+    int nc = lw_model_output_columns(m);
+    double *out = malloc(sizeof(double) * (size_t)(nc > 2 ? nc : 2));
+    if (out) {
+      lw_outputs(m, d, out);
+      r->r2[0] = out[0];
+      r->r2[1] = nc > 1 ? out[1] : 0.0;
+      free(out);
+    }
+  }
+  lw_data_free(d);
+}
+
+/* Best (smallest loop time) of nrep runs; returns the status of the last. */
+static int best_of(const lw_model *m, long nsteps, int nrep, run_result *best)
+{
+  run_result r;
+  for (int i = 0; i < nrep; i++) {
+    run_ours(m, nsteps, &r);
+    if (r.status) {
+      *best = r;
+      return r.status;
+    }
+    if (i == 0 || r.t_loop + r.t_init < best->t_loop + best->t_init)
+      *best = r;
+  }
+  return 0;
+}
+
+/* The planar chain of linkwright-cli generate-chain (src/cli/main.c
+ * make_chain): N uniform links of 1 m, 1 kg, revolute joints, released at
+ * rest from the horizontal.  Newton tolerances are scaled with N (the
+ * coordinates grow to N metres and the absolute 2-norm test on dq has a
+ * round-off floor that grows with N; at the defaults N = 100 and 1000 fail). */
+static lw_desc *make_chain(int n)
+{
+  lw_desc *d = lw_desc_new();
+  char name[64], prev[64] = "ground";
+  d->planar = 1;
+  d->solver.t_end = 1.0;
+  d->solver.tolerance = fmax(1e-10, 1e-10 * n);
+  d->solver.constraint_tolerance = fmax(1e-10, 1e-12 * n);
+  for (int i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "link%d", i + 1);
+    lw_body_desc *b = lw_desc_add_body(d, name);
+    b->mass = 1.0;
+    b->com[0] = 0.5;
+    b->inertia[2] = 1.0 / 12.0;
+    b->position[0] = (double)i;
+    double tip[3] = {1, 0, 0}, base[3] = {0, 0, 0};
+    lw_body_add_point(b, "base", base);
+    lw_body_add_point(b, "tip", tip);
+    char jn[64];
+    snprintf(jn, sizeof jn, "J%d", i + 1);
+    lw_joint_desc *j = lw_desc_add_joint(d, jn, LW_JOINT_REVOLUTE, prev, name);
+    j->has_at = 1;
+    j->at[0] = (double)i;
+    j->gaxis[2] = 1.0;
+    snprintf(prev, sizeof prev, "%s", name);
+  }
+  lw_output_desc *o = lw_desc_add_output(d, "tip", LW_OUT_POSITION);
+  size_t len = strlen(prev) + 1;
+  o->body = malloc(len);
+  memcpy(o->body, prev, len);
+  lw_place_set_ref(&o->place, "tip");
+  lw_desc_add_output(d, "energy", LW_OUT_TOTAL_ENERGY);
+  return d;
+}
+
+static double dist2(const double *a, const double *b)
+{
+  return hypot(a[0] - b[0], a[1] - b[1]);
+}
+
+/* time at error e by log-log interpolation in a table sorted by decreasing error */
+static double time_at_error(const double *err, const double *tim, int n, double e)
+{
+  for (int i = 0; i + 1 < n; i++) {
+    double e0 = err[i], e1 = err[i + 1];
+    if ((e0 >= e && e1 <= e) || (e0 <= e && e1 >= e)) {
+      if (e0 == e1)
+        return tim[i];
+      double s = (log(e) - log(e0)) / (log(e1) - log(e0));
+      return exp(log(tim[i]) + s * (log(tim[i + 1]) - log(tim[i])));
+    }
+  }
+  return NAN;
+}
+
+int main(int argc, char **argv)
+{
+  int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int nrep = quick ? 1 : 5;
+  double t_start = now_s();
+  const char *path = LW_SOURCE_ROOT "/models/five-bar.json";
+  lw_error err;
+  lw_model *fb = lw_model_open(path, &err);
+  if (!fb) {
+    fprintf(stderr, "bench-step: %s\n", err.msg);
+    return 1;
+  }
+  const double T = 5.0;
+  int failed = 0;
+
+  /* ---- a. five-bar step cost ------------------------------------------ */
+  printf("== a. Five-bar, h = 1 ms, t = 0..5 s (5000 steps), best of %d ==\n", nrep);
+  lw_model *fb1 = recompile(fb, 1e-3, 0, 0);
+  run_result ra;
+  double ours_step = NAN, mj_step = NAN;
+  if (!fb1 || best_of(fb1, 5000, nrep, &ra)) {
+    printf("ours: FAILED %s\n", fb1 ? ra.msg : "");
+    failed = 1;
+  } else {
+    ours_step = ra.t_loop / 5000.0;
+    printf("%-10s %14s %16s %10s %10s\n", "solver", "us/step", "max |Phi| (m)", "iter/step", "init ms");
+    printf("%-10s %14.3f %16.3e %10.2f %10.3f\n", "linkwright", 1e6 * ours_step, ra.max_phi,
+           (double)ra.iterations / 5000.0, 1e3 * ra.t_init);
+  }
+#ifdef LW_HAVE_MUJOCO
+  lw_mj_result mj, mjbest;
+  memset(&mjbest, 0, sizeof mjbest);
+  char mjerr[512] = "";
+  int mjok = 1;
+  for (int i = 0; i < nrep; i++) {
+    if (lw_mj_fivebar_run(1e-3, T, &mj, mjerr, sizeof mjerr)) {
+      mjok = 0;
+      break;
+    }
+    if (i == 0 || mj.sec_per_step < mjbest.sec_per_step)
+      mjbest = mj;
+  }
+  if (mjok) {
+    mj_step = mjbest.sec_per_step;
+    printf("%-10s %14.3f %16.3e %10s %10s   (loop-closure gap, soft constraint)\n", "MuJoCo",
+           1e6 * mj_step, mjbest.max_loop_residual, "-", "-");
+    printf("ratio ours/MuJoCo time per step: %.2f\n", ours_step / mj_step);
+  } else {
+    printf("MuJoCo: FAILED %s\n", mjerr);
+  }
+#else
+  printf("MuJoCo: not built\n");
+#endif
+
+  /* ---- b. chains ------------------------------------------------------- */
+  printf("\n== b. Planar N-link pendulum chain, h = 1 ms ==\n");
+  printf("%6s %6s %6s %8s %12s %10s %12s %14s\n", "N", "nq", "nc", "steps", "us/step", "iter/step",
+         "init ms", "max |Phi| (m)");
+  const int Ns[3] = {10, 100, 1000};
+  double lx[3], ly[3];
+  int nfit = 0;
+  for (int k = 0; k < 3; k++) {
+    int n = Ns[k];
+    long steps = n <= 100 ? 1000 : 200;
+    lw_desc *cd = make_chain(n);
+    lw_model *cm = lw_compile(cd, &err);
+    lw_desc_free(cd);
+    if (!cm) {
+      printf("%6d compile failed: %s\n", n, err.msg);
+      failed = 1;
+      continue;
+    }
+    run_result rc;
+    int reps = n <= 10 ? nrep : (n <= 100 ? (nrep > 3 ? 3 : nrep) : 1);
+    if (best_of(cm, steps, reps, &rc)) {
+      printf("%6d FAILED: %s\n", n, rc.msg);
+      failed = 1;
+    } else {
+      double ps = rc.t_loop / (double)steps;
+      printf("%6d %6d %6d %8ld %12.1f %10.2f %12.1f %14.3e\n", n, lw_model_nq(cm), lw_model_nc(cm),
+             steps, 1e6 * ps, (double)rc.iterations / (double)steps, 1e3 * rc.t_init, rc.max_phi);
+      lx[nfit] = log((double)n);
+      ly[nfit] = log(ps);
+      nfit++;
+    }
+    lw_model_free(cm);
+  }
+  double slope = NAN;
+  if (nfit >= 2) {
+    double mx = 0, my = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < nfit; i++) {
+      mx += lx[i] / nfit;
+      my += ly[i] / nfit;
+    }
+    for (int i = 0; i < nfit; i++) {
+      sxx += (lx[i] - mx) * (lx[i] - mx);
+      sxy += (lx[i] - mx) * (ly[i] - my);
+    }
+    slope = sxy / sxx;
+    printf("least-squares slope of log(time/step) vs log(N) over %d points: %.3f\n", nfit, slope);
+  }
+
+  /* ---- c. work-precision ----------------------------------------------- */
+  printf("\n== c. Five-bar work-precision at t = 5 s: error = |r2(5) - r2_ref| ==\n");
+  double tref = T, ref[64];
+  int ncols = lw_model_output_columns(fb);
+  double *row = malloc(sizeof(double) * (size_t)ncols);
+  lw_ref_stats rs;
+  char msg[512];
+  double ref_rtol = 1e-12, ref_atol = 1e-14;
+  int refok = 0;
+  for (; ref_rtol <= 1e-9 && !refok; ref_rtol *= 10, ref_atol *= 10) {
+    if (!lw_ref_idas_run(fb, ref_rtol, ref_atol, &tref, 1, row, &rs, msg, sizeof msg))
+      refok = 1;
+    else
+      printf("IDAS reference at rtol %.0e failed: %s\n", ref_rtol, msg);
+    if (refok)
+      break;
+  }
+  double ours_e1 = NAN, ours_t1 = NAN, idas_t_at_e1 = NAN;
+  if (!refok || ncols < 2) {
+    printf("no reference solution\n");
+    failed = 1;
+  } else {
+    ref[0] = row[0];
+    ref[1] = row[1];
+    printf("reference: IDAS rtol %.0e atol %.0e: r2 = (%.10f, %.10f), %ld steps, %ld res evals, "
+           "%.3f s, max |Phi| %.2e\n",
+           ref_rtol, ref_atol, ref[0], ref[1], rs.steps, rs.nfevals, rs.wall_time_s,
+           rs.max_constraint_residual);
+#ifdef LW_HAVE_MUJOCO
+    if (mjok)
+      printf("MuJoCo (h = 1 ms) r2 error: %.3e\n", dist2(mjbest.final_r2, ref));
+#endif
+    /* the default solver settings, then a diagnostic variant with a milder
+     * projection penalty (alpha * projection_penalty = 1e4 instead of 1e9) */
+    const double hs[6] = {4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4};
+    const struct {
+      const char *label;
+      double alpha, pp;
+    } variants[2] = {{"linkwright (model settings)", 0, 0},
+                     {"linkwright, alpha 1e7, projection_penalty 1e-3 (diagnostic)", 1e7, 1e-3}};
+    double oe[6], ot[6];
+    for (int v = 0; v < 2; v++) {
+      printf("-- %s --\n", variants[v].label);
+      printf("%10s %8s %12s %10s %8s %12s\n", "h (ms)", "steps", "error (m)", "wall s", "order",
+             "max |Phi|");
+      double prev = NAN;
+      for (int i = 0; i < 6; i++) {
+        double h = hs[i];
+        long n = (long)floor(T / h + 0.5);
+        lw_model *mh = recompile(fb, h, variants[v].alpha, variants[v].pp);
+        run_result r;
+        int reps = n <= 5000 ? (nrep > 3 ? 3 : nrep) : 1;
+        if (!mh || best_of(mh, n, reps, &r)) {
+          printf("%10.4g FAILED %s\n", 1e3 * h, mh ? r.msg : "");
+          lw_model_free(mh);
+          prev = NAN;
+          if (v == 0) {
+            oe[i] = NAN;
+            ot[i] = NAN;
+          }
+          continue;
+        }
+        double e = dist2(r.r2, ref), w = r.t_init + r.t_loop;
+        double ord = (i > 0 && prev > 0 && e > 0) ? log(prev / e) / log(2.0) : NAN;
+        if (i == 0 || !(ord == ord))
+          printf("%10.4g %8ld %12.3e %10.4f %8s %12.2e\n", 1e3 * h, n, e, w, "-", r.max_phi);
+        else
+          printf("%10.4g %8ld %12.3e %10.4f %8.2f %12.2e\n", 1e3 * h, n, e, w, ord, r.max_phi);
+        prev = e;
+        if (v == 0) {
+          oe[i] = e;
+          ot[i] = w;
+        }
+        lw_model_free(mh);
+      }
+    }
+    ours_e1 = oe[2];
+    ours_t1 = ot[2];
+
+    printf("-- IDAS (BDF, index-1 DAE, dense DQ Jacobian), atol = 1e-2 rtol --\n");
+    printf("%10s %8s %10s %12s %10s %12s\n", "rtol", "steps", "res evals", "error (m)", "wall s",
+           "max |Phi|");
+    double ie[7], it[7];
+    int ni = 0;
+    for (int k = 4; k <= 10; k++) {
+      double rtol = pow(10.0, -k);
+      double best = INFINITY;
+      int ok = 1;
+      for (int rep = 0; rep < (nrep > 3 ? 3 : nrep); rep++) {
+        double t0 = now_s();
+        if (lw_ref_idas_run(fb, rtol, 1e-2 * rtol, &tref, 1, row, &rs, msg, sizeof msg)) {
+          ok = 0;
+          break;
+        }
+        double w = now_s() - t0; /* whole call, incl. initialization, like ours */
+        if (w < best)
+          best = w;
+      }
+      if (!ok) {
+        printf("%10.0e FAILED %s\n", rtol, msg);
+        continue;
+      }
+      double e = dist2(row, ref);
+      printf("%10.0e %8ld %10ld %12.3e %10.4f %12.2e\n", rtol, rs.steps, rs.nfevals, e, best,
+             rs.max_constraint_residual);
+      ie[ni] = e;
+      it[ni] = best;
+      ni++;
+    }
+    idas_t_at_e1 = time_at_error(ie, it, ni, ours_e1);
+  }
+  free(row);
+
+  /* ---- summary ----------------------------------------------------------- */
+  printf("\n== summary ==\n");
+  printf("five-bar time per step (h = 1 ms): ours %.2f us", 1e6 * ours_step);
+  if (mj_step == mj_step)
+    printf(", MuJoCo %.2f us, ours/MuJoCo = %.2f\n", 1e6 * mj_step, ours_step / mj_step);
+  else
+    printf(", MuJoCo not available\n");
+  printf("chain scaling: time/step ~ N^%.2f (N = 10, 100, 1000)\n", slope);
+  if (ours_e1 == ours_e1) {
+    printf("five-bar at h = 1 ms: error %.2e in %.4f s", ours_e1, ours_t1);
+    if (idas_t_at_e1 == idas_t_at_e1)
+      printf("; IDAS needs %.4f s for the same error (ours/IDAS time = %.2f)\n", idas_t_at_e1,
+             ours_t1 / idas_t_at_e1);
+    else
+      printf("; error outside the IDAS table\n");
+  }
+  printf("total bench time %.1f s\n", now_s() - t_start);
+  lw_model_free(fb1);
+  lw_model_free(fb);
+  return failed;
+}

@@ -1,0 +1,59 @@
+/* lw-test.h: helpers shared by the test programs. */
+#ifndef LW_TEST_H
+#define LW_TEST_H
+
+#include <glib.h>
+#include <math.h>
+
+#include "linkwright.h"
+#include "lw_io.h"
+
+/* Load and compile a shipped model, failing the test with the message. */
+static inline lw_model *lwt_open(const char *name)
+{
+  g_autofree char *path = g_build_filename(LW_MODELS_DIR, name, NULL);
+  lw_error err;
+  lw_model *m = lw_model_open(path, &err);
+  if (!m)
+    g_error("%s", err.msg);
+  return m;
+}
+
+static inline lw_desc *lwt_read(const char *name)
+{
+  g_autofree char *path = g_build_filename(LW_MODELS_DIR, name, NULL);
+  lw_error err;
+  lw_desc *d = lw_model_read_file(path, NULL, &err);
+  if (!d)
+    g_error("%s", err.msg);
+  return d;
+}
+
+static inline lw_model *lwt_compile(const lw_desc *d)
+{
+  lw_error err;
+  lw_model *m = lw_compile(d, &err);
+  if (!m)
+    g_error("%s: %s", err.path, err.msg);
+  return m;
+}
+
+/* column index (in lw_sim_result rows, time is column 0) of an output column label */
+static inline int lwt_col(const lw_model *m, const char *label)
+{
+  char b[256];
+  for (int c = 0; c < lw_model_output_columns(m); c++) {
+    lw_model_output_column_name(m, c, b, sizeof b);
+    if (!g_strcmp0(b, label))
+      return c + 1;
+  }
+  g_error("no output column %s", label);
+  return -1;
+}
+
+static inline double lwt_at(const lw_sim_result *r, long row, int col)
+{
+  return r->table[(size_t)row * r->ncols + col];
+}
+
+#endif

@@ -1,0 +1,255 @@
+/* Dynamics of the shipped models: constraints, convergence order,
+ * energy, analytic period, published reference solutions. */
+#include "lw-test.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* five-bar, 5 s at h = 1 ms: every step closes the loop to 1e-10 */
+static void test_fivebar_constraints(void)
+{
+  lw_model *m = lwt_open("five-bar.json");
+  lw_data *d = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+  g_assert_cmpint(lw_data_dof(d), ==, 2);
+  double worst = lw_constraint_residual(m, d), worst_v = 0;
+  int maxit = 0;
+  for (int k = 0; k < 5000; k++) {
+    lw_step_info info;
+    g_assert_cmpint(lw_step(m, d, &info, &err), ==, LW_OK);
+    /* measured independently of the step's own report */
+    double r = lw_constraint_residual(m, d);
+    worst = fmax(worst, r);
+    worst_v = fmax(worst_v, info.velocity_residual);
+    maxit = MAX(maxit, info.iterations);
+  }
+  g_assert_cmpfloat(fabs(lw_data_time(d) - 5.0), <, 1e-12);
+  g_test_message("five-bar: max |Phi| = %.3g, max |Phi_q qdot| = %.3g, max Newton iterations %d", worst,
+                 worst_v, maxit);
+  g_assert_cmpfloat(worst, <=, 1e-10);
+  g_assert_cmpfloat(worst_v, <=, 1e-8);
+  lw_data_free(d);
+  lw_model_free(m);
+}
+
+static void r2_at(const lw_model *m, double h, double t_end, double r[2])
+{
+  lw_sim_result res;
+  g_assert_cmpint(lw_simulate(m, t_end, h, &res, NULL, NULL), ==, LW_OK);
+  int cx = lwt_col(m, "r2.x"), cy = lwt_col(m, "r2.y");
+  r[0] = lwt_at(&res, res.rows - 1, cx);
+  r[1] = lwt_at(&res, res.rows - 1, cy);
+  g_assert_cmpfloat(fabs(lwt_at(&res, res.rows - 1, 0) - t_end), <, 1e-12);
+  lw_sim_result_clear(&res);
+}
+
+/* second order: differences between successive halvings shrink 4x */
+static void test_fivebar_order(void)
+{
+  lw_model *m = lwt_open("five-bar.json");
+  double hs[4] = {4e-3, 2e-3, 1e-3, 5e-4}, r[4][2];
+  for (int i = 0; i < 4; i++)
+    r2_at(m, hs[i], 2.0, r[i]);
+  double e[3];
+  for (int i = 0; i < 3; i++)
+    e[i] = hypot(r[i][0] - r[i + 1][0], r[i][1] - r[i + 1][1]);
+  for (int i = 0; i < 2; i++) {
+    double order = log2(e[i] / e[i + 1]);
+    g_test_message("h = %g -> %g: |dr2| = %.3e, %.3e, observed order %.3f", hs[i], hs[i + 1], e[i],
+                   e[i + 1], order);
+    g_assert_cmpfloat(order, >, 1.9);
+    g_assert_cmpfloat(order, <, 2.1);
+  }
+  lw_model_free(m);
+}
+
+/* energy drift of a conservative model (total_energy output) and the largest
+ * kinetic energy, the scale of the energy the model exchanges */
+static double energy_drift(const char *model, double t_end, double h, double *ke_max)
+{
+  lw_model *m = lwt_open(model);
+  lw_sim_result res;
+  g_assert_cmpint(lw_simulate(m, t_end, h, &res, NULL, NULL), ==, LW_OK);
+  int ce = lwt_col(m, "energy");
+  lw_desc *d = lw_desc_copy(lw_model_desc(m));
+  double e0 = lwt_at(&res, 0, ce), drift = 0;
+  for (long i = 0; i < res.rows; i++)
+    drift = fmax(drift, fabs(lwt_at(&res, i, ce) - e0));
+  /* kinetic energy = total - potential: recompute from a kinetic output */
+  lw_output_desc *o = lw_desc_add_output(d, "lwt_kinetic", LW_OUT_KINETIC_ENERGY);
+  (void)o;
+  lw_model *mk = lwt_compile(d);
+  lw_sim_result rk;
+  g_assert_cmpint(lw_simulate(mk, t_end, h, &rk, NULL, NULL), ==, LW_OK);
+  int ck = lwt_col(mk, "lwt_kinetic");
+  *ke_max = 0;
+  for (long i = 0; i < rk.rows; i++)
+    *ke_max = fmax(*ke_max, lwt_at(&rk, i, ck));
+  g_test_message("%s: %g s at h = %g: energy %.9g J, max drift %.3e J, max kinetic energy %.4g J", model,
+                 t_end, h, e0, drift, *ke_max);
+  lw_sim_result_clear(&rk);
+  lw_sim_result_clear(&res);
+  lw_model_free(mk);
+  lw_model_free(m);
+  lw_desc_free(d);
+  return drift;
+}
+
+/* bounded: below 1e-3 of the energy exchanged; and an integrator error:
+ * it falls with the square of the step */
+static void energy_check(const char *model, double t_end)
+{
+  double ke, ke2;
+  double e1 = energy_drift(model, t_end, 1e-3, &ke);
+  double e2 = energy_drift(model, t_end, 5e-4, &ke2);
+  g_test_message("%s: drift ratio h / (h/2) = %.2f", model, e1 / e2);
+  g_assert_cmpfloat(e1, <, 1e-3 * ke);
+  g_assert_cmpfloat(e1 / e2, >, 3.0);
+}
+
+static void test_energy_pendulum(void) { energy_check("pendulum.json", 10.0); }
+static void test_energy_double_pendulum(void) { energy_check("double-pendulum.json", 3.0); }
+static void test_energy_fivebar(void) { energy_check("five-bar.json", 5.0); }
+
+/* small-angle period of the pendulum: 2 pi sqrt(J_O / (m g c)) */
+static void test_pendulum_period(void)
+{
+  lw_desc *d = lwt_read("pendulum.json");
+  double amp = 1e-3;
+  d->initial[0].value = -M_PI / 2 + amp;
+  lw_model *m = lwt_compile(d);
+  lw_sim_result res;
+  g_assert_cmpint(lw_simulate(m, 12.0, 1e-3, &res, NULL, NULL), ==, LW_OK);
+  int ca = lwt_col(m, "angle");
+  /* upward zero crossings of angle + pi/2, located by linear interpolation */
+  double cross[16];
+  int n = 0;
+  for (long i = 1; i < res.rows && n < 16; i++) {
+    double a0 = lwt_at(&res, i - 1, ca) + M_PI / 2, a1 = lwt_at(&res, i, ca) + M_PI / 2;
+    if (a0 < 0 && a1 >= 0) {
+      double t0 = lwt_at(&res, i - 1, 0), t1 = lwt_at(&res, i, 0);
+      cross[n++] = t0 + (t1 - t0) * (-a0) / (a1 - a0);
+    }
+  }
+  g_assert_cmpint(n, >=, 3);
+  double T = (cross[n - 1] - cross[0]) / (n - 1);
+  const lw_body_desc *b = &lw_model_desc(m)->bodies[0];
+  double c = b->com[0], J = b->inertia[2] + b->mass * c * c;
+  double T0 = 2 * M_PI * sqrt(J / (b->mass * 9.81 * c));
+  g_test_message("pendulum period %.9f s, analytic %.9f s, relative error %.2e", T, T0, fabs(T - T0) / T0);
+  /* trapezoidal period error (omega h)^2/12 ~ 8e-7 at h = 1 ms */
+  g_assert_cmpfloat(fabs(T - T0) / T0, <, 5e-6);
+  lw_sim_result_clear(&res);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
+/* read "t,x,y" rows of an IFToMM reference file */
+static int read_ref(const char *file, double *t, double *x, double *y, int max)
+{
+  g_autofree char *path = g_build_filename(LW_IFTOMM_DIR, file, NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return -1;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  int n = 0;
+  for (int i = 0; lines[i] && n < max; i++) {
+    if (!g_ascii_isdigit(lines[i][0]) && lines[i][0] != '-')
+      continue;
+    g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+    if (!f[0] || !f[1])
+      continue;
+    t[n] = g_ascii_strtod(f[0], NULL);
+    x[n] = g_ascii_strtod(f[1], NULL);
+    y[n] = f[2] ? g_ascii_strtod(f[2], NULL) : 0;
+    n++;
+  }
+  return n;
+}
+
+/* IFToMM spatial slider-crank: slider x against the published solution */
+static void test_iftomm_slider_crank(void)
+{
+  static double t[600], x[600], y[600];
+  int n = read_ref("slidercrank3d_gonzalez_reference.csv", t, x, y, 600);
+  if (n < 0) {
+    g_test_skip("reference data not found");
+    return;
+  }
+  lw_model *m = lwt_open("slider-crank-iftomm.json");
+  lw_sim_result res;
+  g_assert_cmpint(lw_simulate(m, 5.0, 1e-3, &res, NULL, NULL), ==, LW_OK);
+  int cx = lwt_col(m, "slider_x");
+  double worst = 0;
+  for (int k = 0; k < n; k++) {
+    long row = lround(t[k] / 1e-3);
+    g_assert_cmpfloat(fabs(lwt_at(&res, row, 0) - t[k]), <, 1e-9);
+    worst = fmax(worst, fabs(0.2 + lwt_at(&res, row, cx) - x[k]));
+  }
+  g_test_message("slider-crank: %d reference points, max |x - x_ref| = %.3e m", n, worst);
+  g_assert_cmpfloat(worst, <, 1e-4);
+  lw_sim_result_clear(&res);
+  lw_model_free(m);
+}
+
+/* IFToMM A01 pendulum, first 20 s of the published solution */
+static void test_iftomm_pendulum(void)
+{
+  static double t[5000], x[5000], y[5000];
+  int n = read_ref("A01_pendulum_reference.csv", t, x, y, 41);
+  if (n < 0) {
+    g_test_skip("reference data not found");
+    return;
+  }
+  lw_model *m = lwt_open("pendulum.json");
+  lw_sim_result res;
+  double h = 2.5e-4;
+  g_assert_cmpint(lw_simulate(m, 20.0, h, &res, NULL, NULL), ==, LW_OK);
+  int cx = lwt_col(m, "P1.x"), cy = lwt_col(m, "P1.y");
+  double worst = 0;
+  for (int k = 0; k < n; k++) {
+    long row = lround(t[k] / h);
+    worst = fmax(worst, hypot(lwt_at(&res, row, cx) - x[k], lwt_at(&res, row, cy) - y[k]));
+  }
+  g_test_message("A01 pendulum: %d reference points to 20 s, max position error %.3e m", n, worst);
+  /* the reference is printed to 6 significant digits; our truncation error
+   * at this step is O(1e-5) m */
+  g_assert_cmpfloat(worst, <, 5e-5);
+  lw_sim_result_clear(&res);
+  lw_model_free(m);
+}
+
+/* every shipped model runs to its end */
+static void test_all_models_run(void)
+{
+  const char *names[] = {"five-bar.json", "slider-crank.json", "slider-crank-iftomm.json", "pendulum.json",
+                         "double-pendulum.json", "four-bar.json"};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    lw_model *m = lwt_open(names[i]);
+    lw_sim_result res;
+    const lw_desc *d = lw_model_desc(m);
+    int st = lw_simulate(m, d->solver.t_end, d->solver.step, &res, NULL, NULL);
+    g_test_message("%s: status %d, %ld steps, max |Phi| %.2e, %.3g s", names[i], st, res.steps,
+                   res.max_constraint_residual, res.wall_time_s);
+    g_assert_cmpint(st, ==, LW_OK);
+    g_assert_cmpfloat(res.max_constraint_residual, <=, 1e-10);
+    lw_sim_result_clear(&res);
+    lw_model_free(m);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/dynamics/five-bar/constraints", test_fivebar_constraints);
+  g_test_add_func("/dynamics/five-bar/order", test_fivebar_order);
+  g_test_add_func("/dynamics/energy/pendulum", test_energy_pendulum);
+  g_test_add_func("/dynamics/energy/double-pendulum", test_energy_double_pendulum);
+  g_test_add_func("/dynamics/energy/five-bar", test_energy_fivebar);
+  g_test_add_func("/dynamics/pendulum/period", test_pendulum_period);
+  g_test_add_func("/dynamics/iftomm/slider-crank", test_iftomm_slider_crank);
+  g_test_add_func("/dynamics/iftomm/pendulum", test_iftomm_pendulum);
+  g_test_add_func("/dynamics/models/run", test_all_models_run);
+  return g_test_run();
+}
