@@ -108,6 +108,12 @@ typedef struct {
   cholmod_factor *L;
   cholmod_dense *X, *Y, *E, B;
   int started;
+  /* fill-reducing order applied by us, so that CHOLMOD factorizes in its
+   * natural order and allocates nothing per factorization */
+  int *pinv;            /* (n) new index of coordinate i */
+  int *pmap;            /* (nnz) position of each entry in the permuted matrix */
+  int *pcolptr, *prowind;
+  double *pvals, *px;   /* (nnz), (n) */
 } lw_spd;
 
 struct lw_data {

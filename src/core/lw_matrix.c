@@ -101,10 +101,10 @@ void lw_mass_mul(const lw_model *m, const double *x, double *y)
 int lw_spd_init(lw_spd *s, const lw_model *m)
 {
   memset(s, 0, sizeof *s);
-  s->n = m->nq;
+  int n = s->n = m->nq;
   s->dense = m->dense;
   if (s->dense) {
-    s->a = calloc((size_t)s->n * s->n, sizeof(double));
+    s->a = calloc((size_t)n * n, sizeof(double));
     return s->a ? 0 : -1;
   }
   cholmod_start(&s->cc);
@@ -113,42 +113,105 @@ int lw_spd_init(lw_spd *s, const lw_model *m)
   s->cc.final_ll = 1;
   s->cc.print = 0;
   s->cc.error_handler = NULL;
-  /* the matrix struct points at the model's pattern and the data's values */
-  s->A.nrow = s->A.ncol = (size_t)s->n;
-  s->A.nzmax = (size_t)m->nnz;
-  s->A.p = m->colptr;
-  s->A.i = m->rowind;
-  s->A.x = m->mass_csc; /* replaced per factorization */
-  s->A.stype = 1;
-  s->A.itype = CHOLMOD_INT;
-  s->A.xtype = CHOLMOD_REAL;
-  s->A.dtype = CHOLMOD_DOUBLE;
-  s->A.sorted = 1;
-  s->A.packed = 1;
+  cholmod_sparse A = {0};
+  A.nrow = A.ncol = (size_t)n;
+  A.nzmax = (size_t)m->nnz;
+  A.p = m->colptr;
+  A.i = m->rowind;
+  A.x = m->mass_csc;
+  A.stype = 1;
+  A.itype = CHOLMOD_INT;
+  A.xtype = CHOLMOD_REAL;
+  A.dtype = CHOLMOD_DOUBLE;
+  A.sorted = 1;
+  A.packed = 1;
+  /* 1. the fill-reducing order CHOLMOD would choose */
+  cholmod_factor *L0 = cholmod_analyze(&A, &s->cc);
+  if (!L0)
+    return -1;
+  s->pinv = malloc(sizeof(int) * (size_t)n);
+  const int *perm = L0->Perm;
+  for (int i = 0; i < n; i++)
+    s->pinv[perm[i]] = i;
+  cholmod_free_factor(&L0, &s->cc);
+  /* 2. the permuted upper pattern and the map of every entry into it */
+  int nnz = m->nnz;
+  s->pcolptr = calloc((size_t)n + 1, sizeof(int));
+  s->prowind = malloc(sizeof(int) * (size_t)nnz);
+  s->pmap = malloc(sizeof(int) * (size_t)nnz);
+  s->pvals = calloc((size_t)nnz, sizeof(double));
+  s->px = calloc((size_t)n, sizeof(double));
+  int *fill = calloc((size_t)n, sizeof(int));
+  for (int c = 0; c < n; c++)
+    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
+      int r2 = s->pinv[m->rowind[k]], c2 = s->pinv[c];
+      s->pcolptr[(r2 > c2 ? r2 : c2) + 1]++;
+    }
+  for (int c = 0; c < n; c++)
+    s->pcolptr[c + 1] += s->pcolptr[c];
+  /* rows within a column in increasing order: fill by increasing row */
+  int *cnt = calloc((size_t)n, sizeof(int));
+  for (int c = 0; c < n; c++)
+    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
+      int r2 = s->pinv[m->rowind[k]], c2 = s->pinv[c];
+      int col = r2 > c2 ? r2 : c2, row = r2 > c2 ? c2 : r2;
+      s->prowind[s->pcolptr[col] + cnt[col]] = row;
+      s->pmap[k] = s->pcolptr[col] + cnt[col];
+      cnt[col]++;
+    }
+  /* sort each column's rows, carrying the map along (insertion sort: columns are short) */
+  int *inv = malloc(sizeof(int) * (size_t)nnz);
+  for (int k = 0; k < nnz; k++)
+    inv[s->pmap[k]] = k;
+  for (int c = 0; c < n; c++)
+    for (int a = s->pcolptr[c] + 1; a < s->pcolptr[c + 1]; a++)
+      for (int b = a; b > s->pcolptr[c] && s->prowind[b - 1] > s->prowind[b]; b--) {
+        int t = s->prowind[b];
+        s->prowind[b] = s->prowind[b - 1];
+        s->prowind[b - 1] = t;
+        t = inv[b];
+        inv[b] = inv[b - 1];
+        inv[b - 1] = t;
+      }
+  for (int k = 0; k < nnz; k++)
+    s->pmap[inv[k]] = k;
+  free(inv);
+  free(cnt);
+  free(fill);
+  /* 3. analysis of the permuted matrix in natural order */
+  s->A = A;
+  s->A.p = s->pcolptr;
+  s->A.i = s->prowind;
+  s->A.x = s->pvals;
+  for (int k = 0; k < nnz; k++)
+    s->pvals[s->pmap[k]] = m->mass_csc[k];
+  s->cc.nmethods = 1;
+  s->cc.method[0].ordering = CHOLMOD_NATURAL;
+  s->cc.postorder = 0;
   s->L = cholmod_analyze(&s->A, &s->cc);
   if (!s->L)
     return -1;
-  /* one factorization so that every workspace exists before the first step */
+  /* one factorization and solve so that every workspace exists before the first step */
   if (!cholmod_factorize(&s->A, s->L, &s->cc))
     return -1;
-  s->B.nrow = (size_t)s->n;
+  s->B.nrow = (size_t)n;
   s->B.ncol = 1;
-  s->B.nzmax = (size_t)s->n;
-  s->B.d = (size_t)s->n;
+  s->B.nzmax = (size_t)n;
+  s->B.d = (size_t)n;
   s->B.xtype = CHOLMOD_REAL;
   s->B.dtype = CHOLMOD_DOUBLE;
-  s->X = cholmod_zeros((size_t)s->n, 1, CHOLMOD_REAL, &s->cc);
-  s->B.x = s->X->x;
-  double *tmp = calloc((size_t)s->n, sizeof(double));
-  s->B.x = tmp;
-  cholmod_solve2(CHOLMOD_A, s->L, &s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc);
-  free(tmp);
-  return s->cc.status < 0 ? -1 : 0;
+  return s->cc.status < 0 || !s->L->is_ll || s->L->is_super ? -1 : 0;
 }
 
 void lw_spd_free(lw_spd *s)
 {
   free(s->a);
+  free(s->pinv);
+  free(s->pmap);
+  free(s->pcolptr);
+  free(s->prowind);
+  free(s->pvals);
+  free(s->px);
   if (s->started) {
     cholmod_free_factor(&s->L, &s->cc);
     cholmod_free_dense(&s->X, &s->cc);
@@ -171,7 +234,8 @@ int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals)
     dpotrf_("U", &n, a, &n, &info);
     return info == 0 ? 0 : -1;
   }
-  s->A.x = (void *)vals;
+  for (int k = 0; k < m->nnz; k++)
+    s->pvals[s->pmap[k]] = vals[k];
   int ok = cholmod_factorize(&s->A, s->L, &s->cc);
   if (!ok || s->cc.status != CHOLMOD_OK)
     return -1;
@@ -186,7 +250,27 @@ void lw_spd_solve(lw_spd *s, double *x)
     dpotrs_("U", &n, &one, s->a, &n, x, &n, &info);
     return;
   }
-  s->B.x = x;
-  cholmod_solve2(CHOLMOD_A, s->L, &s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc);
-  memcpy(x, s->X->x, sizeof(double) * (size_t)n);
+  /* L L^T y = b by our own triangular solves on the simplicial factor
+   * (cholmod_solve2 reallocates its workspace on every call) */
+  double *y = s->px;
+  for (int i = 0; i < n; i++)
+    y[s->pinv[i]] = x[i];
+  const int *Lp = s->L->p, *Li = s->L->i, *Lnz = s->L->nz;
+  const double *Lx = s->L->x;
+  for (int j = 0; j < n; j++) {
+    int p0 = Lp[j], p1 = Lp[j] + Lnz[j];
+    double yj = y[j] / Lx[p0];
+    y[j] = yj;
+    for (int p = p0 + 1; p < p1; p++)
+      y[Li[p]] -= Lx[p] * yj;
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    int p0 = Lp[j], p1 = Lp[j] + Lnz[j];
+    double yj = y[j];
+    for (int p = p0 + 1; p < p1; p++)
+      yj -= Lx[p] * y[Li[p]];
+    y[j] = yj / Lx[p0];
+  }
+  for (int i = 0; i < n; i++)
+    x[i] = y[s->pinv[i]];
 }
