@@ -402,7 +402,8 @@ int main(int argc, char **argv)
     printf(", MuJoCo %.2f us, ours/MuJoCo = %.2f\n", 1e6 * mj_step, ours_step / mj_step);
   else
     printf(", MuJoCo not available\n");
-  printf("chain scaling: time/step ~ N^%.2f (N = 10, 100, 1000)\n", slope);
+  printf("chain scaling: time/step ~ N^%.2f (fitted over %d of the 3 sizes%s)\n", slope, nfit,
+         nfit < 3 ? "; see the FAILED row" : "");
   if (ours_e1 == ours_e1) {
     printf("five-bar at h = 1 ms: error %.2e in %.4f s", ours_e1, ours_t1);
     if (idas_t_at_e1 == idas_t_at_e1)
