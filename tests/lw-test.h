@@ -4,6 +4,7 @@
 
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "linkwright.h"
 #include "lw_io.h"
@@ -36,6 +37,14 @@ static inline lw_model *lwt_compile(const lw_desc *d)
   if (!m)
     g_error("%s: %s", err.path, err.msg);
   return m;
+}
+
+/* drop every initial condition (the description owns their strings) */
+static inline void lwt_clear_initial(lw_desc *d)
+{
+  for (int i = 0; i < d->ninitial; i++)
+    free(d->initial[i].joint);
+  d->ninitial = 0;
 }
 
 /* column index (in lw_sim_result rows, time is column 0) of an output column label */

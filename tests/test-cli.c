@@ -67,7 +67,7 @@ static void test_exit_codes(void)
 static void test_solver_failure(void)
 {
   lw_desc *d = lwt_read("four-bar.json");
-  d->ninitial = 0;
+  lwt_clear_initial(d);
   lw_driver_desc *dr = lw_desc_add_driver(d, "motor", "D", 0);
   dr->func.type = LW_FUNC_LINEAR;
   dr->func.a[0] = 1.7419501646378184; /* the rocker angle of the shipped start */

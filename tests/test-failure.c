@@ -9,8 +9,6 @@
 static lw_desc *driven_rocker(void)
 {
   lw_desc *d = lwt_read("four-bar.json");
-  d->ninitial = 1;
-  d->initial[0].has_velocity = 0;
   lw_driver_desc *dr = lw_desc_add_driver(d, "rocker_motor", "D", 0);
   dr->func.type = LW_FUNC_LINEAR;
   /* start where the rocker is (measured below) and sweep at 1 rad/s */
@@ -34,7 +32,7 @@ static void test_dead_point(void)
   lw_desc *d = driven_rocker();
   d->drivers[0].func.a[0] = rocker0;
   /* the crank is now driven through the rocker: release its initial value */
-  d->ninitial = 0;
+  lwt_clear_initial(d);
   lw_model *m = lwt_compile(d);
   lw_sim_result r;
   int st = lw_simulate(m, 3.0, 1e-3, &r, NULL, NULL);

@@ -196,7 +196,6 @@ typedef struct {
 typedef struct {
   double t_end, step;
   double alpha;           /* ALI3-P penalty (seed 002 table 7.2: 1e9) */
-  double projection_penalty; /* varsigma */
   double tolerance;       /* Newton increment tolerance, 2-norm */
   double constraint_tolerance; /* max |Phi| accepted at the end of a step */
   int max_iterations;

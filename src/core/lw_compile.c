@@ -703,8 +703,6 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       FAIL("solver/alpha", "alpha must be positive");
     if (!(s->tolerance > 0))
       FAIL("solver/tolerance", "tolerance must be positive");
-    if (!(s->projection_penalty > 0))
-      FAIL("solver/projection_penalty", "projection_penalty must be positive");
     if (s->max_iterations < 1)
       FAIL("solver/max_iterations", "max_iterations must be at least 1");
   }

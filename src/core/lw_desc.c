@@ -34,7 +34,6 @@ void lw_solver_defaults(lw_solver_desc *s)
   s->t_end = 5.0;
   s->step = 1e-3;
   s->alpha = 1e9;
-  s->projection_penalty = 1.0;
   s->tolerance = 1e-10;
   s->constraint_tolerance = 1e-10;
   s->max_iterations = 25;
@@ -415,7 +414,6 @@ double *lw_desc_field(lw_desc *d, const char *path)
     if (!strcmp(b, "t_end")) return &s->t_end;
     if (!strcmp(b, "step")) return &s->step;
     if (!strcmp(b, "alpha")) return &s->alpha;
-    if (!strcmp(b, "projection_penalty")) return &s->projection_penalty;
     if (!strcmp(b, "tolerance")) return &s->tolerance;
     return NULL;
   }

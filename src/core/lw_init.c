@@ -269,7 +269,10 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
   /* 4. accelerations and multipliers: augmented Lagrangian index-1 solve
    * (M + alpha J^T J) qdd = Q - J^T (lambda + alpha gamma), lambda += alpha (J qdd + gamma) */
   {
-    double alpha = lw_projection_penalty(m, m->desc->solver.step);
+    /* a penalty of the scale of the Newton matrix keeps this matrix well
+     * conditioned; the iteration makes the result exact */
+    double hs = m->desc->solver.step;
+    double alpha = fmax(0.25 * hs * hs * m->desc->solver.alpha, 1e2 * m->mass_scale);
     memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
     for (int r = 0; r < nc; r++) {
       const lw_row *row = &m->rows[r];

@@ -166,7 +166,6 @@ void lw_spd_solve(lw_spd *s, double *x); /* in place */
 /* forces.c */
 void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                     double *Q, double *vals, double ks, double cs);
-double lw_projection_penalty(const lw_model *m, double h);
 void lw_coords_update(const lw_model *m, lw_data *d);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 

@@ -4,6 +4,7 @@
  * velocity and acceleration projections; Newmark beta = 1/4, gamma = 1/2). */
 #include "lw_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,13 +93,6 @@ static double max_abs(const double *x, int n)
   return s;
 }
 
-static double norm2(const double *x, int n)
-{
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += x[i] * x[i];
-  return sqrt(s);
-}
 
 /* keep angles continuous across steps */
 void lw_coords_update(const lw_model *m, lw_data *d)
@@ -128,64 +122,52 @@ static int worst_row(const lw_model *m, const lw_data *d)
   return w;
 }
 
-/* P = M + s alpha J^T J in d->vals, factorized */
-static int factor_projection(const lw_model *m, lw_data *d, double s)
-{
-  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
-  int w = 2 * m->nqb;
-  for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
-    lw_mat_add_outer(m, d->vals, s, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
-  }
-  return lw_spd_factor(&d->solver, m, d->vals);
-}
-
-/* Mass-weighted projection of x onto J x = target by the augmented
- * Lagrangian iteration of seed 002 eqs. 3.35 / 3.39 (signs from the
- * minimization 3.33): (M + s J^T J) x = M x* + s J^T target - J^T sigma,
- * sigma += s (J x - target).  P = M + s J^T J is factorized by the caller;
- * s is kept moderate so that P stays well conditioned, and the iteration
- * makes the projection exact whatever s is.  Returns the final violation. */
+/* Mass-weighted projection of x* onto J x = target (seed 002 eqs. 3.35,
+ * 3.39; signs from the minimization 3.33): the conditions
+ *   M (x - x*) + J^T (sigma + s (J x - target)) = 0,  sigma += s (J x - target)
+ * are iterated with the factorized Newton matrix as the approximate Hessian,
+ * so the converged x is the exact projection with the current J and no
+ * factorization of its own.  Returns the final violation. */
 static double project(const lw_model *m, lw_data *d, double *x, const double *target, double s)
 {
   int nq = m->nq, nc = m->nc;
   double *sigma = d->tmp2;     /* (nc) */
   double *viol = d->tmp2 + nc; /* (nc) */
-  lw_mass_mul(m, x, d->dq);    /* M x*, kept for every iteration */
+  double *xs = d->dq; /* x*, kept */
+  memcpy(xs, x, sizeof(double) * (size_t)nq);
   memset(sigma, 0, sizeof(double) * (size_t)nc);
   double tol = 0;
   for (int r = 0; r < nc; r++)
     tol = fmax(tol, fabs(target[r]));
   tol = 1e-13 * (1.0 + tol);
   double v = INFINITY;
-  for (int it = 0; it < 50; it++) {
-    memcpy(d->r, d->dq, sizeof(double) * (size_t)nq);
-    for (int r = 0; r < nc; r++)
-      d->tmp[r] = s * target[r] - sigma[r];
-    lw_jact_mul(m, d, d->tmp, d->r);
-    memcpy(x, d->r, sizeof(double) * (size_t)nq);
-    lw_spd_solve(&d->solver, x);
+  for (int it = 0; it < 60; it++) {
     lw_jac_mul(m, d, x, viol);
     v = 0;
     for (int r = 0; r < nc; r++) {
       double e = viol[r] - target[r];
-      sigma[r] += s * e;
       v = fmax(v, fabs(e));
+      viol[r] = sigma[r] + s * e;
     }
-    if (v <= tol)
+    if (v <= tol && it > 0)
       break;
+    /* r = M (x - x*) + J^T (sigma + s e) */
+    for (int i = 0; i < nq; i++)
+      d->tmp[nc + i] = x[i] - xs[i];
+    lw_mass_mul(m, d->tmp + nc, d->r);
+    lw_jact_mul(m, d, viol, d->r);
+    for (int i = 0; i < nq; i++)
+      d->r[i] = -d->r[i];
+    lw_spd_solve(&d->solver, d->r);
+    for (int i = 0; i < nq; i++)
+      x[i] += d->r[i];
+    lw_jac_mul(m, d, x, viol);
+    for (int r = 0; r < nc; r++)
+      sigma[r] += s * (viol[r] - target[r]);
   }
   return v;
 }
 
-/* penalty of the projections: varsigma alpha h^2/4 (the scale of the
- * Newton matrix), never so small that the iteration crawls */
-double lw_projection_penalty(const lw_model *m, double h)
-{
-  const lw_solver_desc *s = &m->desc->solver;
-  double sa = s->projection_penalty * s->alpha * 0.25 * h * h;
-  return fmax(sa, 1e2 * m->mass_scale);
-}
 
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
@@ -210,17 +192,23 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   lw_rows_eval(m, d, d->q, t1, 1);
 
   int it, converged = 0;
-  double dqn = INFINITY, phimax = INFINITY;
+  double dqn = INFINITY, dqprev = INFINITY, phimax = INFINITY;
   for (it = 1; it <= s->max_iterations; it++) {
-    /* tangent M + h/2 C + h^2/4 (K + alpha J^T J) and residual
-     * h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q) */
-    memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+    /* residual h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q) */
     memset(d->Q, 0, sizeof(double) * (size_t)nq);
-    lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, d->vals, hh4, 0.5 * h);
+    /* tangent M + h/2 C + h^2/4 (K + alpha J^T J), refactorized while
+     * Newton converges fast and reused (modified Newton) once the increments
+     * are small: then the augmented Lagrangian update dominates */
+    int refactor = it <= 2 || dqn > 0.25 * dqprev;
+    if (refactor)
+      memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+    lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
     for (int r = 0; r < nc; r++) {
-      const lw_row *row = &m->rows[r];
-      lw_mat_add_outer(m, d->vals, hh4 * alpha, row->nblk, row->blk, row->pairpos,
-                       d->jac + (size_t)r * w);
+      if (refactor) {
+        const lw_row *row = &m->rows[r];
+        lw_mat_add_outer(m, d->vals, hh4 * alpha, row->nblk, row->blk, row->pairpos,
+                         d->jac + (size_t)r * w);
+      }
       d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
     }
     lw_mass_mul(m, d->qdd, d->r);
@@ -229,25 +217,33 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     lw_jact_mul(m, d, d->tmp, d->r);
     for (int i = 0; i < nq; i++)
       d->dq[i] = -hh4 * d->r[i];
-    if (lw_spd_factor(&d->solver, m, d->vals)) {
-      lw_set_error(err, LW_ERR_SOLVER, "", t1,
-                   "the Newton matrix is not positive definite at t = %.6g s", t1);
-      goto fail;
+    if (refactor) {
+      if (lw_spd_factor(&d->solver, m, d->vals)) {
+        lw_set_error(err, LW_ERR_SOLVER, "", t1,
+                     "the Newton matrix is not positive definite at t = %.6g s", t1);
+        goto fail;
+      }
     }
     lw_spd_solve(&d->solver, d->dq);
+    double qmax = 0;
     for (int i = 0; i < nq; i++) {
       d->q[i] += d->dq[i];
       d->qd[i] = c2 * d->q[i] + d->qhat_d[i];
       d->qdd[i] = c4 * d->q[i] + d->qhat_dd[i];
+      qmax = fmax(qmax, fabs(d->q[i]));
     }
     lw_rows_eval(m, d, d->q, t1, 1);
     for (int r = 0; r < nc; r++)
       d->lambda[r] += alpha * d->phi[r];
-    dqn = norm2(d->dq, nq);
+    dqprev = it == 1 ? INFINITY : dqn;
+    dqn = max_abs(d->dq, nq);
     phimax = max_abs(d->phi, nc);
     if (!(dqn == dqn) || !(phimax == phimax) || isinf(phimax))
       break;
-    if (dqn <= s->tolerance && phimax <= s->constraint_tolerance) {
+    /* increments below the tolerance, or at round-off of the coordinates */
+    double dq_tol = fmax(s->tolerance, 1e3 * DBL_EPSILON * qmax);
+    double phi_tol = fmax(s->constraint_tolerance, 1e3 * DBL_EPSILON * qmax);
+    if (dqn <= dq_tol && phimax <= phi_tol) {
       converged = 1;
       break;
     }
@@ -264,12 +260,9 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     goto fail;
   }
 
-  /* velocity and acceleration projections, one factorization (3.35, 3.39) */
-  double sa = lw_projection_penalty(m, h);
-  if (factor_projection(m, d, sa)) {
-    lw_set_error(err, LW_ERR_SOLVER, "", t1, "projection matrix is singular at t = %.6g s", t1);
-    goto fail;
-  }
+  /* velocity and acceleration projections (3.35, 3.39), preconditioned by
+   * the Newton factorization: no factorization of their own */
+  double sa = alpha * hh4; /* the penalty of the preconditioner */
   double *target = d->tmp2 + 2 * nc;
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
@@ -278,7 +271,12 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
-  project(m, d, d->qdd, target, sa);
+  double ares = project(m, d, d->qdd, target, sa);
+  if (!(vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", t1,
+                 "velocity projection did not converge at t = %.6g s (violation %.3g)", t1, vres);
+    goto fail;
+  }
 
   d->t = t1;
   d->nstep++;

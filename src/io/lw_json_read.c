@@ -642,7 +642,7 @@ static void read_root(reader *r, JsonObject *root)
   }
   JsonObject *so = get_obj(r, root, "solver", "");
   if (so) {
-    static const char *const sk[] = {"t_end", "step", "alpha", "projection_penalty", "tolerance",
+    static const char *const sk[] = {"t_end", "step", "alpha", "tolerance",
                                      "constraint_tolerance", "max_iterations", "lambda_scale",
                                      "allow_redundant", NULL};
     check_keys(r, so, "solver", sk);
@@ -650,7 +650,6 @@ static void read_root(reader *r, JsonObject *root)
     get_num(r, so, "t_end", "solver", &sv->t_end);
     get_num(r, so, "step", "solver", &sv->step);
     get_num(r, so, "alpha", "solver", &sv->alpha);
-    get_num(r, so, "projection_penalty", "solver", &sv->projection_penalty);
     get_num(r, so, "tolerance", "solver", &sv->tolerance);
     get_num(r, so, "constraint_tolerance", "solver", &sv->constraint_tolerance);
     get_int(r, so, "max_iterations", "solver", &sv->max_iterations);

@@ -172,7 +172,6 @@ char *lw_model_to_json(const lw_desc *d)
   num(&w, s->t_end);
   kvnum(&w, "step", s->step);
   kvnum(&w, "alpha", s->alpha);
-  kvnum(&w, "projection_penalty", s->projection_penalty);
   kvnum(&w, "tolerance", s->tolerance);
   kvnum(&w, "constraint_tolerance", s->constraint_tolerance);
   kvnum(&w, "max_iterations", s->max_iterations);

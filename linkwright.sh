@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Linkwright: install what is missing, build, and run.
+#   ./linkwright.sh          build and start Linkwright on the built-in five-bar
+#   ./linkwright.sh test     build and run every test (also under AddressSanitizer
+#                            and UndefinedBehaviorSanitizer); ends with "N passed, N failed"
+#   ./linkwright.sh bench    build and run the benchmarks
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(meson ninja-build pkg-config gcc python3 libglib2.0-dev libglib2.0-dev-bin
+          libjson-glib-dev libsuitesparse-dev liblapack-dev libblas-dev libsundials-dev
+          libmujoco-dev)
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() { # build DIR [meson options...]
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >/dev/null
+  fi
+  ninja -C "$dir" >/dev/null
+}
+
+# count g_test subtests from meson's log: TAP "ok" / "not ok" lines, and a
+# crashed program as one more failure
+count_results() {
+  python3 - "$@" <<'PY'
+import json, re, sys
+passed = failed = skipped = 0
+for log in sys.argv[1:]:
+    for line in open(log):
+        t = json.loads(line)
+        out = t.get("stdout") or ""
+        ok = len(re.findall(r"^ok \d+.*$", out, re.M))
+        sk = len(re.findall(r"^ok \d+.*# SKIP.*$", out, re.M))
+        bad = len(re.findall(r"^not ok \d+", out, re.M))
+        if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL") and bad == 0:
+            bad = 1
+        passed += ok - sk; skipped += sk; failed += bad
+print(f"{skipped} skipped")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
+}
+
+cmd=${1:-run}
+install_missing
+case "$cmd" in
+  run)
+    build build
+    exec build/src/linkwright-cli demo
+    ;;
+  test)
+    build build
+    status=0
+    meson test -C build --print-errorlogs --num-processes 2 || status=1
+    build build-sanitize -Db_sanitize=address,undefined -Db_lundef=false
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      meson test -C build-sanitize --print-errorlogs --num-processes 2 || status=1
+    count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog.json || status=1
+    exit $status
+    ;;
+  bench)
+    build build --buildtype=release
+    ninja -C build bench
+    ;;
+  *)
+    echo "usage: $0 [run|test|bench]" >&2
+    exit 1
+    ;;
+esac
