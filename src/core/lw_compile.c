@@ -1118,8 +1118,37 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       m->mass_scale = fmax(m->mass_scale, M[kc * nqb + kc]);
     }
   }
-  /* dense LAPACK is faster below this size (bench/), CHOLMOD above */
+  /* dense below this size (bench/), CHOLMOD above */
   m->dense = m->nq <= 96;
+  m->minv_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
+  for (int b = 0; b < m->nb; b++) {
+    int n = m->nqb;
+    const double *M = m->mass_blocks + (size_t)b * n * n;
+    double *X = m->minv_blocks + (size_t)b * n * n;
+    /* Gauss-Jordan on a copy (the blocks are symmetric positive definite) */
+    double A[LW_MAXQB * LW_MAXQB];
+    memcpy(A, M, sizeof(double) * (size_t)n * n);
+    for (int i = 0; i < n; i++)
+      X[i * n + i] = 1.0;
+    for (int k = 0; k < n; k++) {
+      double piv = A[k * n + k];
+      for (int j = 0; j < n; j++) {
+        A[j * n + k] /= piv;
+        X[j * n + k] /= piv;
+      }
+      for (int i = 0; i < n; i++) {
+        if (i == k)
+          continue;
+        double f = A[k * n + i];
+        if (f == 0.0)
+          continue;
+        for (int j = 0; j < n; j++) {
+          A[j * n + i] -= f * A[j * n + k];
+          X[j * n + i] -= f * X[j * n + k];
+        }
+      }
+    }
+  }
   free(c.R);
   free(ps.p);
   return m;
@@ -1140,6 +1169,7 @@ void lw_model_free(lw_model *m)
   free(m->q0);
   free(m->qd0);
   free(m->mass_blocks);
+  free(m->minv_blocks);
   free(m->qgrav);
   free(m->body_mass);
   free(m->rows);

@@ -97,6 +97,7 @@ struct lw_model {
   double *mass_csc;     /* (nnz) M in the pattern */
   int dense;            /* solve densely with LAPACK */
   double mass_scale;    /* largest diagonal entry of M */
+  double *minv_blocks;  /* (nb x nqb x nqb) inverses of the mass blocks */
 };
 
 /* linear solver for symmetric positive definite matrices in the pattern */
@@ -131,6 +132,9 @@ struct lw_data {
   double *coord_prev;                /* (ncoords) for angle unwrapping */
   double *coord_val;                 /* (ncoords) */
   lw_spd solver;
+  /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
+  double *S, *W;
+  int S_ok;
   int dof;
   int ncoords;
 };

@@ -37,6 +37,10 @@ lw_data *lw_data_new(const lw_model *m)
   d->ncoords = m->ncoords;
   d->coord_prev = calloc((size_t)m->ncoords + 1, sizeof(double));
   d->coord_val = calloc((size_t)m->ncoords + 1, sizeof(double));
+  if (m->dense) {
+    d->S = calloc(nc * nc, sizeof(double));
+    d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
+  }
   if (!d->q || !d->vals || !d->jac || !d->tmp || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
@@ -50,6 +54,8 @@ void lw_data_free(lw_data *d)
   if (!d)
     return;
   lw_spd_free(&d->solver);
+  free(d->S);
+  free(d->W);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
                     d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->coord_val};
@@ -120,6 +126,102 @@ static int worst_row(const lw_model *m, const lw_data *d)
     }
   }
   return w;
+}
+
+/* S = J M^-1 J^T, Cholesky-factorized in place, for the exact projections
+ * of dense models; returns 0, or -1 when S is singular (dependent
+ * constraints), in which case the iterative projection is used. */
+static int schur_factor(const lw_model *m, lw_data *d)
+{
+  int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++) {
+      const double *Mi = m->minv_blocks + (size_t)row->blk[k] * nqb * nqb;
+      const double *g = d->jac + (size_t)r * w + k * nqb;
+      double *wr = d->W + (size_t)r * w + k * nqb;
+      for (int i = 0; i < nqb; i++) {
+        double s = 0;
+        for (int j = 0; j < nqb; j++)
+          s += Mi[j * nqb + i] * g[j];
+        wr[i] = s;
+      }
+    }
+  }
+  for (int c = 0; c < nc; c++) {
+    const lw_row *rc = &m->rows[c];
+    for (int r = 0; r <= c; r++) {
+      const lw_row *rr = &m->rows[r];
+      double s = 0;
+      for (int a = 0; a < rr->nblk; a++)
+        for (int b = 0; b < rc->nblk; b++)
+          if (rr->blk[a] == rc->blk[b]) {
+            const double *g = d->jac + (size_t)r * w + a * nqb;
+            const double *wc = d->W + (size_t)c * w + b * nqb;
+            for (int i = 0; i < nqb; i++)
+              s += g[i] * wc[i];
+          }
+      d->S[(size_t)c * nc + r] = s;
+    }
+  }
+  /* Cholesky S = U^T U in place, with a relative pivot test */
+  double *a = d->S;
+  for (int j = 0; j < nc; j++) {
+    double *aj = a + (size_t)j * nc;
+    for (int i = 0; i < j; i++) {
+      const double *ai = a + (size_t)i * nc;
+      double s = aj[i];
+      for (int k = 0; k < i; k++)
+        s -= ai[k] * aj[k];
+      aj[i] = s / ai[i];
+    }
+    double dj = aj[j], d0 = dj;
+    for (int k = 0; k < j; k++)
+      dj -= aj[k] * aj[k];
+    if (!(dj > 1e-10 * d0))
+      return -1;
+    aj[j] = sqrt(dj);
+  }
+  return 0;
+}
+
+/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target) */
+static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target)
+{
+  int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  double *y = d->tmp2 + nc;
+  lw_jac_mul(m, d, x, y);
+  for (int r = 0; r < nc; r++)
+    y[r] -= target[r];
+  const double *a = d->S;
+  for (int j = 0; j < nc; j++) {
+    const double *aj = a + (size_t)j * nc;
+    double s = y[j];
+    for (int k = 0; k < j; k++)
+      s -= aj[k] * y[k];
+    y[j] = s / aj[j];
+  }
+  for (int j = nc - 1; j >= 0; j--) {
+    const double *aj = a + (size_t)j * nc;
+    double yj = y[j] / aj[j];
+    y[j] = yj;
+    for (int k = 0; k < j; k++)
+      y[k] -= aj[k] * yj;
+  }
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++) {
+      double *xb = x + (size_t)row->blk[k] * nqb;
+      const double *wr = d->W + (size_t)r * w + k * nqb;
+      for (int i = 0; i < nqb; i++)
+        xb[i] -= wr[i] * y[r];
+    }
+  }
+  lw_jac_mul(m, d, x, y);
+  double v = 0;
+  for (int r = 0; r < nc; r++)
+    v = fmax(v, fabs(y[r] - target[r]));
+  return v;
 }
 
 /* Mass-weighted projection of x* onto J x = target (seed 002 eqs. 3.35,
@@ -267,11 +369,12 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->phit[r];
-  double vres = project(m, d, d->qd, target, sa);
+  int exact = m->dense && schur_factor(m, d) == 0;
+  double vres = exact ? project_exact(m, d, d->qd, target) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
-  double ares = project(m, d, d->qdd, target, sa);
+  double ares = exact ? project_exact(m, d, d->qdd, target) : project(m, d, d->qdd, target, sa);
   if (!(vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1,
                  "velocity projection did not converge at t = %.6g s (violation %.3g)", t1, vres);
