@@ -56,6 +56,8 @@ static void test_exit_codes(void)
 {
   g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL;
   g_assert_cmpint(run("", &o1, &e1), ==, 1);
+  g_clear_pointer(&o1, g_free);
+  g_clear_pointer(&e1, g_free);
   g_assert_cmpint(run("simulate", &o1, &e1), ==, 1);
   g_autofree char *bad = g_strdup_printf("simulate %s/five-bar.json --step -1", LW_MODELS_DIR);
   g_assert_cmpint(run(bad, &o2, &e2), ==, 1);

@@ -380,7 +380,7 @@ static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe 
       to_local(c, bi[k], j->gaxis2, 0, z);
     else if (universal2) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN,
-                   "a universal joint needs its second axis: give \"axis2\" (global) or \"axis2_local\"");
+                   "a universal joint needs its second axis: give \"second_axis\" (global) or \"axis2\" (local to body 2)");
       return -1;
     } else if (j->has_gaxis)
       to_local(c, bi[k], j->gaxis, 0, z);

@@ -332,7 +332,6 @@ int lw_joint_ncoords(lw_joint_type t, int planar)
   case LW_JOINT_PRISMATIC:
     return 1;
   case LW_JOINT_CYLINDRICAL:
-  case LW_JOINT_UNIVERSAL:
     return planar ? 0 : 2;
   case LW_JOINT_PLANAR:
     return planar ? 0 : 3;
