@@ -133,45 +133,6 @@ static int best_of(const lw_model *m, long nsteps, int nrep, run_result *best)
   return 0;
 }
 
-/* The planar chain of linkwright-cli generate-chain (src/cli/main.c
- * make_chain): N uniform links of 1 m, 1 kg, revolute joints, released at
- * rest from the horizontal. */
-static lw_desc *make_chain(int n)
-{
-  lw_desc *d = lw_desc_new();
-  char name[64], prev[64] = "ground";
-  d->planar = 1;
-  d->solver.t_end = 1.0;
-  /* the softest constraint mode of a chain scales as 1/N^2: the penalty
-   * grows with N^2 so that the augmented Lagrangian iteration keeps
-   * converging in a few iterations (1e9 at N = 10, 1e13 at N = 1000) */
-  d->solver.alpha = 1e9 * fmax(1.0, ((double)n / 10.0) * ((double)n / 10.0));
-  for (int i = 0; i < n; i++) {
-    snprintf(name, sizeof name, "link%d", i + 1);
-    lw_body_desc *b = lw_desc_add_body(d, name);
-    b->mass = 1.0;
-    b->com[0] = 0.5;
-    b->inertia[2] = 1.0 / 12.0;
-    b->position[0] = (double)i;
-    double tip[3] = {1, 0, 0}, base[3] = {0, 0, 0};
-    lw_body_add_point(b, "base", base);
-    lw_body_add_point(b, "tip", tip);
-    char jn[64];
-    snprintf(jn, sizeof jn, "J%d", i + 1);
-    lw_joint_desc *j = lw_desc_add_joint(d, jn, LW_JOINT_REVOLUTE, prev, name);
-    j->has_at = 1;
-    j->at[0] = (double)i;
-    j->gaxis[2] = 1.0;
-    snprintf(prev, sizeof prev, "%s", name);
-  }
-  lw_output_desc *o = lw_desc_add_output(d, "tip", LW_OUT_POSITION);
-  size_t len = strlen(prev) + 1;
-  o->body = malloc(len);
-  memcpy(o->body, prev, len);
-  lw_place_set_ref(&o->place, "tip");
-  lw_desc_add_output(d, "energy", LW_OUT_TOTAL_ENERGY);
-  return d;
-}
 
 static double dist2(const double *a, const double *b)
 {
@@ -257,7 +218,7 @@ int main(int argc, char **argv)
   for (int k = 0; k < 3; k++) {
     int n = Ns[k];
     long steps = n <= 100 ? 1000 : 200;
-    lw_desc *cd = make_chain(n);
+    lw_desc *cd = lw_desc_chain(n, 0);
     lw_model *cm = lw_compile(cd, &err);
     lw_desc_free(cd);
     if (!cm) {

@@ -4,20 +4,18 @@
 #include <locale.h>
 #include <string.h>
 
-static const char *models[] = {"five-bar.json", "slider-crank.json", "slider-crank-iftomm.json",
-                               "pendulum.json", "double-pendulum.json", "four-bar.json"};
 
 /* load -> write -> load -> write: both texts equal, and both models simulate
  * to bit-identical results */
 static void test_roundtrip(void)
 {
-  for (size_t i = 0; i < G_N_ELEMENTS(models); i++) {
-    lw_desc *d1 = lwt_read(models[i]);
+  for (size_t i = 0; i < G_N_ELEMENTS(lwt_models); i++) {
+    lw_desc *d1 = lwt_read(lwt_models[i]);
     g_autofree char *t1 = lw_model_to_json(d1);
     lw_error err;
     lw_desc *d2 = lw_model_read_data(t1, -1, "written.json", NULL, &err);
     if (!d2)
-      g_error("%s: %s", models[i], err.msg);
+      g_error("%s: %s", lwt_models[i], err.msg);
     g_autofree char *t2 = lw_model_to_json(d2);
     g_assert_cmpstr(t1, ==, t2);
     lw_model *m1 = lwt_compile(d1), *m2 = lwt_compile(d2);
@@ -27,7 +25,7 @@ static void test_roundtrip(void)
     g_assert_cmpint(r1.rows, ==, r2.rows);
     g_assert_cmpmem(r1.table, sizeof(double) * r1.rows * r1.ncols, r2.table,
                     sizeof(double) * r2.rows * r2.ncols);
-    g_test_message("%s: %zu bytes written, round trip exact", models[i], strlen(t1));
+    g_test_message("%s: %zu bytes written, round trip exact", lwt_models[i], strlen(t1));
     lw_sim_result_clear(&r1);
     lw_sim_result_clear(&r2);
     lw_model_free(m1);

@@ -236,6 +236,8 @@ lw_initial_desc *lw_desc_add_initial(lw_desc *d, const char *joint, int coordina
 lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type type);
 lw_param_desc *lw_desc_add_param(lw_desc *d, const char *name, const char *target);
 void lw_place_set_ref(lw_place *pl, const char *ref);
+/* An N-link pendulum chain (planar, or spatial with revolute joints about z). */
+lw_desc *lw_desc_chain(int n, int spatial);
 
 /* The address of the numeric field a path names, or NULL.
  * Paths: gravity/K, solver/<field>, bodies/B/{mass,angle,com/K,inertia/K,

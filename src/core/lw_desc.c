@@ -2,6 +2,7 @@
 #include "linkwright.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -506,8 +507,7 @@ double *lw_desc_field(lw_desc *d, const char *path)
     /* initial/<joint>[.<coordinate>]/value|velocity */
     char jn[128];
     int coord = 0;
-    strncpy(jn, b, sizeof jn - 1);
-    jn[sizeof jn - 1] = 0;
+    snprintf(jn, sizeof jn, "%s", b);
     char *dot = strrchr(jn, '.');
     if (dot) {
       coord = atoi(dot + 1);

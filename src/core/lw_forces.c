@@ -115,8 +115,8 @@ void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q)
 {
   double V = 0;
-  /* gravity: Q_grav is constant and every CoM is linear in q, so V = -Q_grav . q
-   * up to a constant; the constant is fixed so that V = -m g . r_G exactly. */
+  /* gravity: every centre of mass is linear in q without a constant term,
+   * so -Q_grav . q = -sum m g . r_G exactly */
   for (int i = 0; i < m->nq; i++)
     V -= m->qgrav[i] * q[i];
   for (int n = 0; n < m->nforces; n++) {

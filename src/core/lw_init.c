@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double wrap_pi(double x)
-{
-  x = fmod(x + M_PI, 2.0 * M_PI);
-  if (x < 0)
-    x += 2.0 * M_PI;
-  return x - M_PI;
-}
-
 /* vals = J^T J + mu diag(P) over the constraint rows and the held
  * coordinates; P = I (positions) or the mass blocks (velocities). */
 static void normal_matrix(const lw_model *m, lw_data *d, double mu, int mass_weight, const double *gc)
@@ -69,7 +61,7 @@ static double position_residual(const lw_model *m, lw_data *d, const double *q, 
     }
     rc[i] = x - m->init_value[i];
     if (m->coords[m->init_coord[i]].kind == LW_ROW_ANGLE)
-      rc[i] = wrap_pi(rc[i]);
+      rc[i] = lw_wrap_pi(rc[i]);
     s += rc[i] * rc[i];
   }
   return sqrt(s);

@@ -107,7 +107,6 @@ typedef struct {
   cholmod_common cc;
   cholmod_sparse A;
   cholmod_factor *L;
-  cholmod_dense *X, *Y, *E, B;
   int started;
   /* fill-reducing order applied by us, so that CHOLMOD factorizes in its
    * natural order and allocates nothing per factorization */
@@ -130,7 +129,6 @@ struct lw_data {
   double *r, *dq, *tmp, *tmp2;       /* (nq) */
   double *vals;                      /* (nnz) assembled matrix */
   double *coord_prev;                /* (ncoords) for angle unwrapping */
-  double *coord_val;                 /* (ncoords) */
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
@@ -149,6 +147,7 @@ void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double
 /* rows.c: evaluate Phi, its gradient, Phi_t and gamma */
 void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac);
 void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *qd, double t);
+double lw_wrap_pi(double x);
 double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g);
 double lw_coord_rate(const lw_model *m, const lw_coord *c, const double *q, const double *qd);
 
@@ -166,6 +165,10 @@ void lw_spd_free(lw_spd *s);
 /* factor vals (pattern of m); returns 0 or -1 if not positive definite */
 int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals);
 void lw_spd_solve(lw_spd *s, double *x); /* in place */
+/* dense Cholesky A = U^T U of the upper triangle (column-major, in place);
+ * -1 when a pivot falls to rel_pivot times its diagonal entry or below */
+int lw_chol_dense(double *a, int n, double rel_pivot);
+void lw_chol_dense_solve(const double *a, int n, double *x);
 
 /* forces.c */
 void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,

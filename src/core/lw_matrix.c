@@ -12,7 +12,7 @@
  * For the small matrices of a few bodies this beats LAPACK's dpotrf/dpotrs,
  * whose call overhead dominates below n ~ 100 (bench/: 38 % of a five-bar
  * step was spent in the reference BLAS dtrsm behind dpotrs). */
-static int chol_dense(double *a, int n)
+int lw_chol_dense(double *a, int n, double rel_pivot)
 {
   for (int j = 0; j < n; j++) {
     double *aj = a + (size_t)j * n;
@@ -23,17 +23,17 @@ static int chol_dense(double *a, int n)
         s -= ai[k] * aj[k];
       aj[i] = s / ai[i];
     }
-    double d = aj[j];
+    double d = aj[j], d0 = d;
     for (int k = 0; k < j; k++)
       d -= aj[k] * aj[k];
-    if (!(d > 0))
+    if (!(d > rel_pivot * d0))
       return -1;
     aj[j] = sqrt(d);
   }
   return 0;
 }
 
-static void chol_dense_solve(const double *a, int n, double *x)
+void lw_chol_dense_solve(const double *a, int n, double *x)
 {
   /* U^T y = b */
   for (int j = 0; j < n; j++) {
@@ -182,7 +182,6 @@ int lw_spd_init(lw_spd *s, const lw_model *m)
   s->pmap = malloc(sizeof(int) * (size_t)nnz);
   s->pvals = calloc((size_t)nnz, sizeof(double));
   s->px = calloc((size_t)n, sizeof(double));
-  int *fill = calloc((size_t)n, sizeof(int));
   for (int c = 0; c < n; c++)
     for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
       int r2 = s->pinv[m->rowind[k]], c2 = s->pinv[c];
@@ -218,7 +217,6 @@ int lw_spd_init(lw_spd *s, const lw_model *m)
     s->pmap[inv[k]] = k;
   free(inv);
   free(cnt);
-  free(fill);
   /* 3. analysis of the permuted matrix in natural order */
   s->A = A;
   s->A.p = s->pcolptr;
@@ -232,15 +230,9 @@ int lw_spd_init(lw_spd *s, const lw_model *m)
   s->L = cholmod_analyze(&s->A, &s->cc);
   if (!s->L)
     return -1;
-  /* one factorization and solve so that every workspace exists before the first step */
+  /* one factorization so that every workspace exists before the first step */
   if (!cholmod_factorize(&s->A, s->L, &s->cc))
     return -1;
-  s->B.nrow = (size_t)n;
-  s->B.ncol = 1;
-  s->B.nzmax = (size_t)n;
-  s->B.d = (size_t)n;
-  s->B.xtype = CHOLMOD_REAL;
-  s->B.dtype = CHOLMOD_DOUBLE;
   return s->cc.status < 0 || !s->L->is_ll || s->L->is_super ? -1 : 0;
 }
 
@@ -255,9 +247,6 @@ void lw_spd_free(lw_spd *s)
   free(s->px);
   if (s->started) {
     cholmod_free_factor(&s->L, &s->cc);
-    cholmod_free_dense(&s->X, &s->cc);
-    cholmod_free_dense(&s->Y, &s->cc);
-    cholmod_free_dense(&s->E, &s->cc);
     cholmod_finish(&s->cc);
   }
   memset(s, 0, sizeof *s);
@@ -271,7 +260,7 @@ int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals)
     for (int c = 0; c < n; c++)
       for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++)
         a[(size_t)c * n + m->rowind[k]] = vals[k];
-    return chol_dense(a, n);
+    return lw_chol_dense(a, n, 0.0);
   }
   for (int k = 0; k < m->nnz; k++)
     s->pvals[s->pmap[k]] = vals[k];
@@ -285,7 +274,7 @@ void lw_spd_solve(lw_spd *s, double *x)
 {
   int n = s->n;
   if (s->dense) {
-    chol_dense_solve(s->a, n, x);
+    lw_chol_dense_solve(s->a, n, x);
     return;
   }
   /* L L^T y = b by our own triangular solves on the simplicial factor

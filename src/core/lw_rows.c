@@ -18,7 +18,7 @@ static double dot(int n, const double *a, const double *b)
   return s;
 }
 
-static double wrap_pi(double x)
+double lw_wrap_pi(double x)
 {
   /* into (-pi, pi] */
   x = fmod(x + M_PI, 2.0 * M_PI);
@@ -107,7 +107,7 @@ void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int 
       }
     } else {
       double th = angle_eval(m, &row->a, &row->b, &row->c, &row->d, q, row->nblk, row->blk, g);
-      d->phi[r] = wrap_pi(th - row->c0 - f);
+      d->phi[r] = lw_wrap_pi(th - row->c0 - f);
     }
   }
 }

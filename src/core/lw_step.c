@@ -36,7 +36,6 @@ lw_data *lw_data_new(const lw_model *m)
   d->vals = calloc((size_t)m->nnz, sizeof(double));
   d->ncoords = m->ncoords;
   d->coord_prev = calloc((size_t)m->ncoords + 1, sizeof(double));
-  d->coord_val = calloc((size_t)m->ncoords + 1, sizeof(double));
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
@@ -58,7 +57,7 @@ void lw_data_free(lw_data *d)
   free(d->W);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
-                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->coord_val};
+                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   free(d);
@@ -164,25 +163,8 @@ static int schur_factor(const lw_model *m, lw_data *d)
       d->S[(size_t)c * nc + r] = s;
     }
   }
-  /* Cholesky S = U^T U in place, with a relative pivot test */
-  double *a = d->S;
-  for (int j = 0; j < nc; j++) {
-    double *aj = a + (size_t)j * nc;
-    for (int i = 0; i < j; i++) {
-      const double *ai = a + (size_t)i * nc;
-      double s = aj[i];
-      for (int k = 0; k < i; k++)
-        s -= ai[k] * aj[k];
-      aj[i] = s / ai[i];
-    }
-    double dj = aj[j], d0 = dj;
-    for (int k = 0; k < j; k++)
-      dj -= aj[k] * aj[k];
-    if (!(dj > 1e-10 * d0))
-      return -1;
-    aj[j] = sqrt(dj);
-  }
-  return 0;
+  /* dependent equations show as a pivot lost to cancellation */
+  return lw_chol_dense(d->S, nc, 1e-10);
 }
 
 /* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target) */
@@ -193,21 +175,7 @@ static double project_exact(const lw_model *m, lw_data *d, double *x, const doub
   lw_jac_mul(m, d, x, y);
   for (int r = 0; r < nc; r++)
     y[r] -= target[r];
-  const double *a = d->S;
-  for (int j = 0; j < nc; j++) {
-    const double *aj = a + (size_t)j * nc;
-    double s = y[j];
-    for (int k = 0; k < j; k++)
-      s -= aj[k] * y[k];
-    y[j] = s / aj[j];
-  }
-  for (int j = nc - 1; j >= 0; j--) {
-    const double *aj = a + (size_t)j * nc;
-    double yj = y[j] / aj[j];
-    y[j] = yj;
-    for (int k = 0; k < j; k++)
-      y[k] -= aj[k] * yj;
-  }
+  lw_chol_dense_solve(d->S, nc, y);
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++) {
