@@ -193,6 +193,28 @@ typedef struct {
   double value;    /* current value; compile writes it into every target */
 } lw_param_desc;
 
+/* An objective is a sum of terms over named outputs y (seed 002 eqs.
+ * 7.17-7.19): weight * sum_i (y_i - target_i)^2 ("square") or
+ * weight * sum_i (y_i - target_i) ("value"), either integrated over time
+ * (trapezoidal rule on the steps) or taken at the final time. */
+typedef enum { LW_TERM_INTEGRAL, LW_TERM_FINAL } lw_term_kind;
+typedef enum { LW_TERM_SQUARE, LW_TERM_VALUE } lw_term_form;
+
+typedef struct {
+  char *output;
+  lw_term_kind kind;
+  lw_term_form form;
+  int component;     /* -1: every component of the output */
+  double weight;
+  double target[3];
+} lw_term_desc;
+
+typedef struct {
+  char *name;
+  int nterms;
+  lw_term_desc *terms;
+} lw_objective_desc;
+
 typedef struct {
   double t_end, step;
   double alpha;           /* ALI3-P penalty (seed 002 table 7.2: 1e9) */
@@ -217,6 +239,7 @@ typedef struct {
   int ninitial; lw_initial_desc *initial;
   int noutputs; lw_output_desc *outputs;
   int nparams; lw_param_desc *params;
+  int nobjectives; lw_objective_desc *objectives;
 } lw_desc;
 
 lw_desc *lw_desc_new(void);
@@ -235,6 +258,8 @@ lw_driver_desc *lw_desc_add_driver(lw_desc *d, const char *name, const char *joi
 lw_initial_desc *lw_desc_add_initial(lw_desc *d, const char *joint, int coordinate);
 lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type type);
 lw_param_desc *lw_desc_add_param(lw_desc *d, const char *name, const char *target);
+lw_objective_desc *lw_desc_add_objective(lw_desc *d, const char *name);
+lw_term_desc *lw_objective_add_term(lw_objective_desc *o, const char *output);
 void lw_place_set_ref(lw_place *pl, const char *ref);
 /* An N-link pendulum chain (planar, or spatial with revolute joints about z). */
 lw_desc *lw_desc_chain(int n, int spatial);
@@ -244,7 +269,8 @@ lw_desc *lw_desc_chain(int n, int spatial);
  * position/K,orientation/K,points/P/K,frames/F/{origin,axis,ref}/K},
  * joints/J/{point1,point2,axis1,axis2,ref1,ref2}/K, joints/J/angle1|angle2,
  * forces/F/{stiffness,damping,rest_length,rest_value,vector/K,function/K},
- * drivers/D/function/K, initial/J[.C]/{value,velocity}. */
+ * drivers/D/function/K, initial/J[.C]/{value,velocity},
+ * objectives/O/terms/K/{weight,target/I}. */
 double *lw_desc_field(lw_desc *d, const char *path);
 
 const char *lw_joint_type_name(lw_joint_type t);
@@ -340,6 +366,55 @@ typedef int (*lw_progress_fn)(double fraction, void *user);
 int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
                 lw_progress_fn progress, void *user);
 void lw_sim_result_clear(lw_sim_result *res);
+
+/* ---- sensitivities -------------------------------------------------- */
+typedef enum {
+  LW_SENS_VALUE,   /* objective values only */
+  LW_SENS_FORWARD, /* direct differentiation of the discretized step */
+  LW_SENS_ADJOINT, /* discrete adjoint: the exact transpose of the same */
+  LW_SENS_FD,      /* central differences of the whole simulation (2p + 1 runs) */
+} lw_sens_method;
+
+typedef struct {
+  lw_sens_method method;
+  int nparams;
+  const int *params;      /* indices into desc->params */
+  int nobj;
+  const int *objectives;  /* indices into desc->objectives */
+  double fd_step;         /* LW_SENS_FD: step relative to max(|value|, 0.01); 0: 1e-6 */
+  int keep_outputs;       /* forward: every output and its sensitivities over time */
+  size_t memory_limit;    /* adjoint: bytes of stored states before checkpointing (0: 512 MiB) */
+  lw_progress_fn progress;
+  void *user;
+} lw_sens_options;
+
+typedef struct {
+  int nparams, nobj;
+  double *value;          /* (nobj) objective values */
+  double *gradient;       /* (nobj x nparams) row-major */
+  int *depends;           /* (nparams) 0: the parameter reaches nothing the
+                             simulation or the objectives use; its gradient is exactly 0 */
+  long steps, sim_steps;  /* steps done / asked */
+  double wall_time_s;
+  size_t peak_bytes;      /* stored states (adjoint) or sensitivity arrays (forward) */
+  int recomputed;         /* adjoint: 1 when segments were recomputed from checkpoints */
+  /* forward with keep_outputs: rows x ncols, each row: t, the outputs, then
+   * for every output column c and parameter j: d y_c / d rho_j (c-major) */
+  long rows;
+  int ncols;
+  double *table;
+  int status;
+  lw_error error;
+} lw_sens_result;
+
+/* Value and gradient of objectives with respect to parameters over a run of
+ * the model to solver.t_end with solver.step.  On a solver failure the
+ * status is LW_ERR_SOLVER with the time and place in error, and no gradient
+ * is given. */
+int lw_sensitivity(const lw_desc *d, const lw_sens_options *opt, lw_sens_result *res);
+void lw_sens_result_clear(lw_sens_result *res);
+int lw_desc_param_index(const lw_desc *d, const char *name);
+int lw_desc_objective_index(const lw_desc *d, const char *name);
 
 #ifdef __cplusplus
 }

@@ -887,6 +887,7 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
 
   /* drivers: prescribed joint coordinates */
   m->drivers = calloc((size_t)d->ndrivers + 1, sizeof(lw_func));
+  m->ndrivers = d->ndrivers;
   for (int i = 0; i < d->ndrivers; i++) {
     const lw_driver_desc *dr = &d->drivers[i];
     if (check_name("drivers", i, dr->name, err))
@@ -1046,6 +1047,7 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
   /* outputs */
   m->nout = d->noutputs;
   m->outputs = calloc((size_t)m->nout + 1, sizeof(lw_output));
+  m->out_col = calloc((size_t)m->nout + 1, sizeof(int));
   m->ncols = 0;
   for (int i = 0; i < d->noutputs; i++) {
     const lw_output_desc *od = &d->outputs[i];
@@ -1098,7 +1100,61 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
     default:
       break;
     }
+    m->out_col[i] = m->ncols;
     m->ncols += o->width;
+  }
+
+  /* objectives */
+  m->nobj = d->nobjectives;
+  m->objs = calloc((size_t)m->nobj + 1, sizeof(lw_objective));
+  for (int i = 0; i < d->nobjectives; i++)
+    m->nterms += d->objectives[i].nterms;
+  m->terms = calloc((size_t)m->nterms + 1, sizeof(lw_term));
+  for (int i = 0, nt = 0; i < d->nobjectives; i++) {
+    const lw_objective_desc *od = &d->objectives[i];
+    if (check_name("objectives", i, od->name, err))
+      goto fail;
+    snprintf(path, sizeof path, "objectives/%s", od->name);
+    for (int k = 0; k < i; k++)
+      if (!strcmp(d->objectives[k].name, od->name))
+        FAIL(path, "duplicate objective name '%s'", od->name);
+    for (int k = 0; k < d->noutputs; k++)
+      if (!strcmp(d->outputs[k].name, od->name))
+        FAIL(path, "objective '%s' has the name of an output", od->name);
+    if (od->nterms == 0)
+      FAIL(path, "objective '%s' has no terms", od->name);
+    m->objs[i].first = nt;
+    m->objs[i].n = od->nterms;
+    for (int k = 0; k < od->nterms; k++, nt++) {
+      const lw_term_desc *td = &od->terms[k];
+      lw_term *t = &m->terms[nt];
+      snprintf(path, sizeof path, "objectives/%s/terms/%d/output", od->name, k);
+      t->output = -1;
+      for (int j = 0; td->output && j < d->noutputs; j++)
+        if (!strcmp(d->outputs[j].name, td->output))
+          t->output = j;
+      if (t->output < 0)
+        FAIL(path, "objective '%s': output '%s' does not exist", od->name,
+             td->output ? td->output : "(missing)");
+      t->col = m->out_col[t->output];
+      t->width = m->outputs[t->output].width;
+      snprintf(path, sizeof path, "objectives/%s/terms/%d/component", od->name, k);
+      if (td->component < -1 || td->component >= t->width)
+        FAIL(path, "objective '%s': output '%s' has no component %d (it has %d)", od->name,
+             td->output, td->component, t->width);
+      t->comp = td->component;
+      if (td->kind != LW_TERM_INTEGRAL && td->kind != LW_TERM_FINAL)
+        FAIL(path, "objective '%s': unknown term kind", od->name);
+      if (td->form != LW_TERM_SQUARE && td->form != LW_TERM_VALUE)
+        FAIL(path, "objective '%s': unknown term form", od->name);
+      t->kind = td->kind;
+      t->form = td->form;
+      snprintf(path, sizeof path, "objectives/%s/terms/%d/weight", od->name, k);
+      if (!isfinite(td->weight) || !finite3(td->target, 3))
+        FAIL(path, "objective '%s': weight and target must be finite", od->name);
+      t->weight = td->weight;
+      memcpy(t->target, td->target, sizeof t->target);
+    }
   }
 
   build_pattern(m, &ps);
@@ -1183,6 +1239,9 @@ void lw_model_free(lw_model *m)
   free(m->init_has_value);
   free(m->init_has_vel);
   free(m->outputs);
+  free(m->out_col);
+  free(m->objs);
+  free(m->terms);
   free(m->drivers);
   free(m->adj_ptr);
   free(m->adj);

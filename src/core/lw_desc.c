@@ -146,6 +146,24 @@ lw_param_desc *lw_desc_add_param(lw_desc *d, const char *name, const char *targe
   return p;
 }
 
+lw_objective_desc *lw_desc_add_objective(lw_desc *d, const char *name)
+{
+  lw_objective_desc *o = grow((void **)&d->objectives, &d->nobjectives, sizeof *o);
+  o->name = dup_str(name);
+  return o;
+}
+
+lw_term_desc *lw_objective_add_term(lw_objective_desc *o, const char *output)
+{
+  lw_term_desc *t = grow((void **)&o->terms, &o->nterms, sizeof *t);
+  t->output = dup_str(output);
+  t->kind = LW_TERM_INTEGRAL;
+  t->form = LW_TERM_SQUARE;
+  t->component = -1;
+  t->weight = 1.0;
+  return t;
+}
+
 void lw_place_set_ref(lw_place *pl, const char *ref)
 {
   free(pl->ref);
@@ -213,8 +231,15 @@ void lw_desc_free(lw_desc *d)
   free(d->forces);
   free(d->drivers);
   free(d->initial);
+  for (int i = 0; i < d->nobjectives; i++) {
+    free(d->objectives[i].name);
+    for (int k = 0; k < d->objectives[i].nterms; k++)
+      free(d->objectives[i].terms[k].output);
+    free(d->objectives[i].terms);
+  }
   free(d->outputs);
   free(d->params);
+  free(d->objectives);
   free(d->name);
   free(d->description);
   free(d);
@@ -298,6 +323,15 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     p->targets = dup_mem(sp->targets, sizeof(char *) * (size_t)sp->ntargets);
     for (int k = 0; k < sp->ntargets; k++)
       p->targets[k] = dup_str(sp->targets[k]);
+  }
+  d->objectives = dup_mem(s->objectives, sizeof *s->objectives * (size_t)s->nobjectives);
+  for (int i = 0; i < s->nobjectives; i++) {
+    lw_objective_desc *o = &d->objectives[i];
+    const lw_objective_desc *so = &s->objectives[i];
+    o->name = dup_str(so->name);
+    o->terms = dup_mem(so->terms, sizeof *so->terms * (size_t)so->nterms);
+    for (int k = 0; k < so->nterms; k++)
+      o->terms[k].output = dup_str(so->terms[k].output);
   }
   return d;
 }
@@ -500,6 +534,27 @@ double *lw_desc_field(lw_desc *d, const char *path)
       if (!seg(&p, c, sizeof c) || strcmp(c, "function"))
         return NULL;
       return func_field(&d->drivers[i].func, p);
+    }
+    return NULL;
+  }
+  if (!strcmp(a, "objectives")) {
+    /* objectives/<name>/terms/<k>/weight|target/<i> */
+    for (int i = 0; i < d->nobjectives; i++) {
+      lw_objective_desc *o = &d->objectives[i];
+      if (strcmp(o->name, b))
+        continue;
+      char kk[32];
+      if (!seg(&p, c, sizeof c) || strcmp(c, "terms") || !seg(&p, kk, sizeof kk))
+        return NULL;
+      char *end;
+      long k = strtol(kk, &end, 10);
+      if (*end || end == kk || k < 0 || k >= o->nterms || !seg(&p, c, sizeof c))
+        return NULL;
+      if (!strcmp(c, "weight"))
+        return *p ? NULL : &o->terms[k].weight;
+      if (!strcmp(c, "target"))
+        return comp(o->terms[k].target, 3, p);
+      return NULL;
     }
     return NULL;
   }

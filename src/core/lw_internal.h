@@ -65,6 +65,19 @@ typedef struct {
   int joint;        /* reaction force */
 } lw_output;
 
+/* an objective term over output `output` (columns col .. col + width) */
+typedef struct {
+  int output, col, width;
+  int comp;            /* -1: all components */
+  lw_term_kind kind;
+  lw_term_form form;
+  double weight, target[3];
+} lw_term;
+
+typedef struct {
+  int first, n;        /* terms first .. first + n */
+} lw_objective;
+
 struct lw_model {
   lw_desc *desc;        /* compiled copy, parameters applied */
   int planar;
@@ -90,6 +103,11 @@ struct lw_model {
   int nout, ncols;
   lw_output *outputs;
   lw_func *drivers;     /* (ndrivers) */
+  int ndrivers;
+  int *out_col;         /* (nout) first column of each output */
+  int nobj, nterms;
+  lw_objective *objs;   /* (nobj) */
+  lw_term *terms;       /* (nterms) */
   /* symmetric block-sparse pattern, upper triangle, CSC */
   int *adj_ptr, *adj;   /* per body: coupled bodies <= it, sorted */
   int *colptr, *rowind; /* (nq+1), (nnz) */
@@ -178,5 +196,50 @@ double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 
 void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);
 const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n);
+
+/* ---- derivatives (jvp.c) ---- */
+/* derivative of the compiled constants with respect to one parameter */
+typedef struct {
+  lw_model *dm;        /* same layout as the model; numbers are derivatives */
+  char *row_on, *force_on, *body_on, *coord_on, *out_on, *term_on; /* nonzero parts */
+  int grav_on, init_on, any;
+} lw_tangent;
+
+/* the point of linearization */
+typedef struct {
+  const double *q;     /* positions */
+  const double *v;     /* velocity argument of the forces Q(q, v, t) */
+  const double *qd;    /* velocity of the constraint rates J qd + Phi_t */
+  const double *qdd;   /* acceleration of J qdd + gamma(q, qd) */
+  const double *l[3];  /* multipliers of J^T l (may be NULL when unused) */
+  double t;
+} lw_lin_point;
+
+/* a direction: state perturbations (NULL = 0) and/or a parameter */
+typedef struct {
+  const double *dq, *dv, *dqd, *dqdd, *dl;
+  const lw_tangent *tg;
+  int body;            /* >= 0: the state perturbation lives in this body only */
+} lw_lin_dir;
+
+/* what to differentiate (NULL = not wanted); every output is overwritten */
+typedef struct {
+  double *dQ;          /* (nq) Q(q, v, t) */
+  double *dJl[3];      /* (nq) J(q)^T l_k */
+  double *dphi;        /* (nc) Phi(q, t) */
+  double *dvel;        /* (nc) J qd + Phi_t */
+  double *dacc;        /* (nc) J qdd + gamma(q, qd, t) */
+} lw_lin_out;
+
+void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv);
+void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_lin_dir *dir,
+                const lw_lin_out *o);
+int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
+                 const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg);
+void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
+                   const lw_lin_dir *dir, double *dy);
+void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
+lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
+void lw_tangent_free(lw_tangent *t);
 
 #endif

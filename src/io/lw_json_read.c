@@ -609,11 +609,65 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   }
 }
 
+static void read_objective(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const k[] = {"name", "description", "terms", NULL};
+  static const char *const tk[] = {"output", "kind", "form", "component", "weight", "target", NULL};
+  check_keys(r, o, path, k);
+  lw_objective_desc *od = lw_desc_add_objective(r->d, name);
+  JsonArray *a = get_arr(r, o, "terms", path);
+  if (!a) {
+    if (!r->failed)
+      fail(r, path, "required field 'terms' is missing");
+    return;
+  }
+  for (guint i = 0; i < json_array_get_length(a) && !r->failed; i++) {
+    char *tp = NULL;
+    g_autofree char *list = g_strdup_printf("%s/terms", path);
+    JsonObject *to = element(r, a, i, list, o, &tp, NULL, FALSE);
+    if (!to)
+      break;
+    check_keys(r, to, tp, tk);
+    const char *out = need_str(r, to, "output", tp);
+    lw_term_desc *t = lw_objective_add_term(od, out);
+    int width = 0;
+    for (int j = 0; out && j < r->d->noutputs; j++)
+      if (!strcmp(r->d->outputs[j].name, out))
+        width = lw_output_width(r->d->outputs[j].type, r->planar);
+    if (out && !width && !r->failed) {
+      g_autofree char *p = g_strdup_printf("%s/output", tp);
+      mark(r, to, "output", p);
+      fail(r, p, "objective '%s': output '%s' does not exist", name, out);
+    }
+    const char *kind = get_str(r, to, "kind", tp);
+    if (kind && !strcmp(kind, "final"))
+      t->kind = LW_TERM_FINAL;
+    else if (kind && strcmp(kind, "integral")) {
+      g_autofree char *p = g_strdup_printf("%s/kind", tp);
+      mark(r, to, "kind", p);
+      fail(r, p, "unknown term kind '%s' (expected integral or final)", kind);
+    }
+    const char *form = get_str(r, to, "form", tp);
+    if (form && !strcmp(form, "value"))
+      t->form = LW_TERM_VALUE;
+    else if (form && strcmp(form, "square")) {
+      g_autofree char *p = g_strdup_printf("%s/form", tp);
+      mark(r, to, "form", p);
+      fail(r, p, "unknown term form '%s' (expected square or value)", form);
+    }
+    get_int(r, to, "component", tp, &t->component);
+    get_num(r, to, "weight", tp, &t->weight);
+    if (width > 0 && !r->failed)
+      get_vec(r, to, "target", tp, t->target, width);
+    g_free(tp);
+  }
+}
+
 static void read_root(reader *r, JsonObject *root)
 {
   static const char *const keys[] = {"linkwright", "name", "description", "planar", "gravity", "solver",
                                      "bodies", "joints", "forces", "drivers", "initial", "outputs",
-                                     "parameters", NULL};
+                                     "parameters", "objectives", NULL};
   lw_desc *d = r->d;
   int version = 0;
   if (!json_object_has_member(root, "linkwright")) {
@@ -771,6 +825,13 @@ static void read_root(reader *r, JsonObject *root)
           }
         }
       }
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "objectives", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "objectives", root, &path, &name, TRUE);
+      if (o)
+        read_objective(r, o, path, name);
       g_clear_pointer(&path, g_free);
     }
 }

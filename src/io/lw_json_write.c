@@ -413,6 +413,37 @@ char *lw_model_to_json(const lw_desc *d)
     g_string_append_c(w.s, '}');
   }
   list_close(&w, first);
+
+  list_open(&w, "objectives", d->nobjectives, &first);
+  for (int i = 0; i < d->nobjectives; i++) {
+    const lw_objective_desc *o = &d->objectives[i];
+    item_open(&w, &first, o->name);
+    key(&w, "terms");
+    g_string_append_c(w.s, '[');
+    for (int k = 0; k < o->nterms; k++) {
+      const lw_term_desc *t = &o->terms[k];
+      int width = 1;
+      for (int j = 0; j < d->noutputs; j++)
+        if (t->output && !strcmp(d->outputs[j].name, t->output))
+          width = lw_output_width(d->outputs[j].type, d->planar);
+      g_string_append(w.s, k ? ", {" : "{");
+      g_string_append(w.s, "\"output\": ");
+      str(&w, t->output ? t->output : "");
+      g_string_append_printf(w.s, ", \"kind\": \"%s\", \"form\": \"%s\"",
+                             t->kind == LW_TERM_FINAL ? "final" : "integral",
+                             t->form == LW_TERM_VALUE ? "value" : "square");
+      if (t->component >= 0)
+        g_string_append_printf(w.s, ", \"component\": %d", t->component);
+      g_string_append(w.s, ", \"weight\": ");
+      num(&w, t->weight);
+      g_string_append(w.s, ", \"target\": ");
+      vec(&w, t->target, width);
+      g_string_append_c(w.s, '}');
+    }
+    g_string_append_c(w.s, ']');
+    g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
   g_string_append(w.s, "\n}\n");
   return g_string_free(w.s, FALSE);
 }

@@ -1,0 +1,800 @@
+/* lw_jvp.c: exact directional derivatives (Jacobian-vector products) of
+ * every piece of the discretized equations, with respect to the state and
+ * to a parameter.
+ *
+ * A parameter enters only through the compiled constants of the model: the
+ * coefficients of the vectors linear in q, the mass blocks, the generalized
+ * gravity, spring constants, force vectors and time-function coefficients,
+ * objective weights and targets.  A tangent model (lw_tangent) holds the
+ * derivative of every such constant with respect to one parameter, in the
+ * layout of lw_model, so that the derivative of a vector linear in q with
+ * respect to the parameter is the same linear map with the tangent
+ * coefficients (lw_vexpr_eval on the tangent vexpr).  Everything below is
+ * differentiated by hand: bilinear dot products, atan2 angles, the spring
+ * length, torques; the tests check each against central differences. */
+#include "lw_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double dot(int n, const double *a, const double *b)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
+}
+
+/* ---- time functions ------------------------------------------------------ */
+void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv)
+{
+  if (f->type != LW_FUNC_SINE) {
+    /* linear in the coefficients */
+    lw_func g = *f;
+    memcpy(g.a, tf->a, sizeof g.a);
+    lw_func_eval(&g, t, v, dv, ddv);
+    return;
+  }
+  const double *a = f->a, *b = tf->a;
+  double ph = a[2] * t + a[3], dph = b[2] * t + b[3];
+  double s = sin(ph), c = cos(ph);
+  if (v)
+    *v = b[0] + b[1] * s + a[1] * c * dph;
+  if (dv)
+    *dv = (b[1] * a[2] + a[1] * b[2]) * c - a[1] * a[2] * s * dph;
+  if (ddv)
+    *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
+}
+
+/* ---- scalars built from vectors linear in q --------------------------------
+ * sc: value v, gradient g (local blocks), rate r = g.qd, second-order term
+ * gm (so that d2/dt2 = g.qdd + gm), and their directional derivatives. */
+typedef struct {
+  double v, dv, r, dr, gm, dgm;
+  double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
+} sc;
+
+/* a.b with a, b linear in q; ta, tb tangent vexprs or NULL */
+static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, const lw_vexpr *ta,
+                   const lw_vexpr *tb, int nblk, const int *blk, const lw_lin_point *p,
+                   const lw_lin_dir *dir, sc *s)
+{
+  int nd = m->nd, w = 2 * m->nqb;
+  double va[3], vb[3], dva[3] = {0}, dvb[3] = {0}, tmp[3];
+  lw_vexpr_eval(m, a, p->q, va);
+  lw_vexpr_eval(m, b, p->q, vb);
+  if (dir->dq) {
+    lw_vexpr_eval_lin(m, a, dir->dq, dva);
+    lw_vexpr_eval_lin(m, b, dir->dq, dvb);
+  }
+  if (ta) {
+    lw_vexpr_eval(m, ta, p->q, tmp);
+    for (int i = 0; i < nd; i++)
+      dva[i] += tmp[i];
+    lw_vexpr_eval(m, tb, p->q, tmp);
+    for (int i = 0; i < nd; i++)
+      dvb[i] += tmp[i];
+  }
+  s->v = dot(nd, va, vb);
+  s->dv = dot(nd, dva, vb) + dot(nd, va, dvb);
+  memset(s->g, 0, sizeof(double) * (size_t)w);
+  memset(s->dg, 0, sizeof(double) * (size_t)w);
+  lw_vexpr_grad(m, a, vb, 1.0, nblk, blk, s->g);
+  lw_vexpr_grad(m, b, va, 1.0, nblk, blk, s->g);
+  lw_vexpr_grad(m, a, dvb, 1.0, nblk, blk, s->dg);
+  lw_vexpr_grad(m, b, dva, 1.0, nblk, blk, s->dg);
+  if (ta) {
+    lw_vexpr_grad(m, ta, vb, 1.0, nblk, blk, s->dg);
+    lw_vexpr_grad(m, tb, va, 1.0, nblk, blk, s->dg);
+  }
+  s->r = s->dr = s->gm = s->dgm = 0;
+  if (!p->qd)
+    return;
+  double ra[3], rb[3], dra[3] = {0}, drb[3] = {0};
+  lw_vexpr_eval_lin(m, a, p->qd, ra);
+  lw_vexpr_eval_lin(m, b, p->qd, rb);
+  if (dir->dqd) {
+    lw_vexpr_eval_lin(m, a, dir->dqd, dra);
+    lw_vexpr_eval_lin(m, b, dir->dqd, drb);
+  }
+  if (ta) {
+    lw_vexpr_eval_lin(m, ta, p->qd, tmp);
+    for (int i = 0; i < nd; i++)
+      dra[i] += tmp[i];
+    lw_vexpr_eval_lin(m, tb, p->qd, tmp);
+    for (int i = 0; i < nd; i++)
+      drb[i] += tmp[i];
+  }
+  s->r = dot(nd, ra, vb) + dot(nd, va, rb);
+  s->dr = dot(nd, dra, vb) + dot(nd, ra, dvb) + dot(nd, dva, rb) + dot(nd, va, drb);
+  s->gm = 2.0 * dot(nd, ra, rb);
+  s->dgm = 2.0 * (dot(nd, dra, rb) + dot(nd, ra, drb));
+}
+
+/* theta = atan2(S, C) from two dot scalars (in place into S) */
+static void sc_angle(int w, sc *S, const sc *C)
+{
+  double s = S->v, c = C->v, r2 = s * s + c * c;
+  double ds = S->dv, dc = C->dv, dr2 = 2.0 * (s * ds + c * dc);
+  double th = atan2(s, c), dth = (c * ds - s * dc) / r2;
+  double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++) {
+    g[i] = (c * S->g[i] - s * C->g[i]) / r2;
+    dg[i] = (dc * S->g[i] + c * S->dg[i] - ds * C->g[i] - s * C->dg[i]) / r2 - g[i] * dr2 / r2;
+  }
+  double sd = S->r, cd = C->r, dsd = S->dr, dcd = C->dr;
+  double thd = (c * sd - s * cd) / r2;
+  double dthd = (dc * sd + c * dsd - ds * cd - s * dcd) / r2 - thd * dr2 / r2;
+  double P = s * sd + c * cd, dP = ds * sd + s * dsd + dc * cd + c * dcd;
+  double A = c * S->gm - s * C->gm;
+  double dA = dc * S->gm + c * S->dgm - ds * C->gm - s * C->dgm;
+  double gm = A / r2 - 2.0 * thd * P / r2;
+  double dgm = dA / r2 - A * dr2 / (r2 * r2) - 2.0 * (dthd * P + thd * dP) / r2 +
+               2.0 * thd * P * dr2 / (r2 * r2);
+  S->v = th;
+  S->dv = dth;
+  memcpy(S->g, g, sizeof(double) * (size_t)w);
+  memcpy(S->dg, dg, sizeof(double) * (size_t)w);
+  S->r = thd;
+  S->dr = dthd;
+  S->gm = gm;
+  S->dgm = dgm;
+}
+
+/* a row or a joint coordinate: kind with vexprs a..d */
+static void sc_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const v[4],
+                    const lw_vexpr *const tv[4], int nblk, const int *blk, const lw_lin_point *p,
+                    const lw_lin_dir *dir, sc *s)
+{
+  int tg = tv != NULL;
+  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, s);
+  if (kind == LW_ROW_ANGLE) {
+    sc C;
+    sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, &C);
+    sc_angle(2 * m->nqb, s, &C);
+  }
+}
+
+static void row_sc(const lw_model *m, const lw_model *tm, int r, const lw_lin_point *p,
+                   const lw_lin_dir *dir, sc *s)
+{
+  const lw_row *row = &m->rows[r];
+  const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
+  if (tm) {
+    const lw_row *tr = &tm->rows[r];
+    const lw_vexpr *tv[4] = {&tr->a, &tr->b, &tr->c, &tr->d};
+    sc_eval(m, row->kind, v, tv, row->nblk, row->blk, p, dir, s);
+    s->dv -= tr->c0;
+  } else {
+    sc_eval(m, row->kind, v, NULL, row->nblk, row->blk, p, dir, s);
+  }
+}
+
+static void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
+                     const lw_lin_dir *dir, sc *s)
+{
+  const lw_coord *c = &m->coords[ci];
+  const lw_vexpr *v[4] = {&c->a, &c->b, &c->c, &c->d};
+  if (tm) {
+    const lw_coord *tc = &tm->coords[ci];
+    const lw_vexpr *tv[4] = {&tc->a, &tc->b, &tc->c, &tc->d};
+    sc_eval(m, c->kind, v, tv, c->nblk, c->blk, p, dir, s);
+    s->dv -= tc->offset;
+  } else {
+    sc_eval(m, c->kind, v, NULL, c->nblk, c->blk, p, dir, s);
+  }
+}
+
+/* x . g over the local blocks */
+static double blk_dot(const lw_model *m, int nblk, const int *blk, const double *g, const double *x)
+{
+  int nqb = m->nqb;
+  double s = 0;
+  for (int k = 0; k < nblk; k++)
+    s += dot(nqb, g + k * nqb, x + (size_t)blk[k] * nqb);
+  return s;
+}
+
+static void blk_add(const lw_model *m, int nblk, const int *blk, const double *g, double a, double *y)
+{
+  int nqb = m->nqb;
+  for (int k = 0; k < nblk; k++)
+    for (int i = 0; i < nqb; i++)
+      y[(size_t)blk[k] * nqb + i] += a * g[k * nqb + i];
+}
+
+static int touches(int nblk, const int *blk, int body)
+{
+  if (body < 0)
+    return 1;
+  for (int k = 0; k < nblk; k++)
+    if (blk[k] == body)
+      return 1;
+  return 0;
+}
+
+/* whether an element (blocks nblk/blk, tangent flag on) can contribute */
+static int active(const lw_lin_dir *dir, int state, int nblk, const int *blk, int on)
+{
+  if (dir->tg && on)
+    return 1;
+  return state && touches(nblk, blk, dir->body);
+}
+
+int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
+                 const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg)
+{
+  sc s;
+  coord_sc(m, tg ? tg->dm : NULL, ci, p, dir, &s);
+  if (dx)
+    *dx = s.dv;
+  if (dxd)
+    *dxd = s.dr;
+  int w = 2 * m->nqb;
+  if (g)
+    memcpy(g, s.g, sizeof(double) * (size_t)w);
+  if (dg)
+    memcpy(dg, s.dg, sizeof(double) * (size_t)w);
+  return m->coords[ci].nblk;
+}
+
+/* ---- the residual pieces ------------------------------------------------- */
+void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_lin_dir *dir,
+                const lw_lin_out *o)
+{
+  int nq = m->nq, nc = m->nc, nd = m->nd, nqb = m->nqb;
+  const lw_tangent *tg = dir->tg;
+  const lw_model *tm = tg ? tg->dm : NULL;
+  if (o->dQ)
+    memset(o->dQ, 0, sizeof(double) * (size_t)nq);
+  for (int k = 0; k < 3; k++)
+    if (o->dJl[k])
+      memset(o->dJl[k], 0, sizeof(double) * (size_t)nq);
+  if (o->dphi)
+    memset(o->dphi, 0, sizeof(double) * (size_t)nc);
+  if (o->dvel)
+    memset(o->dvel, 0, sizeof(double) * (size_t)nc);
+  if (o->dacc)
+    memset(o->dacc, 0, sizeof(double) * (size_t)nc);
+  int state = dir->dq || dir->dv || dir->dqd || dir->dqdd;
+  int want_rows = o->dphi || o->dvel || o->dacc || o->dJl[0] || o->dJl[1] || o->dJl[2];
+  lw_lin_point pr = *p;
+  if (!o->dvel && !o->dacc)
+    pr.qd = NULL;
+  sc s;
+  for (int r = 0; want_rows && r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (!active(dir, state, row->nblk, row->blk, tg && tg->row_on[r]))
+      continue;
+    row_sc(m, tm, r, &pr, dir, &s);
+    double df = 0, dfd = 0, dfdd = 0;
+    if (tm && row->func >= 0)
+      lw_func_tangent(&m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
+    if (o->dphi)
+      o->dphi[r] = s.dv - df;
+    if (o->dvel)
+      o->dvel[r] = s.dr - dfd;
+    if (o->dacc) {
+      double a = blk_dot(m, row->nblk, row->blk, s.dg, p->qdd) + s.dgm - dfdd;
+      if (dir->dqdd)
+        a += blk_dot(m, row->nblk, row->blk, s.g, dir->dqdd);
+      o->dacc[r] = a;
+    }
+    for (int k = 0; k < 3; k++)
+      if (o->dJl[k] && p->l[k][r] != 0.0)
+        blk_add(m, row->nblk, row->blk, s.dg, p->l[k][r], o->dJl[k]);
+  }
+  if (!o->dQ)
+    return;
+  double *dQ = o->dQ;
+  if (tg && tg->grav_on)
+    for (int i = 0; i < nq; i++)
+      dQ[i] += tm->qgrav[i];
+  lw_lin_point pf = *p;
+  pf.qd = p->v; /* forces see the velocity argument v */
+  lw_lin_dir df = *dir;
+  df.dqd = dir->dv;
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    const lw_force *tf = tm ? &tm->forces[n] : NULL;
+    int fon = tg && tg->force_on[n];
+    switch (f->type) {
+    case LW_FORCE_SPRING_DAMPER: {
+      if (!active(dir, state, f->nblk, f->blk, fon))
+        break;
+      double v[3], vd[3], dv[3] = {0}, dvd[3] = {0}, tmp[3];
+      lw_vexpr_eval(m, &f->v, p->q, v);
+      lw_vexpr_eval_lin(m, &f->v, p->v, vd);
+      if (dir->dq)
+        lw_vexpr_eval_lin(m, &f->v, dir->dq, dv);
+      if (dir->dv)
+        lw_vexpr_eval_lin(m, &f->v, dir->dv, dvd);
+      if (fon) {
+        lw_vexpr_eval(m, &tf->v, p->q, tmp);
+        for (int i = 0; i < nd; i++)
+          dv[i] += tmp[i];
+        lw_vexpr_eval_lin(m, &tf->v, p->v, tmp);
+        for (int i = 0; i < nd; i++)
+          dvd[i] += tmp[i];
+      }
+      double l = sqrt(dot(nd, v, v));
+      if (l < 1e-300)
+        break;
+      double e[3], de[3];
+      for (int i = 0; i < nd; i++)
+        e[i] = v[i] / l;
+      double dl = dot(nd, e, dv);
+      for (int i = 0; i < nd; i++)
+        de[i] = (dv[i] - e[i] * dl) / l;
+      double ld = dot(nd, e, vd), dld = dot(nd, de, vd) + dot(nd, e, dvd);
+      double F = f->k * (l - f->rest) + f->c * ld;
+      double dF = f->k * dl + f->c * dld;
+      if (fon)
+        dF += tf->k * (l - f->rest) - f->k * tf->rest + tf->c * ld;
+      /* Q = -F V^T e */
+      double g[2 * LW_MAXQB] = {0};
+      lw_vexpr_grad(m, &f->v, e, -dF, f->nblk, f->blk, g);
+      lw_vexpr_grad(m, &f->v, de, -F, f->nblk, f->blk, g);
+      if (fon)
+        lw_vexpr_grad(m, &tf->v, e, -F, f->nblk, f->blk, g);
+      blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
+      break;
+    }
+    case LW_FORCE_JOINT_SPRING_DAMPER: {
+      const lw_coord *c = &m->coords[f->coord];
+      if (!active(dir, state, c->nblk, c->blk, fon))
+        break;
+      coord_sc(m, fon ? tm : NULL, f->coord, &pf, &df, &s);
+      double x = s.v - c->offset;
+      if (c->kind == LW_ROW_ANGLE)
+        x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
+      double tau = -f->k * (x - f->rest) - f->c * s.r;
+      double dtau = -f->k * s.dv - f->c * s.dr;
+      if (fon)
+        dtau += -tf->k * (x - f->rest) + f->k * tf->rest - tf->c * s.r;
+      blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
+      blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
+      break;
+    }
+    case LW_FORCE_FORCE: {
+      if (!fon)
+        break; /* independent of the state */
+      double sv, dsv;
+      lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
+      lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
+      double F[3], dF[3];
+      for (int i = 0; i < nd; i++) {
+        F[i] = sv * f->vec[i];
+        dF[i] = dsv * f->vec[i] + sv * tf->vec[i];
+      }
+      double g[2 * LW_MAXQB] = {0};
+      lw_vexpr_grad(m, &f->v, dF, 1.0, f->nblk, f->blk, g);
+      lw_vexpr_grad(m, &tf->v, F, 1.0, f->nblk, f->blk, g);
+      blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
+      break;
+    }
+    case LW_FORCE_TORQUE: {
+      if (f->body < 0 || !active(dir, state, 1, &f->body, fon))
+        break;
+      double sv, dsv = 0;
+      lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
+      if (fon)
+        lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
+      const double *qb = p->q + (size_t)f->body * nqb;
+      const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
+      double *Qb = dQ + (size_t)f->body * nqb;
+      double T[3], dT[3];
+      for (int i = 0; i < 3; i++) {
+        T[i] = sv * f->vec[i];
+        dT[i] = dsv * f->vec[i] + (fon ? sv * tf->vec[i] : 0.0);
+      }
+      if (nd == 2) {
+        Qb[2] += -dT[2] * qb[3] - (dqb ? T[2] * dqb[3] : 0.0);
+        Qb[3] += dT[2] * qb[2] + (dqb ? T[2] * dqb[2] : 0.0);
+      } else {
+        for (int k = 1; k < 4; k++) {
+          const double *a = qb + 3 * k;
+          double da[3] = {0, 0, 0};
+          if (dqb)
+            memcpy(da, dqb + 3 * k, sizeof da);
+          Qb[3 * k + 0] += 0.5 * (dT[1] * a[2] - dT[2] * a[1] + T[1] * da[2] - T[2] * da[1]);
+          Qb[3 * k + 1] += 0.5 * (dT[2] * a[0] - dT[0] * a[2] + T[2] * da[0] - T[0] * da[2]);
+          Qb[3 * k + 2] += 0.5 * (dT[0] * a[1] - dT[1] * a[0] + T[0] * da[1] - T[1] * da[0]);
+        }
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+/* y += M' x with the tangent mass blocks */
+void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y)
+{
+  int nqb = m->nqb;
+  for (int b = 0; b < m->nb; b++) {
+    if (!tg->body_on[b])
+      continue;
+    const double *M = tg->dm->mass_blocks + (size_t)b * nqb * nqb;
+    const double *xb = x + (size_t)b * nqb;
+    double *yb = y + (size_t)b * nqb;
+    for (int j = 0; j < nqb; j++)
+      for (int i = 0; i < nqb; i++)
+        yb[i] += M[j * nqb + i] * xb[j];
+  }
+}
+
+/* ---- outputs ---------------------------------------------------------------- */
+void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
+                   const lw_lin_dir *dir, double *dy)
+{
+  const lw_model *tm = tg ? tg->dm : NULL;
+  const lw_output *op = &m->outputs[k];
+  int nd = m->nd, nqb = m->nqb, nq = m->nq;
+  double tmp[3];
+  for (int i = 0; i < op->width; i++)
+    dy[i] = 0;
+  switch (op->type) {
+  case LW_OUT_POSITION:
+  case LW_OUT_VELOCITY:
+  case LW_OUT_ACCELERATION: {
+    const double *x = op->type == LW_OUT_POSITION ? p->q : op->type == LW_OUT_VELOCITY ? p->qd : p->qdd;
+    const double *dx = op->type == LW_OUT_POSITION ? dir->dq : op->type == LW_OUT_VELOCITY ? dir->dqd : dir->dqdd;
+    if (dx)
+      lw_vexpr_eval_lin(m, &op->v, dx, dy);
+    if (tm) {
+      if (op->type == LW_OUT_POSITION)
+        lw_vexpr_eval(m, &tm->outputs[k].v, x, tmp);
+      else
+        lw_vexpr_eval_lin(m, &tm->outputs[k].v, x, tmp);
+      for (int i = 0; i < nd; i++)
+        dy[i] += tmp[i];
+    }
+    break;
+  }
+  case LW_OUT_JOINT_COORDINATE:
+  case LW_OUT_JOINT_VELOCITY: {
+    sc s;
+    coord_sc(m, tm, op->coord, p, dir, &s);
+    dy[0] = op->type == LW_OUT_JOINT_COORDINATE ? s.dv : s.dr;
+    break;
+  }
+  case LW_OUT_REACTION_FORCE: {
+    const lw_desc *ds = m->desc;
+    const lw_joint_desc *j = &ds->joints[op->joint];
+    int b2 = -1, b1 = -1;
+    for (int b = 0; b < m->nb; b++) {
+      if (j->body[1] && !strcmp(ds->bodies[b].name, j->body[1]))
+        b2 = b;
+      if (j->body[0] && !strcmp(ds->bodies[b].name, j->body[0]))
+        b1 = b;
+    }
+    int b = b2 >= 0 ? b2 : b1;
+    double sgn = b2 >= 0 ? 1.0 : -1.0;
+    lw_lin_point pr = *p;
+    pr.qd = NULL;
+    for (int r = m->joint_row0[op->joint]; r < m->joint_row0[op->joint + 1]; r++) {
+      const lw_row *row = &m->rows[r];
+      sc s;
+      row_sc(m, tm, r, &pr, dir, &s);
+      for (int kb = 0; kb < row->nblk; kb++)
+        if (row->blk[kb] == b)
+          for (int i = 0; i < nd; i++)
+            dy[i] -= sgn * (s.dg[kb * nqb + i] * p->l[0][r] +
+                            (dir->dl ? s.g[kb * nqb + i] * dir->dl[r] : 0.0));
+    }
+    break;
+  }
+  case LW_OUT_KINETIC_ENERGY:
+  case LW_OUT_POTENTIAL_ENERGY:
+  case LW_OUT_TOTAL_ENERGY: {
+    double s = 0;
+    if (op->type != LW_OUT_POTENTIAL_ENERGY) {
+      if (dir->dqd) {
+        lw_mass_mul(m, dir->dqd, d->r);
+        s += dot(nq, p->qd, d->r);
+      }
+      if (tg) {
+        memset(d->r, 0, sizeof(double) * (size_t)nq);
+        lw_tangent_mass_mul(m, tg, p->qd, d->r);
+        s += 0.5 * dot(nq, p->qd, d->r);
+      }
+    }
+    if (op->type != LW_OUT_KINETIC_ENERGY) {
+      if (dir->dq)
+        s -= dot(nq, m->qgrav, dir->dq);
+      if (tm)
+        s -= dot(nq, tm->qgrav, p->q);
+      for (int n = 0; n < m->nforces; n++) {
+        const lw_force *f = &m->forces[n];
+        const lw_force *tf = tm ? &tm->forces[n] : NULL;
+        if (f->type == LW_FORCE_SPRING_DAMPER) {
+          double v[3], dv[3] = {0};
+          lw_vexpr_eval(m, &f->v, p->q, v);
+          if (dir->dq)
+            lw_vexpr_eval_lin(m, &f->v, dir->dq, dv);
+          if (tf) {
+            lw_vexpr_eval(m, &tf->v, p->q, tmp);
+            for (int i = 0; i < nd; i++)
+              dv[i] += tmp[i];
+          }
+          double l = sqrt(dot(nd, v, v));
+          if (l < 1e-300)
+            continue;
+          double dl = dot(nd, v, dv) / l;
+          s += f->k * (l - f->rest) * dl;
+          if (tf)
+            s += 0.5 * tf->k * (l - f->rest) * (l - f->rest) - f->k * (l - f->rest) * tf->rest;
+        } else if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+          const lw_coord *c = &m->coords[f->coord];
+          sc cs;
+          lw_lin_point pc = *p;
+          pc.qd = NULL;
+          coord_sc(m, tm, f->coord, &pc, dir, &cs);
+          double x = cs.v - c->offset;
+          if (c->kind == LW_ROW_ANGLE)
+            x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
+          s += f->k * (x - f->rest) * cs.dv;
+          if (tf)
+            s += 0.5 * tf->k * (x - f->rest) * (x - f->rest) - f->k * (x - f->rest) * tf->rest;
+        }
+      }
+    }
+    dy[0] = s;
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+/* ---- tangent models -------------------------------------------------------- */
+static int vx_same(const lw_vexpr *a, const lw_vexpr *b)
+{
+  if (a->nterm != b->nterm)
+    return 0;
+  for (int t = 0; t < a->nterm; t++)
+    if (a->body[t] != b->body[t])
+      return 0;
+  return 1;
+}
+
+static void vx_comb(lw_vexpr *o, const lw_vexpr *const v[4], const double c[4], int *on)
+{
+  for (int t = 0; t < 2; t++)
+    for (int j = 0; j < 4; j++) {
+      double s = 0;
+      for (int k = 0; k < 4; k++)
+        s += c[k] * v[k]->w[t][j];
+      o->w[t][j] = s;
+      *on |= s != 0.0;
+    }
+  for (int i = 0; i < 3; i++) {
+    double s = 0;
+    for (int k = 0; k < 4; k++)
+      s += c[k] * v[k]->c[i];
+    o->c[i] = s;
+    *on |= s != 0.0;
+  }
+}
+
+static double comb(const double *const x[4], size_t i, const double c[4], int *on)
+{
+  double s = 0;
+  for (int k = 0; k < 4; k++)
+    s += c[k] * x[k][i];
+  *on |= s != 0.0;
+  return s;
+}
+
+#define VXS(M, field) {&(M)[0]->field, &(M)[1]->field, &(M)[2]->field, &(M)[3]->field}
+
+/* t = sum_k c_k m_k over every constant a parameter can reach; returns -1
+ * when the models differ in structure */
+static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
+{
+  lw_model *o = t->dm;
+  const lw_model *m = mk[0];
+  for (int k = 1; k < 4; k++)
+    if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces ||
+        mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms)
+      return -1;
+  int nqb = m->nqb;
+  for (int b = 0; b < m->nb; b++) {
+    int on = 0;
+    for (int i = 0; i < nqb * nqb; i++) {
+      size_t idx = (size_t)b * nqb * nqb + i;
+      const double *x[4] = {mk[0]->mass_blocks, mk[1]->mass_blocks, mk[2]->mass_blocks, mk[3]->mass_blocks};
+      o->mass_blocks[idx] = comb(x, idx, c, &on);
+    }
+    t->body_on[b] = on;
+    t->any |= on;
+  }
+  {
+    int on = 0;
+    const double *x[4] = {mk[0]->qgrav, mk[1]->qgrav, mk[2]->qgrav, mk[3]->qgrav};
+    for (int i = 0; i < m->nq; i++)
+      o->qgrav[i] = comb(x, (size_t)i, c, &on);
+    t->grav_on = on;
+    t->any |= on;
+  }
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *rs[4] = {&mk[0]->rows[r], &mk[1]->rows[r], &mk[2]->rows[r], &mk[3]->rows[r]};
+    lw_row *ro = &o->rows[r];
+    int on = 0;
+    for (int k = 1; k < 4; k++)
+      if (!vx_same(&rs[0]->a, &rs[k]->a) || !vx_same(&rs[0]->b, &rs[k]->b) ||
+          !vx_same(&rs[0]->c, &rs[k]->c) || !vx_same(&rs[0]->d, &rs[k]->d) || rs[0]->kind != rs[k]->kind)
+        return -1;
+    const lw_vexpr *va[4] = {&rs[0]->a, &rs[1]->a, &rs[2]->a, &rs[3]->a};
+    const lw_vexpr *vb[4] = {&rs[0]->b, &rs[1]->b, &rs[2]->b, &rs[3]->b};
+    const lw_vexpr *vc[4] = {&rs[0]->c, &rs[1]->c, &rs[2]->c, &rs[3]->c};
+    const lw_vexpr *vd[4] = {&rs[0]->d, &rs[1]->d, &rs[2]->d, &rs[3]->d};
+    vx_comb(&ro->a, va, c, &on);
+    vx_comb(&ro->b, vb, c, &on);
+    vx_comb(&ro->c, vc, c, &on);
+    vx_comb(&ro->d, vd, c, &on);
+    const double *c0[4] = {&rs[0]->c0, &rs[1]->c0, &rs[2]->c0, &rs[3]->c0};
+    ro->c0 = comb(c0, 0, c, &on);
+    if (rs[0]->func >= 0) {
+      int f = rs[0]->func;
+      const double *fa[4] = {mk[0]->drivers[f].a, mk[1]->drivers[f].a, mk[2]->drivers[f].a, mk[3]->drivers[f].a};
+      for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
+        o->drivers[f].a[i] = comb(fa, (size_t)i, c, &on);
+    }
+    t->row_on[r] = on;
+    t->any |= on;
+  }
+  for (int i = 0; i < m->ncoords; i++) {
+    const lw_coord *cs[4] = {&mk[0]->coords[i], &mk[1]->coords[i], &mk[2]->coords[i], &mk[3]->coords[i]};
+    lw_coord *co = &o->coords[i];
+    int on = 0;
+    for (int k = 1; k < 4; k++)
+      if (!vx_same(&cs[0]->a, &cs[k]->a) || !vx_same(&cs[0]->b, &cs[k]->b) ||
+          !vx_same(&cs[0]->c, &cs[k]->c) || !vx_same(&cs[0]->d, &cs[k]->d))
+        return -1;
+    const lw_vexpr *va[4] = {&cs[0]->a, &cs[1]->a, &cs[2]->a, &cs[3]->a};
+    const lw_vexpr *vb[4] = {&cs[0]->b, &cs[1]->b, &cs[2]->b, &cs[3]->b};
+    const lw_vexpr *vc[4] = {&cs[0]->c, &cs[1]->c, &cs[2]->c, &cs[3]->c};
+    const lw_vexpr *vd[4] = {&cs[0]->d, &cs[1]->d, &cs[2]->d, &cs[3]->d};
+    vx_comb(&co->a, va, c, &on);
+    vx_comb(&co->b, vb, c, &on);
+    vx_comb(&co->c, vc, c, &on);
+    vx_comb(&co->d, vd, c, &on);
+    const double *off[4] = {&cs[0]->offset, &cs[1]->offset, &cs[2]->offset, &cs[3]->offset};
+    co->offset = comb(off, 0, c, &on);
+    t->coord_on[i] = on;
+    t->any |= on;
+  }
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *fs[4] = {&mk[0]->forces[n], &mk[1]->forces[n], &mk[2]->forces[n], &mk[3]->forces[n]};
+    lw_force *fo = &o->forces[n];
+    int on = 0;
+    for (int k = 1; k < 4; k++)
+      if (!vx_same(&fs[0]->v, &fs[k]->v) || fs[0]->type != fs[k]->type)
+        return -1;
+    const lw_vexpr *vv[4] = {&fs[0]->v, &fs[1]->v, &fs[2]->v, &fs[3]->v};
+    vx_comb(&fo->v, vv, c, &on);
+    const double *kk[4] = {&fs[0]->k, &fs[1]->k, &fs[2]->k, &fs[3]->k};
+    const double *cc[4] = {&fs[0]->c, &fs[1]->c, &fs[2]->c, &fs[3]->c};
+    const double *rr[4] = {&fs[0]->rest, &fs[1]->rest, &fs[2]->rest, &fs[3]->rest};
+    const double *vec[4] = {fs[0]->vec, fs[1]->vec, fs[2]->vec, fs[3]->vec};
+    const double *fa[4] = {fs[0]->func.a, fs[1]->func.a, fs[2]->func.a, fs[3]->func.a};
+    fo->k = comb(kk, 0, c, &on);
+    fo->c = comb(cc, 0, c, &on);
+    fo->rest = comb(rr, 0, c, &on);
+    for (int i = 0; i < 3; i++)
+      fo->vec[i] = comb(vec, (size_t)i, c, &on);
+    for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
+      fo->func.a[i] = comb(fa, (size_t)i, c, &on);
+    if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
+      on = 1;
+    t->force_on[n] = on;
+    t->any |= on;
+  }
+  for (int i = 0; i < m->ninit; i++) {
+    int on = 0;
+    const double *iv[4] = {mk[0]->init_value, mk[1]->init_value, mk[2]->init_value, mk[3]->init_value};
+    const double *id[4] = {mk[0]->init_vel, mk[1]->init_vel, mk[2]->init_vel, mk[3]->init_vel};
+    o->init_value[i] = comb(iv, (size_t)i, c, &on);
+    o->init_vel[i] = comb(id, (size_t)i, c, &on);
+    t->any |= on;
+    t->init_on |= on;
+  }
+  for (int k = 0; k < m->nout; k++) {
+    int on = 0;
+    const lw_vexpr *vv[4] = {&mk[0]->outputs[k].v, &mk[1]->outputs[k].v, &mk[2]->outputs[k].v,
+                             &mk[3]->outputs[k].v};
+    vx_comb(&o->outputs[k].v, vv, c, &on);
+    t->out_on[k] = on;
+    t->any |= on;
+  }
+  for (int k = 0; k < m->nterms; k++) {
+    int on = 0;
+    const double *wt[4] = {&mk[0]->terms[k].weight, &mk[1]->terms[k].weight, &mk[2]->terms[k].weight,
+                           &mk[3]->terms[k].weight};
+    const double *tt[4] = {mk[0]->terms[k].target, mk[1]->terms[k].target, mk[2]->terms[k].target,
+                           mk[3]->terms[k].target};
+    o->terms[k].weight = comb(wt, 0, c, &on);
+    for (int i = 0; i < 3; i++)
+      o->terms[k].target[i] = comb(tt, (size_t)i, c, &on);
+    t->term_on[k] = on;
+    t->any |= on;
+  }
+  /* a joint spring reads its coordinate; outputs read rows and coords */
+  return 0;
+}
+
+void lw_tangent_free(lw_tangent *t)
+{
+  if (!t)
+    return;
+  lw_model_free(t->dm);
+  free(t->row_on);
+  free(t->force_on);
+  free(t->body_on);
+  free(t->coord_on);
+  free(t->out_on);
+  free(t->term_on);
+  free(t);
+}
+
+/* d(compiled constants)/d(parameter j) by Richardson-extrapolated central
+ * differences of the compilation, exact for constants polynomial of degree
+ * <= 4 in the field (points, masses, centres of mass, inertia, stiffness,
+ * damping, rest lengths, force values, coefficients, weights, targets) up to
+ * round-off; other constants (normalized axes) to O(eps^4). */
+lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
+{
+  lw_desc *dd = lw_desc_copy(desc);
+  lw_param_desc *pp = &dd->params[j];
+  double v = pp->value;
+  double eps = 1e-3 * fmax(fabs(v), 1e-2);
+  double off[4] = {eps, -eps, 0.5 * eps, -0.5 * eps};
+  lw_model *mk[4] = {NULL, NULL, NULL, NULL};
+  lw_tangent *t = NULL;
+  for (int k = 0; k < 4; k++) {
+    pp->value = v + off[k];
+    mk[k] = lw_compile(dd, err);
+    if (!mk[k]) {
+      char msg[sizeof err->msg];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      lw_set_error(err, LW_ERR_MODEL, "", NAN, "parameter '%s' cannot be varied around %.17g: %.400s",
+                   pp->name, v, msg);
+      goto out;
+    }
+  }
+  pp->value = v;
+  t = calloc(1, sizeof *t);
+  t->dm = lw_compile(dd, err);
+  if (!t->dm) {
+    free(t);
+    t = NULL;
+    goto out;
+  }
+  const lw_model *m = t->dm;
+  t->row_on = calloc((size_t)m->nc + 1, 1);
+  t->force_on = calloc((size_t)m->nforces + 1, 1);
+  t->body_on = calloc((size_t)m->nb + 1, 1);
+  t->coord_on = calloc((size_t)m->ncoords + 1, 1);
+  t->out_on = calloc((size_t)m->nout + 1, 1);
+  t->term_on = calloc((size_t)m->nterms + 1, 1);
+  /* (4 D(eps/2) - D(eps)) / 3, D(e) = (f(v + e) - f(v - e)) / (2 e) */
+  double c[4] = {-1.0 / (6.0 * eps), 1.0 / (6.0 * eps), 4.0 / (3.0 * eps), -4.0 / (3.0 * eps)};
+  if (combine(t, mk, c)) {
+    lw_set_error(err, LW_ERR_MODEL, "", NAN,
+                 "parameter '%s' changes the structure of the model (which bodies a joint or force "
+                 "connects); it cannot be differentiated",
+                 pp->name);
+    lw_tangent_free(t);
+    t = NULL;
+  }
+out:
+  for (int k = 0; k < 4; k++)
+    lw_model_free(mk[k]);
+  lw_desc_free(dd);
+  return t;
+}

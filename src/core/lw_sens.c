@@ -1,0 +1,1237 @@
+/* lw_sens.c: exact sensitivities of objectives over a simulation: forward
+ * (direct differentiation) and discrete adjoint of the discretized ALI3-P
+ * step, central finite differences as a verifier.
+ *
+ * The step from t_n to t_n+1 solves, at convergence (seed 002 eqs. 3.28,
+ * 3.35, 3.39 with the trapezoidal rule, beta = 1/4, gamma = 1/2):
+ *   E_P(q, lambda):  M qdd*(q) - Q(q, qd*(q)) + J(q)^T lambda = 0,  Phi(q, t) = 0
+ *   E_V(qd, sigma):  M (qd - qd*) + J^T sigma = 0,                  J qd + Phi_t = 0
+ *   E_A(qdd, kappa): M (qdd - qdd*) + J^T kappa = 0,                J qdd + gamma(q, qd) = 0
+ * with qd* = c2 q + bh, qdd* = c4 q + ah, c2 = 2/h, c4 = 4/h^2 and the
+ * history terms bh = -(c2 q_n + qd_n), ah = -(c4 q_n + 2 c2 qd_n + qdd_n).
+ * Position, velocity and acceleration problems at t = 0 start it.  The
+ * Newton iteration converges to the tolerance and the projections are exact,
+ * so these equations are what was simulated: their linearization, solved
+ * forward (one LU of each step matrix, one back-substitution per parameter)
+ * or transposed backward (the discrete adjoint: the exact transpose of the
+ * same matrices, cost independent of the number of parameters), gives the
+ * derivative of the discrete objective
+ *   psi = sum_k w_k g(y_k) (trapezoidal weights) + final terms g(y_N).
+ * The step matrices are dense (models up to a few hundred coordinates). */
+#define _POSIX_C_SOURCE 200809L
+#include "lw_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* LAPACK (Fortran, hidden string lengths last) */
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void dgetrs_(const char *tr, const int *n, const int *nrhs, const double *a, const int *lda,
+                    const int *ipiv, double *b, const int *ldb, int *info, size_t);
+extern void dgesvd_(const char *ju, const char *jv, const int *m, const int *n, double *a,
+                    const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+                    double *work, const int *lwork, int *info, size_t, size_t);
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double dotn(int n, const double *a, const double *b)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
+}
+
+/* y (m) += alpha A x, A m x n column-major */
+static void gemv(int m, int n, double alpha, const double *A, const double *x, double *y)
+{
+  for (int j = 0; j < n; j++) {
+    double s = alpha * x[j];
+    if (s == 0.0)
+      continue;
+    const double *a = A + (size_t)j * m;
+    for (int i = 0; i < m; i++)
+      y[i] += a[i] * s;
+  }
+}
+
+/* y (n) += alpha A^T x, A m x n */
+static void gemv_t(int m, int n, double alpha, const double *A, const double *x, double *y)
+{
+  for (int j = 0; j < n; j++)
+    y[j] += alpha * dotn(m, A + (size_t)j * m, x);
+}
+
+/* LU in place; -1 when singular to working precision */
+static int lu(double *A, int n, int *ipiv)
+{
+  int info = 0;
+  if (n == 0)
+    return 0;
+  dgetrf_(&n, &n, A, &n, ipiv, &info);
+  if (info < 0)
+    return -1;
+  double umax = 0, umin = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double u = fabs(A[(size_t)i * n + i]);
+    umax = fmax(umax, u);
+    umin = fmin(umin, u);
+  }
+  return (info > 0 || !(umin > 1e-14 * umax)) ? -1 : 0;
+}
+
+static void lu_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs)
+{
+  int info = 0;
+  if (n == 0 || nrhs == 0)
+    return;
+  dgetrs_(trans ? "T" : "N", &n, &nrhs, A, &n, ipiv, B, &n, &info, 1);
+}
+
+/* P = pinv(A), A m x n (destroyed), P n x m; singular values below
+ * 1e-11 of the largest are dropped */
+static int pinv(double *A, int m, int n, double *P)
+{
+  memset(P, 0, sizeof(double) * (size_t)m * n);
+  if (m == 0 || n == 0)
+    return 0;
+  int k = m < n ? m : n, info = 0, lwork = -1;
+  double *s = malloc(sizeof(double) * (size_t)k);
+  double *U = malloc(sizeof(double) * (size_t)m * k);
+  double *VT = malloc(sizeof(double) * (size_t)k * n);
+  double wq;
+  dgesvd_("S", "S", &m, &n, A, &m, s, U, &m, VT, &k, &wq, &lwork, &info, 1, 1);
+  lwork = (int)wq + 1;
+  double *work = malloc(sizeof(double) * (size_t)lwork);
+  dgesvd_("S", "S", &m, &n, A, &m, s, U, &m, VT, &k, work, &lwork, &info, 1, 1);
+  if (info == 0) {
+    for (int l = 0; l < k; l++) {
+      if (!(s[l] > 1e-11 * s[0]))
+        continue;
+      double inv = 1.0 / s[l];
+      /* P += v_l u_l^T / s_l */
+      for (int c = 0; c < m; c++) {
+        double uc = U[(size_t)l * m + c] * inv;
+        for (int r = 0; r < n; r++)
+          P[(size_t)c * n + r] += VT[(size_t)r * k + l] * uc;
+      }
+    }
+  }
+  free(s);
+  free(U);
+  free(VT);
+  free(work);
+  return info == 0 ? 0 : -1;
+}
+
+/* ---- the engine ------------------------------------------------------------ */
+typedef struct {
+  const lw_model *m;
+  lw_data *d;
+  lw_error *err;
+  int nq, nc, n1, nx, p, no, ncols, ncoords, nqb;
+  long N;
+  lw_tangent **tg;
+  const int *obj;
+  double h, c2, c4;
+  double *M, *AP, *KM, *C, *DVq, *DAq, *DAqd, *FP, *FV, *FA;
+  int *ipP, *ipM;
+  double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
+  /* outputs */
+  char *out_used;
+  double *Y, *YT, *yrow, *dy;
+  double *gy, *gth; /* (no x ncols), (no x p) at the current state */
+  double *value, *grad;
+  int dense_outputs; /* every output linearized (output table) */
+} sens;
+
+/* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates */
+static size_t state_len(const sens *s) { return 3 + 3 * (size_t)s->nq + (size_t)s->nc + (size_t)s->ncoords; }
+
+static void state_save(const sens *s, double *st)
+{
+  const lw_data *d = s->d;
+  int nq = s->nq;
+  st[0] = d->t0;
+  st[1] = (double)d->nstep;
+  st[2] = d->t;
+  memcpy(st + 3, d->q, sizeof(double) * (size_t)nq);
+  memcpy(st + 3 + nq, d->qd, sizeof(double) * (size_t)nq);
+  memcpy(st + 3 + 2 * nq, d->qdd, sizeof(double) * (size_t)nq);
+  memcpy(st + 3 + 3 * nq, d->lambda, sizeof(double) * (size_t)s->nc);
+  memcpy(st + 3 + 3 * nq + s->nc, d->coord_prev, sizeof(double) * (size_t)s->ncoords);
+}
+
+static void state_load(const sens *s, const double *st)
+{
+  lw_data *d = s->d;
+  int nq = s->nq;
+  d->t0 = st[0];
+  d->nstep = (long)st[1];
+  d->t = st[2];
+  memcpy(d->q, st + 3, sizeof(double) * (size_t)nq);
+  memcpy(d->qd, st + 3 + nq, sizeof(double) * (size_t)nq);
+  memcpy(d->qdd, st + 3 + 2 * nq, sizeof(double) * (size_t)nq);
+  memcpy(d->lambda, st + 3 + 3 * nq, sizeof(double) * (size_t)s->nc);
+  memcpy(d->coord_prev, st + 3 + 3 * nq + s->nc, sizeof(double) * (size_t)s->ncoords);
+}
+
+#define ST_T(st) ((st)[2])
+#define ST_Q(s, st) ((st) + 3)
+#define ST_QD(s, st) ((st) + 3 + (s)->nq)
+#define ST_QDD(s, st) ((st) + 3 + 2 * (s)->nq)
+#define ST_L(s, st) ((st) + 3 + 3 * (s)->nq)
+#define ST_C(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc)
+
+/* K = [M J^T; J 0] at the rows evaluated in d */
+static void build_km(sens *s, double *K)
+{
+  int nq = s->nq, n1 = s->n1, nqb = s->nqb, w = 2 * nqb;
+  const lw_model *m = s->m;
+  memset(K, 0, sizeof(double) * (size_t)n1 * n1);
+  for (int j = 0; j < nq; j++)
+    memcpy(K + (size_t)j * n1, s->M + (size_t)j * nq, sizeof(double) * (size_t)nq);
+  for (int r = 0; r < s->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++)
+      for (int i = 0; i < nqb; i++) {
+        int col = row->blk[k] * nqb + i;
+        double g = s->d->jac[(size_t)r * w + k * nqb + i];
+        K[(size_t)col * n1 + nq + r] += g;           /* J */
+        K[(size_t)(nq + r) * n1 + col] += g;         /* J^T */
+      }
+  }
+}
+
+static void unit(double *e, int n, int j)
+{
+  memset(e, 0, sizeof(double) * (size_t)n);
+  e[j] = 1.0;
+}
+
+/* linearize the step from state a (t_n) to state b (t_n+1) */
+static int lin_step(sens *s, const double *sa, const double *sb)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  int nq = s->nq, nc = s->nc, n1 = s->n1;
+  double t = ST_T(sb);
+  const double *qn = ST_Q(s, sa), *qdn = ST_QD(s, sa), *qddn = ST_QDD(s, sa);
+  const double *q = ST_Q(s, sb), *qd = ST_QD(s, sb), *qdd = ST_QDD(s, sb), *lam = ST_L(s, sb);
+  memcpy(d->coord_prev, ST_C(s, sb), sizeof(double) * (size_t)s->ncoords);
+  for (int i = 0; i < nq; i++) {
+    s->qds[i] = s->c2 * (q[i] - qn[i]) - qdn[i];
+    s->qdds[i] = s->c4 * (q[i] - qn[i]) - 2.0 * s->c2 * qdn[i] - qddn[i];
+  }
+  lw_rows_eval(m, d, q, t, 1);
+  lw_rows_time(m, d, q, qd, t);
+  build_km(s, s->KM);
+  if (lu(s->KM, n1, s->ipM)) {
+    lw_set_error(s->err, LW_ERR_SOLVER, "", t,
+                 "the projection matrix [M J^T; J 0] is singular at t = %.6g s (dependent "
+                 "constraints); sensitivities need independent constraints",
+                 t);
+    return -1;
+  }
+  /* multipliers of the projections */
+  lw_mass_mul(m, s->qds, s->rhs);
+  for (int r = 0; r < nc; r++)
+    s->rhs[nq + r] = -d->phit[r];
+  lu_solve(s->KM, n1, s->ipM, 0, s->rhs, 1);
+  memcpy(s->sig, s->rhs + nq, sizeof(double) * (size_t)nc);
+  lw_mass_mul(m, s->qdds, s->rhs);
+  for (int r = 0; r < nc; r++)
+    s->rhs[nq + r] = -d->gam[r];
+  lu_solve(s->KM, n1, s->ipM, 0, s->rhs, 1);
+  memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
+
+  lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
+  lw_lin_out o1 = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};
+  lw_lin_out o2 = {s->dQ, {NULL, NULL, NULL}, NULL, NULL, s->dacc};
+  memset(s->AP, 0, sizeof(double) * (size_t)n1 * n1);
+  for (int j = 0; j < nq; j++) {
+    unit(s->e, nq, j);
+    for (int i = 0; i < nq; i++)
+      s->e2[i] = s->c2 * s->e[i];
+    lw_lin_dir dir = {s->e, s->e2, NULL, NULL, NULL, NULL, j / s->nqb};
+    lw_lin_jvp(m, d, &pt, &dir, &o1);
+    double *ap = s->AP + (size_t)j * n1, *dv = s->DVq + (size_t)j * n1, *da = s->DAq + (size_t)j * n1;
+    const double *Mj = s->M + (size_t)j * nq;
+    for (int i = 0; i < nq; i++) {
+      ap[i] = s->c4 * Mj[i] - s->dQ[i] + s->dJ[0][i];
+      dv[i] = -s->c2 * Mj[i] + s->dJ[1][i];
+      da[i] = -s->c4 * Mj[i] + s->dJ[2][i];
+    }
+    memcpy(ap + nq, s->dphi, sizeof(double) * (size_t)nc);
+    memcpy(dv + nq, s->dvel, sizeof(double) * (size_t)nc);
+    memcpy(da + nq, s->dacc, sizeof(double) * (size_t)nc);
+    /* velocity directions: C = -dQ/dv, d(gamma)/dqd */
+    lw_lin_dir dv2 = {NULL, s->e, s->e, NULL, NULL, NULL, j / s->nqb};
+    lw_lin_jvp(m, d, &pt, &dv2, &o2);
+    double *cc = s->C + (size_t)j * nq, *dd = s->DAqd + (size_t)j * n1;
+    for (int i = 0; i < nq; i++) {
+      cc[i] = -s->dQ[i];
+      dd[i] = 0;
+    }
+    memcpy(dd + nq, s->dacc, sizeof(double) * (size_t)nc);
+  }
+  /* J^T columns */
+  {
+    int nqb = s->nqb, w = 2 * nqb;
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      double *col = s->AP + (size_t)(nq + r) * n1;
+      for (int k = 0; k < row->nblk; k++)
+        for (int i = 0; i < nqb; i++)
+          col[row->blk[k] * nqb + i] += d->jac[(size_t)r * w + k * nqb + i];
+    }
+  }
+  if (lu(s->AP, n1, s->ipP)) {
+    lw_set_error(s->err, LW_ERR_SOLVER, "", t,
+                 "the step's tangent matrix is singular at t = %.6g s; the sensitivities are "
+                 "undefined there",
+                 t);
+    return -1;
+  }
+  /* parameter columns */
+  for (int j = 0; j < s->p; j++) {
+    double *fp = s->FP + (size_t)j * n1, *fv = s->FV + (size_t)j * n1, *fa = s->FA + (size_t)j * n1;
+    memset(fp, 0, sizeof(double) * (size_t)n1);
+    memset(fv, 0, sizeof(double) * (size_t)n1);
+    memset(fa, 0, sizeof(double) * (size_t)n1);
+    const lw_tangent *tg = s->tg[j];
+    if (!tg || !tg->any)
+      continue;
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    lw_lin_jvp(m, d, &pt, &dir, &o1);
+    for (int i = 0; i < nq; i++) {
+      s->e[i] = qd[i] - s->qds[i];
+      s->e2[i] = qdd[i] - s->qdds[i];
+    }
+    lw_tangent_mass_mul(m, tg, s->qdds, fp);
+    lw_tangent_mass_mul(m, tg, s->e, fv);
+    lw_tangent_mass_mul(m, tg, s->e2, fa);
+    for (int i = 0; i < nq; i++) {
+      fp[i] += -s->dQ[i] + s->dJ[0][i];
+      fv[i] += s->dJ[1][i];
+      fa[i] += s->dJ[2][i];
+    }
+    memcpy(fp + nq, s->dphi, sizeof(double) * (size_t)nc);
+    memcpy(fv + nq, s->dvel, sizeof(double) * (size_t)nc);
+    memcpy(fa + nq, s->dacc, sizeof(double) * (size_t)nc);
+  }
+  return 0;
+}
+
+/* output values at state st into s->yrow; with lin, the output Jacobian Y
+ * (ncols x nx, x = [q qd qdd lambda]) and parameter columns YT (ncols x p) */
+static void outputs_at(sens *s, const double *st, int lin)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  memcpy(d->q, ST_Q(s, st), sizeof(double) * (size_t)s->nq);
+  memcpy(d->qd, ST_QD(s, st), sizeof(double) * (size_t)s->nq);
+  memcpy(d->qdd, ST_QDD(s, st), sizeof(double) * (size_t)s->nq);
+  memcpy(d->lambda, ST_L(s, st), sizeof(double) * (size_t)s->nc);
+  memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
+  d->t = ST_T(st);
+  lw_outputs(m, d, s->yrow);
+  if (!lin)
+    return;
+  int nq = s->nq, nx = s->nx, nc = s->ncols;
+  lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {ST_L(s, st), NULL, NULL},
+                     ST_T(st)};
+  for (int k = 0; k < m->nout; k++) {
+    if (!s->out_used[k])
+      continue;
+    int c0 = m->out_col[k], w = m->outputs[k].width;
+    for (int x = 0; x < nx; x++) {
+      unit(s->e, nx, x);
+      lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+      if (x < nq)
+        dir.dq = s->e;
+      else if (x < 2 * nq)
+        dir.dqd = s->e + nq;
+      else if (x < 3 * nq)
+        dir.dqdd = s->e + 2 * nq;
+      else
+        dir.dl = s->e + 3 * nq;
+      if (x < 3 * nq)
+        dir.body = (x % nq) / s->nqb;
+      /* quick skip: point outputs depend on their bodies only */
+      lw_output_jvp(m, d, NULL, k, &pt, &dir, s->dy);
+      for (int i = 0; i < w; i++)
+        s->Y[(size_t)x * nc + c0 + i] = s->dy[i];
+    }
+    for (int j = 0; j < s->p; j++) {
+      for (int i = 0; i < w; i++)
+        s->YT[(size_t)j * nc + c0 + i] = 0;
+      if (!s->tg[j] || !s->tg[j]->any)
+        continue;
+      lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, s->tg[j], -1};
+      lw_output_jvp(m, d, s->tg[j], k, &pt, &dir, s->dy);
+      for (int i = 0; i < w; i++)
+        s->YT[(size_t)j * nc + c0 + i] = s->dy[i];
+    }
+  }
+}
+
+/* objective values and derivatives at output row y with integral weight wi
+ * and final weight wf: value += ..., gy = dg/dy, gth = direct dg/dtheta */
+static void objectives_at(sens *s, double wi, double wf)
+{
+  const lw_model *m = s->m;
+  int nc = s->ncols;
+  memset(s->gy, 0, sizeof(double) * (size_t)s->no * nc);
+  memset(s->gth, 0, sizeof(double) * (size_t)s->no * (s->p ? s->p : 1));
+  for (int o = 0; o < s->no; o++) {
+    const lw_objective *ob = &m->objs[s->obj[o]];
+    for (int k = ob->first; k < ob->first + ob->n; k++) {
+      const lw_term *t = &m->terms[k];
+      double wk = t->kind == LW_TERM_FINAL ? wf : wi;
+      if (wk == 0.0)
+        continue;
+      for (int i = 0; i < t->width; i++) {
+        if (t->comp >= 0 && i != t->comp)
+          continue;
+        double e = s->yrow[t->col + i] - t->target[i];
+        if (t->form == LW_TERM_SQUARE) {
+          s->value[o] += wk * t->weight * e * e;
+          s->gy[(size_t)o * nc + t->col + i] += wk * 2.0 * t->weight * e;
+        } else {
+          s->value[o] += wk * t->weight * e;
+          s->gy[(size_t)o * nc + t->col + i] += wk * t->weight;
+        }
+        for (int j = 0; j < s->p; j++) {
+          const lw_tangent *tg = s->tg[j];
+          if (!tg || !tg->term_on[k])
+            continue;
+          const lw_term *tt = &tg->dm->terms[k];
+          double g = t->form == LW_TERM_SQUARE
+                         ? tt->weight * e * e - 2.0 * t->weight * e * tt->target[i]
+                         : tt->weight * e - t->weight * tt->target[i];
+          s->gth[(size_t)o * s->p + j] += wk * g;
+        }
+      }
+    }
+  }
+}
+
+static void weights(const sens *s, long k, double *wi, double *wf)
+{
+  *wi = s->N == 0 ? 0.0 : (k == 0 || k == s->N) ? 0.5 * s->h : s->h;
+  *wf = k == s->N ? 1.0 : 0.0;
+}
+
+/* ---- the initial problems ------------------------------------------------- */
+typedef struct {
+  int ng, na, nv;
+  double *Pg;          /* nq x ng: pinv of the position Jacobian */
+  double *Gth;         /* ng x p */
+  double *Pv;          /* nv x nv: pinv of [M A^T; A 0] */
+  double *Dvq, *Fv;    /* nv x nq, nv x p */
+  double *K0;          /* n1 x n1 LU of [M J^T; J 0] */
+  int *ip0;
+  double *D0q, *D0qd, *F0; /* n1 x nq, n1 x nq, n1 x p */
+} init_lin;
+
+static void init_free(init_lin *L)
+{
+  free(L->Pg);
+  free(L->Gth);
+  free(L->Pv);
+  free(L->Dvq);
+  free(L->Fv);
+  free(L->K0);
+  free(L->ip0);
+  free(L->D0q);
+  free(L->D0qd);
+  free(L->F0);
+}
+
+static int init_linearize(sens *s, const double *st, init_lin *L)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p, nqb = s->nqb, w = 2 * nqb;
+  const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
+  double t = ST_T(st);
+  memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
+  memset(L, 0, sizeof *L);
+  int nh = 0;
+  for (int i = 0; i < m->ninit; i++)
+    nh += m->init_has_value[i] != 0;
+  L->ng = nc + nh;
+  L->na = nc + m->ninit;
+  L->nv = nq + L->na;
+  int ng = L->ng, na = L->na, nv = L->nv;
+  lw_rows_eval(m, d, q, t, 1);
+  lw_rows_time(m, d, q, qd, t);
+  double *G = calloc((size_t)ng * nq + 1, sizeof(double));
+  double *gc = calloc((size_t)w, sizeof(double));
+  double *dgc = calloc((size_t)w, sizeof(double));
+  L->Pg = calloc((size_t)nq * ng + 1, sizeof(double));
+  L->Gth = calloc((size_t)ng * p + 1, sizeof(double));
+  /* 1. position: G = [Phi; x_i - value_i] */
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++)
+      for (int i = 0; i < nqb; i++)
+        G[(size_t)(row->blk[k] * nqb + i) * ng + r] += d->jac[(size_t)r * w + k * nqb + i];
+  }
+  lw_lin_point pt = {q, qd, qd, qdd, {lam, NULL, NULL}, t};
+  lw_lin_dir none = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+  for (int i = 0, h = 0; i < m->ninit; i++) {
+    if (!m->init_has_value[i])
+      continue;
+    int ci = m->init_coord[i];
+    const lw_coord *c = &m->coords[ci];
+    lw_coord_jvp(m, NULL, ci, &pt, &none, NULL, NULL, gc, NULL);
+    for (int k = 0; k < c->nblk; k++)
+      for (int l = 0; l < nqb; l++)
+        G[(size_t)(c->blk[k] * nqb + l) * ng + nc + h] += gc[k * nqb + l];
+    h++;
+  }
+  lw_lin_out op = {NULL, {NULL, NULL, NULL}, s->dphi, NULL, NULL};
+  for (int j = 0; j < p; j++) {
+    const lw_tangent *tg = s->tg[j];
+    if (!tg || !tg->any)
+      continue;
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    lw_lin_jvp(m, d, &pt, &dir, &op);
+    double *gt = L->Gth + (size_t)j * ng;
+    memcpy(gt, s->dphi, sizeof(double) * (size_t)nc);
+    for (int i = 0, h = 0; i < m->ninit; i++) {
+      if (!m->init_has_value[i])
+        continue;
+      double dx;
+      lw_coord_jvp(m, tg, m->init_coord[i], &pt, &dir, &dx, NULL, NULL, NULL);
+      gt[nc + h] = dx - tg->dm->init_value[i];
+      h++;
+    }
+  }
+  int bad = pinv(G, ng, nq, L->Pg);
+  /* 2. velocity: min qd^T M qd / 2 subject to A qd = b, A = [J; grad x_i] */
+  double *Kv = calloc((size_t)nv * nv + 1, sizeof(double));
+  L->Pv = calloc((size_t)nv * nv + 1, sizeof(double));
+  L->Dvq = calloc((size_t)nv * nq + 1, sizeof(double));
+  L->Fv = calloc((size_t)nv * p + 1, sizeof(double));
+  for (int j = 0; j < nq; j++)
+    memcpy(Kv + (size_t)j * nv, s->M + (size_t)j * nq, sizeof(double) * (size_t)nq);
+  double *A = calloc((size_t)na * nq + 1, sizeof(double));
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++)
+      for (int i = 0; i < nqb; i++)
+        A[(size_t)(row->blk[k] * nqb + i) * na + r] += d->jac[(size_t)r * w + k * nqb + i];
+  }
+  double *bv = calloc((size_t)nv, sizeof(double));
+  for (int r = 0; r < nc; r++)
+    bv[nq + r] = -d->phit[r];
+  for (int i = 0; i < m->ninit; i++) {
+    int ci = m->init_coord[i];
+    const lw_coord *c = &m->coords[ci];
+    lw_coord_jvp(m, NULL, ci, &pt, &none, NULL, NULL, gc, NULL);
+    for (int k = 0; k < c->nblk; k++)
+      for (int l = 0; l < nqb; l++)
+        A[(size_t)(c->blk[k] * nqb + l) * na + nc + i] += gc[k * nqb + l];
+    bv[nq + nc + i] = m->init_has_vel[i] ? m->init_vel[i] : 0.0;
+  }
+  for (int j = 0; j < nq; j++)
+    for (int r = 0; r < na; r++) {
+      Kv[(size_t)j * nv + nq + r] = A[(size_t)j * na + r];
+      Kv[(size_t)(nq + r) * nv + j] = A[(size_t)j * na + r];
+    }
+  bad |= pinv(Kv, nv, nv, L->Pv);
+  /* base multipliers mu of the velocity problem */
+  double *xm = calloc((size_t)nv, sizeof(double));
+  gemv(nv, nv, 1.0, L->Pv, bv, xm);
+  const double *mu = xm + nq;
+  /* derivatives of [M qd + A^T mu; A qd - b] */
+  double *mu_rows = calloc((size_t)nc + 1, sizeof(double));
+  memcpy(mu_rows, mu, sizeof(double) * (size_t)nc);
+  lw_lin_point pv = {q, qd, qd, qdd, {mu_rows, NULL, NULL}, t};
+  lw_lin_out ov = {NULL, {s->dJ[0], NULL, NULL}, NULL, s->dvel, NULL};
+  for (int x = 0; x <= nq + p; x++) {
+    /* x < nq: position direction; x >= nq: parameter x - nq */
+    const lw_tangent *tg = x < nq ? NULL : s->tg[x - nq];
+    if (x == nq + p)
+      break;
+    if (x >= nq && (!tg || !tg->any))
+      continue;
+    double *col = x < nq ? L->Dvq + (size_t)x * nv : L->Fv + (size_t)(x - nq) * nv;
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    if (x < nq) {
+      unit(s->e, nq, x);
+      dir.dq = s->e;
+      dir.body = x / nqb;
+    }
+    lw_lin_jvp(m, d, &pv, &dir, &ov);
+    for (int i = 0; i < nq; i++)
+      col[i] = s->dJ[0][i];
+    if (tg)
+      lw_tangent_mass_mul(m, tg, qd, col);
+    for (int r = 0; r < nc; r++)
+      col[nq + r] = s->dvel[r];
+    for (int i = 0; i < m->ninit; i++) {
+      int ci = m->init_coord[i];
+      const lw_coord *c = &m->coords[ci];
+      double dxd;
+      lw_coord_jvp(m, tg, ci, &pv, &dir, NULL, &dxd, gc, dgc);
+      /* mu_i d(grad x_i) */
+      for (int k = 0; k < c->nblk; k++)
+        for (int l = 0; l < nqb; l++)
+          col[c->blk[k] * nqb + l] += mu[nc + i] * dgc[k * nqb + l];
+      col[nq + nc + i] = dxd - (tg && m->init_has_vel[i] ? tg->dm->init_vel[i] : 0.0);
+    }
+  }
+  /* 3. accelerations: [M qdd - Q(q, qd) + J^T lambda; J qdd + gamma] */
+  L->K0 = calloc((size_t)n1 * n1 + 1, sizeof(double));
+  L->ip0 = calloc((size_t)n1 + 1, sizeof(int));
+  L->D0q = calloc((size_t)n1 * nq + 1, sizeof(double));
+  L->D0qd = calloc((size_t)n1 * nq + 1, sizeof(double));
+  L->F0 = calloc((size_t)n1 * p + 1, sizeof(double));
+  lw_rows_eval(m, d, q, t, 1);
+  build_km(s, L->K0);
+  if (lu(L->K0, n1, L->ip0))
+    bad = 1;
+  lw_lin_point pa = {q, qd, qd, qdd, {lam, NULL, NULL}, t};
+  lw_lin_out oa = {s->dQ, {s->dJ[0], NULL, NULL}, NULL, NULL, s->dacc};
+  for (int j = 0; j < nq; j++) {
+    unit(s->e, nq, j);
+    lw_lin_dir dq = {s->e, NULL, NULL, NULL, NULL, NULL, j / nqb};
+    lw_lin_jvp(m, d, &pa, &dq, &oa);
+    double *c1 = L->D0q + (size_t)j * n1;
+    for (int i = 0; i < nq; i++)
+      c1[i] = -s->dQ[i] + s->dJ[0][i];
+    memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
+    lw_lin_dir dv = {NULL, s->e, s->e, NULL, NULL, NULL, j / nqb};
+    lw_lin_jvp(m, d, &pa, &dv, &oa);
+    double *c2 = L->D0qd + (size_t)j * n1;
+    for (int i = 0; i < nq; i++)
+      c2[i] = -s->dQ[i];
+    memcpy(c2 + nq, s->dacc, sizeof(double) * (size_t)nc);
+  }
+  for (int j = 0; j < p; j++) {
+    const lw_tangent *tg = s->tg[j];
+    if (!tg || !tg->any)
+      continue;
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    lw_lin_jvp(m, d, &pa, &dir, &oa);
+    double *c1 = L->F0 + (size_t)j * n1;
+    lw_tangent_mass_mul(m, tg, qdd, c1);
+    for (int i = 0; i < nq; i++)
+      c1[i] += -s->dQ[i] + s->dJ[0][i];
+    memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
+  }
+  free(G);
+  free(gc);
+  free(dgc);
+  free(Kv);
+  free(A);
+  free(bv);
+  free(xm);
+  free(mu_rows);
+  if (bad) {
+    lw_set_error(s->err, LW_ERR_MODEL, "", 0.0,
+                 "the initial problems cannot be linearized (dependent constraints at t = 0)");
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+static void sens_free(sens *s)
+{
+  void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
+                  s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
+                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->rhs, s->out_used,
+                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    free(arrs[i]);
+}
+
+static int sens_alloc(sens *s)
+{
+  int nq = s->nq, n1 = s->n1, p = s->p > 0 ? s->p : 1, nx = s->nx;
+  size_t nn = (size_t)n1 * n1;
+  s->M = calloc((size_t)nq * nq + 1, sizeof(double));
+  s->AP = calloc(nn + 1, sizeof(double));
+  s->KM = calloc(nn + 1, sizeof(double));
+  s->C = calloc((size_t)nq * nq + 1, sizeof(double));
+  s->DVq = calloc((size_t)n1 * nq + 1, sizeof(double));
+  s->DAq = calloc((size_t)n1 * nq + 1, sizeof(double));
+  s->DAqd = calloc((size_t)n1 * nq + 1, sizeof(double));
+  s->FP = calloc((size_t)n1 * p, sizeof(double));
+  s->FV = calloc((size_t)n1 * p, sizeof(double));
+  s->FA = calloc((size_t)n1 * p, sizeof(double));
+  s->ipP = calloc((size_t)n1 + 1, sizeof(int));
+  s->ipM = calloc((size_t)n1 + 1, sizeof(int));
+  s->qds = calloc((size_t)nq + 1, sizeof(double));
+  s->qdds = calloc((size_t)nq + 1, sizeof(double));
+  s->sig = calloc((size_t)s->nc + 1, sizeof(double));
+  s->kap = calloc((size_t)s->nc + 1, sizeof(double));
+  s->dQ = calloc((size_t)nq + 1, sizeof(double));
+  for (int k = 0; k < 3; k++)
+    s->dJ[k] = calloc((size_t)nq + 1, sizeof(double));
+  s->dphi = calloc((size_t)s->nc + 1, sizeof(double));
+  s->dvel = calloc((size_t)s->nc + 1, sizeof(double));
+  s->dacc = calloc((size_t)s->nc + 1, sizeof(double));
+  s->e = calloc((size_t)nx + n1 + 1, sizeof(double));
+  s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
+  s->rhs = calloc((size_t)n1 + 1, sizeof(double));
+  s->out_used = calloc((size_t)s->m->nout + 1, 1);
+  s->Y = calloc((size_t)s->ncols * nx + 1, sizeof(double));
+  s->YT = calloc((size_t)s->ncols * p + 1, sizeof(double));
+  s->yrow = calloc((size_t)s->ncols + 1, sizeof(double));
+  s->dy = calloc(4, sizeof(double));
+  s->gy = calloc((size_t)(s->no ? s->no : 1) * s->ncols + 1, sizeof(double));
+  s->gth = calloc((size_t)(s->no ? s->no : 1) * p, sizeof(double));
+  return s->M && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
+                 s->Y && s->YT
+             ? 0
+             : -1;
+}
+
+int lw_desc_param_index(const lw_desc *d, const char *name)
+{
+  for (int i = 0; i < d->nparams; i++)
+    if (name && !strcmp(d->params[i].name, name))
+      return i;
+  return -1;
+}
+
+int lw_desc_objective_index(const lw_desc *d, const char *name)
+{
+  for (int i = 0; i < d->nobjectives; i++)
+    if (name && !strcmp(d->objectives[i].name, name))
+      return i;
+  return -1;
+}
+
+void lw_sens_result_clear(lw_sens_result *r)
+{
+  free(r->value);
+  free(r->gradient);
+  free(r->depends);
+  free(r->table);
+  memset(r, 0, sizeof *r);
+}
+
+/* solver settings are not differentiable parameters */
+static int check_param(const lw_desc *d, int j, lw_error *err)
+{
+  const lw_param_desc *p = &d->params[j];
+  for (int k = 0; k < p->ntargets; k++)
+    if (!strncmp(p->targets[k], "solver/", 7)) {
+      lw_set_error(err, LW_ERR_MODEL, "", NAN,
+                   "parameter '%s' sets the solver setting '%s'; the simulation is not a "
+                   "differentiable function of it",
+                   p->name, p->targets[k]);
+      return -1;
+    }
+  return 0;
+}
+
+/* one pass: values only (method VALUE), forward, or adjoint */
+static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
+{
+  sens S = {0}, *s = &S;
+  int status = LW_OK;
+  lw_error *err = &res->error;
+  s->m = m;
+  s->err = err;
+  s->nq = m->nq;
+  s->nc = m->nc;
+  s->n1 = m->nq + m->nc;
+  s->nx = 3 * m->nq + m->nc;
+  s->nqb = m->nqb;
+  s->ncoords = m->ncoords;
+  s->ncols = m->ncols;
+  s->p = opt->method == LW_SENS_VALUE ? 0 : opt->nparams;
+  s->no = opt->nobj;
+  s->obj = opt->objectives;
+  s->tg = tg;
+  s->h = m->desc->solver.step;
+  s->c2 = 2.0 / s->h;
+  s->c4 = 4.0 / (s->h * s->h);
+  s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
+  s->value = res->value;
+  s->grad = res->gradient;
+  int forward = opt->method == LW_SENS_FORWARD, adjoint = opt->method == LW_SENS_ADJOINT;
+  if (s->n1 > 3000 && (forward || adjoint)) {
+    lw_set_error(err, LW_ERR_MODEL, "", NAN,
+                 "the model has %d coordinates and %d constraints; sensitivities use dense step "
+                 "matrices and are limited to 3000 unknowns",
+                 s->nq, s->nc);
+    return LW_ERR_MODEL;
+  }
+  s->d = lw_data_new(m);
+  if (!s->d || sens_alloc(s)) {
+    lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the sensitivity workspace");
+    status = LW_ERR_NOMEM;
+    goto out;
+  }
+  lw_eval_mass_dense(m, s->M);
+  for (int o = 0; o < s->no; o++) {
+    const lw_objective *ob = &m->objs[s->obj[o]];
+    for (int k = ob->first; k < ob->first + ob->n; k++)
+      s->out_used[m->terms[k].output] = 1;
+  }
+  if (forward && opt->keep_outputs)
+    for (int k = 0; k < m->nout; k++)
+      s->out_used[k] = 1;
+  int p = s->p, nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, ncols = s->ncols, no = s->no;
+  size_t sl = state_len(s);
+  double *st0 = calloc(sl, sizeof(double)), *st1 = calloc(sl, sizeof(double));
+  double *Sx = NULL, *Sn = NULL, *Z = NULL, *R = NULL, *R2 = NULL;
+  double *store = NULL, *seg = NULL, *ab = NULL, *bb = NULL, *cx = NULL, *mu = NULL, *tmp = NULL;
+  init_lin L = {0};
+  double t_start = now_s();
+  if (lw_initialize(m, s->d, err)) {
+    status = err->status ? err->status : LW_ERR_MODEL;
+    goto out2;
+  }
+  state_save(s, st0);
+  if (forward || adjoint) {
+    if (init_linearize(s, st0, &L)) {
+      status = err->status;
+      goto out2;
+    }
+  }
+  long every = s->N / 100 > 0 ? s->N / 100 : 1;
+  /* ----- forward (values, forward sensitivities) ----- */
+  if (!adjoint) {
+    /* Sx = [q' qd' qdd' lambda'] (nx x p) */
+    Sx = calloc((size_t)nx * (p ? p : 1), sizeof(double));
+    Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
+    Z = calloc((size_t)ncols * (p ? p : 1) + 1, sizeof(double));
+    R = calloc((size_t)(L.nv > n1 ? L.nv : n1) * (p ? p : 1) + 1, sizeof(double));
+    R2 = calloc((size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
+    if (forward && p > 0) {
+      /* initial sensitivities: q0' = -Pg Gth; qd0' = -(Pv (Dvq q0' + Fv))_q;
+       * [qdd0'; lambda0'] = -K0^-1 (D0q q0' + D0qd qd0' + F0) */
+      for (int j = 0; j < p; j++) {
+        double *x = Sx + (size_t)j * nx;
+        gemv(nq, L.ng, -1.0, L.Pg, L.Gth + (size_t)j * L.ng, x);
+        memcpy(R2, L.Fv + (size_t)j * L.nv, sizeof(double) * (size_t)L.nv);
+        gemv(L.nv, nq, 1.0, L.Dvq, x, R2);
+        double *xv = calloc((size_t)L.nv, sizeof(double));
+        gemv(L.nv, L.nv, -1.0, L.Pv, R2, xv);
+        memcpy(x + nq, xv, sizeof(double) * (size_t)nq);
+        free(xv);
+        double *r = R + (size_t)j * n1;
+        memcpy(r, L.F0 + (size_t)j * n1, sizeof(double) * (size_t)n1);
+        gemv(n1, nq, 1.0, L.D0q, x, r);
+        gemv(n1, nq, 1.0, L.D0qd, x + nq, r);
+        for (int i = 0; i < n1; i++)
+          r[i] = -r[i];
+      }
+      lu_solve(L.K0, n1, L.ip0, 0, R, p);
+      for (int j = 0; j < p; j++) {
+        double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
+        memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);
+        memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);
+      }
+    }
+    if (opt->keep_outputs) {
+      res->ncols = 1 + ncols * (1 + p);
+      res->table = malloc(sizeof(double) * (size_t)(s->N + 1) * (size_t)res->ncols);
+      if (!res->table) {
+        lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the output table");
+        status = LW_ERR_NOMEM;
+        goto out2;
+      }
+    }
+    for (long k = 0; k <= s->N; k++) {
+      if (k > 0) {
+        memcpy(st0, st1, sizeof(double) * sl);
+        lw_step_info info;
+        state_load(s, st0);
+        if (lw_step(m, s->d, &info, err)) {
+          status = LW_ERR_SOLVER;
+          goto out2;
+        }
+        state_save(s, st1);
+        if (forward && p > 0) {
+          if (lin_step(s, st0, st1)) {
+            status = err->status;
+            goto out2;
+          }
+          /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd') */
+          for (int j = 0; j < p; j++) {
+            const double *x = Sx + (size_t)j * nx;
+            double *ah = Sn + (size_t)j * nx, *bh = ah + nq; /* scratch in Sn */
+            for (int i = 0; i < nq; i++) {
+              ah[i] = -(s->c4 * x[i] + 2.0 * s->c2 * x[nq + i] + x[2 * nq + i]);
+              bh[i] = -(s->c2 * x[i] + x[nq + i]);
+            }
+            double *r = R + (size_t)j * n1;
+            memcpy(r, s->FP + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            gemv(nq, nq, 1.0, s->M, ah, r);
+            gemv(nq, nq, 1.0, s->C, bh, r);
+            for (int i = 0; i < n1; i++)
+              r[i] = -r[i];
+          }
+          lu_solve(s->AP, n1, s->ipP, 0, R, p);
+          for (int j = 0; j < p; j++) {
+            double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
+            memcpy(x, r, sizeof(double) * (size_t)nq);                  /* q' */
+            memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);    /* lambda' */
+            const double *bh = Sn + (size_t)j * nx + nq;
+            memcpy(r, s->FV + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            gemv(n1, nq, 1.0, s->DVq, x, r);
+            gemv(nq, nq, -1.0, s->M, bh, r);
+            for (int i = 0; i < n1; i++)
+              r[i] = -r[i];
+          }
+          lu_solve(s->KM, n1, s->ipM, 0, R, p);
+          for (int j = 0; j < p; j++) {
+            double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
+            memcpy(x + nq, r, sizeof(double) * (size_t)nq);             /* qd' */
+            const double *ah = Sn + (size_t)j * nx;
+            memcpy(r, s->FA + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            gemv(n1, nq, 1.0, s->DAq, x, r);
+            gemv(n1, nq, 1.0, s->DAqd, x + nq, r);
+            gemv(nq, nq, -1.0, s->M, ah, r);
+            for (int i = 0; i < n1; i++)
+              r[i] = -r[i];
+          }
+          lu_solve(s->KM, n1, s->ipM, 0, R, p);
+          for (int j = 0; j < p; j++) {
+            double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
+            memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);         /* qdd' */
+          }
+        }
+      } else {
+        memcpy(st1, st0, sizeof(double) * sl);
+      }
+      /* outputs and objectives at state k */
+      outputs_at(s, st1, forward && p > 0);
+      double wi, wf;
+      weights(s, k, &wi, &wf);
+      objectives_at(s, wi, wf);
+      if (forward && p > 0) {
+        /* Z = Y Sx + YT (only the used outputs' rows of Y are filled) */
+        for (int j = 0; j < p; j++) {
+          double *z = Z + (size_t)j * ncols;
+          memcpy(z, s->YT + (size_t)j * ncols, sizeof(double) * (size_t)ncols);
+          gemv(ncols, nx, 1.0, s->Y, Sx + (size_t)j * nx, z);
+          for (int o = 0; o < no; o++)
+            s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, z) + s->gth[(size_t)o * p + j];
+        }
+      }
+      if (res->table) {
+        double *row = res->table + (size_t)k * res->ncols;
+        row[0] = ST_T(st1);
+        memcpy(row + 1, s->yrow, sizeof(double) * (size_t)ncols);
+        for (int c = 0; c < ncols; c++)
+          for (int j = 0; j < p; j++)
+            row[1 + ncols + (size_t)c * p + j] = Z[(size_t)j * ncols + c];
+        res->rows = k + 1;
+      }
+      res->steps = k;
+      if (opt->progress && k % every == 0 && opt->progress(0.999 * (double)k / (double)(s->N + 1), opt->user)) {
+        lw_set_error(err, LW_OK, "", ST_T(st1), "cancelled at t = %.6g s", ST_T(st1));
+        status = -1;
+        goto out2;
+      }
+    }
+    res->peak_bytes = sizeof(double) * (size_t)nx * p * 2;
+    goto out2;
+  }
+
+  /* ----- adjoint: forward pass storing states or checkpoints ----- */
+  {
+    size_t limit = opt->memory_limit ? opt->memory_limit : ((size_t)512 << 20);
+    size_t need = sl * sizeof(double) * (size_t)(s->N + 1);
+    long K = s->N + 1; /* segment length */
+    int checkpoint = need > limit;
+    if (checkpoint) {
+      K = (long)ceil(sqrt((double)(s->N + 1)));
+      /* checkpoints + one segment */
+      need = sl * sizeof(double) * (size_t)((s->N / K + 2) + K + 1);
+    }
+    long nck = checkpoint ? s->N / K + 1 : s->N + 1;
+    store = malloc(sizeof(double) * sl * (size_t)nck);
+    seg = checkpoint ? malloc(sizeof(double) * sl * (size_t)(K + 1)) : NULL;
+    if (!store || (checkpoint && !seg)) {
+      lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for %zu bytes of stored states", need);
+      status = LW_ERR_NOMEM;
+      goto out2;
+    }
+    res->peak_bytes = sizeof(double) * sl * (size_t)(nck + (checkpoint ? K + 1 : 0));
+    res->recomputed = checkpoint;
+    memcpy(store, st0, sizeof(double) * sl);
+    for (long k = 0; k <= s->N; k++) {
+      if (k > 0) {
+        lw_step_info info;
+        if (lw_step(m, s->d, &info, err)) {
+          status = LW_ERR_SOLVER;
+          goto out2;
+        }
+        state_save(s, st1);
+        if (!checkpoint)
+          memcpy(store + sl * (size_t)k, st1, sizeof(double) * sl);
+        else if (k % K == 0)
+          memcpy(store + sl * (size_t)(k / K), st1, sizeof(double) * sl);
+        state_load(s, st1);
+      } else {
+        memcpy(st1, st0, sizeof(double) * sl);
+      }
+      double wi, wf;
+      weights(s, k, &wi, &wf);
+      outputs_at(s, st1, 0);
+      objectives_at(s, wi, wf);
+      state_load(s, st1);
+      res->steps = k;
+      if (opt->progress && k % every == 0 && opt->progress(0.5 * (double)k / (double)(s->N + 1), opt->user)) {
+        lw_set_error(err, LW_OK, "", ST_T(st1), "cancelled at t = %.6g s", ST_T(st1));
+        status = -1;
+        goto out2;
+      }
+    }
+    /* ----- backward ----- */
+    ab = calloc((size_t)nq * no + 1, sizeof(double)); /* d psi / d ah_{k+1} */
+    bb = calloc((size_t)nq * no + 1, sizeof(double)); /* d psi / d bh_{k+1} */
+    cx = calloc((size_t)nx + 1, sizeof(double));
+    mu = calloc((size_t)3 * n1 + 1, sizeof(double));
+    tmp = calloc((size_t)(L.nv > n1 ? L.nv : n1) + nq + 1, sizeof(double));
+    double *muA = mu, *muV = mu + n1, *muP = mu + 2 * n1;
+    /* per objective: solve transposed systems one objective at a time */
+    double *val_save = calloc((size_t)no + 1, sizeof(double));
+    memcpy(val_save, s->value, sizeof(double) * (size_t)no);
+    long segs = checkpoint ? (s->N + K) / K : 1;
+    for (long sg = segs - 1; sg >= 0; sg--) {
+      long k0 = checkpoint ? sg * K : 0, k1 = checkpoint ? (sg + 1) * K : s->N;
+      if (k1 > s->N)
+        k1 = s->N;
+      const double *base = store;
+      if (checkpoint) {
+        /* recompute the segment from its checkpoint */
+        memcpy(seg, store + sl * (size_t)sg, sizeof(double) * sl);
+        state_load(s, seg);
+        for (long k = k0 + 1; k <= k1; k++) {
+          lw_step_info info;
+          if (lw_step(m, s->d, &info, err)) {
+            status = LW_ERR_SOLVER;
+            goto out2;
+          }
+          state_save(s, seg + sl * (size_t)(k - k0));
+        }
+        base = seg - sl * (size_t)k0;
+      }
+      for (long k = k1; k >= (sg == 0 ? 0 : k0 + 1); k--) {
+        const double *stk = base + sl * (size_t)k;
+        double wi, wf;
+        weights(s, k, &wi, &wf);
+        outputs_at(s, stk, 1);
+        for (int o = 0; o < no; o++)
+          s->value[o] = 0;
+        objectives_at(s, wi, wf);
+        if (k > 0 && lin_step(s, base + sl * (size_t)(k - 1), stk)) {
+          status = err->status;
+          goto out2;
+        }
+        for (int o = 0; o < no; o++) {
+          double *a = ab + (size_t)o * nq, *b = bb + (size_t)o * nq;
+          /* cotangent of [q qd qdd lambda] at state k: outputs + history */
+          memset(cx, 0, sizeof(double) * (size_t)nx);
+          gemv_t(ncols, nx, 1.0, s->Y, s->gy + (size_t)o * ncols, cx);
+          for (int i = 0; i < nq; i++) {
+            cx[i] += -s->c4 * a[i] - s->c2 * b[i];
+            cx[nq + i] += -2.0 * s->c2 * a[i] - b[i];
+            cx[2 * nq + i] += -a[i];
+          }
+          for (int j = 0; j < p; j++)
+            s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, s->YT + (size_t)j * ncols) +
+                                         s->gth[(size_t)o * p + j];
+          if (k == 0) {
+            /* initial problems, transposed */
+            double *cq = cx, *cqd = cx + nq;
+            memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
+            memcpy(muA + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
+            lu_solve(L.K0, n1, L.ip0, 1, muA, 1);
+            gemv_t(n1, nq, -1.0, L.D0q, muA, cq);
+            gemv_t(n1, nq, -1.0, L.D0qd, muA, cqd);
+            for (int j = 0; j < p; j++)
+              s->grad[(size_t)o * p + j] -= dotn(n1, L.F0 + (size_t)j * n1, muA);
+            /* nu = Pv^T [cqd; 0] */
+            memset(tmp, 0, sizeof(double) * (size_t)L.nv);
+            memcpy(tmp, cqd, sizeof(double) * (size_t)nq);
+            double *nuv = calloc((size_t)L.nv, sizeof(double));
+            gemv_t(L.nv, L.nv, 1.0, L.Pv, tmp, nuv);
+            gemv_t(L.nv, nq, -1.0, L.Dvq, nuv, cq);
+            for (int j = 0; j < p; j++)
+              s->grad[(size_t)o * p + j] -= dotn(L.nv, L.Fv + (size_t)j * L.nv, nuv);
+            free(nuv);
+            double *pg = calloc((size_t)L.ng + 1, sizeof(double));
+            gemv_t(nq, L.ng, 1.0, L.Pg, cq, pg);
+            for (int j = 0; j < p; j++)
+              s->grad[(size_t)o * p + j] -= dotn(L.ng, L.Gth + (size_t)j * L.ng, pg);
+            free(pg);
+            continue;
+          }
+          /* step k (from k-1), transposed: A, then V, then P */
+          memset(muA, 0, sizeof(double) * (size_t)n1);
+          memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
+          lu_solve(s->KM, n1, s->ipM, 1, muA, 1);
+          memset(muV, 0, sizeof(double) * (size_t)n1);
+          memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
+          gemv_t(n1, nq, -1.0, s->DAqd, muA, muV);
+          lu_solve(s->KM, n1, s->ipM, 1, muV, 1);
+          memcpy(muP, cx, sizeof(double) * (size_t)nq);
+          memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
+          gemv_t(n1, nq, -1.0, s->DVq, muV, muP);
+          gemv_t(n1, nq, -1.0, s->DAq, muA, muP);
+          lu_solve(s->AP, n1, s->ipP, 1, muP, 1);
+          for (int j = 0; j < p; j++)
+            s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) +
+                                         dotn(n1, s->FV + (size_t)j * n1, muV) +
+                                         dotn(n1, s->FA + (size_t)j * n1, muA);
+          /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
+          memset(a, 0, sizeof(double) * (size_t)nq);
+          memset(b, 0, sizeof(double) * (size_t)nq);
+          gemv(nq, nq, -1.0, s->M, muP, a);
+          gemv(nq, nq, 1.0, s->M, muA, a);
+          gemv_t(nq, nq, -1.0, s->C, muP, b);
+          gemv(nq, nq, 1.0, s->M, muV, b);
+        }
+        if (opt->progress && k % every == 0 &&
+            opt->progress(0.5 + 0.5 * (double)(s->N - k) / (double)(s->N + 1), opt->user)) {
+          lw_set_error(err, LW_OK, "", ST_T(stk), "cancelled");
+          status = -1;
+          free(val_save);
+          goto out2;
+        }
+      }
+    }
+    memcpy(s->value, val_save, sizeof(double) * (size_t)no);
+    free(val_save);
+  }
+out2:
+  res->sim_steps = s->N;
+  res->wall_time_s = now_s() - t_start;
+  free(st0);
+  free(st1);
+  free(Sx);
+  free(Sn);
+  free(Z);
+  free(R);
+  free(R2);
+  free(store);
+  free(seg);
+  free(ab);
+  free(bb);
+  free(cx);
+  free(mu);
+  free(tmp);
+  init_free(&L);
+out:
+  sens_free(s);
+  lw_data_free(s->d);
+  return status;
+}
+
+int lw_sensitivity(const lw_desc *desc, const lw_sens_options *opt, lw_sens_result *res)
+{
+  memset(res, 0, sizeof *res);
+  res->error.time = NAN;
+  lw_error *err = &res->error;
+  int p = opt->nparams, no = opt->nobj;
+  res->nparams = p;
+  res->nobj = no;
+  res->value = calloc((size_t)no + 1, sizeof(double));
+  res->gradient = calloc((size_t)no * (p > 0 ? p : 1) + 1, sizeof(double));
+  res->depends = calloc((size_t)p + 1, sizeof(int));
+  for (int o = 0; o < no; o++)
+    if (opt->objectives[o] < 0 || opt->objectives[o] >= desc->nobjectives) {
+      lw_set_error(err, LW_ERR_MODEL, "", NAN, "objective index %d out of range", opt->objectives[o]);
+      return res->status = LW_ERR_MODEL;
+    }
+  for (int j = 0; j < p; j++) {
+    if (opt->params[j] < 0 || opt->params[j] >= desc->nparams) {
+      lw_set_error(err, LW_ERR_MODEL, "", NAN, "parameter index %d out of range", opt->params[j]);
+      return res->status = LW_ERR_MODEL;
+    }
+    if (check_param(desc, opt->params[j], err))
+      return res->status = LW_ERR_MODEL;
+  }
+  lw_model *m = lw_compile(desc, err);
+  if (!m)
+    return res->status = err->status;
+  double t0 = now_s();
+  int st = LW_OK;
+  if (opt->method == LW_SENS_FD) {
+    /* central differences of the whole simulation: 2p + 1 runs */
+    lw_sens_options o1 = *opt;
+    o1.method = LW_SENS_VALUE;
+    o1.keep_outputs = 0;
+    o1.progress = NULL;
+    lw_sens_result r0;
+    st = lw_sensitivity(desc, &o1, &r0);
+    if (st) {
+      res->error = r0.error;
+      lw_sens_result_clear(&r0);
+      goto done;
+    }
+    memcpy(res->value, r0.value, sizeof(double) * (size_t)no);
+    res->steps = r0.steps;
+    res->sim_steps = r0.sim_steps;
+    lw_sens_result_clear(&r0);
+    double rel = opt->fd_step > 0 ? opt->fd_step : 1e-6;
+    for (int j = 0; j < p && !st; j++) {
+      lw_desc *dd = lw_desc_copy(desc);
+      lw_param_desc *pp = &dd->params[opt->params[j]];
+      double v = pp->value, hstep = rel * fmax(fabs(v), 1e-2);
+      double fv[2][64];
+      for (int sgn = 0; sgn < 2 && !st; sgn++) {
+        pp->value = v + (sgn ? -hstep : hstep);
+        lw_sens_result rr;
+        st = lw_sensitivity(dd, &o1, &rr);
+        if (st)
+          res->error = rr.error;
+        for (int o = 0; o < no && o < 64; o++)
+          fv[sgn][o] = rr.value[o];
+        lw_sens_result_clear(&rr);
+      }
+      for (int o = 0; o < no && o < 64 && !st; o++)
+        res->gradient[(size_t)o * p + j] = (fv[0][o] - fv[1][o]) / (2.0 * hstep);
+      res->depends[j] = 1;
+      lw_desc_free(dd);
+      if (opt->progress && opt->progress((double)(j + 1) / (double)p, opt->user))
+        break;
+    }
+    goto done;
+  }
+  lw_tangent **tg = calloc((size_t)p + 1, sizeof(lw_tangent *));
+  if (opt->method != LW_SENS_VALUE)
+    for (int j = 0; j < p; j++) {
+      tg[j] = lw_tangent_new(desc, opt->params[j], err);
+      if (!tg[j]) {
+        st = err->status ? err->status : LW_ERR_MODEL;
+        break;
+      }
+      res->depends[j] = tg[j]->any;
+    }
+  if (!st)
+    st = run(m, opt, res, tg);
+  for (int j = 0; j < p; j++)
+    lw_tangent_free(tg[j]);
+  free(tg);
+done:
+  res->wall_time_s = now_s() - t0;
+  lw_model_free(m);
+  if (st && !res->error.status)
+    res->error.status = st;
+  return res->status = st;
+}
