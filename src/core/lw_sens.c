@@ -97,6 +97,30 @@ static void lu_solve(const double *A, int n, const int *ipiv, int trans, double 
   dgetrs_(trans ? "T" : "N", &n, &nrhs, A, &n, ipiv, B, &n, &info, 1);
 }
 
+/* The saddle-point matrices [T s J^T; s J 0] are stored with their
+ * constraint rows and multiplier columns scaled by s (of the size of T), so
+ * that the pivots stay of one magnitude; A x = b is solved as
+ * x = D A_s^-1 D b, D = diag(1, s), for A and for A^T alike. */
+static void kkt_solve(const double *A, int n, int nq, double sc, const int *ipiv, int trans, double *B,
+                      int nrhs)
+{
+  for (int j = 0; j < nrhs; j++)
+    for (int i = nq; i < n; i++)
+      B[(size_t)j * n + i] *= sc;
+  lu_solve(A, n, ipiv, trans, B, nrhs);
+  for (int j = 0; j < nrhs; j++)
+    for (int i = nq; i < n; i++)
+      B[(size_t)j * n + i] *= sc;
+}
+
+static void kkt_scale(double *A, int n, int nq, double sc)
+{
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < n; i++)
+      if ((i >= nq) != (j >= nq))
+        A[(size_t)j * n + i] *= sc;
+}
+
 /* P = pinv(A), A m x n (destroyed), P n x m; singular values below
  * 1e-11 of the largest are dropped */
 static int pinv(double *A, int m, int n, double *P)
@@ -145,6 +169,7 @@ typedef struct {
   double h, c2, c4;
   double *M, *AP, *KM, *C, *DVq, *DAq, *DAqd, *FP, *FV, *FA;
   int *ipP, *ipM;
+  double sP, sM; /* scales of the constraint rows in AP and KM */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs */
   char *out_used;
@@ -206,8 +231,8 @@ static void build_km(sens *s, double *K)
       for (int i = 0; i < nqb; i++) {
         int col = row->blk[k] * nqb + i;
         double g = s->d->jac[(size_t)r * w + k * nqb + i];
-        K[(size_t)col * n1 + nq + r] += g;           /* J */
-        K[(size_t)(nq + r) * n1 + col] += g;         /* J^T */
+        K[(size_t)col * n1 + nq + r] += s->sM * g;   /* J */
+        K[(size_t)(nq + r) * n1 + col] += s->sM * g; /* J^T */
       }
   }
 }
@@ -246,12 +271,12 @@ static int lin_step(sens *s, const double *sa, const double *sb)
   lw_mass_mul(m, s->qds, s->rhs);
   for (int r = 0; r < nc; r++)
     s->rhs[nq + r] = -d->phit[r];
-  lu_solve(s->KM, n1, s->ipM, 0, s->rhs, 1);
+  kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, s->rhs, 1);
   memcpy(s->sig, s->rhs + nq, sizeof(double) * (size_t)nc);
   lw_mass_mul(m, s->qdds, s->rhs);
   for (int r = 0; r < nc; r++)
     s->rhs[nq + r] = -d->gam[r];
-  lu_solve(s->KM, n1, s->ipM, 0, s->rhs, 1);
+  kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, s->rhs, 1);
   memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
 
   lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
@@ -295,6 +320,7 @@ static int lin_step(sens *s, const double *sa, const double *sb)
           col[row->blk[k] * nqb + i] += d->jac[(size_t)r * w + k * nqb + i];
     }
   }
+  kkt_scale(s->AP, n1, nq, s->sP);
   if (lu(s->AP, n1, s->ipP)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", t,
                  "the step's tangent matrix is singular at t = %.6g s; the sensitivities are "
@@ -548,10 +574,14 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
   }
   for (int j = 0; j < nq; j++)
     for (int r = 0; r < na; r++) {
-      Kv[(size_t)j * nv + nq + r] = A[(size_t)j * na + r];
-      Kv[(size_t)(nq + r) * nv + j] = A[(size_t)j * na + r];
+      Kv[(size_t)j * nv + nq + r] = s->sM * A[(size_t)j * na + r];
+      Kv[(size_t)(nq + r) * nv + j] = s->sM * A[(size_t)j * na + r];
     }
   bad |= pinv(Kv, nv, nv, L->Pv);
+  /* Kv = D^-1 Kv_s D^-1, D = diag(1, s): D pinv(Kv_s) D solves Kv (its inverse when regular) */
+  for (int j = 0; j < nv; j++)
+    for (int i = 0; i < nv; i++)
+      L->Pv[(size_t)j * nv + i] *= (i >= nq ? s->sM : 1.0) * (j >= nq ? s->sM : 1.0);
   /* base multipliers mu of the velocity problem */
   double *xm = calloc((size_t)nv, sizeof(double));
   gemv(nv, nv, 1.0, L->Pv, bv, xm);
@@ -764,6 +794,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   s->h = m->desc->solver.step;
   s->c2 = 2.0 / s->h;
   s->c4 = 4.0 / (s->h * s->h);
+  s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
+  s->sP = s->c4 * s->sM;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
   s->value = res->value;
   s->grad = res->gradient;
@@ -836,7 +868,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         for (int i = 0; i < n1; i++)
           r[i] = -r[i];
       }
-      lu_solve(L.K0, n1, L.ip0, 0, R, p);
+      kkt_solve(L.K0, n1, nq, s->sM, L.ip0, 0, R, p);
       for (int j = 0; j < p; j++) {
         double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
         memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);
@@ -882,7 +914,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
-          lu_solve(s->AP, n1, s->ipP, 0, R, p);
+          kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 0, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x, r, sizeof(double) * (size_t)nq);                  /* q' */
@@ -894,7 +926,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
-          lu_solve(s->KM, n1, s->ipM, 0, R, p);
+          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x + nq, r, sizeof(double) * (size_t)nq);             /* qd' */
@@ -906,7 +938,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
-          lu_solve(s->KM, n1, s->ipM, 0, R, p);
+          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);         /* qdd' */
@@ -1060,7 +1092,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             double *cq = cx, *cqd = cx + nq;
             memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
             memcpy(muA + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
-            lu_solve(L.K0, n1, L.ip0, 1, muA, 1);
+            kkt_solve(L.K0, n1, nq, s->sM, L.ip0, 1, muA, 1);
             gemv_t(n1, nq, -1.0, L.D0q, muA, cq);
             gemv_t(n1, nq, -1.0, L.D0qd, muA, cqd);
             for (int j = 0; j < p; j++)
@@ -1084,16 +1116,16 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* step k (from k-1), transposed: A, then V, then P */
           memset(muA, 0, sizeof(double) * (size_t)n1);
           memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
-          lu_solve(s->KM, n1, s->ipM, 1, muA, 1);
+          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 1, muA, 1);
           memset(muV, 0, sizeof(double) * (size_t)n1);
           memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
           gemv_t(n1, nq, -1.0, s->DAqd, muA, muV);
-          lu_solve(s->KM, n1, s->ipM, 1, muV, 1);
+          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 1, muV, 1);
           memcpy(muP, cx, sizeof(double) * (size_t)nq);
           memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
           gemv_t(n1, nq, -1.0, s->DVq, muV, muP);
           gemv_t(n1, nq, -1.0, s->DAq, muA, muP);
-          lu_solve(s->AP, n1, s->ipP, 1, muP, 1);
+          kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 1, muP, 1);
           for (int j = 0; j < p; j++)
             s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) +
                                          dotn(n1, s->FV + (size_t)j * n1, muV) +
@@ -1192,7 +1224,7 @@ int lw_sensitivity(const lw_desc *desc, const lw_sens_options *opt, lw_sens_resu
     for (int j = 0; j < p && !st; j++) {
       lw_desc *dd = lw_desc_copy(desc);
       lw_param_desc *pp = &dd->params[opt->params[j]];
-      double v = pp->value, hstep = rel * fmax(fabs(v), 1e-2);
+      double v = pp->value, hstep = rel * fmax(fabs(v), 1.0);
       double fv[2][64];
       for (int sgn = 0; sgn < 2 && !st; sgn++) {
         pp->value = v + (sgn ? -hstep : hstep);

@@ -783,6 +783,13 @@ static void read_root(reader *r, JsonObject *root)
         read_output(r, o, path, name);
       g_clear_pointer(&path, g_free);
     }
+  if ((a = get_arr(r, root, "objectives", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "objectives", root, &path, &name, TRUE);
+      if (o)
+        read_objective(r, o, path, name);
+      g_clear_pointer(&path, g_free);
+    }
   if ((a = get_arr(r, root, "parameters", "")))
     for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
       JsonObject *o = element(r, a, k, "parameters", root, &path, &name, TRUE);
@@ -825,13 +832,6 @@ static void read_root(reader *r, JsonObject *root)
           }
         }
       }
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "objectives", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "objectives", root, &path, &name, TRUE);
-      if (o)
-        read_objective(r, o, path, name);
       g_clear_pointer(&path, g_free);
     }
 }

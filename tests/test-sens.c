@@ -1,0 +1,662 @@
+/* Sensitivities: every analytic partial derivative against central
+ * differences, forward against discrete adjoint against finite differences
+ * of the whole simulation on every shipped model, the published five-bar
+ * gradients (seed 002 tables 7.4-7.6), checkpointing and bad requests. */
+#include "lw-test.h"
+#include "lw_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- models that use every element type ---------------------------------- */
+static const char *planar_json =
+  "{\"linkwright\": 1, \"name\": \"elements\", \"planar\": true, \"gravity\": [0.3, -9.81],"
+  " \"solver\": {\"t_end\": 0.2, \"step\": 0.001},"
+  " \"bodies\": ["
+  "  {\"name\": \"link1\", \"mass\": 1.0, \"com\": [0.5, 0.05], \"inertia\": 0.1, \"position\": [0, 0],"
+  "   \"angle\": 0.3, \"points\": {\"start\": [0, 0], \"end\": [1, 0]}},"
+  "  {\"name\": \"link2\", \"mass\": 2.0, \"com\": [0.4, -0.02], \"inertia\": 0.2, \"position\": [0.95, 0.3],"
+  "   \"angle\": -0.1, \"points\": {\"start\": [0, 0], \"end\": [0.8, 0]}},"
+  "  {\"name\": \"wheel\", \"mass\": 0.7, \"com\": [0.01, 0.02], \"inertia\": 0.05, \"position\": [2.0, 0],"
+  "   \"points\": {\"rim\": [0.3, 0]}}],"
+  " \"joints\": ["
+  "  {\"name\": \"shoulder\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"link1\", \"at\": [0, 0]},"
+  "  {\"name\": \"elbow\", \"type\": \"revolute\", \"body1\": \"link1\", \"body2\": \"link2\","
+  "   \"point1\": \"end\", \"point2\": \"start\"},"
+  "  {\"name\": \"hub\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"wheel\", \"at\": [2.0, 0]}],"
+  " \"forces\": ["
+  "  {\"name\": \"jsd\", \"type\": \"joint_spring_damper\", \"joint\": \"elbow\", \"stiffness\": 5,"
+  "   \"damping\": 0.3, \"rest_value\": 0.2},"
+  "  {\"name\": \"tq\", \"type\": \"torque\", \"body\": \"link1\", \"value\": 0.7,"
+  "   \"function\": {\"type\": \"sine\", \"offset\": 0.2, \"amplitude\": 1.5, \"omega\": 4, \"phase\": 0.1}},"
+  "  {\"name\": \"push\", \"type\": \"force\", \"body\": \"link2\", \"point\": \"end\", \"vector\": [1, 0.5],"
+  "   \"function\": {\"type\": \"linear\", \"value\": 0.5, \"rate\": 2}},"
+  "  {\"name\": \"sp\", \"type\": \"spring_damper\", \"body1\": \"wheel\", \"point1\": \"rim\","
+  "   \"body2\": \"link2\", \"point2\": \"end\", \"stiffness\": 20, \"damping\": 0.5, \"rest_length\": 0.6}],"
+  " \"drivers\": [{\"name\": \"motor\", \"joint\": \"hub\", \"function\": {\"type\": \"sine\","
+  "   \"offset\": 0.1, \"amplitude\": 0.5, \"omega\": 3, \"phase\": 0.2}}],"
+  " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.3, \"velocity\": 0.5},"
+  "   {\"joint\": \"elbow\", \"value\": -0.4, \"velocity\": -0.2}],"
+  " \"outputs\": ["
+  "  {\"name\": \"p\", \"type\": \"position\", \"body\": \"link2\", \"point\": \"end\"},"
+  "  {\"name\": \"v\", \"type\": \"velocity\", \"body\": \"link2\", \"point\": \"end\"},"
+  "  {\"name\": \"a\", \"type\": \"acceleration\", \"body\": \"link2\", \"point\": [0.2, 0.1]},"
+  "  {\"name\": \"th\", \"type\": \"joint_coordinate\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"thd\", \"type\": \"joint_velocity\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"R\", \"type\": \"reaction_force\", \"joint\": \"shoulder\"},"
+  "  {\"name\": \"ke\", \"type\": \"kinetic_energy\"},"
+  "  {\"name\": \"pe\", \"type\": \"potential_energy\"}],"
+  " \"parameters\": ["
+  "  {\"name\": \"k_elbow\", \"bind\": \"forces/jsd/stiffness\"},"
+  "  {\"name\": \"c_elbow\", \"bind\": \"forces/jsd/damping\"},"
+  "  {\"name\": \"rest_elbow\", \"bind\": \"forces/jsd/rest_value\"},"
+  "  {\"name\": \"tq_amp\", \"bind\": \"forces/tq/function/1\"},"
+  "  {\"name\": \"tq_omega\", \"bind\": \"forces/tq/function/2\"},"
+  "  {\"name\": \"tq_value\", \"bind\": \"forces/tq/vector/2\"},"
+  "  {\"name\": \"push_x\", \"bind\": \"forces/push/vector/0\"},"
+  "  {\"name\": \"push_rate\", \"bind\": \"forces/push/function/1\"},"
+  "  {\"name\": \"sp_k\", \"bind\": \"forces/sp/stiffness\"},"
+  "  {\"name\": \"sp_c\", \"bind\": \"forces/sp/damping\"},"
+  "  {\"name\": \"sp_rest\", \"bind\": \"forces/sp/rest_length\"},"
+  "  {\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
+  "  {\"name\": \"com2y\", \"bind\": \"bodies/link2/com/1\"},"
+  "  {\"name\": \"J2\", \"bind\": \"bodies/link2/inertia/2\"},"
+  "  {\"name\": \"end1y\", \"bind\": \"bodies/link1/points/end/1\"},"
+  "  {\"name\": \"rim\", \"bind\": \"bodies/wheel/points/rim/0\"},"
+  "  {\"name\": \"drv_omega\", \"bind\": \"drivers/motor/function/2\"},"
+  "  {\"name\": \"drv_phase\", \"bind\": \"drivers/motor/function/3\"},"
+  "  {\"name\": \"gy\", \"bind\": \"gravity/1\"},"
+  "  {\"name\": \"sh0\", \"bind\": \"initial/shoulder/value\"},"
+  "  {\"name\": \"el_v0\", \"bind\": \"initial/elbow/velocity\"},"
+  "  {\"name\": \"w_o1\", \"bind\": \"objectives/o1/terms/0/weight\"},"
+  "  {\"name\": \"tgt_o1\", \"bind\": \"objectives/o1/terms/0/target/1\"}],"
+  " \"objectives\": ["
+  "  {\"name\": \"o1\", \"terms\": [{\"output\": \"p\", \"target\": [1.5, 0.2], \"weight\": 2},"
+  "    {\"output\": \"th\", \"kind\": \"final\", \"form\": \"value\"}]},"
+  "  {\"name\": \"o2\", \"terms\": [{\"output\": \"R\"}, {\"output\": \"ke\", \"kind\": \"final\"},"
+  "    {\"output\": \"a\", \"component\": 0}, {\"output\": \"v\"}, {\"output\": \"thd\", \"form\": \"value\"},"
+  "    {\"output\": \"pe\", \"kind\": \"final\", \"form\": \"value\"}]}]}";
+
+static const char *spatial_json =
+  "{\"linkwright\": 1, \"name\": \"elements-3d\", \"gravity\": [0, -1, -9.81],"
+  " \"solver\": {\"t_end\": 0.2, \"step\": 0.001},"
+  " \"bodies\": ["
+  "  {\"name\": \"link1\", \"mass\": 1.0, \"com\": [0.5, 0.01, 0.02], \"inertia\": [0.02, 0.08, 0.09, 0.001, 0, 0.002],"
+  "   \"position\": [0, 0, 0], \"orientation\": [1, 0, 0, 0], \"points\": {\"end\": [1, 0, 0]}},"
+  "  {\"name\": \"link2\", \"mass\": 1.5, \"com\": [0.4, 0, 0.03], \"inertia\": [0.02, 0.1, 0.1, 0, 0.003, 0],"
+  "   \"position\": [1, 0, 0], \"orientation\": [1, 0, 0, 0], \"points\": {\"tip\": [0.8, 0.05, 0]}},"
+  "  {\"name\": \"slider\", \"mass\": 0.5, \"com\": [0, 0, 0], \"inertia\": [0.001, 0.001, 0.001, 0, 0, 0],"
+  "   \"position\": [0, -1, 0], \"orientation\": [1, 0, 0, 0]}],"
+  " \"joints\": ["
+  "  {\"name\": \"shoulder\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"link1\", \"at\": [0, 0, 0],"
+  "   \"axis\": [0, 0, 1]},"
+  "  {\"name\": \"elbow\", \"type\": \"revolute\", \"body1\": \"link1\", \"body2\": \"link2\", \"at\": [1, 0, 0],"
+  "   \"axis\": [0, 0.6, 0.8]},"
+  "  {\"name\": \"rail\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"at\": [0, -1, 0],"
+  "   \"axis\": [1, 0, 0]}],"
+  " \"forces\": ["
+  "  {\"name\": \"jsd\", \"type\": \"joint_spring_damper\", \"joint\": \"elbow\", \"stiffness\": 3,"
+  "   \"damping\": 0.2, \"rest_value\": 0.1},"
+  "  {\"name\": \"tq\", \"type\": \"torque\", \"body\": \"link2\", \"vector\": [0.1, 0.2, 0.3],"
+  "   \"function\": {\"type\": \"sine\", \"offset\": 0.5, \"amplitude\": 1, \"omega\": 2, \"phase\": 0}},"
+  "  {\"name\": \"push\", \"type\": \"force\", \"body\": \"link1\", \"point\": \"end\", \"vector\": [0, 0.3, -1]},"
+  "  {\"name\": \"sp\", \"type\": \"spring_damper\", \"body1\": \"ground\", \"point1\": [1, 1, 0.5],"
+  "   \"body2\": \"link2\", \"point2\": \"tip\", \"stiffness\": 15, \"damping\": 0.4, \"rest_length\": 0.9},"
+  "  {\"name\": \"rail_sd\", \"type\": \"joint_spring_damper\", \"joint\": \"rail\", \"stiffness\": 8,"
+  "   \"damping\": 0.1, \"rest_value\": 0.2}],"
+  " \"drivers\": [],"
+  " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.2, \"velocity\": 0.4},"
+  "   {\"joint\": \"elbow\", \"value\": 0.3, \"velocity\": -0.3}, {\"joint\": \"rail\", \"value\": 0.1}],"
+  " \"outputs\": ["
+  "  {\"name\": \"p\", \"type\": \"position\", \"body\": \"link2\", \"point\": \"tip\"},"
+  "  {\"name\": \"a\", \"type\": \"acceleration\", \"body\": \"link2\", \"point\": \"tip\"},"
+  "  {\"name\": \"th\", \"type\": \"joint_coordinate\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"R\", \"type\": \"reaction_force\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"E\", \"type\": \"total_energy\"}],"
+  " \"parameters\": ["
+  "  {\"name\": \"k_elbow\", \"bind\": \"forces/jsd/stiffness\"},"
+  "  {\"name\": \"tq_y\", \"bind\": \"forces/tq/vector/1\"},"
+  "  {\"name\": \"tq_phase\", \"bind\": \"forces/tq/function/3\"},"
+  "  {\"name\": \"push_z\", \"bind\": \"forces/push/vector/2\"},"
+  "  {\"name\": \"sp_rest\", \"bind\": \"forces/sp/rest_length\"},"
+  "  {\"name\": \"sp_anchor\", \"bind\": \"forces/sp/point1/2\"},"
+  "  {\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
+  "  {\"name\": \"com1z\", \"bind\": \"bodies/link1/com/2\"},"
+  "  {\"name\": \"Ixy2\", \"bind\": \"bodies/link1/inertia/3\"},"
+  "  {\"name\": \"tip_y\", \"bind\": \"bodies/link2/points/tip/1\"},"
+  "  {\"name\": \"rail_k\", \"bind\": \"forces/rail_sd/stiffness\"},"
+  "  {\"name\": \"el0\", \"bind\": \"initial/elbow/value\"}],"
+  " \"objectives\": ["
+  "  {\"name\": \"o1\", \"terms\": [{\"output\": \"p\", \"target\": [1, 0.5, 0]}, {\"output\": \"E\", \"kind\": \"final\","
+  "    \"form\": \"value\"}]},"
+  "  {\"name\": \"o2\", \"terms\": [{\"output\": \"R\"}, {\"output\": \"a\", \"weight\": 0.01},"
+  "    {\"output\": \"th\", \"kind\": \"final\"}]}]}";
+
+static lw_desc *parse(const char *json)
+{
+  lw_error err;
+  lw_desc *d = lw_model_read_data(json, -1, "test", NULL, &err);
+  if (!d)
+    g_error("%s", err.msg);
+  return d;
+}
+
+/* ---- partial derivatives against central differences ---------------------- */
+typedef struct {
+  int nq, nc;
+  double *q, *v, *qd, *qdd, *l[3];
+} state;
+
+/* F = [Q(q, v); Phi; J^T l1; J^T l2; J^T l3; J qd + Phi_t; J qdd + gamma(q, qd)] */
+static int flen(int nq, int nc) { return 4 * nq + 3 * nc; }
+
+static void fvals(const lw_model *m, lw_data *d, const state *s, double t, double *F)
+{
+  int nq = s->nq, nc = s->nc;
+  double *Jd = g_new0(double, (size_t)nc * nq + 1), *pt = g_new0(double, nc + 1), *gm = g_new0(double, nc + 1);
+  lw_eval_dense(m, d, s->q, s->v, t, F, NULL, NULL, NULL, NULL);
+  lw_eval_dense(m, d, s->q, s->qd, t, NULL, F + nq, Jd, pt, gm);
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < nq; j++) {
+      double a = 0;
+      for (int r = 0; r < nc; r++)
+        a += Jd[(size_t)j * nc + r] * s->l[k][r];
+      F[nq + nc + k * nq + j] = a;
+    }
+  for (int r = 0; r < nc; r++) {
+    double a = pt[r], b = gm[r];
+    for (int j = 0; j < nq; j++) {
+      a += Jd[(size_t)j * nc + r] * s->qd[j];
+      b += Jd[(size_t)j * nc + r] * s->qdd[j];
+    }
+    F[4 * nq + nc + r] = a;
+    F[4 * nq + 2 * nc + r] = b;
+  }
+  g_free(Jd);
+  g_free(pt);
+  g_free(gm);
+}
+
+static void fjvp(const lw_model *m, lw_data *d, const state *s, double t, const lw_lin_dir *dir, double *F)
+{
+  int nq = s->nq, nc = s->nc;
+  lw_lin_point p = {s->q, s->v, s->qd, s->qdd, {s->l[0], s->l[1], s->l[2]}, t};
+  lw_lin_out o = {F, {F + nq + nc, F + 2 * nq + nc, F + 3 * nq + nc}, F + nq, F + 4 * nq + nc,
+                  F + 4 * nq + 2 * nc};
+  lw_lin_jvp(m, d, &p, dir, &o);
+}
+
+static double vmax(const double *x, int n)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s = fmax(s, fabs(x[i]));
+  return s;
+}
+
+/* largest |a - b| relative to the scale of a (per block of the vector) */
+static double rel_err(const double *a, const double *b, int n)
+{
+  double e = 0;
+  for (int i = 0; i < n; i++)
+    e = fmax(e, fabs(a[i] - b[i]));
+  return e / fmax(vmax(a, n), 1e-12);
+}
+
+static void check_partials(const char *json)
+{
+  lw_desc *desc = parse(json);
+  lw_model *m = lwt_compile(desc);
+  lw_data *d = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+  int nq = lw_model_nq(m), nc = lw_model_nc(m), n = flen(nq, nc);
+  GRand *rnd = g_rand_new_with_seed(7);
+  state s = {.nq = nq, .nc = nc};
+  s.q = g_new(double, nq);
+  s.v = g_new(double, nq);
+  s.qd = g_new(double, nq);
+  s.qdd = g_new(double, nq);
+  for (int k = 0; k < 3; k++) {
+    s.l[k] = g_new(double, nc + 1);
+    for (int r = 0; r < nc; r++)
+      s.l[k][r] = g_rand_double_range(rnd, -3, 3);
+  }
+  for (int i = 0; i < nq; i++) {
+    /* near the assembled configuration but not on it */
+    s.q[i] = lw_data_q(d)[i] + g_rand_double_range(rnd, -0.05, 0.05);
+    s.v[i] = g_rand_double_range(rnd, -1, 1);
+    s.qd[i] = g_rand_double_range(rnd, -1, 1);
+    s.qdd[i] = g_rand_double_range(rnd, -5, 5);
+  }
+  double t = 0.37;
+  double *dq = g_new(double, nq), *dv = g_new(double, nq), *dqd = g_new(double, nq), *dqdd = g_new(double, nq);
+  for (int i = 0; i < nq; i++) {
+    dq[i] = g_rand_double_range(rnd, -1, 1);
+    dv[i] = g_rand_double_range(rnd, -1, 1);
+    dqd[i] = g_rand_double_range(rnd, -1, 1);
+    dqdd[i] = g_rand_double_range(rnd, -1, 1);
+  }
+  double *Fa = g_new0(double, n), *Fp = g_new0(double, n), *Fm = g_new0(double, n), *Fd = g_new0(double, n);
+  /* 1. state directions: all at once */
+  lw_lin_dir dir = {dq, dv, dqd, dqdd, NULL, NULL, -1};
+  fjvp(m, d, &s, t, &dir, Fa);
+  const double eps = 1e-6;
+  state sp = s, sm = s;
+  sp.q = g_new(double, nq);
+  sp.v = g_new(double, nq);
+  sp.qd = g_new(double, nq);
+  sp.qdd = g_new(double, nq);
+  sm.q = g_new(double, nq);
+  sm.v = g_new(double, nq);
+  sm.qd = g_new(double, nq);
+  sm.qdd = g_new(double, nq);
+  for (int i = 0; i < nq; i++) {
+    sp.q[i] = s.q[i] + eps * dq[i];
+    sm.q[i] = s.q[i] - eps * dq[i];
+    sp.v[i] = s.v[i] + eps * dv[i];
+    sm.v[i] = s.v[i] - eps * dv[i];
+    sp.qd[i] = s.qd[i] + eps * dqd[i];
+    sm.qd[i] = s.qd[i] - eps * dqd[i];
+    sp.qdd[i] = s.qdd[i] + eps * dqdd[i];
+    sm.qdd[i] = s.qdd[i] - eps * dqdd[i];
+  }
+  fvals(m, d, &sp, t, Fp);
+  fvals(m, d, &sm, t, Fm);
+  for (int i = 0; i < n; i++)
+    Fd[i] = (Fp[i] - Fm[i]) / (2 * eps);
+  /* per piece: Q, Phi, J^T l (3), rates */
+  int off[8] = {0, nq, nq + nc, 2 * nq + nc, 3 * nq + nc, 4 * nq + nc, 4 * nq + 2 * nc, n};
+  const char *names[7] = {"Q", "Phi", "J^T l1", "J^T l2", "J^T l3", "J qd + Phi_t", "J qdd + gamma"};
+  for (int k = 0; k < 7; k++) {
+    double e = rel_err(Fa + off[k], Fd + off[k], off[k + 1] - off[k]);
+    g_test_message("%s: d%s/d(q, v, qd, qdd): relative difference to central differences %.2e", desc->name,
+                   names[k], e);
+    g_assert_cmpfloat(e, <, 1e-7);
+  }
+  /* 2. one body at a time gives the same columns as the full evaluation */
+  int nqb = lw_model_planar(m) ? 4 : 12;
+  double *e1 = g_new0(double, nq), *Fb = g_new0(double, n);
+  for (int j = 0; j < nq; j++) {
+    memset(e1, 0, sizeof(double) * nq);
+    e1[j] = 1.0;
+    lw_lin_dir full = {e1, e1, e1, e1, NULL, NULL, -1}, blk = {e1, e1, e1, e1, NULL, NULL, j / nqb};
+    fjvp(m, d, &s, t, &full, Fa);
+    fjvp(m, d, &s, t, &blk, Fb);
+    for (int i = 0; i < n; i++)
+      g_assert_cmpfloat(Fa[i], ==, Fb[i]);
+  }
+  /* 3. outputs: state directions */
+  int ncols = lw_model_output_columns(m);
+  double *y0 = g_new0(double, ncols), *yp = g_new0(double, ncols), *ym = g_new0(double, ncols);
+  double *dl = g_new(double, nc + 1);
+  for (int r = 0; r < nc; r++)
+    dl[r] = g_rand_double_range(rnd, -1, 1);
+  double *lp = g_new(double, nc + 1), *lm = g_new(double, nc + 1);
+  for (int r = 0; r < nc; r++) {
+    lp[r] = s.l[0][r] + eps * dl[r];
+    lm[r] = s.l[0][r] - eps * dl[r];
+  }
+  lw_data_set_state(m, d, t, s.q, s.qd, s.qdd, s.l[0]);
+  lw_data_set_state(m, d, t, sp.q, sp.qd, sp.qdd, lp);
+  lw_outputs(m, d, yp);
+  lw_data_set_state(m, d, t, sm.q, sm.qd, sm.qdd, lm);
+  lw_outputs(m, d, ym);
+  lw_data_set_state(m, d, t, s.q, s.qd, s.qdd, s.l[0]);
+  lw_lin_point pt = {s.q, s.qd, s.qd, s.qdd, {s.l[0], NULL, NULL}, t};
+  lw_lin_dir od = {dq, NULL, dqd, dqdd, dl, NULL, -1};
+  for (int k = 0, c = 0; k < lw_model_noutputs(m); k++) {
+    int w = lw_model_output_width(m, k);
+    lw_output_jvp(m, d, NULL, k, &pt, &od, y0 + c);
+    double fd[3];
+    for (int i = 0; i < w; i++)
+      fd[i] = (yp[c + i] - ym[c + i]) / (2 * eps);
+    double e = rel_err(y0 + c, fd, w);
+    g_test_message("%s: output %s: state derivative vs central differences %.2e", desc->name,
+                   lw_model_output_name(m, k), e);
+    g_assert_cmpfloat(e, <, 1e-7);
+    c += w;
+  }
+  /* 4. every parameter: residual pieces, mass and outputs */
+  double *x = g_new(double, nq), *Mx = g_new0(double, nq), *Mp = g_new0(double, (size_t)nq * nq),
+         *Mm = g_new0(double, (size_t)nq * nq);
+  for (int i = 0; i < nq; i++)
+    x[i] = g_rand_double_range(rnd, -1, 1);
+  for (int j = 0; j < desc->nparams; j++) {
+    lw_tangent *tg = lw_tangent_new(desc, j, &err);
+    g_assert_nonnull(tg);
+    lw_lin_dir pdir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    fjvp(m, d, &s, t, &pdir, Fa);
+    memset(Mx, 0, sizeof(double) * nq);
+    lw_tangent_mass_mul(m, tg, x, Mx);
+    lw_desc *dd = lw_desc_copy(desc);
+    double v = dd->params[j].value, h = 1e-6 * fmax(fabs(v), 1.0);
+    dd->params[j].value = v + h;
+    lw_model *m1 = lwt_compile(dd);
+    dd->params[j].value = v - h;
+    lw_model *m2 = lwt_compile(dd);
+    lw_data *d1 = lw_data_new(m1), *d2 = lw_data_new(m2);
+    memcpy(d1->coord_prev, d->coord_prev, sizeof(double) * m->ncoords);
+    memcpy(d2->coord_prev, d->coord_prev, sizeof(double) * m->ncoords);
+    fvals(m1, d1, &s, t, Fp);
+    fvals(m2, d2, &s, t, Fm);
+    for (int i = 0; i < n; i++)
+      Fd[i] = (Fp[i] - Fm[i]) / (2 * h);
+    double e = 0;
+    for (int k = 0; k < 7; k++) {
+      /* pieces the parameter does not reach must be exactly zero */
+      double ek = vmax(Fd + off[k], off[k + 1] - off[k]) < 1e-9 ? vmax(Fa + off[k], off[k + 1] - off[k])
+                                                               : rel_err(Fa + off[k], Fd + off[k], off[k + 1] - off[k]);
+      e = fmax(e, ek);
+    }
+    lw_eval_mass_dense(m1, Mp);
+    lw_eval_mass_dense(m2, Mm);
+    double me = 0, ms = 1e-12;
+    for (int i = 0; i < nq; i++) {
+      double a = 0;
+      for (int k = 0; k < nq; k++)
+        a += (Mp[(size_t)k * nq + i] - Mm[(size_t)k * nq + i]) / (2 * h) * x[k];
+      me = fmax(me, fabs(a - Mx[i]));
+      ms = fmax(ms, fabs(a));
+    }
+    /* outputs */
+    double oe = 0;
+    lw_data_set_state(m1, d1, t, s.q, s.qd, s.qdd, s.l[0]);
+    lw_outputs(m1, d1, yp);
+    lw_data_set_state(m2, d2, t, s.q, s.qd, s.qdd, s.l[0]);
+    lw_outputs(m2, d2, ym);
+    for (int k = 0, c = 0; k < lw_model_noutputs(m); k++) {
+      int w = lw_model_output_width(m, k);
+      lw_output_jvp(m, d, tg, k, &pt, &pdir, y0 + c);
+      for (int i = 0; i < w; i++) {
+        double fd = (yp[c + i] - ym[c + i]) / (2 * h);
+        oe = fmax(oe, fabs(fd - y0[c + i]) / fmax(1.0, fabs(fd)));
+      }
+      c += w;
+    }
+    g_test_message("%s: parameter %s: residuals %.2e, mass %.2e, outputs %.2e (relative to central differences)",
+                   desc->name, desc->params[j].name, e, me / ms, oe);
+    g_assert_cmpfloat(e, <, 1e-7);
+    g_assert_cmpfloat(me / ms, <, 1e-7);
+    g_assert_cmpfloat(oe, <, 1e-7);
+    lw_data_free(d1);
+    lw_data_free(d2);
+    lw_model_free(m1);
+    lw_model_free(m2);
+    lw_desc_free(dd);
+    lw_tangent_free(tg);
+  }
+  g_free(x);
+  g_free(Mx);
+  g_free(Mp);
+  g_free(Mm);
+  g_free(y0);
+  g_free(yp);
+  g_free(ym);
+  g_free(dl);
+  g_free(lp);
+  g_free(lm);
+  g_free(e1);
+  g_free(Fb);
+  g_free(Fa);
+  g_free(Fp);
+  g_free(Fm);
+  g_free(Fd);
+  g_free(dq);
+  g_free(dv);
+  g_free(dqd);
+  g_free(dqdd);
+  state *ss[3] = {&s, &sp, &sm};
+  for (int k = 0; k < 3; k++) {
+    g_free(ss[k]->q);
+    g_free(ss[k]->v);
+    g_free(ss[k]->qd);
+    g_free(ss[k]->qdd);
+  }
+  for (int k = 0; k < 3; k++)
+    g_free(s.l[k]);
+  g_rand_free(rnd);
+  lw_data_free(d);
+  lw_model_free(m);
+  lw_desc_free(desc);
+}
+
+static void test_partials_planar(void) { check_partials(planar_json); }
+static void test_partials_spatial(void) { check_partials(spatial_json); }
+
+/* ---- whole-run gradients ------------------------------------------------------ */
+static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
+{
+  int P[64], O[16];
+  for (int i = 0; i < d->nparams; i++)
+    P[i] = i;
+  for (int i = 0; i < d->nobjectives; i++)
+    O[i] = i;
+  lw_sens_options o = {0};
+  o.method = method;
+  o.nparams = d->nparams;
+  o.params = P;
+  o.nobj = d->nobjectives;
+  o.objectives = O;
+  o.fd_step = fd_step;
+  o.memory_limit = mem;
+  lw_sens_result r;
+  int st = lw_sensitivity(d, &o, &r);
+  if (st)
+    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
+  return r;
+}
+
+/* forward vs adjoint (<= 1e-8) vs central differences, on one description */
+static void agree(lw_desc *d, double fd_tol)
+{
+  lw_sens_result f = run_all(d, LW_SENS_FORWARD, 0, 0), a = run_all(d, LW_SENS_ADJOINT, 0, 0),
+                 c = run_all(d, LW_SENS_FD, 1e-4, 0);
+  int p = d->nparams;
+  double efa = 0, efd = 0;
+  for (int o = 0; o < d->nobjectives; o++) {
+    g_assert_cmpfloat(fabs(f.value[o] - a.value[o]), <=, 1e-14 * fabs(a.value[o]));
+    g_assert_cmpfloat(fabs(c.value[o] - a.value[o]), <=, 1e-14 * fabs(a.value[o]));
+    double rowmax = 0;
+    for (int j = 0; j < p; j++)
+      rowmax = fmax(rowmax, fabs(a.gradient[o * p + j]));
+    for (int j = 0; j < p; j++) {
+      double ga = a.gradient[o * p + j], gf = f.gradient[o * p + j], gc = c.gradient[o * p + j];
+      efa = fmax(efa, fabs(ga - gf) / fmax(fabs(ga), 1e-6 * rowmax));
+      efd = fmax(efd, fabs(ga - gc) / fmax(fabs(ga), 1e-2 * rowmax));
+    }
+  }
+  g_test_message("%s (%ld steps): forward vs adjoint %.2e, adjoint vs central differences (step 1e-4) %.2e; "
+                 "times: forward %.3f s, adjoint %.3f s, differences %.3f s",
+                 d->name, a.steps, efa, efd, f.wall_time_s, a.wall_time_s, c.wall_time_s);
+  g_assert_cmpfloat(efa, <=, 1e-8);
+  g_assert_cmpfloat(efd, <=, fd_tol);
+  lw_sens_result_clear(&f);
+  lw_sens_result_clear(&a);
+  lw_sens_result_clear(&c);
+}
+
+static void test_agree_models(void)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(lwt_models); i++) {
+    lw_desc *d = lwt_read(lwt_models[i]);
+    g_assert_cmpint(d->nparams, >, 0);
+    g_assert_cmpint(d->nobjectives, >, 0);
+    /* one second of each (the five-bar runs in full below) */
+    d->solver.t_end = fmin(d->solver.t_end, 1.0);
+    agree(d, 1e-4);
+    lw_desc_free(d);
+  }
+}
+
+static void test_agree_elements(void)
+{
+  lw_desc *d = parse(planar_json);
+  agree(d, 1e-4);
+  lw_desc_free(d);
+  d = parse(spatial_json);
+  agree(d, 1e-4);
+  lw_desc_free(d);
+}
+
+/* seed 002 tables 7.4-7.6 (reference row), h = 1 ms, 5 s */
+static void test_fivebar_tables(void)
+{
+  static const double table[3][5] = {{-4.228, 3.212, 0.3186, 0.4423, 3.360},
+                                     {-15.45, 50.32, 0.9700, 0.7454, -27.37},
+                                     {221.8, 2437, -32.51, -85.70, -2547}};
+  static const char *const pn[5] = {"Ls1", "Ls2", "mA1", "rG", "LA1"};
+  static const char *const on[3] = {"psi1", "psi2", "psi3"};
+  lw_desc *d = lwt_read("five-bar.json");
+  g_assert_cmpfloat(d->solver.t_end, ==, 5.0);
+  g_assert_cmpfloat(d->solver.step, ==, 1e-3);
+  int P[5], O[3];
+  for (int j = 0; j < 5; j++)
+    g_assert_cmpint((P[j] = lw_desc_param_index(d, pn[j])), >=, 0);
+  for (int o = 0; o < 3; o++)
+    g_assert_cmpint((O[o] = lw_desc_objective_index(d, on[o])), >=, 0);
+  lw_sens_method ms[2] = {LW_SENS_FORWARD, LW_SENS_ADJOINT};
+  for (int k = 0; k < 2; k++) {
+    lw_sens_options opt = {.method = ms[k], .nparams = 5, .params = P, .nobj = 3, .objectives = O};
+    lw_sens_result r;
+    g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_OK);
+    double worst = 0;
+    for (int o = 0; o < 3; o++)
+      for (int j = 0; j < 5; j++) {
+        double g = r.gradient[o * 5 + j], e = fabs(g - table[o][j]) / fabs(table[o][j]);
+        g_test_message("%s d%s/d%s = %.6g (printed %.4g): %.3f %%", k ? "adjoint" : "forward", on[o], pn[j], g,
+                       table[o][j], 100 * e);
+        worst = fmax(worst, e);
+        g_assert_cmpfloat(e, <=, 0.005);
+      }
+    g_test_message("%s: largest deviation from tables 7.4-7.6: %.3f %%, %.3f s", k ? "adjoint" : "forward",
+                   100 * worst, r.wall_time_s);
+    lw_sens_result_clear(&r);
+  }
+  lw_desc_free(d);
+}
+
+/* checkpointed adjoint = stored adjoint */
+static void test_checkpoint(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  d->solver.t_end = 1.0;
+  lw_sens_result a = run_all(d, LW_SENS_ADJOINT, 0, 0), b = run_all(d, LW_SENS_ADJOINT, 0, 20000);
+  g_assert_cmpint(a.recomputed, ==, 0);
+  g_assert_cmpint(b.recomputed, ==, 1);
+  g_test_message("adjoint memory: %zu bytes stored, %zu with checkpoints", a.peak_bytes, b.peak_bytes);
+  g_assert_cmpuint(b.peak_bytes, <, a.peak_bytes / 10);
+  for (int i = 0; i < d->nparams * d->nobjectives; i++)
+    g_assert_cmpfloat(fabs(a.gradient[i] - b.gradient[i]), <=, 1e-12 * fabs(a.gradient[i]));
+  lw_sens_result_clear(&a);
+  lw_sens_result_clear(&b);
+  lw_desc_free(d);
+}
+
+/* the output sensitivities over time end at the objective's integrand */
+static void test_output_table(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  d->solver.t_end = 0.5;
+  int P[1] = {lw_desc_param_index(d, "LA1")}, O[1] = {lw_desc_objective_index(d, "psi1")};
+  lw_sens_options opt = {.method = LW_SENS_FORWARD, .nparams = 1, .params = P, .nobj = 1, .objectives = O,
+                         .keep_outputs = 1};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_OK);
+  g_assert_cmpint(r.rows, ==, 501);
+  lw_model *m = lwt_compile(d);
+  int nc = lw_model_output_columns(m), cx = lwt_col(m, "r2.x") - 1, cy = lwt_col(m, "r2.y") - 1;
+  g_assert_cmpint(r.ncols, ==, 1 + 2 * nc);
+  /* d psi1 / d LA1 = trapezoid of 2 (r2 - r20) . d r2 / d LA1 */
+  double s = 0;
+  for (long k = 0; k < r.rows; k++) {
+    const double *row = r.table + (size_t)k * r.ncols;
+    double w = (k == 0 || k == r.rows - 1) ? 0.5e-3 : 1e-3;
+    s += w * 2 * ((row[1 + cx] - 0.5) * row[1 + nc + cx] + (row[1 + cy] + 2.0) * row[1 + nc + cy]);
+  }
+  g_assert_cmpfloat(fabs(s - r.gradient[0]), <=, 1e-12 * fabs(r.gradient[0]));
+  /* at t = 0: r2 moves with LA1 through the re-assembly with alpha1, alpha2 held */
+  g_assert_cmpfloat(fabs(r.table[1 + nc + cx]) + fabs(r.table[1 + nc + cy]), >, 0.1);
+  lw_model_free(m);
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
+static void test_bad_requests(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  d->solver.t_end = 0.1;
+  /* a parameter that reaches only the initial guess: exactly zero, said so */
+  lw_param_desc *pg = lw_desc_add_param(d, "guess", "bodies/B12/position/0");
+  pg->value = -1.0;
+  lw_param_desc *ps = lw_desc_add_param(d, "alpha", "solver/alpha");
+  ps->value = 1e9;
+  int P[2] = {d->nparams - 2, lw_desc_param_index(d, "Ls1")}, O[1] = {0};
+  lw_sens_method ms[2] = {LW_SENS_FORWARD, LW_SENS_ADJOINT};
+  for (int k = 0; k < 2; k++) {
+    lw_sens_options opt = {.method = ms[k], .nparams = 2, .params = P, .nobj = 1, .objectives = O};
+    lw_sens_result r;
+    g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_OK);
+    g_assert_cmpint(r.depends[0], ==, 0);
+    g_assert_cmpint(r.depends[1], ==, 1);
+    g_assert_cmpfloat(r.gradient[0], ==, 0.0);
+    g_assert_cmpfloat(r.gradient[1], !=, 0.0);
+    lw_sens_result_clear(&r);
+  }
+  /* a solver setting is not a differentiable parameter */
+  int Ps[1] = {d->nparams - 1};
+  lw_sens_options opt = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = Ps, .nobj = 1, .objectives = O};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_ERR_MODEL);
+  g_assert_nonnull(strstr(r.error.msg, "solver setting"));
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
+/* a run that fails mid-way gives the time and no gradient */
+static void test_failure(void)
+{
+  lw_desc *d = lwt_read("four-bar.json");
+  lw_driver_desc *dr = lw_desc_add_driver(d, "rocker_motor", "D", 0);
+  dr->func.type = LW_FUNC_LINEAR;
+  dr->func.a[1] = 1.0;
+  lwt_clear_initial(d);
+  /* start where the rocker is */
+  lw_desc *d0 = lwt_read("four-bar.json");
+  lw_model *m0 = lwt_compile(d0);
+  lw_sim_result r0;
+  g_assert_cmpint(lw_simulate(m0, 0.0, 1e-3, &r0, NULL, NULL), ==, LW_OK);
+  dr->func.a[0] = lwt_at(&r0, 0, lwt_col(m0, "rocker_angle"));
+  lw_sim_result_clear(&r0);
+  lw_model_free(m0);
+  lw_desc_free(d0);
+  d->solver.t_end = 3.0;
+  lw_sens_method ms[3] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD};
+  for (int k = 0; k < 3; k++) {
+    int P[1] = {0}, O[1] = {0};
+    lw_sens_options opt = {.method = ms[k], .nparams = 1, .params = P, .nobj = 1, .objectives = O};
+    lw_sens_result r;
+    int st = lw_sensitivity(d, &opt, &r);
+    g_test_message("method %d: status %d: %s (t = %g)", k, st, r.error.msg, r.error.time);
+    g_assert_cmpint(st, ==, LW_ERR_SOLVER);
+    g_assert_true(isfinite(r.error.time) && r.error.time > 0 && r.error.time < 3.0);
+    g_assert_nonnull(strstr(r.error.msg, "t = "));
+    lw_sens_result_clear(&r);
+  }
+  lw_desc_free(d);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/sens/partials/planar", test_partials_planar);
+  g_test_add_func("/sens/partials/spatial", test_partials_spatial);
+  g_test_add_func("/sens/agree/models", test_agree_models);
+  g_test_add_func("/sens/agree/elements", test_agree_elements);
+  g_test_add_func("/sens/five-bar-tables", test_fivebar_tables);
+  g_test_add_func("/sens/checkpoint", test_checkpoint);
+  g_test_add_func("/sens/output-table", test_output_table);
+  g_test_add_func("/sens/bad-requests", test_bad_requests);
+  g_test_add_func("/sens/failure", test_failure);
+  return g_test_run();
+}
