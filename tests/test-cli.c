@@ -118,6 +118,56 @@ static void test_demo_and_chain(void)
   g_unlink(chain);
 }
 
+/* sensitivity: JSON fields, forward = adjoint, bad names, CSV over time */
+static void test_sensitivity(void)
+{
+  double g[2][5];
+  const char *methods[2] = {"forward", "adjoint"};
+  for (int k = 0; k < 2; k++) {
+    g_autofree char *args = g_strdup_printf("sensitivity %s/five-bar.json --objective psi2 --method %s "
+                                            "--t-end 0.3 --json",
+                                            LW_MODELS_DIR, methods[k]);
+    g_autofree char *out = NULL, *err = NULL;
+    g_assert_cmpint(run(args, &out, &err), ==, 0);
+    JsonParser *p;
+    JsonObject *o = parse(out, &p);
+    g_assert_cmpstr(json_object_get_string_member(o, "method"), ==, methods[k]);
+    g_assert_cmpfloat(json_object_get_double_member(o, "objective"), >, 0);
+    g_assert_cmpfloat(json_object_get_double_member(o, "wall_time_s"), >, 0);
+    JsonObject *gr = json_object_get_object_member(o, "gradient");
+    const char *names[5] = {"Ls1", "Ls2", "mA1", "rG", "LA1"};
+    for (int j = 0; j < 5; j++)
+      g[k][j] = json_object_get_double_member(gr, names[j]);
+    g_object_unref(p);
+  }
+  for (int j = 0; j < 5; j++)
+    g_assert_cmpfloat(fabs(g[0][j] - g[1][j]), <=, 1e-8 * fabs(g[1][j]));
+  /* unknown names are refused with the known ones listed */
+  g_autofree char *a1 = g_strdup_printf("sensitivity %s/five-bar.json --objective nope", LW_MODELS_DIR);
+  g_autofree char *o1 = NULL, *e1 = NULL;
+  g_assert_cmpint(run(a1, &o1, &e1), ==, 1);
+  g_assert_nonnull(strstr(e1, "no objective 'nope'"));
+  g_assert_nonnull(strstr(e1, "psi1, psi2, psi3"));
+  g_autofree char *a2 = g_strdup_printf("sensitivity %s/five-bar.json --objective psi1 --params Ls1,nope",
+                                        LW_MODELS_DIR);
+  g_autofree char *o2 = NULL, *e2 = NULL;
+  g_assert_cmpint(run(a2, &o2, &e2), ==, 1);
+  g_assert_nonnull(strstr(e2, "no parameter 'nope'"));
+  /* forward sensitivities over time */
+  g_autofree char *csv = g_build_filename(g_get_tmp_dir(), "lw-cli-sens.csv", NULL);
+  g_autofree char *a3 = g_strdup_printf("sensitivity %s/five-bar.json --objective psi1 --params LA1 "
+                                        "--method forward --t-end 0.1 --csv %s",
+                                        LW_MODELS_DIR, csv);
+  g_autofree char *o3 = NULL, *e3 = NULL;
+  g_assert_cmpint(run(a3, &o3, &e3), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_assert_nonnull(strstr(lines[0], ",d(r2.x)/d(LA1),"));
+  g_assert_cmpint(g_strv_length(lines), ==, 101 + 1 + 1);
+  g_unlink(csv);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -125,5 +175,6 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/exit-codes", test_exit_codes);
   g_test_add_func("/cli/solver-failure", test_solver_failure);
   g_test_add_func("/cli/demo-and-chain", test_demo_and_chain);
+  g_test_add_func("/cli/sensitivity", test_sensitivity);
   return g_test_run();
 }

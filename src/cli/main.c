@@ -4,6 +4,9 @@
  *   linkwright-cli check MODEL
  *   linkwright-cli demo [--json]                 (the built-in five-bar)
  *   linkwright-cli generate-chain N [--out FILE] [--planar|--spatial]
+ *   linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]
+ *                  [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S]
+ *                  [--fd-step X]
  *
  * Exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure. */
 #include <gio/gio.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "linkwright.h"
 #include "lw_io.h"
@@ -24,6 +28,8 @@ static void usage(FILE *f)
         "  linkwright-cli check MODEL\n"
         "  linkwright-cli demo [--json] [--csv FILE]\n"
         "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
+        "  linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]\n"
+        "                 [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S] [--fd-step X]\n"
         "exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure\n",
         f);
 }
@@ -298,6 +304,260 @@ static int cmd_chain(int argc, char **argv)
   return code;
 }
 
+static const char *method_name(lw_sens_method m)
+{
+  return m == LW_SENS_FORWARD ? "forward" : m == LW_SENS_ADJOINT ? "adjoint" : m == LW_SENS_FD ? "fd" : "value";
+}
+
+/* the forward sensitivities of every output over time */
+static gboolean write_sens_csv(const lw_model *m, const lw_desc *d, const int *P, int np, const lw_sens_result *r,
+                               const char *file, GError **error)
+{
+  GString *s = g_string_new("time");
+  char name[256], b[G_ASCII_DTOSTR_BUF_SIZE];
+  int nc = lw_model_output_columns(m);
+  for (int c = 0; c < nc; c++) {
+    lw_model_output_column_name(m, c, name, sizeof name);
+    g_string_append_printf(s, ",%s", name);
+  }
+  for (int c = 0; c < nc; c++) {
+    lw_model_output_column_name(m, c, name, sizeof name);
+    for (int j = 0; j < np; j++)
+      g_string_append_printf(s, ",d(%s)/d(%s)", name, d->params[P[j]].name);
+  }
+  g_string_append_c(s, '\n');
+  for (long i = 0; i < r->rows; i++) {
+    for (int c = 0; c < r->ncols; c++) {
+      lw_format_double(b, sizeof b, r->table[(size_t)i * r->ncols + c]);
+      if (c)
+        g_string_append_c(s, ',');
+      g_string_append(s, b);
+    }
+    g_string_append_c(s, '\n');
+  }
+  gboolean ok = g_file_set_contents(file, s->str, (gssize)s->len, error);
+  g_string_free(s, TRUE);
+  return ok;
+}
+
+static int sens_progress(double f, void *user)
+{
+  int *last = user;
+  int pct = (int)(100 * f);
+  if (pct >= *last + 10) {
+    *last = pct;
+    fprintf(stderr, "\r%3d %%", pct);
+    fflush(stderr);
+  }
+  return 0;
+}
+
+static int cmd_sensitivity(int argc, char **argv)
+{
+  const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL;
+  double t_end = NAN, fd_step = 0;
+  int json = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if ((!strcmp(a, "--objective") || !strcmp(a, "--params") || !strcmp(a, "--method") ||
+                !strcmp(a, "--csv") || !strcmp(a, "--t-end") || !strcmp(a, "--fd-step")) &&
+               i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--objective"))
+        objective = v;
+      else if (!strcmp(a, "--params"))
+        params = v;
+      else if (!strcmp(a, "--method"))
+        method = v;
+      else if (!strcmp(a, "--csv"))
+        csv = v;
+      else {
+        char *end;
+        double x = g_ascii_strtod(v, &end);
+        if (*end || !(x > 0) || !isfinite(x)) {
+          fprintf(stderr, "linkwright-cli: %s needs a positive number, not '%s'\n", a, v);
+          return EXIT_USAGE;
+        }
+        if (!strcmp(a, "--t-end"))
+          t_end = x;
+        else
+          fd_step = x;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
+      usage(stderr);
+      return EXIT_USAGE;
+    } else if (!file) {
+      file = a;
+    } else {
+      fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
+      return EXIT_USAGE;
+    }
+  }
+  if (!file || !objective) {
+    fprintf(stderr, "linkwright-cli: sensitivity needs a model file and --objective NAME\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  lw_sens_method mth = csv ? LW_SENS_FORWARD : LW_SENS_ADJOINT;
+  if (method) {
+    if (!strcmp(method, "forward"))
+      mth = LW_SENS_FORWARD;
+    else if (!strcmp(method, "adjoint"))
+      mth = LW_SENS_ADJOINT;
+    else if (!strcmp(method, "fd"))
+      mth = LW_SENS_FD;
+    else {
+      fprintf(stderr, "linkwright-cli: unknown method '%s' (expected forward, adjoint or fd)\n", method);
+      return EXIT_USAGE;
+    }
+  }
+  if (csv && mth != LW_SENS_FORWARD) {
+    fprintf(stderr, "linkwright-cli: --csv writes forward sensitivities over time; use --method forward\n");
+    return EXIT_USAGE;
+  }
+  lw_error err;
+  g_autoptr(LwSourceMap) map = NULL;
+  lw_desc *d = lw_model_read_file(file, &map, &err);
+  if (!d) {
+    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    return EXIT_MODEL;
+  }
+  int code = 0;
+  int *P = NULL, np = 0;
+  int O[1] = {lw_desc_objective_index(d, objective)};
+  if (O[0] < 0) {
+    GString *names = g_string_new("");
+    for (int i = 0; i < d->nobjectives; i++)
+      g_string_append_printf(names, "%s%s", i ? ", " : "", d->objectives[i].name);
+    fprintf(stderr, "linkwright-cli: %s has no objective '%s' (%s%s)\n", file, objective,
+            d->nobjectives ? "it has: " : "it defines no objectives", names->str);
+    g_string_free(names, TRUE);
+    code = EXIT_USAGE;
+    goto out;
+  }
+  if (params) {
+    g_auto(GStrv) parts = g_strsplit(params, ",", -1);
+    P = g_new0(int, g_strv_length(parts) + 1);
+    for (int i = 0; parts[i]; i++) {
+      char *nm = g_strstrip(parts[i]);
+      if (!*nm)
+        continue;
+      int j = lw_desc_param_index(d, nm);
+      if (j < 0) {
+        GString *names = g_string_new("");
+        for (int k = 0; k < d->nparams; k++)
+          g_string_append_printf(names, "%s%s", k ? ", " : "", d->params[k].name);
+        fprintf(stderr, "linkwright-cli: %s has no parameter '%s' (%s%s)\n", file, nm,
+                d->nparams ? "it has: " : "it defines no parameters", names->str);
+        g_string_free(names, TRUE);
+        code = EXIT_USAGE;
+        goto out;
+      }
+      P[np++] = j;
+    }
+  } else {
+    P = g_new0(int, d->nparams + 1);
+    for (int j = 0; j < d->nparams; j++)
+      P[np++] = j;
+  }
+  if (np == 0) {
+    fprintf(stderr, "linkwright-cli: %s defines no parameters to differentiate with respect to\n", file);
+    code = EXIT_USAGE;
+    goto out;
+  }
+  if (!isnan(t_end))
+    d->solver.t_end = t_end;
+  int last = -10;
+  lw_sens_options opt = {.method = mth, .nparams = np, .params = P, .nobj = 1, .objectives = O,
+                         .fd_step = fd_step, .keep_outputs = csv != NULL,
+                         .progress = (!json && isatty(2)) ? sens_progress : NULL, .user = &last};
+  lw_sens_result r;
+  int st = lw_sensitivity(d, &opt, &r);
+  if (opt.progress && last >= 0)
+    fputs("\r      \r", stderr);
+  if (st == LW_ERR_MODEL)
+    lw_error_locate(&r.error, file, map);
+  code = st == LW_OK ? 0 : st == LW_ERR_SOLVER ? EXIT_SOLVER : EXIT_MODEL;
+  if (csv && st == LW_OK) {
+    GError *e = NULL;
+    lw_model *m = lw_compile(d, &err);
+    if (!m || !write_sens_csv(m, d, P, np, &r, csv, &e)) {
+      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", csv, e ? e->message : err.msg);
+      g_clear_error(&e);
+      code = EXIT_USAGE;
+    }
+    lw_model_free(m);
+  }
+  if (json) {
+    GString *s = g_string_new("{\"model\": ");
+    json_str(s, file);
+    g_string_append(s, ", \"objective_name\": ");
+    json_str(s, objective);
+    g_string_append_printf(s, ", \"method\": \"%s\", \"status\": \"%s\"", method_name(mth),
+                           st == LW_OK ? "ok" : st == LW_ERR_SOLVER ? "solver_failure" : "model_error");
+    g_string_append(s, ", \"objective\": ");
+    if (st == LW_OK)
+      json_num(s, r.value[0]);
+    else
+      g_string_append(s, "null");
+    g_string_append(s, ", \"gradient\": ");
+    if (st == LW_OK) {
+      g_string_append_c(s, '{');
+      for (int j = 0; j < np; j++) {
+        g_string_append(s, j ? ", " : "");
+        json_str(s, d->params[P[j]].name);
+        g_string_append(s, ": ");
+        json_num(s, r.gradient[j]);
+      }
+      g_string_append(s, "}, \"independent\": [");
+      for (int j = 0, first = 1; j < np; j++)
+        if (mth != LW_SENS_FD && !r.depends[j]) {
+          g_string_append(s, first ? "" : ", ");
+          json_str(s, d->params[P[j]].name);
+          first = 0;
+        }
+      g_string_append_c(s, ']');
+    } else {
+      g_string_append(s, "null");
+    }
+    g_string_append_printf(s, ", \"steps\": %ld, \"wall_time_s\": ", r.steps);
+    json_num(s, r.wall_time_s);
+    g_string_append_printf(s, ", \"peak_bytes\": %zu, \"checkpointed\": %s", r.peak_bytes,
+                           r.recomputed ? "true" : "false");
+    if (st != LW_OK) {
+      g_string_append(s, ", \"error\": {\"message\": ");
+      json_str(s, r.error.msg);
+      g_string_append(s, ", \"where\": ");
+      json_str(s, r.error.path);
+      g_string_append(s, ", \"time\": ");
+      json_num(s, r.error.time);
+      g_string_append_c(s, '}');
+    }
+    g_string_append(s, "}\n");
+    fputs(s->str, stdout);
+    g_string_free(s, TRUE);
+  } else if (st == LW_OK) {
+    printf("%s: %s = %.10g over %ld steps; %s gradient in %.4g s:\n", file, objective, r.value[0], r.steps,
+           method_name(mth), r.wall_time_s);
+    for (int j = 0; j < np; j++) {
+      printf("  d %s / d %-12s = % .10g", objective, d->params[P[j]].name, r.gradient[j]);
+      if (mth != LW_SENS_FD && !r.depends[j])
+        printf("   (exactly 0: the parameter reaches nothing the simulation or the objective uses)");
+      putchar('\n');
+    }
+  }
+  if (st != LW_OK)
+    fprintf(stderr, "linkwright-cli: %s: %s; no gradient\n", file, r.error.msg);
+  lw_sens_result_clear(&r);
+out:
+  g_free(P);
+  lw_desc_free(d);
+  return code;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -313,6 +573,8 @@ int main(int argc, char **argv)
     return cmd_check(argc - 2, argv + 2);
   if (!strcmp(cmd, "generate-chain"))
     return cmd_chain(argc - 2, argv + 2);
+  if (!strcmp(cmd, "sensitivity"))
+    return cmd_sensitivity(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
     return 0;

@@ -381,7 +381,7 @@ typedef struct {
   const int *params;      /* indices into desc->params */
   int nobj;
   const int *objectives;  /* indices into desc->objectives */
-  double fd_step;         /* LW_SENS_FD: step relative to max(|value|, 0.01); 0: 1e-6 */
+  double fd_step;         /* LW_SENS_FD: step relative to max(|value|, 1); 0: 1e-6 */
   int keep_outputs;       /* forward: every output and its sensitivities over time */
   size_t memory_limit;    /* adjoint: bytes of stored states before checkpointing (0: 512 MiB) */
   lw_progress_fn progress;
