@@ -238,6 +238,9 @@ int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_p
                  const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg);
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy);
+void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
+                     int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
+                     int ldc);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
 void lw_tangent_free(lw_tangent *t);

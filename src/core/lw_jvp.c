@@ -239,11 +239,133 @@ int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_p
   return m->coords[ci].nblk;
 }
 
+/* the derivative of force n (added into dQ) */
+static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *p, const lw_lin_point *pf,
+                      const lw_lin_dir *dir, const lw_lin_dir *df, int state, double *dQ)
+{
+  int nd = m->nd, nqb = m->nqb;
+  const lw_tangent *tg = dir->tg;
+  const lw_model *tm = tg ? tg->dm : NULL;
+  sc s;
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  int fon = tg && tg->force_on[n];
+  switch (f->type) {
+  case LW_FORCE_SPRING_DAMPER: {
+    if (!active(dir, state, f->nblk, f->blk, fon))
+      break;
+    double v[3], vd[3], dv[3] = {0}, dvd[3] = {0}, tmp[3];
+    lw_vexpr_eval(m, &f->v, p->q, v);
+    lw_vexpr_eval_lin(m, &f->v, p->v, vd);
+    if (dir->dq)
+      lw_vexpr_eval_lin(m, &f->v, dir->dq, dv);
+    if (dir->dv)
+      lw_vexpr_eval_lin(m, &f->v, dir->dv, dvd);
+    if (fon) {
+      lw_vexpr_eval(m, &tf->v, p->q, tmp);
+      for (int i = 0; i < nd; i++)
+        dv[i] += tmp[i];
+      lw_vexpr_eval_lin(m, &tf->v, p->v, tmp);
+      for (int i = 0; i < nd; i++)
+        dvd[i] += tmp[i];
+    }
+    double l = sqrt(dot(nd, v, v));
+    if (l < 1e-300)
+      break;
+    double e[3], de[3];
+    for (int i = 0; i < nd; i++)
+      e[i] = v[i] / l;
+    double dl = dot(nd, e, dv);
+    for (int i = 0; i < nd; i++)
+      de[i] = (dv[i] - e[i] * dl) / l;
+    double ld = dot(nd, e, vd), dld = dot(nd, de, vd) + dot(nd, e, dvd);
+    double F = f->k * (l - f->rest) + f->c * ld;
+    double dF = f->k * dl + f->c * dld;
+    if (fon)
+      dF += tf->k * (l - f->rest) - f->k * tf->rest + tf->c * ld;
+    /* Q = -F V^T e */
+    double g[2 * LW_MAXQB] = {0};
+    lw_vexpr_grad(m, &f->v, e, -dF, f->nblk, f->blk, g);
+    lw_vexpr_grad(m, &f->v, de, -F, f->nblk, f->blk, g);
+    if (fon)
+      lw_vexpr_grad(m, &tf->v, e, -F, f->nblk, f->blk, g);
+    blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
+    break;
+  }
+  case LW_FORCE_JOINT_SPRING_DAMPER: {
+    const lw_coord *c = &m->coords[f->coord];
+    if (!active(dir, state, c->nblk, c->blk, fon))
+      break;
+    coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
+    double x = s.v - c->offset;
+    if (c->kind == LW_ROW_ANGLE)
+      x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
+    double tau = -f->k * (x - f->rest) - f->c * s.r;
+    double dtau = -f->k * s.dv - f->c * s.dr;
+    if (fon)
+      dtau += -tf->k * (x - f->rest) + f->k * tf->rest - tf->c * s.r;
+    blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
+    blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
+    break;
+  }
+  case LW_FORCE_FORCE: {
+    if (!fon)
+      break; /* independent of the state */
+    double sv, dsv;
+    lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
+    lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
+    double F[3], dF[3];
+    for (int i = 0; i < nd; i++) {
+      F[i] = sv * f->vec[i];
+      dF[i] = dsv * f->vec[i] + sv * tf->vec[i];
+    }
+    double g[2 * LW_MAXQB] = {0};
+    lw_vexpr_grad(m, &f->v, dF, 1.0, f->nblk, f->blk, g);
+    lw_vexpr_grad(m, &tf->v, F, 1.0, f->nblk, f->blk, g);
+    blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
+    break;
+  }
+  case LW_FORCE_TORQUE: {
+    if (f->body < 0 || !active(dir, state, 1, &f->body, fon))
+      break;
+    double sv, dsv = 0;
+    lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
+    if (fon)
+      lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
+    const double *qb = p->q + (size_t)f->body * nqb;
+    const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
+    double *Qb = dQ + (size_t)f->body * nqb;
+    double T[3], dT[3];
+    for (int i = 0; i < 3; i++) {
+      T[i] = sv * f->vec[i];
+      dT[i] = dsv * f->vec[i] + (fon ? sv * tf->vec[i] : 0.0);
+    }
+    if (nd == 2) {
+      Qb[2] += -dT[2] * qb[3] - (dqb ? T[2] * dqb[3] : 0.0);
+      Qb[3] += dT[2] * qb[2] + (dqb ? T[2] * dqb[2] : 0.0);
+    } else {
+      for (int k = 1; k < 4; k++) {
+        const double *a = qb + 3 * k;
+        double da[3] = {0, 0, 0};
+        if (dqb)
+          memcpy(da, dqb + 3 * k, sizeof da);
+        Qb[3 * k + 0] += 0.5 * (dT[1] * a[2] - dT[2] * a[1] + T[1] * da[2] - T[2] * da[1]);
+        Qb[3 * k + 1] += 0.5 * (dT[2] * a[0] - dT[0] * a[2] + T[2] * da[0] - T[0] * da[2]);
+        Qb[3 * k + 2] += 0.5 * (dT[0] * a[1] - dT[1] * a[0] + T[0] * da[1] - T[1] * da[0]);
+      }
+    }
+    break;
+  }
+  default:
+    break;
+  }
+}
+
 /* ---- the residual pieces ------------------------------------------------- */
 void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_lin_dir *dir,
                 const lw_lin_out *o)
 {
-  int nq = m->nq, nc = m->nc, nd = m->nd, nqb = m->nqb;
+  int nq = m->nq, nc = m->nc;
   const lw_tangent *tg = dir->tg;
   const lw_model *tm = tg ? tg->dm : NULL;
   if (o->dQ)
@@ -295,118 +417,151 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
   pf.qd = p->v; /* forces see the velocity argument v */
   lw_lin_dir df = *dir;
   df.dqd = dir->dv;
+  for (int n = 0; n < m->nforces; n++)
+    force_jvp(m, d, n, p, &pf, dir, &df, state, dQ);
+}
+
+/* ---- step matrices ------------------------------------------------------------
+ * The dense matrices of the linearized step at point p (column-major, leading
+ * dimensions given), accumulated (+=):
+ *   H[k] (nq x nq): sum_r l_k[r] d2 Phi_r / dq2, k = 0, 1, 2 (NULL: skip)
+ *   RV (nc x nq): d(J qd + Phi_t)/dq,  RA: d(J qdd + gamma)/dq,  RAd: d gamma / d qd
+ *   KC (nq x nq): -dQ/dq - cv dQ/dv,   C: -dQ/dv
+ * Bilinear rows contribute their constant Hessian A^T B + B^T A directly;
+ * angles and forces go through their directional derivatives, one local
+ * coordinate at a time. */
+
+/* the nd x w matrix of a vexpr over the blocks blk (row-major, w = nblk nqb) */
+static void vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk, double *A)
+{
+  int nqb = m->nqb, w = nblk * nqb;
+  memset(A, 0, sizeof(double) * (size_t)m->nd * w);
+  for (int t = 0; t < e->nterm; t++) {
+    int k = 0;
+    while (k < nblk && blk[k] != e->body[t])
+      k++;
+    const double *wt = e->w[t];
+    double *a0 = A + k * nqb, *a1 = A + w + k * nqb;
+    if (m->nd == 3) {
+      double *a2 = A + 2 * w + k * nqb;
+      for (int j = 0; j < 4; j++) {
+        a0[3 * j] += wt[j];
+        a1[3 * j + 1] += wt[j];
+        a2[3 * j + 2] += wt[j];
+      }
+    } else {
+      a0[0] += wt[0];
+      a1[1] += wt[0];
+      a0[2] += wt[1];
+      a0[3] -= wt[2];
+      a1[3] += wt[1];
+      a1[2] += wt[2];
+    }
+  }
+}
+
+void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
+                     int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
+                     int ldc)
+{
+  int nq = m->nq, nqb = m->nqb, nd = m->nd;
+  double A[3 * 2 * LW_MAXQB], B[3 * 2 * LW_MAXQB], Hl[4 * LW_MAXQB * LW_MAXQB];
+  double *e = d->r; /* unit directions */
+  memset(e, 0, sizeof(double) * (size_t)nq);
+  lw_lin_point pr = *p;
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    int w = row->nblk * nqb;
+    if (row->kind == LW_ROW_DOT) {
+      vx_matrix(m, &row->a, row->nblk, row->blk, A);
+      vx_matrix(m, &row->b, row->nblk, row->blk, B);
+      for (int i = 0; i < w; i++)
+        for (int j = 0; j <= i; j++) {
+          double s = 0;
+          for (int c = 0; c < nd; c++)
+            s += A[c * w + i] * B[c * w + j] + B[c * w + i] * A[c * w + j];
+          Hl[i * w + j] = Hl[j * w + i] = s;
+        }
+      for (int i = 0; i < w; i++) {
+        int gi = row->blk[i / nqb] * nqb + i % nqb;
+        double hv = 0, ha = 0;
+        for (int j = 0; j < w; j++) {
+          int gj = row->blk[j / nqb] * nqb + j % nqb;
+          double h = Hl[i * w + j];
+          hv += h * p->qd[gj];
+          ha += h * p->qdd[gj];
+          for (int k = 0; k < 3; k++)
+            if (H[k] && p->l[k][r] != 0.0)
+              H[k][(size_t)gj * ldh + gi] += p->l[k][r] * h;
+        }
+        /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
+        RV[(size_t)gi * ldr + r] += hv;
+        RA[(size_t)gi * ldr + r] += ha;
+        RAd[(size_t)gi * ldr + r] += 2.0 * hv;
+      }
+      continue;
+    }
+    /* angles: one local direction at a time */
+    for (int i = 0; i < w; i++) {
+      int gi = row->blk[i / nqb] * nqb + i % nqb;
+      sc s;
+      e[gi] = 1.0;
+      lw_lin_dir dq = {e, NULL, NULL, NULL, NULL, NULL, row->blk[i / nqb]};
+      row_sc(m, NULL, r, &pr, &dq, &s);
+      for (int j = 0; j < w; j++) {
+        int gj = row->blk[j / nqb] * nqb + j % nqb;
+        for (int k = 0; k < 3; k++)
+          if (H[k] && p->l[k][r] != 0.0)
+            H[k][(size_t)gi * ldh + gj] += p->l[k][r] * s.dg[j];
+      }
+      RV[(size_t)gi * ldr + r] += s.dr;
+      RA[(size_t)gi * ldr + r] += blk_dot(m, row->nblk, row->blk, s.dg, p->qdd) + s.dgm;
+      lw_lin_dir dqd = {NULL, NULL, e, NULL, NULL, NULL, row->blk[i / nqb]};
+      row_sc(m, NULL, r, &pr, &dqd, &s);
+      RAd[(size_t)gi * ldr + r] += s.dgm;
+      e[gi] = 0.0;
+    }
+  }
+  /* forces */
+  lw_lin_point pf = *p;
+  pf.qd = p->v;
+  double *dQ = d->dq;
+  memset(dQ, 0, sizeof(double) * (size_t)nq);
+  double *ev = d->tmp;
+  memset(ev, 0, sizeof(double) * (size_t)nq);
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
-    const lw_force *tf = tm ? &tm->forces[n] : NULL;
-    int fon = tg && tg->force_on[n];
-    switch (f->type) {
-    case LW_FORCE_SPRING_DAMPER: {
-      if (!active(dir, state, f->nblk, f->blk, fon))
-        break;
-      double v[3], vd[3], dv[3] = {0}, dvd[3] = {0}, tmp[3];
-      lw_vexpr_eval(m, &f->v, p->q, v);
-      lw_vexpr_eval_lin(m, &f->v, p->v, vd);
-      if (dir->dq)
-        lw_vexpr_eval_lin(m, &f->v, dir->dq, dv);
-      if (dir->dv)
-        lw_vexpr_eval_lin(m, &f->v, dir->dv, dvd);
-      if (fon) {
-        lw_vexpr_eval(m, &tf->v, p->q, tmp);
-        for (int i = 0; i < nd; i++)
-          dv[i] += tmp[i];
-        lw_vexpr_eval_lin(m, &tf->v, p->v, tmp);
-        for (int i = 0; i < nd; i++)
-          dvd[i] += tmp[i];
-      }
-      double l = sqrt(dot(nd, v, v));
-      if (l < 1e-300)
-        break;
-      double e[3], de[3];
-      for (int i = 0; i < nd; i++)
-        e[i] = v[i] / l;
-      double dl = dot(nd, e, dv);
-      for (int i = 0; i < nd; i++)
-        de[i] = (dv[i] - e[i] * dl) / l;
-      double ld = dot(nd, e, vd), dld = dot(nd, de, vd) + dot(nd, e, dvd);
-      double F = f->k * (l - f->rest) + f->c * ld;
-      double dF = f->k * dl + f->c * dld;
-      if (fon)
-        dF += tf->k * (l - f->rest) - f->k * tf->rest + tf->c * ld;
-      /* Q = -F V^T e */
-      double g[2 * LW_MAXQB] = {0};
-      lw_vexpr_grad(m, &f->v, e, -dF, f->nblk, f->blk, g);
-      lw_vexpr_grad(m, &f->v, de, -F, f->nblk, f->blk, g);
-      if (fon)
-        lw_vexpr_grad(m, &tf->v, e, -F, f->nblk, f->blk, g);
-      blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
-      break;
+    int nblk = f->nblk;
+    const int *blk = f->blk;
+    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+      nblk = m->coords[f->coord].nblk;
+      blk = m->coords[f->coord].blk;
+    } else if (f->type == LW_FORCE_TORQUE) {
+      nblk = f->body >= 0 ? 1 : 0;
+      blk = &f->body;
+    } else if (f->type == LW_FORCE_FORCE) {
+      continue; /* independent of the state */
     }
-    case LW_FORCE_JOINT_SPRING_DAMPER: {
-      const lw_coord *c = &m->coords[f->coord];
-      if (!active(dir, state, c->nblk, c->blk, fon))
-        break;
-      coord_sc(m, fon ? tm : NULL, f->coord, &pf, &df, &s);
-      double x = s.v - c->offset;
-      if (c->kind == LW_ROW_ANGLE)
-        x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
-      double tau = -f->k * (x - f->rest) - f->c * s.r;
-      double dtau = -f->k * s.dv - f->c * s.dr;
-      if (fon)
-        dtau += -tf->k * (x - f->rest) + f->k * tf->rest - tf->c * s.r;
-      blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
-      blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
-      break;
-    }
-    case LW_FORCE_FORCE: {
-      if (!fon)
-        break; /* independent of the state */
-      double sv, dsv;
-      lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
-      lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
-      double F[3], dF[3];
-      for (int i = 0; i < nd; i++) {
-        F[i] = sv * f->vec[i];
-        dF[i] = dsv * f->vec[i] + sv * tf->vec[i];
+    for (int i = 0; i < nblk * nqb; i++) {
+      int gi = blk[i / nqb] * nqb + i % nqb;
+      for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
+        e[gi] = pass == 0 ? 1.0 : 0.0;
+        ev[gi] = pass == 0 ? cv : 1.0;
+        lw_lin_dir dir = {pass == 0 ? e : NULL, ev, NULL, NULL, NULL, NULL, blk[i / nqb]};
+        lw_lin_dir df = dir;
+        df.dqd = ev;
+        force_jvp(m, d, n, p, &pf, &dir, &df, 1, dQ);
+        double *col = pass == 0 ? KC + (size_t)gi * ldk : C + (size_t)gi * ldc;
+        for (int k = 0; k < nblk; k++)
+          for (int l = 0; l < nqb; l++) {
+            int g = blk[k] * nqb + l;
+            col[g] -= dQ[g];
+            dQ[g] = 0.0;
+          }
+        e[gi] = 0.0;
+        ev[gi] = 0.0;
       }
-      double g[2 * LW_MAXQB] = {0};
-      lw_vexpr_grad(m, &f->v, dF, 1.0, f->nblk, f->blk, g);
-      lw_vexpr_grad(m, &tf->v, F, 1.0, f->nblk, f->blk, g);
-      blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
-      break;
-    }
-    case LW_FORCE_TORQUE: {
-      if (f->body < 0 || !active(dir, state, 1, &f->body, fon))
-        break;
-      double sv, dsv = 0;
-      lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
-      if (fon)
-        lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
-      const double *qb = p->q + (size_t)f->body * nqb;
-      const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
-      double *Qb = dQ + (size_t)f->body * nqb;
-      double T[3], dT[3];
-      for (int i = 0; i < 3; i++) {
-        T[i] = sv * f->vec[i];
-        dT[i] = dsv * f->vec[i] + (fon ? sv * tf->vec[i] : 0.0);
-      }
-      if (nd == 2) {
-        Qb[2] += -dT[2] * qb[3] - (dqb ? T[2] * dqb[3] : 0.0);
-        Qb[3] += dT[2] * qb[2] + (dqb ? T[2] * dqb[2] : 0.0);
-      } else {
-        for (int k = 1; k < 4; k++) {
-          const double *a = qb + 3 * k;
-          double da[3] = {0, 0, 0};
-          if (dqb)
-            memcpy(da, dqb + 3 * k, sizeof da);
-          Qb[3 * k + 0] += 0.5 * (dT[1] * a[2] - dT[2] * a[1] + T[1] * da[2] - T[2] * da[1]);
-          Qb[3 * k + 1] += 0.5 * (dT[2] * a[0] - dT[0] * a[2] + T[2] * da[0] - T[0] * da[2]);
-          Qb[3 * k + 2] += 0.5 * (dT[0] * a[1] - dT[1] * a[0] + T[0] * da[1] - T[1] * da[0]);
-        }
-      }
-      break;
-    }
-    default:
-      break;
     }
   }
 }

@@ -29,9 +29,6 @@
 #include <time.h>
 
 /* LAPACK (Fortran, hidden string lengths last) */
-extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void dgetrs_(const char *tr, const int *n, const int *nrhs, const double *a, const int *lda,
-                    const int *ipiv, double *b, const int *ldb, int *info, size_t);
 extern void dgesvd_(const char *ju, const char *jv, const int *m, const int *n, double *a,
                     const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
                     double *work, const int *lwork, int *info, size_t, size_t);
@@ -71,30 +68,97 @@ static void gemv_t(int m, int n, double alpha, const double *A, const double *x,
     y[j] += alpha * dotn(m, A + (size_t)j * m, x);
 }
 
-/* LU in place; -1 when singular to working precision */
+/* LU with partial pivoting in place (column-major), for the small dense
+ * step matrices; -1 when a pivot falls below 1e-14 of the largest */
 static int lu(double *A, int n, int *ipiv)
 {
-  int info = 0;
-  if (n == 0)
-    return 0;
-  dgetrf_(&n, &n, A, &n, ipiv, &info);
-  if (info < 0)
-    return -1;
-  double umax = 0, umin = INFINITY;
-  for (int i = 0; i < n; i++) {
-    double u = fabs(A[(size_t)i * n + i]);
-    umax = fmax(umax, u);
-    umin = fmin(umin, u);
+  double umax = 0;
+  for (int k = 0; k < n; k++) {
+    double *ck = A + (size_t)k * n;
+    int p = k;
+    double best = fabs(ck[k]);
+    for (int i = k + 1; i < n; i++)
+      if (fabs(ck[i]) > best) {
+        best = fabs(ck[i]);
+        p = i;
+      }
+    ipiv[k] = p;
+    if (!(best > 0))
+      return -1;
+    umax = fmax(umax, best);
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)j * n + k];
+        A[(size_t)j * n + k] = A[(size_t)j * n + p];
+        A[(size_t)j * n + p] = t;
+      }
+    double inv = 1.0 / ck[k];
+    for (int i = k + 1; i < n; i++)
+      ck[i] *= inv;
+    for (int j = k + 1; j < n; j++) {
+      double *cj = A + (size_t)j * n, a = cj[k];
+      if (a == 0.0)
+        continue;
+      for (int i = k + 1; i < n; i++)
+        cj[i] -= ck[i] * a;
+    }
   }
-  return (info > 0 || !(umin > 1e-14 * umax)) ? -1 : 0;
+  for (int k = 0; k < n; k++)
+    if (!(fabs(A[(size_t)k * n + k]) > 1e-14 * umax))
+      return -1;
+  return 0;
 }
 
+/* solve A x = b (trans = 0) or A^T x = b with the LU of lu() */
 static void lu_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs)
 {
-  int info = 0;
-  if (n == 0 || nrhs == 0)
-    return;
-  dgetrs_(trans ? "T" : "N", &n, &nrhs, A, &n, ipiv, B, &n, &info, 1);
+  for (int c = 0; c < nrhs; c++) {
+    double *x = B + (size_t)c * n;
+    if (!trans) {
+      for (int k = 0; k < n; k++)
+        if (ipiv[k] != k) {
+          double t = x[k];
+          x[k] = x[ipiv[k]];
+          x[ipiv[k]] = t;
+        }
+      for (int j = 0; j < n; j++) { /* L y = x, unit lower, by columns */
+        double xj = x[j];
+        if (xj == 0.0)
+          continue;
+        const double *cj = A + (size_t)j * n;
+        for (int i = j + 1; i < n; i++)
+          x[i] -= cj[i] * xj;
+      }
+      for (int j = n - 1; j >= 0; j--) { /* U x = y */
+        const double *cj = A + (size_t)j * n;
+        x[j] /= cj[j];
+        double xj = x[j];
+        for (int i = 0; i < j; i++)
+          x[i] -= cj[i] * xj;
+      }
+    } else {
+      for (int j = 0; j < n; j++) { /* U^T y = x */
+        const double *cj = A + (size_t)j * n;
+        double s = x[j];
+        for (int i = 0; i < j; i++)
+          s -= cj[i] * x[i];
+        x[j] = s / cj[j];
+      }
+      for (int j = n - 1; j >= 0; j--) { /* L^T z = y */
+        const double *cj = A + (size_t)j * n;
+        double s = x[j];
+        for (int i = j + 1; i < n; i++)
+          s -= cj[i] * x[i];
+        x[j] = s;
+      }
+      for (int k = n - 1; k >= 0; k--)
+        if (ipiv[k] != k) {
+          double t = x[k];
+          x[k] = x[ipiv[k]];
+          x[ipiv[k]] = t;
+        }
+    }
+  }
 }
 
 /* The saddle-point matrices [T s J^T; s J 0] are stored with their
@@ -281,33 +345,31 @@ static int lin_step(sens *s, const double *sa, const double *sb)
 
   lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
   lw_lin_out o1 = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};
-  lw_lin_out o2 = {s->dQ, {NULL, NULL, NULL}, NULL, NULL, s->dacc};
   memset(s->AP, 0, sizeof(double) * (size_t)n1 * n1);
+  memset(s->DVq, 0, sizeof(double) * (size_t)n1 * nq);
+  memset(s->DAq, 0, sizeof(double) * (size_t)n1 * nq);
+  memset(s->DAqd, 0, sizeof(double) * (size_t)n1 * nq);
+  memset(s->C, 0, sizeof(double) * (size_t)nq * nq);
+  double *H[3] = {s->AP, s->DVq, s->DAq};
+  lw_lin_matrices(m, d, &pt, s->c2, H, n1, s->DVq + nq, s->DAq + nq, s->DAqd + nq, n1, s->AP, n1, s->C, nq);
   for (int j = 0; j < nq; j++) {
-    unit(s->e, nq, j);
-    for (int i = 0; i < nq; i++)
-      s->e2[i] = s->c2 * s->e[i];
-    lw_lin_dir dir = {s->e, s->e2, NULL, NULL, NULL, NULL, j / s->nqb};
-    lw_lin_jvp(m, d, &pt, &dir, &o1);
     double *ap = s->AP + (size_t)j * n1, *dv = s->DVq + (size_t)j * n1, *da = s->DAq + (size_t)j * n1;
     const double *Mj = s->M + (size_t)j * nq;
     for (int i = 0; i < nq; i++) {
-      ap[i] = s->c4 * Mj[i] - s->dQ[i] + s->dJ[0][i];
-      dv[i] = -s->c2 * Mj[i] + s->dJ[1][i];
-      da[i] = -s->c4 * Mj[i] + s->dJ[2][i];
+      ap[i] += s->c4 * Mj[i];
+      dv[i] -= s->c2 * Mj[i];
+      da[i] -= s->c4 * Mj[i];
     }
-    memcpy(ap + nq, s->dphi, sizeof(double) * (size_t)nc);
-    memcpy(dv + nq, s->dvel, sizeof(double) * (size_t)nc);
-    memcpy(da + nq, s->dacc, sizeof(double) * (size_t)nc);
-    /* velocity directions: C = -dQ/dv, d(gamma)/dqd */
-    lw_lin_dir dv2 = {NULL, s->e, s->e, NULL, NULL, NULL, j / s->nqb};
-    lw_lin_jvp(m, d, &pt, &dv2, &o2);
-    double *cc = s->C + (size_t)j * nq, *dd = s->DAqd + (size_t)j * n1;
-    for (int i = 0; i < nq; i++) {
-      cc[i] = -s->dQ[i];
-      dd[i] = 0;
+  }
+  /* J rows of AP */
+  {
+    int nqb = s->nqb, w = 2 * nqb;
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      for (int k = 0; k < row->nblk; k++)
+        for (int i = 0; i < nqb; i++)
+          s->AP[(size_t)(row->blk[k] * nqb + i) * n1 + nq + r] += d->jac[(size_t)r * w + k * nqb + i];
     }
-    memcpy(dd + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
   /* J^T columns */
   {
