@@ -73,7 +73,7 @@ case "$cmd" in
     ;;
   bench)
     build build --buildtype=release
-    ninja -C build bench
+    ninja -C build bench bench-sens
     ;;
   *)
     echo "usage: $0 [run|test|bench]" >&2
