@@ -60,6 +60,18 @@ static void json_num(GString *s, double v)
   g_string_append(s, b);
 }
 
+/* the value of option a: a positive finite number, or a message and FALSE */
+static gboolean positive_arg(const char *a, const char *v, double *x)
+{
+  char *end;
+  *x = g_ascii_strtod(v, &end);
+  if (*end || end == v || !(*x > 0) || !isfinite(*x)) {
+    fprintf(stderr, "linkwright-cli: %s needs a positive number, not '%s'\n", a, v);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean write_csv(const lw_model *m, const lw_sim_result *r, const char *file, GError **error)
 {
   GString *s = g_string_new("time");
@@ -174,12 +186,9 @@ static int cmd_simulate(int argc, char **argv, int builtin)
         csv = v;
         continue;
       }
-      char *end;
-      double x = g_ascii_strtod(v, &end);
-      if (*end || !(x > 0) || !isfinite(x)) {
-        fprintf(stderr, "linkwright-cli: %s needs a positive number, not '%s'\n", a, v);
+      double x;
+      if (!positive_arg(a, v, &x))
         return EXIT_USAGE;
-      }
       if (!strcmp(a, "--t-end"))
         t_end = x;
       else
@@ -374,12 +383,9 @@ static int cmd_sensitivity(int argc, char **argv)
       else if (!strcmp(a, "--csv"))
         csv = v;
       else {
-        char *end;
-        double x = g_ascii_strtod(v, &end);
-        if (*end || !(x > 0) || !isfinite(x)) {
-          fprintf(stderr, "linkwright-cli: %s needs a positive number, not '%s'\n", a, v);
+        double x;
+        if (!positive_arg(a, v, &x))
           return EXIT_USAGE;
-        }
         if (!strcmp(a, "--t-end"))
           t_end = x;
         else

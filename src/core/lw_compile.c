@@ -1095,6 +1095,10 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       if (ji < 0)
         FAIL(path, "output '%s': joint '%s' does not exist", od->name, od->joint ? od->joint : "(missing)");
       o->joint = ji;
+      /* the force on body 2, or minus the force on body 1 when body 2 is the ground */
+      int b2 = body_index(d, d->joints[ji].body[1]), b1 = body_index(d, d->joints[ji].body[0]);
+      o->rbody = b2 >= 0 ? b2 : b1;
+      o->rsign = b2 >= 0 ? 1.0 : -1.0;
       break;
     }
     default:

@@ -333,17 +333,8 @@ void lw_outputs(const lw_model *m, lw_data *d, double *out)
         lw_rows_eval(m, d, d->q, d->t, 1);
         have_jac = 1;
       }
-      const lw_desc *ds = m->desc;
-      const lw_joint_desc *j = &ds->joints[op->joint];
-      int b2 = -1, b1 = -1;
-      for (int b = 0; b < m->nb; b++) {
-        if (j->body[1] && !strcmp(ds->bodies[b].name, j->body[1]))
-          b2 = b;
-        if (j->body[0] && !strcmp(ds->bodies[b].name, j->body[0]))
-          b1 = b;
-      }
-      int b = b2 >= 0 ? b2 : b1;
-      double sgn = b2 >= 0 ? 1.0 : -1.0;
+      int b = op->rbody;
+      double sgn = op->rsign;
       for (int i = 0; i < nd; i++)
         o[i] = 0;
       for (int r = m->joint_row0[op->joint]; r < m->joint_row0[op->joint + 1]; r++) {

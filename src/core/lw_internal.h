@@ -62,7 +62,9 @@ typedef struct {
   int width;
   lw_vexpr v;       /* point outputs */
   int coord;        /* joint outputs */
-  int joint;        /* reaction force */
+  int joint;        /* reaction force: the joint, */
+  int rbody;        /* the body the force acts on (body 2, or body 1 when body 2 is the ground) */
+  double rsign;     /* +1 on body 2, -1 on body 1 */
 } lw_output;
 
 /* an objective term over output `output` (columns col .. col + width) */
@@ -234,7 +236,7 @@ typedef struct {
 void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv);
 void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_lin_dir *dir,
                 const lw_lin_out *o);
-int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
+void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
                  const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg);
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy);

@@ -47,6 +47,29 @@ void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, d
     *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
 }
 
+/* a vector linear in q at x and its derivative along dx (NULL: 0) and the
+ * tangent vexpr te (NULL: none); lin = 1 for rates (no constant term) */
+static void vx_jvp(const lw_model *m, const lw_vexpr *e, const lw_vexpr *te, const double *x,
+                   const double *dx, int lin, double *v, double *dv)
+{
+  double t[3];
+  if (lin)
+    lw_vexpr_eval_lin(m, e, x, v);
+  else
+    lw_vexpr_eval(m, e, x, v);
+  dv[0] = dv[1] = dv[2] = 0.0;
+  if (dx)
+    lw_vexpr_eval_lin(m, e, dx, dv);
+  if (te) {
+    if (lin)
+      lw_vexpr_eval_lin(m, te, x, t);
+    else
+      lw_vexpr_eval(m, te, x, t);
+    for (int i = 0; i < m->nd; i++)
+      dv[i] += t[i];
+  }
+}
+
 /* ---- scalars built from vectors linear in q --------------------------------
  * sc: value v, gradient g (local blocks), rate r = g.qd, second-order term
  * gm (so that d2/dt2 = g.qdd + gm), and their directional derivatives. */
@@ -61,21 +84,9 @@ static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, cons
                    const lw_lin_dir *dir, sc *s)
 {
   int nd = m->nd, w = 2 * m->nqb;
-  double va[3], vb[3], dva[3] = {0}, dvb[3] = {0}, tmp[3];
-  lw_vexpr_eval(m, a, p->q, va);
-  lw_vexpr_eval(m, b, p->q, vb);
-  if (dir->dq) {
-    lw_vexpr_eval_lin(m, a, dir->dq, dva);
-    lw_vexpr_eval_lin(m, b, dir->dq, dvb);
-  }
-  if (ta) {
-    lw_vexpr_eval(m, ta, p->q, tmp);
-    for (int i = 0; i < nd; i++)
-      dva[i] += tmp[i];
-    lw_vexpr_eval(m, tb, p->q, tmp);
-    for (int i = 0; i < nd; i++)
-      dvb[i] += tmp[i];
-  }
+  double va[3], vb[3], dva[3], dvb[3];
+  vx_jvp(m, a, ta, p->q, dir->dq, 0, va, dva);
+  vx_jvp(m, b, tb, p->q, dir->dq, 0, vb, dvb);
   s->v = dot(nd, va, vb);
   s->dv = dot(nd, dva, vb) + dot(nd, va, dvb);
   memset(s->g, 0, sizeof(double) * (size_t)w);
@@ -91,21 +102,9 @@ static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, cons
   s->r = s->dr = s->gm = s->dgm = 0;
   if (!p->qd)
     return;
-  double ra[3], rb[3], dra[3] = {0}, drb[3] = {0};
-  lw_vexpr_eval_lin(m, a, p->qd, ra);
-  lw_vexpr_eval_lin(m, b, p->qd, rb);
-  if (dir->dqd) {
-    lw_vexpr_eval_lin(m, a, dir->dqd, dra);
-    lw_vexpr_eval_lin(m, b, dir->dqd, drb);
-  }
-  if (ta) {
-    lw_vexpr_eval_lin(m, ta, p->qd, tmp);
-    for (int i = 0; i < nd; i++)
-      dra[i] += tmp[i];
-    lw_vexpr_eval_lin(m, tb, p->qd, tmp);
-    for (int i = 0; i < nd; i++)
-      drb[i] += tmp[i];
-  }
+  double ra[3], rb[3], dra[3], drb[3];
+  vx_jvp(m, a, ta, p->qd, dir->dqd, 1, ra, dra);
+  vx_jvp(m, b, tb, p->qd, dir->dqd, 1, rb, drb);
   s->r = dot(nd, ra, vb) + dot(nd, va, rb);
   s->dr = dot(nd, dra, vb) + dot(nd, ra, dvb) + dot(nd, dva, rb) + dot(nd, va, drb);
   s->gm = 2.0 * dot(nd, ra, rb);
@@ -222,7 +221,7 @@ static int active(const lw_lin_dir *dir, int state, int nblk, const int *blk, in
   return state && touches(nblk, blk, dir->body);
 }
 
-int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
+void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
                  const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg)
 {
   sc s;
@@ -236,7 +235,6 @@ int lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_p
     memcpy(g, s.g, sizeof(double) * (size_t)w);
   if (dg)
     memcpy(dg, s.dg, sizeof(double) * (size_t)w);
-  return m->coords[ci].nblk;
 }
 
 /* the derivative of force n (added into dQ) */
@@ -254,21 +252,9 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
   case LW_FORCE_SPRING_DAMPER: {
     if (!active(dir, state, f->nblk, f->blk, fon))
       break;
-    double v[3], vd[3], dv[3] = {0}, dvd[3] = {0}, tmp[3];
-    lw_vexpr_eval(m, &f->v, p->q, v);
-    lw_vexpr_eval_lin(m, &f->v, p->v, vd);
-    if (dir->dq)
-      lw_vexpr_eval_lin(m, &f->v, dir->dq, dv);
-    if (dir->dv)
-      lw_vexpr_eval_lin(m, &f->v, dir->dv, dvd);
-    if (fon) {
-      lw_vexpr_eval(m, &tf->v, p->q, tmp);
-      for (int i = 0; i < nd; i++)
-        dv[i] += tmp[i];
-      lw_vexpr_eval_lin(m, &tf->v, p->v, tmp);
-      for (int i = 0; i < nd; i++)
-        dvd[i] += tmp[i];
-    }
+    double v[3], vd[3], dv[3], dvd[3];
+    vx_jvp(m, &f->v, fon ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
+    vx_jvp(m, &f->v, fon ? &tf->v : NULL, p->v, dir->dv, 1, vd, dvd);
     double l = sqrt(dot(nd, v, v));
     if (l < 1e-300)
       break;
@@ -589,7 +575,6 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   const lw_model *tm = tg ? tg->dm : NULL;
   const lw_output *op = &m->outputs[k];
   int nd = m->nd, nqb = m->nqb, nq = m->nq;
-  double tmp[3];
   for (int i = 0; i < op->width; i++)
     dy[i] = 0;
   switch (op->type) {
@@ -598,16 +583,10 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   case LW_OUT_ACCELERATION: {
     const double *x = op->type == LW_OUT_POSITION ? p->q : op->type == LW_OUT_VELOCITY ? p->qd : p->qdd;
     const double *dx = op->type == LW_OUT_POSITION ? dir->dq : op->type == LW_OUT_VELOCITY ? dir->dqd : dir->dqdd;
-    if (dx)
-      lw_vexpr_eval_lin(m, &op->v, dx, dy);
-    if (tm) {
-      if (op->type == LW_OUT_POSITION)
-        lw_vexpr_eval(m, &tm->outputs[k].v, x, tmp);
-      else
-        lw_vexpr_eval_lin(m, &tm->outputs[k].v, x, tmp);
-      for (int i = 0; i < nd; i++)
-        dy[i] += tmp[i];
-    }
+    double y[3], d3[3];
+    vx_jvp(m, &op->v, tm ? &tm->outputs[k].v : NULL, x, dx, op->type != LW_OUT_POSITION, y, d3);
+    for (int i = 0; i < nd; i++)
+      dy[i] = d3[i];
     break;
   }
   case LW_OUT_JOINT_COORDINATE:
@@ -618,17 +597,8 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     break;
   }
   case LW_OUT_REACTION_FORCE: {
-    const lw_desc *ds = m->desc;
-    const lw_joint_desc *j = &ds->joints[op->joint];
-    int b2 = -1, b1 = -1;
-    for (int b = 0; b < m->nb; b++) {
-      if (j->body[1] && !strcmp(ds->bodies[b].name, j->body[1]))
-        b2 = b;
-      if (j->body[0] && !strcmp(ds->bodies[b].name, j->body[0]))
-        b1 = b;
-    }
-    int b = b2 >= 0 ? b2 : b1;
-    double sgn = b2 >= 0 ? 1.0 : -1.0;
+    int b = op->rbody;
+    double sgn = op->rsign;
     lw_lin_point pr = *p;
     pr.qd = NULL;
     for (int r = m->joint_row0[op->joint]; r < m->joint_row0[op->joint + 1]; r++) {
@@ -667,15 +637,8 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
         const lw_force *f = &m->forces[n];
         const lw_force *tf = tm ? &tm->forces[n] : NULL;
         if (f->type == LW_FORCE_SPRING_DAMPER) {
-          double v[3], dv[3] = {0};
-          lw_vexpr_eval(m, &f->v, p->q, v);
-          if (dir->dq)
-            lw_vexpr_eval_lin(m, &f->v, dir->dq, dv);
-          if (tf) {
-            lw_vexpr_eval(m, &tf->v, p->q, tmp);
-            for (int i = 0; i < nd; i++)
-              dv[i] += tmp[i];
-          }
+          double v[3], dv[3];
+          vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
           double l = sqrt(dot(nd, v, v));
           if (l < 1e-300)
             continue;
@@ -879,7 +842,6 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
     t->term_on[k] = on;
     t->any |= on;
   }
-  /* a joint spring reads its coordinate; outputs read rows and coords */
   return 0;
 }
 

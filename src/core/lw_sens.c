@@ -237,6 +237,7 @@ typedef struct {
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs */
   char *out_used;
+  char *y_const; /* rows of Y filled once: point outputs are linear in the state */
   double *Y, *YT, *yrow, *dy;
   double *gy, *gth; /* (no x ncols), (no x p) at the current state */
   double *value, *grad;
@@ -442,7 +443,9 @@ static void outputs_at(sens *s, const double *st, int lin)
     if (!s->out_used[k])
       continue;
     int c0 = m->out_col[k], w = m->outputs[k].width;
-    for (int x = 0; x < nx; x++) {
+    lw_output_type ty = m->outputs[k].type;
+    int linear = ty == LW_OUT_POSITION || ty == LW_OUT_VELOCITY || ty == LW_OUT_ACCELERATION;
+    for (int x = 0; x < nx && !s->y_const[k]; x++) {
       unit(s->e, nx, x);
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
       if (x < nq)
@@ -455,11 +458,12 @@ static void outputs_at(sens *s, const double *st, int lin)
         dir.dl = s->e + 3 * nq;
       if (x < 3 * nq)
         dir.body = (x % nq) / s->nqb;
-      /* quick skip: point outputs depend on their bodies only */
+      /* a state direction lives in one body: outputs elsewhere are skipped */
       lw_output_jvp(m, d, NULL, k, &pt, &dir, s->dy);
       for (int i = 0; i < w; i++)
         s->Y[(size_t)x * nc + c0 + i] = s->dy[i];
     }
+    s->y_const[k] = linear;
     for (int j = 0; j < s->p; j++) {
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
@@ -475,7 +479,7 @@ static void outputs_at(sens *s, const double *st, int lin)
 
 /* objective values and derivatives at output row y with integral weight wi
  * and final weight wf: value += ..., gy = dg/dy, gth = direct dg/dtheta */
-static void objectives_at(sens *s, double wi, double wf)
+static void objectives_at(sens *s, double wi, double wf, double *value)
 {
   const lw_model *m = s->m;
   int nc = s->ncols;
@@ -493,10 +497,12 @@ static void objectives_at(sens *s, double wi, double wf)
           continue;
         double e = s->yrow[t->col + i] - t->target[i];
         if (t->form == LW_TERM_SQUARE) {
-          s->value[o] += wk * t->weight * e * e;
+          if (value)
+            value[o] += wk * t->weight * e * e;
           s->gy[(size_t)o * nc + t->col + i] += wk * 2.0 * t->weight * e;
         } else {
-          s->value[o] += wk * t->weight * e;
+          if (value)
+            value[o] += wk * t->weight * e;
           s->gy[(size_t)o * nc + t->col + i] += wk * t->weight;
         }
         for (int j = 0; j < s->p; j++) {
@@ -653,11 +659,9 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
   memcpy(mu_rows, mu, sizeof(double) * (size_t)nc);
   lw_lin_point pv = {q, qd, qd, qdd, {mu_rows, NULL, NULL}, t};
   lw_lin_out ov = {NULL, {s->dJ[0], NULL, NULL}, NULL, s->dvel, NULL};
-  for (int x = 0; x <= nq + p; x++) {
+  for (int x = 0; x < nq + p; x++) {
     /* x < nq: position direction; x >= nq: parameter x - nq */
     const lw_tangent *tg = x < nq ? NULL : s->tg[x - nq];
-    if (x == nq + p)
-      break;
     if (x >= nq && (!tg || !tg->any))
       continue;
     double *col = x < nq ? L->Dvq + (size_t)x * nv : L->Fv + (size_t)(x - nq) * nv;
@@ -746,7 +750,7 @@ static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
-                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->rhs, s->out_used,
+                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
@@ -782,6 +786,7 @@ static int sens_alloc(sens *s)
   s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
   s->rhs = calloc((size_t)n1 + 1, sizeof(double));
   s->out_used = calloc((size_t)s->m->nout + 1, 1);
+  s->y_const = calloc((size_t)s->m->nout + 1, 1);
   s->Y = calloc((size_t)s->ncols * nx + 1, sizeof(double));
   s->YT = calloc((size_t)s->ncols * p + 1, sizeof(double));
   s->yrow = calloc((size_t)s->ncols + 1, sizeof(double));
@@ -910,7 +915,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
     Z = calloc((size_t)ncols * (p ? p : 1) + 1, sizeof(double));
     R = calloc((size_t)(L.nv > n1 ? L.nv : n1) * (p ? p : 1) + 1, sizeof(double));
-    R2 = calloc((size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
+    R2 = calloc(2 * (size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
     if (forward && p > 0) {
       /* initial sensitivities: q0' = -Pg Gth; qd0' = -(Pv (Dvq q0' + Fv))_q;
        * [qdd0'; lambda0'] = -K0^-1 (D0q q0' + D0qd qd0' + F0) */
@@ -919,10 +924,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         gemv(nq, L.ng, -1.0, L.Pg, L.Gth + (size_t)j * L.ng, x);
         memcpy(R2, L.Fv + (size_t)j * L.nv, sizeof(double) * (size_t)L.nv);
         gemv(L.nv, nq, 1.0, L.Dvq, x, R2);
-        double *xv = calloc((size_t)L.nv, sizeof(double));
+        double *xv = R2 + L.nv;
+        memset(xv, 0, sizeof(double) * (size_t)L.nv);
         gemv(L.nv, L.nv, -1.0, L.Pv, R2, xv);
         memcpy(x + nq, xv, sizeof(double) * (size_t)nq);
-        free(xv);
         double *r = R + (size_t)j * n1;
         memcpy(r, L.F0 + (size_t)j * n1, sizeof(double) * (size_t)n1);
         gemv(n1, nq, 1.0, L.D0q, x, r);
@@ -1013,7 +1018,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
       outputs_at(s, st1, forward && p > 0);
       double wi, wf;
       weights(s, k, &wi, &wf);
-      objectives_at(s, wi, wf);
+      objectives_at(s, wi, wf, s->value);
       if (forward && p > 0) {
         /* Z = Y Sx + YT (only the used outputs' rows of Y are filled) */
         for (int j = 0; j < p; j++) {
@@ -1085,7 +1090,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
       double wi, wf;
       weights(s, k, &wi, &wf);
       outputs_at(s, st1, 0);
-      objectives_at(s, wi, wf);
+      objectives_at(s, wi, wf, s->value);
       state_load(s, st1);
       res->steps = k;
       if (opt->progress && k % every == 0 && opt->progress(0.5 * (double)k / (double)(s->N + 1), opt->user)) {
@@ -1102,8 +1107,6 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     tmp = calloc((size_t)(L.nv > n1 ? L.nv : n1) + nq + 1, sizeof(double));
     double *muA = mu, *muV = mu + n1, *muP = mu + 2 * n1;
     /* per objective: solve transposed systems one objective at a time */
-    double *val_save = calloc((size_t)no + 1, sizeof(double));
-    memcpy(val_save, s->value, sizeof(double) * (size_t)no);
     long segs = checkpoint ? (s->N + K) / K : 1;
     for (long sg = segs - 1; sg >= 0; sg--) {
       long k0 = checkpoint ? sg * K : 0, k1 = checkpoint ? (sg + 1) * K : s->N;
@@ -1129,9 +1132,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         double wi, wf;
         weights(s, k, &wi, &wf);
         outputs_at(s, stk, 1);
-        for (int o = 0; o < no; o++)
-          s->value[o] = 0;
-        objectives_at(s, wi, wf);
+        objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
         if (k > 0 && lin_step(s, base + sl * (size_t)(k - 1), stk)) {
           status = err->status;
           goto out2;
@@ -1204,13 +1205,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             opt->progress(0.5 + 0.5 * (double)(s->N - k) / (double)(s->N + 1), opt->user)) {
           lw_set_error(err, LW_OK, "", ST_T(stk), "cancelled");
           status = -1;
-          free(val_save);
           goto out2;
         }
       }
     }
-    memcpy(s->value, val_save, sizeof(double) * (size_t)no);
-    free(val_save);
   }
 out2:
   res->sim_steps = s->N;
