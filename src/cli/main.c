@@ -72,18 +72,15 @@ static gboolean positive_arg(const char *a, const char *v, double *x)
   return TRUE;
 }
 
-static gboolean write_csv(const lw_model *m, const lw_sim_result *r, const char *file, GError **error)
+/* header line s (consumed) and the rows of a row-major table, to file */
+static gboolean write_rows(GString *s, const double *table, long rows, int ncols, const char *file,
+                           GError **error)
 {
-  GString *s = g_string_new("time");
-  char name[256], b[G_ASCII_DTOSTR_BUF_SIZE];
-  for (int c = 0; c < lw_model_output_columns(m); c++) {
-    lw_model_output_column_name(m, c, name, sizeof name);
-    g_string_append_printf(s, ",%s", name);
-  }
+  char b[G_ASCII_DTOSTR_BUF_SIZE];
   g_string_append_c(s, '\n');
-  for (long i = 0; i < r->rows; i++) {
-    for (int c = 0; c < r->ncols; c++) {
-      lw_format_double(b, sizeof b, r->table[(size_t)i * r->ncols + c]);
+  for (long i = 0; i < rows; i++) {
+    for (int c = 0; c < ncols; c++) {
+      lw_format_double(b, sizeof b, table[(size_t)i * ncols + c]);
       if (c)
         g_string_append_c(s, ',');
       g_string_append(s, b);
@@ -93,6 +90,17 @@ static gboolean write_csv(const lw_model *m, const lw_sim_result *r, const char 
   gboolean ok = g_file_set_contents(file, s->str, (gssize)s->len, error);
   g_string_free(s, TRUE);
   return ok;
+}
+
+static gboolean write_csv(const lw_model *m, const lw_sim_result *r, const char *file, GError **error)
+{
+  GString *s = g_string_new("time");
+  char name[256];
+  for (int c = 0; c < lw_model_output_columns(m); c++) {
+    lw_model_output_column_name(m, c, name, sizeof name);
+    g_string_append_printf(s, ",%s", name);
+  }
+  return write_rows(s, r->table, r->rows, r->ncols, file, error);
 }
 
 static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json)
@@ -323,7 +331,7 @@ static gboolean write_sens_csv(const lw_model *m, const lw_desc *d, const int *P
                                const char *file, GError **error)
 {
   GString *s = g_string_new("time");
-  char name[256], b[G_ASCII_DTOSTR_BUF_SIZE];
+  char name[256];
   int nc = lw_model_output_columns(m);
   for (int c = 0; c < nc; c++) {
     lw_model_output_column_name(m, c, name, sizeof name);
@@ -334,19 +342,7 @@ static gboolean write_sens_csv(const lw_model *m, const lw_desc *d, const int *P
     for (int j = 0; j < np; j++)
       g_string_append_printf(s, ",d(%s)/d(%s)", name, d->params[P[j]].name);
   }
-  g_string_append_c(s, '\n');
-  for (long i = 0; i < r->rows; i++) {
-    for (int c = 0; c < r->ncols; c++) {
-      lw_format_double(b, sizeof b, r->table[(size_t)i * r->ncols + c]);
-      if (c)
-        g_string_append_c(s, ',');
-      g_string_append(s, b);
-    }
-    g_string_append_c(s, '\n');
-  }
-  gboolean ok = g_file_set_contents(file, s->str, (gssize)s->len, error);
-  g_string_free(s, TRUE);
-  return ok;
+  return write_rows(s, r->table, r->rows, r->ncols, file, error);
 }
 
 static int sens_progress(double f, void *user)
