@@ -293,6 +293,8 @@ void lw_model_free(lw_model *m);
 int lw_model_nq(const lw_model *m);     /* number of coordinates */
 int lw_model_nc(const lw_model *m);     /* number of constraint equations */
 int lw_model_nbodies(const lw_model *m);
+int lw_model_njoints(const lw_model *m);
+int lw_model_nforces(const lw_model *m);
 int lw_model_noutputs(const lw_model *m);
 int lw_model_output_width(const lw_model *m, int k); /* scalars in output k */
 const char *lw_model_output_name(const lw_model *m, int k);
@@ -333,6 +335,15 @@ double lw_constraint_residual(const lw_model *m, lw_data *d);
 /* Body frame of body b (0-based, ground excluded): origin and rotation
  * matrix columns (row-major 3x3, R[3*i+j]); planar: z = 0, R a rotation about z. */
 void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], double R[9]);
+/* What a view draws besides the bodies, at the state in d (global axes):
+ *   joints (njoints x 6): origin and unit axis of each joint's frame on body 1
+ *     (planar: the axis is z);
+ *   forces (nforces x 6), by type: spring-damper: its two end points;
+ *     force: the point of application and the force vector (N) at time t;
+ *     torque: the body origin and the torque vector (N m) at time t;
+ *     joint spring-damper: the joint origin and its unit axis.
+ * Either array may be NULL. */
+void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, double *forces);
 
 /* Lower-level evaluations used by verifiers and the independent reference
  * integrator (all at the state in d, time t):

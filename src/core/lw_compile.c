@@ -816,6 +816,9 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
   /* joints */
   m->joint_row0 = calloc((size_t)d->njoints + 1, sizeof(int));
   m->joint_coord0 = calloc((size_t)d->njoints + 1, sizeof(int));
+  m->njoints = d->njoints;
+  m->joint_o = calloc((size_t)d->njoints + 1, sizeof(lw_vexpr));
+  m->joint_z = calloc((size_t)d->njoints + 1, sizeof(lw_vexpr));
   int ncoord_total = 0;
   for (int i = 0; i < d->njoints; i++)
     ncoord_total += lw_joint_ncoords(d->joints[i].type, m->planar);
@@ -860,6 +863,8 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       Y[k] = vx_vector(m, bi[k], f[k].y);
       Z[k] = vx_vector(m, bi[k], f[k].z);
     }
+    m->joint_o[ji] = O[0];
+    m->joint_z[ji] = Z[0];
     m->joint_row0[ji] = rs.n;
     joint_rows(m, &rs, ji, j->type, O, X, Y, Z);
     m->joint_coord0[ji] = m->ncoords;
@@ -995,6 +1000,7 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
         FAIL(path, "force '%s': rest length must be nonnegative", fd->name);
       }
       f->v = vx_sub(P[1], &P[0]);
+      f->p1 = P[0];
       double v[3];
       lw_vexpr_eval(m, &f->v, m->q0, v);
       if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-12)
@@ -1234,6 +1240,8 @@ void lw_model_free(lw_model *m)
   free(m->body_mass);
   free(m->rows);
   free(m->joint_row0);
+  free(m->joint_o);
+  free(m->joint_z);
   free(m->coords);
   free(m->joint_coord0);
   free(m->forces);
@@ -1258,6 +1266,8 @@ void lw_model_free(lw_model *m)
 int lw_model_nq(const lw_model *m) { return m->nq; }
 int lw_model_nc(const lw_model *m) { return m->nc; }
 int lw_model_nbodies(const lw_model *m) { return m->nb; }
+int lw_model_njoints(const lw_model *m) { return m->njoints; }
+int lw_model_nforces(const lw_model *m) { return m->nforces; }
 int lw_model_noutputs(const lw_model *m) { return m->nout; }
 int lw_model_output_width(const lw_model *m, int k) { return m->outputs[k].width; }
 const char *lw_model_output_name(const lw_model *m, int k) { return m->desc->outputs[k].name; }

@@ -49,6 +49,7 @@ typedef struct {
   lw_force_type type;
   int index;            /* element in desc */
   lw_vexpr v;           /* spring: p2 - p1; force: point */
+  lw_vexpr p1;          /* spring: p1 (drawing) */
   int body;             /* torque: body */
   int coord;            /* joint spring: index into m->coords */
   double k, c, rest;
@@ -96,6 +97,9 @@ struct lw_model {
   int ncoords;
   lw_coord *coords;     /* every joint coordinate */
   int *joint_coord0;    /* (njoints+1) */
+  int njoints;
+  lw_vexpr *joint_o;    /* (njoints) joint frame origin on body 1 (drawing) */
+  lw_vexpr *joint_z;    /* (njoints) joint axis on body 1 (drawing) */
   int nforces;
   lw_force *forces;
   int ninit;
