@@ -9,7 +9,10 @@ cd "$(dirname "$0")"
 
 PACKAGES=(meson ninja-build pkg-config gcc python3 libglib2.0-dev libglib2.0-dev-bin
           libjson-glib-dev libsuitesparse-dev liblapack-dev libblas-dev libsundials-dev
-          libmujoco-dev)
+          libmujoco-dev
+          libgtk-4-dev libadwaita-1-dev libepoxy-dev libegl-dev libgl1-mesa-dri gettext
+          desktop-file-utils appstream
+          xvfb xauth imagemagick dbus-x11 at-spi2-core python3-dogtail python3-gi gir1.2-gtk-4.0)
 
 install_missing() {
   local missing=()
@@ -54,15 +57,45 @@ sys.exit(1 if failed else 0)
 PY
 }
 
+XVFB_PID=""
+start_xvfb() {
+  local n
+  for n in $(seq 90 120); do
+    [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] && continue
+    Xvfb ":$n" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+    XVFB_PID=$!
+    for _ in $(seq 1 50); do
+      [ -e "/tmp/.X11-unix/X$n" ] && break
+      sleep 0.1
+    done
+    export DISPLAY=":$n"
+    trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null' EXIT
+    return 0
+  done
+  echo "no free X display number for Xvfb" >&2
+  return 1
+}
+
 cmd=${1:-run}
+[ $# -gt 0 ] && shift
 install_missing
 case "$cmd" in
   run)
     build build
-    exec build/src/linkwright-cli demo
+    export GSETTINGS_SCHEMA_DIR="$PWD/build/data"
+    if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      echo "No display: running the command-line demo instead of the application." >&2
+      exec build/src/linkwright-cli demo
+    fi
+    exec build/src/app/linkwright "$@"
     ;;
   test)
     build build
+    # GUI tests need a display: start a private X server when there is none
+    # (always under CI, so that a developer's desktop is not used)
+    if [ -z "${DISPLAY:-}" ] || [ "${CI:-}" = "true" ]; then
+      start_xvfb
+    fi
     status=0
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     build build-sanitize -Db_sanitize=address,undefined -Db_lundef=false

@@ -52,8 +52,13 @@ static void set_state_locked(LwSimRunner *self, LwRunnerState s)
   if (self->state == s)
     return;
   self->state = s;
-  g_main_context_invoke_full(self->context, G_PRIORITY_DEFAULT, notify_state_cb, g_object_ref(self),
-                             g_object_unref);
+  /* always through a source: g_main_context_invoke would run the handler
+   * right here, on the worker, when no thread owns the context */
+  GSource *src = g_idle_source_new();
+  g_source_set_priority(src, G_PRIORITY_DEFAULT);
+  g_source_set_callback(src, notify_state_cb, g_object_ref(self), g_object_unref);
+  g_source_attach(src, self->context);
+  g_source_unref(src);
 }
 
 static void append_frame_locked(LwSimRunner *self, const double *outputs)

@@ -1,0 +1,49 @@
+// Lit geometry.  u_mode selects how a vertex is placed:
+//   0 mesh: a_pos / a_normal in the model frame
+//   1 coil: a_pos = (s, phi, 0), s in [0, 1] along a helix of
+//           u_coil = (turns, coil radius, wire radius, length) around the
+//           model z axis, phi around the wire (springs, torque arcs)
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+
+uniform int u_mode;
+uniform mat4 u_mv;     // model-view
+uniform mat4 u_proj;   // projection (a pick window folded in when picking)
+uniform mat3 u_nrm;    // normal matrix of u_mv
+uniform vec4 u_coil;
+uniform float u_coil_ramp; // 1: the coil radius goes to 0 at both ends
+
+out vec3 v_pos;     // view space
+out vec3 v_normal;  // view space
+
+const float TAU = 6.28318530718;
+
+vec3 helix(float s)
+{
+  float ramp = 1.0;
+  if (u_coil_ramp > 0.5)
+    ramp = smoothstep(0.0, 0.07, s) * smoothstep(0.0, 0.07, 1.0 - s);
+  float th = TAU * u_coil.x * s;
+  float r = u_coil.y * ramp;
+  return vec3(r * cos(th), r * sin(th), u_coil.w * s);
+}
+
+void main()
+{
+  vec3 p = a_pos, n = a_normal;
+  if (u_mode == 1) {
+    float s = a_pos.x, phi = a_pos.y;
+    vec3 c = helix(s);
+    vec3 t = normalize(helix(s + 0.0005) - helix(s - 0.0005));
+    float th = TAU * u_coil.x * s;
+    vec3 radial = vec3(cos(th), sin(th), 0.0);
+    vec3 nn = normalize(radial - t * dot(radial, t));
+    vec3 bb = cross(t, nn);
+    n = cos(phi) * nn + sin(phi) * bb;
+    p = c + u_coil.z * n;
+  }
+  vec4 pv = u_mv * vec4(p, 1.0);
+  v_pos = pv.xyz;
+  v_normal = u_nrm * n;
+  gl_Position = u_proj * pv;
+}

@@ -1,0 +1,513 @@
+/* lw-sens-panel.c: the sensitivity panel (see lw-sens-panel.h). */
+#include "lw-sens-panel.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "lw-plot-view.h"
+#include "lw-plot.h"
+
+/* what a worker needs; owned by the GTask */
+typedef struct {
+  lw_desc *desc;
+  lw_sens_options opt;
+  int *params;
+  int objective;
+  lw_sens_result result;
+  gint *cancel;     /* the panel's flag */
+  gint *progress;   /* per mille, the panel's */
+} SensJob;
+
+struct _LwSensPanel {
+  GtkWidget parent_instance;
+  GtkWidget *scroller;
+  GtkWidget *objective_row, *method_row;
+  GtkStringList *objectives;
+  GtkWidget *params_group;
+  GPtrArray *param_checks;   /* GtkCheckButton per parameter */
+  GtkWidget *run_button, *progress_bar, *status_label;
+  GtkWidget *chart;          /* gradient bars */
+  GtkWidget *output_dropdown;
+  GtkStringList *output_names;
+  GtkWidget *plot_view;
+
+  lw_desc *desc;
+  int ncols;                 /* output columns of the model */
+  gboolean busy;
+  gint cancel, progress;
+  guint progress_source;
+  char *status;
+
+  /* last result and what it was for */
+  gboolean have_result;
+  lw_sens_result result;
+  int result_objective;
+  int *result_params;        /* (result.nparams) */
+};
+
+G_DEFINE_FINAL_TYPE(LwSensPanel, lw_sens_panel, GTK_TYPE_WIDGET)
+
+static void set_status(LwSensPanel *self, const char *text)
+{
+  g_free(self->status);
+  self->status = g_strdup(text);
+  gtk_label_set_text(GTK_LABEL(self->status_label), text);
+}
+
+static void sens_job_free(gpointer p)
+{
+  SensJob *job = p;
+  lw_desc_free(job->desc);
+  g_free(job->params);
+  lw_sens_result_clear(&job->result);
+  g_free(job);
+}
+
+static int job_progress(double fraction, void *user)
+{
+  SensJob *job = user;
+  g_atomic_int_set(job->progress, (gint)(1000 * fraction));
+  return g_atomic_int_get(job->cancel);
+}
+
+static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  (void)source;
+  (void)cancellable;
+  SensJob *job = data;
+  job->opt.progress = job_progress;
+  job->opt.user = job;
+  lw_sensitivity(job->desc, &job->opt, &job->result);
+  g_task_return_boolean(task, TRUE);
+}
+
+/* ---- the gradient chart ------------------------------------------------ */
+static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer user)
+{
+  (void)area;
+  LwSensPanel *self = user;
+  GdkRGBA fg;
+  gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(self->chart)), &fg);
+  if (!self->have_result || self->result.status != LW_OK || !self->desc) {
+    return;
+  }
+  int np = self->result.nparams;
+  double gmax = 0;
+  for (int j = 0; j < np; j++)
+    gmax = fmax(gmax, fabs(self->result.gradient[j]));
+  double label_w = 70, value_w = 90, row_h = fmin(28.0, (h - 8.0) / fmax(np, 1));
+  double x0 = label_w + (w - label_w - value_w) / 2; /* zero line */
+  double half = (w - label_w - value_w) / 2 - 4;
+  cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 12);
+  for (int j = 0; j < np; j++) {
+    double g = self->result.gradient[j];
+    double y = 4 + j * row_h;
+    double len = gmax > 0 ? half * g / gmax : 0;
+    if (g >= 0)
+      cairo_set_source_rgb(cr, 0.21, 0.52, 0.89);
+    else
+      cairo_set_source_rgb(cr, 0.90, 0.38, 0.0);
+    cairo_rectangle(cr, len >= 0 ? x0 : x0 + len, y + 4, fabs(len), row_h - 8);
+    cairo_fill(cr);
+    gdk_cairo_set_source_rgba(cr, &fg);
+    const char *name = self->desc->params[self->result_params[j]].name;
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, name, &ext);
+    cairo_move_to(cr, label_w - 6 - ext.x_advance, y + row_h / 2 + ext.height / 2);
+    cairo_show_text(cr, name);
+    char buf[32];
+    g_snprintf(buf, sizeof buf, "%.5g", g);
+    cairo_move_to(cr, w - value_w + 4, y + row_h / 2 + ext.height / 2);
+    cairo_show_text(cr, buf);
+  }
+  gdk_cairo_set_source_rgba(cr, &fg);
+  cairo_set_line_width(cr, 1);
+  cairo_move_to(cr, floor(x0) + 0.5, 2);
+  cairo_line_to(cr, floor(x0) + 0.5, 4 + np * row_h);
+  cairo_stroke(cr);
+}
+
+/* ---- sensitivities over time ------------------------------------------- */
+static void fill_plot(LwSensPanel *self)
+{
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  while (lw_plot_get_n_series(plot) > 0)
+    lw_plot_remove_series(plot, 0);
+  guint c = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->output_dropdown));
+  const lw_sens_result *r = &self->result;
+  if (!self->have_result || r->status != LW_OK || !r->table || c == GTK_INVALID_LIST_POSITION ||
+      (int)c >= self->ncols) {
+    lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+    return;
+  }
+  int np = r->nparams, nc = self->ncols;
+  const char *col = gtk_string_list_get_string(self->output_names, c);
+  g_autofree char *ylabel = g_strdup_printf(_("d %s / d parameter"), col);
+  lw_plot_set_y_label(plot, ylabel);
+  lw_plot_set_x_label(plot, "t [s]");
+  double *x = g_new(double, r->rows), *y = g_new(double, r->rows);
+  for (int j = 0; j < np; j++) {
+    for (long i = 0; i < r->rows; i++) {
+      const double *row = r->table + (size_t)i * r->ncols;
+      x[i] = row[0];
+      y[i] = row[1 + nc + (size_t)c * np + j];
+    }
+    guint s = lw_plot_add_series(plot, self->desc->params[self->result_params[j]].name);
+    lw_plot_series_append_many(plot, s, x, y, (gsize)r->rows);
+  }
+  g_free(x);
+  g_free(y);
+  lw_plot_reset_view(plot);
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+}
+
+static void output_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
+{
+  (void)obj;
+  (void)pspec;
+  fill_plot(LW_SENS_PANEL(user));
+}
+
+static void update_accessible_summary(LwSensPanel *self)
+{
+  GString *s = g_string_new(_("Gradient"));
+  for (int j = 0; self->have_result && self->result.status == LW_OK && j < self->result.nparams; j++)
+    g_string_append_printf(s, "%s %s = %.6g", j ? "," : ":", self->desc->params[self->result_params[j]].name,
+                           self->result.gradient[j]);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->chart), GTK_ACCESSIBLE_PROPERTY_LABEL, s->str, -1);
+  g_string_free(s, TRUE);
+}
+
+static void set_busy(LwSensPanel *self, gboolean busy)
+{
+  self->busy = busy;
+  gtk_button_set_label(GTK_BUTTON(self->run_button), busy ? _("_Cancel") : _("_Compute Gradient"));
+  if (busy) {
+    gtk_widget_remove_css_class(self->run_button, "suggested-action");
+    gtk_widget_add_css_class(self->run_button, "destructive-action");
+  } else {
+    gtk_widget_remove_css_class(self->run_button, "destructive-action");
+    gtk_widget_add_css_class(self->run_button, "suggested-action");
+  }
+  gtk_widget_set_visible(self->progress_bar, busy);
+}
+
+static gboolean progress_tick(gpointer user)
+{
+  LwSensPanel *self = user;
+  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), g_atomic_int_get(&self->progress) / 1000.0);
+  return G_SOURCE_CONTINUE;
+}
+
+static void job_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+  (void)user;
+  LwSensPanel *self = LW_SENS_PANEL(source);
+  GTask *task = G_TASK(res);
+  SensJob *job = g_task_get_task_data(task);
+  g_task_propagate_boolean(task, NULL);
+  g_clear_handle_id(&self->progress_source, g_source_remove);
+  set_busy(self, FALSE);
+  gboolean cancelled = g_atomic_int_get(&self->cancel);
+  if (cancelled) {
+    set_status(self, _("Cancelled; the previous result is kept."));
+    return;
+  }
+  if (self->have_result)
+    lw_sens_result_clear(&self->result);
+  g_free(self->result_params);
+  /* take the result over from the job */
+  self->result = job->result;
+  memset(&job->result, 0, sizeof job->result);
+  self->result_objective = job->objective;
+  self->result_params = g_memdup2(job->params, sizeof(int) * (gsize)MAX(job->opt.nparams, 1));
+  self->have_result = TRUE;
+  const lw_sens_result *r = &self->result;
+  g_autofree char *text = NULL;
+  if (r->status != LW_OK)
+    text = g_strdup_printf(_("No gradient: %s"), r->error.msg);
+  else {
+    const char *m = job->opt.method == LW_SENS_FORWARD ? _("forward")
+                    : job->opt.method == LW_SENS_ADJOINT ? _("adjoint")
+                                                         : _("central differences");
+    text = g_strdup_printf(_("%s = %.8g   (%s, %ld steps, %.3f s)"), job->desc->objectives[job->objective].name,
+                           r->value[0], m, r->steps, r->wall_time_s);
+    for (int j = 0; j < r->nparams; j++)
+      if (!r->depends[j]) {
+        g_autofree char *more = g_strdup_printf(_("%s\n%s does not reach this objective: its gradient is exactly 0."),
+                                                text, job->desc->params[job->params[j]].name);
+        g_free(text);
+        text = g_steal_pointer(&more);
+      }
+    if (!r->table && job->opt.method != LW_SENS_FORWARD) {
+      g_autofree char *more = g_strdup_printf(_("%s\nSensitivities over time come from the forward method."), text);
+      g_free(text);
+      text = g_steal_pointer(&more);
+    }
+  }
+  set_status(self, text);
+  gtk_widget_set_size_request(self->chart, -1, 8 + 28 * MAX(r->nparams, 1));
+  gtk_widget_queue_draw(self->chart);
+  update_accessible_summary(self);
+  fill_plot(self);
+}
+
+void lw_sens_panel_run(LwSensPanel *self)
+{
+  g_return_if_fail(LW_IS_SENS_PANEL(self));
+  if (self->busy) {
+    g_atomic_int_set(&self->cancel, 1);
+    return;
+  }
+  if (!self->desc || self->desc->nobjectives == 0) {
+    set_status(self, _("This model has no objectives. Add one to the model file (see the model format, objectives)."));
+    return;
+  }
+  SensJob *job = g_new0(SensJob, 1);
+  job->desc = lw_desc_copy(self->desc);
+  job->objective = (int)adw_combo_row_get_selected(ADW_COMBO_ROW(self->objective_row));
+  if (job->objective < 0 || job->objective >= self->desc->nobjectives)
+    job->objective = 0;
+  job->params = g_new0(int, self->desc->nparams + 1);
+  int np = 0;
+  for (guint j = 0; j < self->param_checks->len; j++)
+    if (gtk_check_button_get_active(GTK_CHECK_BUTTON(g_ptr_array_index(self->param_checks, j))))
+      job->params[np++] = (int)j;
+  if (np == 0) {
+    sens_job_free(job);
+    set_status(self, _("Choose at least one parameter."));
+    return;
+  }
+  static const lw_sens_method methods[] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD};
+  guint mi = adw_combo_row_get_selected(ADW_COMBO_ROW(self->method_row));
+  job->opt.method = methods[MIN(mi, 2u)];
+  job->opt.nparams = np;
+  job->opt.params = job->params;
+  job->opt.nobj = 1;
+  job->opt.objectives = &job->objective;
+  job->opt.keep_outputs = job->opt.method == LW_SENS_FORWARD;
+  job->cancel = &self->cancel;
+  job->progress = &self->progress;
+  g_atomic_int_set(&self->cancel, 0);
+  g_atomic_int_set(&self->progress, 0);
+  set_busy(self, TRUE);
+  set_status(self, _("Computing…"));
+  self->progress_source = g_timeout_add(100, progress_tick, self);
+  GTask *task = g_task_new(self, NULL, job_done, NULL);
+  g_task_set_task_data(task, job, sens_job_free);
+  g_task_run_in_thread(task, job_thread);
+  g_object_unref(task);
+}
+
+static void run_clicked_cb(GtkButton *b, gpointer user)
+{
+  (void)b;
+  lw_sens_panel_run(LW_SENS_PANEL(user));
+}
+
+gboolean lw_sens_panel_is_busy(LwSensPanel *self)
+{
+  g_return_val_if_fail(LW_IS_SENS_PANEL(self), FALSE);
+  return self->busy;
+}
+
+const lw_sens_result *lw_sens_panel_get_result(LwSensPanel *self)
+{
+  g_return_val_if_fail(LW_IS_SENS_PANEL(self), NULL);
+  return self->have_result ? &self->result : NULL;
+}
+
+const char *lw_sens_panel_get_status(LwSensPanel *self)
+{
+  g_return_val_if_fail(LW_IS_SENS_PANEL(self), NULL);
+  return self->status;
+}
+
+void lw_sens_panel_select(LwSensPanel *self, const char *objective, lw_sens_method method)
+{
+  g_return_if_fail(LW_IS_SENS_PANEL(self));
+  if (self->desc && objective) {
+    int k = lw_desc_objective_index(self->desc, objective);
+    if (k >= 0)
+      adw_combo_row_set_selected(ADW_COMBO_ROW(self->objective_row), (guint)k);
+  }
+  guint mi = method == LW_SENS_ADJOINT ? 1 : method == LW_SENS_FD ? 2 : 0;
+  adw_combo_row_set_selected(ADW_COMBO_ROW(self->method_row), mi);
+}
+
+void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc)
+{
+  g_return_if_fail(LW_IS_SENS_PANEL(self));
+  if (self->busy)
+    g_atomic_int_set(&self->cancel, 1);
+  lw_desc_free(self->desc);
+  self->desc = desc ? lw_desc_copy(desc) : NULL;
+  if (self->have_result)
+    lw_sens_result_clear(&self->result);
+  self->have_result = FALSE;
+  g_clear_pointer(&self->result_params, g_free);
+  /* objectives */
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->objectives));
+  gtk_string_list_splice(self->objectives, 0, n, NULL);
+  for (int i = 0; self->desc && i < self->desc->nobjectives; i++)
+    gtk_string_list_append(self->objectives, self->desc->objectives[i].name);
+  /* parameters */
+  for (guint j = 0; j < self->param_checks->len; j++) {
+    GtkWidget *row = gtk_widget_get_ancestor(g_ptr_array_index(self->param_checks, j), ADW_TYPE_ACTION_ROW);
+    adw_preferences_group_remove(ADW_PREFERENCES_GROUP(self->params_group), row);
+  }
+  g_ptr_array_set_size(self->param_checks, 0);
+  for (int j = 0; self->desc && j < self->desc->nparams; j++) {
+    const lw_param_desc *p = &self->desc->params[j];
+    GtkWidget *row = adw_action_row_new();
+    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), p->name);
+    adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+    g_autofree char *sub = g_strdup_printf("%.6g  ·  %s", p->value, p->ntargets ? p->targets[0] : "");
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(row), sub);
+    GtkWidget *check = gtk_check_button_new();
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
+    gtk_widget_set_valign(check, GTK_ALIGN_CENTER);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(check), GTK_ACCESSIBLE_PROPERTY_LABEL, p->name, -1);
+    adw_action_row_add_prefix(ADW_ACTION_ROW(row), check);
+    adw_action_row_set_activatable_widget(ADW_ACTION_ROW(row), check);
+    adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->params_group), row);
+    g_ptr_array_add(self->param_checks, check);
+  }
+  /* output columns */
+  n = g_list_model_get_n_items(G_LIST_MODEL(self->output_names));
+  gtk_string_list_splice(self->output_names, 0, n, NULL);
+  self->ncols = 0;
+  if (self->desc) {
+    lw_error err;
+    lw_model *m = lw_compile(self->desc, &err);
+    if (m) {
+      self->ncols = lw_model_output_columns(m);
+      for (int c = 0; c < self->ncols; c++) {
+        char b[128];
+        lw_model_output_column_name(m, c, b, sizeof b);
+        gtk_string_list_append(self->output_names, b);
+      }
+      lw_model_free(m);
+    }
+  }
+  set_status(self, self->desc && self->desc->nobjectives ? _("Choose an objective and parameters, then compute.")
+                                                         : _("This model has no objectives."));
+  gtk_widget_queue_draw(self->chart);
+  update_accessible_summary(self);
+  fill_plot(self);
+}
+
+static GtkWidget *group(GtkWidget *box, const char *title)
+{
+  GtkWidget *g = adw_preferences_group_new();
+  if (title)
+    adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
+  gtk_box_append(GTK_BOX(box), g);
+  return g;
+}
+
+static void lw_sens_panel_dispose(GObject *object)
+{
+  LwSensPanel *self = LW_SENS_PANEL(object);
+  g_atomic_int_set(&self->cancel, 1);
+  g_clear_handle_id(&self->progress_source, g_source_remove);
+  g_clear_pointer(&self->scroller, gtk_widget_unparent);
+  G_OBJECT_CLASS(lw_sens_panel_parent_class)->dispose(object);
+}
+
+static void lw_sens_panel_finalize(GObject *object)
+{
+  LwSensPanel *self = LW_SENS_PANEL(object);
+  lw_desc_free(self->desc);
+  if (self->have_result)
+    lw_sens_result_clear(&self->result);
+  g_free(self->result_params);
+  g_free(self->status);
+  g_ptr_array_unref(self->param_checks);
+  G_OBJECT_CLASS(lw_sens_panel_parent_class)->finalize(object);
+}
+
+static void lw_sens_panel_class_init(LwSensPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  object_class->dispose = lw_sens_panel_dispose;
+  object_class->finalize = lw_sens_panel_finalize;
+  gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GROUP);
+}
+
+static void lw_sens_panel_init(LwSensPanel *self)
+{
+  self->param_checks = g_ptr_array_new();
+  self->scroller = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
+  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
+  gtk_widget_set_margin_start(box, 12);
+  gtk_widget_set_margin_end(box, 12);
+  gtk_widget_set_margin_top(box, 6);
+  gtk_widget_set_margin_bottom(box, 12);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+
+  GtkWidget *g = group(box, _("Gradient"));
+  self->objectives = gtk_string_list_new(NULL);
+  self->objective_row = adw_combo_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->objective_row), _("Objective"));
+  adw_combo_row_set_model(ADW_COMBO_ROW(self->objective_row), G_LIST_MODEL(self->objectives));
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), self->objective_row);
+  g_object_unref(self->objectives); /* the row holds it */
+  const char *methods[] = {_("Forward"), _("Adjoint"), _("Central differences"), NULL};
+  self->method_row = adw_combo_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->method_row), _("Method"));
+  GtkStringList *ml = gtk_string_list_new(methods);
+  adw_combo_row_set_model(ADW_COMBO_ROW(self->method_row), G_LIST_MODEL(ml));
+  g_object_unref(ml);
+  adw_combo_row_set_selected(ADW_COMBO_ROW(self->method_row), 1);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), self->method_row);
+
+  self->params_group = group(box, _("Parameters"));
+
+  GtkWidget *runbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+  self->run_button = gtk_button_new_with_mnemonic(_("_Compute Gradient"));
+  gtk_widget_add_css_class(self->run_button, "suggested-action");
+  gtk_widget_add_css_class(self->run_button, "pill");
+  gtk_widget_set_halign(self->run_button, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text(self->run_button, _("Compute the gradient of the objective (Ctrl+G)"));
+  g_signal_connect(self->run_button, "clicked", G_CALLBACK(run_clicked_cb), self);
+  gtk_box_append(GTK_BOX(runbox), self->run_button);
+  self->progress_bar = gtk_progress_bar_new();
+  gtk_widget_set_visible(self->progress_bar, FALSE);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Gradient progress"), -1);
+  gtk_box_append(GTK_BOX(runbox), self->progress_bar);
+  self->status_label = gtk_label_new("");
+  gtk_label_set_wrap(GTK_LABEL(self->status_label), TRUE);
+  gtk_label_set_selectable(GTK_LABEL(self->status_label), TRUE);
+  gtk_label_set_xalign(GTK_LABEL(self->status_label), 0);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->status_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Gradient result"), -1);
+  gtk_box_append(GTK_BOX(runbox), self->status_label);
+  gtk_box_append(GTK_BOX(box), runbox);
+
+  self->chart = gtk_drawing_area_new();
+  gtk_widget_set_size_request(self->chart, -1, 36);
+  gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->chart), draw_chart, self, NULL);
+  gtk_box_append(GTK_BOX(box), self->chart);
+
+  GtkWidget *tg = group(box, _("Sensitivity over time"));
+  self->output_names = gtk_string_list_new(NULL);
+  self->output_dropdown = gtk_drop_down_new(G_LIST_MODEL(self->output_names), NULL);
+  gtk_widget_set_tooltip_text(self->output_dropdown, _("Output whose sensitivities are plotted"));
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->output_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Sensitivity output"), -1);
+  g_signal_connect(self->output_dropdown, "notify::selected", G_CALLBACK(output_changed_cb), self);
+  adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(tg), self->output_dropdown);
+  self->plot_view = lw_plot_view_new();
+  gtk_widget_set_size_request(self->plot_view, -1, 260);
+  gtk_widget_set_vexpand(self->plot_view, TRUE);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(tg), self->plot_view);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensitivity"), -1);
+}

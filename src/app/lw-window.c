@@ -1,0 +1,1341 @@
+/* lw-window.c: the main window (see lw-window.h).
+ *
+ * The window owns the user's model description (what is saved), a runner
+ * that simulates a compiled copy on a worker thread, and a workspace used
+ * only to turn recorded coordinates into poses for the view.  A model that
+ * fails to load, compile or assemble never replaces the current one. */
+#include "lw-window.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "lw-inspector.h"
+#include "lw_io.h"
+#include "lw-plot-view.h"
+#include "lw-plot.h"
+#include "lw-sens-panel.h"
+#include "lw-view3d.h"
+
+#define BUILTIN_MODEL "resource:///io/github/linkwright/Linkwright/models/five-bar.json"
+
+static const double speeds[] = {0.1, 0.25, 0.5, 1.0, 2.0, 4.0};
+
+typedef struct {
+  int xcol, ycol;   /* output columns; xcol -1: time */
+  guint series;     /* in the plot */
+} PlotSeries;
+
+struct _LwWindow {
+  AdwApplicationWindow parent_instance;
+
+  /* template */
+  AdwWindowTitle *window_title;
+  AdwToastOverlay *toast_overlay;
+  GtkWidget *status_label;
+  GtkWidget *message_revealer, *message_label;
+  GtkWidget *view_overlay, *gl_status;
+  GtkWidget *time_scale, *time_label, *speed_dropdown;
+  GtkAdjustment *time_adjustment;
+  GtkWidget *plots_page, *plot_y_dropdown, *plot_x_dropdown;
+  GtkWidget *side_stack;
+  LwInspector *inspector;
+  LwSensPanel *sens_panel;
+  GMenu *recent_section;
+
+  GtkWidget *view;       /* LwView3d */
+  GtkWidget *plot_view;  /* LwPlotView */
+  GSettings *settings;   /* NULL when the schema is not installed */
+
+  /* the document */
+  lw_desc *desc;         /* the user's model, as loaded or saved */
+  GFile *file;           /* NULL: built-in or example (save asks where) */
+  char *display_name;
+  LwSimRunner *runner;
+  lw_model *view_model;  /* a copy of the runner's model for the main thread */
+  lw_data *view_data;    /* poses from recorded q, main thread only */
+  int nq, ncols, nbodies, njoints, nforces;
+  double *q, *outputs, *poses, *joints, *forces;
+  GtkStringList *column_names;
+
+  /* playback and live display */
+  guint tick_id;
+  gboolean playing, loop, real_time;
+  double shown_time;
+  gint64 last_frame_us;
+  guint shown_frame;
+  gboolean updating_scale;
+  GArray *plot_series;   /* PlotSeries */
+  guint plotted_frames;  /* frames already appended to the plot */
+  char *message;
+  gboolean automation_done;
+
+  /* frame statistics (--bench-fps) */
+  GArray *frame_times;   /* intervals between displayed frames, s */
+  gint64 bench_start_us;
+};
+
+G_DEFINE_FINAL_TYPE(LwWindow, lw_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void show_frame(LwWindow *self, guint k);
+static void update_actions(LwWindow *self);
+
+/* ---- messages ----------------------------------------------------------- */
+static void show_message(LwWindow *self, const char *text)
+{
+  g_free(self->message);
+  self->message = g_strdup(text);
+  gtk_label_set_text(GTK_LABEL(self->message_label), text);
+  gtk_revealer_set_reveal_child(GTK_REVEALER(self->message_revealer), TRUE);
+}
+
+static void hide_message(LwWindow *self)
+{
+  g_clear_pointer(&self->message, g_free);
+  gtk_revealer_set_reveal_child(GTK_REVEALER(self->message_revealer), FALSE);
+}
+
+static void toast(LwWindow *self, const char *text)
+{
+  adw_toast_overlay_add_toast(self->toast_overlay, adw_toast_new(text));
+}
+
+const char *lw_window_get_message(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->message;
+}
+
+/* ---- the status line ------------------------------------------------------ */
+static void update_status(LwWindow *self)
+{
+  if (!self->runner)
+    return;
+  char buf[160];
+  LwRunnerState st = lw_sim_runner_get_state(self->runner);
+  double t = lw_sim_runner_get_time(self->runner);
+  switch (st) {
+  case LW_RUNNER_RUNNING: {
+    double rtf = lw_sim_runner_get_real_time_factor(self->runner);
+    if (rtf > 0)
+      g_snprintf(buf, sizeof buf, _("t = %.3f s · %.2f× real time"), t, rtf);
+    else
+      g_snprintf(buf, sizeof buf, _("t = %.3f s · running"), t);
+    break;
+  }
+  case LW_RUNNER_PAUSED:
+    g_snprintf(buf, sizeof buf, _("t = %.3f s · paused"), t);
+    break;
+  case LW_RUNNER_FINISHED:
+    g_snprintf(buf, sizeof buf, _("t = %.3f s · done, max |Φ| %.1e"), t,
+               lw_sim_runner_get_max_constraint_residual(self->runner));
+    break;
+  case LW_RUNNER_FAILED:
+    g_snprintf(buf, sizeof buf, _("t = %.3f s · failed"), t);
+    break;
+  case LW_RUNNER_CANCELLED:
+    g_snprintf(buf, sizeof buf, _("t = %.3f s · stopped"), t);
+    break;
+  default:
+    g_snprintf(buf, sizeof buf, _("t = %.3f s · ready"), t);
+  }
+  gtk_label_set_text(GTK_LABEL(self->status_label), buf);
+}
+
+/* ---- showing a frame ------------------------------------------------------ */
+static void show_frame(LwWindow *self, guint k)
+{
+  if (!self->runner)
+    return;
+  double t;
+  if (!lw_sim_runner_get_frame(self->runner, k, &t, self->q, self->outputs))
+    return;
+  const lw_model *m = self->view_model;
+  lw_data_set_state(m, self->view_data, t, self->q, NULL, NULL, NULL);
+  for (int b = 0; b < self->nbodies; b++)
+    lw_body_pose(m, self->view_data, b, self->poses + 12 * b, self->poses + 12 * b + 3);
+  lw_scene_geometry(m, self->view_data, self->joints, self->forces);
+  lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces};
+  lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
+  lw_inspector_set_outputs(self->inspector, t, self->outputs);
+  self->shown_time = t;
+  self->shown_frame = k;
+  char buf[32];
+  g_snprintf(buf, sizeof buf, "%.3f s", t);
+  gtk_label_set_text(GTK_LABEL(self->time_label), buf);
+}
+
+double lw_window_get_shown_time(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), 0);
+  return self->shown_time;
+}
+
+/* traces of the point-position outputs, from the recorded frames */
+static void update_traces(LwWindow *self, guint nframes)
+{
+  const lw_model *m = self->view_model;
+  const lw_desc *d = lw_model_desc(m);
+  int col = 0, k = 0;
+  double *buf = g_new(double, nframes), *xyz = g_new0(double, 3 * (gsize)nframes);
+  for (int o = 0; o < d->noutputs; o++) {
+    int w = lw_model_output_width(m, o);
+    if (d->outputs[o].type == LW_OUT_POSITION) {
+      for (int i = 0; i < w && i < 3; i++) {
+        lw_sim_runner_copy_column(self->runner, col + i, 0, nframes, buf);
+        for (guint f = 0; f < nframes; f++)
+          xyz[3 * f + i] = buf[f];
+      }
+      lw_view3d_set_trace(LW_VIEW3D(self->view), k++, xyz, (int)nframes);
+    }
+    col += w;
+  }
+  g_free(buf);
+  g_free(xyz);
+}
+
+/* append the frames recorded since the last call to every plot series */
+static void update_plot(LwWindow *self, guint nframes)
+{
+  if (!self->plot_series->len || nframes <= self->plotted_frames)
+    return;
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  guint first = self->plotted_frames, n = nframes - first;
+  double *x = g_new(double, n), *y = g_new(double, n);
+  for (guint i = 0; i < self->plot_series->len; i++) {
+    PlotSeries *s = &g_array_index(self->plot_series, PlotSeries, i);
+    lw_sim_runner_copy_column(self->runner, s->xcol, first, n, x);
+    lw_sim_runner_copy_column(self->runner, s->ycol, first, n, y);
+    lw_plot_series_append_many(plot, s->series, x, y, n);
+  }
+  g_free(x);
+  g_free(y);
+  self->plotted_frames = nframes;
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+}
+
+static void set_scale_range(LwWindow *self)
+{
+  self->updating_scale = TRUE;
+  double t_last = lw_sim_runner_get_time(self->runner);
+  gtk_adjustment_set_upper(self->time_adjustment, t_last);
+  gtk_adjustment_set_value(self->time_adjustment, self->shown_time);
+  self->updating_scale = FALSE;
+}
+
+static void record_frame_time(LwWindow *self, gint64 now)
+{
+  const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
+  if (!au || au->bench_fps <= 0 || !self->frame_times)
+    return;
+  if (self->last_frame_us) {
+    double dt = (now - self->last_frame_us) * 1e-6;
+    g_array_append_val(self->frame_times, dt);
+  }
+}
+
+static int cmp_double(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void bench_report_and_quit(LwWindow *self)
+{
+  GArray *ft = self->frame_times;
+  guint n = ft->len;
+  double sum = 0;
+  for (guint i = 0; i < n; i++)
+    sum += g_array_index(ft, double, i);
+  g_array_sort(ft, cmp_double);
+  double mean = n ? sum / n : 0, p95 = n ? g_array_index(ft, double, (guint)(0.95 * (n - 1))) : 0;
+  double worst = n ? g_array_index(ft, double, n - 1) : 0;
+  g_print("frames %u, mean interval %.2f ms (%.1f fps), 95th percentile %.2f ms, worst %.2f ms, "
+          "render %.2f ms, simulated t = %.3f s, real-time factor %.2f\n",
+          n, 1e3 * mean, mean > 0 ? 1 / mean : 0, 1e3 * p95, 1e3 * worst,
+          lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), lw_sim_runner_get_time(self->runner),
+          lw_sim_runner_get_real_time_factor(self->runner));
+  g_application_quit(G_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
+}
+
+static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
+{
+  (void)widget;
+  LwWindow *self = user;
+  if (!self->runner)
+    return G_SOURCE_CONTINUE;
+  gint64 now = gdk_frame_clock_get_frame_time(clock);
+  LwRunnerState st = lw_sim_runner_get_state(self->runner);
+  guint n = lw_sim_runner_get_n_frames(self->runner);
+  gboolean live = st == LW_RUNNER_RUNNING || n > self->plotted_frames;
+  if (live && !self->playing) {
+    /* live: the newest frame */
+    if (n - 1 != self->shown_frame || st == LW_RUNNER_RUNNING) {
+      show_frame(self, n - 1);
+      update_traces(self, n);
+      record_frame_time(self, now);
+    }
+    update_plot(self, n);
+    set_scale_range(self);
+  } else if (self->playing) {
+    double dt = self->last_frame_us ? (now - self->last_frame_us) * 1e-6 : 0;
+    double speed = speeds[MIN(gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown)), 5u)];
+    double t = self->shown_time + dt * speed, t_last = lw_sim_runner_get_time(self->runner);
+    if (t > t_last) {
+      if (self->loop)
+        t = 0;
+      else {
+        t = t_last;
+        self->playing = FALSE;
+        update_actions(self);
+      }
+    }
+    show_frame(self, lw_sim_runner_frame_at_time(self->runner, t));
+    self->shown_time = t;
+    set_scale_range(self);
+  }
+  self->last_frame_us = now;
+  update_status(self);
+
+  const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
+  if (au && au->bench_fps > 0 && !self->automation_done) {
+    if (!self->bench_start_us && st == LW_RUNNER_RUNNING)
+      self->bench_start_us = now;
+    if (self->bench_start_us && (now - self->bench_start_us) * 1e-6 >= au->bench_fps) {
+      self->automation_done = TRUE;
+      lw_sim_runner_pause(self->runner);
+      bench_report_and_quit(self);
+    }
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+/* ---- loading ---------------------------------------------------------------- */
+static void clear_plot(LwWindow *self)
+{
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  while (lw_plot_get_n_series(plot) > 0)
+    lw_plot_remove_series(plot, 0);
+  g_array_set_size(self->plot_series, 0);
+  self->plotted_frames = 0;
+  lw_plot_reset_view(plot);
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+}
+
+static void add_series(LwWindow *self, int xcol, int ycol)
+{
+  if (ycol < 0 || ycol >= self->ncols || xcol >= self->ncols)
+    return;
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  const char *yname = gtk_string_list_get_string(self->column_names, (guint)ycol + 1);
+  const char *xname = gtk_string_list_get_string(self->column_names, (guint)(xcol + 1));
+  g_autofree char *name = xcol < 0 ? g_strdup(yname) : g_strdup_printf("%s vs %s", yname, xname);
+  PlotSeries s = {xcol, ycol, lw_plot_add_series(plot, name)};
+  g_array_append_val(self->plot_series, s);
+  lw_plot_set_x_label(plot, xcol < 0 ? "t [s]" : xname);
+  /* the frames so far */
+  guint n = self->runner ? lw_sim_runner_get_n_frames(self->runner) : 0;
+  if (n) {
+    double *x = g_new(double, n), *y = g_new(double, n);
+    lw_sim_runner_copy_column(self->runner, xcol, 0, n, x);
+    lw_sim_runner_copy_column(self->runner, ycol, 0, n, y);
+    lw_plot_series_append_many(plot, s.series, x, y, n);
+    g_free(x);
+    g_free(y);
+  }
+  self->plotted_frames = n;
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+}
+
+static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user);
+
+/* Make desc the window's model.  Takes desc on success; on failure leaves
+ * everything as it was and fills err. */
+static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const char *display_name,
+                              const LwSourceMap *map, lw_error *err)
+{
+  lw_model *m = lw_compile(desc, err);
+  if (!m) {
+    lw_error_locate(err, display_name, map);
+    return FALSE;
+  }
+  lw_model *mv = lw_compile(desc, err); /* the view's own copy for poses */
+  LwSimRunner *runner = mv ? lw_sim_runner_new(m, err) : NULL;
+  if (!runner) {
+    if (!mv)
+      lw_model_free(m);
+    lw_model_free(mv);
+    lw_error_locate(err, display_name, map);
+    return FALSE;
+  }
+  /* success: replace the document */
+  if (self->runner) {
+    g_signal_handlers_disconnect_by_func(self->runner, runner_state_cb, self);
+    lw_sim_runner_cancel(self->runner);
+  }
+  g_clear_object(&self->runner);
+  lw_data_free(self->view_data);
+  self->view_data = NULL;
+  g_object_set_data_full(G_OBJECT(self), "view-model", mv, (GDestroyNotify)lw_model_free);
+  self->view_model = mv;
+  lw_desc_free(self->desc);
+  self->desc = desc;
+  g_set_object(&self->file, file);
+  g_free(self->display_name);
+  self->display_name = g_strdup(display_name);
+  self->runner = runner;
+  g_signal_connect(runner, "notify::state", G_CALLBACK(runner_state_cb), self);
+  lw_sim_runner_set_real_time(runner, self->real_time, 1.0);
+  self->view_data = lw_data_new(mv);
+  self->nq = lw_model_nq(mv);
+  self->ncols = lw_model_output_columns(mv);
+  self->nbodies = lw_model_nbodies(mv);
+  self->njoints = lw_model_njoints(mv);
+  self->nforces = lw_model_nforces(mv);
+  g_free(self->q);
+  g_free(self->outputs);
+  g_free(self->poses);
+  g_free(self->joints);
+  g_free(self->forces);
+  self->q = g_new0(double, self->nq + 1);
+  self->outputs = g_new0(double, self->ncols + 1);
+  self->poses = g_new0(double, 12 * (gsize)self->nbodies + 1);
+  self->joints = g_new0(double, 6 * (gsize)self->njoints + 1);
+  self->forces = g_new0(double, 6 * (gsize)self->nforces + 1);
+  /* the view works on the compiled copy (parameters applied) */
+  const lw_desc *compiled = lw_model_desc(mv);
+  lw_view3d_set_model(LW_VIEW3D(self->view), compiled);
+  lw_view3d_clear_traces(LW_VIEW3D(self->view));
+  lw_inspector_set_model(self->inspector, mv);
+  lw_sens_panel_set_desc(self->sens_panel, desc);
+  /* plot choices: time, then every output column */
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->column_names));
+  gtk_string_list_splice(self->column_names, 0, n, NULL);
+  gtk_string_list_append(self->column_names, _("time"));
+  for (int c = 0; c < self->ncols; c++) {
+    char b[128];
+    lw_model_output_column_name(mv, c, b, sizeof b);
+    gtk_string_list_append(self->column_names, b);
+  }
+  clear_plot(self);
+  /* by default the first output, every component, against time */
+  if (compiled->noutputs > 0)
+    for (int c = 0; c < lw_model_output_width(mv, 0); c++)
+      add_series(self, -1, c);
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  lw_plot_set_title(plot, compiled->noutputs ? lw_model_output_name(mv, 0) : NULL);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plot_y_dropdown), self->ncols > 0 ? 1 : 0);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plot_x_dropdown), 0);
+
+  self->playing = FALSE;
+  self->shown_frame = 0;
+  self->shown_time = 0;
+  show_frame(self, 0);
+  set_scale_range(self);
+  adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : display_name);
+  adw_window_title_set_subtitle(self->window_title, display_name);
+  hide_message(self);
+  update_status(self);
+  update_actions(self);
+
+  const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
+  if (au && au->flat_out)
+    lw_sim_runner_set_real_time(runner, FALSE, 1.0);
+  if (au && au->run && !self->automation_done)
+    lw_sim_runner_start(runner);
+  return TRUE;
+}
+
+static void add_recent(GFile *file)
+{
+  g_autofree char *uri = g_file_get_uri(file);
+  if (g_str_has_prefix(uri, "file:"))
+    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+}
+
+static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
+{
+  g_autofree char *name = NULL;
+  if (g_file_has_uri_scheme(file, "resource")) {
+    g_autofree char *base = g_file_get_basename(file);
+    name = g_strdup(base);
+  } else
+    name = g_file_get_parse_name(file);
+  g_autoptr(GError) gerr = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  if (!g_file_load_contents(file, NULL, &data, &len, NULL, &gerr)) {
+    g_autofree char *msg = g_strdup_printf(_("Cannot open %s: %s. The current model is kept."), name, gerr->message);
+    show_message(self, msg);
+    return FALSE;
+  }
+  lw_error err;
+  LwSourceMap *map = NULL;
+  lw_desc *desc = lw_model_read_data(data, (gssize)len, name, &map, &err);
+  if (!desc) {
+    g_autofree char *msg = g_strdup_printf(_("%s The current model is kept."), err.msg);
+    show_message(self, msg);
+    return FALSE;
+  }
+  gboolean ok = install_model(self, desc, user_file ? file : NULL, name, map, &err);
+  lw_source_map_free(map);
+  if (!ok) {
+    lw_desc_free(desc);
+    g_autofree char *msg = g_strdup_printf(_("%s The current model is kept."), err.msg);
+    show_message(self, msg);
+    return FALSE;
+  }
+  if (user_file)
+    add_recent(file);
+  return TRUE;
+}
+
+gboolean lw_window_open_file(LwWindow *self, GFile *file)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_return_val_if_fail(G_IS_FILE(file), FALSE);
+  return open_file_impl(self, file, !g_file_has_uri_scheme(file, "resource"));
+}
+
+void lw_window_open_builtin(LwWindow *self)
+{
+  g_autoptr(GFile) f = g_file_new_for_uri(BUILTIN_MODEL);
+  open_file_impl(self, f, FALSE);
+}
+
+void lw_window_open_builtin_keep_message(LwWindow *self)
+{
+  g_autofree char *msg = g_strdup(self->message);
+  if (!self->runner)
+    lw_window_open_builtin(self);
+  if (msg)
+    show_message(self, msg);
+}
+
+gboolean lw_window_open_example(LwWindow *self, const char *name)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_autofree char *uri = g_strdup_printf("resource:///io/github/linkwright/Linkwright/models/%s.json", name);
+  g_autoptr(GFile) f = g_file_new_for_uri(uri);
+  return open_file_impl(self, f, FALSE);
+}
+
+/* ---- runner state ------------------------------------------------------------ */
+static void take_screenshot_and_maybe_quit(LwWindow *self);
+
+static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  LwWindow *self = user;
+  LwSimRunner *runner = LW_SIM_RUNNER(obj);
+  if (runner != self->runner)
+    return;
+  LwRunnerState st = lw_sim_runner_get_state(runner);
+  guint n = lw_sim_runner_get_n_frames(runner);
+  if (st != LW_RUNNER_RUNNING) {
+    /* catch up with the last frames */
+    show_frame(self, n - 1);
+    update_traces(self, n);
+    update_plot(self, n);
+    set_scale_range(self);
+  }
+  if (st == LW_RUNNER_FAILED) {
+    const lw_error *e = lw_sim_runner_get_error(runner);
+    g_autofree char *msg = g_strdup_printf(_("The simulation failed at t = %.6g s (%s): %s. The %u frames up to "
+                                             "then are kept."),
+                                           e->time, e->path[0] ? e->path : _("the model"), e->msg, n);
+    show_message(self, msg);
+  }
+  update_status(self);
+  update_actions(self);
+  if (st == LW_RUNNER_FINISHED || st == LW_RUNNER_FAILED)
+    take_screenshot_and_maybe_quit(self);
+}
+
+/* ---- screenshots ------------------------------------------------------------- */
+gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError **error)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  GtkWidget *w = GTK_WIDGET(self);
+  GdkPaintable *paintable = gtk_widget_paintable_new(w);
+  int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+  GtkSnapshot *snap = gtk_snapshot_new();
+  gdk_paintable_snapshot(paintable, snap, width, height);
+  GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+  gboolean ok = FALSE;
+  if (node) {
+    GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(self));
+    GdkTexture *tex = gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, width, height));
+    ok = gdk_texture_save_to_png(tex, filename);
+    g_object_unref(tex);
+    gsk_render_node_unref(node);
+  }
+  g_object_unref(paintable);
+  if (!ok)
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot write the screenshot %s"), filename);
+  return ok;
+}
+
+static gboolean delayed_screenshot_cb(gpointer user)
+{
+  LwWindow *self = user;
+  const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
+  if (au->screenshot) {
+    g_autoptr(GError) error = NULL;
+    if (!lw_window_save_screenshot(self, au->screenshot, &error))
+      g_printerr("linkwright: %s\n", error->message);
+    else
+      g_print("screenshot %s\n", au->screenshot);
+  }
+  if (au->quit_after_run)
+    g_application_quit(G_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
+  return G_SOURCE_REMOVE;
+}
+
+static void take_screenshot_and_maybe_quit(LwWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
+  const LwAutomation *au = app ? lw_application_get_automation(LW_APPLICATION(app)) : NULL;
+  if (!au || self->automation_done || au->bench_fps > 0 || (!au->screenshot && !au->quit_after_run))
+    return;
+  self->automation_done = TRUE;
+  /* let the last frame reach the screen first */
+  g_timeout_add(300, delayed_screenshot_cb, self);
+}
+
+/* ---- actions ----------------------------------------------------------------- */
+static void set_enabled(LwWindow *self, const char *name, gboolean on)
+{
+  GAction *a = g_action_map_lookup_action(G_ACTION_MAP(self), name);
+  if (a)
+    g_simple_action_set_enabled(G_SIMPLE_ACTION(a), on);
+}
+
+static void update_actions(LwWindow *self)
+{
+  LwRunnerState st = self->runner ? lw_sim_runner_get_state(self->runner) : LW_RUNNER_FINISHED;
+  gboolean can_run = st == LW_RUNNER_READY || st == LW_RUNNER_PAUSED || st == LW_RUNNER_CANCELLED;
+  set_enabled(self, "run", can_run);
+  set_enabled(self, "pause", st == LW_RUNNER_RUNNING);
+  set_enabled(self, "step", can_run);
+  set_enabled(self, "reset", self->runner != NULL);
+  GAction *play = g_action_map_lookup_action(G_ACTION_MAP(self), "play");
+  g_simple_action_set_state(G_SIMPLE_ACTION(play), g_variant_new_boolean(self->playing));
+  g_simple_action_set_enabled(G_SIMPLE_ACTION(play), st != LW_RUNNER_RUNNING);
+}
+
+static void run_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  if (!self->runner)
+    return;
+  self->playing = FALSE;
+  hide_message(self);
+  lw_sim_runner_start(self->runner);
+  update_actions(self);
+}
+
+static void pause_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  if (self->runner)
+    lw_sim_runner_pause(self->runner);
+}
+
+static void step_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  if (self->runner)
+    lw_sim_runner_step(self->runner);
+}
+
+static void reset_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  if (!self->runner)
+    return;
+  self->playing = FALSE;
+  lw_sim_runner_reset(self->runner);
+  /* keep the chosen series, drop their data */
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  for (guint i = 0; i < self->plot_series->len; i++)
+    lw_plot_series_clear(plot, g_array_index(self->plot_series, PlotSeries, i).series);
+  self->plotted_frames = 0;
+  update_plot(self, 1);
+  lw_view3d_clear_traces(LW_VIEW3D(self->view));
+  show_frame(self, 0);
+  set_scale_range(self);
+  hide_message(self);
+  update_status(self);
+  update_actions(self);
+}
+
+static void play_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)p;
+  LwWindow *self = user;
+  if (!self->runner)
+    return;
+  self->playing = !self->playing;
+  if (self->playing && self->shown_time >= lw_sim_runner_get_time(self->runner) - 1e-12)
+    self->shown_time = 0; /* from the start when at the end */
+  g_simple_action_set_state(a, g_variant_new_boolean(self->playing));
+}
+
+static void loop_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  LwWindow *self = user;
+  self->loop = g_variant_get_boolean(value);
+  g_simple_action_set_state(a, value);
+  if (self->settings)
+    g_settings_set_boolean(self->settings, "playback-loop", self->loop);
+}
+
+static void real_time_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  LwWindow *self = user;
+  self->real_time = g_variant_get_boolean(value);
+  g_simple_action_set_state(a, value);
+  if (self->runner)
+    lw_sim_runner_set_real_time(self->runner, self->real_time, 1.0);
+  if (self->settings)
+    g_settings_set_boolean(self->settings, "real-time", self->real_time);
+}
+
+static void speed_step(LwWindow *self, int d)
+{
+  int k = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown)) + d;
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->speed_dropdown), (guint)CLAMP(k, 0, 5));
+}
+
+static void slower_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  speed_step(user, -1);
+}
+
+static void faster_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  speed_step(user, +1);
+}
+
+static void view_toggle(LwWindow *self, GSimpleAction *a, GVariant *value, const char *prop, const char *key)
+{
+  g_simple_action_set_state(a, value);
+  g_object_set(self->view, prop, g_variant_get_boolean(value), NULL);
+  if (self->settings && key)
+    g_settings_set_boolean(self->settings, key, g_variant_get_boolean(value));
+}
+
+static void show_frames_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  view_toggle(user, a, value, "show-frames", "show-frames");
+}
+
+static void show_traces_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  view_toggle(user, a, value, "show-traces", "show-traces");
+}
+
+static void reset_camera_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  lw_view3d_reset_camera(LW_VIEW3D(self->view));
+}
+
+static void zoom_in_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  gtk_widget_activate_action(self->view, "view.zoom-in", NULL);
+}
+
+static void zoom_out_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  gtk_widget_activate_action(self->view, "view.zoom-out", NULL);
+}
+
+static void show_page_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  LwWindow *self = user;
+  gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), g_variant_get_string(p, NULL));
+}
+
+static void dismiss_message_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  hide_message(user);
+}
+
+static void add_series_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  int y = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->plot_y_dropdown)) - 1;
+  int x = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->plot_x_dropdown)) - 1;
+  if (y < 0) {
+    toast(self, _("Choose a quantity to plot"));
+    return;
+  }
+  /* a plot has one horizontal axis: a different one starts a new plot */
+  if (self->plot_series->len && g_array_index(self->plot_series, PlotSeries, 0).xcol != x)
+    clear_plot(self);
+  add_series(self, x, y);
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  lw_plot_set_title(plot, NULL);
+}
+
+static void clear_plot_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  clear_plot(user);
+}
+
+static void run_sensitivity_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), "sensitivity");
+  lw_sens_panel_run(self->sens_panel);
+}
+
+static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  gtk_window_close(GTK_WINDOW(user));
+}
+
+/* open / save / export dialogs */
+static GtkFileFilter *filter_new(const char *name, const char *const *patterns)
+{
+  GtkFileFilter *f = gtk_file_filter_new();
+  gtk_file_filter_set_name(f, name);
+  for (int i = 0; patterns[i]; i++)
+    gtk_file_filter_add_pattern(f, patterns[i]);
+  return f;
+}
+
+static void open_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
+{
+  LwWindow *self = user;
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    lw_window_open_file(self, file);
+  }
+  g_object_unref(dialog);
+}
+
+static void open_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  GtkFileChooserNative *native = gtk_file_chooser_native_new(_("Open Model"), GTK_WINDOW(self),
+                                                             GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  static const char *const models[] = {"*.json", NULL}, *const all[] = {"*", NULL};
+  g_autoptr(GtkFileFilter) fm = filter_new(_("Linkwright models"), models);
+  g_autoptr(GtkFileFilter) fa = filter_new(_("All files"), all);
+  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), fm);
+  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), fa);
+  g_signal_connect(native, "response", G_CALLBACK(open_response_cb), self);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+}
+
+static gboolean save_to(LwWindow *self, GFile *file)
+{
+  g_autofree char *path = g_file_get_path(file);
+  g_autoptr(GError) error = NULL;
+  if (!path || !lw_model_write_file(self->desc, path, &error)) {
+    g_autofree char *msg = g_strdup_printf(_("Cannot save %s: %s"), path ? path : "?",
+                                           error ? error->message : _("not a local file"));
+    show_message(self, msg);
+    return FALSE;
+  }
+  g_set_object(&self->file, file);
+  g_free(self->display_name);
+  self->display_name = g_file_get_parse_name(file);
+  adw_window_title_set_subtitle(self->window_title, self->display_name);
+  add_recent(file);
+  g_autofree char *msg = g_strdup_printf(_("Saved %s"), self->display_name);
+  toast(self, msg);
+  return TRUE;
+}
+
+static void save_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
+{
+  LwWindow *self = user;
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    save_to(self, file);
+  }
+  g_object_unref(dialog);
+}
+
+static void save_as_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  if (!self->desc)
+    return;
+  GtkFileChooserNative *native = gtk_file_chooser_native_new(_("Save Model"), GTK_WINDOW(self),
+                                                             GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  g_autofree char *suggest = g_strdup_printf("%s.json", self->desc->name && *self->desc->name ? self->desc->name : "model");
+  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(native), suggest);
+  g_signal_connect(native, "response", G_CALLBACK(save_response_cb), self);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+}
+
+static void save_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  LwWindow *self = user;
+  if (self->file)
+    save_to(self, self->file);
+  else
+    save_as_cb(a, p, user);
+}
+
+static void export_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
+{
+  LwWindow *self = user;
+  gboolean csv = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dialog), "csv"));
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = g_file_get_path(file);
+    g_autoptr(GError) error = NULL;
+    LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+    int w = MAX(gtk_widget_get_width(self->plot_view), 640), h = MAX(gtk_widget_get_height(self->plot_view), 400);
+    gboolean ok = csv ? lw_plot_export_csv(plot, path, &error) : lw_plot_export(plot, path, w, h, &error);
+    if (!ok)
+      show_message(self, error->message);
+    else {
+      g_autofree char *msg = g_strdup_printf(_("Exported %s"), path);
+      toast(self, msg);
+    }
+  }
+  g_object_unref(dialog);
+}
+
+static void export_dialog(LwWindow *self, gboolean csv)
+{
+  GtkFileChooserNative *native = gtk_file_chooser_native_new(csv ? _("Export Plot Data") : _("Export Plot"),
+                                                             GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                                             _("_Export"), _("_Cancel"));
+  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(native), csv ? "plot.csv" : "plot.png");
+  if (!csv) {
+    static const char *const png[] = {"*.png", NULL}, *const svg[] = {"*.svg", NULL}, *const pdf[] = {"*.pdf", NULL};
+    g_autoptr(GtkFileFilter) f1 = filter_new("PNG", png);
+    g_autoptr(GtkFileFilter) f2 = filter_new("SVG", svg);
+    g_autoptr(GtkFileFilter) f3 = filter_new("PDF", pdf);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f1);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f2);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f3);
+  }
+  g_object_set_data(G_OBJECT(native), "csv", GINT_TO_POINTER(csv));
+  g_signal_connect(native, "response", G_CALLBACK(export_response_cb), self);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+}
+
+static void export_plot_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  export_dialog(user, FALSE);
+}
+
+static void export_csv_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  export_dialog(user, TRUE);
+}
+
+/* recent files: the menu section and Ctrl+1..5 */
+static int recent_cmp(gconstpointer a, gconstpointer b)
+{
+  GDateTime *x = gtk_recent_info_get_modified((GtkRecentInfo *)a), *y = gtk_recent_info_get_modified((GtkRecentInfo *)b);
+  return g_date_time_compare(y, x);
+}
+
+static GList *recent_sorted(void)
+{
+  GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default()), *out = NULL;
+  for (GList *l = items; l; l = l->next) {
+    GtkRecentInfo *info = l->data;
+    if (g_str_has_suffix(gtk_recent_info_get_uri(info), ".json"))
+      out = g_list_prepend(out, gtk_recent_info_ref(info));
+  }
+  g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+  return g_list_sort(out, recent_cmp);
+}
+
+static void rebuild_recent_menu(LwWindow *self)
+{
+  g_menu_remove_all(self->recent_section);
+  GList *items = recent_sorted();
+  int k = 0;
+  for (GList *l = items; l && k < 5; l = l->next, k++) {
+    GtkRecentInfo *info = l->data;
+    g_autofree char *action = g_strdup_printf("win.open-recent(%d)", k);
+    g_menu_append(self->recent_section, gtk_recent_info_get_display_name(info), action);
+  }
+  g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+}
+
+static void open_recent_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  LwWindow *self = user;
+  int k = g_variant_get_int32(p);
+  GList *items = recent_sorted();
+  GtkRecentInfo *info = g_list_nth_data(items, (guint)k);
+  if (info) {
+    g_autoptr(GFile) f = g_file_new_for_uri(gtk_recent_info_get_uri(info));
+    lw_window_open_file(self, f);
+  } else
+    toast(self, _("No such recent model"));
+  g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+}
+
+static void recent_changed_cb(GtkRecentManager *rm, gpointer user)
+{
+  (void)rm;
+  rebuild_recent_menu(user);
+}
+
+/* examples gallery: every model shipped in the resource */
+static void example_activated_cb(GtkListBox *box, GtkListBoxRow *row, gpointer user)
+{
+  LwWindow *self = user;
+  const char *name = g_object_get_data(G_OBJECT(row), "example");
+  lw_window_open_example(self, name);
+  gtk_window_destroy(GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(box))));
+}
+
+static void examples_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  GtkWidget *win = adw_window_new();
+  gtk_window_set_title(GTK_WINDOW(win), _("Examples"));
+  gtk_window_set_transient_for(GTK_WINDOW(win), GTK_WINDOW(self));
+  gtk_window_set_modal(GTK_WINDOW(win), TRUE);
+  gtk_window_set_default_size(GTK_WINDOW(win), 520, 560);
+  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append(GTK_BOX(box), adw_header_bar_new());
+  GtkWidget *scroller = gtk_scrolled_window_new();
+  gtk_widget_set_vexpand(scroller, TRUE);
+  GtkWidget *list = gtk_list_box_new();
+  gtk_widget_add_css_class(list, "boxed-list");
+  gtk_widget_set_margin_start(list, 18);
+  gtk_widget_set_margin_end(list, 18);
+  gtk_widget_set_margin_top(list, 18);
+  gtk_widget_set_margin_bottom(list, 18);
+  gtk_widget_set_valign(list, GTK_ALIGN_START);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Examples"), -1);
+  char **names = g_resources_enumerate_children("/io/github/linkwright/Linkwright/models", 0, NULL);
+  for (int i = 0; names && names[i]; i++) {
+    if (!g_str_has_suffix(names[i], ".json"))
+      continue;
+    g_autofree char *stem = g_strndup(names[i], strlen(names[i]) - 5);
+    g_autofree char *uri = g_strdup_printf("resource:///io/github/linkwright/Linkwright/models/%s", names[i]);
+    g_autoptr(GFile) f = g_file_new_for_uri(uri);
+    g_autofree char *data = NULL;
+    gsize len;
+    lw_error err;
+    lw_desc *d = g_file_load_contents(f, NULL, &data, &len, NULL, NULL)
+                     ? lw_model_read_data(data, (gssize)len, names[i], NULL, &err)
+                     : NULL;
+    GtkWidget *row = adw_action_row_new();
+    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), d && d->name ? d->name : stem);
+    adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+    if (d && d->description)
+      adw_action_row_set_subtitle(ADW_ACTION_ROW(row), d->description);
+    adw_action_row_set_subtitle_lines(ADW_ACTION_ROW(row), 3);
+    gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), TRUE);
+    adw_action_row_add_suffix(ADW_ACTION_ROW(row), gtk_image_new_from_icon_name("go-next-symbolic"));
+    g_object_set_data_full(G_OBJECT(row), "example", g_strdup(stem), g_free);
+    gtk_list_box_append(GTK_LIST_BOX(list), row);
+    lw_desc_free(d);
+  }
+  g_strfreev(names);
+  g_signal_connect(list, "row-activated", G_CALLBACK(example_activated_cb), self);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), list);
+  gtk_box_append(GTK_BOX(box), scroller);
+  adw_window_set_content(ADW_WINDOW(win), box);
+  gtk_window_present(GTK_WINDOW(win));
+}
+
+static const GActionEntry win_actions[] = {
+  {"open", open_cb, NULL, NULL, NULL, {0}},
+  {"examples", examples_cb, NULL, NULL, NULL, {0}},
+  {"open-recent", open_recent_cb, "i", NULL, NULL, {0}},
+  {"save", save_cb, NULL, NULL, NULL, {0}},
+  {"save-as", save_as_cb, NULL, NULL, NULL, {0}},
+  {"close", close_cb, NULL, NULL, NULL, {0}},
+  {"run", run_cb, NULL, NULL, NULL, {0}},
+  {"pause", pause_cb, NULL, NULL, NULL, {0}},
+  {"step", step_cb, NULL, NULL, NULL, {0}},
+  {"reset", reset_cb, NULL, NULL, NULL, {0}},
+  {"real-time", NULL, NULL, "true", real_time_cb, {0}},
+  {"run-sensitivity", run_sensitivity_cb, NULL, NULL, NULL, {0}},
+  {"play", play_cb, NULL, "false", NULL, {0}},
+  {"loop", NULL, NULL, "false", loop_cb, {0}},
+  {"slower", slower_cb, NULL, NULL, NULL, {0}},
+  {"faster", faster_cb, NULL, NULL, NULL, {0}},
+  {"reset-camera", reset_camera_cb, NULL, NULL, NULL, {0}},
+  {"zoom-in", zoom_in_cb, NULL, NULL, NULL, {0}},
+  {"zoom-out", zoom_out_cb, NULL, NULL, NULL, {0}},
+  {"show-frames", NULL, NULL, "false", show_frames_cb, {0}},
+  {"show-traces", NULL, NULL, "true", show_traces_cb, {0}},
+  {"show-page", show_page_cb, "s", NULL, NULL, {0}},
+  {"dismiss-message", dismiss_message_cb, NULL, NULL, NULL, {0}},
+  {"add-series", add_series_cb, NULL, NULL, NULL, {0}},
+  {"clear-plot", clear_plot_cb, NULL, NULL, NULL, {0}},
+  {"export-plot", export_plot_cb, NULL, NULL, NULL, {0}},
+  {"export-csv", export_csv_cb, NULL, NULL, NULL, {0}},
+};
+
+/* ---- view and scale signals ---------------------------------------------------- */
+static void selection_cb(GObject *view, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  LwWindow *self = user;
+  const char *sel = lw_view3d_get_selection(LW_VIEW3D(view));
+  lw_inspector_set_selection(self->inspector, sel);
+  if (sel)
+    gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), "inspector");
+  lw_inspector_set_outputs(self->inspector, self->shown_time, self->outputs);
+}
+
+static void gl_error_cb(GObject *view, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  LwWindow *self = user;
+  const char *e = lw_view3d_get_gl_error(LW_VIEW3D(view));
+  gtk_widget_set_visible(self->gl_status, e != NULL);
+  if (e) {
+    g_autofree char *text = g_strdup_printf(_("OpenGL could not be started: %s. Simulation, plots and "
+                                              "sensitivities work without it."),
+                                            e);
+    adw_status_page_set_description(ADW_STATUS_PAGE(self->gl_status), text);
+  }
+}
+
+static void scale_changed_cb(GtkAdjustment *adj, gpointer user)
+{
+  LwWindow *self = user;
+  if (self->updating_scale || !self->runner)
+    return;
+  if (lw_sim_runner_get_state(self->runner) == LW_RUNNER_RUNNING)
+    return;
+  self->playing = FALSE;
+  update_actions(self);
+  double t = gtk_adjustment_get_value(adj);
+  show_frame(self, lw_sim_runner_frame_at_time(self->runner, t));
+}
+
+/* ---- closing: never lose the user's model ------------------------------------------ */
+static gboolean lw_window_close_request(GtkWindow *window)
+{
+  LwWindow *self = LW_WINDOW(window);
+  if (self->runner)
+    lw_sim_runner_cancel(self->runner);
+  if (self->settings) {
+    int w, h;
+    gtk_window_get_default_size(window, &w, &h);
+    g_settings_set_int(self->settings, "window-width", w);
+    g_settings_set_int(self->settings, "window-height", h);
+    g_settings_set_boolean(self->settings, "window-maximized", gtk_window_is_maximized(window));
+  }
+  return GTK_WINDOW_CLASS(lw_window_parent_class)->close_request(window);
+}
+
+static void lw_window_dispose(GObject *object)
+{
+  LwWindow *self = LW_WINDOW(object);
+  if (self->tick_id) {
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
+    self->tick_id = 0;
+  }
+  g_signal_handlers_disconnect_by_data(gtk_recent_manager_get_default(), self);
+  if (self->runner) {
+    g_signal_handlers_disconnect_by_func(self->runner, runner_state_cb, self);
+    lw_sim_runner_cancel(self->runner);
+  }
+  g_clear_object(&self->runner);
+  gtk_widget_dispose_template(GTK_WIDGET(self), LW_TYPE_WINDOW);
+  G_OBJECT_CLASS(lw_window_parent_class)->dispose(object);
+}
+
+static void lw_window_finalize(GObject *object)
+{
+  LwWindow *self = LW_WINDOW(object);
+  lw_data_free(self->view_data);
+  lw_desc_free(self->desc);
+  g_clear_object(&self->file);
+  g_clear_object(&self->settings);
+  g_clear_object(&self->column_names);
+  g_free(self->display_name);
+  g_free(self->q);
+  g_free(self->outputs);
+  g_free(self->poses);
+  g_free(self->joints);
+  g_free(self->forces);
+  g_free(self->message);
+  g_array_unref(self->plot_series);
+  if (self->frame_times)
+    g_array_unref(self->frame_times);
+  G_OBJECT_CLASS(lw_window_parent_class)->finalize(object);
+}
+
+static void lw_window_class_init(LwWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+  object_class->dispose = lw_window_dispose;
+  object_class->finalize = lw_window_finalize;
+  GTK_WINDOW_CLASS(klass)->close_request = lw_window_close_request;
+  g_type_ensure(LW_TYPE_INSPECTOR);
+  g_type_ensure(LW_TYPE_SENS_PANEL);
+  gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-window.ui");
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, window_title);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, toast_overlay);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, status_label);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, message_revealer);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, message_label);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, view_overlay);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, gl_status);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, time_scale);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, time_label);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, time_adjustment);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, speed_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, plots_page);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, plot_y_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, plot_x_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, side_stack);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, inspector);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, sens_panel);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, recent_section);
+}
+
+static void lw_window_init(LwWindow *self)
+{
+  gtk_widget_init_template(GTK_WIDGET(self));
+  self->plot_series = g_array_new(FALSE, FALSE, sizeof(PlotSeries));
+  self->real_time = TRUE;
+  GSettingsSchemaSource *src = g_settings_schema_source_get_default();
+  g_autoptr(GSettingsSchema) schema =
+    src ? g_settings_schema_source_lookup(src, "io.github.linkwright.Linkwright", TRUE) : NULL;
+  if (schema) {
+    self->settings = g_settings_new("io.github.linkwright.Linkwright");
+    gtk_window_set_default_size(GTK_WINDOW(self), g_settings_get_int(self->settings, "window-width"),
+                                g_settings_get_int(self->settings, "window-height"));
+    if (g_settings_get_boolean(self->settings, "window-maximized"))
+      gtk_window_maximize(GTK_WINDOW(self));
+    self->loop = g_settings_get_boolean(self->settings, "playback-loop");
+    self->real_time = g_settings_get_boolean(self->settings, "real-time");
+  }
+  g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions), self);
+  g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(self), "loop")),
+                            g_variant_new_boolean(self->loop));
+  g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(self), "real-time")),
+                            g_variant_new_boolean(self->real_time));
+
+  self->view = lw_view3d_new();
+  gtk_widget_set_hexpand(self->view, TRUE);
+  gtk_widget_set_vexpand(self->view, TRUE);
+  gtk_overlay_set_child(GTK_OVERLAY(self->view_overlay), self->view);
+  g_signal_connect(self->view, "notify::selection", G_CALLBACK(selection_cb), self);
+  g_signal_connect(self->view, "notify::gl-error", G_CALLBACK(gl_error_cb), self);
+  if (self->settings) {
+    g_object_set(self->view, "show-frames", g_settings_get_boolean(self->settings, "show-frames"), "show-traces",
+                 g_settings_get_boolean(self->settings, "show-traces"), NULL);
+    g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(self), "show-frames")),
+                              g_variant_new_boolean(g_settings_get_boolean(self->settings, "show-frames")));
+    g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(self), "show-traces")),
+                              g_variant_new_boolean(g_settings_get_boolean(self->settings, "show-traces")));
+  }
+
+  self->plot_view = lw_plot_view_new();
+  gtk_widget_set_vexpand(self->plot_view, TRUE);
+  gtk_box_append(GTK_BOX(self->plots_page), self->plot_view);
+  self->column_names = gtk_string_list_new(NULL);
+  gtk_drop_down_set_model(GTK_DROP_DOWN(self->plot_y_dropdown), G_LIST_MODEL(self->column_names));
+  gtk_drop_down_set_model(GTK_DROP_DOWN(self->plot_x_dropdown), G_LIST_MODEL(self->column_names));
+  g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(scale_changed_cb), self);
+  g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(recent_changed_cb), self);
+  rebuild_recent_menu(self);
+  self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), tick_cb, self, NULL);
+}
+
+LwWindow *lw_window_new(LwApplication *app)
+{
+  LwWindow *self = g_object_new(LW_TYPE_WINDOW, "application", app, NULL);
+  const LwAutomation *au = app ? lw_application_get_automation(app) : NULL;
+  if (au && au->bench_fps > 0)
+    self->frame_times = g_array_new(FALSE, FALSE, sizeof(double));
+  return self;
+}
+
+const lw_desc *lw_window_get_desc(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->desc;
+}
+
+LwSimRunner *lw_window_get_runner(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->runner;
+}
+
+GtkAdjustment *lw_window_get_time_adjustment(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->time_adjustment;
+}
+
+GtkWidget *lw_window_get_view(LwWindow *self)
+{
+  return self->view;
+}
+
+GtkWidget *lw_window_get_plot_view(LwWindow *self)
+{
+  return self->plot_view;
+}
+
+GtkWidget *lw_window_get_sens_panel(LwWindow *self)
+{
+  return GTK_WIDGET(self->sens_panel);
+}
+
+GtkWidget *lw_window_get_inspector(LwWindow *self)
+{
+  return GTK_WIDGET(self->inspector);
+}

@@ -1,0 +1,40 @@
+/* lw-window.h: a window showing one model: 3-D view, playback, plots,
+ * inspector and sensitivities. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "linkwright.h"
+#include "lw-application.h"
+#include "lw-sim-runner.h"
+
+G_BEGIN_DECLS
+
+#define LW_TYPE_WINDOW (lw_window_get_type())
+G_DECLARE_FINAL_TYPE(LwWindow, lw_window, LW, WINDOW, AdwApplicationWindow)
+
+LwWindow *lw_window_new(LwApplication *app);
+/* Open a model file.  On any problem the current model stays and the
+ * message (file, line, field) is shown; returns FALSE then. */
+gboolean lw_window_open_file(LwWindow *self, GFile *file);
+/* The built-in five-bar. */
+void lw_window_open_builtin(LwWindow *self);
+/* The built-in five-bar, keeping the message of a failed open on screen. */
+void lw_window_open_builtin_keep_message(LwWindow *self);
+/* An example shipped with the application, by file stem ("four-bar"). */
+gboolean lw_window_open_example(LwWindow *self, const char *name);
+
+/* For tests and automation. */
+const lw_desc *lw_window_get_desc(LwWindow *self);
+LwSimRunner *lw_window_get_runner(LwWindow *self);
+const char *lw_window_get_message(LwWindow *self); /* the message bar's text, NULL when hidden */
+GtkWidget *lw_window_get_view(LwWindow *self);
+GtkWidget *lw_window_get_plot_view(LwWindow *self);
+GtkWidget *lw_window_get_sens_panel(LwWindow *self);
+GtkWidget *lw_window_get_inspector(LwWindow *self);
+double lw_window_get_shown_time(LwWindow *self); /* time of the frame on screen */
+GtkAdjustment *lw_window_get_time_adjustment(LwWindow *self); /* the time scale's */
+/* Save a PNG of the window as drawn now. */
+gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,30 @@
+/* lw-plot-view.h: a GTK 4 widget showing an LwPlot.
+ *
+ * Scroll zooms about the pointer (over an axis: that axis only), dragging
+ * pans, a double click returns to the automatic view, hovering shows the
+ * nearest point. Actions: plot.reset-view, plot.zoom-in, plot.zoom-out
+ * (also Ctrl+0, Ctrl+plus, Ctrl+minus while focused).
+ */
+#ifndef LW_PLOT_VIEW_H
+#define LW_PLOT_VIEW_H
+
+#include <gtk/gtk.h>
+
+#include "lw-plot.h"
+
+G_BEGIN_DECLS
+
+#define LW_TYPE_PLOT_VIEW (lw_plot_view_get_type())
+G_DECLARE_FINAL_TYPE(LwPlotView, lw_plot_view, LW, PLOT_VIEW, GtkWidget)
+
+GtkWidget *lw_plot_view_new(void);
+/* The plot shown, owned by the view for its whole life: change it freely
+ * (series, data, titles), then call lw_plot_view_queue_update(). */
+LwPlot *lw_plot_view_get_plot(LwPlotView *self);
+/* Redraw at the next frame (many calls per frame cost one draw) and bring
+ * the accessible label up to date with the plot's title. */
+void lw_plot_view_queue_update(LwPlotView *self);
+
+G_END_DECLS
+
+#endif /* LW_PLOT_VIEW_H */

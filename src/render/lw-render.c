@@ -1,0 +1,1485 @@
+/* lw-render.c: draws a mechanism with one shader program and a handful of
+ * static unit meshes placed by per-draw matrices.
+ *
+ * GL objects are made in lw_renderer_new (static meshes, the program), the
+ * grid when the model's scale is measured, trace buffers when a trace
+ * changes, and the pick / multisample framebuffers on first use; nothing
+ * else is allocated per frame.  Springs and torque arcs are bent from one
+ * parameter grid in the vertex shader, so they need no per-frame uploads.
+ */
+#include "lw-render.h"
+
+#include <epoxy/gl.h>
+#include <gio/gio.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lw-mesh.h"
+#include "lw-render-resources.h"
+
+#define SHADER_PATH "/io/github/linkwright/Linkwright/shaders/"
+#define PICK_SIZE 9 /* pick window: the pixel and 4 pixels around it */
+#define LW_PI 3.14159265358979323846
+
+G_DEFINE_QUARK(lw-render-error-quark, lw_render_error)
+
+typedef struct {
+  char *name;
+  int ngeoms;
+  lw_geom_desc *geoms;
+  int npoints;
+  double *points;     /* npoints x 3 */
+  float color[3]; /* for bodies drawn without geometry */
+} rbody;
+
+typedef struct {
+  char *name;
+  lw_joint_type type;
+  int body1;          /* index, -1: ground */
+  double slide[3];    /* planar prismatic: slide direction on body 1 (local) */
+} rjoint;
+
+typedef struct {
+  char *name;
+  lw_force_type type;
+  int damper;         /* spring-damper with damping: draw the damper too */
+  double turns;       /* spring coils, fixed when the scale is measured */
+} rforce;
+
+typedef struct {
+  float *xyz;
+  int n;
+  int dirty;
+  GLuint vao, vbo;
+  int gl_cap;         /* points the GL buffer holds */
+} rtrace;
+
+/* uniforms of all programs (a program lacking one gets location -1, which
+ * glUniform ignores) */
+enum {
+  U_MODE, U_MV, U_PROJ, U_NRM, U_COIL, U_COIL_RAMP, U_COLOR, U_HIGHLIGHT, U_PICK, U_PICKING,
+  U_FADE, U_BG_TOP, U_BG_BOTTOM, U_N
+};
+static const char *const uniform_names[U_N] = {
+  "u_mode", "u_mv", "u_proj", "u_nrm", "u_coil", "u_coil_ramp", "u_color", "u_highlight",
+  "u_pick", "u_picking", "u_fade", "u_bg_top", "u_bg_bottom"};
+
+/* Separate small programs rather than one with a mode switch: llvmpipe
+ * runs both sides of a branch, so a lit shader on the background pixels
+ * cost more than everything else together. */
+enum { P_MESH, P_LINE, P_BACKGROUND, P_N };
+static const char *const program_files[P_N][2] = {
+  {"mesh.vert", "mesh.frag"}, {"line.vert", "line.frag"}, {"background.vert", "background.frag"}};
+
+enum { MODE_MESH = 0, MODE_COIL = 1 };
+
+struct lw_renderer {
+  char *gl_version;
+  GLuint program[P_N];
+  GLint u[P_N][U_N];
+  GLuint vao, vbo, ibo;
+  int mesh_first[LW_MESH_N], mesh_count[LW_MESH_N];
+
+  /* grid lines: minor, major, then the two axes through the origin */
+  GLuint grid_vao, grid_vbo;
+  int grid_first[4], grid_count[4];
+  float grid_fade[4];
+  int grid_built;
+
+  int samples, max_samples;
+  GLuint ms_fbo, ms_rb[2];
+  int ms_w, ms_h, ms_samples;
+  GLuint pick_fbo, pick_rb[2];
+
+  /* model */
+  int has_model, planar;
+  double up[3];
+  double weight;      /* mean body weight [N]: the force arrow reference */
+  int nbodies, njoints, nforces;
+  rbody *bodies;
+  rjoint *joints;
+  rforce *forces;
+
+  lw_render_options opt;
+  lw_pick sel;
+  int ntraces;
+  rtrace *traces;
+
+  /* scale, measured at the first draw after set_model / reset_scale */
+  int scale_valid;
+  double diag, glyph, bmin[3], bmax[3];
+
+  /* per pass */
+  double view[16];
+  float projf[16];
+  int picking, cur_mode;
+};
+
+static const float body_palette[][3] = {
+  {0.85f, 0.33f, 0.10f}, {0.20f, 0.45f, 0.80f}, {0.20f, 0.65f, 0.35f}, {0.60f, 0.30f, 0.70f},
+  {0.90f, 0.65f, 0.10f}, {0.10f, 0.60f, 0.65f}, {0.75f, 0.25f, 0.45f}, {0.45f, 0.50f, 0.55f}};
+static const float trace_palette[][3] = {
+  {0.88f, 0.11f, 0.14f}, {0.15f, 0.39f, 0.80f}, {0.18f, 0.60f, 0.22f}, {0.60f, 0.24f, 0.72f},
+  {0.93f, 0.46f, 0.00f}, {0.05f, 0.58f, 0.62f}};
+static const float joint_color[3] = {0.30f, 0.32f, 0.36f};
+static const float spring_color[3] = {0.92f, 0.66f, 0.16f};
+static const float damper_color[3] = {0.40f, 0.42f, 0.46f};
+static const float force_color[3] = {0.86f, 0.16f, 0.22f};
+static const float torque_color[3] = {0.80f, 0.20f, 0.60f};
+static const float axis_colors[3][3] = {{0.86f, 0.20f, 0.20f}, {0.22f, 0.68f, 0.25f}, {0.20f, 0.38f, 0.90f}};
+
+/* ---- small vector helpers ---------------------------------------------- */
+static double dot3(const double a[3], const double b[3])
+{
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double norm3(const double a[3])
+{
+  return sqrt(dot3(a, a));
+}
+
+static double normalize3(double a[3])
+{
+  double n = norm3(a);
+  if (n > 0)
+    for (int i = 0; i < 3; i++)
+      a[i] /= n;
+  return n;
+}
+
+/* two unit vectors completing ez to a right-handed basis */
+static void perp_basis(const double ez[3], double ex[3], double ey[3])
+{
+  double h[3] = {0, 0, 0};
+  int k = fabs(ez[0]) < fabs(ez[1]) ? (fabs(ez[0]) < fabs(ez[2]) ? 0 : 2) : (fabs(ez[1]) < fabs(ez[2]) ? 1 : 2);
+  h[k] = 1;
+  cross3(h, ez, ex);
+  normalize3(ex);
+  cross3(ez, ex, ey);
+}
+
+/* columns ex sx, ey sy, ez sz, origin o */
+static void mat_frame(double m[16], const double o[3], const double ex[3], const double ey[3], const double ez[3],
+                      double sx, double sy, double sz)
+{
+  for (int i = 0; i < 3; i++) {
+    m[i] = ex[i] * sx;
+    m[4 + i] = ey[i] * sy;
+    m[8 + i] = ez[i] * sz;
+    m[12 + i] = o[i];
+  }
+  m[3] = m[7] = m[11] = 0;
+  m[15] = 1;
+}
+
+/* the unit cylinder / cone (z from 0 to 1) stretched from a to b */
+static int mat_segment(double m[16], const double a[3], const double b[3], double radius)
+{
+  double ez[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ex[3], ey[3];
+  double len = normalize3(ez);
+  if (!(len > 0))
+    return 0;
+  perp_basis(ez, ex, ey);
+  mat_frame(m, a, ex, ey, ez, radius, radius, len);
+  return 1;
+}
+
+static void mat_sphere(double m[16], const double c[3], double radius)
+{
+  static const double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, z[3] = {0, 0, 1};
+  mat_frame(m, c, x, y, z, radius, radius, radius);
+}
+
+/* body pose (origin, row-major R) as a column-major matrix */
+static void mat_pose(double m[16], const double *pose)
+{
+  const double *o = pose, *R = pose + 3;
+  for (int c = 0; c < 3; c++)
+    for (int i = 0; i < 3; i++)
+      m[c * 4 + i] = R[3 * i + c];
+  m[3] = m[7] = m[11] = 0;
+  for (int i = 0; i < 3; i++)
+    m[12 + i] = o[i];
+  m[15] = 1;
+}
+
+static void xform_point(const double m[16], const double p[3], double out[3])
+{
+  double r[3];
+  for (int i = 0; i < 3; i++)
+    r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
+  memcpy(out, r, sizeof r);
+}
+
+static void xform_dir(const double m[16], const double p[3], double out[3])
+{
+  double r[3];
+  for (int i = 0; i < 3; i++)
+    r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2];
+  memcpy(out, r, sizeof r);
+}
+
+/* ---- GL setup -------------------------------------------------------- */
+static GLuint compile_shader(GLenum type, const char *name, GError **error)
+{
+  g_autoptr(GBytes) bytes = g_resource_lookup_data(lw_render_resources_get_resource(), name,
+                                                   G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  if (!bytes) {
+    g_prefix_error(error, "shader %s: ", name);
+    return 0;
+  }
+  /* one shader body serves desktop GL 3.3 and GLES 3.0: only the header differs */
+  const char *header = epoxy_is_desktop_gl() ? "#version 330 core\n"
+                                             : "#version 300 es\nprecision highp float;\nprecision highp int;\n";
+  gsize len = 0;
+  const char *body = g_bytes_get_data(bytes, &len);
+  const char *src[2] = {header, body};
+  GLint lens[2] = {(GLint)strlen(header), (GLint)len};
+  GLuint sh = glCreateShader(type);
+  glShaderSource(sh, 2, src, lens);
+  glCompileShader(sh);
+  GLint ok = 0;
+  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    char log[2048] = "";
+    glGetShaderInfoLog(sh, sizeof log, NULL, log);
+    g_set_error(error, LW_RENDER_ERROR, LW_RENDER_ERROR_SHADER, "shader %s does not compile: %s", name, log);
+    glDeleteShader(sh);
+    return 0;
+  }
+  return sh;
+}
+
+static GLuint link_program(const char *vs_name, const char *fs_name, GError **error)
+{
+  g_autofree char *vpath = g_strconcat(SHADER_PATH, vs_name, NULL);
+  g_autofree char *fpath = g_strconcat(SHADER_PATH, fs_name, NULL);
+  GLuint vs = compile_shader(GL_VERTEX_SHADER, vpath, error);
+  if (!vs)
+    return 0;
+  GLuint fs = compile_shader(GL_FRAGMENT_SHADER, fpath, error);
+  if (!fs) {
+    glDeleteShader(vs);
+    return 0;
+  }
+  GLuint p = glCreateProgram();
+  glAttachShader(p, vs);
+  glAttachShader(p, fs);
+  glBindAttribLocation(p, 0, "a_pos");
+  glBindAttribLocation(p, 1, "a_normal");
+  glLinkProgram(p);
+  glDetachShader(p, vs);
+  glDetachShader(p, fs);
+  glDeleteShader(vs);
+  glDeleteShader(fs);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[2048] = "";
+    glGetProgramInfoLog(p, sizeof log, NULL, log);
+    g_set_error(error, LW_RENDER_ERROR, LW_RENDER_ERROR_SHADER, "shaders %s + %s do not link: %s", vs_name, fs_name,
+                log);
+    glDeleteProgram(p);
+    return 0;
+  }
+  return p;
+}
+
+lw_renderer *lw_renderer_new(GError **error)
+{
+  int desktop = epoxy_is_desktop_gl(), version = epoxy_gl_version();
+  const char *vs = (const char *)glGetString(GL_VERSION);
+  if ((desktop && version < 33) || (!desktop && version < 30)) {
+    g_set_error(error, LW_RENDER_ERROR, LW_RENDER_ERROR_VERSION,
+                "the 3-D view needs OpenGL 3.3 or OpenGL ES 3.0; this context is %s %d.%d (%s)",
+                desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10, vs ? vs : "unknown");
+    return NULL;
+  }
+  lw_renderer *r = g_new0(lw_renderer, 1);
+  r->gl_version = g_strdup(vs ? vs : "");
+  for (int p = 0; p < P_N; p++) {
+    r->program[p] = link_program(program_files[p][0], program_files[p][1], error);
+    if (!r->program[p]) {
+      lw_renderer_free(r);
+      return NULL;
+    }
+    for (int i = 0; i < U_N; i++)
+      r->u[p][i] = glGetUniformLocation(r->program[p], uniform_names[i]);
+  }
+
+  lw_mesh_set ms;
+  if (!lw_mesh_set_build(&ms)) {
+    g_set_error(error, LW_RENDER_ERROR, LW_RENDER_ERROR_FAILED, "out of memory building meshes");
+    lw_renderer_free(r);
+    return NULL;
+  }
+  memcpy(r->mesh_first, ms.first, sizeof ms.first);
+  memcpy(r->mesh_count, ms.count, sizeof ms.count);
+  glGenVertexArrays(1, &r->vao);
+  glBindVertexArray(r->vao);
+  glGenBuffers(1, &r->vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, r->vbo);
+  glBufferData(GL_ARRAY_BUFFER, sizeof(float) * 6 * (size_t)ms.nvertices, ms.vertices, GL_STATIC_DRAW);
+  glGenBuffers(1, &r->ibo);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->ibo);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(unsigned) * (size_t)ms.nindices, ms.indices, GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)0);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(3 * sizeof(float)));
+  glBindVertexArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  lw_mesh_set_clear(&ms);
+
+  glGetIntegerv(GL_MAX_SAMPLES, &r->max_samples);
+  r->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE};
+  r->sel.kind = LW_PICK_NONE;
+  r->sel.index = -1;
+  r->up[1] = 1;
+  r->weight = 9.81;
+  r->diag = 2;
+  r->glyph = 0.024;
+  GLenum e = glGetError();
+  if (e != GL_NO_ERROR) {
+    g_set_error(error, LW_RENDER_ERROR, LW_RENDER_ERROR_FAILED, "OpenGL error 0x%04x while setting up", e);
+    lw_renderer_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+static void delete_trace_buffers(lw_renderer *r);
+
+static void free_model(lw_renderer *r)
+{
+  for (int b = 0; b < r->nbodies; b++) {
+    g_free(r->bodies[b].name);
+    g_free(r->bodies[b].geoms);
+    g_free(r->bodies[b].points);
+  }
+  for (int j = 0; j < r->njoints; j++)
+    g_free(r->joints[j].name);
+  for (int k = 0; k < r->nforces; k++)
+    g_free(r->forces[k].name);
+  g_clear_pointer(&r->bodies, g_free);
+  g_clear_pointer(&r->joints, g_free);
+  g_clear_pointer(&r->forces, g_free);
+  r->nbodies = r->njoints = r->nforces = 0;
+  r->has_model = 0;
+}
+
+static void delete_ms(lw_renderer *r)
+{
+  if (r->ms_fbo) {
+    glDeleteFramebuffers(1, &r->ms_fbo);
+    glDeleteRenderbuffers(2, r->ms_rb);
+    r->ms_fbo = 0;
+  }
+}
+
+void lw_renderer_free(lw_renderer *r)
+{
+  if (!r)
+    return;
+  lw_renderer_clear_traces(r);
+  delete_trace_buffers(r);
+  g_free(r->traces);
+  free_model(r);
+  delete_ms(r);
+  if (r->pick_fbo) {
+    glDeleteFramebuffers(1, &r->pick_fbo);
+    glDeleteRenderbuffers(2, r->pick_rb);
+  }
+  if (r->grid_vao) {
+    glDeleteVertexArrays(1, &r->grid_vao);
+    glDeleteBuffers(1, &r->grid_vbo);
+  }
+  if (r->vao) {
+    glDeleteVertexArrays(1, &r->vao);
+    glDeleteBuffers(1, &r->vbo);
+    glDeleteBuffers(1, &r->ibo);
+  }
+  for (int p = 0; p < P_N; p++)
+    if (r->program[p])
+      glDeleteProgram(r->program[p]);
+  g_free(r->gl_version);
+  g_free(r);
+}
+
+const char *lw_renderer_gl_version(const lw_renderer *r)
+{
+  return r->gl_version;
+}
+
+/* ---- model ------------------------------------------------------------ */
+static int body_index(const lw_desc *d, const char *name)
+{
+  for (int b = 0; name && b < d->nbodies; b++)
+    if (d->bodies[b].name && strcmp(d->bodies[b].name, name) == 0)
+      return b;
+  return -1;
+}
+
+void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
+{
+  free_model(r);
+  r->sel = (lw_pick){LW_PICK_NONE, -1};
+  r->scale_valid = 0;
+  r->planar = 0;
+  memset(r->up, 0, sizeof r->up);
+  r->up[1] = 1;
+  r->weight = 9.81;
+  if (!d)
+    return;
+  r->has_model = 1;
+  r->planar = d->planar;
+  double g = norm3(d->gravity);
+  if (!d->planar && g > 0)
+    for (int i = 0; i < 3; i++)
+      r->up[i] = -d->gravity[i] / g;
+  double mass = 0;
+  r->nbodies = d->nbodies;
+  r->bodies = g_new0(rbody, MAX(d->nbodies, 1));
+  for (int b = 0; b < d->nbodies; b++) {
+    const lw_body_desc *bd = &d->bodies[b];
+    rbody *rb = &r->bodies[b];
+    rb->name = g_strdup(bd->name);
+    rb->ngeoms = bd->ngeoms;
+    rb->geoms = g_memdup2(bd->geoms, sizeof(lw_geom_desc) * (size_t)bd->ngeoms);
+    rb->npoints = bd->npoints;
+    rb->points = g_new0(double, 3 * (size_t)MAX(bd->npoints, 1));
+    for (int p = 0; p < bd->npoints; p++)
+      memcpy(rb->points + 3 * p, bd->points[p].p, 3 * sizeof(double));
+    memcpy(rb->color, body_palette[b % G_N_ELEMENTS(body_palette)], sizeof rb->color);
+    mass += bd->mass;
+  }
+  r->weight = (d->nbodies > 0 && mass > 0 ? mass / d->nbodies : 1) * (g > 0 ? g : 9.81);
+  r->njoints = d->njoints;
+  r->joints = g_new0(rjoint, MAX(d->njoints, 1));
+  for (int j = 0; j < d->njoints; j++) {
+    const lw_joint_desc *jd = &d->joints[j];
+    rjoint *rj = &r->joints[j];
+    rj->name = g_strdup(jd->name);
+    rj->type = jd->type;
+    rj->body1 = body_index(d, jd->body[0]);
+    /* planar joints carry their slide direction as an angle on body 1,
+     * plus the angle of a frame named as the joint's place */
+    double a = jd->angle[0];
+    if (rj->body1 >= 0 && jd->place[0].ref) {
+      const lw_body_desc *bd = &d->bodies[rj->body1];
+      for (int f = 0; f < bd->nframes; f++)
+        if (bd->frames[f].name && strcmp(bd->frames[f].name, jd->place[0].ref) == 0)
+          a += bd->frames[f].angle;
+    }
+    rj->slide[0] = cos(a);
+    rj->slide[1] = sin(a);
+  }
+  r->nforces = d->nforces;
+  r->forces = g_new0(rforce, MAX(d->nforces, 1));
+  for (int k = 0; k < d->nforces; k++) {
+    r->forces[k].name = g_strdup(d->forces[k].name);
+    r->forces[k].type = d->forces[k].type;
+    r->forces[k].damper = d->forces[k].type == LW_FORCE_SPRING_DAMPER && d->forces[k].damping > 0;
+    r->forces[k].turns = 8;
+  }
+}
+
+int lw_renderer_planar(const lw_renderer *r)
+{
+  return r->planar;
+}
+
+void lw_renderer_up(const lw_renderer *r, double up[3])
+{
+  memcpy(up, r->up, sizeof r->up);
+}
+
+lw_render_options lw_renderer_get_options(const lw_renderer *r)
+{
+  return r->opt;
+}
+
+void lw_renderer_set_options(lw_renderer *r, const lw_render_options *opt)
+{
+  r->opt = *opt;
+}
+
+void lw_renderer_set_selection(lw_renderer *r, lw_pick sel)
+{
+  r->sel = sel;
+  if (sel.kind == LW_PICK_NONE)
+    r->sel.index = -1;
+}
+
+const char *lw_renderer_element_name(const lw_renderer *r, lw_pick_kind kind, int index)
+{
+  switch (kind) {
+  case LW_PICK_BODY:
+    return index >= 0 && index < r->nbodies ? r->bodies[index].name : NULL;
+  case LW_PICK_JOINT:
+    return index >= 0 && index < r->njoints ? r->joints[index].name : NULL;
+  case LW_PICK_FORCE:
+    return index >= 0 && index < r->nforces ? r->forces[index].name : NULL;
+  default:
+    return NULL;
+  }
+}
+
+void lw_renderer_set_samples(lw_renderer *r, int samples)
+{
+  r->samples = samples > 1 ? samples : 0;
+}
+
+void lw_renderer_reset_scale(lw_renderer *r)
+{
+  r->scale_valid = 0;
+}
+
+/* ---- traces ------------------------------------------------------------ */
+void lw_renderer_set_trace(lw_renderer *r, int k, const double *xyz, int n)
+{
+  if (k < 0)
+    return;
+  if (k >= r->ntraces) {
+    if (!xyz || n <= 0)
+      return;
+    r->traces = g_renew(rtrace, r->traces, k + 1);
+    memset(r->traces + r->ntraces, 0, sizeof(rtrace) * (size_t)(k + 1 - r->ntraces));
+    r->ntraces = k + 1;
+  }
+  rtrace *t = &r->traces[k];
+  g_free(t->xyz);
+  t->xyz = NULL;
+  t->n = 0;
+  if (xyz && n > 0) {
+    t->xyz = g_new(float, 3 * (size_t)n);
+    for (size_t i = 0; i < 3 * (size_t)n; i++)
+      t->xyz[i] = (float)xyz[i];
+    t->n = n;
+  }
+  t->dirty = 1;
+}
+
+/* Only CPU copies are dropped here (callable without a context); the GL
+ * buffers are reused by later traces and deleted in lw_renderer_free, which
+ * runs with the context current. */
+void lw_renderer_clear_traces(lw_renderer *r)
+{
+  for (int k = 0; k < r->ntraces; k++) {
+    g_clear_pointer(&r->traces[k].xyz, g_free);
+    r->traces[k].n = 0;
+    r->traces[k].dirty = 1;
+  }
+}
+
+static void delete_trace_buffers(lw_renderer *r)
+{
+  for (int k = 0; k < r->ntraces; k++)
+    if (r->traces[k].vao) {
+      glDeleteVertexArrays(1, &r->traces[k].vao);
+      glDeleteBuffers(1, &r->traces[k].vbo);
+      r->traces[k].vao = r->traces[k].vbo = 0;
+    }
+}
+
+static void upload_traces(lw_renderer *r)
+{
+  for (int k = 0; k < r->ntraces; k++) {
+    rtrace *t = &r->traces[k];
+    if (!t->dirty)
+      continue;
+    t->dirty = 0;
+    if (t->n < 2)
+      continue;
+    if (!t->vao) {
+      glGenVertexArrays(1, &t->vao);
+      glGenBuffers(1, &t->vbo);
+      glBindVertexArray(t->vao);
+      glBindBuffer(GL_ARRAY_BUFFER, t->vbo);
+      glEnableVertexAttribArray(0);
+      glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
+      glVertexAttrib3f(1, 0, 0, 1);
+      t->gl_cap = 0;
+    } else {
+      glBindBuffer(GL_ARRAY_BUFFER, t->vbo);
+    }
+    /* grow geometrically: a growing trace is re-sent but rarely reallocated */
+    if (t->n > t->gl_cap) {
+      t->gl_cap = MAX(t->n, t->gl_cap * 2);
+      glBufferData(GL_ARRAY_BUFFER, sizeof(float) * 3 * (size_t)t->gl_cap, NULL, GL_DYNAMIC_DRAW);
+    }
+    glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(float) * 3 * (size_t)t->n, t->xyz);
+  }
+  glBindVertexArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* ---- bounds and scale -------------------------------------------------- */
+static void grow(double bmin[3], double bmax[3], const double p[3])
+{
+  for (int i = 0; i < 3; i++) {
+    if (!isfinite(p[i]))
+      return;
+  }
+  for (int i = 0; i < 3; i++) {
+    bmin[i] = fmin(bmin[i], p[i]);
+    bmax[i] = fmax(bmax[i], p[i]);
+  }
+}
+
+/* a local box [lo, hi] of a body, transformed */
+static void grow_box(double bmin[3], double bmax[3], const double m[16], const double lo[3], const double hi[3])
+{
+  for (int k = 0; k < 8; k++) {
+    double p[3] = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]}, w[3];
+    xform_point(m, p, w);
+    grow(bmin, bmax, w);
+  }
+}
+
+static void geom_local_box(const lw_geom_desc *g, double lo[3], double hi[3])
+{
+  double r;
+  switch (g->type) {
+  case LW_GEOM_BAR:
+  case LW_GEOM_CYLINDER:
+    r = g->type == LW_GEOM_BAR ? 0.5 * g->size[0] : g->size[0];
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fmin(g->from[i], g->to[i]) - r;
+      hi[i] = fmax(g->from[i], g->to[i]) + r;
+    }
+    break;
+  case LW_GEOM_BOX:
+    for (int i = 0; i < 3; i++) {
+      lo[i] = g->center[i] - fabs(g->size[i]);
+      hi[i] = g->center[i] + fabs(g->size[i]);
+    }
+    break;
+  default:
+    r = g->type == LW_GEOM_SPHERE ? g->size[0] : 0;
+    for (int i = 0; i < 3; i++) {
+      lo[i] = g->center[i] - r;
+      hi[i] = g->center[i] + r;
+    }
+    break;
+  }
+}
+
+gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *s, double bmin[3], double bmax[3])
+{
+  for (int i = 0; i < 3; i++) {
+    bmin[i] = INFINITY;
+    bmax[i] = -INFINITY;
+  }
+  if (r->has_model && s) {
+    int nb = MIN(s->nbodies, r->nbodies);
+    for (int b = 0; b < nb && s->body_pose; b++) {
+      const rbody *rb = &r->bodies[b];
+      double m[16];
+      mat_pose(m, s->body_pose + 12 * (size_t)b);
+      for (int k = 0; k < rb->ngeoms; k++) {
+        double lo[3], hi[3];
+        geom_local_box(&rb->geoms[k], lo, hi);
+        grow_box(bmin, bmax, m, lo, hi);
+      }
+      for (int p = 0; p < rb->npoints; p++) {
+        double w[3];
+        xform_point(m, rb->points + 3 * p, w);
+        grow(bmin, bmax, w);
+      }
+      grow(bmin, bmax, s->body_pose + 12 * (size_t)b);
+    }
+    for (int j = 0; j < MIN(s->njoints, r->njoints) && s->joints; j++)
+      grow(bmin, bmax, s->joints + 6 * (size_t)j);
+    for (int k = 0; k < MIN(s->nforces, r->nforces) && s->forces; k++) {
+      const double *f = s->forces + 6 * (size_t)k;
+      grow(bmin, bmax, f);
+      if (r->forces[k].type == LW_FORCE_SPRING_DAMPER)
+        grow(bmin, bmax, f + 3);
+    }
+  }
+  if (!(bmin[0] <= bmax[0])) {
+    for (int i = 0; i < 3; i++) {
+      bmin[i] = -1;
+      bmax[i] = 1;
+    }
+    if (r->planar)
+      bmin[2] = bmax[2] = 0;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* a "nice" number (1, 2 or 5 times a power of ten) near x */
+static double nice_step(double x, int *mantissa)
+{
+  double e = pow(10, floor(log10(x))), f = x / e;
+  int m = f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10;
+  if (m == 10) {
+    m = 1;
+    e *= 10;
+  }
+  if (mantissa)
+    *mantissa = m;
+  return m * e;
+}
+
+static void build_grid(lw_renderer *r)
+{
+  double n[3], gu[3], gv[3], lo = INFINITY;
+  if (r->planar) {
+    n[0] = n[1] = 0, n[2] = 1;
+    gu[0] = 1, gu[1] = gu[2] = 0;
+    gv[0] = 0, gv[1] = 1, gv[2] = 0;
+  } else {
+    /* the camera's horizontal basis: global x made horizontal */
+    lw_camera c;
+    lw_camera_init(&c);
+    lw_camera_set_up(&c, r->up);
+    c.yaw = c.pitch = 0;
+    double back[3];
+    lw_camera_axes(&c, gu, n, back);
+    memcpy(n, r->up, sizeof n);
+    cross3(gu, n, gv); /* completes (gu, gv, n) right-handed */
+  }
+  for (int k = 0; k < 8; k++) {
+    double p[3] = {(k & 1) ? r->bmax[0] : r->bmin[0], (k & 2) ? r->bmax[1] : r->bmin[1],
+                   (k & 4) ? r->bmax[2] : r->bmin[2]};
+    lo = fmin(lo, dot3(p, n));
+  }
+  /* planar: just behind the mechanism; spatial: a floor under it */
+  double h = r->planar ? -2.5 * r->glyph : lo - 0.01 * r->diag;
+  int mant;
+  double step = nice_step(r->diag / 10, &mant), major = mant == 5 ? 2 * step : 5 * step;
+  double half = (r->planar ? 1.6 : 1.25) * r->diag;
+  double c[3];
+  for (int i = 0; i < 3; i++)
+    c[i] = 0.5 * (r->bmin[i] + r->bmax[i]);
+  double cu = round(dot3(c, gu) / major) * major, cv = round(dot3(c, gv) / major) * major;
+  int nl = (int)ceil(half / step);
+  double ext = nl * step;
+  int maxv = 4 * 2 * (2 * nl + 1) + 8;
+  float *v = g_new(float, 3 * (size_t)maxv);
+  int count[4] = {0, 0, 0, 0}, nv = 0;
+  /* three passes so that each group is contiguous: minor, major, axes */
+  for (int pass = 0; pass < 3; pass++) {
+    int start = nv;
+    for (int dir = 0; dir < 2; dir++)
+      for (int l = -nl; l <= nl; l++) {
+        double a = (dir == 0 ? cu : cv) + l * step;
+        int is_axis = fabs(a) < 1e-9 * step;
+        int is_major = fabs(a / major - round(a / major)) < 1e-6;
+        int group = is_axis ? 2 : is_major ? 1 : 0;
+        if (group != pass)
+          continue;
+        /* dir 0: a line of constant u along v; dir 1: constant v along u */
+        for (int e = -1; e <= 1; e += 2) {
+          double u = dir == 0 ? a : cu + e * ext, w = dir == 0 ? cv + e * ext : a;
+          for (int i = 0; i < 3; i++)
+            v[3 * nv + i] = (float)(u * gu[i] + w * gv[i] + h * n[i]);
+          nv++;
+        }
+      }
+    count[pass] = nv - start;
+  }
+  if (!r->grid_vao) {
+    glGenVertexArrays(1, &r->grid_vao);
+    glGenBuffers(1, &r->grid_vbo);
+    glBindVertexArray(r->grid_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->grid_vbo);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
+    glVertexAttrib3f(1, 0, 0, 1);
+  } else {
+    glBindVertexArray(r->grid_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->grid_vbo);
+  }
+  glBufferData(GL_ARRAY_BUFFER, sizeof(float) * 3 * (size_t)nv, v, GL_STATIC_DRAW);
+  glBindVertexArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  g_free(v);
+  r->grid_first[0] = 0;
+  for (int g = 0; g < 3; g++) {
+    r->grid_count[g] = count[g];
+    if (g > 0)
+      r->grid_first[g] = r->grid_first[g - 1] + count[g - 1];
+  }
+  for (int i = 0; i < 3; i++)
+    r->grid_fade[i] = (float)(cu * gu[i] + cv * gv[i] + h * n[i]);
+  r->grid_fade[3] = (float)ext;
+  r->grid_built = 1;
+}
+
+/* Measure the model: glyph size from the display geometry's typical
+ * thickness, spring turns from their lengths, and the grid. */
+static void measure(lw_renderer *r, const lw_render_state *s)
+{
+  lw_renderer_bounds(r, s, r->bmin, r->bmax);
+  double d[3] = {r->bmax[0] - r->bmin[0], r->bmax[1] - r->bmin[1], r->bmax[2] - r->bmin[2]};
+  r->diag = fmax(norm3(d), 1e-6);
+  int nw = 0;
+  for (int b = 0; b < r->nbodies; b++)
+    nw += r->bodies[b].ngeoms;
+  double *w = g_new(double, MAX(nw, 1));
+  nw = 0;
+  for (int b = 0; b < r->nbodies; b++)
+    for (int k = 0; k < r->bodies[b].ngeoms; k++) {
+      const lw_geom_desc *g = &r->bodies[b].geoms[k];
+      if (g->type == LW_GEOM_BAR && g->size[0] > 0)
+        w[nw++] = g->size[0];
+      else if (g->type == LW_GEOM_CYLINDER && g->size[0] > 0)
+        w[nw++] = 2 * g->size[0];
+    }
+  if (nw > 0) {
+    qsort(w, (size_t)nw, sizeof(double), cmp_double);
+    r->glyph = fmin(fmax(0.75 * w[nw / 2], 0.004 * r->diag), 0.02 * r->diag);
+  } else {
+    r->glyph = 0.012 * r->diag;
+  }
+  g_free(w);
+  for (int k = 0; s && s->forces && k < MIN(r->nforces, s->nforces); k++)
+    if (r->forces[k].type == LW_FORCE_SPRING_DAMPER) {
+      const double *f = s->forces + 6 * (size_t)k;
+      double v[3] = {f[3] - f[0], f[4] - f[1], f[5] - f[2]};
+      r->forces[k].turns = fmin(fmax(round(norm3(v) / (2.2 * r->glyph)), 4), LW_COIL_MAX_TURNS);
+    }
+  build_grid(r);
+  /* a model drawn without a state is measured again when one comes */
+  r->scale_valid = !r->has_model || s != NULL;
+}
+
+/* ---- drawing ----------------------------------------------------------- */
+static void set_mode(lw_renderer *r, int mode)
+{
+  if (r->cur_mode != mode) {
+    glUniform1i(r->u[P_MESH][U_MODE], mode);
+    r->cur_mode = mode;
+  }
+}
+
+static void upload_mv(lw_renderer *r, const double model[16])
+{
+  double mv[16];
+  float f[16], nf[9];
+  lw_mat4_mul(r->view, model, mv);
+  for (int i = 0; i < 16; i++)
+    f[i] = (float)mv[i];
+  /* normal matrix: the cofactor matrix of the 3x3 part (the inverse
+   * transpose up to a scale the shader normalises away), sign-corrected */
+  double a[3][3];
+  for (int c = 0; c < 3; c++)
+    for (int i = 0; i < 3; i++)
+      a[c][i] = mv[c * 4 + i];
+  double cof[3][3];
+  cross3(a[1], a[2], cof[0]);
+  cross3(a[2], a[0], cof[1]);
+  cross3(a[0], a[1], cof[2]);
+  double det = dot3(a[0], cof[0]), sg = det < 0 ? -1 : 1;
+  for (int c = 0; c < 3; c++)
+    for (int i = 0; i < 3; i++)
+      nf[c * 3 + i] = (float)(sg * cof[c][i]);
+  glUniformMatrix4fv(r->u[P_MESH][U_MV], 1, GL_FALSE, f);
+  glUniformMatrix3fv(r->u[P_MESH][U_NRM], 1, GL_FALSE, nf);
+}
+
+static void set_element(lw_renderer *r, const float color[3], float alpha, lw_pick_kind kind, int index)
+{
+  if (r->picking) {
+    int id = kind == LW_PICK_NONE ? 0 : index;
+    glUniform4f(r->u[P_MESH][U_PICK], (float)kind / 255.0f, (float)(id & 255) / 255.0f, (float)((id >> 8) & 255) / 255.0f,
+                1.0f);
+    return;
+  }
+  glUniform4f(r->u[P_MESH][U_COLOR], color[0], color[1], color[2], alpha);
+  float hl = kind != LW_PICK_NONE && r->sel.kind == kind && r->sel.index == index ? 1.0f : 0.0f;
+  glUniform1f(r->u[P_MESH][U_HIGHLIGHT], hl);
+}
+
+static void draw_mesh(lw_renderer *r, lw_mesh_id mesh, const double model[16], const float color[3],
+                      lw_pick_kind kind, int index)
+{
+  set_mode(r, MODE_MESH);
+  upload_mv(r, model);
+  set_element(r, color, 1.0f, kind, index);
+  glDrawElements(GL_TRIANGLES, r->mesh_count[mesh], GL_UNSIGNED_INT,
+                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[mesh]));
+}
+
+static void draw_segment(lw_renderer *r, lw_mesh_id mesh, const double a[3], const double b[3], double radius,
+                         const float color[3], lw_pick_kind kind, int index)
+{
+  double m[16];
+  if (mat_segment(m, a, b, radius))
+    draw_mesh(r, mesh, m, color, kind, index);
+}
+
+static void draw_sphere(lw_renderer *r, const double c[3], double radius, const float color[3], lw_pick_kind kind,
+                        int index)
+{
+  double m[16];
+  mat_sphere(m, c, radius);
+  draw_mesh(r, LW_MESH_SPHERE, m, color, kind, index);
+}
+
+/* a helix (or, with length 0 and no ramp, a circular arc) around the z axis
+ * of frame m */
+static void draw_coil(lw_renderer *r, const double m[16], double turns, double radius, double wire, double length,
+                      int ramp, const float color[3], lw_pick_kind kind, int index)
+{
+  set_mode(r, MODE_COIL);
+  upload_mv(r, m);
+  glUniform4f(r->u[P_MESH][U_COIL], (float)turns, (float)radius, (float)wire, (float)length);
+  glUniform1f(r->u[P_MESH][U_COIL_RAMP], ramp ? 1.0f : 0.0f);
+  set_element(r, color, 1.0f, kind, index);
+  glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_COIL], GL_UNSIGNED_INT,
+                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_COIL]));
+}
+
+static void draw_arrow(lw_renderer *r, const double from[3], const double dir[3], double len, double radius,
+                       const float color[3], lw_pick_kind kind, int index)
+{
+  double u[3] = {dir[0], dir[1], dir[2]};
+  if (!(normalize3(u) > 0) || !(len > 0))
+    return;
+  double head = fmin(0.4 * len, 4.5 * radius), mid[3], tip[3];
+  for (int i = 0; i < 3; i++) {
+    mid[i] = from[i] + (len - head) * u[i];
+    tip[i] = from[i] + len * u[i];
+  }
+  draw_segment(r, LW_MESH_CYLINDER, from, mid, radius, color, kind, index);
+  draw_segment(r, LW_MESH_CONE, mid, tip, 2.4 * radius, color, kind, index);
+}
+
+static void draw_body(lw_renderer *r, int b, const double *pose)
+{
+  const rbody *rb = &r->bodies[b];
+  double B[16], m[16];
+  mat_pose(B, pose);
+  /* planar bodies overlap at their joints in one plane: stagger them a
+   * little in z so that the depth test has a winner */
+  if (r->planar)
+    B[14] += (b % 8) * 0.06 * r->glyph;
+  for (int k = 0; k < rb->ngeoms; k++) {
+    const lw_geom_desc *g = &rb->geoms[k];
+    float col[3] = {(float)g->color[0], (float)g->color[1], (float)g->color[2]};
+    double L[16];
+    switch (g->type) {
+    case LW_GEOM_BAR: {
+      /* a link: a flat box with round ends; thickness along the body's z */
+      double ex[3] = {g->to[0] - g->from[0], g->to[1] - g->from[1], g->to[2] - g->from[2]};
+      double len = normalize3(ex), w = g->size[0] > 0 ? g->size[0] : r->glyph, th = 0.5 * w;
+      double ez[3] = {0, 0, 1}, ey[3], c[3];
+      if (len <= 0)
+        break;
+      double d = dot3(ez, ex);
+      for (int i = 0; i < 3; i++)
+        ez[i] -= d * ex[i];
+      if (normalize3(ez) < 1e-6)
+        perp_basis(ex, ey, ez);
+      cross3(ez, ex, ey);
+      for (int i = 0; i < 3; i++)
+        c[i] = 0.5 * (g->from[i] + g->to[i]);
+      mat_frame(L, c, ex, ey, ez, 0.5 * len, 0.5 * w, 0.5 * th);
+      lw_mat4_mul(B, L, m);
+      draw_mesh(r, LW_MESH_CUBE, m, col, LW_PICK_BODY, b);
+      for (int e = 0; e < 2; e++) {
+        const double *p = e ? g->to : g->from;
+        double o[3];
+        for (int i = 0; i < 3; i++)
+          o[i] = p[i] - 0.5 * th * ez[i];
+        mat_frame(L, o, ex, ey, ez, 0.5 * w, 0.5 * w, th);
+        lw_mat4_mul(B, L, m);
+        draw_mesh(r, LW_MESH_CYLINDER, m, col, LW_PICK_BODY, b);
+      }
+      break;
+    }
+    case LW_GEOM_BOX: {
+      static const double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, z[3] = {0, 0, 1};
+      mat_frame(L, g->center, x, y, z, fabs(g->size[0]), fabs(g->size[1]), fabs(g->size[2]));
+      lw_mat4_mul(B, L, m);
+      draw_mesh(r, LW_MESH_CUBE, m, col, LW_PICK_BODY, b);
+      break;
+    }
+    case LW_GEOM_CYLINDER:
+      if (mat_segment(L, g->from, g->to, g->size[0] > 0 ? g->size[0] : r->glyph)) {
+        lw_mat4_mul(B, L, m);
+        draw_mesh(r, LW_MESH_CYLINDER, m, col, LW_PICK_BODY, b);
+      }
+      break;
+    case LW_GEOM_SPHERE:
+      mat_sphere(L, g->center, g->size[0] > 0 ? g->size[0] : r->glyph);
+      lw_mat4_mul(B, L, m);
+      draw_mesh(r, LW_MESH_SPHERE, m, col, LW_PICK_BODY, b);
+      break;
+    default:
+      break;
+    }
+  }
+  if (rb->ngeoms > 0)
+    return;
+  /* no display geometry: balls at the points joined by thin rods, or a
+   * ball at the origin */
+  double prev[3], w[3];
+  for (int p = 0; p < rb->npoints; p++) {
+    xform_point(B, rb->points + 3 * p, w);
+    draw_sphere(r, w, 0.8 * r->glyph, rb->color, LW_PICK_BODY, b);
+    if (p > 0)
+      draw_segment(r, LW_MESH_CYLINDER, prev, w, 0.35 * r->glyph, rb->color, LW_PICK_BODY, b);
+    memcpy(prev, w, sizeof w);
+  }
+  if (rb->npoints == 0) {
+    double o[3] = {B[12], B[13], B[14]};
+    draw_sphere(r, o, r->glyph, rb->color, LW_PICK_BODY, b);
+  }
+}
+
+static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_state *s)
+{
+  const rjoint *rj = &r->joints[j];
+  double g = r->glyph, o[3] = {jg[0], jg[1], jg[2]}, a[3] = {jg[3], jg[4], jg[5]}, p0[3], p1[3], m[16];
+  if (normalize3(a) <= 0)
+    a[2] = 1;
+  double ex[3], ey[3];
+  perp_basis(a, ex, ey);
+  switch (rj->type) {
+  case LW_JOINT_REVOLUTE:
+    for (int i = 0; i < 3; i++) {
+      p0[i] = o[i] - 1.3 * g * a[i];
+      p1[i] = o[i] + 1.3 * g * a[i];
+    }
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, g, joint_color, LW_PICK_JOINT, j);
+    break;
+  case LW_JOINT_PRISMATIC: {
+    double sdir[3] = {a[0], a[1], a[2]};
+    if (r->planar) {
+      double B[16];
+      if (rj->body1 >= 0 && rj->body1 < s->nbodies && s->body_pose) {
+        mat_pose(B, s->body_pose + 12 * (size_t)rj->body1);
+        xform_dir(B, rj->slide, sdir);
+      } else {
+        memcpy(sdir, rj->slide, sizeof sdir);
+      }
+      normalize3(sdir);
+    }
+    double sy[3], sz[3];
+    perp_basis(sdir, sy, sz);
+    /* a rail along the slide direction and a block on it */
+    mat_frame(m, o, sdir, sy, sz, 5 * g, 0.3 * g, 0.3 * g);
+    draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    mat_frame(m, o, sdir, sy, sz, 1.4 * g, 0.75 * g, 0.75 * g);
+    draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    break;
+  }
+  case LW_JOINT_SPHERICAL:
+    draw_sphere(r, o, 1.1 * g, joint_color, LW_PICK_JOINT, j);
+    break;
+  case LW_JOINT_CYLINDRICAL:
+    for (int i = 0; i < 3; i++) {
+      p0[i] = o[i] - 4 * g * a[i];
+      p1[i] = o[i] + 4 * g * a[i];
+    }
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.25 * g, joint_color, LW_PICK_JOINT, j);
+    for (int i = 0; i < 3; i++) {
+      p0[i] = o[i] - 1.2 * g * a[i];
+      p1[i] = o[i] + 1.2 * g * a[i];
+    }
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.8 * g, joint_color, LW_PICK_JOINT, j);
+    break;
+  case LW_JOINT_UNIVERSAL:
+    /* a cross: the axis and one perpendicular */
+    for (int k = 0; k < 2; k++) {
+      const double *d = k ? ex : a;
+      for (int i = 0; i < 3; i++) {
+        p0[i] = o[i] - 1.5 * g * d[i];
+        p1[i] = o[i] + 1.5 * g * d[i];
+      }
+      draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.4 * g, joint_color, LW_PICK_JOINT, j);
+    }
+    draw_sphere(r, o, 0.6 * g, joint_color, LW_PICK_JOINT, j);
+    break;
+  case LW_JOINT_PLANAR:
+    for (int i = 0; i < 3; i++) {
+      p0[i] = o[i] - 0.15 * g * a[i];
+      p1[i] = o[i] + 0.15 * g * a[i];
+    }
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 1.8 * g, joint_color, LW_PICK_JOINT, j);
+    break;
+  case LW_JOINT_FIXED:
+  default:
+    mat_frame(m, o, ex, ey, a, 0.7 * g, 0.7 * g, 0.7 * g);
+    draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    break;
+  }
+}
+
+/* saturating length: |v| = ref gives half of the longest arrow */
+static double arrow_length(double mag, double ref, double longest)
+{
+  return longest * mag / (mag + (ref > 0 ? ref : 1));
+}
+
+static void draw_force(lw_renderer *r, int k, const double *f)
+{
+  const rforce *rf = &r->forces[k];
+  double g = r->glyph, m[16];
+  const double *a = f, *v = f + 3;
+  switch (rf->type) {
+  case LW_FORCE_SPRING_DAMPER: {
+    double ez[3] = {v[0] - a[0], v[1] - a[1], v[2] - a[2]}, ex[3], ey[3];
+    double len = normalize3(ez);
+    if (!(len > 1e-12))
+      break;
+    perp_basis(ez, ex, ey);
+    mat_frame(m, a, ex, ey, ez, 1, 1, 1);
+    double R = 1.5 * g;
+    draw_coil(r, m, rf->turns, R, 0.16 * R, len, 1, spring_color, LW_PICK_FORCE, k);
+    if (rf->damper) {
+      double p0[3], p1[3], p2[3], p3[3];
+      for (int i = 0; i < 3; i++) {
+        p0[i] = a[i] + 0.12 * len * ez[i];
+        p1[i] = a[i] + 0.58 * len * ez[i];
+        p2[i] = a[i] + 0.45 * len * ez[i];
+        p3[i] = a[i] + 0.88 * len * ez[i];
+      }
+      draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.5 * R, damper_color, LW_PICK_FORCE, k);
+      draw_segment(r, LW_MESH_CYLINDER, p2, p3, 0.18 * R, damper_color, LW_PICK_FORCE, k);
+    }
+    break;
+  }
+  case LW_FORCE_JOINT_SPRING_DAMPER: {
+    double ez[3] = {v[0], v[1], v[2]}, ex[3], ey[3], o[3];
+    if (normalize3(ez) <= 0)
+      ez[2] = 1;
+    perp_basis(ez, ex, ey);
+    for (int i = 0; i < 3; i++)
+      o[i] = a[i] - 1.6 * g * ez[i];
+    mat_frame(m, o, ex, ey, ez, 1, 1, 1);
+    draw_coil(r, m, 3, 1.7 * g, 0.2 * g, 3.2 * g, 1, spring_color, LW_PICK_FORCE, k);
+    break;
+  }
+  case LW_FORCE_FORCE: {
+    double mag = norm3(v);
+    if (mag > 0)
+      draw_arrow(r, a, v, arrow_length(mag, r->weight, 0.3 * r->diag), 0.3 * g, force_color, LW_PICK_FORCE, k);
+    break;
+  }
+  case LW_FORCE_TORQUE: {
+    /* a 3/4 arc around the torque axis (right-hand sense), its sweep
+     * growing with the magnitude, with a cone at its end */
+    double ez[3] = {v[0], v[1], v[2]}, ex[3], ey[3];
+    double mag = normalize3(ez);
+    if (!(mag > 0))
+      break;
+    if (r->planar) { /* keep the arc in the x-y plane, drawn counter-clockwise for +z */
+      double x[3] = {1, 0, 0}, y[3] = {0, 1, 0};
+      memcpy(ex, x, sizeof ex);
+      memcpy(ey, y, sizeof ey);
+      if (ez[2] < 0)
+        ey[1] = -1;
+      ez[0] = ez[1] = 0;
+      ez[2] = ez[2] < 0 ? -1 : 1;
+    } else {
+      perp_basis(ez, ex, ey);
+    }
+    double R = 3.5 * g, wire = 0.28 * g;
+    double sweep = 0.15 + 0.7 * arrow_length(mag, r->weight * 0.25 * r->diag, 1.0);
+    mat_frame(m, a, ex, ey, ez, 1, 1, 1);
+    draw_coil(r, m, sweep, R, wire, 0, 0, torque_color, LW_PICK_FORCE, k);
+    double th = 2 * LW_PI * sweep, c[3], t[3], tip[3];
+    for (int i = 0; i < 3; i++) {
+      c[i] = a[i] + R * (cos(th) * ex[i] + sin(th) * ey[i]);
+      t[i] = -sin(th) * ex[i] + cos(th) * ey[i];
+      tip[i] = c[i] + 3.2 * wire * t[i];
+    }
+    draw_segment(r, LW_MESH_CONE, c, tip, 2.4 * wire, torque_color, LW_PICK_FORCE, k);
+    if (!r->planar) /* the axis itself, thin */
+      draw_arrow(r, a, ez, 2 * R, 0.5 * wire, torque_color, LW_PICK_FORCE, k);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+static void draw_triad(lw_renderer *r, const double *pose, double len, lw_pick_kind kind, int index)
+{
+  double o[3] = {pose[0], pose[1], pose[2]};
+  for (int c = 0; c < (r->planar ? 2 : 3); c++) {
+    double d[3] = {pose[3 + c], pose[6 + c], pose[9 + c]};
+    draw_arrow(r, o, d, len, 0.12 * r->glyph, axis_colors[c], kind, index);
+  }
+}
+
+/* everything that can be picked; shared by the colour and the id passes */
+static void draw_solids(lw_renderer *r, const lw_render_state *s)
+{
+  if (!r->has_model || !s)
+    return;
+  int nb = s->body_pose ? MIN(s->nbodies, r->nbodies) : 0;
+  for (int b = 0; b < nb; b++)
+    draw_body(r, b, s->body_pose + 12 * (size_t)b);
+  if (r->opt.show_joints && s->joints)
+    for (int j = 0; j < MIN(s->njoints, r->njoints); j++)
+      draw_joint(r, j, s->joints + 6 * (size_t)j, s);
+  if (r->opt.show_forces && s->forces)
+    for (int k = 0; k < MIN(s->nforces, r->nforces); k++)
+      draw_force(r, k, s->forces + 6 * (size_t)k);
+  if (r->opt.show_frames) {
+    static const double ground[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double len = 5 * r->glyph;
+    for (int b = 0; b < nb; b++)
+      draw_triad(r, s->body_pose + 12 * (size_t)b, len, LW_PICK_BODY, b);
+    draw_triad(r, ground, 1.5 * len, LW_PICK_NONE, -1);
+  }
+}
+
+static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const double *pick_window)
+{
+  double proj[16];
+  lw_camera_view_matrix(cam, r->view);
+  lw_camera_proj_matrix(cam, (double)w / (h > 0 ? h : 1), proj);
+  if (pick_window)
+    lw_mat4_mul(pick_window, proj, proj);
+  for (int i = 0; i < 16; i++)
+    r->projf[i] = (float)proj[i];
+  glUseProgram(r->program[P_MESH]);
+  glUniformMatrix4fv(r->u[P_MESH][U_PROJ], 1, GL_FALSE, r->projf);
+  glUniform1i(r->u[P_MESH][U_PICKING], r->picking);
+  glUniform1f(r->u[P_MESH][U_HIGHLIGHT], 0);
+  r->cur_mode = -1;
+  set_mode(r, MODE_MESH);
+  glBindVertexArray(r->vao);
+}
+
+static void ensure_ms(lw_renderer *r, int w, int h, int samples)
+{
+  if (r->ms_fbo && r->ms_w == w && r->ms_h == h && r->ms_samples == samples)
+    return;
+  delete_ms(r);
+  glGenFramebuffers(1, &r->ms_fbo);
+  glGenRenderbuffers(2, r->ms_rb);
+  glBindRenderbuffer(GL_RENDERBUFFER, r->ms_rb[0]);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, w, h);
+  glBindRenderbuffer(GL_RENDERBUFFER, r->ms_rb[1]);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, w, h);
+  glBindRenderbuffer(GL_RENDERBUFFER, 0);
+  glBindFramebuffer(GL_FRAMEBUFFER, r->ms_fbo);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->ms_rb[0]);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, r->ms_rb[1]);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    g_warning("lw-render: multisample framebuffer incomplete; drawing without anti-aliasing");
+    delete_ms(r);
+    r->samples = 0;
+  }
+  r->ms_w = w, r->ms_h = h, r->ms_samples = samples;
+}
+
+void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const lw_render_state *s)
+{
+  if (w <= 0 || h <= 0)
+    return;
+  if (!r->scale_valid)
+    measure(r, s);
+  upload_traces(r);
+
+  GLint target = 0, read_target = 0;
+  int samples = MIN(r->samples, r->max_samples);
+  if (samples > 1) {
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_target);
+    ensure_ms(r, w, h, samples);
+    if (r->ms_fbo)
+      glBindFramebuffer(GL_FRAMEBUFFER, r->ms_fbo);
+    else
+      glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)target);
+  }
+
+  glViewport(0, 0, w, h);
+  glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
+  glDepthMask(GL_TRUE);
+  glClearDepthf(1.0f);
+  glClear(GL_DEPTH_BUFFER_BIT);
+
+  /* background: a soft vertical gradient */
+  glDisable(GL_DEPTH_TEST);
+  if (getenv("LW_EXP_NOBG")) { glClearColor(0.8f,0.8f,0.8f,1); glClear(GL_COLOR_BUFFER_BIT); } else {
+  glUseProgram(r->program[P_BACKGROUND]);
+  glUniform3f(r->u[P_BACKGROUND][U_BG_TOP], 0.925f, 0.937f, 0.953f);
+  glUniform3f(r->u[P_BACKGROUND][U_BG_BOTTOM], 0.788f, 0.812f, 0.847f);
+  glBindVertexArray(r->vao);
+  glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_SCREEN], GL_UNSIGNED_INT,
+                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_SCREEN]));
+  }
+  r->picking = 0;
+  begin_pass(r, cam, w, h, NULL);
+  if (!getenv("LW_EXP_NODEPTH")) glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  draw_solids(r, s);
+
+  /* lines over the solids: depth-tested, not written, blended */
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  float viewf[16];
+  for (int i = 0; i < 16; i++)
+    viewf[i] = (float)r->view[i];
+  glUseProgram(r->program[P_LINE]);
+  glUniformMatrix4fv(r->u[P_LINE][U_MV], 1, GL_FALSE, viewf);
+  glUniformMatrix4fv(r->u[P_LINE][U_PROJ], 1, GL_FALSE, r->projf);
+  glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);
+  if (r->opt.show_grid && r->grid_built) {
+    static const float grid_rgba[3][4] = {{0.42f, 0.45f, 0.50f, 0.22f}, {0.38f, 0.41f, 0.46f, 0.45f},
+                                          {0.30f, 0.33f, 0.38f, 0.70f}};
+    glUniform4fv(r->u[P_LINE][U_FADE], 1, r->grid_fade);
+    glBindVertexArray(r->grid_vao);
+    for (int gi = 0; gi < 3; gi++)
+      if (r->grid_count[gi] > 0) {
+        glUniform4fv(r->u[P_LINE][U_COLOR], 1, grid_rgba[gi]);
+        glDrawArrays(GL_LINES, r->grid_first[gi], r->grid_count[gi]);
+      }
+    glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);
+  }
+  if (r->opt.show_traces)
+    for (int k = 0; k < r->ntraces; k++) {
+      const rtrace *t = &r->traces[k];
+      if (t->n < 2 || !t->vao)
+        continue;
+      const float *c = trace_palette[k % G_N_ELEMENTS(trace_palette)];
+      glUniform4f(r->u[P_LINE][U_COLOR], c[0], c[1], c[2], 0.9f);
+      glBindVertexArray(t->vao);
+      glDrawArrays(GL_LINE_STRIP, 0, t->n);
+    }
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glBindVertexArray(0);
+  glUseProgram(0);
+
+  if (samples > 1 && r->ms_fbo) {
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, r->ms_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)target);
+    glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_target);
+  }
+}
+
+/* ---- picking ---------------------------------------------------------- */
+static int ensure_pick_fbo(lw_renderer *r)
+{
+  if (r->pick_fbo)
+    return 1;
+  glGenFramebuffers(1, &r->pick_fbo);
+  glGenRenderbuffers(2, r->pick_rb);
+  glBindRenderbuffer(GL_RENDERBUFFER, r->pick_rb[0]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, PICK_SIZE, PICK_SIZE);
+  glBindRenderbuffer(GL_RENDERBUFFER, r->pick_rb[1]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, PICK_SIZE, PICK_SIZE);
+  glBindRenderbuffer(GL_RENDERBUFFER, 0);
+  glBindFramebuffer(GL_FRAMEBUFFER, r->pick_fbo);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->pick_rb[0]);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, r->pick_rb[1]);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    glDeleteFramebuffers(1, &r->pick_fbo);
+    glDeleteRenderbuffers(2, r->pick_rb);
+    r->pick_fbo = 0;
+    return 0;
+  }
+  return 1;
+}
+
+gboolean lw_renderer_pick(lw_renderer *r, const lw_camera *cam, int w, int h, const lw_render_state *s,
+                          double x_px, double y_px, lw_pick *out)
+{
+  lw_pick none = {LW_PICK_NONE, -1};
+  if (out)
+    *out = none;
+  if (w <= 0 || h <= 0 || !r->has_model || !s)
+    return FALSE;
+  if (!r->scale_valid)
+    measure(r, s);
+  GLint draw_fb = 0, read_fb = 0, vp[4];
+  GLfloat clear[4];
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_fb);
+  glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fb);
+  glGetIntegerv(GL_VIEWPORT, vp);
+  glGetFloatv(GL_COLOR_CLEAR_VALUE, clear);
+  if (!ensure_pick_fbo(r)) {
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw_fb);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fb);
+    return FALSE;
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, r->pick_fbo);
+  glViewport(0, 0, PICK_SIZE, PICK_SIZE);
+
+  /* a window matrix that maps PICK_SIZE pixels around the pointer (GL
+   * pixel centres, y up) onto the whole of clip space */
+  double cx = x_px, cy = h - y_px, win[16];
+  lw_mat4_identity(win);
+  win[0] = (double)w / PICK_SIZE;
+  win[5] = (double)h / PICK_SIZE;
+  win[12] = (w - 2 * cx) / PICK_SIZE;
+  win[13] = (h - 2 * cy) / PICK_SIZE;
+
+  glDisable(GL_BLEND);
+  glDisable(GL_DITHER);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glClearColor(0, 0, 0, 0);
+  glClearDepthf(1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  r->picking = 1;
+  begin_pass(r, cam, w, h, win);
+  draw_solids(r, s);
+  r->picking = 0;
+  glUniform1i(r->u[P_MESH][U_PICKING], 0);
+  glBindVertexArray(0);
+  glUseProgram(0);
+
+  guint8 px[PICK_SIZE * PICK_SIZE * 4];
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, PICK_SIZE, PICK_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  glEnable(GL_DITHER);
+
+  /* the id nearest to the centre wins */
+  int best = -1, best_d = INT_MAX, c = PICK_SIZE / 2;
+  for (int y = 0; y < PICK_SIZE; y++)
+    for (int x = 0; x < PICK_SIZE; x++) {
+      const guint8 *p = px + 4 * (y * PICK_SIZE + x);
+      int d = (x - c) * (x - c) + (y - c) * (y - c);
+      if (p[0] >= LW_PICK_BODY && p[0] <= LW_PICK_FORCE && d < best_d) {
+        best_d = d;
+        best = y * PICK_SIZE + x;
+      }
+    }
+
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw_fb);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fb);
+  glViewport(vp[0], vp[1], vp[2], vp[3]);
+  glClearColor(clear[0], clear[1], clear[2], clear[3]);
+  if (best < 0)
+    return FALSE;
+  const guint8 *p = px + 4 * best;
+  lw_pick hit = {(lw_pick_kind)p[0], p[1] | (p[2] << 8)};
+  if (!lw_renderer_element_name(r, hit.kind, hit.index))
+    return FALSE;
+  if (out)
+    *out = hit;
+  return TRUE;
+}

@@ -1,0 +1,108 @@
+/* lw-render.h: OpenGL renderer of a mechanism (GL 3.3 core or GLES 3.0 via
+ * epoxy; no GTK).
+ *
+ * Functions that touch GL objects (new, draw, pick, free) need the context
+ * they were created in to be current.  The others only record data and may
+ * be called at any time; what they change is uploaded at the next draw.
+ *
+ * The renderer draws into whatever framebuffer is bound when lw_renderer_draw
+ * is called (GtkGLArea's, or an offscreen one), over the whole of
+ * width_px x height_px starting at (0, 0).
+ */
+#ifndef LW_RENDER_H
+#define LW_RENDER_H
+
+#include <glib.h>
+
+#include "linkwright.h"
+#include "lw-camera.h"
+
+G_BEGIN_DECLS
+
+/* The pose of the mechanism at one instant, filled by the caller from the
+ * core (lw_body_pose, lw_scene_geometry).  The renderer does not keep it. */
+typedef struct {
+  double t;
+  int nbodies;  const double *body_pose; /* nbodies x 12: origin[3], then R[9] row-major (R[3*i+j]) */
+  int njoints;  const double *joints;    /* njoints x 6: origin[3], unit axis[3] */
+  int nforces;  const double *forces;    /* nforces x 6, see lw_scene_geometry() */
+} lw_render_state;
+
+typedef struct {
+  gboolean show_grid, show_joints, show_frames, show_forces, show_traces;
+} lw_render_options;
+
+typedef enum {
+  LW_PICK_NONE,
+  LW_PICK_BODY,
+  LW_PICK_JOINT,
+  LW_PICK_FORCE,
+} lw_pick_kind;
+
+typedef struct {
+  lw_pick_kind kind;
+  int index; /* into desc->bodies / joints / forces; -1 with LW_PICK_NONE */
+} lw_pick;
+
+typedef struct lw_renderer lw_renderer;
+
+#define LW_RENDER_ERROR (lw_render_error_quark())
+typedef enum {
+  LW_RENDER_ERROR_VERSION, /* the context is older than GL 3.3 / GLES 3.0 */
+  LW_RENDER_ERROR_SHADER,  /* a shader failed to load, compile or link */
+  LW_RENDER_ERROR_FAILED,
+} LwRenderError;
+GQuark lw_render_error_quark(void);
+
+/* Needs a current context. NULL with error set when GL is unusable. */
+lw_renderer *lw_renderer_new(GError **error);
+void lw_renderer_free(lw_renderer *r);
+
+/* Keep what the drawing needs from desc (names, types, display geometry);
+ * desc may be freed afterwards.  NULL clears the model. */
+void lw_renderer_set_model(lw_renderer *r, const lw_desc *desc);
+int lw_renderer_planar(const lw_renderer *r);
+/* The world's up direction: -gravity (planar: +y). */
+void lw_renderer_up(const lw_renderer *r, double up[3]);
+
+lw_render_options lw_renderer_get_options(const lw_renderer *r);
+void lw_renderer_set_options(lw_renderer *r, const lw_render_options *opt);
+/* Highlight one element (LW_PICK_NONE clears). */
+void lw_renderer_set_selection(lw_renderer *r, lw_pick sel);
+
+/* Trace k (k >= 0): a polyline of n points xyz (n x 3), drawn in the trace
+ * colour k; n = 0 or xyz = NULL removes it. */
+void lw_renderer_set_trace(lw_renderer *r, int k, const double *xyz, int n);
+void lw_renderer_clear_traces(lw_renderer *r);
+
+/* Sizes of joint glyphs, springs, arrows and the grid follow the model's
+ * size; it is measured at the first draw after set_model (or after this
+ * call) so that the glyphs do not breathe while the mechanism moves. */
+void lw_renderer_reset_scale(lw_renderer *r);
+
+/* Bounding box of the mechanism at this state (display geometry, points,
+ * joints, force points). FALSE (and a unit box) when there is nothing. */
+gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *state, double bmin[3],
+                            double bmax[3]);
+
+/* Multisampled offscreen drawing (0 or 1: off).  When on, draw renders into
+ * an internal MSAA framebuffer and resolves into the bound one. */
+void lw_renderer_set_samples(lw_renderer *r, int samples);
+
+/* state may be NULL (background and grid only). */
+void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int width_px, int height_px,
+                      const lw_render_state *state);
+
+/* The element under pixel (x, y) (from the top-left corner; a few pixels of
+ * slack around thin elements).  Renders ids into a small offscreen
+ * framebuffer and restores the bound framebuffer and viewport. */
+gboolean lw_renderer_pick(lw_renderer *r, const lw_camera *cam, int width_px, int height_px,
+                          const lw_render_state *state, double x_px, double y_px, lw_pick *out);
+
+/* Element name for a pick ("A1"), or NULL. */
+const char *lw_renderer_element_name(const lw_renderer *r, lw_pick_kind kind, int index);
+/* "GL 4.5 (Core Profile) Mesa ..." of the context the renderer was made in */
+const char *lw_renderer_gl_version(const lw_renderer *r);
+
+G_END_DECLS
+#endif

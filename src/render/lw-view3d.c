@@ -1,0 +1,601 @@
+/* lw-view3d.c: GtkGLArea subclass drawing a mechanism with lw_renderer.
+ *
+ * GL discipline as in gtk-demo's glarea: the renderer (program, buffers) is
+ * made in realize, used in render and freed in unrealize, each time with
+ * the area's context current.  Everything the application hands over
+ * (model, state, traces) is copied, so it can arrive before realize and
+ * survive a re-realize (moving the widget to another window).
+ */
+#include "lw-view3d.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include <epoxy/gl.h>
+
+#define DRAG_THRESHOLD 4.0  /* px: below this a press-release is a click */
+#define ORBIT_RATE 0.008    /* rad per px */
+#define ZOOM_STEP 1.25
+
+typedef struct {
+  double *xyz;
+  int n;
+} trace_copy;
+
+struct _LwView3d {
+  GtkGLArea parent_instance;
+
+  lw_renderer *renderer;
+  char *gl_error;
+  double frame_ms;
+
+  lw_desc *desc;
+  lw_camera cam;
+  gboolean need_fit;
+
+  gboolean has_state;
+  lw_render_state state;
+  double *poses, *joints, *forces;
+  int cap_poses, cap_joints, cap_forces;
+
+  GArray *traces; /* trace_copy */
+  lw_render_options opt;
+  lw_pick sel;
+  char *selection;
+
+  /* pointer */
+  guint drag_button;
+  GdkModifierType drag_mods;
+  gboolean dragging;
+  double drag_x0, drag_y0, drag_dx, drag_dy;
+  double pointer_x, pointer_y;
+};
+
+enum {
+  PROP_0,
+  PROP_SELECTION,
+  PROP_SHOW_GRID,
+  PROP_SHOW_JOINTS,
+  PROP_SHOW_FRAMES,
+  PROP_SHOW_FORCES,
+  PROP_SHOW_TRACES,
+  PROP_GL_ERROR,
+  N_PROPS
+};
+static GParamSpec *props[N_PROPS];
+
+enum { SIGNAL_RENDERED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE(LwView3d, lw_view3d, GTK_TYPE_GL_AREA)
+
+static const char *const kind_prefix[] = {NULL, "bodies/", "joints/", "forces/"};
+
+/* ---- helpers ---------------------------------------------------------- */
+static void set_gl_error(LwView3d *self, const char *msg)
+{
+  if (g_strcmp0(self->gl_error, msg) == 0)
+    return;
+  g_free(self->gl_error);
+  self->gl_error = g_strdup(msg);
+  g_object_notify_by_pspec(G_OBJECT(self), props[PROP_GL_ERROR]);
+}
+
+static int device_size(LwView3d *self, int *w, int *h)
+{
+  int s = gtk_widget_get_scale_factor(GTK_WIDGET(self));
+  *w = gtk_widget_get_width(GTK_WIDGET(self)) * s;
+  *h = gtk_widget_get_height(GTK_WIDGET(self)) * s;
+  return s;
+}
+
+static void push_traces(LwView3d *self)
+{
+  if (!self->renderer)
+    return;
+  lw_renderer_clear_traces(self->renderer);
+  for (guint k = 0; k < self->traces->len; k++) {
+    const trace_copy *t = &g_array_index(self->traces, trace_copy, k);
+    if (t->n > 0)
+      lw_renderer_set_trace(self->renderer, (int)k, t->xyz, t->n);
+  }
+}
+
+/* the selection path of a pick, or NULL */
+static char *pick_path(LwView3d *self, lw_pick p)
+{
+  if (!self->desc || p.kind == LW_PICK_NONE || p.index < 0)
+    return NULL;
+  const char *name = NULL;
+  if (p.kind == LW_PICK_BODY && p.index < self->desc->nbodies)
+    name = self->desc->bodies[p.index].name;
+  else if (p.kind == LW_PICK_JOINT && p.index < self->desc->njoints)
+    name = self->desc->joints[p.index].name;
+  else if (p.kind == LW_PICK_FORCE && p.index < self->desc->nforces)
+    name = self->desc->forces[p.index].name;
+  return name ? g_strconcat(kind_prefix[p.kind], name, NULL) : NULL;
+}
+
+static lw_pick path_pick(LwView3d *self, const char *path)
+{
+  lw_pick p = {LW_PICK_NONE, -1};
+  if (!self->desc || !path)
+    return p;
+  for (int k = LW_PICK_BODY; k <= LW_PICK_FORCE; k++) {
+    if (!g_str_has_prefix(path, kind_prefix[k]))
+      continue;
+    const char *name = path + strlen(kind_prefix[k]);
+    int n = k == LW_PICK_BODY ? self->desc->nbodies : k == LW_PICK_JOINT ? self->desc->njoints : self->desc->nforces;
+    for (int i = 0; i < n; i++) {
+      const char *ni = k == LW_PICK_BODY    ? self->desc->bodies[i].name
+                       : k == LW_PICK_JOINT ? self->desc->joints[i].name
+                                            : self->desc->forces[i].name;
+      if (g_strcmp0(ni, name) == 0)
+        return (lw_pick){(lw_pick_kind)k, i};
+    }
+  }
+  return p;
+}
+
+static void apply_selection(LwView3d *self, lw_pick p)
+{
+  g_autofree char *path = pick_path(self, p);
+  if (!path)
+    p = (lw_pick){LW_PICK_NONE, -1};
+  self->sel = p;
+  if (self->renderer)
+    lw_renderer_set_selection(self->renderer, p);
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  if (g_strcmp0(path, self->selection) != 0) {
+    g_free(self->selection);
+    self->selection = g_steal_pointer(&path);
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SELECTION]);
+  }
+}
+
+/* ---- GtkGLArea -------------------------------------------------------- */
+static void lw_view3d_realize(GtkWidget *widget)
+{
+  LwView3d *self = LW_VIEW3D(widget);
+  GTK_WIDGET_CLASS(lw_view3d_parent_class)->realize(widget);
+  gtk_gl_area_make_current(GTK_GL_AREA(self));
+  GError *e = gtk_gl_area_get_error(GTK_GL_AREA(self));
+  if (e) {
+    g_autofree char *msg = g_strdup_printf(_("OpenGL is not available: %s"), e->message);
+    set_gl_error(self, msg);
+    return;
+  }
+  g_autoptr(GError) err = NULL;
+  self->renderer = lw_renderer_new(&err);
+  if (!self->renderer) {
+    g_autofree char *msg = g_strdup_printf(_("The 3-D view cannot use OpenGL: %s"), err->message);
+    set_gl_error(self, msg);
+    return;
+  }
+  set_gl_error(self, NULL);
+  lw_renderer_set_model(self->renderer, self->desc);
+  lw_renderer_set_options(self->renderer, &self->opt);
+  lw_renderer_set_selection(self->renderer, self->sel);
+  push_traces(self);
+}
+
+static void lw_view3d_unrealize(GtkWidget *widget)
+{
+  LwView3d *self = LW_VIEW3D(widget);
+  if (self->renderer) {
+    gtk_gl_area_make_current(GTK_GL_AREA(self));
+    if (!gtk_gl_area_get_error(GTK_GL_AREA(self)))
+      lw_renderer_free(self->renderer);
+    self->renderer = NULL;
+  }
+  GTK_WIDGET_CLASS(lw_view3d_parent_class)->unrealize(widget);
+}
+
+static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
+{
+  (void)context;
+  LwView3d *self = LW_VIEW3D(area);
+  int w, h;
+  device_size(self, &w, &h);
+  if (!self->renderer) {
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    return TRUE;
+  }
+  gint64 t0 = g_get_monotonic_time();
+  const lw_render_state *s = self->has_state ? &self->state : NULL;
+  if (self->need_fit && (s || !self->desc) && w > 0 && h > 0) {
+    double lo[3], hi[3];
+    lw_renderer_reset_scale(self->renderer);
+    lw_renderer_bounds(self->renderer, s, lo, hi);
+    lw_renderer_up(self->renderer, self->cam.up);
+    lw_camera_fit_aspect(&self->cam, lo, hi, lw_renderer_planar(self->renderer), (double)w / h);
+    self->need_fit = FALSE;
+  }
+  lw_renderer_draw(self->renderer, &self->cam, w, h, s);
+  glFinish(); /* the frame time includes the rasterisation */
+  self->frame_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+  g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
+  return TRUE;
+}
+
+/* ---- pointer -------------------------------------------------------- */
+static void drag_begin(GtkGestureDrag *g, double x, double y, LwView3d *self)
+{
+  self->drag_button = gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(g));
+  self->drag_mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
+  self->drag_x0 = x, self->drag_y0 = y;
+  self->drag_dx = self->drag_dy = 0;
+  self->dragging = FALSE;
+  gtk_widget_grab_focus(GTK_WIDGET(self));
+}
+
+static void drag_update(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
+{
+  (void)g;
+  if (!self->dragging && hypot(ox, oy) < DRAG_THRESHOLD)
+    return;
+  self->dragging = TRUE;
+  double dx = ox - self->drag_dx, dy = oy - self->drag_dy;
+  self->drag_dx = ox, self->drag_dy = oy;
+  gboolean shift = (self->drag_mods & GDK_SHIFT_MASK) != 0;
+  gboolean planar = self->desc && self->desc->planar;
+  gboolean orbit = self->drag_button == GDK_BUTTON_PRIMARY && (planar ? shift : !shift);
+  if (orbit)
+    lw_camera_orbit(&self->cam, -dx * ORBIT_RATE, dy * ORBIT_RATE);
+  else
+    lw_camera_pan(&self->cam, dx, dy, gtk_widget_get_width(GTK_WIDGET(self)),
+                  gtk_widget_get_height(GTK_WIDGET(self)));
+  self->need_fit = FALSE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+static void drag_end(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
+{
+  (void)g;
+  if (!self->dragging && self->drag_button == GDK_BUTTON_PRIMARY) {
+    lw_pick p;
+    lw_view3d_pick(self, self->drag_x0 + ox, self->drag_y0 + oy, &p);
+    if (!self->gl_error)
+      apply_selection(self, p);
+  }
+  self->dragging = FALSE;
+}
+
+static void motion(GtkEventControllerMotion *c, double x, double y, LwView3d *self)
+{
+  (void)c;
+  self->pointer_x = x, self->pointer_y = y;
+}
+
+static gboolean scroll(GtkEventControllerScroll *c, double dx, double dy, LwView3d *self)
+{
+  (void)c, (void)dx;
+  if (dy == 0)
+    return FALSE;
+  lw_camera_zoom(&self->cam, pow(1.15, dy), self->pointer_x, self->pointer_y,
+                 gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)));
+  self->need_fit = FALSE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  return TRUE;
+}
+
+/* ---- actions ----------------------------------------------------------- */
+static void action_reset(GtkWidget *w, const char *name, GVariant *param)
+{
+  (void)name, (void)param;
+  lw_view3d_reset_camera(LW_VIEW3D(w));
+}
+
+static void action_zoom(GtkWidget *w, const char *name, GVariant *param)
+{
+  (void)param;
+  lw_view3d_zoom(LW_VIEW3D(w), strcmp(name, "view.zoom-in") == 0 ? 1 / ZOOM_STEP : ZOOM_STEP);
+}
+
+/* ---- GObject ------------------------------------------------------------ */
+static gboolean *option_field(LwView3d *self, guint prop)
+{
+  switch (prop) {
+  case PROP_SHOW_GRID: return &self->opt.show_grid;
+  case PROP_SHOW_JOINTS: return &self->opt.show_joints;
+  case PROP_SHOW_FRAMES: return &self->opt.show_frames;
+  case PROP_SHOW_FORCES: return &self->opt.show_forces;
+  case PROP_SHOW_TRACES: return &self->opt.show_traces;
+  default: return NULL;
+  }
+}
+
+static void lw_view3d_get_property(GObject *obj, guint prop, GValue *value, GParamSpec *pspec)
+{
+  LwView3d *self = LW_VIEW3D(obj);
+  gboolean *f = option_field(self, prop);
+  if (f) {
+    g_value_set_boolean(value, *f);
+    return;
+  }
+  switch (prop) {
+  case PROP_SELECTION:
+    g_value_set_string(value, self->selection);
+    break;
+  case PROP_GL_ERROR:
+    g_value_set_string(value, self->gl_error);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, prop, pspec);
+  }
+}
+
+static void lw_view3d_set_property(GObject *obj, guint prop, const GValue *value, GParamSpec *pspec)
+{
+  LwView3d *self = LW_VIEW3D(obj);
+  gboolean *f = option_field(self, prop);
+  if (f) {
+    gboolean v = g_value_get_boolean(value);
+    if (*f != v) {
+      *f = v;
+      if (self->renderer)
+        lw_renderer_set_options(self->renderer, &self->opt);
+      gtk_gl_area_queue_render(GTK_GL_AREA(self));
+      g_object_notify_by_pspec(obj, pspec);
+    }
+    return;
+  }
+  switch (prop) {
+  case PROP_SELECTION:
+    lw_view3d_set_selection(self, g_value_get_string(value));
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, prop, pspec);
+  }
+}
+
+static void clear_trace_copies(LwView3d *self)
+{
+  for (guint k = 0; k < self->traces->len; k++)
+    g_free(g_array_index(self->traces, trace_copy, k).xyz);
+  g_array_set_size(self->traces, 0);
+}
+
+static void lw_view3d_finalize(GObject *obj)
+{
+  LwView3d *self = LW_VIEW3D(obj);
+  clear_trace_copies(self);
+  g_array_unref(self->traces);
+  lw_desc_free(self->desc);
+  g_free(self->poses);
+  g_free(self->joints);
+  g_free(self->forces);
+  g_free(self->selection);
+  g_free(self->gl_error);
+  G_OBJECT_CLASS(lw_view3d_parent_class)->finalize(obj);
+}
+
+static void lw_view3d_class_init(LwView3dClass *klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS(klass);
+  GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+  GtkGLAreaClass *ac = GTK_GL_AREA_CLASS(klass);
+  oc->get_property = lw_view3d_get_property;
+  oc->set_property = lw_view3d_set_property;
+  oc->finalize = lw_view3d_finalize;
+  wc->realize = lw_view3d_realize;
+  wc->unrealize = lw_view3d_unrealize;
+  ac->render = lw_view3d_render;
+
+  props[PROP_SELECTION] = g_param_spec_string("selection", NULL, NULL, NULL,
+                                              G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_SHOW_GRID] = g_param_spec_boolean("show-grid", NULL, NULL, TRUE,
+                                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_SHOW_JOINTS] = g_param_spec_boolean("show-joints", NULL, NULL, TRUE,
+                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_SHOW_FRAMES] = g_param_spec_boolean("show-frames", NULL, NULL, FALSE,
+                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_SHOW_FORCES] = g_param_spec_boolean("show-forces", NULL, NULL, TRUE,
+                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_SHOW_TRACES] = g_param_spec_boolean("show-traces", NULL, NULL, TRUE,
+                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_GL_ERROR] = g_param_spec_string("gl-error", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties(oc, N_PROPS, props);
+
+  signals[SIGNAL_RENDERED] = g_signal_new("rendered", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                          NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_install_action(wc, "view.reset-camera", NULL, action_reset);
+  gtk_widget_class_install_action(wc, "view.zoom-in", NULL, action_zoom);
+  gtk_widget_class_install_action(wc, "view.zoom-out", NULL, action_zoom);
+  gtk_widget_class_install_property_action(wc, "view.show-grid", "show-grid");
+  gtk_widget_class_install_property_action(wc, "view.show-joints", "show-joints");
+  gtk_widget_class_install_property_action(wc, "view.show-frames", "show-frames");
+  gtk_widget_class_install_property_action(wc, "view.show-forces", "show-forces");
+  gtk_widget_class_install_property_action(wc, "view.show-traces", "show-traces");
+  gtk_widget_class_add_binding_action(wc, GDK_KEY_Home, 0, "view.reset-camera", NULL);
+  gtk_widget_class_add_binding_action(wc, GDK_KEY_plus, 0, "view.zoom-in", NULL);
+  gtk_widget_class_add_binding_action(wc, GDK_KEY_KP_Add, 0, "view.zoom-in", NULL);
+  gtk_widget_class_add_binding_action(wc, GDK_KEY_minus, 0, "view.zoom-out", NULL);
+  gtk_widget_class_add_binding_action(wc, GDK_KEY_KP_Subtract, 0, "view.zoom-out", NULL);
+  gtk_widget_class_set_accessible_role(wc, GTK_ACCESSIBLE_ROLE_IMG);
+  gtk_widget_class_set_css_name(wc, "lw-view3d");
+}
+
+static void lw_view3d_init(LwView3d *self)
+{
+  GtkGLArea *area = GTK_GL_AREA(self);
+  gtk_gl_area_set_required_version(area, 3, 3);
+  gtk_gl_area_set_has_depth_buffer(area, TRUE);
+  gtk_gl_area_set_auto_render(area, FALSE); /* redrawn on changes only */
+  gtk_widget_set_focusable(GTK_WIDGET(self), TRUE);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("3-D view"), -1);
+
+  self->traces = g_array_new(FALSE, TRUE, sizeof(trace_copy));
+  self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE};
+  self->sel = (lw_pick){LW_PICK_NONE, -1};
+  lw_camera_init(&self->cam);
+  self->need_fit = TRUE;
+
+  GtkGesture *drag = gtk_gesture_drag_new();
+  gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), 0);
+  g_signal_connect(drag, "drag-begin", G_CALLBACK(drag_begin), self);
+  g_signal_connect(drag, "drag-update", G_CALLBACK(drag_update), self);
+  g_signal_connect(drag, "drag-end", G_CALLBACK(drag_end), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
+
+  GtkEventController *m = gtk_event_controller_motion_new();
+  g_signal_connect(m, "enter", G_CALLBACK(motion), self);
+  g_signal_connect(m, "motion", G_CALLBACK(motion), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), m);
+
+  GtkEventController *sc = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect(sc, "scroll", G_CALLBACK(scroll), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), sc);
+}
+
+/* ---- public API ------------------------------------------------------- */
+GtkWidget *lw_view3d_new(void)
+{
+  return g_object_new(LW_TYPE_VIEW3D, NULL);
+}
+
+void lw_view3d_set_model(LwView3d *self, const lw_desc *desc)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  lw_desc *copy = desc ? lw_desc_copy(desc) : NULL;
+  lw_desc_free(self->desc);
+  self->desc = copy;
+  self->has_state = FALSE;
+  clear_trace_copies(self);
+  if (self->renderer) {
+    lw_renderer_set_model(self->renderer, self->desc);
+    lw_renderer_clear_traces(self->renderer);
+  }
+  apply_selection(self, (lw_pick){LW_PICK_NONE, -1});
+  self->need_fit = TRUE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+static double *copy_into(double **buf, int *cap, const double *src, size_t n)
+{
+  if (!src || n == 0)
+    return NULL;
+  if ((size_t)*cap < n) {
+    *buf = g_renew(double, *buf, n);
+    *cap = (int)n;
+  }
+  memcpy(*buf, src, n * sizeof(double));
+  return *buf;
+}
+
+void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  if (!state) {
+    self->has_state = FALSE;
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+    return;
+  }
+  lw_render_state *s = &self->state;
+  s->t = state->t;
+  s->nbodies = state->body_pose ? state->nbodies : 0;
+  s->njoints = state->joints ? state->njoints : 0;
+  s->nforces = state->forces ? state->nforces : 0;
+  s->body_pose = copy_into(&self->poses, &self->cap_poses, state->body_pose, 12 * (size_t)s->nbodies);
+  s->joints = copy_into(&self->joints, &self->cap_joints, state->joints, 6 * (size_t)s->njoints);
+  s->forces = copy_into(&self->forces, &self->cap_forces, state->forces, 6 * (size_t)s->nforces);
+  self->has_state = TRUE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void lw_view3d_set_trace(LwView3d *self, int k, const double *xyz, int n)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  if (k < 0)
+    return;
+  if ((guint)k >= self->traces->len)
+    g_array_set_size(self->traces, (guint)k + 1);
+  trace_copy *t = &g_array_index(self->traces, trace_copy, k);
+  g_free(t->xyz);
+  t->xyz = xyz && n > 0 ? g_memdup2(xyz, sizeof(double) * 3 * (size_t)n) : NULL;
+  t->n = t->xyz ? n : 0;
+  if (self->renderer)
+    lw_renderer_set_trace(self->renderer, k, t->xyz, t->n);
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void lw_view3d_clear_traces(LwView3d *self)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  clear_trace_copies(self);
+  if (self->renderer)
+    lw_renderer_clear_traces(self->renderer);
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void lw_view3d_reset_camera(LwView3d *self)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  self->need_fit = TRUE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+void lw_view3d_zoom(LwView3d *self, double factor)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  int w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
+  lw_camera_zoom(&self->cam, factor, 0.5 * w, 0.5 * h, w, h);
+  self->need_fit = FALSE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+const char *lw_view3d_get_selection(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), NULL);
+  return self->selection;
+}
+
+void lw_view3d_set_selection(LwView3d *self, const char *path)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  apply_selection(self, path_pick(self, path));
+}
+
+const char *lw_view3d_get_gl_error(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), NULL);
+  return self->gl_error;
+}
+
+double lw_view3d_get_frame_time_ms(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), 0);
+  return self->frame_ms;
+}
+
+void lw_view3d_get_camera(LwView3d *self, lw_camera *cam)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  *cam = self->cam;
+}
+
+void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  self->cam = *cam;
+  self->need_fit = FALSE;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), FALSE);
+  lw_pick none = {LW_PICK_NONE, -1};
+  if (out)
+    *out = none;
+  if (!self->renderer || !self->has_state || !gtk_widget_get_realized(GTK_WIDGET(self)))
+    return FALSE;
+  gtk_gl_area_make_current(GTK_GL_AREA(self));
+  if (gtk_gl_area_get_error(GTK_GL_AREA(self)))
+    return FALSE;
+  int w, h, s = device_size(self, &w, &h);
+  return lw_renderer_pick(self->renderer, &self->cam, w, h, &self->state, x * s, y * s, out);
+}

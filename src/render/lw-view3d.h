@@ -1,0 +1,61 @@
+/* lw-view3d.h: the GTK 4 3-D view of a mechanism (a GtkGLArea).
+ *
+ * Mouse: scroll zooms about the pointer; a click without a drag selects the
+ * element under the pointer (on empty space it clears the selection).
+ *   spatial models: left-drag orbits; Shift+left-drag, middle- or
+ *                   right-drag pan;
+ *   planar models:  left-drag, middle- or right-drag pan; Shift+left-drag
+ *                   orbits (out of the plane).
+ * Keys (when focused): Home resets the camera, +/- zoom.
+ *
+ * Actions: view.reset-camera, view.zoom-in, view.zoom-out and the property
+ * actions view.show-grid, view.show-joints, view.show-frames,
+ * view.show-forces, view.show-traces.
+ *
+ * Signals: notify::selection when the user picks; "rendered" after each
+ * frame is drawn, with the context current and the area's framebuffer still
+ * bound (tests read pixels there; benchmarks count frames).
+ *
+ * When OpenGL cannot be used the widget stays empty and `gl-error` holds
+ * the reason; the application shows it.
+ */
+#ifndef LW_VIEW3D_H
+#define LW_VIEW3D_H
+
+#include <gtk/gtk.h>
+
+#include "lw-render.h"
+
+G_BEGIN_DECLS
+
+#define LW_TYPE_VIEW3D (lw_view3d_get_type())
+G_DECLARE_FINAL_TYPE(LwView3d, lw_view3d, LW, VIEW3D, GtkGLArea)
+
+GtkWidget *lw_view3d_new(void);
+/* The view keeps a copy; NULL clears. Resets the selection and the traces
+ * and frames the camera on the next state. */
+void lw_view3d_set_model(LwView3d *self, const lw_desc *desc);
+/* Copies the arrays and queues a redraw. */
+void lw_view3d_set_state(LwView3d *self, const lw_render_state *state);
+void lw_view3d_set_trace(LwView3d *self, int k, const double *xyz, int n);
+void lw_view3d_clear_traces(LwView3d *self);
+void lw_view3d_reset_camera(LwView3d *self);
+/* Zoom about the centre: factor < 1 zooms in. */
+void lw_view3d_zoom(LwView3d *self, double factor);
+/* "bodies/NAME", "joints/NAME", "forces/NAME" or NULL */
+const char *lw_view3d_get_selection(LwView3d *self);
+void lw_view3d_set_selection(LwView3d *self, const char *path);
+/* NULL when GL works; otherwise a human-readable reason */
+const char *lw_view3d_get_gl_error(LwView3d *self);
+/* Wall time of the last frame's drawing, GPU work included (glFinish), ms. */
+double lw_view3d_get_frame_time_ms(LwView3d *self);
+/* The camera (for tests and for saving a view); set_camera queues a redraw
+ * and cancels a pending automatic fit. */
+void lw_view3d_get_camera(LwView3d *self, lw_camera *cam);
+void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam);
+/* Pick as a click at widget coordinates (x, y) would; FALSE on empty space
+ * or when GL is not available. */
+gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Smoke test of the real binary: open every model in models/, run it to the
+# end flat out, save a screenshot, quit.  TAP output; the screenshots are
+# kept in $LW_SCREENSHOT_DIR (default: the build's tests/screenshots).
+# Needs a display (the test command starts Xvfb).
+set -u
+app=$1
+models_dir=$2
+out=${LW_SCREENSHOT_DIR:-$(dirname "$app")/../../tests/screenshots}
+mkdir -p "$out"
+models=("$models_dir"/*.json)
+echo "1..${#models[@]}"
+if [ -z "${DISPLAY:-}" ]; then
+  for i in "${!models[@]}"; do echo "ok $((i + 1)) # SKIP no display"; done
+  exit 0
+fi
+export GSETTINGS_BACKEND=memory
+i=0
+for m in "${models[@]}"; do
+  i=$((i + 1))
+  name=$(basename "$m" .json)
+  png="$out/$name.png"
+  rm -f "$png"
+  log=$(timeout 120 "$app" --flat-out --screenshot "$png" --quit-after-run "$m" 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "not ok $i $name: exit $rc"
+    echo "$log" | sed 's/^/# /'
+    continue
+  fi
+  if [ ! -s "$png" ]; then
+    echo "not ok $i $name: no screenshot"
+    echo "$log" | sed 's/^/# /'
+    continue
+  fi
+  # a real picture: a window of the expected size with more than a handful of colours
+  read -r w h colors < <(identify -format '%w %h %k\n' "$png" 2>/dev/null || echo "0 0 0")
+  if [ "$w" -lt 800 ] || [ "$h" -lt 500 ] || [ "$colors" -lt 200 ]; then
+    echo "not ok $i $name: screenshot ${w}x${h} with $colors colours"
+    continue
+  fi
+  if echo "$log" | grep -qiE "critical|warning"; then
+    echo "not ok $i $name: GTK warnings"
+    echo "$log" | sed 's/^/# /'
+    continue
+  fi
+  echo "ok $i $name (${w}x${h}, $colors colours, $png)"
+done

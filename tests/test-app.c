@@ -1,0 +1,420 @@
+/* The application window driven through its actions and properties (needs a
+ * display: the test command starts Xvfb).  Checks what a user sees: the
+ * built-in five-bar on start, a run that fills the plot and the time scale,
+ * replay and scrubbing, pause answering at once, bad files refused with the
+ * reason while the model is kept, a solver failure reported with the frames
+ * kept, the sensitivity panel's gradient, and an accelerator for every
+ * action, listed in the shortcuts window. */
+#include "lw-test.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "lw-application.h"
+#include "lw-inspector.h"
+#include "lw-plot-view.h"
+#include "lw-plot.h"
+#include "lw-sens-panel.h"
+#include "lw-view3d.h"
+#include "lw-window.h"
+
+static LwApplication *app;
+
+typedef gboolean (*cond_fn)(gpointer);
+
+/* run the main loop until cond holds or timeout_s passes */
+static gboolean wait_until(cond_fn cond, gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+  while (!cond(data)) {
+    if (g_get_monotonic_time() > end)
+      return FALSE;
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(500);
+  }
+  return TRUE;
+}
+
+static void spin(double seconds)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(seconds * 1e6);
+  while (g_get_monotonic_time() < end) {
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(500);
+  }
+}
+
+static gboolean is_mapped(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w));
+}
+
+static gboolean runner_idle(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  LwRunnerState s = lw_sim_runner_get_state(r);
+  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
+}
+
+static gboolean runner_paused(gpointer w)
+{
+  return lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w))) == LW_RUNNER_PAUSED;
+}
+
+static LwWindow *new_window(void)
+{
+  LwWindow *w = lw_window_new(app);
+  lw_window_open_builtin(w);
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(wait_until(is_mapped, w, 10));
+  spin(0.2);
+  return w;
+}
+
+static void act(LwWindow *w, const char *name)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+}
+
+static void set_state(LwWindow *w, const char *name, gboolean v)
+{
+  g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(v));
+}
+
+/* started without a file: the five-bar, assembled, in the view */
+static void test_startup(void)
+{
+  LwWindow *w = new_window();
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_nonnull(d);
+  g_assert_cmpint(d->nbodies, ==, 4);
+  g_assert_nonnull(lw_desc_field((lw_desc *)d, "bodies/A1/mass"));
+  g_assert_null(lw_window_get_message(w));
+  g_assert_null(lw_view3d_get_gl_error(LW_VIEW3D(lw_window_get_view(w))));
+  LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
+  g_assert_cmpstr(lw_inspector_lookup(ins, "Degrees of freedom"), ==, "2");
+  g_assert_cmpstr(lw_inspector_lookup(ins, "Bodies"), ==, "4");
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a run flat out: every frame reaches the plot, the scale spans the run, the
+ * last frame is on screen and the inspector shows the solver's final values */
+static void test_run(void)
+{
+  LwWindow *w = new_window();
+  set_state(w, "real-time", FALSE);
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 60));
+  spin(0.3);
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  guint n = lw_sim_runner_get_n_frames(r);
+  g_assert_cmpuint(n, ==, 5001);
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(lw_window_get_plot_view(w)));
+  g_assert_cmpuint(lw_plot_get_n_series(plot), ==, 2); /* r2: x and y */
+  g_assert_cmpuint(lw_plot_series_get_n_points(plot, 0), ==, n);
+  g_assert_cmpfloat(fabs(lw_window_get_shown_time(w) - 5.0), <, 1e-9);
+
+  /* the solver's own final outputs */
+  lw_model *m = lwt_open("five-bar.json");
+  lw_sim_result res;
+  g_assert_cmpint(lw_simulate(m, 5.0, 1e-3, &res, NULL, NULL), ==, LW_OK);
+  const double *y = lw_plot_series_get_y(plot, 1);
+  g_assert_cmpfloat(y[n - 1], ==, lwt_at(&res, res.rows - 1, lwt_col(m, "r2.y")));
+  LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
+  const char *shown = lw_inspector_lookup(ins, "r2.x");
+  g_assert_nonnull(shown);
+  double expect = lwt_at(&res, res.rows - 1, lwt_col(m, "r2.x"));
+  g_assert_cmpfloat(fabs(g_ascii_strtod(shown, NULL) - expect), <=, 1e-5 * fmax(1, fabs(expect)));
+  lw_sim_result_clear(&res);
+  lw_model_free(m);
+
+  /* add a series against another output, then clear */
+  act(w, "clear-plot");
+  g_assert_cmpuint(lw_plot_get_n_series(plot), ==, 0);
+  act(w, "add-series");
+  g_assert_cmpuint(lw_plot_get_n_series(plot), ==, 1);
+  g_assert_cmpuint(lw_plot_series_get_n_points(plot, 0), ==, n);
+
+  /* replay from the start, at 1x: time moves forward, not to the end at once */
+  act(w, "play");
+  spin(0.5);
+  double t = lw_window_get_shown_time(w);
+  g_assert_cmpfloat(t, >, 0.1);
+  g_assert_cmpfloat(t, <, 2.5);
+  act(w, "play"); /* stop */
+  /* scrub: the time scale shows the frame at that time */
+  GtkAdjustment *adj = lw_window_get_time_adjustment(w);
+  g_assert_cmpfloat(fabs(gtk_adjustment_get_upper(adj) - 5.0), <, 1e-9);
+  gtk_adjustment_set_value(adj, 2.5);
+  g_assert_cmpfloat(fabs(lw_window_get_shown_time(w) - 2.5), <=, 1e-3 + 1e-9);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* live, paced to real time: pause answers within a frame, step adds one
+ * frame, reset goes back to the start */
+static void test_pause_step_reset(void)
+{
+  LwWindow *w = new_window();
+  set_state(w, "real-time", TRUE);
+  act(w, "run");
+  spin(0.4);
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
+  double t_live = lw_window_get_shown_time(w);
+  g_assert_cmpfloat(t_live, >, 0.05);
+  gint64 t0 = g_get_monotonic_time();
+  act(w, "pause");
+  g_assert_true(wait_until(runner_paused, w, 1.0));
+  double answer_ms = (g_get_monotonic_time() - t0) * 1e-3;
+  g_test_message("pause answered in %.2f ms", answer_ms);
+  g_assert_cmpfloat(answer_ms, <, 100);
+  spin(0.1);
+  guint n = lw_sim_runner_get_n_frames(r);
+  act(w, "step");
+  spin(0.2);
+  g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, n + 1);
+  act(w, "reset");
+  spin(0.1);
+  g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, 1);
+  g_assert_cmpfloat(lw_window_get_shown_time(w), ==, 0.0);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a broken or unknown file: a message naming the problem, the model kept */
+static void test_bad_files(void)
+{
+  LwWindow *w = new_window();
+  const lw_desc *before = lw_window_get_desc(w);
+  g_autofree char *dir = g_dir_make_tmp("lw-app-XXXXXX", NULL);
+  /* a negative mass, on a known line */
+  g_autofree char *src = NULL;
+  g_autofree char *path = g_build_filename(LW_MODELS_DIR, "pendulum.json", NULL);
+  g_assert_true(g_file_get_contents(path, &src, NULL, NULL));
+  char *mass = strstr(src, "\"mass\"");
+  g_assert_nonnull(mass);
+  GString *bad = g_string_new_len(src, mass - src);
+  g_string_append(bad, "\"mass\": -2.0, \"mass_was\"");
+  g_string_append(bad, mass + 6);
+  g_autofree char *bad_path = g_build_filename(dir, "bad-mass.json", NULL);
+  g_assert_true(g_file_set_contents(bad_path, bad->str, -1, NULL));
+  g_string_free(bad, TRUE);
+  g_autoptr(GFile) f1 = g_file_new_for_path(bad_path);
+  g_assert_false(lw_window_open_file(w, f1));
+  const char *msg = lw_window_get_message(w);
+  g_test_message("%s", msg);
+  g_assert_nonnull(msg);
+  g_assert_nonnull(strstr(msg, "bad-mass.json"));
+  g_assert_true(strstr(msg, "mass") != NULL);
+  g_assert_true(lw_window_get_desc(w) == before);
+
+  /* not JSON at all: file and line */
+  g_autofree char *junk_path = g_build_filename(dir, "junk.json", NULL);
+  g_assert_true(g_file_set_contents(junk_path, "{\n  \"version\": 1,\n  \"bodies\": [ oops ]\n}\n", -1, NULL));
+  g_autoptr(GFile) f2 = g_file_new_for_path(junk_path);
+  g_assert_false(lw_window_open_file(w, f2));
+  msg = lw_window_get_message(w);
+  g_test_message("%s", msg);
+  g_assert_nonnull(strstr(msg, "junk.json"));
+  g_assert_nonnull(strstr(msg, ":3"));
+  g_assert_true(lw_window_get_desc(w) == before);
+
+  /* missing */
+  g_autofree char *none = g_build_filename(dir, "missing.json", NULL);
+  g_autoptr(GFile) f3 = g_file_new_for_path(none);
+  g_assert_false(lw_window_open_file(w, f3));
+  g_assert_nonnull(strstr(lw_window_get_message(w), "missing.json"));
+  g_assert_true(lw_window_get_desc(w) == before);
+  /* the kept model still runs */
+  set_state(w, "real-time", FALSE);
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 60));
+  g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
+  g_unlink(bad_path);
+  g_unlink(junk_path);
+  g_rmdir(dir);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a solver failure mid-run: where and when, and the frames so far kept */
+static void test_solver_failure(void)
+{
+  lw_desc *d = lwt_read("four-bar.json");
+  lw_model *m0 = lwt_compile(d);
+  lw_data *dd = lw_data_new(m0);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m0, dd, &err), ==, LW_OK);
+  double *out = g_new(double, lw_model_output_columns(m0));
+  lw_outputs(m0, dd, out);
+  double rocker0 = out[lwt_col(m0, "rocker_angle") - 1];
+  g_free(out);
+  lw_data_free(dd);
+  lw_model_free(m0);
+  lw_driver_desc *dr = lw_desc_add_driver(d, "rocker_motor", "D", 0);
+  dr->func.type = LW_FUNC_LINEAR;
+  dr->func.a[0] = rocker0;
+  dr->func.a[1] = 1.0;
+  lwt_clear_initial(d);
+  d->solver.t_end = 3.0;
+  g_autofree char *dir = g_dir_make_tmp("lw-app-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "dead-point.json", NULL);
+  g_assert_true(lw_model_write_file(d, path, NULL));
+  lw_desc_free(d);
+
+  LwWindow *w = new_window();
+  g_autoptr(GFile) f = g_file_new_for_path(path);
+  g_assert_true(lw_window_open_file(w, f));
+  set_state(w, "real-time", FALSE);
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 60));
+  spin(0.1);
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FAILED);
+  const char *msg = lw_window_get_message(w);
+  g_test_message("%s", msg);
+  g_assert_nonnull(msg);
+  g_assert_nonnull(strstr(msg, "t = "));
+  g_assert_true(strstr(msg, "joints/") || strstr(msg, "drivers/"));
+  guint n = lw_sim_runner_get_n_frames(r);
+  g_assert_cmpuint(n, >, 100);
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(lw_window_get_plot_view(w)));
+  g_assert_cmpuint(lw_plot_series_get_n_points(plot, 0), ==, n);
+  g_assert_cmpfloat(lw_window_get_shown_time(w), >, 0.1);
+  /* the model is still the one opened, and replay works */
+  g_assert_nonnull(lw_window_get_desc(w));
+  act(w, "play");
+  spin(0.2);
+  g_assert_cmpfloat(lw_window_get_shown_time(w), <, lw_sim_runner_get_time(r));
+  gtk_window_destroy(GTK_WINDOW(w));
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
+static gboolean sens_idle(gpointer p)
+{
+  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
+}
+
+/* the sensitivity panel computes what the library computes */
+static void test_sensitivity(void)
+{
+  LwWindow *w = new_window();
+  LwSensPanel *panel = LW_SENS_PANEL(lw_window_get_sens_panel(w));
+  lw_sens_panel_select(panel, "psi1", LW_SENS_ADJOINT);
+  act(w, "run-sensitivity");
+  g_assert_true(lw_sens_panel_is_busy(panel));
+  g_assert_true(wait_until(sens_idle, panel, 120));
+  const lw_sens_result *r = lw_sens_panel_get_result(panel);
+  g_assert_nonnull(r);
+  g_assert_cmpint(r->status, ==, LW_OK);
+  g_assert_cmpint(r->nparams, ==, 5);
+  /* seed 002 table 7.4: d psi1 / d Ls1 = -4.2288 */
+  g_test_message("psi1 = %.9g, d/dLs1 = %.9g (%s)", r->value[0], r->gradient[0], lw_sens_panel_get_status(panel));
+  g_assert_cmpfloat(fabs(r->gradient[0] + 4.22882) / 4.22882, <, 1e-4);
+  /* the same as the library */
+  const lw_desc *d = lw_window_get_desc(w);
+  int params[5] = {0, 1, 2, 3, 4}, obj = lw_desc_objective_index(d, "psi1");
+  lw_sens_options opt = {.method = LW_SENS_ADJOINT, .nparams = 5, .params = params, .nobj = 1, .objectives = &obj};
+  lw_sens_result ref;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &ref), ==, LW_OK);
+  for (int j = 0; j < 5; j++)
+    g_assert_cmpfloat(r->gradient[j], ==, ref.gradient[j]);
+  lw_sens_result_clear(&ref);
+  g_assert_nonnull(strstr(lw_sens_panel_get_status(panel), "psi1"));
+
+  /* forward keeps the sensitivities over time */
+  lw_sens_panel_select(panel, "psi2", LW_SENS_FORWARD);
+  lw_sens_panel_run(panel);
+  g_assert_true(wait_until(sens_idle, panel, 120));
+  r = lw_sens_panel_get_result(panel);
+  g_assert_cmpint(r->status, ==, LW_OK);
+  g_assert_nonnull(r->table);
+  g_assert_cmpint(r->rows, ==, 5001);
+  /* cancel */
+  lw_sens_panel_run(panel);
+  lw_sens_panel_run(panel);
+  g_assert_true(wait_until(sens_idle, panel, 120));
+  g_assert_nonnull(strstr(lw_sens_panel_get_status(panel), "ancel"));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a click in the view selects; the inspector follows */
+static void test_selection(void)
+{
+  LwWindow *w = new_window();
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/A1");
+  spin(0.05);
+  LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
+  g_assert_cmpstr(lw_inspector_get_selection(ins), ==, "bodies/A1");
+  g_assert_cmpstr(lw_inspector_lookup(ins, "Mass"), ==, "1");
+  /* the parameters bound to that body are listed with it */
+  g_assert_nonnull(lw_inspector_lookup(ins, "mA1"));
+  g_assert_null(lw_inspector_lookup(ins, "Ls1"));
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), NULL);
+  spin(0.05);
+  g_assert_null(lw_inspector_get_selection(ins));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* every action has a key, and the shortcuts window lists each key */
+static void test_accels(void)
+{
+  LwWindow *w = new_window();
+  g_autoptr(GBytes) overlay = g_resources_lookup_data("/io/github/linkwright/Linkwright/gtk/help-overlay.ui", 0, NULL);
+  g_assert_nonnull(overlay);
+  const char *xml = g_bytes_get_data(overlay, NULL);
+  GActionGroup *groups[2] = {G_ACTION_GROUP(w), G_ACTION_GROUP(app)};
+  const char *prefix[2] = {"win.", "app."};
+  int checked = 0;
+  for (int g = 0; g < 2; g++) {
+    g_auto(GStrv) names = g_action_group_list_actions(groups[g]);
+    for (int i = 0; names[i]; i++) {
+      const GVariantType *pt = g_action_group_get_action_parameter_type(groups[g], names[i]);
+      g_autofree char *full = g_strconcat(prefix[g], names[i], NULL);
+      g_autofree char *detailed = NULL;
+      if (pt && g_variant_type_equal(pt, G_VARIANT_TYPE_INT32))
+        detailed = g_strdup_printf("%s(0)", full);
+      else if (pt && g_variant_type_equal(pt, G_VARIANT_TYPE_STRING))
+        detailed = g_strdup_printf("%s('plots')", full);
+      else
+        detailed = g_strdup(full);
+      g_auto(GStrv) keys = gtk_application_get_accels_for_action(GTK_APPLICATION(app), detailed);
+      if (!keys[0])
+        g_error("action %s has no keyboard shortcut", detailed);
+      /* listed: by action name, or by its key for parameterized actions */
+      g_autofree char *by_name = g_strdup_printf("\"action-name\">%s<", full);
+      g_autofree char *escaped = g_markup_escape_text(keys[0], -1);
+      g_autofree char *by_key = g_strdup_printf("\"accelerator\">%s", escaped);
+      if (!strstr(xml, by_name) && !strstr(xml, by_key))
+        g_error("action %s (%s) is not in the shortcuts window", detailed, keys[0]);
+      checked++;
+    }
+  }
+  g_test_message("%d actions checked", checked);
+  g_assert_cmpint(checked, >=, 30);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  if (!gtk_init_check()) {
+    printf("1..0 # SKIP no display (the test command starts Xvfb)\n");
+    return 0;
+  }
+  adw_init();
+  app = lw_application_new();
+  g_application_register(G_APPLICATION(app), NULL, NULL);
+  g_test_add_func("/app/startup", test_startup);
+  g_test_add_func("/app/run", test_run);
+  g_test_add_func("/app/pause-step-reset", test_pause_step_reset);
+  g_test_add_func("/app/bad-files", test_bad_files);
+  g_test_add_func("/app/solver-failure", test_solver_failure);
+  g_test_add_func("/app/sensitivity", test_sensitivity);
+  g_test_add_func("/app/selection", test_selection);
+  g_test_add_func("/app/accels", test_accels);
+  int rc = g_test_run();
+  g_object_unref(app);
+  return rc;
+}

@@ -1,0 +1,829 @@
+/* The GL renderer and the 3-D view.
+ *
+ * Renderer tests run headless: an EGL context on Mesa's surfaceless
+ * platform draws into an offscreen framebuffer, and the pixels are compared
+ * with reference PNGs in tests/data/render (LW_UPDATE_REFERENCE=1 rewrites
+ * them; on a mismatch the actual image is written to the build directory).
+ * The widget test needs a display and is skipped without one.
+ */
+#include "lw-test.h"
+
+#include <cairo.h>
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+#include "lw-render.h"
+#include "lw-view3d.h"
+
+#define W 320
+#define H 240
+
+/* Tolerance of the reference comparison.  llvmpipe is deterministic for
+ * one Mesa build, but rounding in a different Mesa (or CPU vector width)
+ * moves anti-aliased edges and shading by a level or two.  A mean absolute
+ * difference under 2/255 per channel allows that noise everywhere, and at
+ * most 0.5 % of the pixels (384 of 76800) may differ by more than 16/255:
+ * enough for edge pixels to move, too few for a missing, displaced or
+ * recoloured element (a bar covers about 1500 pixels). */
+#define MEAN_TOL (2.0 / 255.0)
+#define BAD_LEVEL 16
+#define BAD_FRACTION 0.005
+
+/* ---- headless GL -------------------------------------------------------- */
+static EGLDisplay egl_dpy = EGL_NO_DISPLAY;
+static EGLContext egl_ctx = EGL_NO_CONTEXT;
+static char *egl_problem;
+static GLuint fbo, fbo_rb[2];
+
+static gboolean gl_up(void)
+{
+  if (egl_ctx != EGL_NO_CONTEXT)
+    return eglMakeCurrent(egl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_ctx);
+  if (egl_problem)
+    return FALSE;
+  if (!epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless")) {
+    egl_problem = g_strdup("EGL_MESA_platform_surfaceless is not available");
+    return FALSE;
+  }
+  egl_dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+  EGLint major, minor;
+  if (egl_dpy == EGL_NO_DISPLAY || !eglInitialize(egl_dpy, &major, &minor)) {
+    egl_problem = g_strdup("cannot initialise a surfaceless EGL display");
+    return FALSE;
+  }
+  if (!eglBindAPI(EGL_OPENGL_API)) {
+    egl_problem = g_strdup("EGL cannot bind desktop OpenGL");
+    return FALSE;
+  }
+  static const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                 EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  egl_ctx = eglCreateContext(egl_dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attrs);
+  if (egl_ctx == EGL_NO_CONTEXT ||
+      !eglMakeCurrent(egl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_ctx)) {
+    egl_problem = g_strdup_printf("no GL 3.3 core context (EGL error 0x%x)", eglGetError());
+    egl_ctx = EGL_NO_CONTEXT;
+    return FALSE;
+  }
+  /* the target: RGBA8 + depth, like GtkGLArea's */
+  glGenFramebuffers(1, &fbo);
+  glGenRenderbuffers(2, fbo_rb);
+  glBindRenderbuffer(GL_RENDERBUFFER, fbo_rb[0]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+  glBindRenderbuffer(GL_RENDERBUFFER, fbo_rb[1]);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, fbo_rb[0]);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, fbo_rb[1]);
+  g_assert_cmpint(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
+  g_test_message("headless GL: %s, %s", glGetString(GL_VERSION), glGetString(GL_RENDERER));
+  return TRUE;
+}
+
+static void gl_down(void)
+{
+  if (egl_ctx == EGL_NO_CONTEXT)
+    return;
+  eglMakeCurrent(egl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_ctx);
+  glDeleteFramebuffers(1, &fbo);
+  glDeleteRenderbuffers(2, fbo_rb);
+  eglMakeCurrent(egl_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglDestroyContext(egl_dpy, egl_ctx);
+  eglTerminate(egl_dpy);
+  egl_ctx = EGL_NO_CONTEXT;
+}
+
+#define REQUIRE_GL()                  \
+  do {                                \
+    if (!gl_up()) {                   \
+      g_test_skip(egl_problem);       \
+      return;                         \
+    }                                 \
+  } while (0)
+
+/* ---- a mechanism at t = 0 ------------------------------------------- */
+typedef struct {
+  lw_model *m;
+  lw_data *d;
+  double *pose, *joints, *forces;
+  lw_render_state s;
+} scene;
+
+static void scene_update(scene *sc)
+{
+  for (int b = 0; b < sc->s.nbodies; b++)
+    lw_body_pose(sc->m, sc->d, b, sc->pose + 12 * b, sc->pose + 12 * b + 3);
+  lw_scene_geometry(sc->m, sc->d, sc->joints, sc->forces);
+  sc->s.t = lw_data_time(sc->d);
+}
+
+static void scene_open(scene *sc, const char *file)
+{
+  sc->m = lwt_open(file);
+  sc->d = lw_data_new(sc->m);
+  lw_error err;
+  if (lw_initialize(sc->m, sc->d, &err) != LW_OK)
+    g_error("%s: %s", file, err.msg);
+  sc->s.nbodies = lw_model_nbodies(sc->m);
+  sc->s.njoints = lw_model_njoints(sc->m);
+  sc->s.nforces = lw_model_nforces(sc->m);
+  sc->pose = g_new0(double, 12 * MAX(sc->s.nbodies, 1));
+  sc->joints = g_new0(double, 6 * MAX(sc->s.njoints, 1));
+  sc->forces = g_new0(double, 6 * MAX(sc->s.nforces, 1));
+  sc->s.body_pose = sc->pose;
+  sc->s.joints = sc->joints;
+  sc->s.forces = sc->forces;
+  scene_update(sc);
+}
+
+static void scene_close(scene *sc)
+{
+  g_free(sc->pose);
+  g_free(sc->joints);
+  g_free(sc->forces);
+  lw_data_free(sc->d);
+  lw_model_free(sc->m);
+}
+
+/* ---- images -------------------------------------------------------------- */
+typedef struct {
+  guint8 px[W * H * 4]; /* RGBA, top row first */
+} image;
+
+static void render(lw_renderer *r, const lw_camera *cam, const lw_render_state *s, image *img)
+{
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  lw_renderer_draw(r, cam, W, H, s);
+  g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
+  GLint bound = -1;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &bound);
+  g_assert_cmpint(bound, ==, (GLint)fbo); /* the renderer put the target back */
+  guint8 *tmp = g_malloc(W * H * 4);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, tmp);
+  for (int y = 0; y < H; y++)
+    memcpy(img->px + 4 * W * y, tmp + 4 * W * (H - 1 - y), 4 * W);
+  g_free(tmp);
+}
+
+static const guint8 *pixel(const image *img, double x, double y)
+{
+  int ix = CLAMP((int)x, 0, W - 1), iy = CLAMP((int)y, 0, H - 1);
+  return img->px + 4 * (iy * W + ix);
+}
+
+static int pixel_diff(const guint8 *a, const guint8 *b)
+{
+  int d = 0;
+  for (int c = 0; c < 3; c++)
+    d = MAX(d, abs(a[c] - b[c]));
+  return d;
+}
+
+static void write_png(const image *img, const char *path)
+{
+  cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+  guint8 *data = cairo_image_surface_get_data(s);
+  int stride = cairo_image_surface_get_stride(s);
+  cairo_surface_flush(s);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const guint8 *p = img->px + 4 * (y * W + x);
+      guint32 v = 0xff000000u | (guint32)p[0] << 16 | (guint32)p[1] << 8 | p[2];
+      memcpy(data + y * stride + 4 * x, &v, 4);
+    }
+  cairo_surface_mark_dirty(s);
+  g_assert_cmpint(cairo_surface_write_to_png(s, path), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy(s);
+}
+
+static gboolean read_png(const char *path, image *img)
+{
+  cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+  if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS || cairo_image_surface_get_width(s) != W ||
+      cairo_image_surface_get_height(s) != H) {
+    cairo_surface_destroy(s);
+    return FALSE;
+  }
+  cairo_surface_flush(s);
+  const guint8 *data = cairo_image_surface_get_data(s);
+  int stride = cairo_image_surface_get_stride(s);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      guint32 v;
+      memcpy(&v, data + y * stride + 4 * x, 4);
+      guint8 *p = img->px + 4 * (y * W + x);
+      p[0] = (v >> 16) & 255, p[1] = (v >> 8) & 255, p[2] = v & 255, p[3] = 255;
+    }
+  cairo_surface_destroy(s);
+  return TRUE;
+}
+
+static void compare_reference(const image *img, const char *name)
+{
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  g_autofree char *ref_path = g_build_filename(LW_RENDER_DATA_DIR, file, NULL);
+  if (g_strcmp0(g_getenv("LW_UPDATE_REFERENCE"), "1") == 0) {
+    write_png(img, ref_path);
+    g_test_message("wrote %s", ref_path);
+    return;
+  }
+  image *ref = g_new(image, 1);
+  g_autofree char *actual = g_strdup_printf("%s/render-%s-actual.png", LW_RENDER_OUT_DIR, name);
+  if (!read_png(ref_path, ref)) {
+    write_png(img, actual);
+    g_free(ref);
+    g_error("no %dx%d reference %s (run with LW_UPDATE_REFERENCE=1); actual image: %s", W, H, ref_path, actual);
+  }
+  double sum = 0;
+  long bad = 0;
+  for (int i = 0; i < W * H; i++) {
+    for (int c = 0; c < 3; c++)
+      sum += abs(img->px[4 * i + c] - ref->px[4 * i + c]);
+    if (pixel_diff(img->px + 4 * i, ref->px + 4 * i) > BAD_LEVEL)
+      bad++;
+  }
+  double mean = sum / (3.0 * W * H) / 255.0, frac = (double)bad / (W * H);
+  g_test_message("%s: mean |difference| %.3f/255, %ld pixels (%.3f %%) off by more than %d/255", name, mean * 255,
+                 bad, 100 * frac, BAD_LEVEL);
+  if (mean >= MEAN_TOL || frac >= BAD_FRACTION) {
+    write_png(img, actual);
+    g_test_message("actual image written to %s", actual);
+  }
+  g_assert_cmpfloat(mean, <, MEAN_TOL);
+  g_assert_cmpfloat(frac, <, BAD_FRACTION);
+  g_free(ref);
+}
+
+/* cameras of the reference images: fixed numbers, so that the pixel test
+ * does not move when the fit heuristics change */
+static void five_bar_camera(lw_camera *cam)
+{
+  lw_camera_init(cam);
+  cam->target[0] = 0.5, cam->target[1] = -1.0, cam->target[2] = 0;
+  cam->distance = 5.4;
+  cam->radius = 1.8;
+}
+
+static void slider_crank_camera(lw_camera *cam)
+{
+  static const double up[3] = {0, 0, 1};
+  lw_camera_init(cam);
+  lw_camera_set_up(cam, up);
+  cam->target[0] = 0.12, cam->target[1] = 0.042, cam->target[2] = 0.092;
+  cam->distance = 0.8;
+  cam->yaw = 35 * G_PI / 180;
+  cam->pitch = 25 * G_PI / 180;
+  cam->radius = 0.25;
+}
+
+static lw_renderer *renderer_for(const scene *sc)
+{
+  g_autoptr(GError) err = NULL;
+  lw_renderer *r = lw_renderer_new(&err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r);
+  lw_renderer_set_samples(r, 4);
+  if (sc)
+    lw_renderer_set_model(r, lw_model_desc(sc->m));
+  return r;
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+/* the shaders come from the GResource linked in with the renderer */
+static void test_resource(void)
+{
+  g_autoptr(GError) err = NULL;
+  g_autoptr(GBytes) b = g_resources_lookup_data("/io/github/linkwright/Linkwright/shaders/scene.frag",
+                                                G_RESOURCE_LOOKUP_FLAGS_NONE, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(g_bytes_get_size(b), >, 100);
+  REQUIRE_GL();
+  lw_renderer *r = renderer_for(NULL);
+  g_test_message("%s", lw_renderer_gl_version(r));
+  lw_renderer_free(r);
+}
+
+/* the five-bar: a trace of the point B12.end over the first 0.6 s */
+static void five_bar_trace(scene *sc, lw_renderer *r)
+{
+  int n = 601;
+  double *xyz = g_new(double, 3 * n);
+  lw_data *d = lw_data_new(sc->m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(sc->m, d, &err), ==, LW_OK);
+  const lw_desc *desc = lw_model_desc(sc->m);
+  const double *pe = desc->bodies[1].points[1].p; /* B12.end */
+  for (int i = 0; i < n; i++) {
+    double o[3], R[9];
+    if (i > 0) {
+      lw_step_info info;
+      g_assert_cmpint(lw_step(sc->m, d, &info, &err), ==, LW_OK);
+    }
+    lw_body_pose(sc->m, d, 1, o, R);
+    for (int k = 0; k < 3; k++)
+      xyz[3 * i + k] = o[k] + R[3 * k] * pe[0] + R[3 * k + 1] * pe[1] + R[3 * k + 2] * pe[2];
+  }
+  lw_renderer_set_trace(r, 0, xyz, n);
+  lw_data_free(d);
+  g_free(xyz);
+}
+
+static void test_five_bar_reference(void)
+{
+  REQUIRE_GL();
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  lw_renderer *r = renderer_for(&sc);
+  five_bar_trace(&sc, r);
+  lw_camera cam;
+  five_bar_camera(&cam);
+  image *img = g_new(image, 1);
+  render(r, &cam, &sc.s, img);
+  compare_reference(img, "five-bar");
+  g_free(img);
+  lw_renderer_free(r);
+  scene_close(&sc);
+}
+
+static void test_slider_crank_reference(void)
+{
+  REQUIRE_GL();
+  scene sc;
+  scene_open(&sc, "slider-crank.json");
+  lw_renderer *r = renderer_for(&sc);
+  lw_render_options o = lw_renderer_get_options(r);
+  o.show_frames = TRUE;
+  lw_renderer_set_options(r, &o);
+  lw_camera cam;
+  slider_crank_camera(&cam);
+  image *img = g_new(image, 1);
+  render(r, &cam, &sc.s, img);
+  compare_reference(img, "slider-crank");
+  g_free(img);
+  lw_renderer_free(r);
+  scene_close(&sc);
+}
+
+/* world point of B's local point p */
+static void body_point(const scene *sc, int b, const double p[3], double w[3])
+{
+  const double *o = sc->pose + 12 * b, *R = o + 3;
+  for (int i = 0; i < 3; i++)
+    w[i] = o[i] + R[3 * i] * p[0] + R[3 * i + 1] * p[1] + R[3 * i + 2] * p[2];
+}
+
+/* the middle of body b's first geometry item */
+static void geom_middle(const scene *sc, int b, double w[3])
+{
+  const lw_geom_desc *g = &lw_model_desc(sc->m)->bodies[b].geoms[0];
+  double p[3];
+  for (int i = 0; i < 3; i++)
+    p[i] = 0.5 * (g->from[i] + g->to[i]);
+  body_point(sc, b, p, w);
+}
+
+static double chroma(const guint8 *p)
+{
+  return (MAX(p[0], MAX(p[1], p[2])) - MIN(p[0], MIN(p[1], p[2]))) / 255.0;
+}
+
+/* bodies are drawn where they are; without a model only the background
+ * and the (grey) grid are */
+static void test_five_bar_content(void)
+{
+  REQUIRE_GL();
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  lw_camera cam;
+  five_bar_camera(&cam);
+  image *full = g_new(image, 1), *empty = g_new(image, 1), *sel = g_new(image, 1), *nojoints = g_new(image, 1);
+  lw_renderer *r = renderer_for(&sc);
+  render(r, &cam, &sc.s, full);
+
+  lw_renderer *e = renderer_for(NULL);
+  render(e, &cam, NULL, empty);
+  long colourful = 0;
+  for (int i = 0; i < W * H; i++) {
+    g_assert_cmpfloat(chroma(empty->px + 4 * i), <, 0.1);
+    if (chroma(full->px + 4 * i) > 0.25)
+      colourful++;
+  }
+  /* the grid: some pixels differ from their row's background */
+  long off_bg = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 1; x < W; x++)
+      if (pixel_diff(pixel(empty, x, y), pixel(empty, 0, y)) > 6)
+        off_bg++;
+  g_assert_cmpint(off_bg, >, 500);
+  g_assert_cmpint(colourful, >, 1500);
+
+  for (int b = 0; b < sc.s.nbodies; b++) {
+    double w[3], x, y;
+    geom_middle(&sc, b, w);
+    g_assert_true(lw_camera_project(&cam, W, H, w, &x, &y));
+    const guint8 *pf = pixel(full, x, y), *pe = pixel(empty, x, y);
+    g_test_message("body %d at (%.1f, %.1f): #%02x%02x%02x over #%02x%02x%02x", b, x, y, pf[0], pf[1], pf[2], pe[0],
+                   pe[1], pe[2]);
+    g_assert_cmpint(pixel_diff(pf, pe), >, 40);
+    g_assert_cmpfloat(chroma(pf), >, 0.25);
+  }
+
+  /* selecting A1 tints it; hiding joints removes the pin at A */
+  lw_renderer_set_selection(r, (lw_pick){LW_PICK_BODY, 0});
+  render(r, &cam, &sc.s, sel);
+  double w[3], x, y;
+  geom_middle(&sc, 0, w);
+  lw_camera_project(&cam, W, H, w, &x, &y);
+  g_assert_cmpint(pixel_diff(pixel(sel, x, y), pixel(full, x, y)), >, 20);
+  geom_middle(&sc, 2, w);
+  lw_camera_project(&cam, W, H, w, &x, &y);
+  g_assert_cmpint(pixel_diff(pixel(sel, x, y), pixel(full, x, y)), <=, 2);
+  lw_renderer_set_selection(r, (lw_pick){LW_PICK_NONE, -1});
+
+  lw_render_options o = lw_renderer_get_options(r);
+  o.show_joints = FALSE;
+  lw_renderer_set_options(r, &o);
+  render(r, &cam, &sc.s, nojoints);
+  g_assert_true(lw_camera_project(&cam, W, H, sc.joints, &x, &y)); /* joint A */
+  g_assert_cmpint(pixel_diff(pixel(nojoints, x, y), pixel(full, x, y)), >, 20);
+
+  lw_renderer_free(e);
+  lw_renderer_free(r);
+  g_free(full);
+  g_free(empty);
+  g_free(sel);
+  g_free(nojoints);
+  scene_close(&sc);
+}
+
+static void test_pick(void)
+{
+  REQUIRE_GL();
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  lw_renderer *r = renderer_for(&sc);
+  lw_camera cam;
+  five_bar_camera(&cam);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glViewport(0, 0, W, H);
+  double w[3], x, y;
+  lw_pick p;
+  for (int b = 0; b < sc.s.nbodies; b++) {
+    geom_middle(&sc, b, w);
+    g_assert_true(lw_camera_project(&cam, W, H, w, &x, &y));
+    g_assert_true(lw_renderer_pick(r, &cam, W, H, &sc.s, x, y, &p));
+    g_assert_cmpint(p.kind, ==, LW_PICK_BODY);
+    g_assert_cmpint(p.index, ==, b);
+  }
+  /* a few pixels off the thin bar still hit it */
+  geom_middle(&sc, 0, w);
+  lw_camera_project(&cam, W, H, w, &x, &y);
+  g_assert_true(lw_renderer_pick(r, &cam, W, H, &sc.s, x + 3, y - 3, &p));
+  g_assert_cmpint(p.kind, ==, LW_PICK_BODY);
+  g_assert_cmpint(p.index, ==, 0);
+  /* joint B (on the ground at (1, 0)) and the springs */
+  g_assert_true(lw_camera_project(&cam, W, H, sc.joints + 6 * 4, &x, &y));
+  g_assert_true(lw_renderer_pick(r, &cam, W, H, &sc.s, x, y, &p));
+  g_assert_cmpint(p.kind, ==, LW_PICK_JOINT);
+  g_assert_cmpint(p.index, ==, 4);
+  double mid[3];
+  for (int k = 0; k < 2; k++) {
+    const double *f = sc.forces + 6 * k;
+    for (int i = 0; i < 3; i++)
+      mid[i] = f[i] + 0.37 * (f[3 + i] - f[i]);
+    lw_camera_project(&cam, W, H, mid, &x, &y);
+    g_assert_true(lw_renderer_pick(r, &cam, W, H, &sc.s, x, y, &p));
+    g_assert_cmpint(p.kind, ==, LW_PICK_FORCE);
+    g_assert_cmpint(p.index, ==, k);
+  }
+  /* empty corner */
+  g_assert_false(lw_renderer_pick(r, &cam, W, H, &sc.s, 3, 3, &p));
+  g_assert_cmpint(p.kind, ==, LW_PICK_NONE);
+  /* the framebuffer and viewport are restored */
+  GLint bound = -1, vp[4];
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &bound);
+  glGetIntegerv(GL_VIEWPORT, vp);
+  g_assert_cmpint(bound, ==, (GLint)fbo);
+  g_assert_cmpint(vp[2], ==, W);
+  g_assert_cmpint(vp[3], ==, H);
+  g_assert_cmpstr(lw_renderer_element_name(r, LW_PICK_JOINT, 4), ==, "B");
+  lw_renderer_free(r);
+  scene_close(&sc);
+}
+
+/* fit: every body origin and every bounding-box corner lands inside */
+static void check_fit(const char *file, double aspect)
+{
+  scene sc;
+  scene_open(&sc, file);
+  lw_renderer *r = renderer_for(&sc);
+  double lo[3], hi[3];
+  g_assert_true(lw_renderer_bounds(r, &sc.s, lo, hi));
+  lw_camera cam;
+  lw_camera_init(&cam);
+  double up[3];
+  lw_renderer_up(r, up);
+  lw_camera_set_up(&cam, up);
+  lw_camera_fit_aspect(&cam, lo, hi, lw_renderer_planar(r), aspect);
+  int w = (int)(240 * aspect), h = 240;
+  for (int b = 0; b < sc.s.nbodies; b++) {
+    double x, y;
+    g_assert_true(lw_camera_project(&cam, w, h, sc.pose + 12 * b, &x, &y));
+    g_assert_cmpfloat(x, >, 0);
+    g_assert_cmpfloat(x, <, w);
+    g_assert_cmpfloat(y, >, 0);
+    g_assert_cmpfloat(y, <, h);
+  }
+  double xmin = w, xmax = 0, ymin = h, ymax = 0;
+  for (int k = 0; k < 8; k++) {
+    double c[3] = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]}, x, y;
+    g_assert_true(lw_camera_project(&cam, w, h, c, &x, &y));
+    xmin = MIN(xmin, x), xmax = MAX(xmax, x), ymin = MIN(ymin, y), ymax = MAX(ymax, y);
+  }
+  g_test_message("%s, aspect %.2f: target (%.3g, %.3g, %.3g), distance %.3g; box spans x %.0f..%.0f of %d, "
+                 "y %.0f..%.0f of %d", file, aspect, cam.target[0], cam.target[1], cam.target[2], cam.distance, xmin,
+                 xmax, w, ymin, ymax, h);
+  g_assert_cmpfloat(xmin, >=, 0);
+  g_assert_cmpfloat(xmax, <=, w);
+  g_assert_cmpfloat(ymin, >=, 0);
+  g_assert_cmpfloat(ymax, <=, h);
+  /* and it is not lost in the middle: one direction fills over half */
+  g_assert_true(xmax - xmin > 0.5 * w || ymax - ymin > 0.5 * h);
+  lw_renderer_free(r);
+  scene_close(&sc);
+}
+
+static void test_fit(void)
+{
+  REQUIRE_GL();
+  const char *files[] = {"five-bar.json", "slider-crank.json", "pendulum.json", "double-pendulum.json",
+                         "four-bar.json"};
+  for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+    check_fit(files[i], 4.0 / 3.0);
+    check_fit(files[i], 0.6);
+    check_fit(files[i], 2.5);
+  }
+}
+
+/* zooming about a pixel keeps the world point under it there; orbit and
+ * pan keep the matrices consistent with project/ray (no GL needed) */
+static void test_camera(void)
+{
+  lw_camera cam;
+  lw_camera_init(&cam);
+  static const double up[3] = {0, 0, 1}, lo[3] = {-1, -0.5, 0}, hi[3] = {2, 0.5, 0.3};
+  lw_camera_set_up(&cam, up);
+  lw_camera_fit_aspect(&cam, lo, hi, 0, 1.5);
+  int w = 600, h = 400;
+  const double px[][2] = {{300, 200}, {17, 390}, {580, 33}};
+  for (size_t i = 0; i < G_N_ELEMENTS(px); i++)
+    for (int z = 0; z < 2; z++) {
+      double o[3], d[3], b[3], rr[3], uu[3], x, y;
+      lw_camera_ray(&cam, w, h, px[i][0], px[i][1], o, d);
+      lw_camera_axes(&cam, rr, uu, b);
+      /* the ray's point on the focal plane */
+      double t = cam.distance / -(d[0] * b[0] + d[1] * b[1] + d[2] * b[2]), p[3];
+      for (int k = 0; k < 3; k++)
+        p[k] = o[k] + t * d[k];
+      lw_camera_zoom(&cam, z ? 2.0 : 0.4, px[i][0], px[i][1], w, h);
+      g_assert_true(lw_camera_project(&cam, w, h, p, &x, &y));
+      g_assert_cmpfloat(fabs(x - px[i][0]), <, 1e-6);
+      g_assert_cmpfloat(fabs(y - px[i][1]), <, 1e-6);
+    }
+  /* project agrees with the GL matrices */
+  lw_camera_orbit(&cam, 0.7, -0.3);
+  lw_camera_pan(&cam, 25, -10, w, h);
+  double V[16], P[16], M[16], p[4] = {0.3, -0.2, 0.1, 1}, c[4] = {0, 0, 0, 0}, x, y;
+  lw_camera_view_matrix(&cam, V);
+  lw_camera_proj_matrix(&cam, (double)w / h, P);
+  lw_mat4_mul(P, V, M);
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 4; k++)
+      c[i] += M[k * 4 + i] * p[k];
+  g_assert_true(lw_camera_project(&cam, w, h, p, &x, &y));
+  g_assert_cmpfloat(fabs(x - 0.5 * (c[0] / c[3] + 1) * w), <, 1e-9);
+  g_assert_cmpfloat(fabs(y - 0.5 * (1 - c[1] / c[3]) * h), <, 1e-9);
+  g_assert_cmpfloat(fabs(c[2] / c[3]), <, 1); /* inside the depth range */
+  /* pan moves the scene with the pointer */
+  double x0, y0, x1, y1;
+  lw_camera_project(&cam, w, h, p, &x0, &y0);
+  lw_camera_pan(&cam, 40, 15, w, h);
+  lw_camera_project(&cam, w, h, p, &x1, &y1);
+  g_assert_cmpfloat(x1 - x0, >, 0);
+  g_assert_cmpfloat(y1 - y0, >, 0);
+  /* planar default: looking down -z with x right and y up */
+  lw_camera_fit(&cam, lo, hi, 1);
+  double rr[3], uu[3], bb[3];
+  lw_camera_axes(&cam, rr, uu, bb);
+  g_assert_cmpfloat(rr[0], >, 0.999);
+  g_assert_cmpfloat(uu[1], >, 0.999);
+  g_assert_cmpfloat(bb[2], >, 0.999);
+}
+
+/* draw time for the animation budget (informative; asserted loosely) */
+static void test_draw_time(void)
+{
+  REQUIRE_GL();
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  lw_renderer *r = renderer_for(&sc);
+  lw_camera cam;
+  five_bar_camera(&cam);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  lw_renderer_draw(r, &cam, W, H, &sc.s);
+  glFinish();
+  for (int ms = 0; ms < 2; ms++) {
+    lw_renderer_set_samples(r, ms ? 4 : 0);
+    int n = 60;
+    gint64 t0 = g_get_monotonic_time();
+    for (int i = 0; i < n; i++) {
+      lw_step_info info;
+      lw_error err;
+      g_assert_cmpint(lw_step(sc.m, sc.d, &info, &err), ==, LW_OK);
+      scene_update(&sc);
+      lw_renderer_draw(r, &cam, W, H, &sc.s);
+      glFinish();
+    }
+    double per = (g_get_monotonic_time() - t0) / 1000.0 / n;
+    g_test_message("five-bar %dx%d, %s: %.2f ms per frame (step + draw + finish)", W, H, ms ? "4x MSAA" : "no MSAA",
+                   per);
+    g_assert_cmpfloat(per, <, 100);
+  }
+  lw_renderer_free(r);
+  scene_close(&sc);
+}
+
+/* ---- the widget ------------------------------------------------------ */
+typedef struct {
+  GMainLoop *loop;
+  int frames;
+  long non_bg;
+  int w, h;
+} widget_probe;
+
+static void on_rendered(LwView3d *view, widget_probe *pr)
+{
+  (void)view;
+  /* the area's framebuffer is bound: read it back */
+  GLint vp[4];
+  glGetIntegerv(GL_VIEWPORT, vp);
+  pr->w = vp[2], pr->h = vp[3];
+  guint8 *px = g_malloc(4 * (size_t)vp[2] * vp[3]);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, vp[2], vp[3], GL_RGBA, GL_UNSIGNED_BYTE, px);
+  long n = 0;
+  for (long i = 0; i < (long)vp[2] * vp[3]; i++)
+    if (chroma(px + 4 * i) > 0.25)
+      n++;
+  g_free(px);
+  pr->non_bg = n;
+  pr->frames++;
+  g_main_loop_quit(pr->loop);
+}
+
+static gboolean on_timeout(gpointer data)
+{
+  g_main_loop_quit(data);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean wait_frame(widget_probe *pr, GtkWidget *view)
+{
+  int before = pr->frames;
+  gtk_gl_area_queue_render(GTK_GL_AREA(view));
+  guint id = g_timeout_add_seconds(10, on_timeout, pr->loop);
+  g_main_loop_run(pr->loop);
+  g_source_remove(id);
+  return pr->frames > before;
+}
+
+static void on_notify(GObject *o, GParamSpec *ps, int *count)
+{
+  (void)o, (void)ps;
+  (*count)++;
+}
+
+static void test_widget(void)
+{
+  gl_down(); /* the headless context is not needed any more */
+  if (!gtk_init_check()) {
+    g_test_skip("no display");
+    return;
+  }
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
+  GtkWidget *win = gtk_window_new();
+  gtk_window_set_default_size(GTK_WINDOW(win), 480, 360);
+  GtkWidget *view = lw_view3d_new();
+  gtk_window_set_child(GTK_WINDOW(win), view);
+  lw_view3d_set_model(LW_VIEW3D(view), lw_model_desc(sc.m));
+  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+  g_signal_connect(view, "rendered", G_CALLBACK(on_rendered), &pr);
+  gtk_window_present(GTK_WINDOW(win));
+
+  g_assert_true(wait_frame(&pr, view));
+  const char *gl_error = lw_view3d_get_gl_error(LW_VIEW3D(view));
+  g_assert_null(gl_error);
+  GdkGLContext *ctx = gtk_gl_area_get_context(GTK_GL_AREA(view));
+  gdk_gl_context_make_current(ctx);
+  g_test_message("GtkGLArea: %s (%s), %s, %dx%d px, %ld coloured pixels, %.2f ms", glGetString(GL_VERSION),
+                 gdk_gl_context_get_use_es(ctx) ? "GLES" : "desktop GL",
+                 G_OBJECT_TYPE_NAME(gdk_gl_context_get_display(ctx)), pr.w, pr.h, pr.non_bg,
+                 lw_view3d_get_frame_time_ms(LW_VIEW3D(view)));
+  g_assert_cmpint(pr.non_bg, >, 1000);
+  g_assert_cmpfloat(lw_view3d_get_frame_time_ms(LW_VIEW3D(view)), >, 0);
+
+  /* actions: property toggles and the camera */
+  gboolean grid = TRUE;
+  g_object_get(view, "show-grid", &grid, NULL);
+  g_assert_true(grid);
+  g_assert_true(gtk_widget_activate_action(view, "view.show-grid", NULL));
+  g_object_get(view, "show-grid", &grid, NULL);
+  g_assert_false(grid);
+  gboolean frames = FALSE;
+  g_assert_true(gtk_widget_activate_action(view, "view.show-frames", NULL));
+  g_object_get(view, "show-frames", &frames, NULL);
+  g_assert_true(frames);
+  g_assert_true(gtk_widget_activate_action(view, "view.zoom-in", NULL));
+  lw_camera before, after;
+  lw_view3d_get_camera(LW_VIEW3D(view), &before);
+  g_assert_true(wait_frame(&pr, view));
+  g_assert_true(gtk_widget_activate_action(view, "view.reset-camera", NULL));
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &after);
+  g_assert_cmpfloat(after.distance, >, before.distance); /* the zoom was undone */
+  g_assert_cmpint(pr.non_bg, >, 1000);
+  static const char *const toggles[] = {"view.show-joints", "view.show-forces", "view.show-traces"};
+  for (size_t i = 0; i < G_N_ELEMENTS(toggles); i++)
+    g_assert_true(gtk_widget_activate_action(view, toggles[i], NULL));
+  gboolean joints = TRUE;
+  g_object_get(view, "show-joints", &joints, NULL);
+  g_assert_false(joints);
+
+  /* picking through the widget and the selection property */
+  int notified = 0;
+  g_signal_connect(view, "notify::selection", G_CALLBACK(on_notify), &notified);
+  double w[3], x, y;
+  geom_middle(&sc, 0, w);
+  lw_view3d_get_camera(LW_VIEW3D(view), &after);
+  int lw = gtk_widget_get_width(view), lh = gtk_widget_get_height(view);
+  g_assert_true(lw_camera_project(&after, lw, lh, w, &x, &y));
+  lw_pick p;
+  g_assert_true(lw_view3d_pick(LW_VIEW3D(view), x, y, &p));
+  g_assert_cmpint(p.kind, ==, LW_PICK_BODY);
+  g_assert_cmpint(p.index, ==, 0);
+  g_assert_false(lw_view3d_pick(LW_VIEW3D(view), 2, 2, &p));
+  lw_view3d_set_selection(LW_VIEW3D(view), "bodies/B23");
+  g_assert_cmpstr(lw_view3d_get_selection(LW_VIEW3D(view)), ==, "bodies/B23");
+  lw_view3d_set_selection(LW_VIEW3D(view), "joints/nonexistent");
+  g_assert_null(lw_view3d_get_selection(LW_VIEW3D(view)));
+  g_assert_cmpint(notified, ==, 2);
+  g_assert_true(wait_frame(&pr, view));
+
+  /* frame time of the five-bar animating in the widget */
+  double total = 0;
+  int n = 30;
+  for (int i = 0; i < n; i++) {
+    lw_step_info info;
+    lw_error err;
+    g_assert_cmpint(lw_step(sc.m, sc.d, &info, &err), ==, LW_OK);
+    scene_update(&sc);
+    lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+    g_assert_true(wait_frame(&pr, view));
+    total += lw_view3d_get_frame_time_ms(LW_VIEW3D(view));
+  }
+  g_test_message("widget %dx%d px: %.2f ms per frame (draw + glFinish)", pr.w, pr.h, total / n);
+
+  /* the model can go away */
+  lw_view3d_set_model(LW_VIEW3D(view), NULL);
+  g_assert_true(wait_frame(&pr, view));
+  g_assert_cmpint(pr.non_bg, <, 50);
+  gtk_window_destroy(GTK_WINDOW(win));
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  g_main_loop_unref(pr.loop);
+  scene_close(&sc);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/render/camera", test_camera);
+  g_test_add_func("/render/resource", test_resource);
+  g_test_add_func("/render/five-bar-reference", test_five_bar_reference);
+  g_test_add_func("/render/slider-crank-reference", test_slider_crank_reference);
+  g_test_add_func("/render/five-bar-content", test_five_bar_content);
+  g_test_add_func("/render/pick", test_pick);
+  g_test_add_func("/render/fit", test_fit);
+  g_test_add_func("/render/draw-time", test_draw_time);
+  g_test_add_func("/render/widget", test_widget);
+  int ret = g_test_run();
+  gl_down();
+  g_free(egl_problem);
+  return ret;
+}
