@@ -1,18 +1,21 @@
 // Blinn-Phong in view space: a headlight slightly above-left of the eye, a
 // weaker fill light from the lower right and a sky/ground ambient term.
-// Colours come in as sRGB, are lit in linear space and converted back.
+// Lighting is done in (approximately) linear space: the renderer squares
+// the sRGB colour and the result is square-rooted here (gamma 2, close to
+// sRGB and much cheaper than pow() on a software rasteriser).
 // The pick pass writes the element's id colour instead.
 in vec3 v_pos;
 in vec3 v_normal;
 
-uniform vec4 u_color;       // sRGB, alpha
-uniform float u_highlight;  // selection: 0..1
+uniform vec4 u_color;       // linear colour (selection tint applied), alpha
+uniform vec3 u_rim;         // selection: rim light colour (0: none)
 uniform vec4 u_pick;        // pick pass: the element's id colour
 uniform int u_picking;
 
 out vec4 frag_color;
 
-const vec3 ACCENT = vec3(0.208, 0.518, 0.894); // GNOME blue #3584e4
+const vec3 L1 = vec3(-0.1907, 0.2860, 0.9391);  // normalize(-0.2, 0.3, 1)
+const vec3 L2 = vec3(0.7868, -0.5058, 0.3934);  // normalize(0.7, -0.45, 0.35)
 
 void main()
 {
@@ -24,18 +27,12 @@ void main()
   if (!gl_FrontFacing)
     n = -n;
   vec3 v = normalize(-v_pos);
-  vec3 base = pow(u_color.rgb, vec3(2.2));
-  vec3 accent = pow(ACCENT, vec3(2.2));
-  base = mix(base, accent, 0.5 * u_highlight);
-
-  vec3 l1 = normalize(vec3(-0.2, 0.3, 1.0));
-  vec3 l2 = normalize(vec3(0.7, -0.45, 0.35));
-  float d1 = max(dot(n, l1), 0.0), d2 = max(dot(n, l2), 0.0);
-  float s1 = pow(max(dot(n, normalize(l1 + v)), 0.0), 90.0);
-  float hemi = 0.5 + 0.5 * n.y;
-  vec3 ambient = mix(vec3(0.10, 0.10, 0.11), vec3(0.22, 0.23, 0.26), hemi);
-  vec3 c = base * (ambient + 0.78 * d1 + 0.28 * d2) + vec3(0.16 * s1);
-  float rim = pow(1.0 - max(dot(n, v), 0.0), 2.0);
-  c += accent * (0.25 + 0.9 * rim) * u_highlight;
-  frag_color = vec4(pow(clamp(c, 0.0, 1.0), vec3(1.0 / 2.2)), u_color.a);
+  float d1 = max(dot(n, L1), 0.0), d2 = max(dot(n, L2), 0.0);
+  float h = max(dot(n, normalize(L1 + v)), 0.0);
+  float h2 = h * h, h4 = h2 * h2, h16 = h4 * h4 * h4 * h4, spec = h16 * h16 * h16; // h^48
+  vec3 ambient = mix(vec3(0.10, 0.10, 0.11), vec3(0.22, 0.23, 0.26), 0.5 + 0.5 * n.y);
+  vec3 c = u_color.rgb * (ambient + 0.78 * d1 + 0.28 * d2) + vec3(0.14 * spec);
+  float rim = 1.0 - max(dot(n, v), 0.0);
+  c += u_rim * (0.25 + 0.9 * rim * rim);
+  frag_color = vec4(sqrt(clamp(c, 0.0, 1.0)), u_color.a);
 }

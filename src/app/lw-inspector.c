@@ -207,8 +207,12 @@ static void show_params(LwInspector *self)
       g = group_new(self, _("Parameters"), NULL);
     char buf[64];
     fmt_num(buf, sizeof buf, p->value);
-    g_autofree char *targets = g_strjoinv(", ", p->targets);
-    row_add(self, g, p->name, targets, buf);
+    /* targets is counted, not NULL-terminated */
+    GString *targets = g_string_new(NULL);
+    for (int k = 0; k < p->ntargets; k++)
+      g_string_append_printf(targets, "%s%s", k ? ", " : "", p->targets[k]);
+    row_add(self, g, p->name, targets->str, buf);
+    g_string_free(targets, TRUE);
   }
 }
 

@@ -59,11 +59,11 @@ typedef struct {
 /* uniforms of all programs (a program lacking one gets location -1, which
  * glUniform ignores) */
 enum {
-  U_MODE, U_MV, U_PROJ, U_NRM, U_COIL, U_COIL_RAMP, U_COLOR, U_HIGHLIGHT, U_PICK, U_PICKING,
+  U_MODE, U_MV, U_PROJ, U_NRM, U_COIL, U_COIL_RAMP, U_COLOR, U_RIM, U_PICK, U_PICKING,
   U_FADE, U_BG_TOP, U_BG_BOTTOM, U_N
 };
 static const char *const uniform_names[U_N] = {
-  "u_mode", "u_mv", "u_proj", "u_nrm", "u_coil", "u_coil_ramp", "u_color", "u_highlight",
+  "u_mode", "u_mv", "u_proj", "u_nrm", "u_coil", "u_coil_ramp", "u_color", "u_rim",
   "u_pick", "u_picking", "u_fade", "u_bg_top", "u_bg_bottom"};
 
 /* Separate small programs rather than one with a mode switch: llvmpipe
@@ -906,9 +906,21 @@ static void set_element(lw_renderer *r, const float color[3], float alpha, lw_pi
                 1.0f);
     return;
   }
-  glUniform4f(r->u[P_MESH][U_COLOR], color[0], color[1], color[2], alpha);
-  float hl = kind != LW_PICK_NONE && r->sel.kind == kind && r->sel.index == index ? 1.0f : 0.0f;
-  glUniform1f(r->u[P_MESH][U_HIGHLIGHT], hl);
+  /* the shader lights in linear space with gamma 2: square the colour;
+   * a selected element is tinted towards the accent and gets a rim light */
+  static const float accent[3] = {0.208f, 0.518f, 0.894f}; /* GNOME blue #3584e4 */
+  gboolean hl = kind != LW_PICK_NONE && r->sel.kind == kind && r->sel.index == index;
+  float c[3], rim[3] = {0, 0, 0};
+  for (int i = 0; i < 3; i++) {
+    float a = accent[i] * accent[i];
+    c[i] = color[i] * color[i];
+    if (hl) {
+      c[i] = 0.5f * (c[i] + a);
+      rim[i] = a;
+    }
+  }
+  glUniform4f(r->u[P_MESH][U_COLOR], c[0], c[1], c[2], alpha);
+  glUniform3fv(r->u[P_MESH][U_RIM], 1, rim);
 }
 
 static void draw_mesh(lw_renderer *r, lw_mesh_id mesh, const double model[16], const float color[3],
@@ -1233,7 +1245,7 @@ static void draw_solids(lw_renderer *r, const lw_render_state *s)
     return;
   int nb = s->body_pose ? MIN(s->nbodies, r->nbodies) : 0;
   for (int b = 0; b < nb; b++)
-    draw_body(r, b, s->body_pose + 12 * (size_t)b);
+    if (!getenv("LW_EXP_NOBODY")) draw_body(r, b, s->body_pose + 12 * (size_t)b);
   if (r->opt.show_joints && s->joints)
     for (int j = 0; j < MIN(s->njoints, r->njoints); j++)
       draw_joint(r, j, s->joints + 6 * (size_t)j, s);
@@ -1261,7 +1273,6 @@ static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const
   glUseProgram(r->program[P_MESH]);
   glUniformMatrix4fv(r->u[P_MESH][U_PROJ], 1, GL_FALSE, r->projf);
   glUniform1i(r->u[P_MESH][U_PICKING], r->picking);
-  glUniform1f(r->u[P_MESH][U_HIGHLIGHT], 0);
   r->cur_mode = -1;
   set_mode(r, MODE_MESH);
   glBindVertexArray(r->vao);
@@ -1356,7 +1367,7 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
       }
     glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);
   }
-  if (r->opt.show_traces)
+  if (r->opt.show_traces && !getenv("LW_EXP_NOTRACE"))
     for (int k = 0; k < r->ntraces; k++) {
       const rtrace *t = &r->traces[k];
       if (t->n < 2 || !t->vao)
