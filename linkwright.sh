@@ -100,6 +100,7 @@ case "$cmd" in
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     build build-sanitize -Db_sanitize=address,undefined -Db_lundef=false
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 \
       meson test -C build-sanitize --print-errorlogs --num-processes 2 || status=1
     count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog.json || status=1
     exit $status

@@ -19,6 +19,10 @@ const vec3 L2 = vec3(0.7868, -0.5058, 0.3934);  // normalize(0.7, -0.45, 0.35)
 
 void main()
 {
+#ifdef LW_HALO
+  frag_color = vec4(sqrt(u_color.rgb), 1.0); // the selection outline: flat
+  return;
+#endif
   if (u_picking != 0) {
     frag_color = u_pick;
     return;

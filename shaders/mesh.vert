@@ -12,6 +12,7 @@ uniform mat4 u_proj;   // projection (a pick window folded in when picking)
 uniform mat3 u_nrm;    // normal matrix of u_mv
 uniform vec4 u_coil;
 uniform float u_coil_ramp; // 1: the coil radius goes to 0 at both ends
+uniform vec4 u_extrude;    // halo: (pixels, 2 / width, 2 / height, mesh centre z)
 
 out vec3 v_pos;     // view space
 out vec3 v_normal;  // view space
@@ -46,4 +47,36 @@ void main()
   v_pos = pv.xyz;
   v_normal = u_nrm * n;
   gl_Position = u_proj * pv;
+#ifdef LW_HALO
+  // Selection halo (compiled as a separate program): push the silhouette
+  // out by u_extrude.x pixels.  Meshes move each vertex along the screen
+  // images of the model axes, weighted by its position relative to the
+  // mesh centre (0, 0, u_extrude.w), which grows a thin bar's outline
+  // evenly; a face normal would be edge-on there.  Coils use the normal.
+  vec2 off = vec2(0.0);
+  if (u_mode == 1) {
+    off = v_normal.xy;
+  } else {
+    vec3 q = p - vec3(0.0, 0.0, u_extrude.w);
+    if (u_extrude.w > 0.0)
+      q.z *= 2.0;
+    // an axis seen end-on contributes little (its direction is noise)
+    vec2 c0 = gl_Position.xy / gl_Position.w, d[3];
+    float len[3], longest = 0.0;
+    for (int i = 0; i < 3; i++) {
+      vec3 e = vec3(0.0);
+      e[i] = 1e-3;
+      vec4 c1 = u_proj * (u_mv * vec4(p + e, 1.0));
+      d[i] = (c1.xy / c1.w - c0) / u_extrude.yz;
+      // foreshortening: projected length per unit of the axis's own length
+      len[i] = length(d[i]) / max(length(u_mv[i].xyz), 1e-20);
+      longest = max(longest, len[i]);
+    }
+    for (int i = 0; i < 3; i++)
+      if (len[i] > 0.0)
+        off += q[i] * clamp(len[i] / (0.25 * longest), 0.0, 1.0) * normalize(d[i]);
+  }
+  if (dot(off, off) > 1e-12)
+    gl_Position.xy += (u_mode == 1 ? normalize(off) : off) * u_extrude.x * u_extrude.yz * gl_Position.w;
+#endif
 }

@@ -297,7 +297,7 @@ static lw_renderer *renderer_for(const scene *sc)
 static void test_resource(void)
 {
   g_autoptr(GError) err = NULL;
-  g_autoptr(GBytes) b = g_resources_lookup_data("/io/github/linkwright/Linkwright/shaders/scene.frag",
+  g_autoptr(GBytes) b = g_resources_lookup_data("/io/github/linkwright/Linkwright/shaders/mesh.frag",
                                                 G_RESOURCE_LOOKUP_FLAGS_NONE, &err);
   g_assert_no_error(err);
   g_assert_cmpuint(g_bytes_get_size(b), >, 100);
@@ -733,7 +733,7 @@ static void test_widget(void)
   gdk_gl_context_make_current(ctx);
   g_test_message("GtkGLArea: %s (%s), %s, %dx%d px, %ld coloured pixels, %.2f ms", glGetString(GL_VERSION),
                  gdk_gl_context_get_use_es(ctx) ? "GLES" : "desktop GL",
-                 G_OBJECT_TYPE_NAME(gdk_gl_context_get_display(ctx)), pr.w, pr.h, pr.non_bg,
+                 G_OBJECT_TYPE_NAME(ctx), pr.w, pr.h, pr.non_bg,
                  lw_view3d_get_frame_time_ms(LW_VIEW3D(view)));
   g_assert_cmpint(pr.non_bg, >, 1000);
   g_assert_cmpfloat(lw_view3d_get_frame_time_ms(LW_VIEW3D(view)), >, 0);

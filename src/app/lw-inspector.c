@@ -55,7 +55,7 @@ static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title
   gtk_label_set_wrap(GTK_LABEL(label), TRUE);
   gtk_label_set_max_width_chars(GTK_LABEL(label), 28);
   gtk_widget_add_css_class(label, "numeric");
-  gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+  /* its accessible name is its text; the row's title says what it is */
   adw_action_row_add_suffix(ADW_ACTION_ROW(row), label);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
   g_hash_table_replace(self->rows, g_strdup(title), label);

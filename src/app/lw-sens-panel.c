@@ -504,6 +504,9 @@ static void lw_sens_panel_init(LwSensPanel *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self->output_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                  _("Sensitivity output"), -1);
   g_signal_connect(self->output_dropdown, "notify::selected", G_CALLBACK(output_changed_cb), self);
+  for (GtkWidget *c = gtk_widget_get_first_child(self->output_dropdown); c; c = gtk_widget_get_next_sibling(c))
+    if (GTK_IS_BUTTON(c))
+      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensitivity output"), -1);
   adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(tg), self->output_dropdown);
   self->plot_view = lw_plot_view_new();
   gtk_widget_set_size_request(self->plot_view, -1, 260);

@@ -35,6 +35,7 @@ struct _LwWindow {
   GtkWidget *status_label;
   GtkWidget *message_revealer, *message_label;
   GtkWidget *view_overlay, *gl_status;
+  GtkWidget *open_button;
   GtkWidget *time_scale, *time_label, *speed_dropdown;
   GtkAdjustment *time_adjustment;
   GtkWidget *plots_page, *plot_y_dropdown, *plot_x_dropdown;
@@ -79,6 +80,17 @@ G_DEFINE_FINAL_TYPE(LwWindow, lw_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void show_frame(LwWindow *self, guint k);
 static void update_actions(LwWindow *self);
+
+/* GTK 4.8 names the buttons inside a drop-down or a split button after
+ * their class; a screen reader should say what they are for. */
+static void name_inner_buttons(GtkWidget *w, const char *name)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+    if (GTK_IS_BUTTON(c) || GTK_IS_MENU_BUTTON(c))
+      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+    name_inner_buttons(c, name);
+  }
+}
 
 /* ---- messages ----------------------------------------------------------- */
 static void show_message(LwWindow *self, const char *text)
@@ -1139,9 +1151,8 @@ static void gl_error_cb(GObject *view, GParamSpec *pspec, gpointer user)
   const char *e = lw_view3d_get_gl_error(LW_VIEW3D(view));
   gtk_widget_set_visible(self->gl_status, e != NULL);
   if (e) {
-    g_autofree char *text = g_strdup_printf(_("OpenGL could not be started: %s. Simulation, plots and "
-                                              "sensitivities work without it."),
-                                            e);
+    g_autofree char *reason = g_strstrip(g_strdup(e));
+    g_autofree char *text = g_strdup_printf(_("%s\nSimulation, plots and sensitivities work without it."), reason);
     adw_status_page_set_description(ADW_STATUS_PAGE(self->gl_status), text);
   }
 }
@@ -1224,6 +1235,7 @@ static void lw_window_class_init(LwWindowClass *klass)
   g_type_ensure(LW_TYPE_SENS_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-window.ui");
   gtk_widget_class_bind_template_child(widget_class, LwWindow, window_title);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, open_button);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, status_label);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, message_revealer);
@@ -1291,6 +1303,10 @@ static void lw_window_init(LwWindow *self)
   g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(recent_changed_cb), self);
   rebuild_recent_menu(self);
   self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), tick_cb, self, NULL);
+  name_inner_buttons(self->speed_dropdown, _("Playback speed"));
+  name_inner_buttons(self->plot_y_dropdown, _("Plot quantity"));
+  name_inner_buttons(self->plot_x_dropdown, _("Plot against"));
+  name_inner_buttons(GTK_WIDGET(self->open_button), _("Recent models and examples"));
 }
 
 LwWindow *lw_window_new(LwApplication *app)

@@ -7,7 +7,9 @@
 
 #define TAU 6.28318530717958647692
 
-enum { CYL_SEG = 32, SPH_LON = 32, SPH_LAT = 16, COIL_AROUND = 6, COIL_ALONG = LW_COIL_MAX_TURNS * 16 };
+/* Resolutions kept modest: llvmpipe's cost is dominated by triangle setup
+ * for a scene like this, not by pixels. */
+enum { CYL_SEG = 24, SPH_LON = 24, SPH_LAT = 12, COIL_AROUND = 6, COIL_ALONG = LW_COIL_MAX_TURNS * 14 };
 
 typedef struct {
   lw_mesh_set *s;
@@ -159,7 +161,7 @@ static void coil(builder *b)
   for (int j = 0; j < COIL_ALONG; j++)
     for (int k = 0; k < COIL_AROUND; k++) {
       int i = base + j * (COIL_AROUND + 1) + k, n = i + COIL_AROUND + 1;
-      quad(b, i, n, n + 1, i + 1);
+      quad(b, i, i + 1, n + 1, n); /* counter-clockwise seen from outside the tube */
     }
 }
 

@@ -1,8 +1,8 @@
 /* lw-mesh.h: the unit meshes the renderer scales into place (no GL here).
  *
  * Every mesh lives in one vertex array (position, normal: 6 floats a
- * vertex) and one index array of triangles, so that a single static buffer
- * pair serves every draw:
+ * vertex) and one index array of triangles, counter-clockwise seen from
+ * outside, so that a single static buffer pair serves every draw:
  *   cube      [-1, 1]^3, flat faces
  *   cylinder  radius 1, z from 0 to 1, with caps
  *   sphere    radius 1

@@ -21,6 +21,7 @@
 
 #define SHADER_PATH "/io/github/linkwright/Linkwright/shaders/"
 #define PICK_SIZE 9 /* pick window: the pixel and 4 pixels around it */
+#define HALO_PX 3.0f /* width of the selection outline */
 #define LW_PI 3.14159265358979323846
 
 G_DEFINE_QUARK(lw-render-error-quark, lw_render_error)
@@ -60,18 +61,19 @@ typedef struct {
  * glUniform ignores) */
 enum {
   U_MODE, U_MV, U_PROJ, U_NRM, U_COIL, U_COIL_RAMP, U_COLOR, U_RIM, U_PICK, U_PICKING,
-  U_FADE, U_BG_TOP, U_BG_BOTTOM, U_N
+  U_FADE, U_BG_TOP, U_BG_BOTTOM, U_EXTRUDE, U_N
 };
 static const char *const uniform_names[U_N] = {
   "u_mode", "u_mv", "u_proj", "u_nrm", "u_coil", "u_coil_ramp", "u_color", "u_rim",
-  "u_pick", "u_picking", "u_fade", "u_bg_top", "u_bg_bottom"};
+  "u_pick", "u_picking", "u_fade", "u_bg_top", "u_bg_bottom", "u_extrude"};
 
 /* Separate small programs rather than one with a mode switch: llvmpipe
  * runs both sides of a branch, so a lit shader on the background pixels
  * cost more than everything else together. */
-enum { P_MESH, P_LINE, P_BACKGROUND, P_N };
-static const char *const program_files[P_N][2] = {
-  {"mesh.vert", "mesh.frag"}, {"line.vert", "line.frag"}, {"background.vert", "background.frag"}};
+enum { P_MESH, P_HALO, P_LINE, P_BACKGROUND, P_N };
+static const char *const program_files[P_N][3] = {
+  {"mesh.vert", "mesh.frag", ""}, {"mesh.vert", "mesh.frag", "#define LW_HALO 1\n"},
+  {"line.vert", "line.frag", ""}, {"background.vert", "background.frag", ""}};
 
 enum { MODE_MESH = 0, MODE_COIL = 1 };
 
@@ -114,7 +116,11 @@ struct lw_renderer {
   /* per pass */
   double view[16];
   float projf[16];
-  int picking, cur_mode;
+  int picking, cur_mode, front_face;
+  int vw, vh;         /* viewport of the pass */
+  float alpha;        /* 1, or less for the see-through pass of joints */
+  int halo;           /* drawing the selection halo: only the selected element */
+  int mp;             /* the mesh program in use: P_MESH or P_HALO */
 };
 
 static const float body_palette[][3] = {
@@ -230,7 +236,7 @@ static void xform_dir(const double m[16], const double p[3], double out[3])
 }
 
 /* ---- GL setup -------------------------------------------------------- */
-static GLuint compile_shader(GLenum type, const char *name, GError **error)
+static GLuint compile_shader(GLenum type, const char *name, const char *defines, GError **error)
 {
   g_autoptr(GBytes) bytes = g_resource_lookup_data(lw_render_resources_get_resource(), name,
                                                    G_RESOURCE_LOOKUP_FLAGS_NONE, error);
@@ -243,10 +249,10 @@ static GLuint compile_shader(GLenum type, const char *name, GError **error)
                                              : "#version 300 es\nprecision highp float;\nprecision highp int;\n";
   gsize len = 0;
   const char *body = g_bytes_get_data(bytes, &len);
-  const char *src[2] = {header, body};
-  GLint lens[2] = {(GLint)strlen(header), (GLint)len};
+  const char *src[3] = {header, defines, body};
+  GLint lens[3] = {(GLint)strlen(header), (GLint)strlen(defines), (GLint)len};
   GLuint sh = glCreateShader(type);
-  glShaderSource(sh, 2, src, lens);
+  glShaderSource(sh, 3, src, lens);
   glCompileShader(sh);
   GLint ok = 0;
   glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
@@ -260,14 +266,14 @@ static GLuint compile_shader(GLenum type, const char *name, GError **error)
   return sh;
 }
 
-static GLuint link_program(const char *vs_name, const char *fs_name, GError **error)
+static GLuint link_program(const char *vs_name, const char *fs_name, const char *defines, GError **error)
 {
   g_autofree char *vpath = g_strconcat(SHADER_PATH, vs_name, NULL);
   g_autofree char *fpath = g_strconcat(SHADER_PATH, fs_name, NULL);
-  GLuint vs = compile_shader(GL_VERTEX_SHADER, vpath, error);
+  GLuint vs = compile_shader(GL_VERTEX_SHADER, vpath, defines, error);
   if (!vs)
     return 0;
-  GLuint fs = compile_shader(GL_FRAGMENT_SHADER, fpath, error);
+  GLuint fs = compile_shader(GL_FRAGMENT_SHADER, fpath, defines, error);
   if (!fs) {
     glDeleteShader(vs);
     return 0;
@@ -308,7 +314,7 @@ lw_renderer *lw_renderer_new(GError **error)
   lw_renderer *r = g_new0(lw_renderer, 1);
   r->gl_version = g_strdup(vs ? vs : "");
   for (int p = 0; p < P_N; p++) {
-    r->program[p] = link_program(program_files[p][0], program_files[p][1], error);
+    r->program[p] = link_program(program_files[p][0], program_files[p][1], program_files[p][2], error);
     if (!r->program[p]) {
       lw_renderer_free(r);
       return NULL;
@@ -868,7 +874,7 @@ static void measure(lw_renderer *r, const lw_render_state *s)
 static void set_mode(lw_renderer *r, int mode)
 {
   if (r->cur_mode != mode) {
-    glUniform1i(r->u[P_MESH][U_MODE], mode);
+    glUniform1i(r->u[r->mp][U_MODE], mode);
     r->cur_mode = mode;
   }
 }
@@ -894,41 +900,64 @@ static void upload_mv(lw_renderer *r, const double model[16])
   for (int c = 0; c < 3; c++)
     for (int i = 0; i < 3; i++)
       nf[c * 3 + i] = (float)(sg * cof[c][i]);
-  glUniformMatrix4fv(r->u[P_MESH][U_MV], 1, GL_FALSE, f);
-  glUniformMatrix3fv(r->u[P_MESH][U_NRM], 1, GL_FALSE, nf);
+  glUniformMatrix4fv(r->u[r->mp][U_MV], 1, GL_FALSE, f);
+  glUniformMatrix3fv(r->u[r->mp][U_NRM], 1, GL_FALSE, nf);
+  /* back faces are culled; a mirroring matrix turns the winding over */
+  int front = det < 0 ? GL_CW : GL_CCW;
+  if (front != r->front_face) {
+    glFrontFace((GLenum)front);
+    r->front_face = front;
+  }
+}
+
+static gboolean is_selected(const lw_renderer *r, lw_pick_kind kind, int index)
+{
+  return kind != LW_PICK_NONE && r->sel.kind == kind && r->sel.index == index;
 }
 
 static void set_element(lw_renderer *r, const float color[3], float alpha, lw_pick_kind kind, int index)
 {
+  static const float accent[3] = {0.208f, 0.518f, 0.894f}; /* GNOME blue #3584e4 */
+  if (r->halo) {
+    glUniform4f(r->u[r->mp][U_COLOR], accent[0] * accent[0], accent[1] * accent[1], accent[2] * accent[2], 1.0f);
+    glUniform3f(r->u[r->mp][U_RIM], 0, 0, 0);
+    return;
+  }
   if (r->picking) {
     int id = kind == LW_PICK_NONE ? 0 : index;
-    glUniform4f(r->u[P_MESH][U_PICK], (float)kind / 255.0f, (float)(id & 255) / 255.0f, (float)((id >> 8) & 255) / 255.0f,
+    glUniform4f(r->u[r->mp][U_PICK], (float)kind / 255.0f, (float)(id & 255) / 255.0f, (float)((id >> 8) & 255) / 255.0f,
                 1.0f);
     return;
   }
   /* the shader lights in linear space with gamma 2: square the colour;
-   * a selected element is tinted towards the accent and gets a rim light */
-  static const float accent[3] = {0.208f, 0.518f, 0.894f}; /* GNOME blue #3584e4 */
-  gboolean hl = kind != LW_PICK_NONE && r->sel.kind == kind && r->sel.index == index;
+   * a selected element is lightened towards a pale accent (so that a blue
+   * body changes too) and gets a rim light; the halo pass outlines it */
+  gboolean hl = is_selected(r, kind, index);
   float c[3], rim[3] = {0, 0, 0};
   for (int i = 0; i < 3; i++) {
-    float a = accent[i] * accent[i];
+    float a = accent[i] * accent[i], pale = 0.5f * (1.0f + a);
     c[i] = color[i] * color[i];
     if (hl) {
-      c[i] = 0.5f * (c[i] + a);
-      rim[i] = a;
+      c[i] = 0.55f * c[i] + 0.45f * pale;
+      rim[i] = 0.6f * a;
     }
   }
-  glUniform4f(r->u[P_MESH][U_COLOR], c[0], c[1], c[2], alpha);
-  glUniform3fv(r->u[P_MESH][U_RIM], 1, rim);
+  glUniform4f(r->u[r->mp][U_COLOR], c[0], c[1], c[2], alpha);
+  glUniform3fv(r->u[r->mp][U_RIM], 1, rim);
 }
 
 static void draw_mesh(lw_renderer *r, lw_mesh_id mesh, const double model[16], const float color[3],
                       lw_pick_kind kind, int index)
 {
+  if (r->halo) {
+    if (!is_selected(r, kind, index))
+      return;
+    float zc = mesh == LW_MESH_CYLINDER || mesh == LW_MESH_CONE ? 0.5f : 0.0f;
+    glUniform4f(r->u[P_HALO][U_EXTRUDE], HALO_PX, 2.0f / r->vw, 2.0f / r->vh, zc);
+  }
   set_mode(r, MODE_MESH);
   upload_mv(r, model);
-  set_element(r, color, 1.0f, kind, index);
+  set_element(r, color, r->alpha, kind, index);
   glDrawElements(GL_TRIANGLES, r->mesh_count[mesh], GL_UNSIGNED_INT,
                  (void *)(sizeof(unsigned) * (size_t)r->mesh_first[mesh]));
 }
@@ -954,11 +983,16 @@ static void draw_sphere(lw_renderer *r, const double c[3], double radius, const 
 static void draw_coil(lw_renderer *r, const double m[16], double turns, double radius, double wire, double length,
                       int ramp, const float color[3], lw_pick_kind kind, int index)
 {
+  if (r->halo) {
+    if (!is_selected(r, kind, index))
+      return;
+    glUniform4f(r->u[P_HALO][U_EXTRUDE], HALO_PX, 2.0f / r->vw, 2.0f / r->vh, 0.0f);
+  }
   set_mode(r, MODE_COIL);
   upload_mv(r, m);
-  glUniform4f(r->u[P_MESH][U_COIL], (float)turns, (float)radius, (float)wire, (float)length);
-  glUniform1f(r->u[P_MESH][U_COIL_RAMP], ramp ? 1.0f : 0.0f);
-  set_element(r, color, 1.0f, kind, index);
+  glUniform4f(r->u[r->mp][U_COIL], (float)turns, (float)radius, (float)wire, (float)length);
+  glUniform1f(r->u[r->mp][U_COIL_RAMP], ramp ? 1.0f : 0.0f);
+  set_element(r, color, r->alpha, kind, index);
   glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_COIL], GL_UNSIGNED_INT,
                  (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_COIL]));
 }
@@ -1245,7 +1279,7 @@ static void draw_solids(lw_renderer *r, const lw_render_state *s)
     return;
   int nb = s->body_pose ? MIN(s->nbodies, r->nbodies) : 0;
   for (int b = 0; b < nb; b++)
-    if (!getenv("LW_EXP_NOBODY")) draw_body(r, b, s->body_pose + 12 * (size_t)b);
+    draw_body(r, b, s->body_pose + 12 * (size_t)b);
   if (r->opt.show_joints && s->joints)
     for (int j = 0; j < MIN(s->njoints, r->njoints); j++)
       draw_joint(r, j, s->joints + 6 * (size_t)j, s);
@@ -1261,8 +1295,10 @@ static void draw_solids(lw_renderer *r, const lw_render_state *s)
   }
 }
 
-static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const double *pick_window)
+static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const double *pick_window, int program)
 {
+  r->mp = program;
+  r->vw = w, r->vh = h;
   double proj[16];
   lw_camera_view_matrix(cam, r->view);
   lw_camera_proj_matrix(cam, (double)w / (h > 0 ? h : 1), proj);
@@ -1270,11 +1306,16 @@ static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const
     lw_mat4_mul(pick_window, proj, proj);
   for (int i = 0; i < 16; i++)
     r->projf[i] = (float)proj[i];
-  glUseProgram(r->program[P_MESH]);
-  glUniformMatrix4fv(r->u[P_MESH][U_PROJ], 1, GL_FALSE, r->projf);
-  glUniform1i(r->u[P_MESH][U_PICKING], r->picking);
+  glUseProgram(r->program[program]);
+  glUniformMatrix4fv(r->u[program][U_PROJ], 1, GL_FALSE, r->projf);
+  glUniform1i(r->u[program][U_PICKING], r->picking);
+  r->alpha = 1.0f;
   r->cur_mode = -1;
   set_mode(r, MODE_MESH);
+  glEnable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  glFrontFace(GL_CCW);
+  r->front_face = GL_CCW;
   glBindVertexArray(r->vao);
 }
 
@@ -1330,24 +1371,45 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
 
   /* background: a soft vertical gradient */
   glDisable(GL_DEPTH_TEST);
-  if (getenv("LW_EXP_NOBG")) { glClearColor(0.8f,0.8f,0.8f,1); glClear(GL_COLOR_BUFFER_BIT); } else {
   glUseProgram(r->program[P_BACKGROUND]);
   glUniform3f(r->u[P_BACKGROUND][U_BG_TOP], 0.925f, 0.937f, 0.953f);
   glUniform3f(r->u[P_BACKGROUND][U_BG_BOTTOM], 0.788f, 0.812f, 0.847f);
   glBindVertexArray(r->vao);
   glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_SCREEN], GL_UNSIGNED_INT,
                  (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_SCREEN]));
-  }
   r->picking = 0;
-  begin_pass(r, cam, w, h, NULL);
-  if (!getenv("LW_EXP_NODEPTH")) glEnable(GL_DEPTH_TEST);
+  /* selection halo: the selected element pushed out by 3 pixels, drawn
+   * first without depth so that the element itself covers all but a rim */
+  if (r->sel.kind != LW_PICK_NONE && r->has_model && s) {
+    r->halo = 1;
+    begin_pass(r, cam, w, h, NULL, P_HALO);
+    draw_solids(r, s);
+    r->halo = 0;
+  }
+  begin_pass(r, cam, w, h, NULL, P_MESH);
+  glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   draw_solids(r, s);
+  /* joints hidden inside or behind bodies show through faintly */
+  if (r->has_model && s && s->joints && r->opt.show_joints) {
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+    glDepthMask(GL_FALSE);
+    glDepthFunc(GL_GREATER);
+    r->alpha = 0.3f;
+    for (int j = 0; j < MIN(s->njoints, r->njoints); j++)
+      draw_joint(r, j, s->joints + 6 * (size_t)j, s);
+    r->alpha = 1.0f;
+    glDepthFunc(GL_LESS);
+  }
 
-  /* lines over the solids: depth-tested, not written, blended */
+  /* lines over the solids: depth-tested, not written, blended; the
+   * destination alpha stays 1 because GtkGLArea composites with it */
   glEnable(GL_BLEND);
-  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
   glDepthMask(GL_FALSE);
+  glDisable(GL_CULL_FACE);
+  glFrontFace(GL_CCW);
   float viewf[16];
   for (int i = 0; i < 16; i++)
     viewf[i] = (float)r->view[i];
@@ -1367,7 +1429,7 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
       }
     glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);
   }
-  if (r->opt.show_traces && !getenv("LW_EXP_NOTRACE"))
+  if (r->opt.show_traces)
     for (int k = 0; k < r->ntraces; k++) {
       const rtrace *t = &r->traces[k];
       if (t->n < 2 || !t->vao)
@@ -1456,8 +1518,10 @@ gboolean lw_renderer_pick(lw_renderer *r, const lw_camera *cam, int w, int h, co
   glClearDepthf(1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   r->picking = 1;
-  begin_pass(r, cam, w, h, win);
+  begin_pass(r, cam, w, h, win, P_MESH);
   draw_solids(r, s);
+  glDisable(GL_CULL_FACE);
+  glFrontFace(GL_CCW);
   r->picking = 0;
   glUniform1i(r->u[P_MESH][U_PICKING], 0);
   glBindVertexArray(0);

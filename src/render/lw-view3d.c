@@ -17,6 +17,11 @@
 #define DRAG_THRESHOLD 4.0  /* px: below this a press-release is a click */
 #define ORBIT_RATE 0.008    /* rad per px */
 #define ZOOM_STEP 1.25
+/* Anti-aliasing costs llvmpipe about as much as the frame itself, so frames
+ * drawn while things move go without it, and once the view has been still
+ * this long it is drawn again with 4x multisampling. */
+#define AA_IDLE_US 150000
+#define AA_SAMPLES 4
 
 typedef struct {
   double *xyz;
@@ -43,6 +48,9 @@ struct _LwView3d {
   lw_render_options opt;
   lw_pick sel;
   char *selection;
+
+  gint64 last_change;  /* monotonic time of the last change of the picture */
+  guint aa_source;
 
   /* pointer */
   guint drag_button;
@@ -73,6 +81,22 @@ G_DEFINE_FINAL_TYPE(LwView3d, lw_view3d, GTK_TYPE_GL_AREA)
 static const char *const kind_prefix[] = {NULL, "bodies/", "joints/", "forces/"};
 
 /* ---- helpers ---------------------------------------------------------- */
+/* The picture changed: redraw now (fast, aliased while things keep moving). */
+static void changed(LwView3d *self)
+{
+  self->last_change = g_get_monotonic_time();
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+static gboolean aa_timeout(gpointer data)
+{
+  LwView3d *self = data;
+  if (g_get_monotonic_time() - self->last_change < AA_IDLE_US)
+    return G_SOURCE_CONTINUE;
+  self->aa_source = 0;
+  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  return G_SOURCE_REMOVE;
+}
 static void set_gl_error(LwView3d *self, const char *msg)
 {
   if (g_strcmp0(self->gl_error, msg) == 0)
@@ -146,7 +170,7 @@ static void apply_selection(LwView3d *self, lw_pick p)
   self->sel = p;
   if (self->renderer)
     lw_renderer_set_selection(self->renderer, p);
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
   if (g_strcmp0(path, self->selection) != 0) {
     g_free(self->selection);
     self->selection = g_steal_pointer(&path);
@@ -213,9 +237,13 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
     lw_camera_fit_aspect(&self->cam, lo, hi, lw_renderer_planar(self->renderer), (double)w / h);
     self->need_fit = FALSE;
   }
+  gboolean still = t0 - self->last_change >= AA_IDLE_US;
+  lw_renderer_set_samples(self->renderer, still ? AA_SAMPLES : 0);
   lw_renderer_draw(self->renderer, &self->cam, w, h, s);
   glFinish(); /* the frame time includes the rasterisation */
   self->frame_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+  if (!still && !self->aa_source)
+    self->aa_source = g_timeout_add(AA_IDLE_US / 1000 + 20, aa_timeout, self);
   g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
   return TRUE;
 }
@@ -248,7 +276,7 @@ static void drag_update(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
     lw_camera_pan(&self->cam, dx, dy, gtk_widget_get_width(GTK_WIDGET(self)),
                   gtk_widget_get_height(GTK_WIDGET(self)));
   self->need_fit = FALSE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 static void drag_end(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
@@ -277,7 +305,7 @@ static gboolean scroll(GtkEventControllerScroll *c, double dx, double dy, LwView
   lw_camera_zoom(&self->cam, pow(1.15, dy), self->pointer_x, self->pointer_y,
                  gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)));
   self->need_fit = FALSE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
   return TRUE;
 }
 
@@ -337,7 +365,7 @@ static void lw_view3d_set_property(GObject *obj, guint prop, const GValue *value
       *f = v;
       if (self->renderer)
         lw_renderer_set_options(self->renderer, &self->opt);
-      gtk_gl_area_queue_render(GTK_GL_AREA(self));
+      changed(self);
       g_object_notify_by_pspec(obj, pspec);
     }
     return;
@@ -356,6 +384,13 @@ static void clear_trace_copies(LwView3d *self)
   for (guint k = 0; k < self->traces->len; k++)
     g_free(g_array_index(self->traces, trace_copy, k).xyz);
   g_array_set_size(self->traces, 0);
+}
+
+static void lw_view3d_dispose(GObject *obj)
+{
+  LwView3d *self = LW_VIEW3D(obj);
+  g_clear_handle_id(&self->aa_source, g_source_remove);
+  G_OBJECT_CLASS(lw_view3d_parent_class)->dispose(obj);
 }
 
 static void lw_view3d_finalize(GObject *obj)
@@ -379,6 +414,7 @@ static void lw_view3d_class_init(LwView3dClass *klass)
   GtkGLAreaClass *ac = GTK_GL_AREA_CLASS(klass);
   oc->get_property = lw_view3d_get_property;
   oc->set_property = lw_view3d_set_property;
+  oc->dispose = lw_view3d_dispose;
   oc->finalize = lw_view3d_finalize;
   wc->realize = lw_view3d_realize;
   wc->unrealize = lw_view3d_unrealize;
@@ -471,7 +507,7 @@ void lw_view3d_set_model(LwView3d *self, const lw_desc *desc)
   }
   apply_selection(self, (lw_pick){LW_PICK_NONE, -1});
   self->need_fit = TRUE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 static double *copy_into(double **buf, int *cap, const double *src, size_t n)
@@ -491,7 +527,7 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
   g_return_if_fail(LW_IS_VIEW3D(self));
   if (!state) {
     self->has_state = FALSE;
-    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+    changed(self);
     return;
   }
   lw_render_state *s = &self->state;
@@ -503,7 +539,7 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
   s->joints = copy_into(&self->joints, &self->cap_joints, state->joints, 6 * (size_t)s->njoints);
   s->forces = copy_into(&self->forces, &self->cap_forces, state->forces, 6 * (size_t)s->nforces);
   self->has_state = TRUE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 void lw_view3d_set_trace(LwView3d *self, int k, const double *xyz, int n)
@@ -519,7 +555,7 @@ void lw_view3d_set_trace(LwView3d *self, int k, const double *xyz, int n)
   t->n = t->xyz ? n : 0;
   if (self->renderer)
     lw_renderer_set_trace(self->renderer, k, t->xyz, t->n);
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 void lw_view3d_clear_traces(LwView3d *self)
@@ -528,14 +564,14 @@ void lw_view3d_clear_traces(LwView3d *self)
   clear_trace_copies(self);
   if (self->renderer)
     lw_renderer_clear_traces(self->renderer);
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 void lw_view3d_reset_camera(LwView3d *self)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
   self->need_fit = TRUE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 void lw_view3d_zoom(LwView3d *self, double factor)
@@ -544,7 +580,7 @@ void lw_view3d_zoom(LwView3d *self, double factor)
   int w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
   lw_camera_zoom(&self->cam, factor, 0.5 * w, 0.5 * h, w, h);
   self->need_fit = FALSE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 const char *lw_view3d_get_selection(LwView3d *self)
@@ -582,7 +618,7 @@ void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam)
   g_return_if_fail(LW_IS_VIEW3D(self));
   self->cam = *cam;
   self->need_fit = FALSE;
-  gtk_gl_area_queue_render(GTK_GL_AREA(self));
+  changed(self);
 }
 
 gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out)

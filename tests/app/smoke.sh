@@ -14,7 +14,7 @@ if [ -z "${DISPLAY:-}" ]; then
   for i in "${!models[@]}"; do echo "ok $((i + 1)) # SKIP no display"; done
   exit 0
 fi
-export GSETTINGS_BACKEND=memory
+export GSETTINGS_BACKEND=memory GTK_A11Y=none
 i=0
 for m in "${models[@]}"; do
   i=$((i + 1))
