@@ -2,8 +2,11 @@
 #include "lw-application.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "lw-window.h"
+
+#include <epoxy/gl.h>
 
 struct _LwApplication {
   AdwApplication parent_instance;
@@ -90,9 +93,35 @@ static const struct {
   {"win.export-csv", {"<Control><Shift>c", NULL}},
 };
 
+/* On a software rasterizer (Mesa llvmpipe, no GPU) GTK's GL renderer
+ * composites the whole window on the CPU every frame: measured here, the
+ * cairo renderer animates the same window 3-4 times faster.  The 3-D view
+ * itself still draws with OpenGL. */
+static void prefer_cairo_on_software_gl(void)
+{
+  if (g_getenv("GSK_RENDERER"))
+    return;
+  GdkDisplay *display = gdk_display_get_default();
+  if (!display)
+    return;
+  GdkGLContext *ctx = gdk_display_create_gl_context(display, NULL);
+  if (!ctx)
+    return;
+  if (gdk_gl_context_realize(ctx, NULL)) {
+    gdk_gl_context_make_current(ctx);
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    g_debug("GL renderer: %s", renderer ? renderer : "(none)");
+    if (renderer && (strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe") || strstr(renderer, "swrast")))
+      g_setenv("GSK_RENDERER", "cairo", FALSE);
+    gdk_gl_context_clear_current();
+  }
+  g_object_unref(ctx);
+}
+
 static void lw_application_startup(GApplication *app)
 {
   G_APPLICATION_CLASS(lw_application_parent_class)->startup(app);
+  prefer_cairo_on_software_gl(); /* before the first window is realized */
   g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions), app);
   for (guint i = 0; i < G_N_ELEMENTS(accels); i++)
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action, accels[i].accels);

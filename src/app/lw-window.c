@@ -315,8 +315,8 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
       self->bench_start_us = now;
     if (self->bench_start_us && (now - self->bench_start_us) * 1e-6 >= au->bench_fps) {
       self->automation_done = TRUE;
+      bench_report_and_quit(self); /* reads the real-time factor before the pause resets it */
       lw_sim_runner_pause(self->runner);
-      bench_report_and_quit(self);
     }
   }
   return G_SOURCE_CONTINUE;

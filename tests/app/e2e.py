@@ -2,7 +2,7 @@
 """End-to-end test through the accessibility tree (AT-SPI, pyatspi): start
 the real application on an example, press Run as a screen reader would, read
 the result the window shows, and check that every control has a name.
-Run inside its own D-Bus session:  dbus-run-session -- e2e.py APP MODEL
+Run inside its own D-Bus session:  dbus-run-session -- e2e.py APP MODEL CLI
 TAP output."""
 import os
 import subprocess
@@ -11,7 +11,7 @@ import time
 
 import pyatspi
 
-app_path, model = sys.argv[1], sys.argv[2]
+app_path, model, cli = sys.argv[1], sys.argv[2], sys.argv[3]
 tests = []
 
 
@@ -141,6 +141,12 @@ try:
                 continue  # e.g. the plot's drop-down, not an inspector row
             value, ok = b.name, True
             break
+    # the same number the command-line simulation gives
+    import json
+    final = json.loads(subprocess.run([cli, "simulate", model, "--json"], capture_output=True,
+                                      text=True, check=True).stdout)["final"]["r2"][0]
+    ok = ok and abs(float(value) - final) <= 1e-5 * max(1.0, abs(final))
+    value = f"{value} (command line: {final:.9g})"
     report(ok, "the inspector shows the final r2.x", value)
 finally:
     proc.terminate()
