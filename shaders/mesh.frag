@@ -6,10 +6,9 @@
 // The pick pass writes the element's id colour instead.
 in vec3 v_pos;
 in vec3 v_normal;
+flat in vec4 v_color;       // linear colour (selection tint applied), alpha; pick pass: the id colour
+flat in vec3 v_rim;         // selection: rim light colour (0: none)
 
-uniform vec4 u_color;       // linear colour (selection tint applied), alpha
-uniform vec3 u_rim;         // selection: rim light colour (0: none)
-uniform vec4 u_pick;        // pick pass: the element's id colour
 uniform int u_picking;
 
 out vec4 frag_color;
@@ -20,11 +19,11 @@ const vec3 L2 = vec3(0.7868, -0.5058, 0.3934);  // normalize(0.7, -0.45, 0.35)
 void main()
 {
 #ifdef LW_HALO
-  frag_color = vec4(sqrt(u_color.rgb), 1.0); // the selection outline: flat
+  frag_color = vec4(sqrt(v_color.rgb), 1.0); // the selection outline: flat
   return;
 #endif
   if (u_picking != 0) {
-    frag_color = u_pick;
+    frag_color = v_color;
     return;
   }
   vec3 n = normalize(v_normal);
@@ -35,8 +34,8 @@ void main()
   float h = max(dot(n, normalize(L1 + v)), 0.0);
   float h2 = h * h, h4 = h2 * h2, h16 = h4 * h4 * h4 * h4, spec = h16 * h16 * h16; // h^48
   vec3 ambient = mix(vec3(0.10, 0.10, 0.11), vec3(0.22, 0.23, 0.26), 0.5 + 0.5 * n.y);
-  vec3 c = u_color.rgb * (ambient + 0.78 * d1 + 0.28 * d2) + vec3(0.14 * spec);
+  vec3 c = v_color.rgb * (ambient + 0.78 * d1 + 0.28 * d2) + vec3(0.14 * spec);
   float rim = 1.0 - max(dot(n, v), 0.0);
-  c += u_rim * (0.25 + 0.9 * rim * rim);
-  frag_color = vec4(sqrt(clamp(c, 0.0, 1.0)), u_color.a);
+  c += v_rim * (0.25 + 0.9 * rim * rim);
+  frag_color = vec4(sqrt(clamp(c, 0.0, 1.0)), v_color.a);
 }

@@ -591,6 +591,9 @@ gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError 
 static gboolean delayed_screenshot_cb(gpointer user)
 {
   LwWindow *self = user;
+  /* a short run can end before the window is on screen */
+  if (!gtk_widget_get_mapped(GTK_WIDGET(self)) || gtk_widget_get_width(GTK_WIDGET(self)) == 0)
+    return G_SOURCE_CONTINUE;
   const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
   if (au->screenshot) {
     g_autoptr(GError) error = NULL;

@@ -1,5 +1,12 @@
 /* lw-render.c: draws a mechanism with one shader program and a handful of
- * static unit meshes placed by per-draw matrices.
+ * static unit meshes placed by per-instance matrices.
+ *
+ * The elements of a pass are not drawn one by one: each is recorded as an
+ * instance (model-view and normal matrices, colours, coil parameters), and
+ * at the end of the pass the instances are uploaded in one buffer and drawn
+ * with one instanced draw per mesh kind and winding.  A 100-body chain thus
+ * costs a handful of draw calls instead of several hundred, each of which
+ * llvmpipe turns into a scene bin pass and uniform re-upload.
  *
  * GL objects are made in lw_renderer_new (static meshes, the program), the
  * grid when the model's scale is measured, trace buffers when a trace
@@ -49,6 +56,15 @@ typedef struct {
   double turns;       /* spring coils, fixed when the scale is measured */
 } rforce;
 
+/* one recorded element: the per-instance vertex attributes (see mesh.vert),
+ * with its batch key */
+#define INST_FLOATS 37
+typedef struct {
+  float a[INST_FLOATS]; /* mv[16], nrm[9], color[4], rim[3] + coil ramp, coil[4] */
+  int mesh, front;      /* batch key: mesh kind, GL_CCW / GL_CW */
+  int seq;              /* record order, to keep it within a batch */
+} rinst;
+
 typedef struct {
   float *xyz;
   int n;
@@ -60,12 +76,11 @@ typedef struct {
 /* uniforms of all programs (a program lacking one gets location -1, which
  * glUniform ignores) */
 enum {
-  U_MODE, U_MV, U_PROJ, U_NRM, U_COIL, U_COIL_RAMP, U_COLOR, U_RIM, U_PICK, U_PICKING,
+  U_MODE, U_MV, U_PROJ, U_COLOR, U_PICKING,
   U_FADE, U_BG_TOP, U_BG_BOTTOM, U_EXTRUDE, U_N
 };
 static const char *const uniform_names[U_N] = {
-  "u_mode", "u_mv", "u_proj", "u_nrm", "u_coil", "u_coil_ramp", "u_color", "u_rim",
-  "u_pick", "u_picking", "u_fade", "u_bg_top", "u_bg_bottom", "u_extrude"};
+  "u_mode", "u_mv", "u_proj", "u_color", "u_picking", "u_fade", "u_bg_top", "u_bg_bottom", "u_extrude"};
 
 /* Separate small programs rather than one with a mode switch: llvmpipe
  * runs both sides of a branch, so a lit shader on the background pixels
@@ -83,6 +98,12 @@ struct lw_renderer {
   GLint u[P_N][U_N];
   GLuint vao, vbo, ibo;
   int mesh_first[LW_MESH_N], mesh_count[LW_MESH_N];
+
+  /* instances of the current pass, and the GL buffer they go to */
+  rinst *inst;
+  int ninst, cap_inst;
+  GLuint inst_vbo;
+  size_t inst_gl_bytes;
 
   /* grid lines: minor, major, then the two axes through the origin */
   GLuint grid_vao, grid_vbo;
@@ -236,6 +257,24 @@ static void xform_dir(const double m[16], const double p[3], double out[3])
 }
 
 /* ---- GL setup -------------------------------------------------------- */
+/* attribute location, float offset and width of the per-instance data */
+#define INST_ATTRIBS 10
+static const int inst_attr[INST_ATTRIBS][2] = {
+  {0, 4}, {4, 4}, {8, 4}, {12, 4}, /* a_mv columns */
+  {16, 3}, {19, 3}, {22, 3},       /* a_nrm columns */
+  {25, 4},                         /* a_color */
+  {29, 4},                         /* a_rim (w: coil ramp) */
+  {33, 4}};                        /* a_coil */
+
+/* point the instance attributes at instance `first` of the bound buffer */
+static void set_instance_pointers(size_t first)
+{
+  size_t base = first * INST_FLOATS * sizeof(float);
+  for (int a = 0; a < INST_ATTRIBS; a++)
+    glVertexAttribPointer((GLuint)(2 + a), inst_attr[a][1], GL_FLOAT, GL_FALSE, INST_FLOATS * sizeof(float),
+                          (void *)(base + sizeof(float) * (size_t)inst_attr[a][0]));
+}
+
 static GLuint compile_shader(GLenum type, const char *name, const char *defines, GError **error)
 {
   g_autoptr(GBytes) bytes = g_resource_lookup_data(lw_render_resources_get_resource(), name,
@@ -343,6 +382,16 @@ lw_renderer *lw_renderer_new(GError **error)
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)0);
   glEnableVertexAttribArray(1);
   glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(3 * sizeof(float)));
+  /* per-instance attributes 2..11 (pointers set per batch in flush_instances) */
+  glGenBuffers(1, &r->inst_vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, r->inst_vbo);
+  r->inst_gl_bytes = sizeof(float) * INST_FLOATS * 64;
+  glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)r->inst_gl_bytes, NULL, GL_STREAM_DRAW);
+  for (int a = 2; a < 2 + INST_ATTRIBS; a++) {
+    glEnableVertexAttribArray((GLuint)a);
+    glVertexAttribDivisor((GLuint)a, 1);
+  }
+  set_instance_pointers(0);
   glBindVertexArray(0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   lw_mesh_set_clear(&ms);
@@ -415,6 +464,9 @@ void lw_renderer_free(lw_renderer *r)
     glDeleteBuffers(1, &r->vbo);
     glDeleteBuffers(1, &r->ibo);
   }
+  if (r->inst_vbo)
+    glDeleteBuffers(1, &r->inst_vbo);
+  g_free(r->inst);
   for (int p = 0; p < P_N; p++)
     if (r->program[p])
       glDeleteProgram(r->program[p]);
@@ -879,10 +931,17 @@ static void set_mode(lw_renderer *r, int mode)
   }
 }
 
-static void upload_mv(lw_renderer *r, const double model[16])
+static rinst *new_instance(lw_renderer *r, int mesh, const double model[16])
 {
+  if (r->ninst == r->cap_inst) {
+    r->cap_inst = MAX(64, 2 * r->cap_inst);
+    r->inst = g_renew(rinst, r->inst, r->cap_inst);
+  }
+  rinst *in = &r->inst[r->ninst];
+  in->mesh = mesh;
+  in->seq = r->ninst++;
+  float *f = in->a;
   double mv[16];
-  float f[16], nf[9];
   lw_mat4_mul(r->view, model, mv);
   for (int i = 0; i < 16; i++)
     f[i] = (float)mv[i];
@@ -899,15 +958,11 @@ static void upload_mv(lw_renderer *r, const double model[16])
   double det = dot3(a[0], cof[0]), sg = det < 0 ? -1 : 1;
   for (int c = 0; c < 3; c++)
     for (int i = 0; i < 3; i++)
-      nf[c * 3 + i] = (float)(sg * cof[c][i]);
-  glUniformMatrix4fv(r->u[r->mp][U_MV], 1, GL_FALSE, f);
-  glUniformMatrix3fv(r->u[r->mp][U_NRM], 1, GL_FALSE, nf);
+      f[16 + c * 3 + i] = (float)(sg * cof[c][i]);
   /* back faces are culled; a mirroring matrix turns the winding over */
-  int front = det < 0 ? GL_CW : GL_CCW;
-  if (front != r->front_face) {
-    glFrontFace((GLenum)front);
-    r->front_face = front;
-  }
+  in->front = det < 0 ? GL_CW : GL_CCW;
+  memset(f + 25, 0, sizeof(float) * (INST_FLOATS - 25));
+  return in;
 }
 
 static gboolean is_selected(const lw_renderer *r, lw_pick_kind kind, int index)
@@ -915,51 +970,99 @@ static gboolean is_selected(const lw_renderer *r, lw_pick_kind kind, int index)
   return kind != LW_PICK_NONE && r->sel.kind == kind && r->sel.index == index;
 }
 
-static void set_element(lw_renderer *r, const float color[3], float alpha, lw_pick_kind kind, int index)
+/* colour (or pick id) and rim light of an instance */
+static void set_element(lw_renderer *r, rinst *in, const float color[3], float alpha, lw_pick_kind kind, int index)
 {
   static const float accent[3] = {0.208f, 0.518f, 0.894f}; /* GNOME blue #3584e4 */
+  float *col = in->a + 25, *rim = in->a + 29;
   if (r->halo) {
-    glUniform4f(r->u[r->mp][U_COLOR], accent[0] * accent[0], accent[1] * accent[1], accent[2] * accent[2], 1.0f);
-    glUniform3f(r->u[r->mp][U_RIM], 0, 0, 0);
+    for (int i = 0; i < 3; i++)
+      col[i] = accent[i] * accent[i];
+    col[3] = 1.0f;
     return;
   }
   if (r->picking) {
     int id = kind == LW_PICK_NONE ? 0 : index;
-    glUniform4f(r->u[r->mp][U_PICK], (float)kind / 255.0f, (float)(id & 255) / 255.0f, (float)((id >> 8) & 255) / 255.0f,
-                1.0f);
+    col[0] = (float)kind / 255.0f;
+    col[1] = (float)(id & 255) / 255.0f;
+    col[2] = (float)((id >> 8) & 255) / 255.0f;
+    col[3] = 1.0f;
     return;
   }
   /* the shader lights in linear space with gamma 2: square the colour;
    * a selected element is lightened towards a pale accent (so that a blue
    * body changes too) and gets a rim light; the halo pass outlines it */
   gboolean hl = is_selected(r, kind, index);
-  float c[3], rim[3] = {0, 0, 0};
   for (int i = 0; i < 3; i++) {
     float a = accent[i] * accent[i], pale = 0.5f * (1.0f + a);
-    c[i] = color[i] * color[i];
+    col[i] = color[i] * color[i];
     if (hl) {
-      c[i] = 0.55f * c[i] + 0.45f * pale;
+      col[i] = 0.55f * col[i] + 0.45f * pale;
       rim[i] = 0.6f * a;
     }
   }
-  glUniform4f(r->u[r->mp][U_COLOR], c[0], c[1], c[2], alpha);
-  glUniform3fv(r->u[r->mp][U_RIM], 1, rim);
+  col[3] = alpha;
 }
 
 static void draw_mesh(lw_renderer *r, lw_mesh_id mesh, const double model[16], const float color[3],
                       lw_pick_kind kind, int index)
 {
-  if (r->halo) {
-    if (!is_selected(r, kind, index))
-      return;
-    float zc = mesh == LW_MESH_CYLINDER || mesh == LW_MESH_CONE ? 0.5f : 0.0f;
-    glUniform4f(r->u[P_HALO][U_EXTRUDE], HALO_PX, 2.0f / r->vw, 2.0f / r->vh, zc);
+  if (r->halo && !is_selected(r, kind, index))
+    return;
+  rinst *in = new_instance(r, mesh, model);
+  set_element(r, in, color, r->alpha, kind, index);
+}
+
+static int cmp_instance(const void *pa, const void *pb)
+{
+  const rinst *a = pa, *b = pb;
+  if (a->mesh != b->mesh)
+    return a->mesh - b->mesh;
+  if (a->front != b->front)
+    return a->front - b->front;
+  return a->seq - b->seq;
+}
+
+/* draw the recorded instances: one instanced draw per mesh kind and
+ * winding; the program, VAO and pass state are those of the pass */
+static void flush_instances(lw_renderer *r)
+{
+  int n = r->ninst;
+  r->ninst = 0;
+  if (n == 0)
+    return;
+  qsort(r->inst, (size_t)n, sizeof(rinst), cmp_instance);
+  float *data = g_new(float, (size_t)n * INST_FLOATS);
+  for (int i = 0; i < n; i++)
+    memcpy(data + (size_t)i * INST_FLOATS, r->inst[i].a, sizeof(float) * INST_FLOATS);
+  size_t bytes = sizeof(float) * INST_FLOATS * (size_t)n;
+  glBindBuffer(GL_ARRAY_BUFFER, r->inst_vbo);
+  /* a fresh store each pass: never waits for draws still reading the old */
+  r->inst_gl_bytes = MAX(r->inst_gl_bytes, bytes);
+  glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)r->inst_gl_bytes, NULL, GL_STREAM_DRAW);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, data);
+  g_free(data);
+  for (int i = 0; i < n;) {
+    int j = i + 1;
+    while (j < n && r->inst[j].mesh == r->inst[i].mesh && r->inst[j].front == r->inst[i].front)
+      j++;
+    int mesh = r->inst[i].mesh;
+    if (r->halo) {
+      float zc = mesh == LW_MESH_CYLINDER || mesh == LW_MESH_CONE ? 0.5f : 0.0f;
+      glUniform4f(r->u[P_HALO][U_EXTRUDE], HALO_PX, 2.0f / r->vw, 2.0f / r->vh, zc);
+    }
+    set_mode(r, mesh == LW_MESH_COIL ? MODE_COIL : MODE_MESH);
+    if (r->inst[i].front != r->front_face) {
+      glFrontFace((GLenum)r->inst[i].front);
+      r->front_face = r->inst[i].front;
+    }
+    set_instance_pointers((size_t)i);
+    glDrawElementsInstanced(GL_TRIANGLES, r->mesh_count[mesh], GL_UNSIGNED_INT,
+                            (void *)(sizeof(unsigned) * (size_t)r->mesh_first[mesh]), j - i);
+    i = j;
   }
-  set_mode(r, MODE_MESH);
-  upload_mv(r, model);
-  set_element(r, color, r->alpha, kind, index);
-  glDrawElements(GL_TRIANGLES, r->mesh_count[mesh], GL_UNSIGNED_INT,
-                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[mesh]));
+  set_instance_pointers(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 static void draw_segment(lw_renderer *r, lw_mesh_id mesh, const double a[3], const double b[3], double radius,
@@ -983,18 +1086,15 @@ static void draw_sphere(lw_renderer *r, const double c[3], double radius, const 
 static void draw_coil(lw_renderer *r, const double m[16], double turns, double radius, double wire, double length,
                       int ramp, const float color[3], lw_pick_kind kind, int index)
 {
-  if (r->halo) {
-    if (!is_selected(r, kind, index))
-      return;
-    glUniform4f(r->u[P_HALO][U_EXTRUDE], HALO_PX, 2.0f / r->vw, 2.0f / r->vh, 0.0f);
-  }
-  set_mode(r, MODE_COIL);
-  upload_mv(r, m);
-  glUniform4f(r->u[r->mp][U_COIL], (float)turns, (float)radius, (float)wire, (float)length);
-  glUniform1f(r->u[r->mp][U_COIL_RAMP], ramp ? 1.0f : 0.0f);
-  set_element(r, color, r->alpha, kind, index);
-  glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_COIL], GL_UNSIGNED_INT,
-                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_COIL]));
+  if (r->halo && !is_selected(r, kind, index))
+    return;
+  rinst *in = new_instance(r, LW_MESH_COIL, m);
+  set_element(r, in, color, r->alpha, kind, index);
+  in->a[32] = ramp ? 1.0f : 0.0f;
+  in->a[33] = (float)turns;
+  in->a[34] = (float)radius;
+  in->a[35] = (float)wire;
+  in->a[36] = (float)length;
 }
 
 static void draw_arrow(lw_renderer *r, const double from[3], const double dir[3], double len, double radius,
@@ -1293,6 +1393,7 @@ static void draw_solids(lw_renderer *r, const lw_render_state *s)
       draw_triad(r, s->body_pose + 12 * (size_t)b, len, LW_PICK_BODY, b);
     draw_triad(r, ground, 1.5 * len, LW_PICK_NONE, -1);
   }
+  flush_instances(r);
 }
 
 static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const double *pick_window, int program)
@@ -1399,6 +1500,7 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
     r->alpha = 0.3f;
     for (int j = 0; j < MIN(s->njoints, r->njoints); j++)
       draw_joint(r, j, s->joints + 6 * (size_t)j, s);
+    flush_instances(r);
     r->alpha = 1.0f;
     glDepthFunc(GL_LESS);
   }
