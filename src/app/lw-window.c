@@ -591,15 +591,18 @@ gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError 
 static gboolean delayed_screenshot_cb(gpointer user)
 {
   LwWindow *self = user;
-  /* a short run can end before the window is on screen */
+  static int tries;
+  /* a short run can end before the window is on screen, or drawn */
   if (!gtk_widget_get_mapped(GTK_WIDGET(self)) || gtk_widget_get_width(GTK_WIDGET(self)) == 0)
     return G_SOURCE_CONTINUE;
   const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
   if (au->screenshot) {
     g_autoptr(GError) error = NULL;
-    if (!lw_window_save_screenshot(self, au->screenshot, &error))
+    if (!lw_window_save_screenshot(self, au->screenshot, &error)) {
+      if (++tries < 50)
+        return G_SOURCE_CONTINUE;
       g_printerr("linkwright: %s\n", error->message);
-    else
+    } else
       g_print("screenshot %s\n", au->screenshot);
   }
   if (au->quit_after_run)

@@ -10,7 +10,6 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <epoxy/gl.h>
@@ -239,22 +238,10 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
     self->need_fit = FALSE;
   }
   gboolean still = t0 - self->last_change >= AA_IDLE_US;
-  if (g_getenv("LW_DEBUG_LOOP") && s) {
-    for (int smp = 0; smp <= 4; smp += 4) {
-      lw_renderer_set_samples(self->renderer, smp);
-      for (int it = 0; it < (g_getenv("LW_DEBUG_N") ? atoi(g_getenv("LW_DEBUG_N")) : 6); it++) {
-        gint64 a = g_get_monotonic_time();
-        lw_renderer_draw(self->renderer, &self->cam, w, h, s);
-        glFinish();
-        g_printerr("LOOP s%d it%d %.2f\n", smp, it, (g_get_monotonic_time() - a) / 1000.0);
-      }
-    }
-  }
   lw_renderer_set_samples(self->renderer, still ? AA_SAMPLES : 0);
   lw_renderer_draw(self->renderer, &self->cam, w, h, s);
   glFinish(); /* the frame time includes the rasterisation */
   self->frame_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
-  if (g_getenv("LW_DEBUG_FRAMES")) g_printerr("FRAME %d %dx%d %.2f\n", still, w, h, self->frame_ms);
   if (!still && !self->aa_source)
     self->aa_source = g_timeout_add(AA_IDLE_US / 1000 + 20, aa_timeout, self);
   g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
