@@ -69,4 +69,28 @@ static inline double lwt_at(const lw_sim_result *r, long row, int col)
   return r->table[(size_t)row * r->ncols + col];
 }
 
+/* The shipped four-bar with its rocker driven at 1 rad/s from where it
+ * assembles, and the crank released: the rocker cannot turn past its extreme
+ * position, so the run fails at a dead point (about t = 0.55 s). *rocker0
+ * (may be NULL) receives the starting rocker angle. */
+static inline lw_desc *lwt_dead_point_desc(double *rocker0)
+{
+  lw_desc *d = lwt_read("four-bar.json");
+  lw_model *m0 = lwt_compile(d);
+  lw_sim_result r0;
+  if (lw_simulate(m0, 0.0, 1e-3, &r0, NULL, NULL) != LW_OK)
+    g_error("four-bar does not assemble: %s", r0.error.msg);
+  double a0 = lwt_at(&r0, 0, lwt_col(m0, "rocker_angle"));
+  lw_sim_result_clear(&r0);
+  lw_model_free(m0);
+  lw_driver_desc *dr = lw_desc_add_driver(d, "rocker_motor", "D", 0);
+  dr->func.type = LW_FUNC_LINEAR;
+  dr->func.a[0] = a0;
+  dr->func.a[1] = 1.0;
+  lwt_clear_initial(d);
+  if (rocker0)
+    *rocker0 = a0;
+  return d;
+}
+
 #endif

@@ -243,22 +243,7 @@ static void test_bad_files(void)
 /* a solver failure mid-run: where and when, and the frames so far kept */
 static void test_solver_failure(void)
 {
-  lw_desc *d = lwt_read("four-bar.json");
-  lw_model *m0 = lwt_compile(d);
-  lw_data *dd = lw_data_new(m0);
-  lw_error err;
-  g_assert_cmpint(lw_initialize(m0, dd, &err), ==, LW_OK);
-  double *out = g_new(double, lw_model_output_columns(m0));
-  lw_outputs(m0, dd, out);
-  double rocker0 = out[lwt_col(m0, "rocker_angle") - 1];
-  g_free(out);
-  lw_data_free(dd);
-  lw_model_free(m0);
-  lw_driver_desc *dr = lw_desc_add_driver(d, "rocker_motor", "D", 0);
-  dr->func.type = LW_FUNC_LINEAR;
-  dr->func.a[0] = rocker0;
-  dr->func.a[1] = 1.0;
-  lwt_clear_initial(d);
+  lw_desc *d = lwt_dead_point_desc(NULL);
   d->solver.t_end = 3.0;
   g_autofree char *dir = g_dir_make_tmp("lw-app-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "dead-point.json", NULL);

@@ -4,35 +4,11 @@
 
 #include <string.h>
 
-/* the rocker of the crank-rocker cannot turn beyond its extreme positions:
- * drive it there at constant speed */
-static lw_desc *driven_rocker(void)
-{
-  lw_desc *d = lwt_read("four-bar.json");
-  lw_driver_desc *dr = lw_desc_add_driver(d, "rocker_motor", "D", 0);
-  dr->func.type = LW_FUNC_LINEAR;
-  /* start where the rocker is (measured below) and sweep at 1 rad/s */
-  dr->func.a[0] = 0.0;
-  dr->func.a[1] = 1.0;
-  return d;
-}
-
 static void test_dead_point(void)
 {
-  /* rocker angle in the assembled start */
-  lw_desc *d0 = lwt_read("four-bar.json");
-  lw_model *m0 = lwt_compile(d0);
-  lw_sim_result r0;
-  g_assert_cmpint(lw_simulate(m0, 0.0, 1e-3, &r0, NULL, NULL), ==, LW_OK);
-  double rocker0 = lwt_at(&r0, 0, lwt_col(m0, "rocker_angle"));
-  lw_sim_result_clear(&r0);
-  lw_model_free(m0);
-  lw_desc_free(d0);
-
-  lw_desc *d = driven_rocker();
-  d->drivers[0].func.a[0] = rocker0;
-  /* the crank is now driven through the rocker: release its initial value */
-  lwt_clear_initial(d);
+  /* the rocker driven through its extreme position */
+  double rocker0;
+  lw_desc *d = lwt_dead_point_desc(&rocker0);
   lw_model *m = lwt_compile(d);
   lw_sim_result r;
   int st = lw_simulate(m, 3.0, 1e-3, &r, NULL, NULL);

@@ -92,7 +92,6 @@ static gpointer worker(gpointer user)
   g_mutex_lock(&self->lock);
   gint64 wall0 = g_get_monotonic_time();
   double t0 = lw_data_time(self->data);
-  gboolean recorded_last = TRUE;
   for (;;) {
     if (self->want_cancel) {
       set_state_locked(self, LW_RUNNER_CANCELLED);
@@ -130,8 +129,7 @@ static gpointer worker(gpointer user)
     if (info.constraint_residual > self->max_residual)
       self->max_residual = info.constraint_residual;
     gboolean last = lw_data_time(self->data) >= self->t_end - 0.5 * self->h;
-    recorded_last = self->steps % self->record_every == 0 || last || self->want_step;
-    if (recorded_last)
+    if (self->steps % self->record_every == 0 || last || self->want_step)
       append_frame_locked(self, self->scratch);
     if (self->want_step) {
       self->want_step = FALSE;
@@ -148,7 +146,6 @@ static gpointer worker(gpointer user)
         g_cond_wait_until(&self->cond, &self->lock, due);
     }
   }
-  (void)recorded_last;
   g_mutex_unlock(&self->lock);
   return NULL;
 }

@@ -53,7 +53,6 @@ struct _LwWindow {
   GFile *file;           /* NULL: built-in or example (save asks where) */
   char *display_name;
   LwSimRunner *runner;
-  lw_model *view_model;  /* a copy of the runner's model for the main thread */
   lw_data *view_data;    /* poses from recorded q, main thread only */
   int nq, ncols, nbodies, njoints, nforces;
   double *q, *outputs, *poses, *joints, *forces;
@@ -68,6 +67,7 @@ struct _LwWindow {
   gboolean updating_scale;
   GArray *plot_series;   /* PlotSeries */
   guint plotted_frames;  /* frames already appended to the plot */
+  guint live_frames;     /* frames already shown live (the rest are new) */
   char *message;
   gboolean automation_done;
 
@@ -162,7 +162,7 @@ static void show_frame(LwWindow *self, guint k)
   double t;
   if (!lw_sim_runner_get_frame(self->runner, k, &t, self->q, self->outputs))
     return;
-  const lw_model *m = self->view_model;
+  const lw_model *m = lw_sim_runner_get_model(self->runner);
   lw_data_set_state(m, self->view_data, t, self->q, NULL, NULL, NULL);
   for (int b = 0; b < self->nbodies; b++)
     lw_body_pose(m, self->view_data, b, self->poses + 12 * b, self->poses + 12 * b + 3);
@@ -186,7 +186,7 @@ double lw_window_get_shown_time(LwWindow *self)
 /* traces of the point-position outputs, from the recorded frames */
 static void update_traces(LwWindow *self, guint nframes)
 {
-  const lw_model *m = self->view_model;
+  const lw_model *m = lw_sim_runner_get_model(self->runner);
   const lw_desc *d = lw_model_desc(m);
   int col = 0, k = 0;
   double *buf = g_new(double, nframes), *xyz = g_new0(double, 3 * (gsize)nframes);
@@ -279,10 +279,11 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
   gint64 now = gdk_frame_clock_get_frame_time(clock);
   LwRunnerState st = lw_sim_runner_get_state(self->runner);
   guint n = lw_sim_runner_get_n_frames(self->runner);
-  gboolean live = st == LW_RUNNER_RUNNING || n > self->plotted_frames;
+  gboolean live = st == LW_RUNNER_RUNNING || n > self->live_frames;
   if (live && !self->playing) {
-    /* live: the newest frame */
-    if (n - 1 != self->shown_frame || st == LW_RUNNER_RUNNING) {
+    /* live: the newest frame, when there is one */
+    if (n > self->live_frames) {
+      self->live_frames = n;
       show_frame(self, n - 1);
       update_traces(self, n);
       record_frame_time(self, now);
@@ -371,25 +372,22 @@ static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const 
     lw_error_locate(err, display_name, map);
     return FALSE;
   }
-  lw_model *mv = lw_compile(desc, err); /* the view's own copy for poses */
-  LwSimRunner *runner = mv ? lw_sim_runner_new(m, err) : NULL;
+  LwSimRunner *runner = lw_sim_runner_new(m, err); /* takes m, also on failure */
   if (!runner) {
-    if (!mv)
-      lw_model_free(m);
-    lw_model_free(mv);
     lw_error_locate(err, display_name, map);
     return FALSE;
   }
+  /* the model is immutable (lw_step takes it const): the main thread reads
+   * it for poses while the worker steps */
+  const lw_model *mv = m;
   /* success: replace the document */
   if (self->runner) {
     g_signal_handlers_disconnect_by_func(self->runner, runner_state_cb, self);
     lw_sim_runner_cancel(self->runner);
   }
-  g_clear_object(&self->runner);
   lw_data_free(self->view_data);
   self->view_data = NULL;
-  g_object_set_data_full(G_OBJECT(self), "view-model", mv, (GDestroyNotify)lw_model_free);
-  self->view_model = mv;
+  g_clear_object(&self->runner);
   lw_desc_free(self->desc);
   self->desc = desc;
   g_set_object(&self->file, file);
@@ -442,6 +440,7 @@ static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const 
   self->playing = FALSE;
   self->shown_frame = 0;
   self->shown_time = 0;
+  self->live_frames = 1;
   show_frame(self, 0);
   set_scale_range(self);
   adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : display_name);
@@ -550,6 +549,7 @@ static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user)
     update_traces(self, n);
     update_plot(self, n);
     set_scale_range(self);
+    self->live_frames = n;
   }
   if (st == LW_RUNNER_FAILED) {
     const lw_error *e = lw_sim_runner_get_error(runner);
@@ -689,6 +689,7 @@ static void reset_cb(GSimpleAction *a, GVariant *p, gpointer user)
   self->plotted_frames = 0;
   update_plot(self, 1);
   lw_view3d_clear_traces(LW_VIEW3D(self->view));
+  self->live_frames = 1;
   show_frame(self, 0);
   set_scale_range(self);
   hide_message(self);
@@ -846,51 +847,69 @@ static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
   gtk_window_close(GTK_WINDOW(user));
 }
 
-/* open / save / export dialogs */
-static GtkFileFilter *filter_new(const char *name, const char *const *patterns)
-{
-  GtkFileFilter *f = gtk_file_filter_new();
-  gtk_file_filter_set_name(f, name);
-  for (int i = 0; patterns[i]; i++)
-    gtk_file_filter_add_pattern(f, patterns[i]);
-  return f;
-}
+/* open / save / export dialogs: one native chooser, the choice handed to fn */
+typedef void (*FileChosenFn)(LwWindow *self, GFile *file, gboolean csv);
 
-static void open_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
+typedef struct {
+  LwWindow *self;
+  FileChosenFn fn;
+  gboolean csv;
+} FileDialog;
+
+static void file_dialog_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
 {
-  LwWindow *self = user;
+  FileDialog *fd = user;
   if (response == GTK_RESPONSE_ACCEPT) {
     g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    lw_window_open_file(self, file);
+    fd->fn(fd->self, file, fd->csv);
   }
+  g_free(fd);
   g_object_unref(dialog);
+}
+
+/* filters: NULL-terminated pairs of name and pattern */
+static void file_dialog(LwWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
+                        const char *suggest, const char *const *filters, FileChosenFn fn, gboolean csv)
+{
+  GtkFileChooserNative *native = gtk_file_chooser_native_new(title, GTK_WINDOW(self), action, accept, _("_Cancel"));
+  if (suggest)
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(native), suggest);
+  for (int i = 0; filters && filters[i]; i += 2) {
+    g_autoptr(GtkFileFilter) f = gtk_file_filter_new();
+    gtk_file_filter_set_name(f, filters[i]);
+    gtk_file_filter_add_pattern(f, filters[i + 1]);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f);
+  }
+  FileDialog *fd = g_new(FileDialog, 1);
+  *fd = (FileDialog){self, fn, csv};
+  g_signal_connect(native, "response", G_CALLBACK(file_dialog_response_cb), fd);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+}
+
+static void open_chosen(LwWindow *self, GFile *file, gboolean csv)
+{
+  (void)csv;
+  lw_window_open_file(self, file);
 }
 
 static void open_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  LwWindow *self = user;
-  GtkFileChooserNative *native = gtk_file_chooser_native_new(_("Open Model"), GTK_WINDOW(self),
-                                                             GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
-  static const char *const models[] = {"*.json", NULL}, *const all[] = {"*", NULL};
-  g_autoptr(GtkFileFilter) fm = filter_new(_("Linkwright models"), models);
-  g_autoptr(GtkFileFilter) fa = filter_new(_("All files"), all);
-  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), fm);
-  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), fa);
-  g_signal_connect(native, "response", G_CALLBACK(open_response_cb), self);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+  const char *const filters[] = {_("Linkwright models"), "*.json", _("All files"), "*", NULL};
+  file_dialog(user, _("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), NULL, filters, open_chosen, FALSE);
 }
 
-static gboolean save_to(LwWindow *self, GFile *file)
+static void save_to(LwWindow *self, GFile *file, gboolean csv)
 {
+  (void)csv;
   g_autofree char *path = g_file_get_path(file);
   g_autoptr(GError) error = NULL;
   if (!path || !lw_model_write_file(self->desc, path, &error)) {
     g_autofree char *msg = g_strdup_printf(_("Cannot save %s: %s"), path ? path : "?",
                                            error ? error->message : _("not a local file"));
     show_message(self, msg);
-    return FALSE;
+    return;
   }
   g_set_object(&self->file, file);
   g_free(self->display_name);
@@ -899,17 +918,6 @@ static gboolean save_to(LwWindow *self, GFile *file)
   add_recent(file);
   g_autofree char *msg = g_strdup_printf(_("Saved %s"), self->display_name);
   toast(self, msg);
-  return TRUE;
-}
-
-static void save_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
-{
-  LwWindow *self = user;
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    save_to(self, file);
-  }
-  g_object_unref(dialog);
 }
 
 static void save_as_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -919,76 +927,49 @@ static void save_as_cb(GSimpleAction *a, GVariant *p, gpointer user)
   LwWindow *self = user;
   if (!self->desc)
     return;
-  GtkFileChooserNative *native = gtk_file_chooser_native_new(_("Save Model"), GTK_WINDOW(self),
-                                                             GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
   g_autofree char *suggest = g_strdup_printf("%s.json", self->desc->name && *self->desc->name ? self->desc->name : "model");
-  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(native), suggest);
-  g_signal_connect(native, "response", G_CALLBACK(save_response_cb), self);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+  file_dialog(self, _("Save Model"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), suggest, NULL, save_to, FALSE);
 }
 
 static void save_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   LwWindow *self = user;
   if (self->file)
-    save_to(self, self->file);
+    save_to(self, self->file, FALSE);
   else
     save_as_cb(a, p, user);
 }
 
-static void export_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
+static void export_chosen(LwWindow *self, GFile *file, gboolean csv)
 {
-  LwWindow *self = user;
-  gboolean csv = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dialog), "csv"));
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    g_autofree char *path = g_file_get_path(file);
-    g_autoptr(GError) error = NULL;
-    LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-    int w = MAX(gtk_widget_get_width(self->plot_view), 640), h = MAX(gtk_widget_get_height(self->plot_view), 400);
-    gboolean ok = csv ? lw_plot_export_csv(plot, path, &error) : lw_plot_export(plot, path, w, h, &error);
-    if (!ok)
-      show_message(self, error->message);
-    else {
-      g_autofree char *msg = g_strdup_printf(_("Exported %s"), path);
-      toast(self, msg);
-    }
+  g_autofree char *path = g_file_get_path(file);
+  g_autoptr(GError) error = NULL;
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  int w = MAX(gtk_widget_get_width(self->plot_view), 640), h = MAX(gtk_widget_get_height(self->plot_view), 400);
+  gboolean ok = csv ? lw_plot_export_csv(plot, path, &error) : lw_plot_export(plot, path, w, h, &error);
+  if (!ok)
+    show_message(self, error->message);
+  else {
+    g_autofree char *msg = g_strdup_printf(_("Exported %s"), path);
+    toast(self, msg);
   }
-  g_object_unref(dialog);
-}
-
-static void export_dialog(LwWindow *self, gboolean csv)
-{
-  GtkFileChooserNative *native = gtk_file_chooser_native_new(csv ? _("Export Plot Data") : _("Export Plot"),
-                                                             GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                                             _("_Export"), _("_Cancel"));
-  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(native), csv ? "plot.csv" : "plot.png");
-  if (!csv) {
-    static const char *const png[] = {"*.png", NULL}, *const svg[] = {"*.svg", NULL}, *const pdf[] = {"*.pdf", NULL};
-    g_autoptr(GtkFileFilter) f1 = filter_new("PNG", png);
-    g_autoptr(GtkFileFilter) f2 = filter_new("SVG", svg);
-    g_autoptr(GtkFileFilter) f3 = filter_new("PDF", pdf);
-    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f1);
-    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f2);
-    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f3);
-  }
-  g_object_set_data(G_OBJECT(native), "csv", GINT_TO_POINTER(csv));
-  g_signal_connect(native, "response", G_CALLBACK(export_response_cb), self);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
 }
 
 static void export_plot_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  export_dialog(user, FALSE);
+  const char *const filters[] = {"PNG", "*.png", "SVG", "*.svg", "PDF", "*.pdf", NULL};
+  file_dialog(user, _("Export Plot"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), "plot.png", filters,
+              export_chosen, FALSE);
 }
 
 static void export_csv_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  export_dialog(user, TRUE);
+  file_dialog(user, _("Export Plot Data"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), "plot.csv", NULL,
+              export_chosen, TRUE);
 }
 
 /* recent files: the menu section and Ctrl+1..5 */
@@ -1204,6 +1185,7 @@ static void lw_window_dispose(GObject *object)
     g_signal_handlers_disconnect_by_func(self->runner, runner_state_cb, self);
     lw_sim_runner_cancel(self->runner);
   }
+  g_clear_pointer(&self->view_data, lw_data_free); /* before the runner's model goes */
   g_clear_object(&self->runner);
   gtk_widget_dispose_template(GTK_WIDGET(self), LW_TYPE_WINDOW);
   G_OBJECT_CLASS(lw_window_parent_class)->dispose(object);
@@ -1212,7 +1194,6 @@ static void lw_window_dispose(GObject *object)
 static void lw_window_finalize(GObject *object)
 {
   LwWindow *self = LW_WINDOW(object);
-  lw_data_free(self->view_data);
   lw_desc_free(self->desc);
   g_clear_object(&self->file);
   g_clear_object(&self->settings);

@@ -1,32 +1,12 @@
 /* lw-camera.c: orbit / pan / zoom camera and its matrices. */
 #include "lw-camera.h"
+#include "lw-vec3.h"
 
 #include <math.h>
 #include <string.h>
 
 #define LW_PI 3.14159265358979323846
 #define PITCH_LIMIT (89.0 * LW_PI / 180.0)
-
-static double dot3(const double a[3], const double b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double normalize3(double a[3])
-{
-  double n = sqrt(dot3(a, a));
-  if (n > 0)
-    for (int i = 0; i < 3; i++)
-      a[i] /= n;
-  return n;
-}
 
 void lw_mat4_identity(double m[16])
 {
@@ -59,7 +39,7 @@ void lw_camera_init(lw_camera *cam)
 void lw_camera_set_up(lw_camera *cam, const double up[3])
 {
   double u[3] = {up[0], up[1], up[2]};
-  if (normalize3(u) < 1e-12) {
+  if (lw_normalize3(u) < 1e-12) {
     u[0] = u[2] = 0;
     u[1] = 1;
   }
@@ -72,13 +52,13 @@ static void world_basis(const lw_camera *cam, double e0[3], double e1[3], double
   memcpy(e1, cam->up, 3 * sizeof(double));
   static const double ax[2][3] = {{1, 0, 0}, {0, 1, 0}};
   for (int k = 0; k < 2; k++) {
-    double d = dot3(ax[k], e1);
+    double d = lw_dot3(ax[k], e1);
     for (int i = 0; i < 3; i++)
       e0[i] = ax[k][i] - d * e1[i];
-    if (normalize3(e0) > 0.1)
+    if (lw_normalize3(e0) > 0.1)
       break;
   }
-  cross3(e0, e1, e2);
+  lw_cross3(e0, e1, e2);
 }
 
 void lw_camera_axes(const lw_camera *cam, double right[3], double up[3], double back[3])
@@ -90,7 +70,7 @@ void lw_camera_axes(const lw_camera *cam, double right[3], double up[3], double 
     back[i] = cp * (sy * e0[i] + cy * e2[i]) + sp * e1[i];
     right[i] = cy * e0[i] - sy * e2[i];
   }
-  cross3(back, right, up);
+  lw_cross3(back, right, up);
 }
 
 void lw_camera_eye(const lw_camera *cam, double eye[3])
@@ -112,9 +92,9 @@ void lw_camera_view_matrix(const lw_camera *cam, double m[16])
     m[i * 4 + 1] = u[i];
     m[i * 4 + 2] = b[i];
   }
-  m[12] = -dot3(r, eye);
-  m[13] = -dot3(u, eye);
-  m[14] = -dot3(b, eye);
+  m[12] = -lw_dot3(r, eye);
+  m[13] = -lw_dot3(u, eye);
+  m[14] = -lw_dot3(b, eye);
 }
 
 /* Near and far planes bracket the scene sphere around the target; the near
@@ -149,11 +129,11 @@ int lw_camera_project(const lw_camera *cam, int width, int height, const double 
   lw_camera_eye(cam, eye);
   for (int i = 0; i < 3; i++)
     d[i] = p[i] - eye[i];
-  double z = -dot3(d, b);
+  double z = -lw_dot3(d, b);
   if (z <= 0)
     return 0;
   double t = tan(0.5 * cam->fov_y), aspect = (double)width / (height > 0 ? height : 1);
-  double xn = dot3(d, r) / (z * t * aspect), yn = dot3(d, u) / (z * t);
+  double xn = lw_dot3(d, r) / (z * t * aspect), yn = lw_dot3(d, u) / (z * t);
   *x_px = 0.5 * (xn + 1) * width;
   *y_px = 0.5 * (1 - yn) * height;
   return 1;
@@ -169,7 +149,7 @@ void lw_camera_ray(const lw_camera *cam, int width, int height, double x_px, dou
   double xn = 2 * x_px / (width > 0 ? width : 1) - 1, yn = 1 - 2 * y_px / (height > 0 ? height : 1);
   for (int i = 0; i < 3; i++)
     dir[i] = xn * t * aspect * r[i] + yn * t * u[i] - b[i];
-  normalize3(dir);
+  lw_normalize3(dir);
 }
 
 void lw_camera_fit(lw_camera *cam, const double bbox_min[3], const double bbox_max[3], int planar)
@@ -220,9 +200,9 @@ void lw_camera_fit_aspect(lw_camera *cam, const double bbox_min[3], const double
     double p[3] = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]};
     for (int i = 0; i < 3; i++)
       p[i] -= c[i];
-    double z = dot3(p, b);
-    d = fmax(d, z + fabs(dot3(p, r)) / tx);
-    d = fmax(d, z + fabs(dot3(p, u)) / ty);
+    double z = lw_dot3(p, b);
+    d = fmax(d, z + fabs(lw_dot3(p, r)) / tx);
+    d = fmax(d, z + fabs(lw_dot3(p, u)) / ty);
   }
   cam->distance = fmax(d, 0.05 * diag);
 }
@@ -255,7 +235,7 @@ void lw_camera_zoom(lw_camera *cam, double factor, double x_px, double y_px, int
   lw_camera_ray(cam, width, height, x_px, y_px, eye, dir);
   /* P: where the ray meets the focal plane through the target; moving the
    * target towards P by (1 - factor) keeps P's direction from the eye */
-  double t = cam->distance / fmax(-dot3(dir, b), 1e-9);
+  double t = cam->distance / fmax(-lw_dot3(dir, b), 1e-9);
   for (int i = 0; i < 3; i++) {
     double p = eye[i] + t * dir[i];
     cam->target[i] += (1 - factor) * (p - cam->target[i]);

@@ -15,6 +15,7 @@
  * parameter grid in the vertex shader, so they need no per-frame uploads.
  */
 #include "lw-render.h"
+#include "lw-vec3.h"
 
 #include <epoxy/gl.h>
 #include <gio/gio.h>
@@ -158,41 +159,15 @@ static const float torque_color[3] = {0.80f, 0.20f, 0.60f};
 static const float axis_colors[3][3] = {{0.86f, 0.20f, 0.20f}, {0.22f, 0.68f, 0.25f}, {0.20f, 0.38f, 0.90f}};
 
 /* ---- small vector helpers ---------------------------------------------- */
-static double dot3(const double a[3], const double b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double norm3(const double a[3])
-{
-  return sqrt(dot3(a, a));
-}
-
-static double normalize3(double a[3])
-{
-  double n = norm3(a);
-  if (n > 0)
-    for (int i = 0; i < 3; i++)
-      a[i] /= n;
-  return n;
-}
-
 /* two unit vectors completing ez to a right-handed basis */
 static void perp_basis(const double ez[3], double ex[3], double ey[3])
 {
   double h[3] = {0, 0, 0};
   int k = fabs(ez[0]) < fabs(ez[1]) ? (fabs(ez[0]) < fabs(ez[2]) ? 0 : 2) : (fabs(ez[1]) < fabs(ez[2]) ? 1 : 2);
   h[k] = 1;
-  cross3(h, ez, ex);
-  normalize3(ex);
-  cross3(ez, ex, ey);
+  lw_cross3(h, ez, ex);
+  lw_normalize3(ex);
+  lw_cross3(ez, ex, ey);
 }
 
 /* columns ex sx, ey sy, ez sz, origin o */
@@ -213,7 +188,7 @@ static void mat_frame(double m[16], const double o[3], const double ex[3], const
 static int mat_segment(double m[16], const double a[3], const double b[3], double radius)
 {
   double ez[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ex[3], ey[3];
-  double len = normalize3(ez);
+  double len = lw_normalize3(ez);
   if (!(len > 0))
     return 0;
   perp_basis(ez, ex, ey);
@@ -501,7 +476,7 @@ void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
     return;
   r->has_model = 1;
   r->planar = d->planar;
-  double g = norm3(d->gravity);
+  double g = lw_norm3(d->gravity);
   if (!d->planar && g > 0)
     for (int i = 0; i < 3; i++)
       r->up[i] = -d->gravity[i] / g;
@@ -814,12 +789,12 @@ static void build_grid(lw_renderer *r)
     double back[3];
     lw_camera_axes(&c, gu, n, back);
     memcpy(n, r->up, sizeof n);
-    cross3(gu, n, gv); /* completes (gu, gv, n) right-handed */
+    lw_cross3(gu, n, gv); /* completes (gu, gv, n) right-handed */
   }
   for (int k = 0; k < 8; k++) {
     double p[3] = {(k & 1) ? r->bmax[0] : r->bmin[0], (k & 2) ? r->bmax[1] : r->bmin[1],
                    (k & 4) ? r->bmax[2] : r->bmin[2]};
-    lo = fmin(lo, dot3(p, n));
+    lo = fmin(lo, lw_dot3(p, n));
   }
   /* planar: just behind the mechanism; spatial: a floor under it */
   double h = r->planar ? -2.5 * r->glyph : lo - 0.01 * r->diag;
@@ -829,7 +804,7 @@ static void build_grid(lw_renderer *r)
   double c[3];
   for (int i = 0; i < 3; i++)
     c[i] = 0.5 * (r->bmin[i] + r->bmax[i]);
-  double cu = round(dot3(c, gu) / major) * major, cv = round(dot3(c, gv) / major) * major;
+  double cu = round(lw_dot3(c, gu) / major) * major, cv = round(lw_dot3(c, gv) / major) * major;
   int nl = (int)ceil(half / step);
   double ext = nl * step;
   int maxv = 4 * 2 * (2 * nl + 1) + 8;
@@ -890,7 +865,7 @@ static void measure(lw_renderer *r, const lw_render_state *s)
 {
   lw_renderer_bounds(r, s, r->bmin, r->bmax);
   double d[3] = {r->bmax[0] - r->bmin[0], r->bmax[1] - r->bmin[1], r->bmax[2] - r->bmin[2]};
-  r->diag = fmax(norm3(d), 1e-6);
+  r->diag = fmax(lw_norm3(d), 1e-6);
   int nw = 0;
   for (int b = 0; b < r->nbodies; b++)
     nw += r->bodies[b].ngeoms;
@@ -915,7 +890,7 @@ static void measure(lw_renderer *r, const lw_render_state *s)
     if (r->forces[k].type == LW_FORCE_SPRING_DAMPER) {
       const double *f = s->forces + 6 * (size_t)k;
       double v[3] = {f[3] - f[0], f[4] - f[1], f[5] - f[2]};
-      r->forces[k].turns = fmin(fmax(round(norm3(v) / (2.2 * r->glyph)), 4), LW_COIL_MAX_TURNS);
+      r->forces[k].turns = fmin(fmax(round(lw_norm3(v) / (2.2 * r->glyph)), 4), LW_COIL_MAX_TURNS);
     }
   build_grid(r);
   /* a model drawn without a state is measured again when one comes */
@@ -952,10 +927,10 @@ static rinst *new_instance(lw_renderer *r, int mesh, const double model[16])
     for (int i = 0; i < 3; i++)
       a[c][i] = mv[c * 4 + i];
   double cof[3][3];
-  cross3(a[1], a[2], cof[0]);
-  cross3(a[2], a[0], cof[1]);
-  cross3(a[0], a[1], cof[2]);
-  double det = dot3(a[0], cof[0]), sg = det < 0 ? -1 : 1;
+  lw_cross3(a[1], a[2], cof[0]);
+  lw_cross3(a[2], a[0], cof[1]);
+  lw_cross3(a[0], a[1], cof[2]);
+  double det = lw_dot3(a[0], cof[0]), sg = det < 0 ? -1 : 1;
   for (int c = 0; c < 3; c++)
     for (int i = 0; i < 3; i++)
       f[16 + c * 3 + i] = (float)(sg * cof[c][i]);
@@ -1101,7 +1076,7 @@ static void draw_arrow(lw_renderer *r, const double from[3], const double dir[3]
                        const float color[3], lw_pick_kind kind, int index)
 {
   double u[3] = {dir[0], dir[1], dir[2]};
-  if (!(normalize3(u) > 0) || !(len > 0))
+  if (!(lw_normalize3(u) > 0) || !(len > 0))
     return;
   double head = fmin(0.4 * len, 4.5 * radius), mid[3], tip[3];
   for (int i = 0; i < 3; i++) {
@@ -1129,16 +1104,16 @@ static void draw_body(lw_renderer *r, int b, const double *pose)
     case LW_GEOM_BAR: {
       /* a link: a flat box with round ends; thickness along the body's z */
       double ex[3] = {g->to[0] - g->from[0], g->to[1] - g->from[1], g->to[2] - g->from[2]};
-      double len = normalize3(ex), w = g->size[0] > 0 ? g->size[0] : r->glyph, th = 0.5 * w;
+      double len = lw_normalize3(ex), w = g->size[0] > 0 ? g->size[0] : r->glyph, th = 0.5 * w;
       double ez[3] = {0, 0, 1}, ey[3], c[3];
       if (len <= 0)
         break;
-      double d = dot3(ez, ex);
+      double d = lw_dot3(ez, ex);
       for (int i = 0; i < 3; i++)
         ez[i] -= d * ex[i];
-      if (normalize3(ez) < 1e-6)
+      if (lw_normalize3(ez) < 1e-6)
         perp_basis(ex, ey, ez);
-      cross3(ez, ex, ey);
+      lw_cross3(ez, ex, ey);
       for (int i = 0; i < 3; i++)
         c[i] = 0.5 * (g->from[i] + g->to[i]);
       mat_frame(L, c, ex, ey, ez, 0.5 * len, 0.5 * w, 0.5 * th);
@@ -1199,7 +1174,7 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
 {
   const rjoint *rj = &r->joints[j];
   double g = r->glyph, o[3] = {jg[0], jg[1], jg[2]}, a[3] = {jg[3], jg[4], jg[5]}, p0[3], p1[3], m[16];
-  if (normalize3(a) <= 0)
+  if (lw_normalize3(a) <= 0)
     a[2] = 1;
   double ex[3], ey[3];
   perp_basis(a, ex, ey);
@@ -1221,7 +1196,7 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
       } else {
         memcpy(sdir, rj->slide, sizeof sdir);
       }
-      normalize3(sdir);
+      lw_normalize3(sdir);
     }
     double sy[3], sz[3];
     perp_basis(sdir, sy, sz);
@@ -1288,7 +1263,7 @@ static void draw_force(lw_renderer *r, int k, const double *f)
   switch (rf->type) {
   case LW_FORCE_SPRING_DAMPER: {
     double ez[3] = {v[0] - a[0], v[1] - a[1], v[2] - a[2]}, ex[3], ey[3];
-    double len = normalize3(ez);
+    double len = lw_normalize3(ez);
     if (!(len > 1e-12))
       break;
     perp_basis(ez, ex, ey);
@@ -1310,7 +1285,7 @@ static void draw_force(lw_renderer *r, int k, const double *f)
   }
   case LW_FORCE_JOINT_SPRING_DAMPER: {
     double ez[3] = {v[0], v[1], v[2]}, ex[3], ey[3], o[3];
-    if (normalize3(ez) <= 0)
+    if (lw_normalize3(ez) <= 0)
       ez[2] = 1;
     perp_basis(ez, ex, ey);
     for (int i = 0; i < 3; i++)
@@ -1320,7 +1295,7 @@ static void draw_force(lw_renderer *r, int k, const double *f)
     break;
   }
   case LW_FORCE_FORCE: {
-    double mag = norm3(v);
+    double mag = lw_norm3(v);
     if (mag > 0)
       draw_arrow(r, a, v, arrow_length(mag, r->weight, 0.3 * r->diag), 0.3 * g, force_color, LW_PICK_FORCE, k);
     break;
@@ -1329,7 +1304,7 @@ static void draw_force(lw_renderer *r, int k, const double *f)
     /* a 3/4 arc around the torque axis (right-hand sense), its sweep
      * growing with the magnitude, with a cone at its end */
     double ez[3] = {v[0], v[1], v[2]}, ex[3], ey[3];
-    double mag = normalize3(ez);
+    double mag = lw_normalize3(ez);
     if (!(mag > 0))
       break;
     if (r->planar) { /* keep the arc in the x-y plane, drawn counter-clockwise for +z */
