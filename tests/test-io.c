@@ -99,9 +99,120 @@ static void test_parameters(void)
   lw_desc_free(d);
 }
 
+/* a spline's values as one parameter array: NAME[k] for every value,
+ * written back as one entry; malformed splines named at the field */
+static void test_spline_params(void)
+{
+  static const char *json =
+      "{\"linkwright\": 1, \"planar\": true, \"bodies\": [{\"name\": \"b\", \"mass\": 1,\n"
+      " \"inertia\": 0.1, \"points\": {\"p\": [1, 0]}}],\n"
+      " \"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"b\", \"point2\": [0, 0]}],\n"
+      " \"forces\": [{\"name\": \"u\", \"type\": \"torque\", \"body\": \"b\", \"value\": 1,\n"
+      "   \"function\": {\"type\": \"spline\", \"start\": 0, \"end\": 1, \"values\": [0, 1, 4, 9, 2]}}],\n"
+      " \"parameters\": [{\"name\": \"k\", \"bind\": \"forces/u/function/*\"},\n"
+      "   {\"name\": \"v\", \"bind\": \"forces/u/function/*\", \"value\": [5, 6, 7, 8, 9]}]}";
+  lw_error err;
+  lw_desc *d = lw_model_read_data(json, -1, "s.json", NULL, &err);
+  if (!d)
+    g_error("%s", err.msg);
+  g_assert_cmpint(d->nparams, ==, 10);
+  g_assert_cmpstr(d->params[3].name, ==, "k[3]");
+  g_assert_cmpstr(d->params[3].targets[0], ==, "forces/u/function/3");
+  g_assert_cmpfloat(d->params[3].value, ==, 9.0);
+  g_assert_cmpfloat(d->params[7].value, ==, 7.0);
+  g_autofree char *t1 = lw_model_to_json(d);
+  g_assert_nonnull(strstr(t1, "\"bind\": \"forces/u/function/*\""));
+  lw_desc *d2 = lw_model_read_data(t1, -1, "w.json", NULL, &err);
+  if (!d2)
+    g_error("%s", err.msg);
+  g_autofree char *t2 = lw_model_to_json(d2);
+  g_assert_cmpstr(t1, ==, t2);
+  g_assert_cmpint(d2->nparams, ==, 10);
+  /* one value of a run set apart: the run is written element by element */
+  g_free(d2->params[2].name);
+  d2->params[2].name = g_strdup("other");
+  g_autofree char *t3 = lw_model_to_json(d2);
+  lw_desc *d3 = lw_model_read_data(t3, -1, "w3.json", NULL, &err);
+  g_assert_nonnull(d3);
+  g_assert_cmpint(d3->nparams, ==, 10);
+  g_assert_cmpstr(d3->params[2].name, ==, "other");
+  lw_desc_free(d3);
+  lw_desc_free(d2);
+  lw_desc_free(d);
+  /* malformed: too few values, end before start, a value not a number */
+  static const char *const bad[][2] = {
+      {"\"values\": [0, 1, 4, 9, 2]", "\"values\": [3]"},
+      {"\"end\": 1", "\"end\": -1"},
+      {"\"values\": [0, 1, 4, 9, 2]", "\"values\": [0, 1, \"x\", 9, 2]"},
+  };
+  static const char *const field[] = {"forces/u/function/values", "forces/u/function/end",
+                                      "forces/u/function/values"};
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    GString *s = g_string_new(json);
+    g_string_replace(s, bad[i][0], bad[i][1], 1);
+    lw_desc *b = lw_model_read_data(s->str, -1, "bad.json", NULL, &err);
+    g_assert_null(b);
+    g_test_message("%s", err.msg);
+    g_assert_cmpstr(err.path, ==, field[i]);
+    g_assert_nonnull(strstr(err.msg, "bad.json:5:"));
+    g_string_free(s, TRUE);
+  }
+}
+
+/* the spline: interpolates, C1, held outside; coefficient tangents exact */
+static void test_spline_eval(void)
+{
+  double kv[7] = {0.3, -1.0, 2.0, 0.5, 0.5, 3.0, -2.0};
+  lw_func f = {.type = LW_FUNC_SPLINE, .n = 7, .a = {1.0, 4.0}, .knots = kv};
+  double h = 0.5;
+  for (int k = 0; k < 7; k++) {
+    double v;
+    lw_func_eval(&f, 1.0 + k * h, &v, NULL, NULL);
+    g_assert_cmpfloat(fabs(v - kv[k]), <=, 1e-15);
+  }
+  double v0, v1;
+  lw_func_eval(&f, 0.2, &v0, NULL, NULL);
+  lw_func_eval(&f, 9.0, &v1, NULL, NULL);
+  g_assert_cmpfloat(v0, ==, kv[0]);
+  g_assert_cmpfloat(v1, ==, kv[6]);
+  /* slope continuous at interior knots; value and slope against differences */
+  for (int k = 1; k < 6; k++) {
+    double t = 1.0 + k * h, e = 1e-9, dl, dr;
+    lw_func_eval(&f, t - e, NULL, &dl, NULL);
+    lw_func_eval(&f, t + e, NULL, &dr, NULL);
+    g_assert_cmpfloat(fabs(dl - dr), <=, 1e-6);
+  }
+  for (double t = 1.01; t < 4.0; t += 0.137) {
+    double v, dv, ddv, vp, vm, dvp, dvm, e = 1e-6;
+    lw_func_eval(&f, t, &v, &dv, &ddv);
+    lw_func_eval(&f, t + e, &vp, &dvp, NULL);
+    lw_func_eval(&f, t - e, &vm, &dvm, NULL);
+    g_assert_cmpfloat(fabs((vp - vm) / (2 * e) - dv), <=, 1e-6 * (1 + fabs(dv)));
+    g_assert_cmpfloat(fabs((dvp - dvm) / (2 * e) - ddv), <=, 1e-5 * (1 + fabs(ddv)));
+    /* d/d value k: the spline is linear in its values, so a unit change is exact */
+    for (int k = 0; k < 7; k++) {
+      double w, wd, wdd, g[3];
+      int on = lw_func_coef_tangent(&f, k, t, &w, &wd, &wdd);
+      double save = kv[k];
+      kv[k] = save + 1.0;
+      lw_func_eval(&f, t, &g[0], &g[1], &g[2]);
+      kv[k] = save;
+      g_assert_cmpfloat(fabs(g[0] - v - w), <=, 1e-12);
+      g_assert_cmpfloat(fabs(g[1] - dv - wd), <=, 1e-11);
+      g_assert_cmpfloat(fabs(g[2] - ddv - wdd), <=, 1e-10);
+      /* each value reaches two intervals either side of its knot */
+      int i = (int)floor((t - 1.0) / h);
+      if (k < i - 1 || k > i + 2)
+        g_assert_false(on);
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/io/spline-params", test_spline_params);
+  g_test_add_func("/io/spline-eval", test_spline_eval);
   g_test_add_func("/io/roundtrip", test_roundtrip);
   g_test_add_func("/io/extreme-numbers", test_extreme_numbers);
   g_test_add_func("/io/locale", test_locale);

@@ -45,17 +45,30 @@ typedef enum {
   LW_FUNC_LINEAR,   /* a[0] + a[1] t */
   LW_FUNC_POLY,     /* sum a[k] t^k, k < n */
   LW_FUNC_SINE,     /* a[0] + a[1] sin(a[2] t + a[3]) : offset, amplitude, omega, phase */
+  LW_FUNC_SPLINE,   /* cubic Hermite spline through the n values knots[k] at the uniformly
+                       spaced times a[0] + k (a[1] - a[0]) / (n - 1), slopes by central
+                       differences (Catmull-Rom; one-sided at the ends), held constant
+                       outside [a[0], a[1]]: C1, and each value moves the curve only over
+                       the four knot intervals around it */
 } lw_func_type;
 
 #define LW_FUNC_MAXCOEF 8
+#define LW_SPLINE_MAXKNOTS 100000
 typedef struct {
   lw_func_type type;
-  int n; /* number of coefficients used (POLY) */
+  int n;         /* number of coefficients used (POLY) or of knots (SPLINE) */
   double a[LW_FUNC_MAXCOEF];
+  double *knots; /* SPLINE: (n) values, owned by the description that holds the function */
 } lw_func;
 
 /* f, df/dt, d2f/dt2 at t; any output pointer may be NULL */
 void lw_func_eval(const lw_func *f, double t, double *v, double *dv, double *ddv);
+/* The derivatives of f, df/dt and d2f/dt2 at t with respect to the
+ * coefficient k (a[k]; for a spline the value knots[k]).  Returns 0 when all
+ * three are exactly zero at t (a spline value far from t). */
+int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *dv, double *ddv);
+/* number of coefficients a path .../function/K can name */
+int lw_func_ncoef(const lw_func *f);
 
 /* ---- model description (what a model file holds) ----------------------- */
 typedef enum {

@@ -663,6 +663,28 @@ static int check_name(const char *kind, int i, const char *name, lw_error *err)
   return 0;
 }
 
+/* a spline needs 2 or more finite values over an interval of time */
+static int check_func(const lw_func *f, const char *path, lw_error *err)
+{
+  if (f->type != LW_FUNC_SPLINE)
+    return 0;
+  if (!f->knots || f->n < 2 || f->n > LW_SPLINE_MAXKNOTS) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "a spline needs 2 to %d values (it has %d)",
+                 LW_SPLINE_MAXKNOTS, f->knots ? f->n : 0);
+    return -1;
+  }
+  if (!(f->a[1] > f->a[0]) || !isfinite(f->a[0]) || !isfinite(f->a[1])) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "spline 'end' (%.17g) must be later than 'start' (%.17g)",
+                 f->a[1], f->a[0]);
+    return -1;
+  }
+  if (!finite3(f->knots, f->n)) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "spline values must be finite");
+    return -1;
+  }
+  return 0;
+}
+
 lw_model *lw_compile(const lw_desc *src, lw_error *err)
 {
   char path[256];
@@ -900,10 +922,11 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
     snprintf(path, sizeof path, "drivers/%s/joint", dr->name);
     int ci;
     COORD_OF(dr->joint, dr->coordinate, "driver", ci);
-    if (!finite3(dr->func.a, LW_FUNC_MAXCOEF)) {
-      snprintf(path, sizeof path, "drivers/%s/function", dr->name);
+    snprintf(path, sizeof path, "drivers/%s/function", dr->name);
+    if (!finite3(dr->func.a, LW_FUNC_MAXCOEF))
       FAIL(path, "driver '%s': function coefficients must be finite", dr->name);
-    }
+    if (check_func(&dr->func, path, err))
+      goto fail;
     m->drivers[i] = dr->func;
     const lw_coord *co = &m->coords[ci];
     lw_row *r = row_new(&rs, LW_OWNER_DRIVER, i);
@@ -980,6 +1003,12 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
     }
     if (!isfinite(fd->rest) || !finite3(fd->vector, 3) || !finite3(fd->func.a, LW_FUNC_MAXCOEF))
       FAIL(path, "force '%s': values must be finite", fd->name);
+    {
+      char fp[256];
+      snprintf(fp, sizeof fp, "forces/%s/function", fd->name);
+      if (check_func(&fd->func, fp, err))
+        goto fail;
+    }
     switch (fd->type) {
     case LW_FORCE_SPRING_DAMPER: {
       lw_vexpr P[2];

@@ -203,6 +203,7 @@ void lw_desc_free(lw_desc *d)
     lw_force_desc *f = &d->forces[i];
     free(f->name);
     free(f->joint);
+    free(f->func.knots);
     for (int k = 0; k < 2; k++) {
       free(f->body[k]);
       free(f->place[k].ref);
@@ -211,6 +212,7 @@ void lw_desc_free(lw_desc *d)
   for (int i = 0; i < d->ndrivers; i++) {
     free(d->drivers[i].name);
     free(d->drivers[i].joint);
+    free(d->drivers[i].func.knots);
   }
   for (int i = 0; i < d->ninitial; i++)
     free(d->initial[i].joint);
@@ -293,6 +295,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     const lw_force_desc *sf = &s->forces[i];
     f->name = dup_str(sf->name);
     f->joint = dup_str(sf->joint);
+    f->func.knots = dup_mem(sf->func.knots, sizeof(double) * (size_t)(sf->func.knots ? sf->func.n : 0));
     for (int k = 0; k < 2; k++) {
       f->body[k] = dup_str(sf->body[k]);
       place_copy(&f->place[k], &sf->place[k]);
@@ -302,6 +305,8 @@ lw_desc *lw_desc_copy(const lw_desc *s)
   for (int i = 0; i < s->ndrivers; i++) {
     d->drivers[i].name = dup_str(s->drivers[i].name);
     d->drivers[i].joint = dup_str(s->drivers[i].joint);
+    d->drivers[i].func.knots =
+        dup_mem(s->drivers[i].func.knots, sizeof(double) * (size_t)(s->drivers[i].func.knots ? s->drivers[i].func.n : 0));
   }
   d->initial = dup_mem(s->initial, sizeof *s->initial * (size_t)s->ninitial);
   for (int i = 0; i < s->ninitial; i++)
@@ -421,9 +426,23 @@ static double *comp(double *v, int n, const char *rest)
   return &v[k];
 }
 
+int lw_func_ncoef(const lw_func *f)
+{
+  switch (f->type) {
+  case LW_FUNC_CONSTANT: return 1;
+  case LW_FUNC_LINEAR: return 2;
+  case LW_FUNC_POLY: return f->n;
+  case LW_FUNC_SINE: return 4;
+  case LW_FUNC_SPLINE: return f->knots ? f->n : 0;
+  }
+  return 0;
+}
+
 static double *func_field(lw_func *f, const char *rest)
 {
-  return comp(f->a, LW_FUNC_MAXCOEF, rest);
+  if (f->type == LW_FUNC_SPLINE)
+    return comp(f->knots, lw_func_ncoef(f), rest);
+  return comp(f->a, lw_func_ncoef(f), rest);
 }
 
 static double *place_field(lw_place *pl, const char *rest)
@@ -582,11 +601,118 @@ double *lw_desc_field(lw_desc *d, const char *path)
   return NULL;
 }
 
+/* The spline as weights on the knot values: on the interval [t_i, t_i+1]
+ * (s in [0, 1]) the Hermite form h00 b_i + h10 m_i + h01 b_i+1 + h11 m_i+1
+ * with slopes m_j = (b_hi - b_lo) / (hi - lo), lo = max(j-1, 0),
+ * hi = min(j+1, n-1).  Slot j of w holds the weight of knot i - 1 + j;
+ * returns i, or -1 when t lies outside (the end value is held: the weight
+ * of that knot is 1 in *end). */
+static int spline_weights(const lw_func *f, double t, double w[4], double wd[4], double wdd[4], int *end)
+{
+  int n = f->n;
+  double t0 = f->a[0], t1 = f->a[1];
+  double dt = n > 1 ? (t1 - t0) / (n - 1) : 1.0;
+  memset(w, 0, 4 * sizeof(double));
+  memset(wd, 0, 4 * sizeof(double));
+  memset(wdd, 0, 4 * sizeof(double));
+  if (n < 2 || !(t > t0) || !(t < t1)) {
+    *end = (n < 2 || !(t > t0)) ? 0 : n - 1;
+    return -1;
+  }
+  int i = (int)floor((t - t0) / dt);
+  if (i > n - 2)
+    i = n - 2;
+  if (i < 0)
+    i = 0;
+  double s = (t - t0) / dt - i;
+  double s2 = s * s, s3 = s2 * s;
+  double h[4] = {2 * s3 - 3 * s2 + 1, s3 - 2 * s2 + s, -2 * s3 + 3 * s2, s3 - s2};
+  double hd[4] = {6 * s2 - 6 * s, 3 * s2 - 4 * s + 1, -6 * s2 + 6 * s, 3 * s2 - 2 * s};
+  double hdd[4] = {12 * s - 6, 6 * s - 4, -12 * s + 6, 6 * s - 2};
+  /* values b_i (slot 1), b_i+1 (slot 2) */
+  w[1] += h[0]; wd[1] += hd[0]; wdd[1] += hdd[0];
+  w[2] += h[2]; wd[2] += hd[2]; wdd[2] += hdd[2];
+  for (int e = 0; e < 2; e++) { /* slopes at i (e = 0) and i + 1 */
+    int j = i + e;
+    int lo = j > 0 ? j - 1 : 0, hi = j < n - 1 ? j + 1 : n - 1;
+    double fac = 1.0 / (hi - lo);
+    double c = e ? h[3] : h[1], cd = e ? hd[3] : hd[1], cdd = e ? hdd[3] : hdd[1];
+    int shi = hi - i + 1, slo = lo - i + 1;
+    w[shi] += fac * c; wd[shi] += fac * cd; wdd[shi] += fac * cdd;
+    w[slo] -= fac * c; wd[slo] -= fac * cd; wdd[slo] -= fac * cdd;
+  }
+  for (int k = 0; k < 4; k++) {
+    wd[k] /= dt;
+    wdd[k] /= dt * dt;
+  }
+  return i;
+}
+
+int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *dv, double *ddv)
+{
+  double x = 0, dx = 0, ddx = 0;
+  if (f->type == LW_FUNC_SPLINE) {
+    double w[4], wd[4], wdd[4];
+    int end = 0;
+    int i = spline_weights(f, t, w, wd, wdd, &end);
+    if (i < 0) {
+      x = k == end ? 1.0 : 0.0;
+    } else if (k >= i - 1 && k <= i + 2) {
+      x = w[k - i + 1];
+      dx = wd[k - i + 1];
+      ddx = wdd[k - i + 1];
+    }
+  } else if (f->type == LW_FUNC_SINE) {
+    const double *a = f->a;
+    double ph = a[2] * t + a[3], s = sin(ph), c = cos(ph);
+    switch (k) {
+    case 0: x = 1; break;
+    case 1: x = s; dx = a[2] * c; ddx = -a[2] * a[2] * s; break;
+    case 2:
+      x = a[1] * c * t;
+      dx = a[1] * c - a[1] * a[2] * s * t;
+      ddx = -2.0 * a[1] * a[2] * s - a[1] * a[2] * a[2] * c * t;
+      break;
+    case 3: x = a[1] * c; dx = -a[1] * a[2] * s; ddx = -a[1] * a[2] * a[2] * c; break;
+    default: break;
+    }
+  } else if (k >= 0 && k < LW_FUNC_MAXCOEF) {
+    lw_func g = *f;
+    memset(g.a, 0, sizeof g.a);
+    g.a[k] = 1.0;
+    lw_func_eval(&g, t, &x, &dx, &ddx);
+  }
+  if (v) *v = x;
+  if (dv) *dv = dx;
+  if (ddv) *ddv = ddx;
+  return x != 0.0 || dx != 0.0 || ddx != 0.0;
+}
+
 void lw_func_eval(const lw_func *f, double t, double *v, double *dv, double *ddv)
 {
   double x = 0, dx = 0, ddx = 0;
   const double *a = f->a;
   switch (f->type) {
+  case LW_FUNC_SPLINE: {
+    double w[4], wd[4], wdd[4];
+    int end = 0;
+    if (!f->knots || f->n < 1)
+      break;
+    int i = spline_weights(f, t, w, wd, wdd, &end);
+    if (i < 0) {
+      x = f->knots[end];
+      break;
+    }
+    for (int k = 0; k < 4; k++) {
+      int j = i - 1 + k;
+      if (j < 0 || j >= f->n)
+        continue;
+      x += w[k] * f->knots[j];
+      dx += wd[k] * f->knots[j];
+      ddx += wdd[k] * f->knots[j];
+    }
+    break;
+  }
   case LW_FUNC_CONSTANT:
     x = a[0];
     break;

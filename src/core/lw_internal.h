@@ -209,6 +209,13 @@ typedef struct {
   lw_model *dm;        /* same layout as the model; numbers are derivatives */
   char *row_on, *force_on, *body_on, *coord_on, *out_on, *term_on; /* nonzero parts */
   int grav_on, init_on, any;
+  /* a parameter bound only to one coefficient of one time function (a spline
+   * value, say): fn_kind 1 (force) or 2 (driver), the element, the
+   * coefficient and how often it is bound there; dm is then a shared model
+   * of zeros (shared_dm) and the function's derivative is taken directly */
+  int fn_kind, fn_index, fn_coef;
+  double fn_scale;
+  int shared_dm;
 } lw_tangent;
 
 /* the point of linearization */
@@ -249,6 +256,13 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
                      int ldc);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
+/* the model of zeros shared by function tangents (free with lw_model_free) */
+lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err);
+/* parameter j of desc as a function tangent on the zero model, or NULL when
+ * it is bound to anything but one coefficient of one time function */
+lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero);
+/* 0 when the tangent's step columns are exactly zero at time t */
+int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t);
 void lw_tangent_free(lw_tangent *t);
 
 #endif

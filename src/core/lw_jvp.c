@@ -32,7 +32,10 @@ void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, d
   if (f->type != LW_FUNC_SINE) {
     /* linear in the coefficients */
     lw_func g = *f;
-    memcpy(g.a, tf->a, sizeof g.a);
+    if (f->type == LW_FUNC_SPLINE)
+      g.knots = tf->knots; /* the times are not parameters */
+    else
+      memcpy(g.a, tf->a, sizeof g.a);
     lw_func_eval(&g, t, v, dv, ddv);
     return;
   }
@@ -45,6 +48,32 @@ void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, d
     *dv = (b[1] * a[2] + a[1] * b[2]) * c - a[1] * a[2] * s * dph;
   if (ddv)
     *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
+}
+
+/* a time function's derivative along the tangent: kind 1 force, 2 driver */
+static void func_tan(const lw_tangent *tg, int kind, int idx, const lw_func *f, const lw_func *tf, double t,
+                     double *v, double *dv, double *ddv)
+{
+  if (tg->fn_kind) {
+    double a = 0, b = 0, c = 0;
+    if (tg->fn_kind == kind && tg->fn_index == idx)
+      lw_func_coef_tangent(f, tg->fn_coef, t, &a, &b, &c);
+    if (v) *v = tg->fn_scale * a;
+    if (dv) *dv = tg->fn_scale * b;
+    if (ddv) *ddv = tg->fn_scale * c;
+    return;
+  }
+  lw_func_tangent(f, tf, t, v, dv, ddv);
+}
+
+int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t)
+{
+  if (!tg || !tg->any)
+    return 0;
+  if (!tg->fn_kind)
+    return 1;
+  const lw_func *f = tg->fn_kind == 1 ? &m->forces[tg->fn_index].func : &m->drivers[tg->fn_index];
+  return lw_func_coef_tangent(f, tg->fn_coef, t, NULL, NULL, NULL);
 }
 
 /* a vector linear in q at x and its derivative along dx (NULL: 0) and the
@@ -299,7 +328,7 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
       break; /* independent of the state */
     double sv, dsv;
     lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
-    lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
+    func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
     double F[3], dF[3];
     for (int i = 0; i < nd; i++) {
       F[i] = sv * f->vec[i];
@@ -317,7 +346,7 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
     double sv, dsv = 0;
     lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
     if (fon)
-      lw_func_tangent(&f->func, &tf->func, p->t, &dsv, NULL, NULL);
+      func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
     const double *qb = p->q + (size_t)f->body * nqb;
     const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
     double *Qb = dQ + (size_t)f->body * nqb;
@@ -378,7 +407,7 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
     row_sc(m, tm, r, &pr, dir, &s);
     double df = 0, dfd = 0, dfdd = 0;
     if (tm && row->func >= 0)
-      lw_func_tangent(&m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
+      func_tan(tg, 2, row->func, &m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
     if (o->dphi)
       o->dphi[r] = s.dv - df;
     if (o->dvel)
@@ -708,6 +737,8 @@ static double comb(const double *const x[4], size_t i, const double c[4], int *o
   return s;
 }
 
+static void tangent_flags(lw_tangent *t, const lw_model *m);
+
 #define VXS(M, field) {&(M)[0]->field, &(M)[1]->field, &(M)[2]->field, &(M)[3]->field}
 
 /* t = sum_k c_k m_k over every constant a parameter can reach; returns -1
@@ -762,6 +793,12 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       const double *fa[4] = {mk[0]->drivers[f].a, mk[1]->drivers[f].a, mk[2]->drivers[f].a, mk[3]->drivers[f].a};
       for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
         o->drivers[f].a[i] = comb(fa, (size_t)i, c, &on);
+      if (m->drivers[f].type == LW_FUNC_SPLINE) {
+        const double *fk[4] = {mk[0]->drivers[f].knots, mk[1]->drivers[f].knots, mk[2]->drivers[f].knots,
+                               mk[3]->drivers[f].knots};
+        for (int i = 0; i < m->drivers[f].n; i++)
+          o->drivers[f].knots[i] = comb(fk, (size_t)i, c, &on);
+      }
     }
     t->row_on[r] = on;
     t->any |= on;
@@ -808,6 +845,11 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       fo->vec[i] = comb(vec, (size_t)i, c, &on);
     for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
       fo->func.a[i] = comb(fa, (size_t)i, c, &on);
+    if (fs[0]->func.type == LW_FUNC_SPLINE) {
+      const double *fk[4] = {fs[0]->func.knots, fs[1]->func.knots, fs[2]->func.knots, fs[3]->func.knots};
+      for (int i = 0; i < fs[0]->func.n; i++)
+        fo->func.knots[i] = comb(fk, (size_t)i, c, &on);
+    }
     if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
       on = 1;
     t->force_on[n] = on;
@@ -849,7 +891,8 @@ void lw_tangent_free(lw_tangent *t)
 {
   if (!t)
     return;
-  lw_model_free(t->dm);
+  if (!t->shared_dm)
+    lw_model_free(t->dm);
   free(t->row_on);
   free(t->force_on);
   free(t->body_on);
@@ -892,13 +935,7 @@ lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
     t = NULL;
     goto out;
   }
-  const lw_model *m = t->dm;
-  t->row_on = calloc((size_t)m->nc + 1, 1);
-  t->force_on = calloc((size_t)m->nforces + 1, 1);
-  t->body_on = calloc((size_t)m->nb + 1, 1);
-  t->coord_on = calloc((size_t)m->ncoords + 1, 1);
-  t->out_on = calloc((size_t)m->nout + 1, 1);
-  t->term_on = calloc((size_t)m->nterms + 1, 1);
+  tangent_flags(t, t->dm);
   /* (4 D(eps/2) - D(eps)) / 3, D(e) = (f(v + e) - f(v - e)) / (2 e) */
   double c[4] = {-1.0 / (6.0 * eps), 1.0 / (6.0 * eps), 4.0 / (3.0 * eps), -4.0 / (3.0 * eps)};
   if (combine(t, mk, c)) {
@@ -913,5 +950,108 @@ out:
   for (int k = 0; k < 4; k++)
     lw_model_free(mk[k]);
   lw_desc_free(dd);
+  return t;
+}
+
+static void tangent_flags(lw_tangent *t, const lw_model *m)
+{
+  t->row_on = calloc((size_t)m->nc + 1, 1);
+  t->force_on = calloc((size_t)m->nforces + 1, 1);
+  t->body_on = calloc((size_t)m->nb + 1, 1);
+  t->coord_on = calloc((size_t)m->ncoords + 1, 1);
+  t->out_on = calloc((size_t)m->nout + 1, 1);
+  t->term_on = calloc((size_t)m->nterms + 1, 1);
+}
+
+lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err)
+{
+  lw_tangent t = {0};
+  t.dm = lw_compile(desc, err);
+  if (!t.dm)
+    return NULL;
+  tangent_flags(&t, t.dm);
+  lw_model *mk[4] = {t.dm, t.dm, t.dm, t.dm};
+  double c[4] = {0, 0, 0, 0};
+  combine(&t, mk, c);
+  free(t.row_on);
+  free(t.force_on);
+  free(t.body_on);
+  free(t.coord_on);
+  free(t.out_on);
+  free(t.term_on);
+  return t.dm;
+}
+
+/* "forces/F/function/K" or "drivers/D/function/K": kind, element and K */
+static int func_target(const lw_desc *d, const char *path, int *kind, int *idx, int *coef)
+{
+  const char *list = NULL;
+  if (!strncmp(path, "forces/", 7)) {
+    *kind = 1;
+    list = path + 7;
+  } else if (!strncmp(path, "drivers/", 8)) {
+    *kind = 2;
+    list = path + 8;
+  } else {
+    return 0;
+  }
+  const char *sl = strchr(list, '/');
+  if (!sl || strncmp(sl, "/function/", 10))
+    return 0;
+  size_t nl = (size_t)(sl - list);
+  char *end = NULL;
+  long k = strtol(sl + 10, &end, 10);
+  if (!end || *end || end == sl + 10 || k < 0)
+    return 0;
+  int n = *kind == 1 ? d->nforces : d->ndrivers;
+  for (int i = 0; i < n; i++) {
+    const char *nm = *kind == 1 ? d->forces[i].name : d->drivers[i].name;
+    if (nm && strlen(nm) == nl && !strncmp(nm, list, nl)) {
+      const lw_func *f = *kind == 1 ? &d->forces[i].func : &d->drivers[i].func;
+      if (k >= lw_func_ncoef(f))
+        return 0;
+      *idx = i;
+      *coef = (int)k;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero)
+{
+  const lw_param_desc *pp = &desc->params[j];
+  int kind = 0, idx = -1, coef = -1;
+  if (pp->ntargets < 1)
+    return NULL;
+  for (int k = 0; k < pp->ntargets; k++) {
+    int kd, ix, cf;
+    if (!func_target(desc, pp->targets[k], &kd, &ix, &cf))
+      return NULL;
+    if (k > 0 && (kd != kind || ix != idx || cf != coef))
+      return NULL;
+    kind = kd;
+    idx = ix;
+    coef = cf;
+  }
+  const lw_func *f = kind == 1 ? &desc->forces[idx].func : &desc->drivers[idx].func;
+  if (f->type == LW_FUNC_SINE && coef != 0)
+    return NULL; /* nonlinear in the coefficient: the general path */
+  lw_tangent *t = calloc(1, sizeof *t);
+  t->dm = zero;
+  t->shared_dm = 1;
+  tangent_flags(t, zero);
+  t->fn_kind = kind;
+  t->fn_index = idx;
+  t->fn_coef = coef;
+  t->fn_scale = (double)pp->ntargets;
+  if (kind == 1) {
+    t->force_on[idx] = 1;
+  } else {
+    for (int r = 0; r < zero->nc; r++)
+      if (zero->rows[r].owner_kind == LW_OWNER_DRIVER && zero->rows[r].owner == idx)
+        t->row_on[r] = 1;
+  }
+  t->any = 1;
   return t;
 }

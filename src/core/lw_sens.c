@@ -234,6 +234,7 @@ typedef struct {
   double *M, *AP, *KM, *C, *DVq, *DAq, *DAqd, *FP, *FV, *FA;
   int *ipP, *ipM;
   double sP, sM; /* scales of the constraint rows in AP and KM */
+  char *act; /* (p) the parameter's step columns are nonzero */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs */
   char *out_used;
@@ -391,21 +392,23 @@ static int lin_step(sens *s, const double *sa, const double *sb)
                  t);
     return -1;
   }
-  /* parameter columns */
+  /* parameter columns; act[j] = 0 marks a column that is exactly zero
+   * (not written): a spline value far from t */
+  for (int i = 0; i < nq; i++) {
+    s->e[i] = qd[i] - s->qds[i];
+    s->e2[i] = qdd[i] - s->qdds[i];
+  }
   for (int j = 0; j < s->p; j++) {
     double *fp = s->FP + (size_t)j * n1, *fv = s->FV + (size_t)j * n1, *fa = s->FA + (size_t)j * n1;
+    const lw_tangent *tg = s->tg[j];
+    s->act[j] = (char)lw_tangent_active(m, tg, t);
+    if (!s->act[j])
+      continue;
     memset(fp, 0, sizeof(double) * (size_t)n1);
     memset(fv, 0, sizeof(double) * (size_t)n1);
     memset(fa, 0, sizeof(double) * (size_t)n1);
-    const lw_tangent *tg = s->tg[j];
-    if (!tg || !tg->any)
-      continue;
     lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
     lw_lin_jvp(m, d, &pt, &dir, &o1);
-    for (int i = 0; i < nq; i++) {
-      s->e[i] = qd[i] - s->qds[i];
-      s->e2[i] = qdd[i] - s->qdds[i];
-    }
     lw_tangent_mass_mul(m, tg, s->qdds, fp);
     lw_tangent_mass_mul(m, tg, s->e, fv);
     lw_tangent_mass_mul(m, tg, s->e2, fa);
@@ -467,8 +470,8 @@ static void outputs_at(sens *s, const double *st, int lin)
     for (int j = 0; j < s->p; j++) {
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
-      if (!s->tg[j] || !s->tg[j]->any)
-        continue;
+      if (!s->tg[j] || !s->tg[j]->any || s->tg[j]->fn_kind)
+        continue; /* outputs do not read time functions */
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, s->tg[j], -1};
       lw_output_jvp(m, d, s->tg[j], k, &pt, &dir, s->dy);
       for (int i = 0; i < w; i++)
@@ -751,7 +754,7 @@ static void sens_free(sens *s)
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->rhs, s->out_used, s->y_const,
-                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth};
+                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
 }
@@ -770,6 +773,7 @@ static int sens_alloc(sens *s)
   s->FP = calloc((size_t)n1 * p, sizeof(double));
   s->FV = calloc((size_t)n1 * p, sizeof(double));
   s->FA = calloc((size_t)n1 * p, sizeof(double));
+  s->act = calloc((size_t)p + 1, 1);
   s->ipP = calloc((size_t)n1 + 1, sizeof(int));
   s->ipM = calloc((size_t)n1 + 1, sizeof(int));
   s->qds = calloc((size_t)nq + 1, sizeof(double));
@@ -975,7 +979,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               bh[i] = -(s->c2 * x[i] + x[nq + i]);
             }
             double *r = R + (size_t)j * n1;
-            memcpy(r, s->FP + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            if (s->act[j])
+              memcpy(r, s->FP + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            else
+              memset(r, 0, sizeof(double) * (size_t)n1);
             gemv(nq, nq, 1.0, s->M, ah, r);
             gemv(nq, nq, 1.0, s->C, bh, r);
             for (int i = 0; i < n1; i++)
@@ -987,7 +994,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             memcpy(x, r, sizeof(double) * (size_t)nq);                  /* q' */
             memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);    /* lambda' */
             const double *bh = Sn + (size_t)j * nx + nq;
-            memcpy(r, s->FV + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            if (s->act[j])
+              memcpy(r, s->FV + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            else
+              memset(r, 0, sizeof(double) * (size_t)n1);
             gemv(n1, nq, 1.0, s->DVq, x, r);
             gemv(nq, nq, -1.0, s->M, bh, r);
             for (int i = 0; i < n1; i++)
@@ -998,7 +1008,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x + nq, r, sizeof(double) * (size_t)nq);             /* qd' */
             const double *ah = Sn + (size_t)j * nx;
-            memcpy(r, s->FA + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            if (s->act[j])
+              memcpy(r, s->FA + (size_t)j * n1, sizeof(double) * (size_t)n1);
+            else
+              memset(r, 0, sizeof(double) * (size_t)n1);
             gemv(n1, nq, 1.0, s->DAq, x, r);
             gemv(n1, nq, 1.0, s->DAqd, x + nq, r);
             gemv(nq, nq, -1.0, s->M, ah, r);
@@ -1190,7 +1203,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           gemv_t(n1, nq, -1.0, s->DAq, muA, muP);
           kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 1, muP, 1);
           for (int j = 0; j < p; j++)
-            s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) +
+            if (s->act[j])
+              s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) +
                                          dotn(n1, s->FV + (size_t)j * n1, muV) +
                                          dotn(n1, s->FA + (size_t)j * n1, muA);
           /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
@@ -1306,9 +1320,16 @@ int lw_sensitivity(const lw_desc *desc, const lw_sens_options *opt, lw_sens_resu
     goto done;
   }
   lw_tangent **tg = calloc((size_t)p + 1, sizeof(lw_tangent *));
+  lw_model *zero = NULL;
   if (opt->method != LW_SENS_VALUE)
     for (int j = 0; j < p; j++) {
-      tg[j] = lw_tangent_new(desc, opt->params[j], err);
+      /* a time-function coefficient (a spline value): its derivative is
+       * taken directly, on a shared model of zeros */
+      if (!zero)
+        zero = lw_tangent_zero_model(desc, err);
+      tg[j] = zero ? lw_tangent_new_func(desc, opt->params[j], zero) : NULL;
+      if (!tg[j])
+        tg[j] = lw_tangent_new(desc, opt->params[j], err);
       if (!tg[j]) {
         st = err->status ? err->status : LW_ERR_MODEL;
         break;
@@ -1320,6 +1341,7 @@ int lw_sensitivity(const lw_desc *desc, const lw_sens_options *opt, lw_sens_resu
   for (int j = 0; j < p; j++)
     lw_tangent_free(tg[j]);
   free(tg);
+  lw_model_free(zero);
 done:
   res->wall_time_s = now_s() - t0;
   lw_model_free(m);

@@ -318,11 +318,14 @@ static JsonObject *element(reader *r, JsonArray *a, guint k, const char *list, J
   return o;
 }
 
+static void read_param_array(reader *r, JsonObject *o, const char *path, const char *bp, const char *name,
+                             const char *bind);
+
 /* ---- pieces ------------------------------------------------------------ */
 static void read_func(reader *r, JsonObject *o, const char *path, lw_func *f)
 {
   static const char *const keys[] = {"type", "value", "rate", "coefficients", "offset", "amplitude",
-                                     "omega", "phase", NULL};
+                                     "omega", "phase", "start", "end", "values", NULL};
   check_keys(r, o, path, keys);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -359,8 +362,31 @@ static void read_func(reader *r, JsonObject *o, const char *path, lw_func *f)
     need_num(r, o, "amplitude", path, &f->a[1]);
     need_num(r, o, "omega", path, &f->a[2]);
     get_num(r, o, "phase", path, &f->a[3]);
+  } else if (!strcmp(type, "spline")) {
+    f->type = LW_FUNC_SPLINE;
+    need_num(r, o, "start", path, &f->a[0]);
+    need_num(r, o, "end", path, &f->a[1]);
+    JsonArray *a = get_arr(r, o, "values", path);
+    if (!a) {
+      if (!r->failed)
+        fail(r, path, "required field 'values' is missing");
+      return;
+    }
+    int n = (int)json_array_get_length(a);
+    g_autofree char *p = g_strdup_printf("%s/values", path);
+    if (n < 2 || n > LW_SPLINE_MAXKNOTS) {
+      fail(r, p, "'values' must have 2 to %d numbers (it has %d)", LW_SPLINE_MAXKNOTS, n);
+      return;
+    }
+    f->knots = calloc((size_t)n, sizeof(double));
+    f->n = n;
+    array_node(r, json_object_get_member(o, "values"), p, "values", f->knots, n);
+    if (!r->failed && !(f->a[1] > f->a[0])) {
+      g_autofree char *pe = g_strdup_printf("%s/end", path);
+      fail(r, pe, "'end' (%g) must be later than 'start' (%g)", f->a[1], f->a[0]);
+    }
   } else {
-    fail(r, tp, "unknown function type '%s' (expected constant, linear, poly or sine)", type);
+    fail(r, tp, "unknown function type '%s' (expected constant, linear, poly, sine or spline)", type);
   }
 }
 
@@ -796,10 +822,16 @@ static void read_root(reader *r, JsonObject *root)
       if (o) {
         static const char *const pk[] = {"name", "bind", "value", NULL};
         check_keys(r, o, path, pk);
-        lw_param_desc *p = lw_desc_add_param(d, name, NULL);
         JsonNode *b = json_object_get_member(o, "bind");
         g_autofree char *bp = g_strdup_printf("%s/bind", path);
         mark(r, o, "bind", bp);
+        if (b && JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING &&
+            g_str_has_suffix(json_node_get_string(b), "/*")) {
+          read_param_array(r, o, path, bp, name, json_node_get_string(b));
+          g_clear_pointer(&path, g_free);
+          continue;
+        }
+        lw_param_desc *p = lw_desc_add_param(d, name, NULL);
         if (!b) {
           fail(r, path, "required field 'bind' is missing");
         } else if (JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING) {
@@ -834,6 +866,43 @@ static void read_root(reader *r, JsonObject *root)
       }
       g_clear_pointer(&path, g_free);
     }
+}
+
+/* "bind" "PREFIX/" followed by "*": one parameter NAME[k] for every component k of the
+ * field PREFIX (for example every value of a spline); "value" is omitted
+ * (the fields' values) or an array with one number per component */
+static void read_param_array(reader *r, JsonObject *o, const char *path, const char *bp, const char *name,
+                             const char *bind)
+{
+  lw_desc *d = r->d;
+  g_autofree char *prefix = g_strndup(bind, strlen(bind) - 2);
+  int n = 0;
+  for (;; n++) {
+    g_autofree char *fp = g_strdup_printf("%s/%d", prefix, n);
+    if (!lw_desc_field(d, fp))
+      break;
+  }
+  if (n == 0) {
+    fail(r, bp, "parameter '%s' names '%s', which has no numeric components in this model", name, bind);
+    return;
+  }
+  double *values = NULL;
+  if (json_object_has_member(o, "value")) {
+    g_autofree char *vp = g_strdup_printf("%s/value", path);
+    mark(r, o, "value", vp);
+    values = calloc((size_t)n, sizeof(double));
+    if (!array_node(r, json_object_get_member(o, "value"), vp, "value", values, n)) {
+      free(values);
+      return;
+    }
+  }
+  for (int k = 0; k < n; k++) {
+    g_autofree char *pn = g_strdup_printf("%s[%d]", name, k);
+    g_autofree char *fp = g_strdup_printf("%s/%d", prefix, k);
+    lw_param_desc *p = lw_desc_add_param(d, pn, fp);
+    p->value = values ? values[k] : *lw_desc_field(d, fp);
+  }
+  free(values);
 }
 
 lw_desc *lw_model_read_data(const char *data, gssize len, const char *filename, LwSourceMap **map_out,

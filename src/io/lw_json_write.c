@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 void lw_format_double(char *buf, size_t len, double v)
@@ -97,6 +98,41 @@ static void place(writer *w, const char *k, const lw_place *pl)
     kvvec(w, k, pl->p, w->planar ? 2 : 3);
 }
 
+/* the length of a run of parameters NAME[k], k = 0..n-1, each bound to
+ * PREFIX/k alone, where PREFIX has exactly n components; 0 if i starts none */
+static int param_run(const lw_desc *d, int i)
+{
+  const lw_param_desc *p = &d->params[i];
+  if (p->ntargets != 1 || !g_str_has_suffix(p->name, "[0]") || !g_str_has_suffix(p->targets[0], "/0"))
+    return 0;
+  size_t nb = strlen(p->name) - 3, np = strlen(p->targets[0]) - 2;
+  int n = 0;
+  for (; i + n < d->nparams; n++) {
+    const lw_param_desc *q = &d->params[i + n];
+    char idx[32];
+    int li = snprintf(idx, sizeof idx, "[%d]", n);
+    int lt = snprintf(idx, sizeof idx, "/%d", n);
+    if (q->ntargets != 1 || strlen(q->name) != nb + (size_t)li || strncmp(q->name, p->name, nb) ||
+        strlen(q->targets[0]) != np + (size_t)lt || strncmp(q->targets[0], p->targets[0], np))
+      break;
+    snprintf(idx, sizeof idx, "[%d]", n);
+    if (strcmp(q->name + nb, idx))
+      break;
+    snprintf(idx, sizeof idx, "/%d", n);
+    if (strcmp(q->targets[0] + np, idx))
+      break;
+  }
+  /* the prefix must have exactly n components */
+  g_autofree char *prefix = g_strndup(p->targets[0], np);
+  for (int k = 0; k <= n; k++) {
+    g_autofree char *fp = g_strdup_printf("%s/%d", prefix, k);
+    int exists = lw_desc_field((lw_desc *)d, fp) != NULL;
+    if (exists != (k < n))
+      return 0;
+  }
+  return n;
+}
+
 static void func(writer *w, const lw_func *f)
 {
   key(w, "function");
@@ -120,6 +156,12 @@ static void func(writer *w, const lw_func *f)
     kvnum(w, "amplitude", f->a[1]);
     kvnum(w, "omega", f->a[2]);
     kvnum(w, "phase", f->a[3]);
+    break;
+  case LW_FUNC_SPLINE:
+    g_string_append(w->s, "{\"type\": \"spline\"");
+    kvnum(w, "start", f->a[0]);
+    kvnum(w, "end", f->a[1]);
+    kvvec(w, "values", f->knots, f->knots ? f->n : 0);
     break;
   }
   g_string_append_c(w->s, '}');
@@ -396,6 +438,24 @@ char *lw_model_to_json(const lw_desc *d)
   list_open(&w, "parameters", d->nparams, &first);
   for (int i = 0; i < d->nparams; i++) {
     const lw_param_desc *p = &d->params[i];
+    int run = param_run(d, i);
+    if (run > 0) {
+      /* NAME[0..n-1] bound to PREFIX/0..n-1: written as one array (bind "PREFIX/" "*") */
+      const char *br = strrchr(p->name, '[');
+      g_autofree char *base = g_strndup(p->name, (gsize)(br - p->name));
+      const char *sl = strrchr(p->targets[0], '/');
+      g_autofree char *bind = g_strdup_printf("%.*s/*", (int)(sl - p->targets[0]), p->targets[0]);
+      item_open(&w, &first, base);
+      kvstr(&w, "bind", bind);
+      double *v = malloc(sizeof(double) * (size_t)run);
+      for (int k = 0; k < run; k++)
+        v[k] = d->params[i + k].value;
+      kvvec(&w, "value", v, run);
+      free(v);
+      g_string_append_c(w.s, '}');
+      i += run - 1;
+      continue;
+    }
     item_open(&w, &first, p->name);
     key(&w, "bind");
     if (p->ntargets == 1) {
