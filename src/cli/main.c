@@ -18,6 +18,7 @@
 
 #include "linkwright.h"
 #include "lw_io.h"
+#include "lw_opt.h"
 
 enum { EXIT_USAGE = 1, EXIT_MODEL = 2, EXIT_SOLVER = 3 };
 
@@ -30,6 +31,9 @@ static void usage(FILE *f)
         "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
         "  linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]\n"
         "                 [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S] [--fd-step X]\n"
+        "  linkwright-cli optimize MODEL [--problem NAME] [--json] [--out OPTIMIZED]\n"
+        "                 [--algorithm lbfgs|mma|slsqp|auglag] [--gradient adjoint|forward|fd]\n"
+        "                 [--max-evaluations N] [--multistart N] [--quiet]\n"
         "exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure\n",
         f);
 }
@@ -560,6 +564,204 @@ out:
   return code;
 }
 
+typedef struct {
+  FILE *out;
+  int quiet;
+} opt_print;
+
+static int opt_progress(const lw_opt_progress *p, void *user)
+{
+  opt_print *o = user;
+  if (o->quiet)
+    return 0;
+  if (p->failed)
+    fprintf(o->out, "%5d  start %d  evaluation failed: %s\n", p->evaluation, p->start + 1, p->message);
+  else
+    fprintf(o->out, "%5d  start %d  objective % .12g  best % .12g  violation %.3g  projected gradient %.3g\n",
+            p->evaluation, p->start + 1, p->f, p->best_f, p->violation, p->pgnorm);
+  fflush(o->out);
+  return 0;
+}
+
+static int cmd_optimize(int argc, char **argv)
+{
+  const char *file = NULL, *problem = NULL, *out = NULL, *alg = NULL, *grad = NULL;
+  int json = 0, quiet = 0, maxeval = 0, starts = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--quiet")) {
+      quiet = 1;
+    } else if ((!strcmp(a, "--problem") || !strcmp(a, "--out") || !strcmp(a, "--algorithm") ||
+                !strcmp(a, "--gradient") || !strcmp(a, "--max-evaluations") || !strcmp(a, "--multistart")) &&
+               i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--problem"))
+        problem = v;
+      else if (!strcmp(a, "--out"))
+        out = v;
+      else if (!strcmp(a, "--algorithm"))
+        alg = v;
+      else if (!strcmp(a, "--gradient"))
+        grad = v;
+      else {
+        char *end = NULL;
+        long x = strtol(v, &end, 10);
+        if (!end || *end || x < 1 || x > 100000000) {
+          fprintf(stderr, "linkwright-cli: %s needs a positive whole number, not '%s'\n", a, v);
+          return EXIT_USAGE;
+        }
+        if (!strcmp(a, "--max-evaluations"))
+          maxeval = (int)x;
+        else
+          starts = (int)x;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
+      usage(stderr);
+      return EXIT_USAGE;
+    } else if (!file) {
+      file = a;
+    } else {
+      fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
+      return EXIT_USAGE;
+    }
+  }
+  if (!file) {
+    fprintf(stderr, "linkwright-cli: optimize needs a model file\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  lw_opt_options oo = {.algorithm = -1, .gradient = -1, .max_evaluations = maxeval, .multistart = starts};
+  if (alg && (oo.algorithm = lw_opt_algorithm_from_name(alg)) < 0) {
+    fprintf(stderr, "linkwright-cli: unknown algorithm '%s' (expected lbfgs, mma, slsqp or auglag)\n", alg);
+    return EXIT_USAGE;
+  }
+  if (grad) {
+    if (!strcmp(grad, "adjoint"))
+      oo.gradient = LW_SENS_ADJOINT;
+    else if (!strcmp(grad, "forward"))
+      oo.gradient = LW_SENS_FORWARD;
+    else if (!strcmp(grad, "fd"))
+      oo.gradient = LW_SENS_FD;
+    else {
+      fprintf(stderr, "linkwright-cli: unknown gradient '%s' (expected adjoint, forward or fd)\n", grad);
+      return EXIT_USAGE;
+    }
+  }
+  lw_error err;
+  lw_desc *d = lw_model_read_file(file, NULL, &err);
+  if (!d) {
+    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    return EXIT_MODEL;
+  }
+  int pi = problem ? lw_desc_problem_index(d, problem) : (d->nproblems > 0 ? 0 : -1);
+  if (pi < 0) {
+    GString *names = g_string_new("");
+    for (int i = 0; i < d->nproblems; i++)
+      g_string_append_printf(names, "%s%s", i ? ", " : "", d->problems[i].name);
+    if (problem)
+      fprintf(stderr, "linkwright-cli: %s has no problem '%s' (%s)\n", file, problem,
+              d->nproblems ? names->str : "it defines none");
+    else
+      fprintf(stderr, "linkwright-cli: %s defines no optimization problem (\"problems\" in the model file)\n", file);
+    g_string_free(names, TRUE);
+    lw_desc_free(d);
+    return EXIT_MODEL;
+  }
+  const lw_problem_desc *pb = &d->problems[pi];
+  opt_print pp = {json ? stderr : stdout, quiet};
+  oo.progress = opt_progress;
+  oo.user = &pp;
+  if (!quiet)
+    fprintf(pp.out, "%s: problem '%s': %s '%s' with %s, %s gradients\n", file, pb->name,
+            pb->maximize ? "maximize" : "minimize", pb->objective,
+            lw_opt_algorithm_name(oo.algorithm >= 0 ? oo.algorithm : (int)pb->algorithm),
+            method_name(oo.gradient >= 0 ? oo.gradient : pb->gradient));
+  lw_opt_result r;
+  int st = lw_optimize(d, pi, &oo, &r);
+  int code = 0;
+  if (st == LW_ERR_MODEL) {
+    fprintf(stderr, "linkwright-cli: %s: %s%s%s\n", file, r.error.path, r.error.path[0] ? ": " : "", r.error.msg);
+    code = EXIT_MODEL;
+    goto done;
+  }
+  if (st != LW_OK) {
+    fprintf(stderr, "linkwright-cli: %s: %s\n", file, r.error.msg);
+    code = EXIT_SOLVER;
+  }
+  if (st == LW_OK && out) {
+    GError *ge = NULL;
+    if (!lw_model_write_file(r.optimized, out, &ge)) {
+      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", out, ge->message);
+      g_error_free(ge);
+      code = EXIT_USAGE;
+    }
+  }
+  if (json) {
+    GString *s = g_string_new("{\"model\": ");
+    json_str(s, file);
+    g_string_append(s, ", \"problem\": ");
+    json_str(s, pb->name);
+    g_string_append(s, ", \"status\": ");
+    json_str(s, st == LW_OK ? "ok" : "failed");
+    g_string_append(s, ", \"stop\": ");
+    json_str(s, r.stop);
+    if (st == LW_OK) {
+      g_string_append(s, ", \"objective\": ");
+      json_num(s, r.f);
+      g_string_append(s, ", \"initial_objective\": ");
+      json_num(s, r.f0);
+      g_string_append(s, ", \"constraint_violation\": ");
+      json_num(s, r.violation);
+      g_string_append(s, ", \"projected_gradient\": ");
+      json_num(s, r.pgnorm);
+      g_string_append(s, ", \"initial_projected_gradient\": ");
+      json_num(s, r.pgnorm0);
+      g_string_append(s, ", \"design\": {");
+      for (int j = 0; j < r.n; j++) {
+        if (j)
+          g_string_append(s, ", ");
+        json_str(s, d->params[r.params[j]].name);
+        g_string_append(s, ": ");
+        json_num(s, r.x[j]);
+      }
+      g_string_append(s, "}");
+    } else {
+      g_string_append(s, ", \"error\": ");
+      json_str(s, r.error.msg);
+    }
+    g_string_append_printf(s, ", \"iterations\": %d, \"evaluations\": %d, \"failed_evaluations\": %d, \"starts\": %d",
+                           r.iterations, r.evaluations, r.failed_evaluations, r.starts);
+    g_string_append(s, ", \"wall_time_s\": ");
+    json_num(s, r.wall_time_s);
+    if (out && st == LW_OK) {
+      g_string_append(s, ", \"optimized_model\": ");
+      json_str(s, out);
+    }
+    g_string_append(s, "}\n");
+    fputs(s->str, stdout);
+    g_string_free(s, TRUE);
+  } else if (st == LW_OK) {
+    printf("%s after %d evaluations (%d improving, %d failed) in %.3g s\n", r.stop, r.evaluations, r.iterations,
+           r.failed_evaluations, r.wall_time_s);
+    printf("objective %s: %.12g -> %.12g; constraint violation %.3g; projected gradient %.3g -> %.3g\n",
+           pb->objective, r.f0, r.f, r.violation, r.pgnorm0, r.pgnorm);
+    int show = r.n <= 20 ? r.n : 20;
+    for (int j = 0; j < show; j++)
+      printf("  %-14s %.12g -> %.12g\n", d->params[r.params[j]].name, r.x0[j], r.x[j]);
+    if (show < r.n)
+      printf("  ... and %d more\n", r.n - show);
+    if (out)
+      printf("optimized model written to %s\n", out);
+  }
+done:
+  lw_opt_result_clear(&r);
+  lw_desc_free(d);
+  return code;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -577,6 +779,8 @@ int main(int argc, char **argv)
     return cmd_chain(argc - 2, argv + 2);
   if (!strcmp(cmd, "sensitivity"))
     return cmd_sensitivity(argc - 2, argv + 2);
+  if (!strcmp(cmd, "optimize"))
+    return cmd_optimize(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
     return 0;

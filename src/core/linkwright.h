@@ -211,7 +211,11 @@ typedef struct {
  * weight * sum_i (y_i - target_i) ("value"), either integrated over time
  * (trapezoidal rule on the steps) or taken at the final time. */
 typedef enum { LW_TERM_INTEGRAL, LW_TERM_FINAL } lw_term_kind;
-typedef enum { LW_TERM_SQUARE, LW_TERM_VALUE } lw_term_form;
+/* ABOVE: weight * sum_i max(0, y_i - target_i)^2, BELOW: weight * sum_i
+ * min(0, y_i - target_i)^2: zero while y stays on the allowed side, so an
+ * integral of them is a pointwise bound over the whole run as a constraint
+ * "<= 0" (continuously differentiable) */
+typedef enum { LW_TERM_SQUARE, LW_TERM_VALUE, LW_TERM_ABOVE, LW_TERM_BELOW } lw_term_form;
 
 typedef struct {
   char *output;
@@ -227,6 +231,42 @@ typedef struct {
   int nterms;
   lw_term_desc *terms;
 } lw_objective_desc;
+
+/* ---- optimization problems ---------------------------------------------- */
+typedef enum { LW_OPT_LBFGS, LW_OPT_MMA, LW_OPT_SLSQP, LW_OPT_AUGLAG, LW_OPT_NALGORITHMS } lw_opt_algorithm;
+typedef enum { LW_CON_LE, LW_CON_GE, LW_CON_EQ } lw_con_type;
+
+typedef struct {
+  char *parameter;     /* a parameter name, or NAME[*] for every NAME[k] */
+  int has_lower, has_upper;
+  double lower, upper; /* bounds on the parameter's value */
+  double scale;        /* the optimizer sees value / scale (default 1) */
+} lw_var_desc;
+
+typedef struct {
+  char *objective;     /* an objective of the model */
+  lw_con_type type;
+  double value;        /* objective <= value, >= value or = value */
+} lw_con_desc;
+
+typedef struct {
+  char *name;
+  char *objective;     /* minimized (maximized with maximize) */
+  int maximize;
+  int nvars;
+  lw_var_desc *vars;
+  int ncons;
+  lw_con_desc *cons;
+  lw_opt_algorithm algorithm;
+  int gradient;        /* lw_sens_method: LW_SENS_ADJOINT (default), FORWARD or FD */
+  int max_evaluations; /* default 500 */
+  double f_tolerance;  /* relative change of the objective (default 1e-12) */
+  double x_tolerance;  /* relative change of the design (default 1e-10) */
+  double gradient_tolerance; /* stop when the projected gradient falls to this
+                                fraction of its value at the start (default 1e-8) */
+  int multistart;      /* starts: the given design, then random designs within the bounds (default 1) */
+  unsigned seed;       /* of the random starts (default 1) */
+} lw_problem_desc;
 
 typedef struct {
   double t_end, step;
@@ -253,6 +293,7 @@ typedef struct {
   int noutputs; lw_output_desc *outputs;
   int nparams; lw_param_desc *params;
   int nobjectives; lw_objective_desc *objectives;
+  int nproblems; lw_problem_desc *problems;
 } lw_desc;
 
 lw_desc *lw_desc_new(void);
@@ -273,6 +314,12 @@ lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type 
 lw_param_desc *lw_desc_add_param(lw_desc *d, const char *name, const char *target);
 lw_objective_desc *lw_desc_add_objective(lw_desc *d, const char *name);
 lw_term_desc *lw_objective_add_term(lw_objective_desc *o, const char *output);
+lw_problem_desc *lw_desc_add_problem(lw_desc *d, const char *name, const char *objective);
+lw_var_desc *lw_problem_add_var(lw_problem_desc *p, const char *parameter);
+lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_con_type type, double value);
+const char *lw_opt_algorithm_name(lw_opt_algorithm a);
+int lw_opt_algorithm_from_name(const char *s);
+int lw_desc_problem_index(const lw_desc *d, const char *name);
 void lw_place_set_ref(lw_place *pl, const char *ref);
 /* An N-link pendulum chain (planar, or spatial with revolute joints about z). */
 lw_desc *lw_desc_chain(int n, int spatial);

@@ -1184,7 +1184,7 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       t->comp = td->component;
       if (td->kind != LW_TERM_INTEGRAL && td->kind != LW_TERM_FINAL)
         FAIL(path, "objective '%s': unknown term kind", od->name);
-      if (td->form != LW_TERM_SQUARE && td->form != LW_TERM_VALUE)
+      if (td->form != LW_TERM_SQUARE && td->form != LW_TERM_VALUE && td->form != LW_TERM_ABOVE && td->form != LW_TERM_BELOW)
         FAIL(path, "objective '%s': unknown term form", od->name);
       t->kind = td->kind;
       t->form = td->form;

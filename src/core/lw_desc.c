@@ -153,6 +153,62 @@ lw_objective_desc *lw_desc_add_objective(lw_desc *d, const char *name)
   return o;
 }
 
+lw_problem_desc *lw_desc_add_problem(lw_desc *d, const char *name, const char *objective)
+{
+  lw_problem_desc *p = grow((void **)&d->problems, &d->nproblems, sizeof *p);
+  p->name = dup_str(name);
+  p->objective = dup_str(objective);
+  p->algorithm = LW_OPT_LBFGS;
+  p->gradient = LW_SENS_ADJOINT;
+  p->max_evaluations = 500;
+  p->f_tolerance = 1e-12;
+  p->x_tolerance = 1e-10;
+  p->gradient_tolerance = 1e-8;
+  p->multistart = 1;
+  p->seed = 1;
+  return p;
+}
+
+lw_var_desc *lw_problem_add_var(lw_problem_desc *p, const char *parameter)
+{
+  lw_var_desc *v = grow((void **)&p->vars, &p->nvars, sizeof *v);
+  v->parameter = dup_str(parameter);
+  v->scale = 1.0;
+  return v;
+}
+
+lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_con_type type, double value)
+{
+  lw_con_desc *c = grow((void **)&p->cons, &p->ncons, sizeof *c);
+  c->objective = dup_str(objective);
+  c->type = type;
+  c->value = value;
+  return c;
+}
+
+static const char *const opt_names[] = {"lbfgs", "mma", "slsqp", "auglag"};
+
+const char *lw_opt_algorithm_name(lw_opt_algorithm a)
+{
+  return a >= 0 && a < LW_OPT_NALGORITHMS ? opt_names[a] : "?";
+}
+
+int lw_opt_algorithm_from_name(const char *s)
+{
+  for (int i = 0; s && i < LW_OPT_NALGORITHMS; i++)
+    if (!strcmp(s, opt_names[i]))
+      return i;
+  return -1;
+}
+
+int lw_desc_problem_index(const lw_desc *d, const char *name)
+{
+  for (int i = 0; i < d->nproblems; i++)
+    if (name && !strcmp(d->problems[i].name, name))
+      return i;
+  return -1;
+}
+
 lw_term_desc *lw_objective_add_term(lw_objective_desc *o, const char *output)
 {
   lw_term_desc *t = grow((void **)&o->terms, &o->nterms, sizeof *t);
@@ -239,6 +295,18 @@ void lw_desc_free(lw_desc *d)
       free(d->objectives[i].terms[k].output);
     free(d->objectives[i].terms);
   }
+  for (int i = 0; i < d->nproblems; i++) {
+    lw_problem_desc *p = &d->problems[i];
+    free(p->name);
+    free(p->objective);
+    for (int k = 0; k < p->nvars; k++)
+      free(p->vars[k].parameter);
+    for (int k = 0; k < p->ncons; k++)
+      free(p->cons[k].objective);
+    free(p->vars);
+    free(p->cons);
+  }
+  free(d->problems);
   free(d->outputs);
   free(d->params);
   free(d->objectives);
@@ -337,6 +405,19 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     o->terms = dup_mem(so->terms, sizeof *so->terms * (size_t)so->nterms);
     for (int k = 0; k < so->nterms; k++)
       o->terms[k].output = dup_str(so->terms[k].output);
+  }
+  d->problems = dup_mem(s->problems, sizeof *s->problems * (size_t)s->nproblems);
+  for (int i = 0; i < s->nproblems; i++) {
+    lw_problem_desc *p = &d->problems[i];
+    const lw_problem_desc *sp = &s->problems[i];
+    p->name = dup_str(sp->name);
+    p->objective = dup_str(sp->objective);
+    p->vars = dup_mem(sp->vars, sizeof *sp->vars * (size_t)sp->nvars);
+    for (int k = 0; k < sp->nvars; k++)
+      p->vars[k].parameter = dup_str(sp->vars[k].parameter);
+    p->cons = dup_mem(sp->cons, sizeof *sp->cons * (size_t)sp->ncons);
+    for (int k = 0; k < sp->ncons; k++)
+      p->cons[k].objective = dup_str(sp->cons[k].objective);
   }
   return d;
 }

@@ -499,7 +499,11 @@ static void objectives_at(sens *s, double wi, double wf, double *value)
         if (t->comp >= 0 && i != t->comp)
           continue;
         double e = s->yrow[t->col + i] - t->target[i];
-        if (t->form == LW_TERM_SQUARE) {
+        if (t->form == LW_TERM_ABOVE)
+          e = fmax(e, 0.0);
+        else if (t->form == LW_TERM_BELOW)
+          e = fmin(e, 0.0);
+        if (t->form != LW_TERM_VALUE) {
           if (value)
             value[o] += wk * t->weight * e * e;
           s->gy[(size_t)o * nc + t->col + i] += wk * 2.0 * t->weight * e;
@@ -513,7 +517,7 @@ static void objectives_at(sens *s, double wi, double wf, double *value)
           if (!tg || !tg->term_on[k])
             continue;
           const lw_term *tt = &tg->dm->terms[k];
-          double g = t->form == LW_TERM_SQUARE
+          double g = t->form != LW_TERM_VALUE
                          ? tt->weight * e * e - 2.0 * t->weight * e * tt->target[i]
                          : tt->weight * e - t->weight * tt->target[i];
           s->gth[(size_t)o * s->p + j] += wk * g;

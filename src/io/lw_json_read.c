@@ -676,10 +676,14 @@ static void read_objective(reader *r, JsonObject *o, const char *path, const cha
     const char *form = get_str(r, to, "form", tp);
     if (form && !strcmp(form, "value"))
       t->form = LW_TERM_VALUE;
+    else if (form && !strcmp(form, "above"))
+      t->form = LW_TERM_ABOVE;
+    else if (form && !strcmp(form, "below"))
+      t->form = LW_TERM_BELOW;
     else if (form && strcmp(form, "square")) {
       g_autofree char *p = g_strdup_printf("%s/form", tp);
       mark(r, to, "form", p);
-      fail(r, p, "unknown term form '%s' (expected square or value)", form);
+      fail(r, p, "unknown term form '%s' (expected square, value, above or below)", form);
     }
     get_int(r, to, "component", tp, &t->component);
     get_num(r, to, "weight", tp, &t->weight);
@@ -689,11 +693,154 @@ static void read_objective(reader *r, JsonObject *o, const char *path, const cha
   }
 }
 
+
+static int param_matches(const lw_desc *d, const char *pat)
+{
+  int n = 0;
+  size_t l = strlen(pat);
+  int wild = l > 3 && !strcmp(pat + l - 3, "[*]");
+  for (int i = 0; i < d->nparams; i++) {
+    const char *pn = d->params[i].name;
+    if (wild ? (!strncmp(pn, pat, l - 2) && pn[l - 2] && strchr(pn + l - 2, ']')) : !strcmp(pn, pat))
+      n++;
+  }
+  return n;
+}
+
+/* an optimization problem: objective, variables (parameters with bounds),
+ * constraints (objectives with a bound), the optimizer and its stopping rules */
+static void read_problem(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const k[] = {"name", "description", "objective", "maximize", "variables", "constraints",
+                                   "algorithm", "gradient", "max_evaluations", "f_tolerance", "x_tolerance",
+                                   "gradient_tolerance", "multistart", "seed", NULL};
+  static const char *const vk[] = {"parameter", "lower", "upper", "scale", NULL};
+  static const char *const ck[] = {"objective", "type", "value", NULL};
+  lw_desc *d = r->d;
+  check_keys(r, o, path, k);
+  const char *obj = need_str(r, o, "objective", path);
+  if (r->failed)
+    return;
+  lw_problem_desc *p = lw_desc_add_problem(d, name, obj);
+  if (lw_desc_objective_index(d, obj) < 0) {
+    g_autofree char *fp = g_strdup_printf("%s/objective", path);
+    mark(r, o, "objective", fp);
+    fail(r, fp, "problem '%s': objective '%s' does not exist", name, obj);
+    return;
+  }
+  get_bool(r, o, "maximize", path, &p->maximize);
+  const char *alg = get_str(r, o, "algorithm", path);
+  if (alg) {
+    int ai = lw_opt_algorithm_from_name(alg);
+    if (ai < 0) {
+      g_autofree char *fp = g_strdup_printf("%s/algorithm", path);
+      mark(r, o, "algorithm", fp);
+      fail(r, fp, "unknown algorithm '%s' (expected lbfgs, mma, slsqp or auglag)", alg);
+      return;
+    }
+    p->algorithm = ai;
+  }
+  const char *gr = get_str(r, o, "gradient", path);
+  if (gr) {
+    if (!strcmp(gr, "adjoint"))
+      p->gradient = LW_SENS_ADJOINT;
+    else if (!strcmp(gr, "forward"))
+      p->gradient = LW_SENS_FORWARD;
+    else if (!strcmp(gr, "fd"))
+      p->gradient = LW_SENS_FD;
+    else {
+      g_autofree char *fp = g_strdup_printf("%s/gradient", path);
+      mark(r, o, "gradient", fp);
+      fail(r, fp, "unknown gradient '%s' (expected adjoint, forward or fd)", gr);
+      return;
+    }
+  }
+  get_int(r, o, "max_evaluations", path, &p->max_evaluations);
+  get_num(r, o, "f_tolerance", path, &p->f_tolerance);
+  get_num(r, o, "x_tolerance", path, &p->x_tolerance);
+  get_num(r, o, "gradient_tolerance", path, &p->gradient_tolerance);
+  get_int(r, o, "multistart", path, &p->multistart);
+  int seed = 1;
+  if (get_int(r, o, "seed", path, &seed))
+    p->seed = (unsigned)seed;
+  if (!r->failed && (p->max_evaluations < 1 || p->multistart < 1)) {
+    fail(r, path, "problem '%s': max_evaluations and multistart must be at least 1", name);
+    return;
+  }
+  JsonArray *va = get_arr(r, o, "variables", path);
+  if (!va) {
+    if (!r->failed)
+      fail(r, path, "required field 'variables' is missing");
+    return;
+  }
+  for (guint i = 0; i < json_array_get_length(va) && !r->failed; i++) {
+    char *vp = NULL;
+    g_autofree char *list = g_strdup_printf("%s/variables", path);
+    JsonObject *vo = element(r, va, i, list, o, &vp, NULL, FALSE);
+    if (!vo)
+      break;
+    check_keys(r, vo, vp, vk);
+    const char *pn = need_str(r, vo, "parameter", vp);
+    if (pn) {
+      lw_var_desc *v = lw_problem_add_var(p, pn);
+      v->has_lower = get_num(r, vo, "lower", vp, &v->lower);
+      v->has_upper = get_num(r, vo, "upper", vp, &v->upper);
+      get_num(r, vo, "scale", vp, &v->scale);
+      if (!r->failed && !param_matches(d, pn)) {
+        g_autofree char *fp = g_strdup_printf("%s/parameter", vp);
+        mark(r, vo, "parameter", fp);
+        fail(r, fp, "problem '%s': '%s' is not a parameter of this model (variables must be parameters)", name,
+             pn);
+      } else if (!r->failed && v->has_lower && v->has_upper && !(v->lower <= v->upper)) {
+        fail(r, vp, "problem '%s': infeasible bounds for '%s': lower %g > upper %g", name, pn, v->lower,
+             v->upper);
+      } else if (!r->failed && !(v->scale > 0 && isfinite(v->scale))) {
+        g_autofree char *fp = g_strdup_printf("%s/scale", vp);
+        fail(r, fp, "problem '%s': the scale of '%s' must be a positive number", name, pn);
+      }
+    }
+    g_free(vp);
+  }
+  JsonArray *ca = get_arr(r, o, "constraints", path);
+  for (guint i = 0; ca && i < json_array_get_length(ca) && !r->failed; i++) {
+    char *cp = NULL;
+    g_autofree char *list = g_strdup_printf("%s/constraints", path);
+    JsonObject *co = element(r, ca, i, list, o, &cp, NULL, FALSE);
+    if (!co)
+      break;
+    check_keys(r, co, cp, ck);
+    const char *on = need_str(r, co, "objective", cp);
+    const char *ty = need_str(r, co, "type", cp);
+    double value = 0;
+    get_num(r, co, "value", cp, &value);
+    if (!r->failed) {
+      lw_con_type ct = LW_CON_LE;
+      if (!strcmp(ty, ">="))
+        ct = LW_CON_GE;
+      else if (!strcmp(ty, "="))
+        ct = LW_CON_EQ;
+      else if (strcmp(ty, "<=")) {
+        g_autofree char *fp = g_strdup_printf("%s/type", cp);
+        mark(r, co, "type", fp);
+        fail(r, fp, "unknown constraint type '%s' (expected <=, >= or =)", ty);
+      }
+      if (!r->failed && lw_desc_objective_index(d, on) < 0) {
+        g_autofree char *fp = g_strdup_printf("%s/objective", cp);
+        mark(r, co, "objective", fp);
+        fail(r, fp, "problem '%s': constraint objective '%s' does not exist", name, on);
+      }
+      if (!r->failed)
+        lw_problem_add_con(p, on, ct, value);
+    }
+    g_free(cp);
+  }
+}
+
 static void read_root(reader *r, JsonObject *root)
 {
   static const char *const keys[] = {"linkwright", "name", "description", "planar", "gravity", "solver",
                                      "bodies", "joints", "forces", "drivers", "initial", "outputs",
-                                     "parameters", "objectives", NULL};
+                                     "parameters", "objectives", "problems", NULL};
   lw_desc *d = r->d;
   int version = 0;
   if (!json_object_has_member(root, "linkwright")) {
@@ -864,6 +1011,13 @@ static void read_root(reader *r, JsonObject *root)
           }
         }
       }
+      g_clear_pointer(&path, g_free);
+    }
+  if ((a = get_arr(r, root, "problems", "")))
+    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
+      JsonObject *o = element(r, a, k, "problems", root, &path, &name, TRUE);
+      if (o)
+        read_problem(r, o, path, name);
       g_clear_pointer(&path, g_free);
     }
 }

@@ -491,7 +491,10 @@ char *lw_model_to_json(const lw_desc *d)
       str(&w, t->output ? t->output : "");
       g_string_append_printf(w.s, ", \"kind\": \"%s\", \"form\": \"%s\"",
                              t->kind == LW_TERM_FINAL ? "final" : "integral",
-                             t->form == LW_TERM_VALUE ? "value" : "square");
+                             t->form == LW_TERM_VALUE   ? "value"
+                             : t->form == LW_TERM_ABOVE ? "above"
+                             : t->form == LW_TERM_BELOW ? "below"
+                                                        : "square");
       if (t->component >= 0)
         g_string_append_printf(w.s, ", \"component\": %d", t->component);
       g_string_append(w.s, ", \"weight\": ");
@@ -502,6 +505,44 @@ char *lw_model_to_json(const lw_desc *d)
     }
     g_string_append_c(w.s, ']');
     g_string_append_c(w.s, '}');
+  }
+  list_close(&w, first);
+
+  list_open(&w, "problems", d->nproblems, &first);
+  for (int i = 0; i < d->nproblems; i++) {
+    const lw_problem_desc *p = &d->problems[i];
+    item_open(&w, &first, p->name);
+    kvstr(&w, "objective", p->objective);
+    g_string_append_printf(w.s, ", \"maximize\": %s", p->maximize ? "true" : "false");
+    kvstr(&w, "algorithm", lw_opt_algorithm_name(p->algorithm));
+    kvstr(&w, "gradient", p->gradient == LW_SENS_FORWARD ? "forward" : p->gradient == LW_SENS_FD ? "fd" : "adjoint");
+    g_string_append_printf(w.s, ", \"max_evaluations\": %d", p->max_evaluations);
+    kvnum(&w, "f_tolerance", p->f_tolerance);
+    kvnum(&w, "x_tolerance", p->x_tolerance);
+    kvnum(&w, "gradient_tolerance", p->gradient_tolerance);
+    g_string_append_printf(w.s, ", \"multistart\": %d, \"seed\": %u", p->multistart, p->seed);
+    g_string_append(w.s, ",\n     \"variables\": [");
+    for (int k = 0; k < p->nvars; k++) {
+      const lw_var_desc *v = &p->vars[k];
+      g_string_append(w.s, k ? ", {\"parameter\": " : "{\"parameter\": ");
+      str(&w, v->parameter);
+      if (v->has_lower)
+        kvnum(&w, "lower", v->lower);
+      if (v->has_upper)
+        kvnum(&w, "upper", v->upper);
+      kvnum(&w, "scale", v->scale);
+      g_string_append_c(w.s, '}');
+    }
+    g_string_append(w.s, "],\n     \"constraints\": [");
+    for (int k = 0; k < p->ncons; k++) {
+      const lw_con_desc *c = &p->cons[k];
+      g_string_append(w.s, k ? ", {\"objective\": " : "{\"objective\": ");
+      str(&w, c->objective);
+      kvstr(&w, "type", c->type == LW_CON_GE ? ">=" : c->type == LW_CON_EQ ? "=" : "<=");
+      kvnum(&w, "value", c->value);
+      g_string_append_c(w.s, '}');
+    }
+    g_string_append(w.s, "]}");
   }
   list_close(&w, first);
   g_string_append(w.s, "\n}\n");
