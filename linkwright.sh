@@ -107,7 +107,7 @@ case "$cmd" in
     ;;
   bench)
     build build --buildtype=release
-    ninja -C build bench bench-sens bench-app
+    ninja -C build bench bench-sens bench-opt bench-app
     ;;
   *)
     echo "usage: $0 [run|test|bench]" >&2
