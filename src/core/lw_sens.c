@@ -468,10 +468,12 @@ static void outputs_at(sens *s, const double *st, int lin)
     }
     s->y_const[k] = linear;
     for (int j = 0; j < s->p; j++) {
+      if (s->tg[j] && s->tg[j]->fn_kind)
+        continue; /* outputs do not read time functions: YT stays 0 */
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
-      if (!s->tg[j] || !s->tg[j]->any || s->tg[j]->fn_kind)
-        continue; /* outputs do not read time functions */
+      if (!s->tg[j] || !s->tg[j]->any)
+        continue;
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, s->tg[j], -1};
       lw_output_jvp(m, d, s->tg[j], k, &pt, &dir, s->dy);
       for (int i = 0; i < w; i++)
@@ -1165,8 +1167,9 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             cx[2 * nq + i] += -a[i];
           }
           for (int j = 0; j < p; j++)
-            s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, s->YT + (size_t)j * ncols) +
-                                         s->gth[(size_t)o * p + j];
+            if (!s->tg[j] || !s->tg[j]->fn_kind) /* YT and gth are 0 for time-function values */
+              s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, s->YT + (size_t)j * ncols) +
+                                           s->gth[(size_t)o * p + j];
           if (k == 0) {
             /* initial problems, transposed */
             double *cq = cx, *cqd = cx + nq;
