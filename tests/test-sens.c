@@ -475,8 +475,7 @@ static void agree(lw_desc *d, double fd_tol)
                  "times: forward %.3f s, adjoint %.3f s, differences %.3f s",
                  d->name, a.steps, efa, efd, f.wall_time_s, a.wall_time_s, c.wall_time_s);
   g_assert_cmpfloat(efa, <=, 1e-8);
-  if (fd_tol >= 0)
-    g_assert_cmpfloat(efd, <=, fd_tol);
+  g_assert_cmpfloat(efd, <=, fd_tol);
   lw_sens_result_clear(&f);
   lw_sens_result_clear(&a);
   lw_sens_result_clear(&c);
@@ -490,12 +489,16 @@ static void test_agree_models(void)
     g_assert_cmpint(d->nobjectives, >, 0);
     /* one second of each (the five-bar runs in full below) */
     d->solver.t_end = fmin(d->solver.t_end, 1.0);
-    /* the cart's force spline (h = 5 ms): forward and adjoint agree to 1e-8,
-     * but central differences differ from both by about 3e-8 absolute
-     * (1e-5 of the largest component) for every difference step from 1e-3
-     * to 1e-5, a systematic offset not yet explained; it is reported, not
-     * asserted (tolerance < 0), until it is */
-    agree(d, strcmp(lwt_models[i], "cart-pendulum.json") ? 1e-4 : -1.0);
+    /* the cart (h = 5 ms, small objective changes): with the default Newton
+     * tolerance (1e-10) central differences see where the iteration stopped,
+     * an offset of 1e-5 of the largest component whatever the difference
+     * step; the sensitivities differentiate the converged step equations,
+     * so the differences are taken with the iteration converged (1e-14) */
+    if (!strcmp(lwt_models[i], "cart-pendulum.json")) {
+      d->solver.tolerance = 1e-14;
+      d->solver.constraint_tolerance = 1e-12;
+    }
+    agree(d, 1e-4);
     lw_desc_free(d);
   }
 }
