@@ -78,7 +78,15 @@ static lw_desc *cart_with_spline(int p)
     free(d->params[i].targets);
   }
   d->nparams = 0;
-  d->nproblems = 0; /* (their strings are leaked by the bench; the problems name u[*]) */
+  /* the model's problems are not used here */
+  lw_desc *none = lw_desc_new();
+  lw_problem_desc *keep = d->problems;
+  int nkeep = d->nproblems;
+  d->problems = none->problems;
+  d->nproblems = 0;
+  none->problems = keep;
+  none->nproblems = nkeep;
+  lw_desc_free(none);
   for (int k = 0; k < p; k++) {
     char name[32], target[64];
     snprintf(name, sizeof name, "u[%d]", k);

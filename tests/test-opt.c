@@ -80,6 +80,10 @@ static void test_five_bar(void)
 {
   lw_desc *d = lwt_read("five-bar.json");
   int pi = problem(d, "static-springs");
+  /* the problem, description included, is written back */
+  g_autofree char *text = lw_model_to_json(d);
+  g_assert_nonnull(strstr(text, "\"description\": \"the rest lengths of the two springs"));
+  g_assert_nonnull(strstr(text, "\"gradient\": \"adjoint\""));
   lw_opt_result r = solve(d, pi, NULL);
   g_assert_cmpfloat(r.pgnorm, <=, 1e-6 * r.pgnorm0);
   g_assert_cmpfloat(r.f, <, 1e-12 * r.f0);

@@ -325,11 +325,6 @@ static int cmd_chain(int argc, char **argv)
   return code;
 }
 
-static const char *method_name(lw_sens_method m)
-{
-  return m == LW_SENS_FORWARD ? "forward" : m == LW_SENS_ADJOINT ? "adjoint" : m == LW_SENS_FD ? "fd" : "value";
-}
-
 /* the forward sensitivities of every output over time */
 static gboolean write_sens_csv(const lw_model *m, const lw_desc *d, const int *P, int np, const lw_sens_result *r,
                                const char *file, GError **error)
@@ -409,16 +404,12 @@ static int cmd_sensitivity(int argc, char **argv)
   }
   lw_sens_method mth = csv ? LW_SENS_FORWARD : LW_SENS_ADJOINT;
   if (method) {
-    if (!strcmp(method, "forward"))
-      mth = LW_SENS_FORWARD;
-    else if (!strcmp(method, "adjoint"))
-      mth = LW_SENS_ADJOINT;
-    else if (!strcmp(method, "fd"))
-      mth = LW_SENS_FD;
-    else {
+    int mi = lw_sens_method_from_name(method);
+    if (mi < LW_SENS_FORWARD) {
       fprintf(stderr, "linkwright-cli: unknown method '%s' (expected forward, adjoint or fd)\n", method);
       return EXIT_USAGE;
     }
+    mth = mi;
   }
   if (csv && mth != LW_SENS_FORWARD) {
     fprintf(stderr, "linkwright-cli: --csv writes forward sensitivities over time; use --method forward\n");
@@ -502,7 +493,7 @@ static int cmd_sensitivity(int argc, char **argv)
     json_str(s, file);
     g_string_append(s, ", \"objective_name\": ");
     json_str(s, objective);
-    g_string_append_printf(s, ", \"method\": \"%s\", \"status\": \"%s\"", method_name(mth),
+    g_string_append_printf(s, ", \"method\": \"%s\", \"status\": \"%s\"", lw_sens_method_name(mth),
                            st == LW_OK ? "ok" : st == LW_ERR_SOLVER ? "solver_failure" : "model_error");
     g_string_append(s, ", \"objective\": ");
     if (st == LW_OK)
@@ -547,7 +538,7 @@ static int cmd_sensitivity(int argc, char **argv)
     g_string_free(s, TRUE);
   } else if (st == LW_OK) {
     printf("%s: %s = %.10g over %ld steps; %s gradient in %.4g s:\n", file, objective, r.value[0], r.steps,
-           method_name(mth), r.wall_time_s);
+           lw_sens_method_name(mth), r.wall_time_s);
     for (int j = 0; j < np; j++) {
       printf("  d %s / d %-12s = % .10g", objective, d->params[P[j]].name, r.gradient[j]);
       if (mth != LW_SENS_FD && !r.depends[j])
@@ -638,17 +629,9 @@ static int cmd_optimize(int argc, char **argv)
     fprintf(stderr, "linkwright-cli: unknown algorithm '%s' (expected lbfgs, mma, slsqp or auglag)\n", alg);
     return EXIT_USAGE;
   }
-  if (grad) {
-    if (!strcmp(grad, "adjoint"))
-      oo.gradient = LW_SENS_ADJOINT;
-    else if (!strcmp(grad, "forward"))
-      oo.gradient = LW_SENS_FORWARD;
-    else if (!strcmp(grad, "fd"))
-      oo.gradient = LW_SENS_FD;
-    else {
-      fprintf(stderr, "linkwright-cli: unknown gradient '%s' (expected adjoint, forward or fd)\n", grad);
-      return EXIT_USAGE;
-    }
+  if (grad && (oo.gradient = lw_sens_method_from_name(grad)) < LW_SENS_FORWARD) {
+    fprintf(stderr, "linkwright-cli: unknown gradient '%s' (expected adjoint, forward or fd)\n", grad);
+    return EXIT_USAGE;
   }
   lw_error err;
   lw_desc *d = lw_model_read_file(file, NULL, &err);
@@ -678,7 +661,7 @@ static int cmd_optimize(int argc, char **argv)
     fprintf(pp.out, "%s: problem '%s': %s '%s' with %s, %s gradients\n", file, pb->name,
             pb->maximize ? "maximize" : "minimize", pb->objective,
             lw_opt_algorithm_name(oo.algorithm >= 0 ? oo.algorithm : (int)pb->algorithm),
-            method_name(oo.gradient >= 0 ? oo.gradient : pb->gradient));
+            lw_sens_method_name(oo.gradient >= 0 ? oo.gradient : pb->gradient));
   lw_opt_result r;
   int st = lw_optimize(d, pi, &oo, &r);
   int code = 0;

@@ -251,6 +251,7 @@ typedef struct {
 
 typedef struct {
   char *name;
+  char *description;   /* or NULL */
   char *objective;     /* minimized (maximized with maximize) */
   int maximize;
   int nvars;
@@ -485,6 +486,11 @@ typedef struct {
 int lw_sensitivity(const lw_desc *d, const lw_sens_options *opt, lw_sens_result *res);
 void lw_sens_result_clear(lw_sens_result *res);
 int lw_desc_param_index(const lw_desc *d, const char *name);
+/* "value", "forward", "adjoint", "fd" */
+const char *lw_sens_method_name(lw_sens_method m);
+int lw_sens_method_from_name(const char *s); /* -1 if unknown */
+/* a parameter name pattern: NAME[*] matches every NAME[k], anything else itself */
+int lw_param_name_matches(const char *pattern, const char *name);
 int lw_desc_objective_index(const lw_desc *d, const char *name);
 
 #ifdef __cplusplus

@@ -186,6 +186,35 @@ lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_co
   return c;
 }
 
+static const char *const sens_names[] = {"value", "forward", "adjoint", "fd"};
+
+const char *lw_sens_method_name(lw_sens_method m)
+{
+  return m >= LW_SENS_VALUE && m <= LW_SENS_FD ? sens_names[m] : "?";
+}
+
+int lw_sens_method_from_name(const char *s)
+{
+  for (int i = LW_SENS_VALUE; s && i <= LW_SENS_FD; i++)
+    if (!strcmp(s, sens_names[i]))
+      return i;
+  return -1;
+}
+
+int lw_param_name_matches(const char *pat, const char *name)
+{
+  size_t l = strlen(pat);
+  if (l > 3 && !strcmp(pat + l - 3, "[*]")) {
+    if (strncmp(name, pat, l - 2))
+      return 0;
+    const char *q = name + l - 2;
+    while (*q >= '0' && *q <= '9')
+      q++;
+    return q != name + l - 2 && !strcmp(q, "]");
+  }
+  return !strcmp(pat, name);
+}
+
 static const char *const opt_names[] = {"lbfgs", "mma", "slsqp", "auglag"};
 
 const char *lw_opt_algorithm_name(lw_opt_algorithm a)
@@ -298,6 +327,7 @@ void lw_desc_free(lw_desc *d)
   for (int i = 0; i < d->nproblems; i++) {
     lw_problem_desc *p = &d->problems[i];
     free(p->name);
+    free(p->description);
     free(p->objective);
     for (int k = 0; k < p->nvars; k++)
       free(p->vars[k].parameter);
@@ -411,6 +441,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     lw_problem_desc *p = &d->problems[i];
     const lw_problem_desc *sp = &s->problems[i];
     p->name = dup_str(sp->name);
+    p->description = dup_str(sp->description);
     p->objective = dup_str(sp->objective);
     p->vars = dup_mem(sp->vars, sizeof *sp->vars * (size_t)sp->nvars);
     for (int k = 0; k < sp->nvars; k++)
@@ -735,6 +766,19 @@ int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *d
   if (f->type == LW_FUNC_SPLINE) {
     double w[4], wd[4], wdd[4];
     int end = 0;
+    if (f->n >= 2 && t > f->a[0] && t < f->a[1]) {
+      /* value k reaches the knot intervals k - 2 .. k + 1 only: answer
+       * before computing any weight (a step asks this of every value) */
+      int i = (int)floor((t - f->a[0]) / ((f->a[1] - f->a[0]) / (f->n - 1)));
+      if (i > f->n - 2)
+        i = f->n - 2;
+      if (k < i - 1 || k > i + 2) {
+        if (v) *v = 0;
+        if (dv) *dv = 0;
+        if (ddv) *ddv = 0;
+        return 0;
+      }
+    }
     int i = spline_weights(f, t, w, wd, wdd, &end);
     if (i < 0) {
       x = k == end ? 1.0 : 0.0;

@@ -73,15 +73,6 @@ int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t)
   if (!tg->fn_kind)
     return 1;
   const lw_func *f = tg->fn_kind == 1 ? &m->forces[tg->fn_index].func : &m->drivers[tg->fn_index];
-  if (f->type == LW_FUNC_SPLINE && f->n >= 2 && t > f->a[0] && t < f->a[1]) {
-    /* a spline value reaches the knot intervals i - 1 .. i + 2 only */
-    double dt = (f->a[1] - f->a[0]) / (f->n - 1);
-    int i = (int)floor((t - f->a[0]) / dt);
-    if (i > f->n - 2)
-      i = f->n - 2;
-    if (tg->fn_coef < i - 1 || tg->fn_coef > i + 2)
-      return 0;
-  }
   return lw_func_coef_tangent(f, tg->fn_coef, t, NULL, NULL, NULL);
 }
 

@@ -697,13 +697,8 @@ static void read_objective(reader *r, JsonObject *o, const char *path, const cha
 static int param_matches(const lw_desc *d, const char *pat)
 {
   int n = 0;
-  size_t l = strlen(pat);
-  int wild = l > 3 && !strcmp(pat + l - 3, "[*]");
-  for (int i = 0; i < d->nparams; i++) {
-    const char *pn = d->params[i].name;
-    if (wild ? (!strncmp(pn, pat, l - 2) && pn[l - 2] && strchr(pn + l - 2, ']')) : !strcmp(pn, pat))
-      n++;
-  }
+  for (int i = 0; i < d->nparams; i++)
+    n += lw_param_name_matches(pat, d->params[i].name);
   return n;
 }
 
@@ -728,6 +723,8 @@ static void read_problem(reader *r, JsonObject *o, const char *path, const char 
     fail(r, fp, "problem '%s': objective '%s' does not exist", name, obj);
     return;
   }
+  const char *desc = get_str(r, o, "description", path);
+  p->description = desc ? strdup(desc) : NULL;
   get_bool(r, o, "maximize", path, &p->maximize);
   const char *alg = get_str(r, o, "algorithm", path);
   if (alg) {
@@ -742,13 +739,8 @@ static void read_problem(reader *r, JsonObject *o, const char *path, const char 
   }
   const char *gr = get_str(r, o, "gradient", path);
   if (gr) {
-    if (!strcmp(gr, "adjoint"))
-      p->gradient = LW_SENS_ADJOINT;
-    else if (!strcmp(gr, "forward"))
-      p->gradient = LW_SENS_FORWARD;
-    else if (!strcmp(gr, "fd"))
-      p->gradient = LW_SENS_FD;
-    else {
+    p->gradient = lw_sens_method_from_name(gr);
+    if (p->gradient < LW_SENS_FORWARD) {
       g_autofree char *fp = g_strdup_printf("%s/gradient", path);
       mark(r, o, "gradient", fp);
       fail(r, fp, "unknown gradient '%s' (expected adjoint, forward or fd)", gr);

@@ -105,29 +105,20 @@ static int param_run(const lw_desc *d, int i)
   const lw_param_desc *p = &d->params[i];
   if (p->ntargets != 1 || !g_str_has_suffix(p->name, "[0]") || !g_str_has_suffix(p->targets[0], "/0"))
     return 0;
-  size_t nb = strlen(p->name) - 3, np = strlen(p->targets[0]) - 2;
+  g_autofree char *base = g_strndup(p->name, strlen(p->name) - 3);
+  g_autofree char *prefix = g_strndup(p->targets[0], strlen(p->targets[0]) - 2);
   int n = 0;
   for (; i + n < d->nparams; n++) {
     const lw_param_desc *q = &d->params[i + n];
-    char idx[32];
-    int li = snprintf(idx, sizeof idx, "[%d]", n);
-    int lt = snprintf(idx, sizeof idx, "/%d", n);
-    if (q->ntargets != 1 || strlen(q->name) != nb + (size_t)li || strncmp(q->name, p->name, nb) ||
-        strlen(q->targets[0]) != np + (size_t)lt || strncmp(q->targets[0], p->targets[0], np))
-      break;
-    snprintf(idx, sizeof idx, "[%d]", n);
-    if (strcmp(q->name + nb, idx))
-      break;
-    snprintf(idx, sizeof idx, "/%d", n);
-    if (strcmp(q->targets[0] + np, idx))
+    g_autofree char *name = g_strdup_printf("%s[%d]", base, n);
+    g_autofree char *target = g_strdup_printf("%s/%d", prefix, n);
+    if (q->ntargets != 1 || strcmp(q->name, name) || strcmp(q->targets[0], target))
       break;
   }
   /* the prefix must have exactly n components */
-  g_autofree char *prefix = g_strndup(p->targets[0], np);
   for (int k = 0; k <= n; k++) {
     g_autofree char *fp = g_strdup_printf("%s/%d", prefix, k);
-    int exists = lw_desc_field((lw_desc *)d, fp) != NULL;
-    if (exists != (k < n))
+    if ((lw_desc_field((lw_desc *)d, fp) != NULL) != (k < n))
       return 0;
   }
   return n;
@@ -512,10 +503,12 @@ char *lw_model_to_json(const lw_desc *d)
   for (int i = 0; i < d->nproblems; i++) {
     const lw_problem_desc *p = &d->problems[i];
     item_open(&w, &first, p->name);
+    if (p->description)
+      kvstr(&w, "description", p->description);
     kvstr(&w, "objective", p->objective);
     g_string_append_printf(w.s, ", \"maximize\": %s", p->maximize ? "true" : "false");
     kvstr(&w, "algorithm", lw_opt_algorithm_name(p->algorithm));
-    kvstr(&w, "gradient", p->gradient == LW_SENS_FORWARD ? "forward" : p->gradient == LW_SENS_FD ? "fd" : "adjoint");
+    kvstr(&w, "gradient", lw_sens_method_name(p->gradient));
     g_string_append_printf(w.s, ", \"max_evaluations\": %d", p->max_evaluations);
     kvnum(&w, "f_tolerance", p->f_tolerance);
     kvnum(&w, "x_tolerance", p->x_tolerance);

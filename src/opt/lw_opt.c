@@ -44,23 +44,6 @@ double lw_projected_gradient_norm(int n, const double *x, const double *g, const
   return m;
 }
 
-/* NAME[*] matches NAME[k]; anything else matches itself */
-static int matches(const char *pat, const char *name)
-{
-  size_t l = strlen(pat);
-  if (l > 3 && !strcmp(pat + l - 3, "[*]")) {
-    if (strncmp(name, pat, l - 2))
-      return 0;
-    const char *q = name + l - 2;
-    if (!*q)
-      return 0;
-    while (*q >= '0' && *q <= '9')
-      q++;
-    return q != name + l - 2 && !strcmp(q, "]");
-  }
-  return !strcmp(pat, name);
-}
-
 int lw_opt_variables(const lw_desc *d, const lw_problem_desc *p, int **params, double **lower, double **upper,
                      double **scale, lw_error *err)
 {
@@ -84,7 +67,7 @@ int lw_opt_variables(const lw_desc *d, const lw_problem_desc *p, int **params, d
       goto fail;
     }
     for (int j = 0; j < d->nparams; j++) {
-      if (!matches(vd->parameter, d->params[j].name))
+      if (!lw_param_name_matches(vd->parameter, d->params[j].name))
         continue;
       for (int k = 0; k < n; k++)
         if (P[k] == j) {
