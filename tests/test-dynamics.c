@@ -237,6 +237,157 @@ static void test_all_models_run(void)
   }
 }
 
+
+/* ---- controllers ------------------------------------------------------------
+ * A wheel (I = 0.5 kg m^2 about its hub, no gravity) turned by a controller
+ * on its hub angle: the closed loop is a linear ODE with a closed form. */
+static lw_desc *wheel_desc(const char *controller, double h)
+{
+  g_autofree char *json = g_strdup_printf(
+      "{\"linkwright\": 1, \"name\": \"wheel\", \"planar\": true, \"gravity\": [0, 0],"
+      " \"solver\": {\"t_end\": 3, \"step\": %.17g},"
+      " \"bodies\": [{\"name\": \"wheel\", \"mass\": 1, \"com\": [0, 0], \"inertia\": 0.5,"
+      "   \"position\": [0, 0], \"angle\": 0}],"
+      " \"joints\": [{\"name\": \"hub\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"wheel\","
+      "   \"at\": [0, 0]}],"
+      " \"forces\": [%s],"
+      " \"initial\": [{\"joint\": \"hub\", \"value\": 0, \"velocity\": 0}],"
+      " \"outputs\": [{\"name\": \"th\", \"type\": \"joint_coordinate\", \"joint\": \"hub\"},"
+      "   {\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"hub\"},"
+      "   {\"name\": \"u\", \"type\": \"control\", \"force\": \"c\"}]}",
+      h, controller);
+  lw_error err;
+  lw_desc *d = lw_model_read_data(json, -1, "wheel.json", NULL, &err);
+  if (!d)
+    g_error("%s", err.msg);
+  return d;
+}
+
+static lw_sim_result wheel_run(const char *controller, double h)
+{
+  lw_desc *d = wheel_desc(controller, h);
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r;
+  g_assert_cmpint(lw_simulate(m, 3.0, h, &r, NULL, NULL), ==, LW_OK);
+  lw_model_free(m);
+  lw_desc_free(d);
+  return r;
+}
+
+static const char *pd_ctl = "{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"kp\": 20, \"kd\": 3,"
+                            " \"target\": {\"type\": \"constant\", \"value\": 1}}";
+
+/* 0.5 th'' + 3 th' + 20 th = 20: th = 1 - exp(-3t) (cos wd t + 3/wd sin wd t),
+ * wd = sqrt(31); the error falls as h^2 (trapezoidal rule) and the output
+ * u is -20 (th - 1) - 3 th' at every stored state */
+static void test_control_pd(void)
+{
+  double err[2];
+  for (int k = 0; k < 2; k++) {
+    double h = k ? 5e-4 : 1e-3;
+    lw_sim_result r = wheel_run(pd_ctl, h);
+    double wd = sqrt(31.0), e = 0, eu = 0;
+    for (long i = 0; i < r.rows; i++) {
+      double t = lwt_at(&r, i, 0), th = lwt_at(&r, i, 1), w = lwt_at(&r, i, 2), u = lwt_at(&r, i, 3);
+      double ex = 1.0 - exp(-3.0 * t) * (cos(wd * t) + 3.0 / wd * sin(wd * t));
+      e = fmax(e, fabs(th - ex));
+      eu = fmax(eu, fabs(u - (-20.0 * (th - 1.0) - 3.0 * w)));
+    }
+    g_assert_cmpfloat(eu, <=, 1e-12);
+    err[k] = e;
+    lw_sim_result_clear(&r);
+  }
+  g_test_message("PD wheel: largest angle error %.3e (h = 1 ms), %.3e (h = 0.5 ms), ratio %.3f", err[0], err[1],
+                 err[0] / err[1]);
+  g_assert_cmpfloat(err[0], <, 1e-4);
+  g_assert_cmpfloat(err[0] / err[1], >, 3.5);
+  g_assert_cmpfloat(err[0] / err[1], <, 4.5);
+}
+
+/* speed control: 0.5 w' = -2 (w + 10): w = -10 (1 - exp(-4 t)) */
+static void test_control_rate(void)
+{
+  double err[2];
+  for (int k = 0; k < 2; k++) {
+    double h = k ? 5e-4 : 1e-3;
+    lw_sim_result r = wheel_run("{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"measure\": \"rate\","
+                                " \"kp\": 2, \"target\": {\"type\": \"constant\", \"value\": -10}}",
+                                h);
+    double e = 0, eu = 0;
+    for (long i = 0; i < r.rows; i++) {
+      double t = lwt_at(&r, i, 0), w = lwt_at(&r, i, 2), u = lwt_at(&r, i, 3);
+      e = fmax(e, fabs(w - (-10.0 * (1.0 - exp(-4.0 * t)))));
+      eu = fmax(eu, fabs(u + 2.0 * (w + 10.0)));
+    }
+    g_assert_cmpfloat(eu, <=, 1e-11);
+    err[k] = e;
+    lw_sim_result_clear(&r);
+  }
+  g_test_message("speed-controlled wheel: largest speed error %.3e (h = 1 ms), %.3e (h = 0.5 ms), ratio %.3f",
+                 err[0], err[1], err[0] / err[1]);
+  g_assert_cmpfloat(err[0], <, 1e-4);
+  g_assert_cmpfloat(err[0] / err[1], >, 3.5);
+  g_assert_cmpfloat(err[0] / err[1], <, 4.5);
+}
+
+/* a state feedback with the one gain of a PID runs the same numbers; the
+ * controllers are written back and read again unchanged */
+static void test_control_state_feedback(void)
+{
+  lw_sim_result a = wheel_run(pd_ctl, 1e-3);
+  const char *sf = "{\"name\": \"c\", \"type\": \"state_feedback\", \"joint\": \"hub\", \"gains\": ["
+                   "{\"joint\": \"hub\", \"kp\": 20, \"kd\": 3, \"target\": {\"type\": \"constant\", \"value\": 1}}]}";
+  lw_sim_result b = wheel_run(sf, 1e-3);
+  g_assert_cmpint(a.rows, ==, b.rows);
+  for (long i = 0; i < a.rows * a.ncols; i++)
+    g_assert_cmpfloat(a.table[i], ==, b.table[i]);
+  lw_sim_result_clear(&a);
+  lw_sim_result_clear(&b);
+  const char *ctl[2] = {pd_ctl, sf};
+  for (int k = 0; k < 2; k++) {
+    lw_desc *d = wheel_desc(ctl[k], 1e-3);
+    lw_error err;
+    g_autofree char *j1 = lw_model_to_json(d);
+    g_assert_nonnull(j1);
+    lw_desc *d2 = lw_model_read_data(j1, -1, "again.json", NULL, &err);
+    g_assert_nonnull(d2);
+    g_autofree char *j2 = lw_model_to_json(d2);
+    g_assert_cmpstr(j1, ==, j2);
+    g_assert_cmpint(d2->forces[0].nfeedback, ==, 1);
+    g_assert_cmpfloat(d2->forces[0].feedback[0].kp, ==, 20);
+    g_assert_cmpfloat(d2->forces[0].feedback[0].kd, ==, 3);
+    g_assert_cmpfloat(d2->forces[0].feedback[0].target.a[0], ==, 1);
+    lw_desc_free(d2);
+    lw_desc_free(d);
+  }
+}
+
+/* bad controllers are refused with the field named */
+static void test_control_errors(void)
+{
+  static const char *const bad[][2] = {
+    {"{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"measure\": \"rate\", \"kp\": 1, \"kd\": 2}",
+     "forces/c/kd"},
+    {"{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"axle\", \"kp\": 1}", "forces/c/joint"},
+    {"{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"coordinate\": 1, \"kp\": 1}", "forces/c/joint"},
+    {"{\"name\": \"c\", \"type\": \"state_feedback\", \"joint\": \"hub\", \"gains\": []}", "forces/c/gains"},
+    {"{\"name\": \"c\", \"type\": \"state_feedback\", \"joint\": \"hub\", \"gains\": [{\"joint\": \"hub\","
+     " \"kp\": 1}, {\"joint\": \"hub\", \"coordinate\": 2, \"kp\": 1}]}",
+     "forces/c/gains/1/joint"},
+    {"{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"kp\": 1e400}", "forces/c/kp"},
+    {"{\"name\": \"c\", \"type\": \"joint_spring_damper\", \"joint\": \"hub\", \"stiffness\": 1}", "outputs/u/force"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    lw_desc *d = wheel_desc(bad[i][0], 1e-3);
+    lw_error err;
+    lw_model *m = lw_compile(d, &err);
+    g_assert_null(m);
+    g_test_message("%s: %s", err.path, err.msg);
+    g_assert_cmpstr(err.path, ==, bad[i][1]);
+    lw_desc_free(d);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -249,5 +400,9 @@ int main(int argc, char **argv)
   g_test_add_func("/dynamics/iftomm/slider-crank", test_iftomm_slider_crank);
   g_test_add_func("/dynamics/iftomm/pendulum", test_iftomm_pendulum);
   g_test_add_func("/dynamics/models/run", test_all_models_run);
+  g_test_add_func("/dynamics/control/pd", test_control_pd);
+  g_test_add_func("/dynamics/control/rate", test_control_rate);
+  g_test_add_func("/dynamics/control/state-feedback", test_control_state_feedback);
+  g_test_add_func("/dynamics/control/errors", test_control_errors);
   return g_test_run();
 }

@@ -87,6 +87,10 @@ typedef enum {
   LW_FORCE_JOINT_SPRING_DAMPER, /* on a joint coordinate */
   LW_FORCE_FORCE,               /* vector * f(t) at a body point, global axes */
   LW_FORCE_TORQUE,              /* vector * f(t) on a body, global axes */
+  LW_FORCE_PID,                 /* controller: force / torque along a joint coordinate from the
+                                   error of that coordinate (or its rate) to a target r(t) */
+  LW_FORCE_STATE_FEEDBACK,      /* controller: force / torque along a joint coordinate from
+                                   the errors of several joint coordinates and their rates */
   LW_FORCE_NTYPES
 } lw_force_type;
 
@@ -100,6 +104,7 @@ typedef enum {
   LW_OUT_KINETIC_ENERGY,
   LW_OUT_POTENTIAL_ENERGY,
   LW_OUT_TOTAL_ENERGY,
+  LW_OUT_CONTROL,       /* a controller's force / torque along its actuated coordinate */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -164,6 +169,17 @@ typedef struct {
   double angle[2];         /* planar: direction of the reference in the body frame */
 } lw_joint_desc;
 
+/* One measured quantity of a controller.  Position: e = x - r(t) and the
+ * actuator gets -(kp e + kd de/dt); rate: e = dx/dt - r(t) and it gets
+ * -kp e (kd must be 0).  x is joint coordinate `coordinate` of `joint`. */
+typedef struct {
+  char *joint;
+  int coordinate;
+  int rate;        /* 0: position error, 1: rate error */
+  double kp, kd;
+  lw_func target;  /* r(t); constant 0 by default */
+} lw_feedback_desc;
+
 typedef struct {
   char *name;
   lw_force_type type;
@@ -174,6 +190,10 @@ typedef struct {
   double stiffness, damping, rest;  /* spring-dampers: rest length / rest value */
   double vector[3];                 /* force, torque: direction and magnitude */
   lw_func func;                     /* force, torque: time factor */
+  /* controllers (pid, state_feedback): joint / coordinate above is the
+   * actuator; pid has one feedback on that coordinate */
+  int nfeedback;
+  lw_feedback_desc *feedback;
 } lw_force_desc;
 
 typedef struct {
@@ -197,6 +217,7 @@ typedef struct {
   lw_place place;
   char *joint;     /* joint outputs */
   int coordinate;
+  char *force;     /* control: the controller */
 } lw_output_desc;
 
 typedef struct {
@@ -309,6 +330,8 @@ lw_geom_desc *lw_body_add_geom(lw_body_desc *b, lw_geom_type type);
 lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
                                  const char *body1, const char *body2);
 lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type);
+/* a controller's measured coordinate (target constant 0, gains 0) */
+lw_feedback_desc *lw_force_add_feedback(lw_force_desc *f, const char *joint, int coordinate);
 lw_driver_desc *lw_desc_add_driver(lw_desc *d, const char *name, const char *joint, int coordinate);
 lw_initial_desc *lw_desc_add_initial(lw_desc *d, const char *joint, int coordinate);
 lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type type);

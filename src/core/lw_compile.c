@@ -979,6 +979,11 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
   /* forces */
   m->nforces = d->nforces;
   m->forces = calloc((size_t)m->nforces + 1, sizeof(lw_force));
+  m->nfbs = 0;
+  for (int i = 0; i < d->nforces; i++)
+    m->nfbs += d->forces[i].nfeedback;
+  m->fbs = calloc((size_t)m->nfbs + 1, sizeof(lw_fb));
+  int nfb_done = 0;
   for (int i = 0; i < d->nforces; i++) {
     const lw_force_desc *fd = &d->forces[i];
     lw_force *f = &m->forces[i];
@@ -1071,6 +1076,68 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       f->body = b;
       break;
     }
+    case LW_FORCE_PID:
+    case LW_FORCE_STATE_FEEDBACK: {
+      int pid = fd->type == LW_FORCE_PID;
+      snprintf(path, sizeof path, "forces/%s/joint", fd->name);
+      int ci;
+      COORD_OF(fd->joint, fd->coordinate, "controller", ci);
+      f->coord = ci;
+      f->nblk = m->coords[ci].nblk;
+      memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
+      f->ncblk = f->nblk;
+      memcpy(f->cblk, f->blk, sizeof(int) * (size_t)f->nblk);
+      snprintf(path, sizeof path, pid ? "forces/%s" : "forces/%s/gains", fd->name);
+      if (fd->nfeedback < 1 || (pid && fd->nfeedback != 1))
+        FAIL(path, "controller '%s': %s", fd->name,
+             pid ? "a pid controller measures exactly its own coordinate"
+                 : "a state feedback needs at least one gain");
+      f->fb0 = nfb_done;
+      f->nfb = fd->nfeedback;
+      for (int k = 0; k < fd->nfeedback; k++) {
+        const lw_feedback_desc *bd = &fd->feedback[k];
+        lw_fb *b = &m->fbs[nfb_done++];
+        char base[192];
+        if (pid)
+          snprintf(base, sizeof base, "forces/%s", fd->name);
+        else
+          snprintf(base, sizeof base, "forces/%s/gains/%d", fd->name, k);
+        snprintf(path, sizeof path, "%s/joint", base);
+        int bc;
+        COORD_OF(bd->joint, bd->coordinate, "controller", bc);
+        b->coord = bc;
+        b->rate = bd->rate;
+        b->kp = bd->kp;
+        b->kd = bd->kd;
+        b->r = bd->target;
+        snprintf(path, sizeof path, "%s/kp", base);
+        if (!isfinite(bd->kp) || !isfinite(bd->kd))
+          FAIL(path, "controller '%s': gains must be finite numbers", fd->name);
+        if (bd->rate && bd->kd != 0.0) {
+          snprintf(path, sizeof path, "%s/kd", base);
+          FAIL(path, "controller '%s': kd must be 0 when the rate is measured (its derivative "
+               "would be an acceleration)", fd->name);
+        }
+        snprintf(path, sizeof path, "%s/target", base);
+        if (!finite3(bd->target.a, LW_FUNC_MAXCOEF))
+          FAIL(path, "controller '%s': target coefficients must be finite", fd->name);
+        if (check_func(&bd->target, path, err))
+          goto fail;
+        const lw_coord *co = &m->coords[bc];
+        for (int kb = 0; kb < co->nblk; kb++) {
+          int seen = 0;
+          for (int l = 0; l < f->ncblk; l++)
+            seen |= f->cblk[l] == co->blk[kb];
+          if (seen)
+            continue;
+          if (f->ncblk == LW_MAXCBLK)
+            FAIL(path, "controller '%s': its coordinates touch more than %d bodies", fd->name,
+                 LW_MAXCBLK);
+          f->cblk[f->ncblk++] = co->blk[kb];
+        }
+      }
+      break;
+    }
     default:
       snprintf(path, sizeof path, "forces/%s/type", fd->name);
       FAIL(path, "force '%s': unknown type", fd->name);
@@ -1119,6 +1186,19 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       int ci;
       COORD_OF(od->joint, od->coordinate, "output", ci);
       o->coord = ci;
+      break;
+    }
+    case LW_OUT_CONTROL: {
+      snprintf(path, sizeof path, "outputs/%s/force", od->name);
+      o->force = -1;
+      for (int k = 0; od->force && k < d->nforces; k++)
+        if (!strcmp(d->forces[k].name, od->force))
+          o->force = k;
+      if (o->force < 0)
+        FAIL(path, "output '%s': controller '%s' does not exist", od->name, od->force ? od->force : "(missing)");
+      if (d->forces[o->force].type != LW_FORCE_PID && d->forces[o->force].type != LW_FORCE_STATE_FEEDBACK)
+        FAIL(path, "output '%s': force '%s' is a %s, not a controller", od->name, od->force,
+             lw_force_type_name(d->forces[o->force].type));
       break;
     }
     case LW_OUT_REACTION_FORCE: {
@@ -1274,6 +1354,7 @@ void lw_model_free(lw_model *m)
   free(m->coords);
   free(m->joint_coord0);
   free(m->forces);
+  free(m->fbs);
   free(m->init_coord);
   free(m->init_value);
   free(m->init_vel);

@@ -98,6 +98,15 @@ lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type typ
   return j;
 }
 
+lw_feedback_desc *lw_force_add_feedback(lw_force_desc *f, const char *joint, int coordinate)
+{
+  lw_feedback_desc *b = grow((void **)&f->feedback, &f->nfeedback, sizeof *b);
+  b->joint = dup_str(joint);
+  b->coordinate = coordinate;
+  b->target.type = LW_FUNC_CONSTANT;
+  return b;
+}
+
 lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type)
 {
   lw_force_desc *f = grow((void **)&d->forces, &d->nforces, sizeof *f);
@@ -293,6 +302,11 @@ void lw_desc_free(lw_desc *d)
       free(f->body[k]);
       free(f->place[k].ref);
     }
+    for (int k = 0; k < f->nfeedback; k++) {
+      free(f->feedback[k].joint);
+      free(f->feedback[k].target.knots);
+    }
+    free(f->feedback);
   }
   for (int i = 0; i < d->ndrivers; i++) {
     free(d->drivers[i].name);
@@ -305,6 +319,7 @@ void lw_desc_free(lw_desc *d)
     free(d->outputs[i].name);
     free(d->outputs[i].body);
     free(d->outputs[i].joint);
+    free(d->outputs[i].force);
     free(d->outputs[i].place.ref);
   }
   for (int i = 0; i < d->nparams; i++) {
@@ -398,6 +413,13 @@ lw_desc *lw_desc_copy(const lw_desc *s)
       f->body[k] = dup_str(sf->body[k]);
       place_copy(&f->place[k], &sf->place[k]);
     }
+    f->feedback = dup_mem(sf->feedback, sizeof *sf->feedback * (size_t)sf->nfeedback);
+    for (int k = 0; k < sf->nfeedback; k++) {
+      const lw_feedback_desc *sb = &sf->feedback[k];
+      f->feedback[k].joint = dup_str(sb->joint);
+      f->feedback[k].target.knots =
+          dup_mem(sb->target.knots, sizeof(double) * (size_t)(sb->target.knots ? sb->target.n : 0));
+    }
   }
   d->drivers = dup_mem(s->drivers, sizeof *s->drivers * (size_t)s->ndrivers);
   for (int i = 0; i < s->ndrivers; i++) {
@@ -416,6 +438,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     o->name = dup_str(so->name);
     o->body = dup_str(so->body);
     o->joint = dup_str(so->joint);
+    o->force = dup_str(so->force);
     place_copy(&o->place, &so->place);
   }
   d->params = dup_mem(s->params, sizeof *s->params * (size_t)s->nparams);
@@ -457,10 +480,10 @@ lw_desc *lw_desc_copy(const lw_desc *s)
 static const char *joint_names[LW_JOINT_NTYPES] = {
   "revolute", "prismatic", "spherical", "cylindrical", "universal", "planar", "fixed"};
 static const char *force_names[LW_FORCE_NTYPES] = {
-  "spring_damper", "joint_spring_damper", "force", "torque"};
+  "spring_damper", "joint_spring_damper", "force", "torque", "pid", "state_feedback"};
 static const char *output_names[LW_OUT_NTYPES] = {
   "position", "velocity", "acceleration", "joint_coordinate", "joint_velocity",
-  "reaction_force", "kinetic_energy", "potential_energy", "total_energy"};
+  "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control"};
 
 static int name_index(const char **names, int n, const char *s)
 {
@@ -654,6 +677,26 @@ double *lw_desc_field(lw_desc *d, const char *path)
       if (!strcmp(c, "vector")) return comp(f->vector, 3, p);
       if (!strcmp(c, "function")) return func_field(&f->func, p);
       if (!strncmp(c, "point", 5)) return place_field(&f->place[c[5] == '2'], p);
+      /* controllers: pid kp | kd | target/K; state_feedback gains/K/kp | kd | target/K */
+      lw_feedback_desc *fb = NULL;
+      if (f->type == LW_FORCE_PID && f->nfeedback == 1) {
+        fb = &f->feedback[0];
+      } else if (f->type == LW_FORCE_STATE_FEEDBACK && !strcmp(c, "gains")) {
+        char kk[32];
+        if (!seg(&p, kk, sizeof kk) || !seg(&p, c, sizeof c))
+          return NULL;
+        char *end;
+        long k = strtol(kk, &end, 10);
+        if (*end || end == kk || k < 0 || k >= f->nfeedback)
+          return NULL;
+        fb = &f->feedback[k];
+      }
+      if (fb) {
+        if (!strcmp(c, "kp")) return *p ? NULL : &fb->kp;
+        if (!strcmp(c, "kd")) return *p ? NULL : &fb->kd;
+        if (!strcmp(c, "target")) return func_field(&fb->target, p);
+      }
+      return NULL;
       return NULL;
     }
     return NULL;

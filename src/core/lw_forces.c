@@ -16,7 +16,38 @@ static void add_block_grad(const lw_model *m, double *Q, const lw_force *f, cons
   }
 }
 
-/* Q += forces; vals += ks K + cs C when vals != NULL. */
+/* a joint coordinate, continuous across +-pi with the data's last value */
+static double coord_cont(const lw_model *m, const lw_data *d, int ci, const double *q, double *g)
+{
+  const lw_coord *c = &m->coords[ci];
+  double x = lw_coord_eval(m, c, q, g);
+  if (c->kind == LW_ROW_ANGLE)
+    x += 2.0 * M_PI * nearbyint((d->coord_prev[ci] - x) / (2.0 * M_PI));
+  return x;
+}
+
+double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
+                        const double *qd, double t)
+{
+  double tau = 0;
+  for (int k = 0; k < f->nfb; k++) {
+    const lw_fb *b = &m->fbs[f->fb0 + k];
+    double r, rd;
+    lw_func_eval(&b->r, t, &r, &rd, NULL);
+    double xd = lw_coord_rate(m, &m->coords[b->coord], q, qd);
+    if (b->rate) {
+      tau -= b->kp * (xd - r);
+    } else {
+      double x = coord_cont(m, d, b->coord, q, NULL);
+      tau -= b->kp * (x - r) + b->kd * (xd - rd);
+    }
+  }
+  return tau;
+}
+
+/* Q += forces; vals += ks K + cs C when vals != NULL.  Controllers add only
+ * the part of their tangent that is symmetric (the actuated coordinate's
+ * own positive gains): the other terms are left to the Newton iteration. */
 void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                     double *Q, double *vals, double ks, double cs)
 {
@@ -69,6 +100,28 @@ void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double
       }
       if (vals && c->nblk > 0)
         lw_mat_add_outer(m, vals, ks * f->k + cs * f->c, c->nblk, c->blk, c->pairpos, g);
+      break;
+    }
+    case LW_FORCE_PID:
+    case LW_FORCE_STATE_FEEDBACK: {
+      const lw_coord *c = &m->coords[f->coord];
+      double tau = lw_control_value(m, d, f, q, qd, t);
+      lw_coord_eval(m, c, q, g);
+      for (int k = 0; k < c->nblk; k++) {
+        double *Qb = Q + (size_t)c->blk[k] * nqb;
+        for (int i = 0; i < nqb; i++)
+          Qb[i] += tau * g[k * nqb + i];
+      }
+      if (vals && c->nblk > 0) {
+        double s = 0;
+        for (int k = 0; k < f->nfb; k++) {
+          const lw_fb *b = &m->fbs[f->fb0 + k];
+          if (b->coord == f->coord)
+            s += b->rate ? cs * b->kp : ks * b->kp + cs * b->kd;
+        }
+        if (s > 0)
+          lw_mat_add_outer(m, vals, s, c->nblk, c->blk, c->pairpos, g);
+      }
       break;
     }
     case LW_FORCE_FORCE: {

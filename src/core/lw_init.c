@@ -326,6 +326,9 @@ void lw_outputs(const lw_model *m, lw_data *d, double *out)
     case LW_OUT_JOINT_VELOCITY:
       o[0] = lw_coord_rate(m, &m->coords[op->coord], d->q, d->qd);
       break;
+    case LW_OUT_CONTROL:
+      o[0] = lw_control_value(m, d, &m->forces[op->force], d->q, d->qd, d->t);
+      break;
     case LW_OUT_REACTION_FORCE: {
       /* force on body 2 (or minus the force on body 1 when body 2 is the
        * ground): the r0 block of -J^T lambda over the joint's equations */

@@ -45,6 +45,16 @@ typedef struct {
   int nblk, blk[2], pairpos[3];
 } lw_coord;
 
+/* one measured coordinate of a controller (lw_feedback_desc compiled) */
+typedef struct {
+  int coord;            /* index into m->coords */
+  int rate;             /* error of the rate instead of the position */
+  double kp, kd;
+  lw_func r;            /* target r(t) */
+} lw_fb;
+
+#define LW_MAXCBLK 16   /* bodies a controller's coordinates may touch */
+
 typedef struct {
   lw_force_type type;
   int index;            /* element in desc */
@@ -56,6 +66,10 @@ typedef struct {
   double vec[3];
   lw_func func;
   int nblk, blk[2], pairpos[3];
+  /* controllers: actuator coord, feedback m->fbs[fb0 .. fb0 + nfb), and
+   * every body the measured and actuated coordinates touch */
+  int fb0, nfb;
+  int ncblk, cblk[LW_MAXCBLK];
 } lw_force;
 
 typedef struct {
@@ -63,6 +77,7 @@ typedef struct {
   int width;
   lw_vexpr v;       /* point outputs */
   int coord;        /* joint outputs */
+  int force;        /* control: the controller */
   int joint;        /* reaction force: the joint, */
   int rbody;        /* the body the force acts on (body 2, or body 1 when body 2 is the ground) */
   double rsign;     /* +1 on body 2, -1 on body 1 */
@@ -102,6 +117,8 @@ struct lw_model {
   lw_vexpr *joint_z;    /* (njoints) joint axis on body 1 (drawing) */
   int nforces;
   lw_force *forces;
+  int nfbs;
+  lw_fb *fbs;           /* controllers' measured coordinates */
   int ninit;
   int *init_coord;      /* (ninit) coordinate index */
   double *init_value, *init_vel;
@@ -198,6 +215,9 @@ void lw_chol_dense_solve(const double *a, int n, double *x);
 void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                     double *Q, double *vals, double ks, double cs);
 void lw_coords_update(const lw_model *m, lw_data *d);
+/* a controller's force / torque along its actuated coordinate at (q, qd, t) */
+double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
+                        const double *qd, double t);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 
 void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);

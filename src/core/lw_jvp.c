@@ -266,6 +266,43 @@ void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_
     memcpy(dg, s.dg, sizeof(double) * (size_t)w);
 }
 
+/* a controller's force / torque tau and its derivative dtau along the
+ * direction (pf: the forces' point, velocity argument in qd) */
+static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf,
+                        const lw_lin_dir *df, double *tau, double *dtau)
+{
+  const lw_tangent *tg = df->tg;
+  const lw_model *tm = tg ? tg->dm : NULL;
+  const lw_force *f = &m->forces[n];
+  int fon = tg && tg->force_on[n];
+  double T = 0, dT = 0;
+  sc s;
+  for (int k = 0; k < f->nfb; k++) {
+    const lw_fb *b = &m->fbs[f->fb0 + k];
+    const lw_fb *tb = fon ? &tm->fbs[f->fb0 + k] : NULL;
+    const lw_coord *c = &m->coords[b->coord];
+    coord_sc(m, fon ? tm : NULL, b->coord, pf, df, &s);
+    double r, rd, dr = 0, drd = 0;
+    lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
+    if (fon)
+      func_tan(tg, 3, f->fb0 + k, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
+    if (b->rate) {
+      T -= b->kp * (s.r - r);
+      dT -= b->kp * (s.dr - dr) + (fon ? tb->kp * (s.r - r) : 0.0);
+    } else {
+      double x = s.v - c->offset;
+      if (c->kind == LW_ROW_ANGLE)
+        x += 2.0 * M_PI * nearbyint((d->coord_prev[b->coord] - x) / (2.0 * M_PI));
+      T -= b->kp * (x - r) + b->kd * (s.r - rd);
+      dT -= b->kp * (s.dv - dr) + b->kd * (s.dr - drd);
+      if (fon)
+        dT -= tb->kp * (x - r) + tb->kd * (s.r - rd);
+    }
+  }
+  *tau = T;
+  *dtau = dT;
+}
+
 /* the derivative of force n (added into dQ) */
 static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *p, const lw_lin_point *pf,
                       const lw_lin_dir *dir, const lw_lin_dir *df, int state, double *dQ)
@@ -319,6 +356,18 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
     double dtau = -f->k * s.dv - f->c * s.dr;
     if (fon)
       dtau += -tf->k * (x - f->rest) + f->k * tf->rest - tf->c * s.r;
+    blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
+    blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
+    break;
+  }
+  case LW_FORCE_PID:
+  case LW_FORCE_STATE_FEEDBACK: {
+    if (!active(dir, state, f->ncblk, f->cblk, fon))
+      break;
+    double tau, dtau;
+    control_jvp(m, d, n, pf, df, &tau, &dtau);
+    const lw_coord *c = &m->coords[f->coord];
+    coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
     blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
     blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
     break;
@@ -554,6 +603,9 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
     } else if (f->type == LW_FORCE_TORQUE) {
       nblk = f->body >= 0 ? 1 : 0;
       blk = &f->body;
+    } else if (f->type == LW_FORCE_PID || f->type == LW_FORCE_STATE_FEEDBACK) {
+      nblk = f->ncblk;
+      blk = f->cblk;
     } else if (f->type == LW_FORCE_FORCE) {
       continue; /* independent of the state */
     }
@@ -640,6 +692,13 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
             dy[i] -= sgn * (s.dg[kb * nqb + i] * p->l[0][r] +
                             (dir->dl ? s.g[kb * nqb + i] * dir->dl[r] : 0.0));
     }
+    break;
+  }
+  case LW_OUT_CONTROL: {
+    double tau;
+    lw_lin_dir dc = *dir;
+    dc.tg = tg;
+    control_jvp(m, d, op->force, p, &dc, &tau, &dy[0]);
     break;
   }
   case LW_OUT_KINETIC_ENERGY:
@@ -748,7 +807,7 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
   lw_model *o = t->dm;
   const lw_model *m = mk[0];
   for (int k = 1; k < 4; k++)
-    if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces ||
+    if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces || mk[k]->nfbs != m->nfbs ||
         mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms)
       return -1;
   int nqb = m->nqb;
@@ -852,6 +911,29 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
     }
     if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
       on = 1;
+    if (fs[0]->type == LW_FORCE_PID || fs[0]->type == LW_FORCE_STATE_FEEDBACK) {
+      if (t->coord_on[fs[0]->coord])
+        on = 1;
+      for (int k = 0; k < fs[0]->nfb; k++) {
+        int i = fs[0]->fb0 + k;
+        const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
+        lw_fb *bo = &o->fbs[i];
+        const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
+        const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
+        const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
+        bo->kp = comb(kp, 0, c, &on);
+        bo->kd = comb(kd, 0, c, &on);
+        for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
+          bo->r.a[j] = comb(ra, (size_t)j, c, &on);
+        if (bs[0]->r.type == LW_FUNC_SPLINE) {
+          const double *rk[4] = {bs[0]->r.knots, bs[1]->r.knots, bs[2]->r.knots, bs[3]->r.knots};
+          for (int j = 0; j < bs[0]->r.n; j++)
+            bo->r.knots[j] = comb(rk, (size_t)j, c, &on);
+        }
+        if (t->coord_on[bs[0]->coord])
+          on = 1;
+      }
+    }
     t->force_on[n] = on;
     t->any |= on;
   }

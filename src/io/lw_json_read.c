@@ -535,6 +535,29 @@ static void read_joint(reader *r, JsonObject *o, const char *path, const char *n
   }
 }
 
+/* a controller's measured coordinate: measure, kp, kd, target (and the
+ * coordinate itself for a state feedback gain) */
+static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedback_desc *b)
+{
+  const char *ms = get_str(r, o, "measure", path);
+  if (ms) {
+    if (!strcmp(ms, "rate")) {
+      b->rate = 1;
+    } else if (strcmp(ms, "position")) {
+      g_autofree char *p = g_strdup_printf("%s/measure", path);
+      fail(r, p, "unknown measure '%s' (expected position or rate)", ms);
+      return;
+    }
+  }
+  get_num(r, o, "kp", path, &b->kp);
+  get_num(r, o, "kd", path, &b->kd);
+  JsonObject *fo = get_obj(r, o, "target", path);
+  if (fo) {
+    g_autofree char *p = g_strdup_printf("%s/target", path);
+    read_func(r, fo, p, &b->target);
+  }
+}
+
 static void read_force(reader *r, JsonObject *o, const char *path, const char *name)
 {
   const char *type = need_str(r, o, "type", path);
@@ -543,8 +566,8 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
   int t = lw_force_type_from_name(type);
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
-    fail(r, p, "unknown force type '%s' (expected spring_damper, joint_spring_damper, force or torque)",
-         type);
+    fail(r, p, "unknown force type '%s' (expected spring_damper, joint_spring_damper, force, torque, pid "
+               "or state_feedback)", type);
     return;
   }
   lw_force_desc *f = lw_desc_add_force(r->d, name, (lw_force_type)t);
@@ -598,12 +621,52 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
     }
     break;
   }
+  case LW_FORCE_PID: {
+    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "target", NULL};
+    check_keys(r, o, path, k);
+    f->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &f->coordinate);
+    if (r->failed)
+      break;
+    read_feedback(r, o, path, lw_force_add_feedback(f, f->joint, f->coordinate));
+    break;
+  }
+  case LW_FORCE_STATE_FEEDBACK: {
+    static const char *const k[] = {"name", "type", "joint", "coordinate", "gains", NULL};
+    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "target", NULL};
+    check_keys(r, o, path, k);
+    f->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &f->coordinate);
+    JsonArray *a = get_arr(r, o, "gains", path);
+    if (!a) {
+      if (!r->failed)
+        fail(r, path, "required field 'gains' is missing");
+      break;
+    }
+    for (guint i = 0; i < json_array_get_length(a) && !r->failed; i++) {
+      g_autofree char *gp = g_strdup_printf("%s/gains/%u", path, i);
+      JsonNode *n = json_array_get_element(a, i);
+      if (!JSON_NODE_HOLDS_OBJECT(n)) {
+        fail(r, gp, "each gain must be an object with joint, coordinate, measure, kp, kd, target");
+        break;
+      }
+      JsonObject *go = json_node_get_object(n);
+      check_keys(r, go, gp, gk);
+      const char *jn = need_str(r, go, "joint", gp);
+      int co = 0;
+      get_int(r, go, "coordinate", gp, &co);
+      if (r->failed)
+        break;
+      read_feedback(r, go, gp, lw_force_add_feedback(f, jn, co));
+    }
+    break;
+  }
   }
 }
 
 static void read_output(reader *r, JsonObject *o, const char *path, const char *name)
 {
-  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", NULL};
+  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -612,7 +675,7 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
-               "joint_velocity, reaction_force, kinetic_energy, potential_energy or total_energy)", type);
+               "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy or control)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -629,6 +692,9 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_REACTION_FORCE:
     od->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &od->coordinate);
+    break;
+  case LW_OUT_CONTROL:
+    od->force = dup_or_null(need_str(r, o, "force", path));
     break;
   default:
     break;

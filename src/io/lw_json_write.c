@@ -124,9 +124,9 @@ static int param_run(const lw_desc *d, int i)
   return n;
 }
 
-static void func(writer *w, const lw_func *f)
+static void func_as(writer *w, const char *name, const lw_func *f)
 {
-  key(w, "function");
+  key(w, name);
   switch (f->type) {
   case LW_FUNC_CONSTANT:
     g_string_append(w->s, "{\"type\": \"constant\"");
@@ -356,7 +356,7 @@ char *lw_model_to_json(const lw_desc *d)
       kvstr(&w, "body", f->body[0] ? f->body[0] : "");
       place(&w, "point", &f->place[0]);
       kvvec(&w, "vector", f->vector, dim);
-      func(&w, &f->func);
+      func_as(&w, "function", &f->func);
       break;
     case LW_FORCE_TORQUE:
       kvstr(&w, "body", f->body[0] ? f->body[0] : "");
@@ -364,7 +364,32 @@ char *lw_model_to_json(const lw_desc *d)
         kvnum(&w, "value", f->vector[2]);
       else
         kvvec(&w, "vector", f->vector, 3);
-      func(&w, &f->func);
+      func_as(&w, "function", &f->func);
+      break;
+    case LW_FORCE_PID:
+    case LW_FORCE_STATE_FEEDBACK:
+      kvstr(&w, "joint", f->joint ? f->joint : "");
+      kvnum(&w, "coordinate", f->coordinate);
+      if (f->type == LW_FORCE_STATE_FEEDBACK) {
+        key(&w, "gains");
+        g_string_append_c(w.s, '[');
+      }
+      for (int k = 0; k < f->nfeedback; k++) {
+        const lw_feedback_desc *b = &f->feedback[k];
+        if (f->type == LW_FORCE_STATE_FEEDBACK) {
+          g_string_append(w.s, k ? ", {\"joint\": " : "{\"joint\": ");
+          str(&w, b->joint ? b->joint : "");
+          kvnum(&w, "coordinate", b->coordinate);
+        }
+        kvstr(&w, "measure", b->rate ? "rate" : "position");
+        kvnum(&w, "kp", b->kp);
+        kvnum(&w, "kd", b->kd);
+        func_as(&w, "target", &b->target);
+        if (f->type == LW_FORCE_STATE_FEEDBACK)
+          g_string_append_c(w.s, '}');
+      }
+      if (f->type == LW_FORCE_STATE_FEEDBACK)
+        g_string_append_c(w.s, ']');
       break;
     default:
       break;
@@ -379,7 +404,7 @@ char *lw_model_to_json(const lw_desc *d)
     item_open(&w, &first, r->name);
     kvstr(&w, "joint", r->joint);
     kvnum(&w, "coordinate", r->coordinate);
-    func(&w, &r->func);
+    func_as(&w, "function", &r->func);
     g_string_append_c(w.s, '}');
   }
   list_close(&w, first);
@@ -418,6 +443,9 @@ char *lw_model_to_json(const lw_desc *d)
       break;
     case LW_OUT_REACTION_FORCE:
       kvstr(&w, "joint", o->joint ? o->joint : "");
+      break;
+    case LW_OUT_CONTROL:
+      kvstr(&w, "force", o->force ? o->force : "");
       break;
     default:
       break;
