@@ -167,6 +167,7 @@ int main(int argc, char **argv)
   printf("bench-opt: problem, design variables, the same optimizer with adjoint and with central-difference "
          "gradients\n");
   optimize_both("five-bar.json", "static-springs", quick);
+  optimize_both("slider-crank-codesign.json", "codesign", quick);
   optimize_both("cart-pendulum.json", "swing-up", quick);
   optimize_both("cart-pendulum.json", "swing-up-stop", 1);
   scaling();

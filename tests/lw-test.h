@@ -12,7 +12,7 @@
 /* every shipped model */
 static const char *const lwt_models[] = {"five-bar.json",      "slider-crank.json",    "slider-crank-iftomm.json",
                                          "pendulum.json",      "double-pendulum.json", "four-bar.json",
-                                         "cart-pendulum.json"};
+                                         "cart-pendulum.json", "slider-crank-codesign.json"};
 
 /* Load and compile a shipped model, failing the test with the message. */
 static inline lw_model *lwt_open(const char *name)
