@@ -4,8 +4,10 @@
  * number of parameters grows (a force spline with p = 10, 100, 1000 values
  * on the double pendulum on a cart): simulation, adjoint and forward.
  *
- *   bench-opt [--quick | --scaling]   (--quick: central differences stop after 8 evaluations;
- *                                      --scaling: the gradient cost table alone) */
+ *   bench-opt [--quick | --scaling | --problem MODEL PROBLEM]
+ *     --quick: central differences stop after 8 evaluations;
+ *     --scaling: the gradient cost table alone;
+ *     --problem: one problem of one shipped model, both ways */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -162,6 +164,10 @@ int main(int argc, char **argv)
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   if (argc > 1 && !strcmp(argv[1], "--scaling")) {
     scaling();
+    return 0;
+  }
+  if (argc > 3 && !strcmp(argv[1], "--problem")) {
+    optimize_both(argv[2], argv[3], 0);
     return 0;
   }
   printf("bench-opt: problem, design variables, the same optimizer with adjoint and with central-difference "

@@ -162,6 +162,22 @@ static void show_force(LwInspector *self, const lw_force_desc *f)
     fmt_num(buf, sizeof buf, f->rest);
     row_add(self, g, _("Rest value"), f->type == LW_FORCE_SPRING_DAMPER ? "m" : "rad", buf);
     break;
+  case LW_FORCE_PID:
+  case LW_FORCE_STATE_FEEDBACK: {
+    g_autofree char *act = g_strdup_printf("%s.%d", f->joint ? f->joint : "", f->coordinate);
+    row_add(self, g, _("Actuates"), NULL, act);
+    for (int k = 0; k < f->nfeedback; k++) {
+      const lw_feedback_desc *b = &f->feedback[k];
+      char kp[32], kd[32];
+      fmt_num(kp, sizeof kp, b->kp);
+      fmt_num(kd, sizeof kd, b->kd);
+      g_autofree char *t = g_strdup_printf(_("Measures %s.%d (%s)"), b->joint ? b->joint : "", b->coordinate,
+                                           b->rate ? _("rate") : _("position"));
+      g_autofree char *v = b->rate ? g_strdup_printf("kp %s", kp) : g_strdup_printf("kp %s, kd %s", kp, kd);
+      row_add(self, g, t, NULL, v);
+    }
+    break;
+  }
   default: {
     row_add(self, g, _("Body"), NULL, f->body[0] ? f->body[0] : "ground");
     g_autofree char *v = fmt_vec(f->vector, 3);

@@ -438,7 +438,10 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
       for (int i = 0; i < 3; i++)
         b[i] = f->vec[i] * ft;
       break;
-    case LW_FORCE_JOINT_SPRING_DAMPER: {
+    case LW_FORCE_JOINT_SPRING_DAMPER:
+    case LW_FORCE_PID:
+    case LW_FORCE_STATE_FEEDBACK: {
+      /* at the (actuated) joint: origin and axis */
       const lw_desc *ds = m->desc;
       const char *jn = ds->forces[f->index].joint;
       for (int j = 0; jn && j < ds->njoints; j++)
@@ -456,7 +459,8 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
         b[0] = b[1] = 0;
       } else {
         a[2] = 0;
-        if (f->type != LW_FORCE_JOINT_SPRING_DAMPER)
+        if (f->type != LW_FORCE_JOINT_SPRING_DAMPER && f->type != LW_FORCE_PID &&
+            f->type != LW_FORCE_STATE_FEEDBACK)
           b[2] = 0;
       }
     }

@@ -155,6 +155,7 @@ static const float joint_color[3] = {0.30f, 0.32f, 0.36f};
 static const float spring_color[3] = {0.92f, 0.66f, 0.16f};
 static const float damper_color[3] = {0.40f, 0.42f, 0.46f};
 static const float force_color[3] = {0.86f, 0.16f, 0.22f};
+static const float motor_color[3] = {0.50f, 0.30f, 0.66f};
 static const float torque_color[3] = {0.80f, 0.20f, 0.60f};
 static const float axis_colors[3][3] = {{0.86f, 0.20f, 0.20f}, {0.22f, 0.68f, 0.25f}, {0.20f, 0.38f, 0.90f}};
 
@@ -1292,6 +1293,22 @@ static void draw_force(lw_renderer *r, int k, const double *f)
       o[i] = a[i] - 1.6 * g * ez[i];
     mat_frame(m, o, ex, ey, ez, 1, 1, 1);
     draw_coil(r, m, 3, 1.7 * g, 0.2 * g, 3.2 * g, 1, spring_color, LW_PICK_FORCE, k);
+    break;
+  }
+  case LW_FORCE_PID:
+  case LW_FORCE_STATE_FEEDBACK: {
+    /* a motor: a drum on the actuated joint's axis, behind the joint, with
+     * a thin shaft to it */
+    double ez[3] = {v[0], v[1], v[2]}, p0[3], p1[3], p2[3];
+    if (lw_normalize3(ez) <= 0)
+      ez[2] = 1;
+    for (int i = 0; i < 3; i++) {
+      p0[i] = a[i] - 1.2 * g * ez[i];
+      p1[i] = a[i] - 3.4 * g * ez[i];
+      p2[i] = a[i];
+    }
+    draw_segment(r, LW_MESH_CYLINDER, p1, p0, 1.5 * g, motor_color, LW_PICK_FORCE, k);
+    draw_segment(r, LW_MESH_CYLINDER, p0, p2, 0.35 * g, damper_color, LW_PICK_FORCE, k);
     break;
   }
   case LW_FORCE_FORCE: {
