@@ -3,8 +3,9 @@
  * built-in five-bar on start, a run that fills the plot and the time scale,
  * replay and scrubbing, pause answering at once, bad files refused with the
  * reason while the model is kept, a solver failure reported with the frames
- * kept, the sensitivity panel's gradient, and an accelerator for every
- * action, listed in the shortcuts window. */
+ * kept, the sensitivity panel's gradient, the optimization panel (run,
+ * progress, convergence plot, comparison, apply, undo, cancel, errors), and
+ * an accelerator for every action, listed in the shortcuts window. */
 #include "lw-test.h"
 
 #include <adwaita.h>
@@ -13,6 +14,7 @@
 
 #include "lw-application.h"
 #include "lw-inspector.h"
+#include "lw-opt-panel.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 #include "lw-sens-panel.h"
@@ -42,6 +44,20 @@ static void spin(double seconds)
   while (g_get_monotonic_time() < end) {
     g_main_context_iteration(NULL, FALSE);
     g_usleep(500);
+  }
+}
+
+/* let a freshly opened model's first layout and drawing finish (a model
+ * with hundreds of parameters lays out hundreds of rows once) */
+static void settle(double timeout_s)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+  int quiet = 0;
+  while (quiet < 20 && g_get_monotonic_time() < end) {
+    gint64 t = g_get_monotonic_time();
+    g_main_context_iteration(NULL, FALSE);
+    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
+    g_usleep(2000);
   }
 }
 
@@ -327,6 +343,252 @@ static void test_sensitivity(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* ---- the optimization panel -------------------------------------------------- */
+static gboolean opt_idle(gpointer p)
+{
+  return !lw_opt_panel_is_busy(LW_OPT_PANEL(p));
+}
+
+static gboolean opt_started(gpointer p)
+{
+  return lw_opt_panel_get_progress(LW_OPT_PANEL(p), NULL, NULL, NULL, NULL) >= 1;
+}
+
+static gboolean opt_compared(gpointer p)
+{
+  return lw_opt_panel_comparison_ready(LW_OPT_PANEL(p));
+}
+
+static double param_value(const lw_desc *d, const char *name)
+{
+  int k = lw_desc_param_index(d, name);
+  g_assert_cmpint(k, >=, 0);
+  return d->params[k].value;
+}
+
+/* the value in the field a parameter binds (what a simulation uses) */
+static double param_field(const lw_desc *d, const char *name)
+{
+  int k = lw_desc_param_index(d, name);
+  g_assert_cmpint(k, >=, 0);
+  g_assert_cmpint(d->params[k].ntargets, >, 0);
+  double *f = lw_desc_field((lw_desc *)d, d->params[k].targets[0]);
+  g_assert_nonnull(f);
+  return *f;
+}
+
+static gboolean action_enabled(LwWindow *w, const char *name)
+{
+  return g_action_group_get_action_enabled(G_ACTION_GROUP(w), name);
+}
+
+/* the five-bar's springs: run with live progress and the convergence plot,
+ * the same optimum as the library, both designs simulated side by side,
+ * Apply changes the model, Undo and Redo move between the designs */
+static void test_optimize(void)
+{
+  LwWindow *w = new_window();
+  LwOptPanel *panel = LW_OPT_PANEL(lw_window_get_opt_panel(w));
+  g_assert_false(lw_opt_panel_select_problem(panel, "no-such-problem"));
+  g_assert_true(lw_opt_panel_select_problem(panel, "static-springs"));
+  g_assert_false(action_enabled(w, "undo"));
+  lw_desc *before = lw_desc_copy(lw_window_get_desc(w));
+  act(w, "run-optimization");
+  g_assert_true(lw_opt_panel_is_busy(panel));
+  g_assert_true(wait_until(opt_idle, panel, 240));
+  const lw_opt_result *r = lw_opt_panel_get_result(panel);
+  g_assert_nonnull(r);
+  g_test_message("%s; f %.6g -> %.6g, %d evaluations, stop: %s", lw_opt_panel_get_status(panel), r->f0, r->f,
+                 r->evaluations, r->stop);
+  g_assert_cmpint(r->status, ==, LW_OK);
+  g_assert_cmpint(r->n, ==, 2);
+  g_assert_cmpfloat(r->f, <, r->f0);
+  g_assert_cmpint(r->evaluations, >, 1);
+  /* the progress shown is the last evaluation's */
+  int it = -1, ne = -1;
+  double f = NAN, viol = NAN, pg = NAN;
+  g_assert_cmpint(lw_opt_panel_get_progress(panel, &it, &f, &viol, &pg), ==, r->evaluations);
+  g_object_get(panel, "evaluations", &ne, NULL);
+  g_assert_cmpint(ne, ==, r->evaluations);
+  g_assert_cmpint(it, ==, r->iterations);
+  g_assert_cmpfloat(f, ==, r->hist_f[r->nhist - 1]);
+  g_assert_cmpfloat(viol, ==, 0.0);
+  g_assert_cmpfloat(pg, ==, r->hist_pgnorm[r->nhist - 1]);
+  /* the convergence plot: one point per evaluation, objective and best so far */
+  LwPlot *plot = lw_opt_panel_get_plot(panel);
+  g_assert_cmpuint(lw_plot_get_n_series(plot), ==, 2);
+  g_assert_cmpuint(lw_plot_series_get_n_points(plot, 0), ==, (gsize)r->evaluations);
+  g_assert_cmpuint(lw_plot_series_get_n_points(plot, 1), ==, (gsize)r->evaluations);
+  /* what the library finds on its own */
+  lw_opt_result ref;
+  g_assert_cmpint(lw_optimize(before, lw_desc_problem_index(before, "static-springs"), NULL, &ref), ==, LW_OK);
+  g_assert_cmpfloat(fabs(ref.f - r->f), <=, 1e-12 * fmax(1, fabs(ref.f)));
+  lw_opt_result_clear(&ref);
+  /* nothing changed yet */
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpfloat(param_value(d, "Ls1"), ==, param_value(before, "Ls1"));
+  g_assert_false(lw_window_get_modified(w));
+  /* the two designs simulated for the comparison */
+  g_assert_true(wait_until(opt_compared, panel, 120));
+  spin(0.3);
+  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
+  if (dir) {
+    gtk_stack_set_visible_child_name(GTK_STACK(gtk_widget_get_parent(GTK_WIDGET(panel))), "optimization");
+    /* the top of the panel, the progress and the result */
+    GtkWidget *sw = gtk_widget_get_first_child(GTK_WIDGET(panel));
+    GtkAdjustment *va = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
+    for (int k = 0; k < 3; k++) {
+      gtk_adjustment_set_value(va, k * (gtk_adjustment_get_upper(va) - gtk_adjustment_get_page_size(va)) / 2);
+      spin(0.5);
+      g_autofree char *name = g_strdup_printf("opt-panel-%d.png", k);
+      g_autofree char *png = g_build_filename(dir, name, NULL);
+      g_assert_true(lw_window_save_screenshot(w, png, NULL));
+      g_test_message("screenshot %s", png);
+    }
+  }
+  /* Apply: the model takes the optimized values, undoably */
+  double x[2];
+  int idx[2];
+  for (int j = 0; j < 2; j++) {
+    x[j] = r->x[j];
+    idx[j] = r->params[j];
+  }
+  g_assert_true(lw_opt_panel_apply(panel));
+  g_assert_null(lw_opt_panel_get_result(panel));
+  d = lw_window_get_desc(w);
+  for (int j = 0; j < 2; j++) {
+    const char *name = d->params[idx[j]].name;
+    g_assert_cmpfloat(param_value(d, name), ==, x[j]);
+    g_assert_cmpfloat(param_field(d, name), ==, x[j]);
+  }
+  g_assert_true(lw_window_get_modified(w));
+  g_assert_true(action_enabled(w, "undo"));
+  g_assert_nonnull(lw_opt_panel_get_status(panel));
+  /* Undo: back to the initial values */
+  act(w, "undo");
+  d = lw_window_get_desc(w);
+  for (int j = 0; j < 2; j++) {
+    const char *name = d->params[idx[j]].name;
+    g_assert_cmpfloat(param_value(d, name), ==, param_value(before, name));
+    g_assert_cmpfloat(param_field(d, name), ==, param_field(before, name));
+  }
+  g_assert_false(lw_window_get_modified(w));
+  g_assert_false(action_enabled(w, "undo"));
+  g_assert_true(action_enabled(w, "redo"));
+  /* Redo, and Undo again */
+  act(w, "redo");
+  d = lw_window_get_desc(w);
+  g_assert_cmpfloat(param_value(d, d->params[idx[0]].name), ==, x[0]);
+  g_assert_true(lw_window_get_modified(w));
+  act(w, "undo");
+  d = lw_window_get_desc(w);
+  g_assert_cmpfloat(param_value(d, d->params[idx[0]].name), ==, param_value(before, d->params[idx[0]].name));
+  /* the restored model still runs */
+  set_state(w, "real-time", FALSE);
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 60));
+  g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
+  lw_desc_free(before);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a long run (601 spline values) cancelled after its first evaluation:
+ * it stops, the model is untouched */
+static void test_optimize_cancel(void)
+{
+  LwWindow *w = new_window();
+  g_assert_true(lw_window_open_example(w, "cart-pendulum"));
+  LwOptPanel *panel = LW_OPT_PANEL(lw_window_get_opt_panel(w));
+  g_assert_true(lw_opt_panel_select_problem(panel, "swing-up-stop"));
+  settle(30);
+  lw_desc *before = lw_desc_copy(lw_window_get_desc(w));
+  lw_opt_panel_run(panel);
+  g_assert_true(lw_opt_panel_is_busy(panel));
+  gint64 ts = g_get_monotonic_time();
+  g_assert_true(wait_until(opt_started, panel, 120));
+  gint64 t0 = g_get_monotonic_time();
+  int seen = lw_opt_panel_get_progress(panel, NULL, NULL, NULL, NULL);
+  g_test_message("first progress after %.1f ms: evaluation %d", (t0 - ts) * 1e-3, seen);
+  lw_opt_panel_run(panel); /* the button reads Cancel now */
+  g_assert_true(wait_until(opt_idle, panel, 120));
+  double answer_ms = (g_get_monotonic_time() - t0) * 1e-3;
+  const lw_opt_result *r = lw_opt_panel_get_result(panel);
+  g_assert_nonnull(r);
+  g_test_message("%s (cancel answered in %.1f ms)", lw_opt_panel_get_status(panel), answer_ms);
+  g_assert_cmpstr(r->stop, ==, "cancelled");
+  g_assert_cmpfloat(answer_ms, <, 5000); /* an evaluation, then the comparison starts */
+  g_assert_cmpint(r->evaluations, <=, seen + 5);
+  g_assert_nonnull(strstr(lw_opt_panel_get_status(panel), "ancel"));
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nparams, ==, before->nparams);
+  for (int j = 0; j < d->nparams; j++)
+    g_assert_cmpfloat(d->params[j].value, ==, before->params[j].value);
+  g_assert_false(lw_window_get_modified(w));
+  g_assert_false(action_enabled(w, "undo"));
+  /* Discard drops the partial result */
+  lw_opt_panel_discard(panel);
+  g_assert_null(lw_opt_panel_get_result(panel));
+  lw_desc_free(before);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a bad problem, no variables, no problems: a message, never a crash, the
+ * model kept; a variable left out keeps its value */
+static void test_optimize_errors(void)
+{
+  LwWindow *w = new_window();
+  LwOptPanel *panel = LW_OPT_PANEL(lw_window_get_opt_panel(w));
+  const lw_desc *model = lw_window_get_desc(w);
+  /* a problem whose objective does not exist */
+  lw_desc *bad = lw_desc_copy(model);
+  lw_problem_desc *p = lw_desc_add_problem(bad, "broken", "no-such-objective");
+  lw_problem_add_var(p, "Ls1");
+  lw_opt_panel_set_desc(panel, bad);
+  lw_desc_free(bad);
+  g_assert_true(lw_opt_panel_select_problem(panel, "broken"));
+  lw_opt_panel_run(panel);
+  g_assert_true(wait_until(opt_idle, panel, 60));
+  const char *status = lw_opt_panel_get_status(panel);
+  g_test_message("%s", status);
+  g_assert_nonnull(strstr(status, "no-such-objective"));
+  g_assert_cmpint(lw_opt_panel_get_result(panel)->status, ==, LW_ERR_MODEL);
+  g_assert_false(lw_opt_panel_apply(panel));
+  g_assert_true(lw_window_get_desc(w) == model);
+  /* every variable left out */
+  lw_opt_panel_set_desc(panel, model);
+  g_assert_true(lw_opt_panel_select_problem(panel, "static-springs"));
+  lw_opt_panel_set_variable_included(panel, 0, FALSE);
+  lw_opt_panel_set_variable_included(panel, 1, FALSE);
+  lw_opt_panel_run(panel);
+  g_assert_false(lw_opt_panel_is_busy(panel));
+  g_assert_nonnull(strstr(lw_opt_panel_get_status(panel), "at least one"));
+  /* only Ls1: Ls2 keeps its value, also after Apply */
+  lw_opt_panel_set_variable_included(panel, 0, TRUE);
+  lw_opt_panel_set_algorithm(panel, LW_OPT_MMA);
+  double ls2 = param_value(model, "Ls2");
+  lw_opt_panel_run(panel);
+  g_assert_true(wait_until(opt_idle, panel, 240));
+  const lw_opt_result *r = lw_opt_panel_get_result(panel);
+  g_assert_cmpint(r->status, ==, LW_OK);
+  g_assert_cmpint(r->n, ==, 1);
+  g_assert_cmpint(r->params[0], ==, lw_desc_param_index(model, "Ls1"));
+  double x = r->x[0];
+  g_assert_true(lw_opt_panel_apply(panel));
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpfloat(param_value(d, "Ls1"), ==, x);
+  g_assert_cmpfloat(param_value(d, "Ls2"), ==, ls2);
+  g_assert_cmpint(d->nproblems, ==, 1);
+  g_assert_cmpint(d->problems[0].nvars, ==, 2); /* the problem itself is not changed */
+  act(w, "undo");
+  /* a model without problems */
+  g_assert_true(lw_window_open_example(w, "pendulum"));
+  g_assert_false(action_enabled(w, "undo"));
+  lw_opt_panel_run(panel);
+  g_assert_false(lw_opt_panel_is_busy(panel));
+  g_assert_nonnull(strstr(lw_opt_panel_get_status(panel), "no optimization problems"));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* a click in the view selects; the inspector follows */
 static void test_selection(void)
 {
@@ -400,6 +662,9 @@ int main(int argc, char **argv)
   g_test_add_func("/app/bad-files", test_bad_files);
   g_test_add_func("/app/solver-failure", test_solver_failure);
   g_test_add_func("/app/sensitivity", test_sensitivity);
+  g_test_add_func("/app/optimize", test_optimize);
+  g_test_add_func("/app/optimize-cancel", test_optimize_cancel);
+  g_test_add_func("/app/optimize-errors", test_optimize_errors);
   g_test_add_func("/app/selection", test_selection);
   g_test_add_func("/app/accels", test_accels);
   int rc = g_test_run();

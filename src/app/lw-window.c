@@ -3,7 +3,13 @@
  * The window owns the user's model description (what is saved), a runner
  * that simulates a compiled copy on a worker thread, and a workspace used
  * only to turn recorded coordinates into poses for the view.  A model that
- * fails to load, compile or assemble never replaces the current one. */
+ * fails to load, compile or assemble never replaces the current one.
+ *
+ * Undo: a design applied from the optimization panel replaces the model;
+ * the model before it goes on a small undo stack (copies of the whole
+ * description, with its modified flag), and win.undo / win.redo move
+ * between them.  Only replacements of the whole model are undoable; opening
+ * another file starts a new history. */
 #include "lw-window.h"
 
 #include <glib/gi18n.h>
@@ -11,6 +17,7 @@
 #include <string.h>
 
 #include "lw-inspector.h"
+#include "lw-opt-panel.h"
 #include "lw_io.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
@@ -42,6 +49,7 @@ struct _LwWindow {
   GtkWidget *side_stack;
   LwInspector *inspector;
   LwSensPanel *sens_panel;
+  LwOptPanel *opt_panel;
   GMenu *recent_section;
 
   GtkWidget *view;       /* LwView3d */
@@ -52,6 +60,8 @@ struct _LwWindow {
   lw_desc *desc;         /* the user's model, as loaded or saved */
   GFile *file;           /* NULL: built-in or example (save asks where) */
   char *display_name;
+  gboolean modified;     /* changed since loaded or saved (an applied design) */
+  GPtrArray *undo, *redo; /* UndoEntry, the newest last */
   LwSimRunner *runner;
   lw_data *view_data;    /* poses from recorded q, main thread only */
   int nq, ncols, nbodies, njoints, nforces;
@@ -418,6 +428,7 @@ static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const 
   lw_view3d_clear_traces(LW_VIEW3D(self->view));
   lw_inspector_set_model(self->inspector, mv);
   lw_sens_panel_set_desc(self->sens_panel, desc);
+  lw_opt_panel_set_desc(self->opt_panel, desc);
   /* plot choices: time, then every output column */
   guint n = g_list_model_get_n_items(G_LIST_MODEL(self->column_names));
   gtk_string_list_splice(self->column_names, 0, n, NULL);
@@ -498,6 +509,10 @@ static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
   }
   if (user_file)
     add_recent(file);
+  self->modified = FALSE;
+  g_ptr_array_set_size(self->undo, 0);
+  g_ptr_array_set_size(self->redo, 0);
+  update_actions(self);
   return TRUE;
 }
 
@@ -637,6 +652,8 @@ static void update_actions(LwWindow *self)
   set_enabled(self, "pause", st == LW_RUNNER_RUNNING);
   set_enabled(self, "step", can_run);
   set_enabled(self, "reset", self->runner != NULL);
+  set_enabled(self, "undo", self->undo && self->undo->len > 0);
+  set_enabled(self, "redo", self->redo && self->redo->len > 0);
   GAction *play = g_action_map_lookup_action(G_ACTION_MAP(self), "play");
   g_simple_action_set_state(G_SIMPLE_ACTION(play), g_variant_new_boolean(self->playing));
   g_simple_action_set_enabled(G_SIMPLE_ACTION(play), st != LW_RUNNER_RUNNING);
@@ -840,6 +857,114 @@ static void run_sensitivity_cb(GSimpleAction *a, GVariant *p, gpointer user)
   lw_sens_panel_run(self->sens_panel);
 }
 
+static void run_optimization_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), "optimization");
+  lw_opt_panel_run(self->opt_panel);
+}
+
+/* ---- undo: whole-model replacements ------------------------------------------ */
+#define UNDO_DEPTH 20
+
+typedef struct {
+  lw_desc *desc;
+  gboolean modified;
+} UndoEntry;
+
+static void undo_entry_free(gpointer p)
+{
+  UndoEntry *e = p;
+  lw_desc_free(e->desc);
+  g_free(e);
+}
+
+static void push_current(LwWindow *self, GPtrArray *stack)
+{
+  UndoEntry *e = g_new(UndoEntry, 1);
+  e->desc = lw_desc_copy(self->desc);
+  e->modified = self->modified;
+  if (stack->len >= UNDO_DEPTH)
+    g_ptr_array_remove_index(stack, 0);
+  g_ptr_array_add(stack, e);
+}
+
+static void update_subtitle(LwWindow *self)
+{
+  g_autofree char *sub = self->modified ? g_strdup_printf(_("%s (modified)"), self->display_name)
+                                        : g_strdup(self->display_name);
+  adw_window_title_set_subtitle(self->window_title, sub);
+}
+
+/* Make desc (taken) the model, keeping the file; on failure the model is
+ * kept and the reason shown. */
+static gboolean replace_model(LwWindow *self, lw_desc *desc, gboolean modified)
+{
+  g_autofree char *name = g_strdup(self->display_name);
+  g_autoptr(GFile) file = self->file ? g_object_ref(self->file) : NULL;
+  lw_error err;
+  if (!install_model(self, desc, file, name, NULL, &err)) {
+    lw_desc_free(desc);
+    g_autofree char *msg = g_strdup_printf(_("%s The current model is kept."), err.msg);
+    show_message(self, msg);
+    return FALSE;
+  }
+  self->modified = modified;
+  update_subtitle(self);
+  return TRUE;
+}
+
+/* the newest entry of `from` becomes the model, the model goes onto `to` */
+static void undo_redo(LwWindow *self, GPtrArray *from, GPtrArray *to, const char *done)
+{
+  if (!self->desc || !from->len)
+    return;
+  UndoEntry *e = g_ptr_array_steal_index(from, from->len - 1);
+  push_current(self, to);
+  if (replace_model(self, g_steal_pointer(&e->desc), e->modified))
+    toast(self, done);
+  else
+    g_ptr_array_remove_index(to, to->len - 1);
+  undo_entry_free(e);
+  update_actions(self);
+}
+
+static void undo_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  undo_redo(self, self->undo, self->redo, _("Undone: the previous design is back"));
+}
+
+static void redo_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  undo_redo(self, self->redo, self->undo, _("Redone"));
+}
+
+/* the optimization panel's Apply: the optimized model replaces this one, undoably */
+static gboolean opt_apply_cb(LwOptPanel *panel, gpointer optimized, gpointer user)
+{
+  (void)panel;
+  LwWindow *self = user;
+  if (!self->desc || !optimized)
+    return FALSE;
+  push_current(self, self->undo);
+  if (!replace_model(self, lw_desc_copy(optimized), TRUE)) {
+    g_ptr_array_remove_index(self->undo, self->undo->len - 1);
+    return FALSE;
+  }
+  g_ptr_array_set_size(self->redo, 0);
+  update_actions(self);
+  toast(self, _("Optimized design applied (Ctrl+Z to undo)"));
+  return TRUE;
+}
+
 static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
@@ -914,6 +1039,7 @@ static void save_to(LwWindow *self, GFile *file, gboolean csv)
   g_set_object(&self->file, file);
   g_free(self->display_name);
   self->display_name = g_file_get_parse_name(file);
+  self->modified = FALSE;
   adw_window_title_set_subtitle(self->window_title, self->display_name);
   add_recent(file);
   g_autofree char *msg = g_strdup_printf(_("Saved %s"), self->display_name);
@@ -1102,6 +1228,9 @@ static const GActionEntry win_actions[] = {
   {"reset", reset_cb, NULL, NULL, NULL, {0}},
   {"real-time", NULL, NULL, "true", real_time_cb, {0}},
   {"run-sensitivity", run_sensitivity_cb, NULL, NULL, NULL, {0}},
+  {"run-optimization", run_optimization_cb, NULL, NULL, NULL, {0}},
+  {"undo", undo_cb, NULL, NULL, NULL, {0}},
+  {"redo", redo_cb, NULL, NULL, NULL, {0}},
   {"play", play_cb, NULL, "false", NULL, {0}},
   {"loop", NULL, NULL, "false", loop_cb, {0}},
   {"slower", slower_cb, NULL, NULL, NULL, {0}},
@@ -1206,6 +1335,8 @@ static void lw_window_finalize(GObject *object)
   g_free(self->forces);
   g_free(self->message);
   g_array_unref(self->plot_series);
+  g_ptr_array_unref(self->undo);
+  g_ptr_array_unref(self->redo);
   if (self->frame_times)
     g_array_unref(self->frame_times);
   G_OBJECT_CLASS(lw_window_parent_class)->finalize(object);
@@ -1220,6 +1351,7 @@ static void lw_window_class_init(LwWindowClass *klass)
   GTK_WINDOW_CLASS(klass)->close_request = lw_window_close_request;
   g_type_ensure(LW_TYPE_INSPECTOR);
   g_type_ensure(LW_TYPE_SENS_PANEL);
+  g_type_ensure(LW_TYPE_OPT_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-window.ui");
   gtk_widget_class_bind_template_child(widget_class, LwWindow, window_title);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, open_button);
@@ -1239,6 +1371,7 @@ static void lw_window_class_init(LwWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, LwWindow, side_stack);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, inspector);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, sens_panel);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, opt_panel);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, recent_section);
 }
 
@@ -1246,6 +1379,8 @@ static void lw_window_init(LwWindow *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
   self->plot_series = g_array_new(FALSE, FALSE, sizeof(PlotSeries));
+  self->undo = g_ptr_array_new_with_free_func(undo_entry_free);
+  self->redo = g_ptr_array_new_with_free_func(undo_entry_free);
   self->real_time = TRUE;
   GSettingsSchemaSource *src = g_settings_schema_source_get_default();
   g_autoptr(GSettingsSchema) schema =
@@ -1270,6 +1405,8 @@ static void lw_window_init(LwWindow *self)
   gtk_widget_set_vexpand(self->view, TRUE);
   gtk_overlay_set_child(GTK_OVERLAY(self->view_overlay), self->view);
   g_signal_connect(self->view, "notify::selection", G_CALLBACK(selection_cb), self);
+  g_signal_connect(self->opt_panel, "apply", G_CALLBACK(opt_apply_cb), self);
+  update_actions(self);
   g_signal_connect(self->view, "notify::gl-error", G_CALLBACK(gl_error_cb), self);
   if (self->settings) {
     g_object_set(self->view, "show-frames", g_settings_get_boolean(self->settings, "show-frames"), "show-traces",
@@ -1341,4 +1478,15 @@ GtkWidget *lw_window_get_sens_panel(LwWindow *self)
 GtkWidget *lw_window_get_inspector(LwWindow *self)
 {
   return GTK_WIDGET(self->inspector);
+}
+
+GtkWidget *lw_window_get_opt_panel(LwWindow *self)
+{
+  return GTK_WIDGET(self->opt_panel);
+}
+
+gboolean lw_window_get_modified(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  return self->modified;
 }

@@ -1,5 +1,5 @@
 /* lw-window.h: a window showing one model: 3-D view, playback, plots,
- * inspector and sensitivities. */
+ * inspector, sensitivities and optimization. */
 #pragma once
 
 #include <adwaita.h>
@@ -32,6 +32,9 @@ GtkWidget *lw_window_get_view(LwWindow *self);
 GtkWidget *lw_window_get_plot_view(LwWindow *self);
 GtkWidget *lw_window_get_sens_panel(LwWindow *self);
 GtkWidget *lw_window_get_inspector(LwWindow *self);
+GtkWidget *lw_window_get_opt_panel(LwWindow *self);
+/* The model was changed (an optimized design applied) since it was loaded or saved. */
+gboolean lw_window_get_modified(LwWindow *self);
 double lw_window_get_shown_time(LwWindow *self); /* time of the frame on screen */
 GtkAdjustment *lw_window_get_time_adjustment(LwWindow *self); /* the time scale's */
 /* Save a PNG of the window as drawn now. */

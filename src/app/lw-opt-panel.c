@@ -1,0 +1,1323 @@
+/* lw-opt-panel.c: the optimization panel (see lw-opt-panel.h).
+ *
+ * A run is an OptJob shared by the worker thread and the main thread
+ * (reference counted: the GTask and every pending progress idle hold one).
+ * The worker's progress callback only queues numbers under the job's lock
+ * and schedules one idle on the panel's main context; widgets are touched
+ * on the main thread only.  A job whose panel went away or moved on to
+ * another model has job->panel == NULL and is ignored when it reports. */
+#include "lw-opt-panel.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lw-plot-view.h"
+#include "lw-sim-runner.h"
+#include "lw-view3d.h"
+
+#define RESULT_ROWS 8 /* variables listed one by one; more are summarized */
+
+typedef struct {
+  int evaluation, iteration, failed;
+  double f, best_f, violation, pgnorm;
+} ProgressPoint;
+
+typedef struct _OptJob OptJob;
+
+/* one side of the comparison: a design simulated and played */
+typedef struct {
+  LwSimRunner *runner;
+  lw_data *data;          /* poses from the runner's frames, main thread */
+  GtkWidget *view, *caption;
+  int nq, nbodies, njoints, nforces;
+  double *q, *poses, *joints, *forces;
+} CompareSide;
+
+struct _LwOptPanel {
+  GtkWidget parent_instance;
+  GtkWidget *scroller;
+  /* choices */
+  GtkWidget *problem_group, *problem_row, *objective_row;
+  GtkStringList *problems;
+  GtkWidget *vars_group;
+  GPtrArray *var_rows;       /* AdwActionRow per variable of the problem */
+  GPtrArray *var_checks;     /* their GtkCheckButton */
+  GtkWidget *algorithm_row, *maxeval_spin;
+  GtkWidget *run_button, *progress_bar, *status_label;
+  /* progress */
+  GtkWidget *eval_value, *iter_value, *f_value, *best_value, *viol_value, *pg_value;
+  GtkWidget *plot_view;
+  /* result */
+  GtkWidget *result_box;
+  GtkWidget *res_f, *res_viol, *res_pg, *res_evals, *res_time, *res_stop_row;
+  GtkWidget *design_group;
+  GPtrArray *design_rows;
+  GtkWidget *apply_button, *discard_button;
+  GtkWidget *play_button, *compare_time;
+  CompareSide side[2];
+
+  lw_desc *desc;
+  gboolean busy;
+  OptJob *job;               /* the run shown (a reference), or NULL */
+  char *status;
+  GArray *hist;              /* ProgressPoint of the run shown */
+  gboolean plot_log;
+  int max_evaluations;
+
+  gboolean have_result;
+  lw_opt_result result;
+  lw_desc *result_base;      /* the model as it was when the run started */
+  lw_desc *optimized;        /* result_base with the optimized values */
+
+  guint tick_id;
+  gint64 last_us;
+  double play_t;
+  gboolean compare_ready, playing;
+};
+
+enum { PROP_0, PROP_BUSY, PROP_EVALUATIONS, PROP_STATUS, N_PROPS };
+static GParamSpec *props[N_PROPS];
+enum { SIGNAL_APPLY, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE(LwOptPanel, lw_opt_panel, GTK_TYPE_WIDGET)
+
+/* ---- the job ------------------------------------------------------------ */
+struct _OptJob {
+  /* set before the worker starts; the worker reads them */
+  lw_desc *desc;             /* the model, its problem reduced to the chosen variables */
+  lw_desc *base;             /* the model as it was (for Apply) */
+  int problem;
+  lw_opt_options opt;
+  GMainContext *context;
+  gint cancel;
+  /* worker -> main thread, under lock */
+  GMutex lock;
+  GArray *pending;           /* ProgressPoint */
+  char *message;             /* the last failed evaluation's error */
+  gboolean idle_pending;
+  /* written by the worker before it returns */
+  lw_opt_result result;
+  /* main thread only */
+  LwOptPanel *panel;
+};
+
+static void job_clear(gpointer p)
+{
+  OptJob *job = p;
+  lw_desc_free(job->desc);
+  lw_desc_free(job->base);
+  lw_opt_result_clear(&job->result);
+  g_main_context_unref(job->context);
+  g_mutex_clear(&job->lock);
+  g_array_unref(job->pending);
+  g_free(job->message);
+}
+
+static void job_unref(gpointer p)
+{
+  g_atomic_rc_box_release_full(p, job_clear);
+}
+
+static void drain_progress(LwOptPanel *self, OptJob *job);
+
+static gboolean progress_idle(gpointer user)
+{
+  OptJob *job = user;
+  if (job->panel)
+    drain_progress(job->panel, job);
+  return G_SOURCE_REMOVE;
+}
+
+/* worker thread: queue the numbers, wake the main thread once */
+static int job_progress(const lw_opt_progress *p, void *user)
+{
+  OptJob *job = user;
+  ProgressPoint pt = {p->evaluation, p->iteration, p->failed, p->f, p->best_f, p->violation, p->pgnorm};
+  g_mutex_lock(&job->lock);
+  g_array_append_val(job->pending, pt);
+  if (p->failed && p->message) {
+    g_free(job->message);
+    job->message = g_strdup(p->message);
+  }
+  gboolean schedule = !job->idle_pending;
+  job->idle_pending = TRUE;
+  g_mutex_unlock(&job->lock);
+  if (schedule) {
+    GSource *src = g_idle_source_new();
+    g_source_set_priority(src, G_PRIORITY_DEFAULT);
+    g_source_set_callback(src, progress_idle, g_atomic_rc_box_acquire(job), job_unref);
+    g_source_attach(src, job->context);
+    g_source_unref(src);
+  }
+  return g_atomic_int_get(&job->cancel);
+}
+
+static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  (void)source;
+  (void)cancellable;
+  OptJob *job = data;
+  lw_optimize(job->desc, job->problem, &job->opt, &job->result);
+  g_task_return_boolean(task, TRUE);
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+static char *fmt_num(double v)
+{
+  if (isnan(v))
+    return g_strdup("–");
+  return g_strdup_printf("%.6g", v);
+}
+
+static void set_text_num(GtkWidget *label, double v)
+{
+  g_autofree char *s = fmt_num(v);
+  gtk_label_set_text(GTK_LABEL(label), s);
+}
+
+static void set_status(LwOptPanel *self, const char *text)
+{
+  g_free(self->status);
+  self->status = g_strdup(text);
+  gtk_label_set_text(GTK_LABEL(self->status_label), text);
+  g_object_notify_by_pspec(G_OBJECT(self), props[PROP_STATUS]);
+}
+
+static GtkWidget *group(GtkWidget *box, const char *title)
+{
+  GtkWidget *g = adw_preferences_group_new();
+  if (title)
+    adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
+  gtk_box_append(GTK_BOX(box), g);
+  return g;
+}
+
+/* a row with a title and a value on the right; returns the value label */
+static GtkWidget *value_row(GtkWidget *grp, const char *title)
+{
+  GtkWidget *row = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
+  GtkWidget *label = gtk_label_new("–");
+  gtk_label_set_selectable(GTK_LABEL(label), TRUE);
+  gtk_label_set_xalign(GTK_LABEL(label), 1);
+  gtk_widget_add_css_class(label, "numeric");
+  adw_action_row_add_suffix(ADW_ACTION_ROW(row), label);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(grp), row);
+  return label;
+}
+
+/* a dim name and a value, in a grid */
+static GtkWidget *grid_value(GtkWidget *grid, int col, int row, const char *name)
+{
+  GtkWidget *n = gtk_label_new(name);
+  gtk_label_set_xalign(GTK_LABEL(n), 0);
+  gtk_widget_add_css_class(n, "dim-label");
+  gtk_grid_attach(GTK_GRID(grid), n, col, row, 1, 1);
+  GtkWidget *v = gtk_label_new("–");
+  gtk_label_set_xalign(GTK_LABEL(v), 0);
+  gtk_label_set_selectable(GTK_LABEL(v), TRUE);
+  gtk_widget_set_hexpand(v, TRUE);
+  gtk_widget_add_css_class(v, "numeric");
+  gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, name, -1);
+  gtk_grid_attach(GTK_GRID(grid), v, col + 1, row, 1, 1);
+  return v;
+}
+
+/* d with the values x of its parameters params, written into every field they bind */
+static lw_desc *with_values(const lw_desc *d, int n, const int *params, const double *x)
+{
+  lw_desc *c = lw_desc_copy(d);
+  for (int j = 0; j < n; j++) {
+    lw_param_desc *p = &c->params[params[j]];
+    p->value = x[j];
+    for (int k = 0; k < p->ntargets; k++) {
+      double *f = lw_desc_field(c, p->targets[k]);
+      if (f)
+        *f = x[j];
+    }
+  }
+  return c;
+}
+
+static int selected_problem(LwOptPanel *self)
+{
+  guint k = adw_combo_row_get_selected(ADW_COMBO_ROW(self->problem_row));
+  if (!self->desc || k == GTK_INVALID_LIST_POSITION || (int)k >= self->desc->nproblems)
+    return -1;
+  return (int)k;
+}
+
+/* ---- the convergence plot ------------------------------------------------ */
+static double plot_y(gboolean log_scale, double v)
+{
+  if (!isfinite(v))
+    return NAN;
+  return log_scale ? log10(v) : v;
+}
+
+/* log10 when every finite value so far is positive */
+static gboolean wants_log(LwOptPanel *self)
+{
+  gboolean any = FALSE;
+  for (guint i = 0; i < self->hist->len; i++) {
+    const ProgressPoint *p = &g_array_index(self->hist, ProgressPoint, i);
+    if (isfinite(p->f)) {
+      if (p->f <= 0)
+        return FALSE;
+      any = TRUE;
+    }
+  }
+  return any;
+}
+
+static void plot_labels(LwOptPanel *self)
+{
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  lw_plot_set_x_label(plot, _("evaluation"));
+  lw_plot_set_y_label(plot, self->plot_log ? _("log10 objective") : _("objective"));
+}
+
+/* append points first .. hist->len - 1; redraws everything when the scale changes */
+static void plot_append(LwOptPanel *self, guint first)
+{
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  gboolean log_scale = wants_log(self);
+  if (log_scale != self->plot_log) {
+    self->plot_log = log_scale;
+    lw_plot_clear_data(plot);
+    plot_labels(self);
+    first = 0;
+  }
+  for (guint i = first; i < self->hist->len; i++) {
+    const ProgressPoint *p = &g_array_index(self->hist, ProgressPoint, i);
+    lw_plot_series_append(plot, 0, p->evaluation, plot_y(log_scale, p->f));
+    lw_plot_series_append(plot, 1, p->evaluation, plot_y(log_scale, p->best_f));
+  }
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+}
+
+static void plot_reset(LwOptPanel *self)
+{
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  lw_plot_clear_data(plot);
+  self->plot_log = FALSE;
+  plot_labels(self);
+  lw_plot_reset_view(plot);
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
+}
+
+/* ---- progress ------------------------------------------------------------ */
+static void show_progress(LwOptPanel *self)
+{
+  if (!self->hist->len) {
+    GtkWidget *labels[] = {self->eval_value, self->iter_value, self->f_value,
+                           self->best_value, self->viol_value, self->pg_value};
+    for (guint i = 0; i < G_N_ELEMENTS(labels); i++)
+      gtk_label_set_text(GTK_LABEL(labels[i]), "–");
+    return;
+  }
+  const ProgressPoint *p = &g_array_index(self->hist, ProgressPoint, self->hist->len - 1);
+  g_autofree char *ev = self->max_evaluations > 0 ? g_strdup_printf(_("%d of %d"), p->evaluation, self->max_evaluations)
+                                                  : g_strdup_printf("%d", p->evaluation);
+  gtk_label_set_text(GTK_LABEL(self->eval_value), ev);
+  g_autofree char *it = g_strdup_printf("%d", p->iteration);
+  gtk_label_set_text(GTK_LABEL(self->iter_value), it);
+  if (p->failed)
+    gtk_label_set_text(GTK_LABEL(self->f_value), _("failed"));
+  else
+    set_text_num(self->f_value, p->f);
+  set_text_num(self->best_value, p->best_f);
+  set_text_num(self->viol_value, p->violation);
+  set_text_num(self->pg_value, p->pgnorm);
+  if (self->busy && self->max_evaluations > 0)
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
+                                  MIN(1.0, (double)p->evaluation / self->max_evaluations));
+}
+
+/* main thread: take what the worker queued */
+static void drain_progress(LwOptPanel *self, OptJob *job)
+{
+  g_mutex_lock(&job->lock);
+  GArray *got = job->pending;
+  job->pending = g_array_new(FALSE, FALSE, sizeof(ProgressPoint));
+  g_autofree char *message = g_steal_pointer(&job->message);
+  job->idle_pending = FALSE;
+  g_mutex_unlock(&job->lock);
+  if (got->len) {
+    guint first = self->hist->len;
+    g_array_append_vals(self->hist, got->data, got->len);
+    plot_append(self, first);
+    show_progress(self);
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_EVALUATIONS]);
+    if (self->busy) {
+      const ProgressPoint *p = &g_array_index(self->hist, ProgressPoint, self->hist->len - 1);
+      g_autofree char *text = message ? g_strdup_printf(_("Optimizing… evaluation %d failed: %s"), p->evaluation, message)
+                                      : g_strdup_printf(_("Optimizing… evaluation %d"), p->evaluation);
+      set_status(self, text);
+    }
+  }
+  g_array_unref(got);
+}
+
+/* ---- the comparison: initial and optimized design side by side ----------- */
+static void side_clear(CompareSide *s)
+{
+  if (s->runner)
+    lw_sim_runner_cancel(s->runner);
+  g_clear_pointer(&s->data, lw_data_free); /* before the runner's model goes */
+  g_clear_object(&s->runner);
+  g_clear_pointer(&s->q, g_free);
+  g_clear_pointer(&s->poses, g_free);
+  g_clear_pointer(&s->joints, g_free);
+  g_clear_pointer(&s->forces, g_free);
+  if (s->view) {
+    lw_view3d_clear_traces(LW_VIEW3D(s->view));
+    lw_view3d_set_model(LW_VIEW3D(s->view), NULL);
+  }
+}
+
+/* the poses of frame k into s->poses, s->joints, s->forces */
+static gboolean side_pose(CompareSide *s, guint k, double *t)
+{
+  if (!s->runner || !lw_sim_runner_get_frame(s->runner, k, t, s->q, NULL))
+    return FALSE;
+  const lw_model *m = lw_sim_runner_get_model(s->runner);
+  lw_data_set_state(m, s->data, *t, s->q, NULL, NULL, NULL);
+  for (int b = 0; b < s->nbodies; b++)
+    lw_body_pose(m, s->data, b, s->poses + 12 * b, s->poses + 12 * b + 3);
+  lw_scene_geometry(m, s->data, s->joints, s->forces);
+  return TRUE;
+}
+
+static void side_show(CompareSide *s, guint k)
+{
+  double t;
+  if (!side_pose(s, k, &t))
+    return;
+  lw_render_state rs = {t, s->nbodies, s->poses, s->njoints, s->joints, s->nforces, s->forces};
+  lw_view3d_set_state(LW_VIEW3D(s->view), &rs);
+}
+
+static void grow_box(double lo[3], double hi[3], const double p[3])
+{
+  for (int i = 0; i < 3; i++)
+    if (isfinite(p[i])) {
+      lo[i] = fmin(lo[i], p[i]);
+      hi[i] = fmax(hi[i], p[i]);
+    }
+}
+
+/* where the bodies and joints go over the run (sampled frames) */
+static void side_bounds(CompareSide *s, double lo[3], double hi[3])
+{
+  guint n = lw_sim_runner_get_n_frames(s->runner), stride = MAX(1u, n / 400);
+  for (guint k = 0; k < n; k += stride) {
+    double t;
+    if (!side_pose(s, k, &t))
+      break;
+    for (int b = 0; b < s->nbodies; b++)
+      grow_box(lo, hi, s->poses + 12 * b);
+    for (int j = 0; j < s->njoints; j++)
+      grow_box(lo, hi, s->joints + 6 * j);
+  }
+}
+
+/* the paths of the point outputs over the whole run, also into the box */
+static void side_traces(CompareSide *s, double lo[3], double hi[3])
+{
+  guint n = lw_sim_runner_get_n_frames(s->runner);
+  const lw_model *m = lw_sim_runner_get_model(s->runner);
+  const lw_desc *d = lw_model_desc(m);
+  int col = 0, k = 0;
+  double *buf = g_new(double, n + 1), *xyz = g_new0(double, 3 * (gsize)n + 1);
+  for (int o = 0; o < d->noutputs; o++) {
+    int w = lw_model_output_width(m, o);
+    if (d->outputs[o].type == LW_OUT_POSITION) {
+      for (int i = 0; i < w && i < 3; i++) {
+        lw_sim_runner_copy_column(s->runner, col + i, 0, n, buf);
+        for (guint f = 0; f < n; f++)
+          xyz[3 * f + i] = buf[f];
+      }
+      lw_view3d_set_trace(LW_VIEW3D(s->view), k++, xyz, (int)n);
+      for (guint f = 0; f < n; f++)
+        grow_box(lo, hi, xyz + 3 * f);
+    }
+    col += w;
+  }
+  g_free(buf);
+  g_free(xyz);
+}
+
+/* compile, assemble and start a flat-out run of d; FALSE with the reason as caption */
+static gboolean side_start(CompareSide *s, const lw_desc *d, const char *title)
+{
+  side_clear(s);
+  lw_error err;
+  lw_model *m = lw_compile(d, &err);
+  LwSimRunner *r = m ? lw_sim_runner_new(m, &err) : NULL; /* takes m */
+  if (!r) {
+    g_autofree char *text = g_strdup_printf(_("%s: cannot be simulated: %s"), title, err.msg);
+    gtk_label_set_text(GTK_LABEL(s->caption), text);
+    return FALSE;
+  }
+  s->runner = r;
+  const lw_model *mv = lw_sim_runner_get_model(r);
+  s->data = lw_data_new(mv);
+  s->nq = lw_model_nq(mv);
+  s->nbodies = lw_model_nbodies(mv);
+  s->njoints = lw_model_njoints(mv);
+  s->nforces = lw_model_nforces(mv);
+  s->q = g_new0(double, s->nq + 1);
+  s->poses = g_new0(double, 12 * (gsize)s->nbodies + 1);
+  s->joints = g_new0(double, 6 * (gsize)s->njoints + 1);
+  s->forces = g_new0(double, 6 * (gsize)s->nforces + 1);
+  lw_view3d_set_model(LW_VIEW3D(s->view), lw_model_desc(mv));
+  gtk_label_set_text(GTK_LABEL(s->caption), title);
+  lw_sim_runner_set_real_time(r, FALSE, 1.0);
+  lw_sim_runner_start(r);
+  side_show(s, 0);
+  return TRUE;
+}
+
+static void update_play_button(LwOptPanel *self)
+{
+  gtk_button_set_icon_name(GTK_BUTTON(self->play_button),
+                           self->playing ? "media-playback-pause-symbolic" : "media-playback-start-symbolic");
+  gtk_widget_set_tooltip_text(self->play_button, self->playing ? _("Pause the comparison") : _("Play the comparison"));
+}
+
+static gboolean compare_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
+{
+  (void)widget;
+  LwOptPanel *self = user;
+  gint64 now = gdk_frame_clock_get_frame_time(clock);
+  double dt = self->last_us ? (now - self->last_us) * 1e-6 : 0;
+  self->last_us = now;
+  gboolean running = FALSE;
+  double t_end = 0;
+  for (int i = 0; i < 2; i++) {
+    CompareSide *s = &self->side[i];
+    if (!s->runner)
+      continue;
+    LwRunnerState st = lw_sim_runner_get_state(s->runner);
+    if (st == LW_RUNNER_RUNNING || st == LW_RUNNER_READY)
+      running = TRUE;
+    t_end = fmax(t_end, lw_sim_runner_get_time(s->runner));
+  }
+  if (running) {
+    /* still simulating: the newest frames */
+    for (int i = 0; i < 2; i++)
+      if (self->side[i].runner)
+        side_show(&self->side[i], lw_sim_runner_get_n_frames(self->side[i].runner) - 1);
+    gtk_label_set_text(GTK_LABEL(self->compare_time), _("simulating…"));
+    return G_SOURCE_CONTINUE;
+  }
+  if (!self->compare_ready) {
+    self->compare_ready = TRUE;
+    self->play_t = 0;
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    int planar = 1;
+    for (int i = 0; i < 2; i++) {
+      CompareSide *s = &self->side[i];
+      if (!s->runner)
+        continue;
+      side_traces(s, lo, hi);
+      side_bounds(s, lo, hi);
+      planar = lw_model_planar(lw_sim_runner_get_model(s->runner));
+      if (lw_sim_runner_get_state(s->runner) == LW_RUNNER_FAILED) {
+        const lw_error *e = lw_sim_runner_get_error(s->runner);
+        g_autofree char *text = g_strdup_printf(_("%s (the simulation failed at t = %.4g s: %s)"),
+                                                i ? _("Optimized") : _("Initial"), e->time, e->msg);
+        gtk_label_set_text(GTK_LABEL(s->caption), text);
+      }
+    }
+    if (lo[0] <= hi[0]) {
+      /* one camera for the motion of both designs, with room for the bodies' shapes */
+      double pad = 0.15 * fmax(fmax(hi[0] - lo[0], hi[1] - lo[1]), fmax(hi[2] - lo[2], 1e-3));
+      for (int i = 0; i < 3; i++) {
+        lo[i] -= pad;
+        hi[i] += pad;
+      }
+      GtkWidget *v = self->side[0].runner ? self->side[0].view : self->side[1].view;
+      int w = gtk_widget_get_width(v), h = gtk_widget_get_height(v);
+      lw_camera cam;
+      lw_view3d_get_camera(LW_VIEW3D(v), &cam);
+      lw_camera_fit_aspect(&cam, lo, hi, planar, w > 0 && h > 0 ? (double)w / h : 0);
+      for (int i = 0; i < 2; i++)
+        if (self->side[i].runner)
+          lw_view3d_set_camera(LW_VIEW3D(self->side[i].view), &cam);
+    }
+    gtk_widget_set_sensitive(self->play_button, TRUE);
+  }
+  if (self->playing) {
+    self->play_t += dt;
+    if (self->play_t > t_end + 0.5) /* a short rest at the end, then again */
+      self->play_t = 0;
+  }
+  double t = fmin(self->play_t, t_end);
+  for (int i = 0; i < 2; i++)
+    if (self->side[i].runner)
+      side_show(&self->side[i], lw_sim_runner_frame_at_time(self->side[i].runner, t));
+  char buf[32];
+  g_snprintf(buf, sizeof buf, "%.2f s", t);
+  gtk_label_set_text(GTK_LABEL(self->compare_time), buf);
+  return G_SOURCE_CONTINUE;
+}
+
+/* one camera for both views, so that sizes and places compare: the left
+ * view leads (the user turns and zooms it), the right one follows */
+static void lead_rendered_cb(LwView3d *view, gpointer user)
+{
+  LwOptPanel *self = user;
+  if (!self->side[0].runner || !self->side[1].runner || !self->side[1].view)
+    return;
+  lw_camera a, b;
+  lw_view3d_get_camera(view, &a);
+  lw_view3d_get_camera(LW_VIEW3D(self->side[1].view), &b);
+  if (memcmp(&a, &b, sizeof a))
+    lw_view3d_set_camera(LW_VIEW3D(self->side[1].view), &a);
+}
+
+static void compare_stop(LwOptPanel *self)
+{
+  if (self->tick_id) {
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
+    self->tick_id = 0;
+  }
+  for (int i = 0; i < 2; i++)
+    side_clear(&self->side[i]);
+  self->compare_ready = FALSE;
+  gtk_widget_set_sensitive(self->play_button, FALSE);
+  gtk_label_set_text(GTK_LABEL(self->compare_time), "");
+}
+
+static void compare_start(LwOptPanel *self)
+{
+  compare_stop(self);
+  gboolean a = side_start(&self->side[0], self->result_base, _("Initial"));
+  gboolean b = side_start(&self->side[1], self->optimized, _("Optimized"));
+  if (!a && !b)
+    return;
+  self->playing = TRUE;
+  self->last_us = 0;
+  self->play_t = 0;
+  update_play_button(self);
+  self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), compare_tick, self, NULL);
+}
+
+static void play_clicked_cb(GtkButton *b, gpointer user)
+{
+  (void)b;
+  LwOptPanel *self = user;
+  self->playing = !self->playing;
+  update_play_button(self);
+}
+
+/* ---- the result -------------------------------------------------------------- */
+static void clear_design_rows(LwOptPanel *self)
+{
+  for (guint i = 0; i < self->design_rows->len; i++)
+    adw_preferences_group_remove(ADW_PREFERENCES_GROUP(self->design_group), g_ptr_array_index(self->design_rows, i));
+  g_ptr_array_set_size(self->design_rows, 0);
+}
+
+static void drop_result(LwOptPanel *self)
+{
+  compare_stop(self);
+  if (self->have_result)
+    lw_opt_result_clear(&self->result);
+  memset(&self->result, 0, sizeof self->result);
+  self->have_result = FALSE;
+  g_clear_pointer(&self->result_base, lw_desc_free);
+  g_clear_pointer(&self->optimized, lw_desc_free);
+  clear_design_rows(self);
+  gtk_widget_set_visible(self->result_box, FALSE);
+}
+
+static void show_design(LwOptPanel *self)
+{
+  const lw_opt_result *r = &self->result;
+  clear_design_rows(self);
+  int jmax = -1;
+  double dmax = 0;
+  for (int j = 0; j < r->n; j++) {
+    double d = fabs(r->x[j] - r->x0[j]);
+    if (jmax < 0 || d > dmax) {
+      dmax = d;
+      jmax = j;
+    }
+  }
+  g_autofree char *desc = NULL;
+  if (r->n > RESULT_ROWS)
+    desc = g_strdup_printf(_("%d variables; the largest change is %.4g (%s). The first %d are listed."), r->n, dmax,
+                           self->result_base->params[r->params[jmax]].name, RESULT_ROWS);
+  else
+    desc = g_strdup_printf(ngettext("%d variable: initial → optimized", "%d variables: initial → optimized", r->n),
+                           r->n);
+  adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->design_group), desc);
+  for (int j = 0; j < r->n && j < RESULT_ROWS; j++) {
+    GtkWidget *row = adw_action_row_new();
+    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), self->result_base->params[r->params[j]].name);
+    adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+    g_autofree char *text = g_strdup_printf("%.6g → %.6g", r->x0[j], r->x[j]);
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_selectable(GTK_LABEL(label), TRUE);
+    gtk_widget_add_css_class(label, "numeric");
+    adw_action_row_add_suffix(ADW_ACTION_ROW(row), label);
+    adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->design_group), row);
+    g_ptr_array_add(self->design_rows, row);
+  }
+}
+
+static void show_result(LwOptPanel *self)
+{
+  const lw_opt_result *r = &self->result;
+  g_autofree char *f = g_strdup_printf("%.6g → %.6g", r->f0, r->f);
+  gtk_label_set_text(GTK_LABEL(self->res_f), f);
+  set_text_num(self->res_viol, r->violation);
+  g_autofree char *pg = g_strdup_printf("%.3g → %.3g", r->pgnorm0, r->pgnorm);
+  gtk_label_set_text(GTK_LABEL(self->res_pg), pg);
+  g_autofree char *ev = g_strdup_printf(_("%d (%d improved, %d failed)"), r->evaluations, r->iterations,
+                                        r->failed_evaluations);
+  gtk_label_set_text(GTK_LABEL(self->res_evals), ev);
+  g_autofree char *wt = g_strdup_printf(_("%.2f s"), r->wall_time_s);
+  gtk_label_set_text(GTK_LABEL(self->res_time), wt);
+  adw_action_row_set_subtitle(ADW_ACTION_ROW(self->res_stop_row), r->stop);
+  show_design(self);
+  gtk_widget_set_visible(self->result_box, TRUE);
+  gtk_widget_set_sensitive(self->apply_button, TRUE);
+  gtk_widget_set_sensitive(self->discard_button, TRUE);
+  compare_start(self);
+}
+
+/* ---- running ------------------------------------------------------------------ */
+static void set_busy(LwOptPanel *self, gboolean busy)
+{
+  self->busy = busy;
+  gtk_button_set_label(GTK_BUTTON(self->run_button), busy ? _("_Cancel") : _("_Optimize"));
+  if (busy) {
+    gtk_widget_remove_css_class(self->run_button, "suggested-action");
+    gtk_widget_add_css_class(self->run_button, "destructive-action");
+  } else {
+    gtk_widget_remove_css_class(self->run_button, "destructive-action");
+    gtk_widget_add_css_class(self->run_button, "suggested-action");
+  }
+  gtk_widget_set_visible(self->progress_bar, busy);
+  gtk_widget_set_sensitive(self->problem_row, !busy);
+  gtk_widget_set_sensitive(self->vars_group, !busy);
+  gtk_widget_set_sensitive(self->algorithm_row, !busy);
+  gtk_widget_set_sensitive(self->maxeval_spin, !busy);
+  g_object_notify_by_pspec(G_OBJECT(self), props[PROP_BUSY]);
+}
+
+/* forget the running job: its report will be ignored */
+static void orphan_job(LwOptPanel *self)
+{
+  if (!self->job)
+    return;
+  g_atomic_int_set(&self->job->cancel, 1);
+  self->job->panel = NULL;
+  g_clear_pointer(&self->job, job_unref);
+}
+
+static void job_done(GObject *source, GAsyncResult *res, gpointer user)
+{
+  (void)user;
+  LwOptPanel *self = LW_OPT_PANEL(source);
+  GTask *task = G_TASK(res);
+  OptJob *job = g_task_get_task_data(task);
+  g_task_propagate_boolean(task, NULL);
+  if (job != self->job || !job->panel)
+    return; /* a run the panel no longer shows */
+  drain_progress(self, job);
+  job->panel = NULL;
+  gboolean cancelled = g_atomic_int_get(&job->cancel);
+  drop_result(self);
+  self->result = job->result;
+  memset(&job->result, 0, sizeof job->result);
+  self->have_result = TRUE;
+  self->result_base = g_steal_pointer(&job->base);
+  g_clear_pointer(&self->job, job_unref);
+  set_busy(self, FALSE);
+  const lw_opt_result *r = &self->result;
+  if (r->status != LW_OK) {
+    g_autofree char *text = NULL;
+    if (r->last_failure[0] && !strstr(r->error.msg, r->last_failure))
+      text = g_strdup_printf(_("The optimization failed: %s\nLast failed evaluation: %s\nThe model is unchanged."),
+                             r->error.msg, r->last_failure);
+    else
+      text = g_strdup_printf(_("The optimization failed: %s\nThe model is unchanged."), r->error.msg);
+    set_status(self, text);
+    gtk_widget_set_visible(self->result_box, FALSE);
+    return;
+  }
+  self->optimized = with_values(self->result_base, r->n, r->params, r->x);
+  g_autofree char *text = NULL;
+  if (cancelled)
+    text = g_strdup_printf(
+      _("Cancelled after %d evaluations. The best design so far is shown; apply it or discard it."), r->evaluations);
+  else
+    text = g_strdup_printf(
+      _("Done: the objective went from %.6g to %.6g. Apply the design to the model or discard it."), r->f0, r->f);
+  if (r->failed_evaluations && r->last_failure[0]) {
+    g_autofree char *more = g_strdup_printf(_("%s\n%d evaluations failed; the last: %s"), text,
+                                            r->failed_evaluations, r->last_failure);
+    g_free(text);
+    text = g_steal_pointer(&more);
+  }
+  set_status(self, text);
+  show_result(self);
+}
+
+void lw_opt_panel_run(LwOptPanel *self)
+{
+  g_return_if_fail(LW_IS_OPT_PANEL(self));
+  if (self->busy) {
+    lw_opt_panel_cancel(self);
+    return;
+  }
+  int k = selected_problem(self);
+  if (k < 0) {
+    set_status(self, _("This model has no optimization problems. Add one to the model file (see the model format, "
+                       "problems)."));
+    return;
+  }
+  lw_desc *reduced = lw_desc_copy(self->desc);
+  lw_problem_desc *p = &reduced->problems[k];
+  int w = 0;
+  for (int v = 0; v < p->nvars; v++) {
+    gboolean on = (guint)v < self->var_checks->len &&
+                  gtk_check_button_get_active(GTK_CHECK_BUTTON(g_ptr_array_index(self->var_checks, v)));
+    if (on)
+      p->vars[w++] = p->vars[v];
+    else
+      free(p->vars[v].parameter); /* the description's own allocator */
+  }
+  p->nvars = w;
+  if (w == 0) {
+    lw_desc_free(reduced);
+    set_status(self, _("Choose at least one variable."));
+    return;
+  }
+  drop_result(self);
+  OptJob *job = g_atomic_rc_box_new0(OptJob);
+  job->desc = reduced;
+  job->base = lw_desc_copy(self->desc);
+  job->problem = k;
+  job->context = g_main_context_ref_thread_default();
+  g_mutex_init(&job->lock);
+  job->pending = g_array_new(FALSE, FALSE, sizeof(ProgressPoint));
+  guint alg = adw_combo_row_get_selected(ADW_COMBO_ROW(self->algorithm_row));
+  job->opt.algorithm = alg == 0 || alg == GTK_INVALID_LIST_POSITION ? -1 : (int)alg - 1;
+  job->opt.gradient = -1;
+  job->opt.max_evaluations = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(self->maxeval_spin));
+  job->opt.multistart = 0;
+  job->opt.progress = job_progress;
+  job->opt.user = job;
+  job->panel = self;
+  self->job = job;
+  self->max_evaluations = job->opt.max_evaluations > 0 ? job->opt.max_evaluations : p->max_evaluations;
+  g_array_set_size(self->hist, 0);
+  plot_reset(self);
+  show_progress(self);
+  g_object_notify_by_pspec(G_OBJECT(self), props[PROP_EVALUATIONS]);
+  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), 0);
+  set_busy(self, TRUE);
+  set_status(self, _("Optimizing…"));
+  GTask *task = g_task_new(self, NULL, job_done, NULL);
+  g_task_set_task_data(task, g_atomic_rc_box_acquire(job), job_unref);
+  g_task_run_in_thread(task, job_thread);
+  g_object_unref(task);
+}
+
+void lw_opt_panel_cancel(LwOptPanel *self)
+{
+  g_return_if_fail(LW_IS_OPT_PANEL(self));
+  if (!self->busy || !self->job)
+    return;
+  g_atomic_int_set(&self->job->cancel, 1);
+  set_status(self, _("Cancelling after this evaluation…"));
+}
+
+static void run_clicked_cb(GtkButton *b, gpointer user)
+{
+  (void)b;
+  lw_opt_panel_run(LW_OPT_PANEL(user));
+}
+
+gboolean lw_opt_panel_apply(LwOptPanel *self)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), FALSE);
+  if (!self->have_result || !self->optimized)
+    return FALSE;
+  /* the handler may replace the panel's model (and so drop the result) */
+  lw_desc *d = lw_desc_copy(self->optimized);
+  gboolean taken = FALSE;
+  g_signal_emit(self, signals[SIGNAL_APPLY], 0, d, &taken);
+  lw_desc_free(d);
+  if (taken) {
+    drop_result(self);
+    set_status(self, _("The optimized design is now the model. Undo (Ctrl+Z) brings the previous one back."));
+  }
+  return taken;
+}
+
+void lw_opt_panel_discard(LwOptPanel *self)
+{
+  g_return_if_fail(LW_IS_OPT_PANEL(self));
+  if (!self->have_result)
+    return;
+  drop_result(self);
+  set_status(self, _("Result discarded; the model is unchanged."));
+}
+
+static void apply_clicked_cb(GtkButton *b, gpointer user)
+{
+  (void)b;
+  lw_opt_panel_apply(LW_OPT_PANEL(user));
+}
+
+static void discard_clicked_cb(GtkButton *b, gpointer user)
+{
+  (void)b;
+  lw_opt_panel_discard(LW_OPT_PANEL(user));
+}
+
+/* ---- the chosen problem ---------------------------------------------------------- */
+static const char *con_symbol(lw_con_type t)
+{
+  return t == LW_CON_LE ? "≤" : t == LW_CON_GE ? "≥" : "=";
+}
+
+static void show_problem(LwOptPanel *self)
+{
+  for (guint i = 0; i < self->var_rows->len; i++)
+    adw_preferences_group_remove(ADW_PREFERENCES_GROUP(self->vars_group), g_ptr_array_index(self->var_rows, i));
+  g_ptr_array_set_size(self->var_rows, 0);
+  g_ptr_array_set_size(self->var_checks, 0);
+  int k = selected_problem(self);
+  gtk_widget_set_sensitive(self->run_button, k >= 0);
+  if (k < 0) {
+    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->problem_group), NULL);
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(self->objective_row), "–");
+    return;
+  }
+  const lw_problem_desc *p = &self->desc->problems[k];
+  adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->problem_group), p->description);
+  GString *obj = g_string_new(NULL);
+  g_string_printf(obj, p->maximize ? _("maximize %s") : _("minimize %s"), p->objective ? p->objective : "?");
+  for (int c = 0; c < p->ncons; c++)
+    g_string_append_printf(obj, "\n%s %s %.6g", p->cons[c].objective ? p->cons[c].objective : "?",
+                           con_symbol(p->cons[c].type), p->cons[c].value);
+  adw_action_row_set_subtitle(ADW_ACTION_ROW(self->objective_row), obj->str);
+  g_string_free(obj, TRUE);
+  for (int v = 0; v < p->nvars; v++) {
+    const lw_var_desc *var = &p->vars[v];
+    int count = 0, first = -1;
+    for (int j = 0; j < self->desc->nparams; j++)
+      if (lw_param_name_matches(var->parameter, self->desc->params[j].name)) {
+        if (first < 0)
+          first = j;
+        count++;
+      }
+    g_autofree char *lo = var->has_lower ? g_strdup_printf("%g", var->lower) : g_strdup("−∞");
+    g_autofree char *hi = var->has_upper ? g_strdup_printf("%g", var->upper) : g_strdup("∞");
+    g_autofree char *sub = NULL;
+    if (count == 0)
+      sub = g_strdup_printf(_("no such parameter · bounds [%s, %s]"), lo, hi);
+    else if (count == 1)
+      sub = g_strdup_printf(_("%.6g · bounds [%s, %s]"), self->desc->params[first].value, lo, hi);
+    else
+      sub = g_strdup_printf(_("%d parameters · bounds [%s, %s]"), count, lo, hi);
+    if (var->scale != 1.0 && var->scale > 0) {
+      g_autofree char *more = g_strdup_printf(_("%s · scale %g"), sub, var->scale);
+      g_free(sub);
+      sub = g_steal_pointer(&more);
+    }
+    GtkWidget *row = adw_action_row_new();
+    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), var->parameter);
+    adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(row), sub);
+    GtkWidget *check = gtk_check_button_new();
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
+    gtk_widget_set_valign(check, GTK_ALIGN_CENTER);
+    gtk_widget_set_tooltip_text(check, _("Optimize this variable (unchecked: it keeps its value)"));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(check), GTK_ACCESSIBLE_PROPERTY_LABEL, var->parameter, -1);
+    adw_action_row_add_prefix(ADW_ACTION_ROW(row), check);
+    adw_action_row_set_activatable_widget(ADW_ACTION_ROW(row), check);
+    adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->vars_group), row);
+    g_ptr_array_add(self->var_rows, row);
+    g_ptr_array_add(self->var_checks, check);
+  }
+  /* the problem's algorithm is the first choice */
+  g_autofree char *first_alg = g_strdup_printf(_("The problem's (%s)"), lw_opt_algorithm_name(p->algorithm));
+  GtkStringList *algs = GTK_STRING_LIST(adw_combo_row_get_model(ADW_COMBO_ROW(self->algorithm_row)));
+  const char *const one[] = {first_alg, NULL};
+  gtk_string_list_splice(algs, 0, 1, one);
+  adw_combo_row_set_selected(ADW_COMBO_ROW(self->algorithm_row), 0);
+  gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->maxeval_spin), p->max_evaluations > 0 ? p->max_evaluations : 500);
+}
+
+static void problem_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
+{
+  (void)obj;
+  (void)pspec;
+  show_problem(LW_OPT_PANEL(user));
+}
+
+void lw_opt_panel_set_desc(LwOptPanel *self, const lw_desc *desc)
+{
+  g_return_if_fail(LW_IS_OPT_PANEL(self));
+  if (self->busy) {
+    orphan_job(self);
+    set_busy(self, FALSE);
+  }
+  drop_result(self);
+  g_array_set_size(self->hist, 0);
+  plot_reset(self);
+  show_progress(self);
+  lw_desc_free(self->desc);
+  self->desc = desc ? lw_desc_copy(desc) : NULL;
+  g_signal_handlers_block_by_func(self->problem_row, problem_changed_cb, self);
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->problems));
+  gtk_string_list_splice(self->problems, 0, n, NULL);
+  for (int i = 0; self->desc && i < self->desc->nproblems; i++)
+    gtk_string_list_append(self->problems, self->desc->problems[i].name);
+  if (self->desc && self->desc->nproblems > 0)
+    adw_combo_row_set_selected(ADW_COMBO_ROW(self->problem_row), 0);
+  g_signal_handlers_unblock_by_func(self->problem_row, problem_changed_cb, self);
+  show_problem(self);
+  set_status(self, self->desc && self->desc->nproblems
+                     ? _("Choose a problem, its variables and the algorithm, then optimize.")
+                     : _("This model has no optimization problems. Add one to the model file (see the model format, "
+                         "problems)."));
+}
+
+/* ---- for tests and scripts -------------------------------------------------------------- */
+gboolean lw_opt_panel_is_busy(LwOptPanel *self)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), FALSE);
+  return self->busy;
+}
+
+gboolean lw_opt_panel_select_problem(LwOptPanel *self, const char *name)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), FALSE);
+  int k = self->desc ? lw_desc_problem_index(self->desc, name) : -1;
+  if (k < 0 || self->busy)
+    return FALSE;
+  if ((int)adw_combo_row_get_selected(ADW_COMBO_ROW(self->problem_row)) != k)
+    adw_combo_row_set_selected(ADW_COMBO_ROW(self->problem_row), (guint)k);
+  return TRUE;
+}
+
+void lw_opt_panel_set_variable_included(LwOptPanel *self, int k, gboolean included)
+{
+  g_return_if_fail(LW_IS_OPT_PANEL(self));
+  if (k >= 0 && (guint)k < self->var_checks->len)
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(g_ptr_array_index(self->var_checks, k)), included);
+}
+
+void lw_opt_panel_set_algorithm(LwOptPanel *self, int algorithm)
+{
+  g_return_if_fail(LW_IS_OPT_PANEL(self));
+  guint i = algorithm >= 0 && algorithm < LW_OPT_NALGORITHMS ? (guint)algorithm + 1 : 0;
+  adw_combo_row_set_selected(ADW_COMBO_ROW(self->algorithm_row), i);
+}
+
+int lw_opt_panel_get_progress(LwOptPanel *self, int *iteration, double *f, double *violation, double *pgnorm)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), 0);
+  ProgressPoint none = {0, 0, 0, NAN, NAN, NAN, NAN};
+  const ProgressPoint *p = self->hist->len ? &g_array_index(self->hist, ProgressPoint, self->hist->len - 1) : &none;
+  if (iteration)
+    *iteration = p->iteration;
+  if (f)
+    *f = p->f;
+  if (violation)
+    *violation = p->violation;
+  if (pgnorm)
+    *pgnorm = p->pgnorm;
+  return p->evaluation;
+}
+
+LwPlot *lw_opt_panel_get_plot(LwOptPanel *self)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), NULL);
+  return lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+}
+
+const lw_opt_result *lw_opt_panel_get_result(LwOptPanel *self)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), NULL);
+  return self->have_result ? &self->result : NULL;
+}
+
+const char *lw_opt_panel_get_status(LwOptPanel *self)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), NULL);
+  return self->status;
+}
+
+gboolean lw_opt_panel_comparison_ready(LwOptPanel *self)
+{
+  g_return_val_if_fail(LW_IS_OPT_PANEL(self), FALSE);
+  return self->compare_ready;
+}
+
+/* ---- GObject ----------------------------------------------------------------------- */
+static void lw_opt_panel_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  LwOptPanel *self = LW_OPT_PANEL(object);
+  switch (prop_id) {
+  case PROP_BUSY:
+    g_value_set_boolean(value, self->busy);
+    break;
+  case PROP_EVALUATIONS:
+    g_value_set_int(value, lw_opt_panel_get_progress(self, NULL, NULL, NULL, NULL));
+    break;
+  case PROP_STATUS:
+    g_value_set_string(value, self->status);
+    break;
+  default:
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static void lw_opt_panel_dispose(GObject *object)
+{
+  LwOptPanel *self = LW_OPT_PANEL(object);
+  orphan_job(self);
+  if (self->tick_id) {
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
+    self->tick_id = 0;
+  }
+  for (int i = 0; i < 2; i++) {
+    CompareSide *s = &self->side[i];
+    if (s->runner)
+      lw_sim_runner_cancel(s->runner);
+    g_clear_pointer(&s->data, lw_data_free);
+    g_clear_object(&s->runner);
+    s->view = NULL;
+  }
+  g_clear_pointer(&self->scroller, gtk_widget_unparent);
+  G_OBJECT_CLASS(lw_opt_panel_parent_class)->dispose(object);
+}
+
+static void lw_opt_panel_finalize(GObject *object)
+{
+  LwOptPanel *self = LW_OPT_PANEL(object);
+  lw_desc_free(self->desc);
+  if (self->have_result)
+    lw_opt_result_clear(&self->result);
+  lw_desc_free(self->result_base);
+  lw_desc_free(self->optimized);
+  for (int i = 0; i < 2; i++) {
+    g_free(self->side[i].q);
+    g_free(self->side[i].poses);
+    g_free(self->side[i].joints);
+    g_free(self->side[i].forces);
+  }
+  g_free(self->status);
+  g_array_unref(self->hist);
+  g_ptr_array_unref(self->var_rows);
+  g_ptr_array_unref(self->var_checks);
+  g_ptr_array_unref(self->design_rows);
+  G_OBJECT_CLASS(lw_opt_panel_parent_class)->finalize(object);
+}
+
+static void lw_opt_panel_class_init(LwOptPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  object_class->get_property = lw_opt_panel_get_property;
+  object_class->dispose = lw_opt_panel_dispose;
+  object_class->finalize = lw_opt_panel_finalize;
+  props[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_EVALUATIONS] =
+    g_param_spec_int("evaluations", NULL, NULL, 0, G_MAXINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_STATUS] = g_param_spec_string("status", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties(object_class, N_PROPS, props);
+  /* gboolean handler(LwOptPanel *, const lw_desc *optimized, gpointer) */
+  signals[SIGNAL_APPLY] = g_signal_new("apply", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                       g_signal_accumulator_true_handled, NULL, NULL, G_TYPE_BOOLEAN, 1,
+                                       G_TYPE_POINTER);
+  gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GROUP);
+}
+
+static GtkWidget *compare_column(CompareSide *s, const char *title)
+{
+  GtkWidget *col = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_hexpand(col, TRUE);
+  s->caption = gtk_label_new(title);
+  gtk_label_set_wrap(GTK_LABEL(s->caption), TRUE);
+  gtk_widget_add_css_class(s->caption, "heading");
+  gtk_box_append(GTK_BOX(col), s->caption);
+  s->view = lw_view3d_new();
+  gtk_widget_set_size_request(s->view, 140, 200);
+  gtk_widget_set_hexpand(s->view, TRUE);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(s->view), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+  gtk_box_append(GTK_BOX(col), s->view);
+  return col;
+}
+
+static void lw_opt_panel_init(LwOptPanel *self)
+{
+  self->var_rows = g_ptr_array_new();
+  self->var_checks = g_ptr_array_new();
+  self->design_rows = g_ptr_array_new();
+  self->hist = g_array_new(FALSE, FALSE, sizeof(ProgressPoint));
+  self->scroller = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
+  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
+  gtk_widget_set_margin_start(box, 12);
+  gtk_widget_set_margin_end(box, 12);
+  gtk_widget_set_margin_top(box, 6);
+  gtk_widget_set_margin_bottom(box, 12);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+
+  /* the problem */
+  self->problem_group = group(box, _("Problem"));
+  self->problems = gtk_string_list_new(NULL);
+  self->problem_row = adw_combo_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->problem_row), _("Name"));
+  adw_combo_row_set_model(ADW_COMBO_ROW(self->problem_row), G_LIST_MODEL(self->problems));
+  g_object_unref(self->problems); /* the row holds it */
+  g_signal_connect(self->problem_row, "notify::selected", G_CALLBACK(problem_changed_cb), self);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), self->problem_row);
+  self->objective_row = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->objective_row), _("Objective"));
+  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(self->objective_row), FALSE);
+  adw_action_row_set_subtitle(ADW_ACTION_ROW(self->objective_row), "–");
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), self->objective_row);
+  const char *algs[] = {_("The problem's"), _("L-BFGS (bounds only)"), _("MMA"), _("SLSQP"),
+                        _("Augmented Lagrangian"), NULL};
+  G_STATIC_ASSERT(LW_OPT_NALGORITHMS == 4);
+  self->algorithm_row = adw_combo_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->algorithm_row), _("Algorithm"));
+  GtkStringList *al = gtk_string_list_new(algs);
+  adw_combo_row_set_model(ADW_COMBO_ROW(self->algorithm_row), G_LIST_MODEL(al));
+  g_object_unref(al);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), self->algorithm_row);
+  GtkWidget *mrow = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(mrow), _("Maximum evaluations"));
+  self->maxeval_spin = gtk_spin_button_new_with_range(1, 100000, 10);
+  gtk_widget_set_valign(self->maxeval_spin, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->maxeval_spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Maximum evaluations"), -1);
+  adw_action_row_add_suffix(ADW_ACTION_ROW(mrow), self->maxeval_spin);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), mrow);
+
+  self->vars_group = group(box, _("Variables"));
+  adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->vars_group),
+                                        _("Unchecked variables keep their values."));
+
+  /* run */
+  GtkWidget *runbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+  self->run_button = gtk_button_new_with_mnemonic(_("_Optimize"));
+  gtk_widget_add_css_class(self->run_button, "suggested-action");
+  gtk_widget_add_css_class(self->run_button, "pill");
+  gtk_widget_set_halign(self->run_button, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text(self->run_button, _("Optimize the design, or cancel (Ctrl+Shift+O)"));
+  g_signal_connect(self->run_button, "clicked", G_CALLBACK(run_clicked_cb), self);
+  gtk_box_append(GTK_BOX(runbox), self->run_button);
+  self->progress_bar = gtk_progress_bar_new();
+  gtk_widget_set_visible(self->progress_bar, FALSE);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Evaluations used"), -1);
+  gtk_box_append(GTK_BOX(runbox), self->progress_bar);
+  self->status_label = gtk_label_new("");
+  gtk_label_set_wrap(GTK_LABEL(self->status_label), TRUE);
+  gtk_label_set_selectable(GTK_LABEL(self->status_label), TRUE);
+  gtk_label_set_xalign(GTK_LABEL(self->status_label), 0);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->status_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Optimization status"), -1);
+  gtk_box_append(GTK_BOX(runbox), self->status_label);
+  gtk_box_append(GTK_BOX(box), runbox);
+
+  /* progress and convergence */
+  GtkWidget *pg = group(box, _("Progress"));
+  GtkWidget *grid = gtk_grid_new();
+  gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
+  gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
+  gtk_widget_set_margin_bottom(grid, 6);
+  self->eval_value = grid_value(grid, 0, 0, _("Evaluation"));
+  self->iter_value = grid_value(grid, 2, 0, _("Iteration"));
+  self->f_value = grid_value(grid, 0, 1, _("Objective"));
+  self->best_value = grid_value(grid, 2, 1, _("Best"));
+  self->viol_value = grid_value(grid, 0, 2, _("Violation"));
+  self->pg_value = grid_value(grid, 2, 2, _("Proj. gradient"));
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(pg), grid);
+  self->plot_view = lw_plot_view_new();
+  gtk_widget_set_size_request(self->plot_view, -1, 220);
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
+  lw_plot_set_title(plot, _("Convergence"));
+  lw_plot_add_series(plot, _("objective"));
+  lw_plot_add_series(plot, _("best so far"));
+  plot_labels(self);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(pg), self->plot_view);
+
+  /* the result */
+  self->result_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
+  gtk_widget_set_visible(self->result_box, FALSE);
+  gtk_box_append(GTK_BOX(box), self->result_box);
+  GtkWidget *rg = group(self->result_box, _("Result"));
+  self->res_f = value_row(rg, _("Objective"));
+  self->res_viol = value_row(rg, _("Constraint violation"));
+  self->res_pg = value_row(rg, _("Projected gradient"));
+  self->res_evals = value_row(rg, _("Evaluations"));
+  self->res_time = value_row(rg, _("Wall time"));
+  self->res_stop_row = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->res_stop_row), _("Stopped because"));
+  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(self->res_stop_row), FALSE);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(rg), self->res_stop_row);
+
+  GtkWidget *cg = group(self->result_box, _("Initial and optimized"));
+  adw_preferences_group_set_description(
+    ADW_PREFERENCES_GROUP(cg), _("Both designs simulated; turn and zoom the left view, the right one follows."));
+  self->play_button = gtk_button_new_from_icon_name("media-playback-pause-symbolic");
+  gtk_widget_add_css_class(self->play_button, "flat");
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->play_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Play or pause the comparison"), -1);
+  g_signal_connect(self->play_button, "clicked", G_CALLBACK(play_clicked_cb), self);
+  gtk_widget_set_sensitive(self->play_button, FALSE);
+  self->compare_time = gtk_label_new("");
+  gtk_widget_add_css_class(self->compare_time, "numeric");
+  gtk_widget_add_css_class(self->compare_time, "dim-label");
+  GtkWidget *suffix = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append(GTK_BOX(suffix), self->compare_time);
+  gtk_box_append(GTK_BOX(suffix), self->play_button);
+  adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(cg), suffix);
+  GtkWidget *views = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_set_homogeneous(GTK_BOX(views), TRUE);
+  gtk_box_append(GTK_BOX(views), compare_column(&self->side[0], _("Initial")));
+  gtk_box_append(GTK_BOX(views), compare_column(&self->side[1], _("Optimized")));
+  g_signal_connect(self->side[0].view, "rendered", G_CALLBACK(lead_rendered_cb), self);
+  gtk_widget_set_can_target(self->side[1].view, FALSE);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(cg), views);
+
+  GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_halign(buttons, GTK_ALIGN_CENTER);
+  self->discard_button = gtk_button_new_with_mnemonic(_("_Discard"));
+  gtk_widget_add_css_class(self->discard_button, "pill");
+  gtk_widget_set_tooltip_text(self->discard_button, _("Drop the result; the model stays as it is"));
+  g_signal_connect(self->discard_button, "clicked", G_CALLBACK(discard_clicked_cb), self);
+  self->apply_button = gtk_button_new_with_mnemonic(_("_Apply to Model"));
+  gtk_widget_add_css_class(self->apply_button, "pill");
+  gtk_widget_add_css_class(self->apply_button, "suggested-action");
+  gtk_widget_set_tooltip_text(self->apply_button, _("Make the optimized design the model (undo with Ctrl+Z)"));
+  g_signal_connect(self->apply_button, "clicked", G_CALLBACK(apply_clicked_cb), self);
+  gtk_box_append(GTK_BOX(buttons), self->discard_button);
+  gtk_box_append(GTK_BOX(buttons), self->apply_button);
+  gtk_box_append(GTK_BOX(self->result_box), buttons);
+  self->design_group = group(self->result_box, _("Design"));
+
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Optimization"), -1);
+  set_status(self, _("This model has no optimization problems."));
+  gtk_widget_set_sensitive(self->run_button, FALSE);
+}
