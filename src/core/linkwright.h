@@ -94,6 +94,11 @@ typedef enum {
   LW_FORCE_NTYPES
 } lw_force_type;
 
+static inline int lw_force_is_controller(lw_force_type t)
+{
+  return t == LW_FORCE_PID || t == LW_FORCE_STATE_FEEDBACK;
+}
+
 typedef enum {
   LW_OUT_POSITION,
   LW_OUT_VELOCITY,

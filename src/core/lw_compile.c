@@ -1110,6 +1110,12 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
         b->kp = bd->kp;
         b->kd = bd->kd;
         b->r = bd->target;
+        /* the Newton matrix's symmetric part: the actuated coordinate's own
+         * gains as a stiffness and a damping (lw_forces_eval) */
+        if (bc == ci) {
+          f->k += bd->rate ? 0.0 : bd->kp;
+          f->c += bd->rate ? bd->kp : bd->kd;
+        }
         snprintf(path, sizeof path, "%s/kp", base);
         if (!isfinite(bd->kp) || !isfinite(bd->kd))
           FAIL(path, "controller '%s': gains must be finite numbers", fd->name);
@@ -1196,7 +1202,7 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
           o->force = k;
       if (o->force < 0)
         FAIL(path, "output '%s': controller '%s' does not exist", od->name, od->force ? od->force : "(missing)");
-      if (d->forces[o->force].type != LW_FORCE_PID && d->forces[o->force].type != LW_FORCE_STATE_FEEDBACK)
+      if (!lw_force_is_controller(d->forces[o->force].type))
         FAIL(path, "output '%s': force '%s' is a %s, not a controller", od->name, od->force,
              lw_force_type_name(d->forces[o->force].type));
       break;

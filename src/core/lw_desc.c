@@ -697,7 +697,6 @@ double *lw_desc_field(lw_desc *d, const char *path)
         if (!strcmp(c, "target")) return func_field(&fb->target, p);
       }
       return NULL;
-      return NULL;
     }
     return NULL;
   }

@@ -16,12 +16,9 @@ static void add_block_grad(const lw_model *m, double *Q, const lw_force *f, cons
   }
 }
 
-/* a joint coordinate, continuous across +-pi with the data's last value */
-static double coord_cont(const lw_model *m, const lw_data *d, int ci, const double *q, double *g)
+double lw_coord_continue(const lw_model *m, const lw_data *d, int ci, double x)
 {
-  const lw_coord *c = &m->coords[ci];
-  double x = lw_coord_eval(m, c, q, g);
-  if (c->kind == LW_ROW_ANGLE)
+  if (m->coords[ci].kind == LW_ROW_ANGLE)
     x += 2.0 * M_PI * nearbyint((d->coord_prev[ci] - x) / (2.0 * M_PI));
   return x;
 }
@@ -38,7 +35,7 @@ double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, 
     if (b->rate) {
       tau -= b->kp * (xd - r);
     } else {
-      double x = coord_cont(m, d, b->coord, q, NULL);
+      double x = lw_coord_continue(m, d, b->coord, lw_coord_eval(m, &m->coords[b->coord], q, NULL));
       tau -= b->kp * (x - r) + b->kd * (xd - rd);
     }
   }
@@ -84,12 +81,8 @@ void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double
     }
     case LW_FORCE_JOINT_SPRING_DAMPER: {
       const lw_coord *c = &m->coords[f->coord];
-      double x = lw_coord_eval(m, c, q, g);
       /* continuous angle: the data keeps the unwrapped value */
-      if (c->kind == LW_ROW_ANGLE) {
-        double prev = d->coord_prev[f->coord];
-        x += 2.0 * M_PI * nearbyint((prev - x) / (2.0 * M_PI));
-      }
+      double x = lw_coord_continue(m, d, f->coord, lw_coord_eval(m, c, q, g));
       double xd = lw_coord_rate(m, c, q, qd);
       double tau = -f->k * (x - f->rest) - f->c * xd;
       /* lw_coord_eval wrote the gradient in the coordinate's blocks */
@@ -112,16 +105,9 @@ void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double
         for (int i = 0; i < nqb; i++)
           Qb[i] += tau * g[k * nqb + i];
       }
-      if (vals && c->nblk > 0) {
-        double s = 0;
-        for (int k = 0; k < f->nfb; k++) {
-          const lw_fb *b = &m->fbs[f->fb0 + k];
-          if (b->coord == f->coord)
-            s += b->rate ? cs * b->kp : ks * b->kp + cs * b->kd;
-        }
-        if (s > 0)
-          lw_mat_add_outer(m, vals, s, c->nblk, c->blk, c->pairpos, g);
-      }
+      double s = ks * f->k + cs * f->c; /* the actuated coordinate's own gains */
+      if (vals && c->nblk > 0 && s > 0)
+        lw_mat_add_outer(m, vals, s, c->nblk, c->blk, c->pairpos, g);
       break;
     }
     case LW_FORCE_FORCE: {
@@ -183,9 +169,7 @@ double lw_potential_energy(const lw_model *m, lw_data *d, const double *q)
       V += 0.5 * f->k * (l - f->rest) * (l - f->rest);
     } else if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
       const lw_coord *c = &m->coords[f->coord];
-      double x = lw_coord_eval(m, c, q, NULL);
-      if (c->kind == LW_ROW_ANGLE)
-        x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
+      double x = lw_coord_continue(m, d, f->coord, lw_coord_eval(m, c, q, NULL));
       V += 0.5 * f->k * (x - f->rest) * (x - f->rest);
     }
   }

@@ -459,8 +459,7 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
         b[0] = b[1] = 0;
       } else {
         a[2] = 0;
-        if (f->type != LW_FORCE_JOINT_SPRING_DAMPER && f->type != LW_FORCE_PID &&
-            f->type != LW_FORCE_STATE_FEEDBACK)
+        if (f->type != LW_FORCE_JOINT_SPRING_DAMPER && !lw_force_is_controller(f->type))
           b[2] = 0;
       }
     }

@@ -191,6 +191,8 @@ void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *
 double lw_wrap_pi(double x);
 double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g);
 double lw_coord_rate(const lw_model *m, const lw_coord *c, const double *q, const double *qd);
+/* value x of coordinate ci continued across +-pi from the data's last value */
+double lw_coord_continue(const lw_model *m, const lw_data *d, int ci, double x);
 
 /* matrix.c */
 int lw_pattern_pos(const lw_model *m, int bi, int bj);

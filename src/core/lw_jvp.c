@@ -290,9 +290,7 @@ static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin
       T -= b->kp * (s.r - r);
       dT -= b->kp * (s.dr - dr) + (fon ? tb->kp * (s.r - r) : 0.0);
     } else {
-      double x = s.v - c->offset;
-      if (c->kind == LW_ROW_ANGLE)
-        x += 2.0 * M_PI * nearbyint((d->coord_prev[b->coord] - x) / (2.0 * M_PI));
+      double x = lw_coord_continue(m, d, b->coord, s.v - c->offset);
       T -= b->kp * (x - r) + b->kd * (s.r - rd);
       dT -= b->kp * (s.dv - dr) + b->kd * (s.dr - drd);
       if (fon)
@@ -349,9 +347,7 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
     if (!active(dir, state, c->nblk, c->blk, fon))
       break;
     coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
-    double x = s.v - c->offset;
-    if (c->kind == LW_ROW_ANGLE)
-      x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
+    double x = lw_coord_continue(m, d, f->coord, s.v - c->offset);
     double tau = -f->k * (x - f->rest) - f->c * s.r;
     double dtau = -f->k * s.dv - f->c * s.dr;
     if (fon)
@@ -603,7 +599,7 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
     } else if (f->type == LW_FORCE_TORQUE) {
       nblk = f->body >= 0 ? 1 : 0;
       blk = &f->body;
-    } else if (f->type == LW_FORCE_PID || f->type == LW_FORCE_STATE_FEEDBACK) {
+    } else if (lw_force_is_controller(f->type)) {
       nblk = f->ncblk;
       blk = f->cblk;
     } else if (f->type == LW_FORCE_FORCE) {
@@ -740,9 +736,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
           lw_lin_point pc = *p;
           pc.qd = NULL;
           coord_sc(m, tm, f->coord, &pc, dir, &cs);
-          double x = cs.v - c->offset;
-          if (c->kind == LW_ROW_ANGLE)
-            x += 2.0 * M_PI * nearbyint((d->coord_prev[f->coord] - x) / (2.0 * M_PI));
+          double x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
           s += f->k * (x - f->rest) * cs.dv;
           if (tf)
             s += 0.5 * tf->k * (x - f->rest) * (x - f->rest) - f->k * (x - f->rest) * tf->rest;
@@ -911,7 +905,7 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
     }
     if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
       on = 1;
-    if (fs[0]->type == LW_FORCE_PID || fs[0]->type == LW_FORCE_STATE_FEEDBACK) {
+    if (lw_force_is_controller(fs[0]->type)) {
       if (t->coord_on[fs[0]->coord])
         on = 1;
       for (int k = 0; k < fs[0]->nfb; k++) {

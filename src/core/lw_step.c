@@ -103,10 +103,7 @@ static double max_abs(const double *x, int n)
 void lw_coords_update(const lw_model *m, lw_data *d)
 {
   for (int i = 0; i < m->ncoords; i++) {
-    double x = lw_coord_eval(m, &m->coords[i], d->q, NULL);
-    if (m->coords[i].kind == LW_ROW_ANGLE)
-      x += 2.0 * M_PI * nearbyint((d->coord_prev[i] - x) / (2.0 * M_PI));
-    d->coord_prev[i] = x;
+    d->coord_prev[i] = lw_coord_continue(m, d, i, lw_coord_eval(m, &m->coords[i], d->q, NULL));
   }
 }
 
