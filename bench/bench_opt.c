@@ -174,6 +174,7 @@ int main(int argc, char **argv)
          "gradients\n");
   optimize_both("five-bar.json", "static-springs", quick);
   optimize_both("slider-crank-codesign.json", "codesign", quick);
+  optimize_both("slider-crank-codesign.json", "codesign-pi", quick);
   optimize_both("cart-pendulum.json", "swing-up", quick);
   optimize_both("cart-pendulum.json", "swing-up-stop", 1);
   scaling();

@@ -330,6 +330,99 @@ static void test_control_rate(void)
   g_assert_cmpfloat(err[0] / err[1], <, 4.5);
 }
 
+/* integral action against a load torque of -3 N m.
+ * Speed PI (kp 2, ki 8, target -10): e = w + 10 obeys 0.5 e' = -2 e - 8 z - 3,
+ * z' = e, so e'' + 4 e' + 16 e = 0 with e(0) = 10, e'(0) = -46:
+ * e = exp(-2t) (10 cos bt - 26/b sin bt), b = sqrt(12), and u = -2 e - 8 z =
+ * 0.5 e' + 3.  Without the integral the speed would settle 1.5 rad/s off. */
+static void test_control_pi_rate(void)
+{
+  double err[2], erru[2];
+  for (int k = 0; k < 2; k++) {
+    double h = k ? 5e-4 : 1e-3;
+    lw_sim_result r = wheel_run("{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"measure\": \"rate\","
+                                " \"kp\": 2, \"ki\": 8, \"target\": {\"type\": \"constant\", \"value\": -10}},"
+                                " {\"name\": \"load\", \"type\": \"torque\", \"body\": \"wheel\", \"value\": -3}",
+                                h);
+    double b = sqrt(12.0), e = 0, eu = 0;
+    for (long i = 0; i < r.rows; i++) {
+      double t = lwt_at(&r, i, 0), w = lwt_at(&r, i, 2), u = lwt_at(&r, i, 3);
+      double x = exp(-2.0 * t), ex = x * (10.0 * cos(b * t) - 26.0 / b * sin(b * t));
+      double exd = -2.0 * ex + x * (-10.0 * b * sin(b * t) - 26.0 * cos(b * t));
+      e = fmax(e, fabs(w + 10.0 - ex));
+      eu = fmax(eu, fabs(u - (0.5 * exd + 3.0)));
+    }
+    double wend = lwt_at(&r, r.rows - 1, 2);
+    g_assert_cmpfloat(fabs(wend + 10.0), <, 0.05);
+    err[k] = e;
+    erru[k] = eu;
+    lw_sim_result_clear(&r);
+  }
+  g_test_message("speed PI wheel under load: largest speed error %.3e (h = 1 ms), %.3e (h = 0.5 ms), ratio %.3f; "
+                 "control %.3e, %.3e, ratio %.3f",
+                 err[0], err[1], err[0] / err[1], erru[0], erru[1], erru[0] / erru[1]);
+  g_assert_cmpfloat(err[0], <, 1e-3);
+  g_assert_cmpfloat(err[0] / err[1], >, 3.5);
+  g_assert_cmpfloat(err[0] / err[1], <, 4.5);
+  g_assert_cmpfloat(erru[0], <, 1e-2);
+  g_assert_cmpfloat(erru[0] / erru[1], >, 3.5);
+  g_assert_cmpfloat(erru[0] / erru[1], <, 4.5);
+}
+
+/* position PID (kp 20, kd 3, ki 40, target 1) under the same load:
+ * 0.5 th'' = -20 (th - 1) - 3 th' - 40 z - 3, z' = th - 1, against a
+ * fourth-order Runge-Kutta solution at 1/20 of the step; the angle reaches
+ * the target (a PD would stop 0.15 rad short) */
+static void rk4_pid(double h, long n, double *th_out)
+{
+  double y[3] = {0, 0, 0}; /* th, w, z */
+  int sub = 20;
+  double hr = h / sub;
+  th_out[0] = 0;
+  for (long i = 1; i <= n; i++) {
+    for (int s = 0; s < sub; s++) {
+      double k[4][3], yt[3];
+      for (int st = 0; st < 4; st++) {
+        double c = st == 0 ? 0 : st == 3 ? 1 : 0.5;
+        for (int l = 0; l < 3; l++)
+          yt[l] = y[l] + (st ? c * hr * k[st - 1][l] : 0);
+        k[st][0] = yt[1];
+        k[st][1] = (-20.0 * (yt[0] - 1.0) - 3.0 * yt[1] - 40.0 * yt[2] - 3.0) / 0.5;
+        k[st][2] = yt[0] - 1.0;
+      }
+      for (int l = 0; l < 3; l++)
+        y[l] += hr / 6.0 * (k[0][l] + 2 * k[1][l] + 2 * k[2][l] + k[3][l]);
+    }
+    th_out[i] = y[0];
+  }
+}
+
+static void test_control_pid_position(void)
+{
+  double err[2];
+  for (int k = 0; k < 2; k++) {
+    double h = k ? 5e-4 : 1e-3;
+    lw_sim_result r = wheel_run("{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"kp\": 20, \"kd\": 3,"
+                                " \"ki\": 40, \"target\": {\"type\": \"constant\", \"value\": 1}},"
+                                " {\"name\": \"load\", \"type\": \"torque\", \"body\": \"wheel\", \"value\": -3}",
+                                h);
+    double *ref = g_new(double, r.rows);
+    rk4_pid(h, r.rows - 1, ref);
+    double e = 0;
+    for (long i = 0; i < r.rows; i++)
+      e = fmax(e, fabs(lwt_at(&r, i, 1) - ref[i]));
+    g_assert_cmpfloat(fabs(lwt_at(&r, r.rows - 1, 1) - 1.0), <, 0.01);
+    err[k] = e;
+    g_free(ref);
+    lw_sim_result_clear(&r);
+  }
+  g_test_message("PID wheel under load: largest angle error %.3e (h = 1 ms), %.3e (h = 0.5 ms), ratio %.3f", err[0],
+                 err[1], err[0] / err[1]);
+  g_assert_cmpfloat(err[0], <, 1e-4);
+  g_assert_cmpfloat(err[0] / err[1], >, 3.5);
+  g_assert_cmpfloat(err[0] / err[1], <, 4.5);
+}
+
 /* a state feedback with the one gain of a PID runs the same numbers; the
  * controllers are written back and read again unchanged */
 static void test_control_state_feedback(void)
@@ -343,8 +436,10 @@ static void test_control_state_feedback(void)
     g_assert_cmpfloat(a.table[i], ==, b.table[i]);
   lw_sim_result_clear(&a);
   lw_sim_result_clear(&b);
-  const char *ctl[2] = {pd_ctl, sf};
-  for (int k = 0; k < 2; k++) {
+  const char *pid = "{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"kp\": 20, \"kd\": 3, \"ki\": 40,"
+                    " \"target\": {\"type\": \"constant\", \"value\": 1}}";
+  const char *ctl[3] = {pd_ctl, sf, pid};
+  for (int k = 0; k < 3; k++) {
     lw_desc *d = wheel_desc(ctl[k], 1e-3);
     lw_error err;
     g_autofree char *j1 = lw_model_to_json(d);
@@ -356,6 +451,7 @@ static void test_control_state_feedback(void)
     g_assert_cmpint(d2->forces[0].nfeedback, ==, 1);
     g_assert_cmpfloat(d2->forces[0].feedback[0].kp, ==, 20);
     g_assert_cmpfloat(d2->forces[0].feedback[0].kd, ==, 3);
+    g_assert_cmpfloat(d2->forces[0].feedback[0].ki, ==, k == 2 ? 40 : 0);
     g_assert_cmpfloat(d2->forces[0].feedback[0].target.a[0], ==, 1);
     lw_desc_free(d2);
     lw_desc_free(d);
@@ -375,6 +471,10 @@ static void test_control_errors(void)
      " \"kp\": 1}, {\"joint\": \"hub\", \"coordinate\": 2, \"kp\": 1}]}",
      "forces/c/gains/1/joint"},
     {"{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"kp\": 1e400}", "forces/c/kp"},
+    {"{\"name\": \"c\", \"type\": \"pid\", \"joint\": \"hub\", \"kp\": 1, \"ki\": -1e400}", "forces/c/ki"},
+    {"{\"name\": \"c\", \"type\": \"state_feedback\", \"joint\": \"hub\", \"gains\": [{\"joint\": \"hub\","
+     " \"kp\": 1}, {\"joint\": \"hub\", \"measure\": \"rate\", \"kp\": 1, \"ki\": 1e400}]}",
+     "forces/c/gains/1/ki"},
     {"{\"name\": \"c\", \"type\": \"joint_spring_damper\", \"joint\": \"hub\", \"stiffness\": 1}", "outputs/u/force"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -402,6 +502,8 @@ int main(int argc, char **argv)
   g_test_add_func("/dynamics/models/run", test_all_models_run);
   g_test_add_func("/dynamics/control/pd", test_control_pd);
   g_test_add_func("/dynamics/control/rate", test_control_rate);
+  g_test_add_func("/dynamics/control/pi-rate", test_control_pi_rate);
+  g_test_add_func("/dynamics/control/pid-position", test_control_pid_position);
   g_test_add_func("/dynamics/control/state-feedback", test_control_state_feedback);
   g_test_add_func("/dynamics/control/errors", test_control_errors);
   return g_test_run();

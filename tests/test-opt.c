@@ -180,6 +180,47 @@ static void test_slider_crank_codesign(void)
   lw_desc_free(d);
 }
 
+/* the objective of description d (one simulation) */
+static double objective_value(const lw_desc *d, const char *name)
+{
+  int O[1] = {lw_desc_objective_index(d, name)};
+  lw_sens_options o = {.method = LW_SENS_VALUE, .nobj = 1, .objectives = O};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &o, &r), ==, LW_OK);
+  double v = r.value[0];
+  lw_sens_result_clear(&r);
+  return v;
+}
+
+/* the same with integral action: kp and ki with the lengths; at the
+ * solution the integral gain is worth having (the same design without it
+ * costs more) */
+static void test_slider_crank_codesign_pi(void)
+{
+  lw_desc *d = lwt_read("slider-crank-codesign.json");
+  int pi = problem(d, "codesign-pi");
+  lw_opt_result r = solve(d, pi, NULL);
+  g_assert_cmpint(r.n, ==, 4);
+  g_assert_cmpfloat(r.pgnorm, <=, 1e-6 * r.pgnorm0);
+  check_fd_at_solution(d, pi, &r, 1, 1e-6);
+  double e0 = speed_spread(d), e1 = speed_spread(r.optimized);
+  g_assert_cmpfloat(r.optimized->forces[0].feedback[0].ki, ==, r.x[3]);
+  g_assert_cmpfloat(objective_value(r.optimized, "psi"), ==, r.f);
+  r.optimized->forces[0].feedback[0].ki = 0.0;
+  for (int j = 0; j < r.optimized->nparams; j++)
+    if (!strcmp(r.optimized->params[j].name, "ki"))
+      r.optimized->params[j].value = 0.0;
+  double fp = objective_value(r.optimized, "psi");
+  g_test_message("codesign-pi: crank %.4f m, rod %.4f m, kp %.4f N m s/rad, ki %.4f N m/rad; psi %.4g -> %.4g "
+                 "(%.1fx; the same design with ki = 0: %.4g); largest |w - w0| %.4f -> %.4f rad/s; %d evaluations",
+                 r.x[0], r.x[1], r.x[2], r.x[3], r.f0, r.f, r.f0 / r.f, fp, e0, e1, r.evaluations);
+  g_assert_cmpfloat(r.f, <, r.f0 / 3);
+  g_assert_cmpfloat(r.f, <, fp);
+  g_assert_cmpfloat(e1, <, e0);
+  lw_opt_result_clear(&r);
+  lw_desc_free(d);
+}
+
 static void test_swing_up(void) { swing("swing-up", 0); }
 static void test_swing_up_stop(void) { swing("swing-up-stop", 1); }
 
@@ -398,6 +439,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/opt/five-bar", test_five_bar);
   g_test_add_func("/opt/slider-crank-codesign", test_slider_crank_codesign);
+  g_test_add_func("/opt/slider-crank-codesign-pi", test_slider_crank_codesign_pi);
   g_test_add_func("/opt/swing-up", test_swing_up);
   g_test_add_func("/opt/swing-up-stop", test_swing_up_stop);
   g_test_add_func("/opt/constraints", test_constraints);

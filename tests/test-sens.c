@@ -34,10 +34,10 @@ static const char *planar_json =
   "  {\"name\": \"sp\", \"type\": \"spring_damper\", \"body1\": \"wheel\", \"point1\": \"rim\","
   "   \"body2\": \"link2\", \"point2\": \"end\", \"stiffness\": 20, \"damping\": 0.5, \"rest_length\": 0.6},"
   "  {\"name\": \"fb\", \"type\": \"state_feedback\", \"joint\": \"shoulder\", \"gains\": ["
-  "   {\"joint\": \"shoulder\", \"kp\": 4, \"kd\": 0.5, \"target\": {\"type\": \"sine\", \"offset\": 0.2,"
+  "   {\"joint\": \"shoulder\", \"kp\": 4, \"kd\": 0.5, \"ki\": 1.5, \"target\": {\"type\": \"sine\", \"offset\": 0.2,"
   "    \"amplitude\": 0.3, \"omega\": 2, \"phase\": 0}},"
   "   {\"joint\": \"elbow\", \"kp\": -1.5, \"kd\": 0.2}]},"
-  "  {\"name\": \"spd\", \"type\": \"pid\", \"joint\": \"elbow\", \"measure\": \"rate\", \"kp\": 0.8,"
+  "  {\"name\": \"spd\", \"type\": \"pid\", \"joint\": \"elbow\", \"measure\": \"rate\", \"kp\": 0.8, \"ki\": 0.6,"
   "   \"target\": {\"type\": \"linear\", \"value\": 0.3, \"rate\": -0.5}}],"
   " \"drivers\": [{\"name\": \"motor\", \"joint\": \"hub\", \"function\": {\"type\": \"sine\","
   "   \"offset\": 0.1, \"amplitude\": 0.5, \"omega\": 3, \"phase\": 0.2}}],"
@@ -70,6 +70,8 @@ static const char *planar_json =
   "  {\"name\": \"fb_kd1\", \"bind\": \"forces/fb/gains/1/kd\"},"
   "  {\"name\": \"fb_amp\", \"bind\": \"forces/fb/gains/0/target/1\"},"
   "  {\"name\": \"spd_kp\", \"bind\": \"forces/spd/kp\"},"
+  "  {\"name\": \"fb_ki0\", \"bind\": \"forces/fb/gains/0/ki\"},"
+  "  {\"name\": \"spd_ki\", \"bind\": \"forces/spd/ki\"},"
   "  {\"name\": \"spd_rate\", \"bind\": \"forces/spd/target/1\"},"
   "  {\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
   "  {\"name\": \"com2y\", \"bind\": \"bodies/link2/com/1\"},"
@@ -119,8 +121,8 @@ static const char *spatial_json =
   "   \"damping\": 0.1, \"rest_value\": 0.2},"
   "  {\"name\": \"rail_ctl\", \"type\": \"state_feedback\", \"joint\": \"rail\", \"gains\": ["
   "   {\"joint\": \"rail\", \"kp\": 6, \"kd\": 0.8, \"target\": {\"type\": \"constant\", \"value\": 0.05}},"
-  "   {\"joint\": \"elbow\", \"measure\": \"rate\", \"kp\": 0.3}]},"
-  "  {\"name\": \"sh_pid\", \"type\": \"pid\", \"joint\": \"shoulder\", \"kp\": 2, \"kd\": 0.3,"
+  "   {\"joint\": \"elbow\", \"measure\": \"rate\", \"kp\": 0.3, \"ki\": 0.2}]},"
+  "  {\"name\": \"sh_pid\", \"type\": \"pid\", \"joint\": \"shoulder\", \"kp\": 2, \"kd\": 0.3, \"ki\": 0.8,"
   "   \"target\": {\"type\": \"sine\", \"offset\": 0.2, \"amplitude\": 0.2, \"omega\": 3, \"phase\": 0}}],"
   " \"drivers\": [],"
   " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.2, \"velocity\": 0.4},"
@@ -147,6 +149,8 @@ static const char *spatial_json =
   "  {\"name\": \"rail_kp\", \"bind\": \"forces/rail_ctl/gains/0/kp\"},"
   "  {\"name\": \"el_rate_k\", \"bind\": \"forces/rail_ctl/gains/1/kp\"},"
   "  {\"name\": \"sh_kd\", \"bind\": \"forces/sh_pid/kd\"},"
+  "  {\"name\": \"sh_ki\", \"bind\": \"forces/sh_pid/ki\"},"
+  "  {\"name\": \"el_rate_ki\", \"bind\": \"forces/rail_ctl/gains/1/ki\"},"
   "  {\"name\": \"sh_tgt\", \"bind\": \"forces/sh_pid/target/0\"},"
   "  {\"name\": \"el0\", \"bind\": \"initial/elbow/value\"}],"
   " \"objectives\": ["
@@ -226,6 +230,15 @@ static double rel_err(const double *a, const double *b, int n)
   return e / fmax(vmax(a, n), 1e-12);
 }
 
+/* the controllers' integral terms: within a step (beta = h/2) or at a state
+ * (beta = 0, the carry is the integral itself) */
+static void set_integrals(const lw_model *m, lw_data *d, double beta)
+{
+  for (int i = 0; i < m->nfbs; i++)
+    d->fbz[i] = d->fbc[i] = 0.4 - 0.3 * i;
+  d->fb_beta = beta;
+}
+
 static void check_partials(const char *json)
 {
   lw_desc *desc = parse(json);
@@ -253,6 +266,7 @@ static void check_partials(const char *json)
     s.qdd[i] = g_rand_double_range(rnd, -5, 5);
   }
   double t = 0.37;
+  set_integrals(m, d, 0.3);
   double *dq = g_new(double, nq), *dv = g_new(double, nq), *dqd = g_new(double, nq), *dqdd = g_new(double, nq);
   for (int i = 0; i < nq; i++) {
     dq[i] = g_rand_double_range(rnd, -1, 1);
@@ -322,10 +336,13 @@ static void check_partials(const char *json)
   }
   lw_data_set_state(m, d, t, s.q, s.qd, s.qdd, s.l[0]);
   lw_data_set_state(m, d, t, sp.q, sp.qd, sp.qdd, lp);
+  set_integrals(m, d, 0.0);
   lw_outputs(m, d, yp);
   lw_data_set_state(m, d, t, sm.q, sm.qd, sm.qdd, lm);
+  set_integrals(m, d, 0.0);
   lw_outputs(m, d, ym);
   lw_data_set_state(m, d, t, s.q, s.qd, s.qdd, s.l[0]);
+  set_integrals(m, d, 0.0);
   lw_lin_point pt = {s.q, s.qd, s.qd, s.qdd, {s.l[0], NULL, NULL}, t};
   lw_lin_dir od = {dq, NULL, dqd, dqdd, dl, NULL, -1};
   for (int k = 0, c = 0; k < lw_model_noutputs(m); k++) {
@@ -349,6 +366,7 @@ static void check_partials(const char *json)
     lw_tangent *tg = lw_tangent_new(desc, j, &err);
     g_assert_nonnull(tg);
     lw_lin_dir pdir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    set_integrals(m, d, 0.3);
     fjvp(m, d, &s, t, &pdir, Fa);
     memset(Mx, 0, sizeof(double) * nq);
     lw_tangent_mass_mul(m, tg, x, Mx);
@@ -361,6 +379,8 @@ static void check_partials(const char *json)
     lw_data *d1 = lw_data_new(m1), *d2 = lw_data_new(m2);
     memcpy(d1->coord_prev, d->coord_prev, sizeof(double) * m->ncoords);
     memcpy(d2->coord_prev, d->coord_prev, sizeof(double) * m->ncoords);
+    set_integrals(m1, d1, 0.3);
+    set_integrals(m2, d2, 0.3);
     fvals(m1, d1, &s, t, Fp);
     fvals(m2, d2, &s, t, Fm);
     for (int i = 0; i < n; i++)
@@ -385,9 +405,12 @@ static void check_partials(const char *json)
     /* outputs */
     double oe = 0;
     lw_data_set_state(m1, d1, t, s.q, s.qd, s.qdd, s.l[0]);
+    set_integrals(m1, d1, 0.0);
     lw_outputs(m1, d1, yp);
     lw_data_set_state(m2, d2, t, s.q, s.qd, s.qdd, s.l[0]);
+    set_integrals(m2, d2, 0.0);
     lw_outputs(m2, d2, ym);
+    set_integrals(m, d, 0.0);
     for (int k = 0, c = 0; k < lw_model_noutputs(m); k++) {
       int w = lw_model_output_width(m, k);
       lw_output_jvp(m, d, tg, k, &pt, &pdir, y0 + c);
@@ -532,6 +555,12 @@ static void test_agree_elements(void)
   agree(d, 1e-4);
   lw_desc_free(d);
   d = parse(spatial_json);
+  /* as for the cart: the differences are taken with the Newton iteration
+   * converged, or they see where it stopped (an objective that does not
+   * depend on a parameter, Ixy2, moves by 3e-9 and its difference reads
+   * 1.7e-5 instead of 0) */
+  d->solver.tolerance = 1e-14;
+  d->solver.constraint_tolerance = 1e-12;
   agree(d, 1e-4);
   lw_desc_free(d);
 }
@@ -606,19 +635,29 @@ static void test_swing_up_zero_control(void)
   lw_desc_free(d);
 }
 
-static void test_checkpoint(void)
+static void checkpoint(lw_desc *d, size_t mem, size_t saving)
 {
-  lw_desc *d = lwt_read("five-bar.json");
-  d->solver.t_end = 1.0;
-  lw_sens_result a = run_all(d, LW_SENS_ADJOINT, 0, 0), b = run_all(d, LW_SENS_ADJOINT, 0, 20000);
+  lw_sens_result a = run_all(d, LW_SENS_ADJOINT, 0, 0), b = run_all(d, LW_SENS_ADJOINT, 0, mem);
   g_assert_cmpint(a.recomputed, ==, 0);
   g_assert_cmpint(b.recomputed, ==, 1);
-  g_test_message("adjoint memory: %zu bytes stored, %zu with checkpoints", a.peak_bytes, b.peak_bytes);
-  g_assert_cmpuint(b.peak_bytes, <, a.peak_bytes / 10);
+  g_test_message("%s: adjoint memory: %zu bytes stored, %zu with checkpoints", d->name, a.peak_bytes, b.peak_bytes);
+  g_assert_cmpuint(b.peak_bytes, <, a.peak_bytes / saving);
   for (int i = 0; i < d->nparams * d->nobjectives; i++)
     g_assert_cmpfloat(fabs(a.gradient[i] - b.gradient[i]), <=, 1e-12 * fabs(a.gradient[i]));
   lw_sens_result_clear(&a);
   lw_sens_result_clear(&b);
+}
+
+static void test_checkpoint(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  d->solver.t_end = 1.0;
+  checkpoint(d, 20000, 10);
+  lw_desc_free(d);
+  /* controllers with integral action: their integrals are part of the
+   * stored states */
+  d = parse(planar_json);
+  checkpoint(d, 8000, 5); /* 200 steps: 15 checkpoints and a segment */
   lw_desc_free(d);
 }
 

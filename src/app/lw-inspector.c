@@ -168,12 +168,18 @@ static void show_force(LwInspector *self, const lw_force_desc *f)
     row_add(self, g, _("Actuates"), NULL, act);
     for (int k = 0; k < f->nfeedback; k++) {
       const lw_feedback_desc *b = &f->feedback[k];
-      char kp[32], kd[32];
+      char kp[32], kd[32], ki[32];
       fmt_num(kp, sizeof kp, b->kp);
       fmt_num(kd, sizeof kd, b->kd);
+      fmt_num(ki, sizeof ki, b->ki);
       g_autofree char *t = g_strdup_printf(_("Measures %s.%d (%s)"), b->joint ? b->joint : "", b->coordinate,
                                            b->rate ? _("rate") : _("position"));
       g_autofree char *v = b->rate ? g_strdup_printf("kp %s", kp) : g_strdup_printf("kp %s, kd %s", kp, kd);
+      if (b->ki != 0.0) {
+        char *w = g_strdup_printf("%s, ki %s", v, ki);
+        g_free(v);
+        v = w;
+      }
       row_add(self, g, t, NULL, v);
     }
     break;

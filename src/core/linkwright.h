@@ -175,13 +175,15 @@ typedef struct {
 } lw_joint_desc;
 
 /* One measured quantity of a controller.  Position: e = x - r(t) and the
- * actuator gets -(kp e + kd de/dt); rate: e = dx/dt - r(t) and it gets
- * -kp e (kd must be 0).  x is joint coordinate `coordinate` of `joint`. */
+ * actuator gets -(kp e + kd de/dt + ki z); rate: e = dx/dt - r(t) and it
+ * gets -(kp e + ki z) (kd must be 0).  z is the integral of e from the
+ * start, by the trapezoidal rule over the steps.  x is joint coordinate
+ * `coordinate` of `joint`. */
 typedef struct {
   char *joint;
   int coordinate;
   int rate;        /* 0: position error, 1: rate error */
-  double kp, kd;
+  double kp, kd, ki;
   lw_func target;  /* r(t); constant 0 by default */
 } lw_feedback_desc;
 
@@ -439,7 +441,8 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
  *   M (nq x nq, dense column-major), Q (nq), Phi (nc), Phi_q (nc x nq dense
  *   column-major), Phi_t (nc), gamma = dPhi_q/dt qdot + dPhi_t/dt (nc). */
 /* Overwrite the state (any pointer may be NULL to keep that part); joint
- * angles are unwrapped against the previous state. */
+ * angles are unwrapped against the previous state; controllers' integrals
+ * restart from zero. */
 void lw_data_set_state(const lw_model *m, lw_data *d, double t, const double *q, const double *qd,
                        const double *qdd, const double *lambda);
 void lw_eval_mass_dense(const lw_model *m, double *M);
@@ -520,6 +523,53 @@ int lw_sens_method_from_name(const char *s); /* -1 if unknown */
 /* a parameter name pattern: NAME[*] matches every NAME[k], anything else itself */
 int lw_param_name_matches(const char *pattern, const char *name);
 int lw_desc_objective_index(const lw_desc *d, const char *name);
+
+/* ==== editing (lw_edit.c) ================================================
+ * Changes an editor makes to a description, and the live check of a
+ * description being edited. */
+
+/* Remove the element a path names ("bodies/B", "joints/J", "forces/F",
+ * "drivers/D", "outputs/O", "parameters/P") with everything that refers to
+ * it: a body's joints, forces and outputs; a joint's drivers, initial values,
+ * forces and outputs; parameter targets inside it (a parameter left without
+ * targets goes too).  Returns the number of elements removed (0: none). */
+int lw_desc_remove(lw_desc *d, const char *path);
+/* Rename the element a path names, and every reference to it.  Returns 0
+ * when the element does not exist or the name is empty, has a '/', or is
+ * taken. */
+int lw_desc_rename(lw_desc *d, const char *path, const char *new_name);
+/* 1 if a body, joint, force, driver, output, parameter or objective has the
+ * name (or it is "ground") */
+int lw_desc_name_used(const lw_desc *d, const char *name);
+/* PREFIX1, PREFIX2, ...: the first name nothing uses */
+void lw_desc_unique_name(const lw_desc *d, const char *prefix, char *buf, size_t len);
+
+enum { LW_CHECK_REDUNDANT = 1, LW_CHECK_CONFLICT = 2 };
+
+typedef struct {
+  int status;          /* LW_OK: compiled and assembled with independent equations */
+  int compiled, assembled;
+  int nq, nc;
+  int rank;            /* numerical rank of Phi_q (unit rows) at q */
+  int rank_free;       /* the same without the drivers' equations */
+  int dof;             /* nq - rank_free: degrees of freedom of the mechanism */
+  int dof_driven;      /* nq - rank: those left free by the drivers */
+  int nredundant;      /* nc - rank: dependent equations */
+  double residual;     /* max |Phi| at q */
+  int njoints;
+  int *joint_state;    /* (njoints) LW_CHECK_* bits: in a dependency, violated */
+  double *q;           /* (nq) the configuration checked: assembled, or the
+                          least-squares best the assembly reached */
+  lw_model *model;     /* compiled (NULL when compiling failed) */
+  lw_data *data;       /* its state at q */
+  lw_error err;        /* why status is not LW_OK */
+} lw_check_result;
+
+/* Compile, assemble and take the rank of the constraint Jacobian at the
+ * configuration reached.  Always fills res (free with lw_check_result_clear). */
+int lw_check(const lw_desc *d, lw_check_result *res);
+void lw_check_result_clear(lw_check_result *res);
+/* ==== end of editing ==================================================== */
 
 #ifdef __cplusplus
 }

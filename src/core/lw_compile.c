@@ -1106,18 +1106,22 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
         int bc;
         COORD_OF(bd->joint, bd->coordinate, "controller", bc);
         b->coord = bc;
+        b->force = i;
         b->rate = bd->rate;
         b->kp = bd->kp;
         b->kd = bd->kd;
+        b->ki = bd->ki;
         b->r = bd->target;
         /* the Newton matrix's symmetric part: the actuated coordinate's own
-         * gains as a stiffness and a damping (lw_forces_eval) */
+         * gains as a stiffness and a damping (lw_forces_eval); within a step
+         * the integral term adds h/2 ki e */
         if (bc == ci) {
-          f->k += bd->rate ? 0.0 : bd->kp;
-          f->c += bd->rate ? bd->kp : bd->kd;
+          double kih = 0.5 * d->solver.step * bd->ki;
+          f->k += bd->rate ? 0.0 : bd->kp + kih;
+          f->c += bd->rate ? bd->kp + kih : bd->kd;
         }
-        snprintf(path, sizeof path, "%s/kp", base);
-        if (!isfinite(bd->kp) || !isfinite(bd->kd))
+        snprintf(path, sizeof path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
+        if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
           FAIL(path, "controller '%s': gains must be finite numbers", fd->name);
         if (bd->rate && bd->kd != 0.0) {
           snprintf(path, sizeof path, "%s/kd", base);

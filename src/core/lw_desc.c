@@ -677,7 +677,7 @@ double *lw_desc_field(lw_desc *d, const char *path)
       if (!strcmp(c, "vector")) return comp(f->vector, 3, p);
       if (!strcmp(c, "function")) return func_field(&f->func, p);
       if (!strncmp(c, "point", 5)) return place_field(&f->place[c[5] == '2'], p);
-      /* controllers: pid kp | kd | target/K; state_feedback gains/K/kp | kd | target/K */
+      /* controllers: pid kp | kd | ki | target/K; state_feedback gains/K/kp | kd | ki | target/K */
       lw_feedback_desc *fb = NULL;
       if (f->type == LW_FORCE_PID && f->nfeedback == 1) {
         fb = &f->feedback[0];
@@ -694,6 +694,7 @@ double *lw_desc_field(lw_desc *d, const char *path)
       if (fb) {
         if (!strcmp(c, "kp")) return *p ? NULL : &fb->kp;
         if (!strcmp(c, "kd")) return *p ? NULL : &fb->kd;
+        if (!strcmp(c, "ki")) return *p ? NULL : &fb->ki;
         if (!strcmp(c, "target")) return func_field(&fb->target, p);
       }
       return NULL;

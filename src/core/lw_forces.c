@@ -23,23 +23,56 @@ double lw_coord_continue(const lw_model *m, const lw_data *d, int ci, double x)
   return x;
 }
 
+double lw_fb_error(const lw_model *m, const lw_data *d, int i, const double *q, const double *qd, double t)
+{
+  const lw_fb *b = &m->fbs[i];
+  double r;
+  lw_func_eval(&b->r, t, &r, NULL, NULL);
+  if (b->rate)
+    return lw_coord_rate(m, &m->coords[b->coord], q, qd) - r;
+  return lw_coord_continue(m, d, b->coord, lw_coord_eval(m, &m->coords[b->coord], q, NULL)) - r;
+}
+
 double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
                         const double *qd, double t)
 {
   double tau = 0;
   for (int k = 0; k < f->nfb; k++) {
-    const lw_fb *b = &m->fbs[f->fb0 + k];
-    double r, rd;
-    lw_func_eval(&b->r, t, &r, &rd, NULL);
-    double xd = lw_coord_rate(m, &m->coords[b->coord], q, qd);
-    if (b->rate) {
-      tau -= b->kp * (xd - r);
-    } else {
-      double x = lw_coord_continue(m, d, b->coord, lw_coord_eval(m, &m->coords[b->coord], q, NULL));
-      tau -= b->kp * (x - r) + b->kd * (xd - rd);
+    int i = f->fb0 + k;
+    const lw_fb *b = &m->fbs[i];
+    double e = lw_fb_error(m, d, i, q, qd, t), ed = 0;
+    if (!b->rate && b->kd != 0.0) {
+      double rd;
+      lw_func_eval(&b->r, t, NULL, &rd, NULL);
+      ed = lw_coord_rate(m, &m->coords[b->coord], q, qd) - rd;
     }
+    tau -= b->kp * e + b->kd * ed + b->ki * (d->fbc[i] + d->fb_beta * e);
   }
   return tau;
+}
+
+void lw_fb_step_begin(const lw_model *m, lw_data *d, double h)
+{
+  for (int i = 0; i < m->nfbs; i++)
+    d->fbc[i] = d->fbz[i] + 0.5 * h * lw_fb_error(m, d, i, d->q, d->qd, d->t);
+  d->fb_beta = 0.5 * h;
+}
+
+void lw_fb_step_end(const lw_model *m, lw_data *d, double h)
+{
+  for (int i = 0; i < m->nfbs; i++) {
+    d->fbcs[i] = d->fbc[i];
+    d->fbz[i] = d->fbc[i] + 0.5 * h * lw_fb_error(m, d, i, d->q, d->qd, d->t);
+    d->fbc[i] = d->fbz[i];
+  }
+  d->fb_beta = 0.0;
+}
+
+void lw_fb_reset(const lw_model *m, lw_data *d)
+{
+  for (int i = 0; i < m->nfbs; i++)
+    d->fbz[i] = d->fbc[i] = d->fbcs[i] = 0.0;
+  d->fb_beta = 0.0;
 }
 
 /* Q += forces; vals += ks K + cs C when vals != NULL.  Controllers add only

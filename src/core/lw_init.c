@@ -154,6 +154,7 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
   d->t = 0;
   d->t0 = 0;
   d->nstep = 0;
+  lw_fb_reset(m, d);
   for (int i = 0; i < m->ncoords; i++)
     d->coord_prev[i] = lw_coord_eval(m, &m->coords[i], d->q, NULL);
 

@@ -48,8 +48,9 @@ typedef struct {
 /* one measured coordinate of a controller (lw_feedback_desc compiled) */
 typedef struct {
   int coord;            /* index into m->coords */
+  int force;            /* the controller it belongs to */
   int rate;             /* error of the rate instead of the position */
-  double kp, kd;
+  double kp, kd, ki;
   lw_func r;            /* target r(t) */
 } lw_fb;
 
@@ -170,6 +171,14 @@ struct lw_data {
   double *r, *dq, *tmp, *tmp2;       /* (nq) */
   double *vals;                      /* (nnz) assembled matrix */
   double *coord_prev;                /* (ncoords) for angle unwrapping */
+  /* controllers' integral action, per measured coordinate m->fbs[i]: the
+   * integral z of the error e, and the controller's integral term
+   * fbc[i] + fb_beta e(q, qd, t).  At a state fbc = z and fb_beta = 0; within
+   * a step fbc = z_n + h/2 e_n and fb_beta = h/2, so that the converged step
+   * has z_n+1 = z_n + h/2 (e_n + e_n+1) (trapezoidal rule). */
+  double *fbz, *fbc;                 /* (nfbs) */
+  double *fbcs;                      /* (nfbs) fbc of the last step */
+  double fb_beta;
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
@@ -220,6 +229,14 @@ void lw_coords_update(const lw_model *m, lw_data *d);
 /* a controller's force / torque along its actuated coordinate at (q, qd, t) */
 double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
                         const double *qd, double t);
+/* the error e of measured coordinate i (m->fbs[i]) at (q, qd, t) */
+double lw_fb_error(const lw_model *m, const lw_data *d, int i, const double *q, const double *qd, double t);
+/* integral action: enter a step from the current state (fbc = z + h/2 e,
+ * fb_beta = h/2), leave it at the new state (z = fbc + h/2 e, fbc = z,
+ * fb_beta = 0), or reset to z = 0 */
+void lw_fb_step_begin(const lw_model *m, lw_data *d, double h);
+void lw_fb_step_end(const lw_model *m, lw_data *d, double h);
+void lw_fb_reset(const lw_model *m, lw_data *d);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 
 void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);
@@ -271,6 +288,10 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
                 const lw_lin_out *o);
 void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
                  const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg);
+/* the error e of measured coordinate i at p (returned; the rate measure
+ * takes p->qd) and its derivative de along dir and the parameter tg */
+double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg, int i,
+                       const lw_lin_point *p, const lw_lin_dir *dir, double *de);
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy);
 void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],

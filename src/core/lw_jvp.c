@@ -266,8 +266,47 @@ void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_
     memcpy(dg, s.dg, sizeof(double) * (size_t)w);
 }
 
+/* the error e of measured coordinate i and its derivative de along the
+ * direction; ed and ded: the error's rate (position measure) */
+static void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
+                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
+{
+  const lw_tangent *tg = df->tg;
+  const lw_fb *b = &m->fbs[i];
+  const lw_fb *tb = fon ? &tg->dm->fbs[i] : NULL;
+  const lw_coord *c = &m->coords[b->coord];
+  sc s;
+  coord_sc(m, fon ? tg->dm : NULL, b->coord, pf, df, &s);
+  double r, rd, dr = 0, drd = 0;
+  lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
+  if (fon)
+    func_tan(tg, 3, i, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
+  if (b->rate) {
+    *e = s.r - r;
+    *de = s.dr - dr;
+    *ed = *ded = 0.0;
+  } else {
+    *e = lw_coord_continue(m, d, b->coord, s.v - c->offset) - r;
+    *de = s.dv - dr;
+    *ed = s.r - rd;
+    *ded = s.dr - drd;
+  }
+}
+
+double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg, int i,
+                       const lw_lin_point *p, const lw_lin_dir *dir, double *de)
+{
+  lw_lin_dir df = *dir;
+  df.tg = tg;
+  int fon = tg && tg->force_on[m->fbs[i].force];
+  double e, ed, ded;
+  fb_error_jvp(m, d, i, fon, p, &df, &e, de, &ed, &ded);
+  return e;
+}
+
 /* a controller's force / torque tau and its derivative dtau along the
- * direction (pf: the forces' point, velocity argument in qd) */
+ * direction (pf: the forces' point, velocity argument in qd); the integral
+ * term ki (fbc + fb_beta e) takes fbc as given */
 static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf,
                         const lw_lin_dir *df, double *tau, double *dtau)
 {
@@ -275,27 +314,18 @@ static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin
   const lw_model *tm = tg ? tg->dm : NULL;
   const lw_force *f = &m->forces[n];
   int fon = tg && tg->force_on[n];
-  double T = 0, dT = 0;
-  sc s;
+  double T = 0, dT = 0, beta = d->fb_beta;
   for (int k = 0; k < f->nfb; k++) {
-    const lw_fb *b = &m->fbs[f->fb0 + k];
-    const lw_fb *tb = fon ? &tm->fbs[f->fb0 + k] : NULL;
-    const lw_coord *c = &m->coords[b->coord];
-    coord_sc(m, fon ? tm : NULL, b->coord, pf, df, &s);
-    double r, rd, dr = 0, drd = 0;
-    lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
+    int i = f->fb0 + k;
+    const lw_fb *b = &m->fbs[i];
+    const lw_fb *tb = fon ? &tm->fbs[i] : NULL;
+    double e, de, ed, ded;
+    fb_error_jvp(m, d, i, fon, pf, df, &e, &de, &ed, &ded);
+    double I = d->fbc[i] + beta * e;
+    T -= b->kp * e + b->kd * ed + b->ki * I;
+    dT -= (b->kp + beta * b->ki) * de + b->kd * ded;
     if (fon)
-      func_tan(tg, 3, f->fb0 + k, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
-    if (b->rate) {
-      T -= b->kp * (s.r - r);
-      dT -= b->kp * (s.dr - dr) + (fon ? tb->kp * (s.r - r) : 0.0);
-    } else {
-      double x = lw_coord_continue(m, d, b->coord, s.v - c->offset);
-      T -= b->kp * (x - r) + b->kd * (s.r - rd);
-      dT -= b->kp * (s.dv - dr) + b->kd * (s.dr - drd);
-      if (fon)
-        dT -= tb->kp * (x - r) + tb->kd * (s.r - rd);
-    }
+      dT -= tb->kp * e + tb->kd * ed + tb->ki * I;
   }
   *tau = T;
   *dtau = dT;
@@ -914,9 +944,11 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
         lw_fb *bo = &o->fbs[i];
         const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
         const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
+        const double *ki[4] = {&bs[0]->ki, &bs[1]->ki, &bs[2]->ki, &bs[3]->ki};
         const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
         bo->kp = comb(kp, 0, c, &on);
         bo->kd = comb(kd, 0, c, &on);
+        bo->ki = comb(ki, 0, c, &on);
         for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
           bo->r.a[j] = comb(ra, (size_t)j, c, &on);
         if (bs[0]->r.type == LW_FUNC_SPLINE) {

@@ -227,6 +227,8 @@ typedef struct {
   lw_data *d;
   lw_error *err;
   int nq, nc, n1, nx, p, no, ncols, ncoords, nqb;
+  int nz;    /* controllers' integrals z (m->nfbs), after [q qd qdd lambda] in x */
+  int nxs;   /* 3 nq + nc: the mechanical part of x */
   long N;
   lw_tangent **tg;
   const int *obj;
@@ -243,10 +245,18 @@ typedef struct {
   double *gy, *gth; /* (no x ncols), (no x p) at the current state */
   double *value, *grad;
   int dense_outputs; /* every output linearized (output table) */
+  /* integral action: the carry c_i = z_i + h/2 e_i(state a) enters the step
+   * to state b; Rc (nq x nz) = dR_P/dc; the errors' gradients at a and b
+   * (nz x nq each, q and qd) and parameter partials (nz x p) */
+  double *Rc, *eqa, *eqda, *eqb, *eqdb, *pea, *peb;
 } sens;
 
-/* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates */
-static size_t state_len(const sens *s) { return 3 + 3 * (size_t)s->nq + (size_t)s->nc + (size_t)s->ncoords; }
+/* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
+ * the controllers' integrals z and the carry c that entered the step to it */
+static size_t state_len(const sens *s)
+{
+  return 3 + 3 * (size_t)s->nq + (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz;
+}
 
 static void state_save(const sens *s, double *st)
 {
@@ -260,6 +270,9 @@ static void state_save(const sens *s, double *st)
   memcpy(st + 3 + 2 * nq, d->qdd, sizeof(double) * (size_t)nq);
   memcpy(st + 3 + 3 * nq, d->lambda, sizeof(double) * (size_t)s->nc);
   memcpy(st + 3 + 3 * nq + s->nc, d->coord_prev, sizeof(double) * (size_t)s->ncoords);
+  double *z = st + 3 + 3 * nq + s->nc + s->ncoords;
+  memcpy(z, d->fbz, sizeof(double) * (size_t)s->nz);
+  memcpy(z + s->nz, d->fbcs, sizeof(double) * (size_t)s->nz);
 }
 
 static void state_load(const sens *s, const double *st)
@@ -274,6 +287,11 @@ static void state_load(const sens *s, const double *st)
   memcpy(d->qdd, st + 3 + 2 * nq, sizeof(double) * (size_t)nq);
   memcpy(d->lambda, st + 3 + 3 * nq, sizeof(double) * (size_t)s->nc);
   memcpy(d->coord_prev, st + 3 + 3 * nq + s->nc, sizeof(double) * (size_t)s->ncoords);
+  const double *z = st + 3 + 3 * nq + s->nc + s->ncoords;
+  memcpy(d->fbz, z, sizeof(double) * (size_t)s->nz);
+  memcpy(d->fbc, z, sizeof(double) * (size_t)s->nz);
+  memcpy(d->fbcs, z + s->nz, sizeof(double) * (size_t)s->nz);
+  d->fb_beta = 0.0;
 }
 
 #define ST_T(st) ((st)[2])
@@ -282,6 +300,8 @@ static void state_load(const sens *s, const double *st)
 #define ST_QDD(s, st) ((st) + 3 + 2 * (s)->nq)
 #define ST_L(s, st) ((st) + 3 + 3 * (s)->nq)
 #define ST_C(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc)
+#define ST_Z(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc + (s)->ncoords)
+#define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
 
 /* K = [M J^T; J 0] at the rows evaluated in d */
 static void build_km(sens *s, double *K)
@@ -309,6 +329,40 @@ static void unit(double *e, int n, int j)
   e[j] = 1.0;
 }
 
+/* the controllers' errors e_i at state st: gradients eq, eqd (nz x nq) and
+ * parameter partials pe (nz x p) */
+static void fb_grads(sens *s, const double *st, double *eq, double *eqd, double *pe)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, nqb = s->nqb;
+  lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {NULL, NULL, NULL}, ST_T(st)};
+  memset(eq, 0, sizeof(double) * (size_t)s->nz * nq);
+  memset(eqd, 0, sizeof(double) * (size_t)s->nz * nq);
+  for (int i = 0; i < s->nz; i++) {
+    const lw_fb *b = &m->fbs[i];
+    const lw_coord *c = &m->coords[b->coord];
+    double de;
+    for (int pass = 0; pass < (b->rate ? 2 : 1); pass++)
+      for (int k = 0; k < c->nblk; k++)
+        for (int l = 0; l < nqb; l++) {
+          int g = c->blk[k] * nqb + l;
+          unit(s->e, nq, g);
+          lw_lin_dir dir = {pass ? NULL : s->e, NULL, pass ? s->e : NULL, NULL, NULL, NULL, c->blk[k]};
+          lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
+          (pass ? eqd : eq)[(size_t)i * nq + g] = de;
+        }
+    for (int j = 0; j < s->p; j++) {
+      const lw_tangent *tg = s->tg[j];
+      de = 0.0;
+      if (tg && tg->any && tg->force_on[b->force]) {
+        lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+        lw_fb_error_jvp(m, s->d, tg, i, &pt, &dir, &de);
+      }
+      pe[(size_t)i * s->p + j] = de;
+    }
+  }
+}
+
 /* linearize the step from state a (t_n) to state b (t_n+1) */
 static int lin_step(sens *s, const double *sa, const double *sb)
 {
@@ -319,6 +373,26 @@ static int lin_step(sens *s, const double *sa, const double *sb)
   const double *qn = ST_Q(s, sa), *qdn = ST_QD(s, sa), *qddn = ST_QDD(s, sa);
   const double *q = ST_Q(s, sb), *qd = ST_QD(s, sb), *qdd = ST_QDD(s, sb), *lam = ST_L(s, sb);
   memcpy(d->coord_prev, ST_C(s, sb), sizeof(double) * (size_t)s->ncoords);
+  if (s->nz) {
+    /* the controllers' integral terms as the step saw them */
+    memcpy(d->fbc, ST_CARRY(s, sb), sizeof(double) * (size_t)s->nz);
+    d->fb_beta = 0.5 * s->h;
+    fb_grads(s, sa, s->eqa, s->eqda, s->pea);
+    fb_grads(s, sb, s->eqb, s->eqdb, s->peb);
+    memset(s->Rc, 0, sizeof(double) * (size_t)s->nz * nq);
+    double g[2 * LW_MAXQB];
+    for (int n = 0; n < m->nforces; n++) {
+      const lw_force *f = &m->forces[n];
+      if (!lw_force_is_controller(f->type))
+        continue;
+      const lw_coord *c = &m->coords[f->coord];
+      lw_coord_eval(m, c, q, g);
+      for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
+        for (int k = 0; k < c->nblk; k++)
+          for (int l = 0; l < s->nqb; l++)
+            s->Rc[(size_t)i * nq + c->blk[k] * s->nqb + l] = m->fbs[i].ki * g[k * s->nqb + l];
+    }
+  }
   for (int i = 0; i < nq; i++) {
     s->qds[i] = s->c2 * (q[i] - qn[i]) - qdn[i];
     s->qdds[i] = s->c4 * (q[i] - qn[i]) - 2.0 * s->c2 * qdn[i] - qddn[i];
@@ -421,6 +495,10 @@ static int lin_step(sens *s, const double *sa, const double *sb)
     memcpy(fv + nq, s->dvel, sizeof(double) * (size_t)nc);
     memcpy(fa + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
+  if (s->nz) {
+    memcpy(d->fbc, ST_Z(s, sb), sizeof(double) * (size_t)s->nz);
+    d->fb_beta = 0.0;
+  }
   return 0;
 }
 
@@ -435,11 +513,14 @@ static void outputs_at(sens *s, const double *st, int lin)
   memcpy(d->qdd, ST_QDD(s, st), sizeof(double) * (size_t)s->nq);
   memcpy(d->lambda, ST_L(s, st), sizeof(double) * (size_t)s->nc);
   memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
+  memcpy(d->fbz, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+  memcpy(d->fbc, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+  d->fb_beta = 0.0;
   d->t = ST_T(st);
   lw_outputs(m, d, s->yrow);
   if (!lin)
     return;
-  int nq = s->nq, nx = s->nx, nc = s->ncols;
+  int nq = s->nq, nx = s->nxs, nc = s->ncols;
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {ST_L(s, st), NULL, NULL},
                      ST_T(st)};
   for (int k = 0; k < m->nout; k++) {
@@ -465,6 +546,12 @@ static void outputs_at(sens *s, const double *st, int lin)
       lw_output_jvp(m, d, NULL, k, &pt, &dir, s->dy);
       for (int i = 0; i < w; i++)
         s->Y[(size_t)x * nc + c0 + i] = s->dy[i];
+    }
+    if (ty == LW_OUT_CONTROL) {
+      /* u = ... - ki z at a state */
+      const lw_force *f = &m->forces[m->outputs[k].force];
+      for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
+        s->Y[(size_t)(nx + i) * nc + c0] = -m->fbs[i].ki;
     }
     s->y_const[k] = linear;
     for (int j = 0; j < s->p; j++) {
@@ -760,7 +847,8 @@ static void sens_free(sens *s)
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->rhs, s->out_used, s->y_const,
-                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act};
+                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
+                  s->eqb, s->eqdb, s->pea, s->peb};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
 }
@@ -803,6 +891,18 @@ static int sens_alloc(sens *s)
   s->dy = calloc(4, sizeof(double));
   s->gy = calloc((size_t)(s->no ? s->no : 1) * s->ncols + 1, sizeof(double));
   s->gth = calloc((size_t)(s->no ? s->no : 1) * p, sizeof(double));
+  if (s->nz) {
+    size_t zq = (size_t)s->nz * nq + 1, zp = (size_t)s->nz * p + 1;
+    s->Rc = calloc(zq, sizeof(double));
+    s->eqa = calloc(zq, sizeof(double));
+    s->eqda = calloc(zq, sizeof(double));
+    s->eqb = calloc(zq, sizeof(double));
+    s->eqdb = calloc(zq, sizeof(double));
+    s->pea = calloc(zp, sizeof(double));
+    s->peb = calloc(zp, sizeof(double));
+    if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
+      return -1;
+  }
   return s->M && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
                  s->Y && s->YT
              ? 0
@@ -860,7 +960,9 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   s->nq = m->nq;
   s->nc = m->nc;
   s->n1 = m->nq + m->nc;
-  s->nx = 3 * m->nq + m->nc;
+  s->nz = m->nfbs;
+  s->nxs = 3 * m->nq + m->nc;
+  s->nx = s->nxs + s->nz;
   s->nqb = m->nqb;
   s->ncoords = m->ncoords;
   s->ncols = m->ncols;
@@ -903,7 +1005,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   size_t sl = state_len(s);
   double *st0 = calloc(sl, sizeof(double)), *st1 = calloc(sl, sizeof(double));
   double *Sx = NULL, *Sn = NULL, *Z = NULL, *R = NULL, *R2 = NULL;
-  double *store = NULL, *seg = NULL, *ab = NULL, *bb = NULL, *cx = NULL, *mu = NULL, *tmp = NULL;
+  double *store = NULL, *seg = NULL, *ab = NULL, *bb = NULL, *cx = NULL, *mu = NULL, *tmp = NULL, *zb = NULL;
   init_lin L = {0};
   double t_start = now_s();
   if (lw_initialize(m, s->d, err)) {
@@ -991,6 +1093,17 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memset(r, 0, sizeof(double) * (size_t)n1);
             gemv(nq, nq, 1.0, s->M, ah, r);
             gemv(nq, nq, 1.0, s->C, bh, r);
+            if (s->nz) {
+              /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
+              double *dc = ah + 2 * nq;
+              for (int i = 0; i < s->nz; i++) {
+                dc[i] = x[s->nxs + i] + 0.5 * s->h *
+                                            (dotn(nq, s->eqa + (size_t)i * nq, x) +
+                                             dotn(nq, s->eqda + (size_t)i * nq, x + nq) + s->pea[(size_t)i * p + j]);
+                for (int l = 0; l < nq; l++)
+                  r[l] += s->Rc[(size_t)i * nq + l] * dc[i];
+              }
+            }
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
@@ -1028,6 +1141,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);         /* qdd' */
+            const double *dc = Sn + (size_t)j * nx + 2 * nq;
+            for (int i = 0; i < s->nz; i++)                              /* z' */
+              x[s->nxs + i] = dc[i] + 0.5 * s->h *
+                                          (dotn(nq, s->eqb + (size_t)i * nq, x) +
+                                           dotn(nq, s->eqdb + (size_t)i * nq, x + nq) + s->peb[(size_t)i * p + j]);
           }
         }
       } else {
@@ -1122,6 +1240,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     ab = calloc((size_t)nq * no + 1, sizeof(double)); /* d psi / d ah_{k+1} */
     bb = calloc((size_t)nq * no + 1, sizeof(double)); /* d psi / d bh_{k+1} */
     cx = calloc((size_t)nx + 1, sizeof(double));
+    zb = calloc((size_t)s->nz * no + 1, sizeof(double)); /* d psi / d c_{k+1} */
     mu = calloc((size_t)3 * n1 + 1, sizeof(double));
     tmp = calloc((size_t)(L.nv > n1 ? L.nv : n1) + nq + 1, sizeof(double));
     double *muA = mu, *muV = mu + n1, *muP = mu + 2 * n1;
@@ -1165,6 +1284,26 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             cx[i] += -s->c4 * a[i] - s->c2 * b[i];
             cx[nq + i] += -2.0 * s->c2 * a[i] - b[i];
             cx[2 * nq + i] += -a[i];
+          }
+          /* integrals: z_k = c_k + h/2 e_k feeds the outputs and c_k+1 =
+           * z_k + h/2 e_k; z_0 = 0.  e_k's gradients: state b of the step
+           * to k, or state a of the step from 0 */
+          double *zo = zb + (size_t)o * s->nz;
+          for (int i = 0; i < s->nz; i++) {
+            const double *eq = (k > 0 ? s->eqb : s->eqa) + (size_t)i * nq;
+            const double *eqd = (k > 0 ? s->eqdb : s->eqda) + (size_t)i * nq;
+            const double *pe = (k > 0 ? s->peb : s->pea) + (size_t)i * p;
+            double W = 0.5 * s->h * zo[i];
+            if (k > 0) {
+              cx[s->nxs + i] += zo[i];
+              W += 0.5 * s->h * cx[s->nxs + i];
+            }
+            for (int l = 0; l < nq; l++) {
+              cx[l] += W * eq[l];
+              cx[nq + l] += W * eqd[l];
+            }
+            for (int j = 0; j < p; j++)
+              s->grad[(size_t)o * p + j] += W * pe[j];
           }
           for (int j = 0; j < p; j++)
             if (!s->tg[j] || !s->tg[j]->fn_kind) /* YT and gth are 0 for time-function values */
@@ -1221,6 +1360,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           gemv(nq, nq, 1.0, s->M, muA, a);
           gemv_t(nq, nq, -1.0, s->C, muP, b);
           gemv(nq, nq, 1.0, s->M, muV, b);
+          for (int i = 0; i < s->nz; i++)
+            zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
         }
         if (opt->progress && k % every == 0 &&
             opt->progress(0.5 + 0.5 * (double)(s->N - k) / (double)(s->N + 1), opt->user)) {
@@ -1246,6 +1387,7 @@ out2:
   free(ab);
   free(bb);
   free(cx);
+  free(zb);
   free(mu);
   free(tmp);
   init_free(&L);

@@ -36,11 +36,14 @@ lw_data *lw_data_new(const lw_model *m)
   d->vals = calloc((size_t)m->nnz, sizeof(double));
   d->ncoords = m->ncoords;
   d->coord_prev = calloc((size_t)m->ncoords + 1, sizeof(double));
+  d->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
+  d->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
+  d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
   }
-  if (!d->q || !d->vals || !d->jac || !d->tmp || lw_spd_init(&d->solver, m)) {
+  if (!d->q || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
   }
@@ -57,7 +60,7 @@ void lw_data_free(lw_data *d)
   free(d->W);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
-                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev};
+                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   free(d);
@@ -87,6 +90,7 @@ void lw_data_set_state(const lw_model *m, lw_data *d, double t, const double *q,
     memcpy(d->lambda, lambda, sizeof(double) * (size_t)m->nc);
   if (q)
     lw_coords_update(m, d);
+  lw_fb_reset(m, d);
 }
 
 static double max_abs(const double *x, int n)
@@ -244,6 +248,8 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;
 
+  if (m->nfbs)
+    lw_fb_step_begin(m, d, h); /* from the state at t_n */
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
   memcpy(d->qdn, d->qd, sizeof(double) * (size_t)nq);
   memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
@@ -348,6 +354,8 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 
   d->t = t1;
   d->nstep++;
+  if (m->nfbs)
+    lw_fb_step_end(m, d, h);
   lw_coords_update(m, d);
   if (info) {
     info->iterations = it;
@@ -362,6 +370,9 @@ fail:
   memcpy(d->q, d->qn, sizeof(double) * (size_t)nq);
   memcpy(d->qd, d->qdn, sizeof(double) * (size_t)nq);
   memcpy(d->qdd, d->qddn, sizeof(double) * (size_t)nq);
+  for (int i = 0; i < m->nfbs; i++)
+    d->fbc[i] = d->fbz[i];
+  d->fb_beta = 0.0;
   if (info) {
     info->iterations = it;
     info->residual = dqn;

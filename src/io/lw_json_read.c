@@ -535,7 +535,7 @@ static void read_joint(reader *r, JsonObject *o, const char *path, const char *n
   }
 }
 
-/* a controller's measured coordinate: measure, kp, kd, target (and the
+/* a controller's measured coordinate: measure, kp, kd, ki, target (and the
  * coordinate itself for a state feedback gain) */
 static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedback_desc *b)
 {
@@ -551,6 +551,7 @@ static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedbac
   }
   get_num(r, o, "kp", path, &b->kp);
   get_num(r, o, "kd", path, &b->kd);
+  get_num(r, o, "ki", path, &b->ki);
   JsonObject *fo = get_obj(r, o, "target", path);
   if (fo) {
     g_autofree char *p = g_strdup_printf("%s/target", path);
@@ -622,7 +623,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
     break;
   }
   case LW_FORCE_PID: {
-    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "target", NULL};
+    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "ki", "target", NULL};
     check_keys(r, o, path, k);
     f->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &f->coordinate);
@@ -633,7 +634,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
   }
   case LW_FORCE_STATE_FEEDBACK: {
     static const char *const k[] = {"name", "type", "joint", "coordinate", "gains", NULL};
-    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "target", NULL};
+    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "ki", "target", NULL};
     check_keys(r, o, path, k);
     f->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &f->coordinate);
@@ -647,7 +648,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
       g_autofree char *gp = g_strdup_printf("%s/gains/%u", path, i);
       JsonNode *n = json_array_get_element(a, i);
       if (!JSON_NODE_HOLDS_OBJECT(n)) {
-        fail(r, gp, "each gain must be an object with joint, coordinate, measure, kp, kd, target");
+        fail(r, gp, "each gain must be an object with joint, coordinate, measure, kp, kd, ki, target");
         break;
       }
       JsonObject *go = json_node_get_object(n);

@@ -384,6 +384,8 @@ char *lw_model_to_json(const lw_desc *d)
         kvstr(&w, "measure", b->rate ? "rate" : "position");
         kvnum(&w, "kp", b->kp);
         kvnum(&w, "kd", b->kd);
+        if (b->ki != 0.0)
+          kvnum(&w, "ki", b->ki);
         func_as(&w, "target", &b->target);
         if (f->type == LW_FORCE_STATE_FEEDBACK)
           g_string_append_c(w.s, '}');
