@@ -58,6 +58,8 @@ static const struct {
 } accels[] = {
   {"app.quit", {"<Control>q", NULL}},
   {"app.about", {"F1", NULL}},
+  {"win.new", {"<Control>n", NULL}},
+  {"win.new-spatial", {"<Control><Shift>n", NULL}},
   {"win.open", {"<Control>o", NULL}},
   {"win.examples", {"<Control>e", NULL}},
   {"win.open-recent(0)", {"<Control>1", NULL}},
@@ -95,6 +97,10 @@ static const struct {
   {"win.clear-plot", {"<Control><Shift>k", NULL}},
   {"win.export-plot", {"<Control><Shift>e", NULL}},
   {"win.export-csv", {"<Control><Shift>c", NULL}},
+  {"win.edit-mode", {"<Control>m", NULL}},
+  {"win.delete", {"Delete", NULL}},
+  {"win.duplicate", {"<Control>d", NULL}},
+  {"win.snap-grid", {"<Control><Shift>g", NULL}},
 };
 
 /* On a software rasterizer (Mesa llvmpipe, no GPU) GTK's GL renderer
@@ -140,6 +146,9 @@ static void lw_application_activate(GApplication *app)
     LwWindow *w = lw_window_new(LW_APPLICATION(app));
     lw_window_open_builtin(w);
     win = GTK_WINDOW(w);
+    gtk_window_present(win);
+    /* a model left by a crash or a kill is offered back */
+    lw_window_offer_recovery(w);
   }
   gtk_window_present(win);
 }

@@ -8,15 +8,30 @@
  * Undo: a design applied from the optimization panel replaces the model;
  * the model before it goes on a small undo stack (copies of the whole
  * description, with its modified flag), and win.undo / win.redo move
- * between them.  Only replacements of the whole model are undoable; opening
- * another file starts a new history. */
+ * between them.  Opening another file starts a new history.
+ *
+ * Editing (win.edit-mode): a palette beside the view and an editor layer
+ * over it build the model with the mouse, and the inspector page edits
+ * properties.  Every edit is a whole new description: the previous one goes
+ * on the same undo stack, the new one is checked live (compiled, assembled,
+ * rank of the constraint Jacobian) and becomes the document even when it
+ * cannot run yet: the view then shows it where assembly left it and the
+ * runner is dropped until the model assembles again.  After each edit the
+ * document is written to an autosave file (lw-autosave.h), removed when the
+ * window closes without unsaved changes; closing with unsaved changes asks
+ * first. */
 #include "lw-window.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
+#include "lw-autosave.h"
+#include "lw-editor.h"
 #include "lw-inspector.h"
+#include "lw-palette.h"
+#include "lw-prop-editor.h"
 #include "lw-opt-panel.h"
 #include "lw_io.h"
 #include "lw-plot-view.h"
@@ -47,12 +62,21 @@ struct _LwWindow {
   GtkAdjustment *time_adjustment;
   GtkWidget *plots_page, *plot_y_dropdown, *plot_x_dropdown;
   GtkWidget *side_stack;
+  GtkWidget *palette_revealer, *inspector_stack;
   LwInspector *inspector;
+  LwPropEditor *prop_editor;
   LwSensPanel *sens_panel;
   LwOptPanel *opt_panel;
   GMenu *recent_section;
 
   GtkWidget *view;       /* LwView3d */
+  GtkWidget *palette;    /* LwPalette */
+  GtkWidget *editor;     /* LwEditor, over the view in editing mode */
+  gboolean editing;
+  char *autosave_path;   /* this window's autosave file */
+  gboolean closing_confirmed;
+  AdwMessageDialog *recovery_dialog;
+  char *recovery_path;
   GtkWidget *plot_view;  /* LwPlotView */
   GSettings *settings;   /* NULL when the schema is not installed */
 
@@ -371,6 +395,7 @@ static void add_series(LwWindow *self, int xcol, int ycol)
 }
 
 static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user);
+static void refresh_editing(LwWindow *self);
 
 /* Make desc the window's model.  Takes desc on success; on failure leaves
  * everything as it was and fills err. */
@@ -512,6 +537,7 @@ static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
   self->modified = FALSE;
   g_ptr_array_set_size(self->undo, 0);
   g_ptr_array_set_size(self->redo, 0);
+  refresh_editing(self);
   update_actions(self);
   return TRUE;
 }
@@ -867,7 +893,7 @@ static void run_optimization_cb(GSimpleAction *a, GVariant *p, gpointer user)
 }
 
 /* ---- undo: whole-model replacements ------------------------------------------ */
-#define UNDO_DEPTH 20
+#define UNDO_DEPTH 1000
 
 typedef struct {
   lw_desc *desc;
@@ -913,7 +939,141 @@ static gboolean replace_model(LwWindow *self, lw_desc *desc, gboolean modified)
   }
   self->modified = modified;
   update_subtitle(self);
+  refresh_editing(self);
   return TRUE;
+}
+
+/* ---- the document being edited -------------------------------------------------- */
+static void write_autosave(LwWindow *self)
+{
+  if (!self->desc)
+    return;
+  if (!self->autosave_path)
+    self->autosave_path = lw_autosave_path_new();
+  g_autoptr(GError) error = NULL;
+  if (!lw_autosave_write(self->autosave_path, self->desc, &error))
+    g_warning("autosave: %s", error->message);
+}
+
+/* the view, the editor and the property page follow the document and its check */
+static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runnable)
+{
+  lw_editor_set_document(LW_EDITOR(self->editor), self->desc, chk);
+  lw_prop_editor_set_document(self->prop_editor, self->desc, chk);
+  if (runnable)
+    return;
+  /* not runnable: the document where assembly left it (or at its guesses) */
+  const lw_desc *d = self->desc;
+  int nb = d->nbodies;
+  gboolean from_chk = chk->model && chk->data;
+  int nj = from_chk ? d->njoints : 0, nf = from_chk ? d->nforces : 0;
+  double *poses = g_new0(double, 12 * (gsize)nb + 1), *joints = g_new0(double, 6 * (gsize)nj + 1);
+  double *forces = g_new0(double, 6 * (gsize)nf + 1);
+  for (int b = 0; b < nb; b++) {
+    if (from_chk)
+      lw_body_pose(chk->model, chk->data, b, poses + 12 * b, poses + 12 * b + 3);
+    else
+      lw_editor_guess_pose(d, b, poses + 12 * b, poses + 12 * b + 3);
+  }
+  if (from_chk)
+    lw_scene_geometry(chk->model, chk->data, joints, forces);
+  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces};
+  lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
+  g_free(poses);
+  g_free(joints);
+  g_free(forces);
+}
+
+/* Make desc (taken) the document whether or not it can run.  Returns TRUE
+ * when it compiled and assembled (the runner is then the new model's). */
+static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
+{
+  /* the property page knows a renamed element's new name */
+  const char *psel = lw_prop_editor_get_selection(self->prop_editor);
+  g_autofree char *sel = g_strdup(psel ? psel : lw_view3d_get_selection(LW_VIEW3D(self->view)));
+  lw_camera cam;
+  lw_view3d_get_camera(LW_VIEW3D(self->view), &cam);
+  gboolean keep_camera = self->desc && self->desc->planar == desc->planar;
+  lw_check_result chk;
+  lw_check(desc, &chk);
+  gboolean runnable = FALSE;
+  if (chk.status == LW_OK) {
+    g_autofree char *name = g_strdup(self->display_name ? self->display_name : _("Untitled"));
+    g_autoptr(GFile) file = self->file ? g_object_ref(self->file) : NULL;
+    lw_error err;
+    runnable = install_model(self, desc, file, name, NULL, &err);
+  }
+  if (!runnable) {
+    /* keep the edit: no runner until the model assembles again */
+    if (self->runner) {
+      g_signal_handlers_disconnect_by_func(self->runner, runner_state_cb, self);
+      lw_sim_runner_cancel(self->runner);
+    }
+    g_clear_pointer(&self->view_data, lw_data_free);
+    g_clear_object(&self->runner);
+    lw_desc_free(self->desc);
+    self->desc = desc;
+    self->playing = FALSE;
+    lw_view3d_set_model(LW_VIEW3D(self->view), desc);
+    lw_view3d_clear_traces(LW_VIEW3D(self->view));
+    lw_inspector_set_model(self->inspector, NULL);
+    clear_plot(self);
+    guint n = g_list_model_get_n_items(G_LIST_MODEL(self->column_names));
+    gtk_string_list_splice(self->column_names, 0, n, NULL);
+    self->ncols = 0;
+    adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : self->display_name);
+    if (desc->nbodies == 0)
+      hide_message(self);
+    else {
+      g_autofree char *msg = g_strdup_printf(_("The model cannot run yet: %s (the edit is kept; Undo goes back)"),
+                                             chk.err.msg);
+      show_message(self, msg);
+    }
+    gtk_label_set_text(GTK_LABEL(self->status_label), chk.compiled ? _("cannot assemble") : _("incomplete model"));
+  }
+  if (keep_camera)
+    lw_view3d_set_camera(LW_VIEW3D(self->view), &cam);
+  show_check(self, &chk, runnable);
+  lw_check_result_clear(&chk);
+  if (sel)
+    lw_view3d_set_selection(LW_VIEW3D(self->view), sel);
+  self->modified = modified;
+  update_subtitle(self);
+  update_actions(self);
+  return runnable;
+}
+
+/* the editor and the property page follow a model installed another way */
+static void refresh_editing(LwWindow *self)
+{
+  if (!self->editor || !self->desc)
+    return;
+  lw_check_result chk;
+  lw_check(self->desc, &chk);
+  show_check(self, &chk, TRUE);
+  lw_check_result_clear(&chk);
+}
+
+/* an edit from the editor or the property page: undoable, checked, autosaved */
+static void edit_cb(GObject *source, gpointer desc, const char *what, gpointer user)
+{
+  (void)source;
+  LwWindow *self = user;
+  if (!desc)
+    return;
+  if (self->desc)
+    push_current(self, self->undo);
+  g_ptr_array_set_size(self->redo, 0);
+  set_document(self, desc, TRUE);
+  write_autosave(self);
+  g_debug("edit: %s", what);
+  update_actions(self);
+}
+
+static void editor_message_cb(LwEditor *editor, const char *msg, gpointer user)
+{
+  (void)editor;
+  toast(user, msg);
 }
 
 /* the newest entry of `from` becomes the model, the model goes onto `to` */
@@ -923,11 +1083,10 @@ static void undo_redo(LwWindow *self, GPtrArray *from, GPtrArray *to, const char
     return;
   UndoEntry *e = g_ptr_array_steal_index(from, from->len - 1);
   push_current(self, to);
-  if (replace_model(self, g_steal_pointer(&e->desc), e->modified))
-    toast(self, done);
-  else
-    g_ptr_array_remove_index(to, to->len - 1);
+  set_document(self, g_steal_pointer(&e->desc), e->modified);
+  toast(self, done);
   undo_entry_free(e);
+  write_autosave(self);
   update_actions(self);
 }
 
@@ -936,7 +1095,7 @@ static void undo_cb(GSimpleAction *a, GVariant *p, gpointer user)
   (void)a;
   (void)p;
   LwWindow *self = user;
-  undo_redo(self, self->undo, self->redo, _("Undone: the previous design is back"));
+  undo_redo(self, self->undo, self->redo, _("Undone"));
 }
 
 static void redo_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -963,6 +1122,136 @@ static gboolean opt_apply_cb(LwOptPanel *panel, gpointer optimized, gpointer use
   update_actions(self);
   toast(self, _("Optimized design applied (Ctrl+Z to undo)"));
   return TRUE;
+}
+
+/* ---- editing actions ----------------------------------------------------------- */
+static void new_document(LwWindow *self, gboolean planar)
+{
+  /* undoable like any edit: the model before it stays on the stack */
+  if (self->desc)
+    push_current(self, self->undo);
+  g_ptr_array_set_size(self->redo, 0);
+  g_clear_object(&self->file);
+  g_free(self->display_name);
+  self->display_name = g_strdup(_("Untitled"));
+  set_document(self, lw_editor_new_document(planar), FALSE);
+  /* a frame of 4 m x 3 m around the origin to draw in */
+  double lo[3] = {-0.5, -0.5, planar ? 0 : -0.5}, hi[3] = {3.0, 2.0, planar ? 0 : 1.5};
+  lw_camera cam;
+  lw_view3d_get_camera(LW_VIEW3D(self->view), &cam);
+  int w = MAX(gtk_widget_get_width(self->view), 1), h = MAX(gtk_widget_get_height(self->view), 1);
+  lw_camera_fit_aspect(&cam, lo, hi, planar, (double)w / h);
+  lw_view3d_set_camera(LW_VIEW3D(self->view), &cam);
+  adw_window_title_set_title(self->window_title, _("Untitled"));
+  if (!self->editing)
+    g_action_group_change_action_state(G_ACTION_GROUP(self), "edit-mode", g_variant_new_boolean(TRUE));
+  write_autosave(self);
+  update_actions(self);
+}
+
+static void new_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  new_document(user, TRUE);
+}
+
+static void new_spatial_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  new_document(user, FALSE);
+}
+
+static void edit_mode_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  LwWindow *self = user;
+  self->editing = g_variant_get_boolean(value);
+  g_simple_action_set_state(a, value);
+  gtk_revealer_set_reveal_child(GTK_REVEALER(self->palette_revealer), self->editing);
+  gtk_widget_set_visible(self->editor, self->editing);
+  gtk_stack_set_visible_child_name(GTK_STACK(self->inspector_stack), self->editing ? "edit" : "view");
+  if (self->editing) {
+    gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), "inspector");
+    if (self->runner && lw_sim_runner_get_state(self->runner) == LW_RUNNER_RUNNING)
+      lw_sim_runner_pause(self->runner);
+    refresh_editing(self);
+  }
+  update_actions(self);
+}
+
+static void delete_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  const char *sel = lw_view3d_get_selection(LW_VIEW3D(self->view));
+  if (!self->desc || !sel) {
+    toast(self, _("Select a body, joint or force to delete"));
+    return;
+  }
+  lw_desc *d = lw_desc_copy(self->desc);
+  int n = lw_desc_remove(d, sel);
+  if (n <= 0) {
+    lw_desc_free(d);
+    return;
+  }
+  g_autofree char *what = g_strdup_printf(_("Delete %s"), sel);
+  lw_view3d_set_selection(LW_VIEW3D(self->view), NULL);
+  edit_cb(NULL, d, what, self);
+  g_autofree char *msg = n > 1 ? g_strdup_printf(_("Deleted %s and %d element(s) that used it (Ctrl+Z to undo)"), sel, n - 1)
+                               : g_strdup_printf(_("Deleted %s (Ctrl+Z to undo)"), sel);
+  toast(self, msg);
+}
+
+static void duplicate_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  const char *sel = lw_view3d_get_selection(LW_VIEW3D(self->view));
+  if (!self->desc || !sel || !g_str_has_prefix(sel, "bodies/")) {
+    toast(self, _("Select a body to duplicate"));
+    return;
+  }
+  lw_desc *d = lw_desc_copy(self->desc);
+  for (int b = 0; b < d->nbodies; b++) {
+    if (strcmp(d->bodies[b].name, sel + 7))
+      continue;
+    /* a copy of the body alone (no joints), a little aside */
+    lw_desc *one = lw_desc_copy(self->desc);
+    char name[64];
+    lw_desc_unique_name(d, d->bodies[b].name, name, sizeof name);
+    lw_body_desc *nb = lw_desc_add_body(d, name);
+    const lw_body_desc *src = &one->bodies[b];
+    double offset = 0.2;
+    nb->mass = src->mass;
+    memcpy(nb->com, src->com, sizeof nb->com);
+    memcpy(nb->inertia, src->inertia, sizeof nb->inertia);
+    memcpy(nb->position, src->position, sizeof nb->position);
+    memcpy(nb->orientation, src->orientation, sizeof nb->orientation);
+    nb->angle = src->angle;
+    nb->position[0] += offset;
+    nb->position[1] += offset;
+    for (int k = 0; k < src->npoints; k++)
+      lw_body_add_point(nb, src->points[k].name, src->points[k].p);
+    for (int k = 0; k < src->ngeoms; k++)
+      *lw_body_add_geom(nb, src->geoms[k].type) = src->geoms[k];
+    lw_desc_free(one);
+    g_autofree char *what = g_strdup_printf(_("Duplicate %s as %s"), sel, name);
+    g_autofree char *path = g_strconcat("bodies/", name, NULL);
+    edit_cb(NULL, d, what, self);
+    lw_view3d_set_selection(LW_VIEW3D(self->view), path);
+    return;
+  }
+  lw_desc_free(d);
+}
+
+static void snap_grid_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  LwWindow *self = user;
+  g_simple_action_set_state(a, value);
+  lw_editor_set_snap_to_grid(LW_EDITOR(self->editor), g_variant_get_boolean(value));
 }
 
 static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -1040,6 +1329,8 @@ static void save_to(LwWindow *self, GFile *file, gboolean csv)
   g_free(self->display_name);
   self->display_name = g_file_get_parse_name(file);
   self->modified = FALSE;
+  /* saved: nothing to recover */
+  lw_autosave_remove(self->autosave_path);
   adw_window_title_set_subtitle(self->window_title, self->display_name);
   add_recent(file);
   g_autofree char *msg = g_strdup_printf(_("Saved %s"), self->display_name);
@@ -1216,6 +1507,12 @@ static void examples_cb(GSimpleAction *a, GVariant *p, gpointer user)
 }
 
 static const GActionEntry win_actions[] = {
+  {"new", new_cb, NULL, NULL, NULL, {0}},
+  {"new-spatial", new_spatial_cb, NULL, NULL, NULL, {0}},
+  {"edit-mode", NULL, NULL, "false", edit_mode_cb, {0}},
+  {"delete", delete_cb, NULL, NULL, NULL, {0}},
+  {"duplicate", duplicate_cb, NULL, NULL, NULL, {0}},
+  {"snap-grid", NULL, NULL, "true", snap_grid_cb, {0}},
   {"open", open_cb, NULL, NULL, NULL, {0}},
   {"examples", examples_cb, NULL, NULL, NULL, {0}},
   {"open-recent", open_recent_cb, "i", NULL, NULL, {0}},
@@ -1255,6 +1552,8 @@ static void selection_cb(GObject *view, GParamSpec *pspec, gpointer user)
   LwWindow *self = user;
   const char *sel = lw_view3d_get_selection(LW_VIEW3D(view));
   lw_inspector_set_selection(self->inspector, sel);
+  if (g_strcmp0(sel, lw_prop_editor_get_selection(self->prop_editor)))
+    lw_prop_editor_set_selection(self->prop_editor, sel);
   if (sel)
     gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), "inspector");
   lw_inspector_set_outputs(self->inspector, self->shown_time, self->outputs);
@@ -1287,9 +1586,45 @@ static void scale_changed_cb(GtkAdjustment *adj, gpointer user)
 }
 
 /* ---- closing: never lose the user's model ------------------------------------------ */
+static void close_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
+{
+  (void)dialog;
+  LwWindow *self = user;
+  if (!g_strcmp0(response, "cancel"))
+    return;
+  if (!g_strcmp0(response, "save")) {
+    if (!self->file) {
+      g_action_group_activate_action(G_ACTION_GROUP(self), "save-as", NULL);
+      return; /* closing waits for the user to choose where */
+    }
+    save_to(self, self->file, FALSE);
+    if (self->modified)
+      return; /* the save failed: its message is shown, the window stays */
+  }
+  self->closing_confirmed = TRUE;
+  gtk_window_close(GTK_WINDOW(self));
+}
+
 static gboolean lw_window_close_request(GtkWindow *window)
 {
   LwWindow *self = LW_WINDOW(window);
+  if (self->modified && !self->closing_confirmed) {
+    GtkWidget *dialog = adw_message_dialog_new(window, _("Save changes?"), NULL);
+    adw_message_dialog_format_body(ADW_MESSAGE_DIALOG(dialog),
+                                   _("“%s” has changes that are not saved. Without saving they are lost."),
+                                   self->desc && self->desc->name ? self->desc->name : self->display_name);
+    adw_message_dialog_add_responses(ADW_MESSAGE_DIALOG(dialog), "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                     "save", _("_Save"), NULL);
+    adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+    adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "save", ADW_RESPONSE_SUGGESTED);
+    adw_message_dialog_set_default_response(ADW_MESSAGE_DIALOG(dialog), "save");
+    adw_message_dialog_set_close_response(ADW_MESSAGE_DIALOG(dialog), "cancel");
+    g_signal_connect(dialog, "response", G_CALLBACK(close_response_cb), self);
+    gtk_window_present(GTK_WINDOW(dialog));
+    return TRUE;
+  }
+  /* closed on purpose: nothing to recover */
+  lw_autosave_remove(self->autosave_path);
   if (self->runner)
     lw_sim_runner_cancel(self->runner);
   if (self->settings) {
@@ -1334,6 +1669,8 @@ static void lw_window_finalize(GObject *object)
   g_free(self->joints);
   g_free(self->forces);
   g_free(self->message);
+  g_free(self->autosave_path);
+  g_free(self->recovery_path);
   g_array_unref(self->plot_series);
   g_ptr_array_unref(self->undo);
   g_ptr_array_unref(self->redo);
@@ -1350,6 +1687,7 @@ static void lw_window_class_init(LwWindowClass *klass)
   object_class->finalize = lw_window_finalize;
   GTK_WINDOW_CLASS(klass)->close_request = lw_window_close_request;
   g_type_ensure(LW_TYPE_INSPECTOR);
+  g_type_ensure(LW_TYPE_PROP_EDITOR);
   g_type_ensure(LW_TYPE_SENS_PANEL);
   g_type_ensure(LW_TYPE_OPT_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-window.ui");
@@ -1370,6 +1708,9 @@ static void lw_window_class_init(LwWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, LwWindow, plot_x_dropdown);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, side_stack);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, inspector);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, inspector_stack);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, prop_editor);
+  gtk_widget_class_bind_template_child(widget_class, LwWindow, palette_revealer);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, sens_panel);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, opt_panel);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, recent_section);
@@ -1405,6 +1746,16 @@ static void lw_window_init(LwWindow *self)
   gtk_widget_set_vexpand(self->view, TRUE);
   gtk_overlay_set_child(GTK_OVERLAY(self->view_overlay), self->view);
   g_signal_connect(self->view, "notify::selection", G_CALLBACK(selection_cb), self);
+  /* editing: the palette beside the view, the editor layer over it */
+  self->palette = lw_palette_new();
+  gtk_widget_set_size_request(self->palette, 190, -1);
+  gtk_revealer_set_child(GTK_REVEALER(self->palette_revealer), self->palette);
+  self->editor = lw_editor_new(LW_VIEW3D(self->view), LW_PALETTE(self->palette));
+  gtk_widget_set_visible(self->editor, FALSE);
+  gtk_overlay_add_overlay(GTK_OVERLAY(self->view_overlay), self->editor);
+  g_signal_connect(self->editor, "edit", G_CALLBACK(edit_cb), self);
+  g_signal_connect(self->editor, "message", G_CALLBACK(editor_message_cb), self);
+  g_signal_connect(self->prop_editor, "edit", G_CALLBACK(edit_cb), self);
   g_signal_connect(self->opt_panel, "apply", G_CALLBACK(opt_apply_cb), self);
   update_actions(self);
   g_signal_connect(self->view, "notify::gl-error", G_CALLBACK(gl_error_cb), self);
@@ -1489,4 +1840,126 @@ gboolean lw_window_get_modified(LwWindow *self)
 {
   g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
   return self->modified;
+}
+
+/* ---- editing: public API -------------------------------------------------------- */
+GtkWidget *lw_window_get_editor(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->editor;
+}
+
+GtkWidget *lw_window_get_palette(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->palette;
+}
+
+GtkWidget *lw_window_get_prop_editor(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return GTK_WIDGET(self->prop_editor);
+}
+
+const char *lw_window_get_autosave_path(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->autosave_path;
+}
+
+guint lw_window_get_undo_depth(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), 0);
+  return self->undo->len;
+}
+
+gboolean lw_window_recover_file(LwWindow *self, const char *path)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(GError) gerr = NULL;
+  if (!g_file_get_contents(path, &data, &len, &gerr)) {
+    g_autofree char *msg = g_strdup_printf(_("Cannot read the recovered model: %s"), gerr->message);
+    show_message(self, msg);
+    return FALSE;
+  }
+  lw_error err;
+  lw_desc *d = lw_model_read_data(data, (gssize)len, path, NULL, &err);
+  if (!d) {
+    g_autofree char *msg = g_strdup_printf(_("The recovered model cannot be read: %s"), err.msg);
+    show_message(self, msg);
+    return FALSE;
+  }
+  if (self->desc)
+    push_current(self, self->undo);
+  g_ptr_array_set_size(self->redo, 0);
+  g_clear_object(&self->file);
+  g_free(self->display_name);
+  self->display_name = g_strdup(_("Recovered model"));
+  set_document(self, d, TRUE);
+  lw_view3d_reset_camera(LW_VIEW3D(self->view));
+  /* this window's own autosave takes over */
+  write_autosave(self);
+  lw_autosave_remove(path);
+  if (!self->editing)
+    g_action_group_change_action_state(G_ACTION_GROUP(self), "edit-mode", g_variant_new_boolean(TRUE));
+  toast(self, _("The unsaved model is back: save it to keep it"));
+  return TRUE;
+}
+
+static void recovery_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
+{
+  LwWindow *self = user;
+  if (!g_strcmp0(response, "recover"))
+    lw_window_recover_file(self, self->recovery_path);
+  else if (!g_strcmp0(response, "discard"))
+    lw_autosave_remove(self->recovery_path);
+  g_clear_pointer(&self->recovery_path, g_free);
+  if (self->recovery_dialog == dialog)
+    self->recovery_dialog = NULL;
+}
+
+gboolean lw_window_offer_recovery(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_autofree char *path = lw_autosave_find_orphan();
+  if (!path)
+    return FALSE;
+  g_free(self->recovery_path);
+  self->recovery_path = g_strdup(path);
+  GtkWidget *dialog = adw_message_dialog_new(GTK_WINDOW(self), _("Recover the unsaved model?"), NULL);
+  g_autofree char *when = NULL;
+  GStatBuf st;
+  if (g_stat(path, &st) == 0) {
+    g_autoptr(GDateTime) t = g_date_time_new_from_unix_local((gint64)st.st_mtime);
+    when = g_date_time_format(t, "%x %X");
+  }
+  adw_message_dialog_format_body(ADW_MESSAGE_DIALOG(dialog),
+                                 _("Linkwright stopped without saving a model that was being edited (last change: "
+                                   "%s)."),
+                                 when ? when : "?");
+  adw_message_dialog_add_responses(ADW_MESSAGE_DIALOG(dialog), "later", _("_Later"), "discard", _("_Discard"),
+                                   "recover", _("_Recover"), NULL);
+  adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "recover", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response(ADW_MESSAGE_DIALOG(dialog), "recover");
+  adw_message_dialog_set_close_response(ADW_MESSAGE_DIALOG(dialog), "later");
+  g_signal_connect(dialog, "response", G_CALLBACK(recovery_response_cb), self);
+  self->recovery_dialog = ADW_MESSAGE_DIALOG(dialog);
+  gtk_window_present(GTK_WINDOW(dialog));
+  return TRUE;
+}
+
+GtkWidget *lw_window_get_recovery_dialog(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->recovery_dialog ? GTK_WIDGET(self->recovery_dialog) : NULL;
+}
+
+gboolean lw_window_save_to_file(LwWindow *self, GFile *file)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  save_to(self, file, FALSE);
+  return !self->modified && self->file && g_file_equal(self->file, file);
 }

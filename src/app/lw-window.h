@@ -37,6 +37,21 @@ GtkWidget *lw_window_get_opt_panel(LwWindow *self);
 gboolean lw_window_get_modified(LwWindow *self);
 double lw_window_get_shown_time(LwWindow *self); /* time of the frame on screen */
 GtkAdjustment *lw_window_get_time_adjustment(LwWindow *self); /* the time scale's */
+/* Editing (see lw-editor.h, lw-prop-editor.h, lw-palette.h). */
+GtkWidget *lw_window_get_editor(LwWindow *self);
+GtkWidget *lw_window_get_palette(LwWindow *self);
+GtkWidget *lw_window_get_prop_editor(LwWindow *self);
+guint lw_window_get_undo_depth(LwWindow *self);
+/* This window's autosave file (NULL before the first edit). */
+const char *lw_window_get_autosave_path(LwWindow *self);
+/* Offer the newest autosave left by a process that has gone (a dialog:
+ * Recover, Discard, Later); FALSE when there is none. */
+gboolean lw_window_offer_recovery(LwWindow *self);
+GtkWidget *lw_window_get_recovery_dialog(LwWindow *self); /* the AdwMessageDialog shown, or NULL */
+/* Make an autosaved model the document (unsaved, undoable). */
+gboolean lw_window_recover_file(LwWindow *self, const char *path);
+/* What Save does, to this file (no dialog); FALSE with the message shown on failure. */
+gboolean lw_window_save_to_file(LwWindow *self, GFile *file);
 /* Save a PNG of the window as drawn now. */
 gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError **error);
 

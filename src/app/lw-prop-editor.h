@@ -1,0 +1,43 @@
+/* lw-prop-editor.h: every property of the selected body, joint or force of
+ * the document being edited (or of the model, with nothing selected), as
+ * fields with units.  A field is applied with Enter; a value that is not a
+ * number or not allowed is refused with the reason under the field, and the
+ * model is not changed.  Each numeric field has a button that makes a named
+ * parameter of it (for sensitivities and optimization).
+ *
+ * Accepted edits are new descriptions handed to the "edit" signal, as the
+ * editor does (the handler takes the description). */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "linkwright.h"
+
+G_BEGIN_DECLS
+
+#define LW_TYPE_PROP_EDITOR (lw_prop_editor_get_type())
+G_DECLARE_FINAL_TYPE(LwPropEditor, lw_prop_editor, LW, PROP_EDITOR, GtkWidget)
+
+GtkWidget *lw_prop_editor_new(void);
+/* The document (copied) and its live check (may be NULL). */
+void lw_prop_editor_set_document(LwPropEditor *self, const lw_desc *doc, const lw_check_result *check);
+/* "bodies/NAME", "joints/NAME", "forces/NAME" or NULL (the model) */
+void lw_prop_editor_set_selection(LwPropEditor *self, const char *path);
+const char *lw_prop_editor_get_selection(LwPropEditor *self);
+
+/* Type text into the field of a path (as lw_desc_field names it, or
+ * ".../name", "joints/J/body1|body2", "initial/J/value|velocity") and press
+ * Enter.  FALSE when there is no such field shown or the value is refused. */
+gboolean lw_prop_editor_enter(LwPropEditor *self, const char *path, const char *text);
+/* The refusal shown at a field, or NULL. */
+const char *lw_prop_editor_get_error(LwPropEditor *self, const char *path);
+/* The text of a field, or NULL when it is not shown. */
+const char *lw_prop_editor_get_text(LwPropEditor *self, const char *path);
+/* The field's "make parameter" button: a parameter named after the field. */
+gboolean lw_prop_editor_make_parameter(LwPropEditor *self, const char *path);
+/* Buttons of the body page: a named point at the centre of mass, and a
+ * position output of a point (what the plots and traces show). */
+gboolean lw_prop_editor_add_point(LwPropEditor *self);
+gboolean lw_prop_editor_trace_point(LwPropEditor *self, const char *point);
+
+G_END_DECLS

@@ -1,0 +1,549 @@
+/* lw_edit.c: changes to a model description made by an editor (remove and
+ * rename elements with everything that refers to them, unique names) and the
+ * live check of a description being edited: compile, assemble, and the
+ * numerical rank of the constraint Jacobian at the configuration reached.
+ *
+ * The rank is taken from the singular values of Phi_q with every equation
+ * scaled to a unit row (the same scaling the initialization's QR uses), so
+ * the degrees of freedom are those of the actual configuration, not a
+ * Grübler count: a parallelogram's extra link or a planar loop of parallel
+ * sliders is seen as it is.  Equations in a dependency are the rows with a
+ * component in the left null space of Phi_q (y^T Phi_q = 0): every joint
+ * whose equations enter such a combination is reported, not only the one a
+ * pivoting order would have dropped. */
+#include "lw_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void dgesvd_(const char *ju, const char *jv, const int *m, const int *n, double *a,
+                    const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+                    double *work, const int *lwork, int *info, size_t, size_t);
+
+/* ---- removing elements ------------------------------------------------ */
+/* Take element i out of an array of n elements of size sz; the element is
+ * copied (shallow) into out. */
+static void take_out(void *arr, int *n, int i, size_t sz, void *out)
+{
+  char *a = arr;
+  memcpy(out, a + (size_t)i * sz, sz);
+  memmove(a + (size_t)i * sz, a + (size_t)(i + 1) * sz, (size_t)(*n - i - 1) * sz);
+  (*n)--;
+}
+
+/* free what a lone element owns, through lw_desc_free on a one-element description */
+static void free_taken(int kind, void *elem)
+{
+  lw_desc *t = lw_desc_new();
+  size_t sz = 0;
+  void **slot = NULL;
+  int *count = NULL;
+  switch (kind) {
+  case 0: sz = sizeof(lw_body_desc), slot = (void **)&t->bodies, count = &t->nbodies; break;
+  case 1: sz = sizeof(lw_joint_desc), slot = (void **)&t->joints, count = &t->njoints; break;
+  case 2: sz = sizeof(lw_force_desc), slot = (void **)&t->forces, count = &t->nforces; break;
+  case 3: sz = sizeof(lw_driver_desc), slot = (void **)&t->drivers, count = &t->ndrivers; break;
+  case 4: sz = sizeof(lw_initial_desc), slot = (void **)&t->initial, count = &t->ninitial; break;
+  case 5: sz = sizeof(lw_output_desc), slot = (void **)&t->outputs, count = &t->noutputs; break;
+  default: sz = sizeof(lw_param_desc), slot = (void **)&t->params, count = &t->nparams; break;
+  }
+  *slot = malloc(sz);
+  if (!*slot)
+    abort();
+  memcpy(*slot, elem, sz);
+  *count = 1;
+  lw_desc_free(t);
+}
+
+static int eq(const char *a, const char *b)
+{
+  return a && b && !strcmp(a, b);
+}
+
+/* parameters that bind a field under prefix ("bodies/B/") lose those targets;
+ * a parameter left without targets goes */
+static int drop_param_targets(lw_desc *d, const char *prefix)
+{
+  int removed = 0;
+  size_t n = strlen(prefix);
+  for (int i = d->nparams - 1; i >= 0; i--) {
+    lw_param_desc *p = &d->params[i];
+    for (int k = p->ntargets - 1; k >= 0; k--)
+      if (!strncmp(p->targets[k], prefix, n)) {
+        free(p->targets[k]);
+        memmove(p->targets + k, p->targets + k + 1, sizeof(char *) * (size_t)(p->ntargets - k - 1));
+        p->ntargets--;
+      }
+    if (p->ntargets == 0) {
+      lw_param_desc e;
+      take_out(d->params, &d->nparams, i, sizeof e, &e);
+      free_taken(6, &e);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+static int remove_joint_refs(lw_desc *d, const char *joint)
+{
+  int removed = 0;
+  for (int i = d->ndrivers - 1; i >= 0; i--)
+    if (eq(d->drivers[i].joint, joint)) {
+      char pre[200];
+      snprintf(pre, sizeof pre, "drivers/%s/", d->drivers[i].name);
+      drop_param_targets(d, pre);
+      lw_driver_desc e;
+      take_out(d->drivers, &d->ndrivers, i, sizeof e, &e);
+      free_taken(3, &e);
+      removed++;
+    }
+  for (int i = d->ninitial - 1; i >= 0; i--)
+    if (eq(d->initial[i].joint, joint)) {
+      lw_initial_desc e;
+      take_out(d->initial, &d->ninitial, i, sizeof e, &e);
+      free_taken(4, &e);
+      removed++;
+    }
+  char pre[200];
+  snprintf(pre, sizeof pre, "initial/%s/", joint);
+  drop_param_targets(d, pre);
+  for (int i = d->nforces - 1; i >= 0; i--) {
+    lw_force_desc *f = &d->forces[i];
+    int hit = eq(f->joint, joint);
+    for (int k = 0; k < f->nfeedback; k++)
+      hit |= eq(f->feedback[k].joint, joint);
+    if (hit) {
+      char fp[200];
+      snprintf(fp, sizeof fp, "forces/%s", f->name);
+      removed += lw_desc_remove(d, fp);
+    }
+  }
+  for (int i = d->noutputs - 1; i >= 0; i--)
+    if (eq(d->outputs[i].joint, joint)) {
+      char op[200];
+      snprintf(op, sizeof op, "outputs/%s", d->outputs[i].name);
+      removed += lw_desc_remove(d, op);
+    }
+  return removed;
+}
+
+/* objective terms that read a removed output go, and objectives left empty */
+static void drop_output_terms(lw_desc *d, const char *output)
+{
+  for (int i = 0; i < d->nobjectives; i++) {
+    lw_objective_desc *o = &d->objectives[i];
+    for (int k = o->nterms - 1; k >= 0; k--)
+      if (eq(o->terms[k].output, output)) {
+        free(o->terms[k].output);
+        memmove(o->terms + k, o->terms + k + 1, sizeof *o->terms * (size_t)(o->nterms - k - 1));
+        o->nterms--;
+      }
+  }
+}
+
+int lw_desc_remove(lw_desc *d, const char *path)
+{
+  if (!d || !path)
+    return 0;
+  const char *slash = strchr(path, '/');
+  if (!slash)
+    return 0;
+  const char *name = slash + 1;
+  size_t kl = (size_t)(slash - path);
+  int removed = 0;
+  char pre[200];
+  if (kl == 6 && !strncmp(path, "bodies", kl)) {
+    for (int i = 0; i < d->nbodies; i++) {
+      if (!eq(d->bodies[i].name, name))
+        continue;
+      char *body = strdup(name);
+      lw_body_desc e;
+      take_out(d->bodies, &d->nbodies, i, sizeof e, &e);
+      free_taken(0, &e);
+      removed++;
+      snprintf(pre, sizeof pre, "bodies/%s/", body);
+      drop_param_targets(d, pre);
+      for (int j = d->njoints - 1; j >= 0; j--)
+        if (eq(d->joints[j].body[0], body) || eq(d->joints[j].body[1], body)) {
+          char jp[200];
+          snprintf(jp, sizeof jp, "joints/%s", d->joints[j].name);
+          removed += lw_desc_remove(d, jp);
+        }
+      for (int f = d->nforces - 1; f >= 0; f--)
+        if (eq(d->forces[f].body[0], body) || eq(d->forces[f].body[1], body)) {
+          char fp[200];
+          snprintf(fp, sizeof fp, "forces/%s", d->forces[f].name);
+          removed += lw_desc_remove(d, fp);
+        }
+      for (int o = d->noutputs - 1; o >= 0; o--)
+        if (eq(d->outputs[o].body, body)) {
+          char op[200];
+          snprintf(op, sizeof op, "outputs/%s", d->outputs[o].name);
+          removed += lw_desc_remove(d, op);
+        }
+      free(body);
+      return removed;
+    }
+  } else if (kl == 6 && !strncmp(path, "joints", kl)) {
+    for (int i = 0; i < d->njoints; i++) {
+      if (!eq(d->joints[i].name, name))
+        continue;
+      char *joint = strdup(name);
+      lw_joint_desc e;
+      take_out(d->joints, &d->njoints, i, sizeof e, &e);
+      free_taken(1, &e);
+      removed++;
+      snprintf(pre, sizeof pre, "joints/%s/", joint);
+      drop_param_targets(d, pre);
+      removed += remove_joint_refs(d, joint);
+      free(joint);
+      return removed;
+    }
+  } else if (kl == 6 && !strncmp(path, "forces", kl)) {
+    for (int i = 0; i < d->nforces; i++) {
+      if (!eq(d->forces[i].name, name))
+        continue;
+      char *force = strdup(name);
+      lw_force_desc e;
+      take_out(d->forces, &d->nforces, i, sizeof e, &e);
+      free_taken(2, &e);
+      removed++;
+      snprintf(pre, sizeof pre, "forces/%s/", force);
+      drop_param_targets(d, pre);
+      for (int o = d->noutputs - 1; o >= 0; o--)
+        if (eq(d->outputs[o].force, force)) {
+          char op[200];
+          snprintf(op, sizeof op, "outputs/%s", d->outputs[o].name);
+          removed += lw_desc_remove(d, op);
+        }
+      free(force);
+      return removed;
+    }
+  } else if (kl == 7 && !strncmp(path, "drivers", kl)) {
+    for (int i = 0; i < d->ndrivers; i++)
+      if (eq(d->drivers[i].name, name)) {
+        snprintf(pre, sizeof pre, "drivers/%s/", name);
+        drop_param_targets(d, pre);
+        lw_driver_desc e;
+        take_out(d->drivers, &d->ndrivers, i, sizeof e, &e);
+        free_taken(3, &e);
+        return 1;
+      }
+  } else if (kl == 7 && !strncmp(path, "outputs", kl)) {
+    for (int i = 0; i < d->noutputs; i++)
+      if (eq(d->outputs[i].name, name)) {
+        drop_output_terms(d, name);
+        lw_output_desc e;
+        take_out(d->outputs, &d->noutputs, i, sizeof e, &e);
+        free_taken(5, &e);
+        return 1;
+      }
+  } else if (kl == 10 && !strncmp(path, "parameters", kl)) {
+    for (int i = 0; i < d->nparams; i++)
+      if (eq(d->params[i].name, name)) {
+        lw_param_desc e;
+        take_out(d->params, &d->nparams, i, sizeof e, &e);
+        free_taken(6, &e);
+        return 1;
+      }
+  }
+  return removed;
+}
+
+/* ---- names ---------------------------------------------------------- */
+int lw_desc_name_used(const lw_desc *d, const char *name)
+{
+  if (!name || !strcmp(name, "ground"))
+    return 1;
+  for (int i = 0; i < d->nbodies; i++)
+    if (eq(d->bodies[i].name, name))
+      return 1;
+  for (int i = 0; i < d->njoints; i++)
+    if (eq(d->joints[i].name, name))
+      return 1;
+  for (int i = 0; i < d->nforces; i++)
+    if (eq(d->forces[i].name, name))
+      return 1;
+  for (int i = 0; i < d->ndrivers; i++)
+    if (eq(d->drivers[i].name, name))
+      return 1;
+  for (int i = 0; i < d->noutputs; i++)
+    if (eq(d->outputs[i].name, name))
+      return 1;
+  for (int i = 0; i < d->nparams; i++)
+    if (eq(d->params[i].name, name))
+      return 1;
+  for (int i = 0; i < d->nobjectives; i++)
+    if (eq(d->objectives[i].name, name))
+      return 1;
+  return 0;
+}
+
+void lw_desc_unique_name(const lw_desc *d, const char *prefix, char *buf, size_t len)
+{
+  for (int k = 1;; k++) {
+    snprintf(buf, len, "%s%d", prefix, k);
+    if (!lw_desc_name_used(d, buf))
+      return;
+  }
+}
+
+static void set_str(char **s, const char *v)
+{
+  free(*s);
+  *s = strdup(v);
+  if (!*s)
+    abort();
+}
+
+/* rewrite parameter targets "KIND/OLD/..." to "KIND/NEW/..." */
+static void rename_targets(lw_desc *d, const char *kind, const char *old, const char *nw)
+{
+  char pre[200];
+  snprintf(pre, sizeof pre, "%s/%s/", kind, old);
+  size_t n = strlen(pre);
+  for (int i = 0; i < d->nparams; i++)
+    for (int k = 0; k < d->params[i].ntargets; k++) {
+      char *t = d->params[i].targets[k];
+      if (strncmp(t, pre, n))
+        continue;
+      size_t len = strlen(kind) + strlen(nw) + strlen(t + n) + 3;
+      char *r = malloc(len);
+      if (!r)
+        abort();
+      snprintf(r, len, "%s/%s/%s", kind, nw, t + n);
+      free(t);
+      d->params[i].targets[k] = r;
+    }
+}
+
+int lw_desc_rename(lw_desc *d, const char *path, const char *nw)
+{
+  if (!d || !path || !nw || !*nw || strchr(nw, '/') || lw_desc_name_used(d, nw))
+    return 0;
+  const char *slash = strchr(path, '/');
+  if (!slash)
+    return 0;
+  const char *old = slash + 1;
+  if (!strncmp(path, "bodies/", 7)) {
+    for (int i = 0; i < d->nbodies; i++)
+      if (eq(d->bodies[i].name, old)) {
+        char *o = strdup(old);
+        set_str(&d->bodies[i].name, nw);
+        for (int j = 0; j < d->njoints; j++)
+          for (int k = 0; k < 2; k++)
+            if (eq(d->joints[j].body[k], o))
+              set_str(&d->joints[j].body[k], nw);
+        for (int f = 0; f < d->nforces; f++)
+          for (int k = 0; k < 2; k++)
+            if (eq(d->forces[f].body[k], o))
+              set_str(&d->forces[f].body[k], nw);
+        for (int k = 0; k < d->noutputs; k++)
+          if (eq(d->outputs[k].body, o))
+            set_str(&d->outputs[k].body, nw);
+        rename_targets(d, "bodies", o, nw);
+        free(o);
+        return 1;
+      }
+  } else if (!strncmp(path, "joints/", 7)) {
+    for (int i = 0; i < d->njoints; i++)
+      if (eq(d->joints[i].name, old)) {
+        char *o = strdup(old);
+        set_str(&d->joints[i].name, nw);
+        for (int k = 0; k < d->ndrivers; k++)
+          if (eq(d->drivers[k].joint, o))
+            set_str(&d->drivers[k].joint, nw);
+        for (int k = 0; k < d->ninitial; k++)
+          if (eq(d->initial[k].joint, o))
+            set_str(&d->initial[k].joint, nw);
+        for (int f = 0; f < d->nforces; f++) {
+          if (eq(d->forces[f].joint, o))
+            set_str(&d->forces[f].joint, nw);
+          for (int k = 0; k < d->forces[f].nfeedback; k++)
+            if (eq(d->forces[f].feedback[k].joint, o))
+              set_str(&d->forces[f].feedback[k].joint, nw);
+        }
+        for (int k = 0; k < d->noutputs; k++)
+          if (eq(d->outputs[k].joint, o))
+            set_str(&d->outputs[k].joint, nw);
+        rename_targets(d, "joints", o, nw);
+        rename_targets(d, "initial", o, nw);
+        free(o);
+        return 1;
+      }
+  } else if (!strncmp(path, "forces/", 7)) {
+    for (int i = 0; i < d->nforces; i++)
+      if (eq(d->forces[i].name, old)) {
+        char *o = strdup(old);
+        set_str(&d->forces[i].name, nw);
+        for (int k = 0; k < d->noutputs; k++)
+          if (eq(d->outputs[k].force, o))
+            set_str(&d->outputs[k].force, nw);
+        rename_targets(d, "forces", o, nw);
+        free(o);
+        return 1;
+      }
+  } else if (!strncmp(path, "drivers/", 8)) {
+    for (int i = 0; i < d->ndrivers; i++)
+      if (eq(d->drivers[i].name, old)) {
+        rename_targets(d, "drivers", old, nw);
+        set_str(&d->drivers[i].name, nw);
+        return 1;
+      }
+  } else if (!strncmp(path, "outputs/", 8)) {
+    for (int i = 0; i < d->noutputs; i++)
+      if (eq(d->outputs[i].name, old)) {
+        for (int k = 0; k < d->nobjectives; k++)
+          for (int t = 0; t < d->objectives[k].nterms; t++)
+            if (eq(d->objectives[k].terms[t].output, old))
+              set_str(&d->objectives[k].terms[t].output, nw);
+        set_str(&d->outputs[i].name, nw);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+/* ---- the live check ----------------------------------------------------- */
+void lw_check_result_clear(lw_check_result *res)
+{
+  if (!res)
+    return;
+  free(res->joint_state);
+  free(res->q);
+  lw_data_free(res->data);
+  lw_model_free(res->model);
+  memset(res, 0, sizeof *res);
+}
+
+/* numerical rank of the rows of A (nr x nq, column-major, leading dim lda)
+ * selected by use[] (NULL: all); U (nr x nr) receives the left singular
+ * vectors of the selected rows when not NULL */
+static int rank_rows(const double *A, int nr, int nq, const int *use, double *U)
+{
+  int m = 0;
+  for (int r = 0; r < nr; r++)
+    m += !use || use[r];
+  if (m == 0 || nq == 0)
+    return 0;
+  double *B = malloc(sizeof(double) * (size_t)m * nq);
+  int k = m < nq ? m : nq, i = 0;
+  double *s = malloc(sizeof(double) * (size_t)k);
+  for (int r = 0; r < nr; r++) {
+    if (use && !use[r])
+      continue;
+    for (int j = 0; j < nq; j++)
+      B[(size_t)j * m + i] = A[(size_t)j * nr + r];
+    i++;
+  }
+  int lwork = -1, info = 0, one = 1;
+  double wq = 0, dummy = 0;
+  double *u = U ? U : &dummy;
+  int ldu = U ? m : 1;
+  const char *ju = U ? "A" : "N";
+  dgesvd_(ju, "N", &m, &nq, B, &m, s, u, &ldu, &dummy, &one, &wq, &lwork, &info, 1, 1);
+  lwork = (int)wq + 1;
+  double *work = malloc(sizeof(double) * (size_t)lwork);
+  dgesvd_(ju, "N", &m, &nq, B, &m, s, u, &ldu, &dummy, &one, work, &lwork, &info, 1, 1);
+  int rank = 0;
+  if (info == 0) {
+    /* rows have unit norm: the same absolute threshold as the initialization's QR */
+    double tol = 1e-9 * (s[0] > 1 ? s[0] : 1);
+    for (int j = 0; j < k; j++)
+      rank += s[j] > tol;
+  } else
+    rank = -1;
+  free(work);
+  free(s);
+  free(B);
+  return rank;
+}
+
+int lw_check(const lw_desc *desc, lw_check_result *res)
+{
+  memset(res, 0, sizeof *res);
+  res->status = LW_ERR_MODEL;
+  res->njoints = desc->njoints;
+  res->joint_state = calloc((size_t)desc->njoints + 1, sizeof(int));
+  res->rank = res->rank_free = -1;
+  res->dof = res->dof_driven = -1;
+  lw_model *m = lw_compile(desc, &res->err);
+  if (!m) {
+    /* a joint named in the error is the one to look at */
+    for (int j = 0; j < desc->njoints; j++) {
+      char p[200];
+      snprintf(p, sizeof p, "joints/%s", desc->joints[j].name);
+      size_t n = strlen(p);
+      if (!strncmp(res->err.path, p, n) && (res->err.path[n] == 0 || res->err.path[n] == '/'))
+        res->joint_state[j] |= LW_CHECK_CONFLICT;
+    }
+    return res->status;
+  }
+  res->compiled = 1;
+  res->model = m;
+  res->data = lw_data_new(m);
+  lw_error ierr;
+  int st = lw_initialize(m, res->data, &ierr);
+  int nq = lw_model_nq(m), nc = lw_model_nc(m);
+  res->nq = nq;
+  res->nc = nc;
+  res->q = malloc(sizeof(double) * ((size_t)nq + 1));
+  memcpy(res->q, lw_data_q(res->data), sizeof(double) * (size_t)nq);
+  double *Phi = malloc(sizeof(double) * ((size_t)nc + 1));
+  double *J = malloc(sizeof(double) * ((size_t)nc * nq + 1));
+  lw_eval_dense(m, res->data, res->q, lw_data_qd(res->data), 0.0, NULL, Phi, J, NULL, NULL);
+  res->residual = 0;
+  for (int r = 0; r < nc; r++)
+    res->residual = fmax(res->residual, fabs(Phi[r]));
+  /* unit rows */
+  for (int r = 0; r < nc; r++) {
+    double s = 0;
+    for (int j = 0; j < nq; j++)
+      s += J[(size_t)j * nc + r] * J[(size_t)j * nc + r];
+    s = s > 0 ? 1 / sqrt(s) : 0;
+    for (int j = 0; j < nq; j++)
+      J[(size_t)j * nc + r] *= s;
+  }
+  int *free_rows = malloc(sizeof(int) * ((size_t)nc + 1));
+  for (int r = 0; r < nc; r++)
+    free_rows[r] = m->rows[r].owner_kind != LW_OWNER_DRIVER;
+  double *U = malloc(sizeof(double) * ((size_t)nc * nc + 1));
+  res->rank = rank_rows(J, nc, nq, NULL, U);
+  res->rank_free = rank_rows(J, nc, nq, free_rows, NULL);
+  if (res->rank >= 0) {
+    res->dof_driven = nq - res->rank;
+    res->dof = nq - res->rank_free;
+    res->nredundant = nc - res->rank;
+    /* rows with a component in the left null space take part in a dependency */
+    for (int r = 0; r < nc; r++) {
+      double w = 0;
+      for (int k = res->rank; k < nc; k++)
+        w += U[(size_t)k * nc + r] * U[(size_t)k * nc + r];
+      const lw_row *row = &m->rows[r];
+      if (w > 1e-8 && row->owner_kind == LW_OWNER_JOINT && row->owner < desc->njoints)
+        res->joint_state[row->owner] |= LW_CHECK_REDUNDANT;
+    }
+  }
+  /* not assembled: the joints whose equations stay violated */
+  int assembled = st == LW_OK || res->residual <= 1e-9;
+  if (!assembled)
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      if (fabs(Phi[r]) > 1e-6 && row->owner_kind == LW_OWNER_JOINT && row->owner < desc->njoints)
+        res->joint_state[row->owner] |= LW_CHECK_CONFLICT;
+    }
+  res->assembled = assembled;
+  if (st == LW_OK) {
+    res->status = LW_OK;
+  } else {
+    res->err = ierr;
+    res->status = LW_ERR_MODEL;
+  }
+  free(U);
+  free(free_rows);
+  free(J);
+  free(Phi);
+  return res->status;
+}

@@ -1,0 +1,723 @@
+/* Building models with the mouse, through the window (needs a display: the
+ * test command starts Xvfb).  Palette items reach the view as a drag does:
+ * the palette button's GtkDragSource prepares the content, the editor's
+ * GtkDropTarget receives it at view coordinates; strokes go through the
+ * editor's drag gesture; properties are typed into the property page's
+ * fields and applied with Enter.
+ *
+ *  - a four-bar drawn from an empty document, its lengths, masses, pins and
+ *    initial condition set in the property page, runs and follows the
+ *    shipped models/four-bar.json;
+ *  - a slider-crank drawn in the plane with a slider along a drawn line and
+ *    a motor: its stroke matches the closed form;
+ *  - undo back to the empty document and redo to the end give the saved
+ *    file byte for byte; reading the file back gives it again;
+ *  - invalid edits are refused at the field, the model unchanged; a model
+ *    that cannot assemble or has redundant joints is kept and flagged;
+ *  - a process killed mid-edit leaves an autosave that the next start offers.
+ * Screenshots of the steps go to LW_SCREENSHOT_DIR (or the build directory). */
+#include "lw-test.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lw-application.h"
+#include "lw-editor.h"
+#include "lw-palette.h"
+#include "lw-prop-editor.h"
+#include "lw-view3d.h"
+#include "lw-window.h"
+#include "lw_io.h"
+
+static LwApplication *app;
+static char *cache_dir;
+
+/* ---- helpers ---------------------------------------------------------------- */
+static void spin(double seconds)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(seconds * 1e6);
+  while (g_get_monotonic_time() < end) {
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(500);
+  }
+}
+
+typedef gboolean (*cond_fn)(gpointer);
+static gboolean wait_until(cond_fn cond, gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+  while (!cond(data)) {
+    if (g_get_monotonic_time() > end)
+      return FALSE;
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(500);
+  }
+  return TRUE;
+}
+
+static gboolean is_mapped(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w));
+}
+
+static gboolean runner_idle(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
+  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
+}
+
+static void act(LwWindow *w, const char *name)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+}
+
+static LwWindow *new_window(void)
+{
+  LwWindow *w = lw_window_new(app);
+  lw_window_open_builtin(w);
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(wait_until(is_mapped, w, 10));
+  spin(0.3);
+  return w;
+}
+
+static LwEditor *editor_of(LwWindow *w)
+{
+  return LW_EDITOR(lw_window_get_editor(w));
+}
+
+static LwPropEditor *props_of(LwWindow *w)
+{
+  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
+}
+
+static const char *shot_dir(void)
+{
+  const char *d = g_getenv("LW_SCREENSHOT_DIR");
+  return d && *d ? d : LW_EDIT_SHOT_DIR;
+}
+
+static void shot(LwWindow *w, const char *name)
+{
+  spin(0.4);
+  g_mkdir_with_parents(shot_dir(), 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
+  g_autoptr(GError) error = NULL;
+  if (lw_window_save_screenshot(w, path, &error))
+    g_test_message("screenshot %s", path);
+  else
+    g_test_message("no screenshot %s: %s", path, error->message);
+}
+
+/* a palette item dragged to the world point p: the button's drag source
+ * prepares the content, the editor's drop target receives it there */
+static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
+{
+  LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
+  GtkDragSource *src = lw_palette_get_drag_source(pal, id);
+  g_assert_nonnull(src);
+  GdkContentProvider *content = NULL;
+  g_signal_emit_by_name(src, "prepare", 0.0, 0.0, &content);
+  g_assert_nonnull(content);
+  GValue v = G_VALUE_INIT;
+  g_value_init(&v, G_TYPE_STRING);
+  g_assert_true(gdk_content_provider_get_value(content, &v, NULL));
+  g_object_unref(content);
+  double p[3] = {px, py, 0}, x, y;
+  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
+  GtkDropTarget *target = lw_editor_get_drop_target(editor_of(w));
+  gboolean ok = FALSE;
+  g_signal_emit_by_name(target, "drop", &v, x, y, &ok);
+  g_value_unset(&v);
+  spin(0.05);
+  return ok;
+}
+
+/* a stroke with the primary button from world point a to b */
+static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
+{
+  double a[3] = {ax, ay, 0}, b[3] = {bx, by, 0}, x0, y0, x1, y1;
+  g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
+  g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
+  GtkGesture *g = lw_editor_get_stroke_gesture(editor_of(w));
+  g_signal_emit_by_name(g, "drag-begin", x0, y0);
+  for (int k = 1; k <= 4; k++)
+    g_signal_emit_by_name(g, "drag-update", (x1 - x0) * k / 4, (y1 - y0) * k / 4);
+  g_signal_emit_by_name(g, "drag-end", x1 - x0, y1 - y0);
+  spin(0.05);
+}
+
+static void pick(LwWindow *w, const char *path)
+{
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
+  spin(0.02);
+  g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, path);
+}
+
+static void enter(LwWindow *w, const char *path, const char *text)
+{
+  if (!lw_prop_editor_enter(props_of(w), path, text))
+    g_error("field %s refused '%s': %s", path, text,
+            lw_prop_editor_get_error(props_of(w), path) ? lw_prop_editor_get_error(props_of(w), path) : "(not shown)");
+}
+
+static char *json_of(LwWindow *w)
+{
+  return lw_model_to_json(lw_window_get_desc(w));
+}
+
+/* column of an output column name in a model, or -1 */
+static int column(const lw_model *m, const char *name)
+{
+  char b[128];
+  for (int c = 0; c < lw_model_output_columns(m); c++) {
+    lw_model_output_column_name(m, c, b, sizeof b);
+    if (!strcmp(b, name))
+      return c;
+  }
+  return -1;
+}
+
+/* ---- building the four-bar ------------------------------------------------------ */
+static void build_four_bar(LwWindow *w, gboolean shots)
+{
+  act(w, "new");
+  spin(0.3);
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
+  g_assert_true(g_variant_get_boolean(g_action_group_get_action_state(G_ACTION_GROUP(w), "edit-mode")));
+  if (shots)
+    shot(w, "tutorial-01-new");
+  /* the crank, the coupler (from the crank's end), the rocker (to the coupler's end) */
+  stroke(w, 0, 0, 0, 0.5);
+  stroke(w, 0, 0.5, 1.7, 1.5);
+  stroke(w, 2, 0, 1.7, 1.5);
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbodies, ==, 3);
+  if (shots)
+    shot(w, "tutorial-02-links");
+  /* pins: to the ground at both ends, between the links where they meet */
+  g_assert_true(drop_at(w, "revolute", 0, 0));
+  g_assert_true(drop_at(w, "revolute", 0, 0.5));
+  g_assert_true(drop_at(w, "revolute", 1.7, 1.5));
+  g_assert_true(drop_at(w, "revolute", 2, 0));
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->njoints, ==, 4);
+  g_assert_cmpstr(d->joints[0].body[0], ==, "ground");
+  g_assert_cmpstr(d->joints[1].body[0], ==, "link1");
+  g_assert_cmpstr(d->joints[1].body[1], ==, "link2");
+  g_assert_cmpstr(d->joints[2].body[0], ==, "link2");
+  g_assert_cmpstr(d->joints[2].body[1], ==, "link3");
+  g_assert_cmpstr(d->joints[3].body[0], ==, "ground");
+  /* the live check: one degree of freedom, assembled, runnable */
+  const char *status = lw_editor_get_status(editor_of(w));
+  g_test_message("after the pins: %s", status);
+  g_assert_nonnull(strstr(status, "1 DOF"));
+  g_assert_nonnull(lw_window_get_runner(w));
+  if (shots)
+    shot(w, "tutorial-03-pins");
+
+  /* the shipped model's data, typed into the property page */
+  pick(w, "bodies/link1");
+  enter(w, "bodies/link1/name", "crank");
+  enter(w, "bodies/crank/mass", "0.5");
+  enter(w, "bodies/crank/com/0", "0.25");
+  enter(w, "bodies/crank/inertia/2", "0.010416666666666666");
+  pick(w, "bodies/link2");
+  enter(w, "bodies/link2/name", "coupler");
+  enter(w, "bodies/coupler/points/end/0", "2");
+  enter(w, "bodies/coupler/mass", "2");
+  enter(w, "bodies/coupler/com/0", "1");
+  enter(w, "bodies/coupler/inertia/2", "0.6666666666666666");
+  if (shots)
+    shot(w, "tutorial-04-properties");
+  pick(w, "bodies/link3");
+  enter(w, "bodies/link3/name", "rocker");
+  enter(w, "bodies/rocker/points/end/0", "1.5");
+  enter(w, "bodies/rocker/mass", "1.5");
+  enter(w, "bodies/rocker/com/0", "0.75");
+  enter(w, "bodies/rocker/inertia/2", "0.28125");
+  const char *names[4] = {"A", "B", "C", "D"};
+  for (int j = 0; j < 4; j++) {
+    g_autofree char *old = g_strdup_printf("joints/pin%d", j + 1);
+    g_autofree char *field = g_strdup_printf("joints/pin%d/name", j + 1);
+    pick(w, old);
+    enter(w, field, names[j]);
+  }
+  pick(w, "joints/A");
+  enter(w, "initial/A/value", "1.5707963267948966");
+  enter(w, "initial/A/velocity", "6");
+  /* the coupler's midpoint, plotted and traced */
+  pick(w, "bodies/coupler");
+  g_assert_true(lw_prop_editor_add_point(props_of(w)));
+  g_assert_true(lw_prop_editor_trace_point(props_of(w), "p1"));
+  pick(w, NULL);
+  enter(w, "model/name", "Four-bar drawn");
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->noutputs, ==, 1);
+  g_assert_nonnull(lw_window_get_runner(w));
+}
+
+static void test_four_bar(void)
+{
+  LwWindow *w = new_window();
+  build_four_bar(w, TRUE);
+  /* run it, flat out */
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 120));
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  guint n = lw_sim_runner_get_n_frames(r);
+  g_assert_cmpuint(n, ==, 5001);
+  shot(w, "tutorial-05-run");
+
+  /* the shipped model, simulated by the library */
+  lw_model *ref = lwt_open("four-bar.json");
+  lw_sim_result res;
+  g_assert_cmpint(lw_simulate(ref, 5.0, 1e-3, &res, NULL, NULL), ==, LW_OK);
+  g_assert_cmpint(res.rows, ==, (long)n);
+  const lw_model *mine = lw_sim_runner_get_model(r);
+  int cx = column(mine, "coupler_p1.x"), cy = column(mine, "coupler_p1.y");
+  int rx = column(ref, "coupler_mid.x"), ry = column(ref, "coupler_mid.y");
+  g_assert_cmpint(cx, >=, 0);
+  g_assert_cmpint(rx, >=, 0);
+  double *x = g_new(double, n), *y = g_new(double, n), dmax = 0;
+  lw_sim_runner_copy_column(r, cx, 0, n, x);
+  lw_sim_runner_copy_column(r, cy, 0, n, y);
+  for (guint k = 0; k < n; k++) {
+    double ex = lwt_at(&res, k, 1 + rx), ey = lwt_at(&res, k, 1 + ry);
+    dmax = fmax(dmax, hypot(x[k] - ex, y[k] - ey));
+  }
+  g_test_message("coupler midpoint over 5 s: largest distance to the shipped model's %.3g m "
+                 "(final (%.9f, %.9f) vs (%.9f, %.9f))",
+                 dmax, x[n - 1], y[n - 1], lwt_at(&res, n - 1, 1 + rx), lwt_at(&res, n - 1, 1 + ry));
+  g_assert_cmpfloat(dmax, <, 1e-8);
+  g_free(x);
+  g_free(y);
+  lw_sim_result_clear(&res);
+  lw_model_free(ref);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* undo to the empty document and redo to the end: the saved file exactly */
+static void test_undo_redo_file(void)
+{
+  LwWindow *w = new_window();
+  build_four_bar(w, FALSE);
+  g_autofree char *dir = g_dir_make_tmp("lw-edit-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "drawn-four-bar.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  g_assert_true(lw_window_save_to_file(w, file));
+  g_assert_false(lw_window_get_modified(w));
+  g_autofree char *saved = NULL;
+  g_assert_true(g_file_get_contents(path, &saved, NULL, NULL));
+  g_autofree char *now = json_of(w);
+  g_assert_cmpstr(now, ==, saved);
+  /* the saved file reads back to the same description, and writes the same */
+  lw_error err;
+  lw_desc *back = lw_model_read_file(path, NULL, &err);
+  g_assert_nonnull(back);
+  g_autofree char *again = lw_model_to_json(back);
+  g_assert_cmpstr(again, ==, saved);
+  lw_desc_free(back);
+
+  /* undo every edit since New */
+  lw_desc *empty = lw_editor_new_document(TRUE);
+  g_autofree char *empty_json = lw_model_to_json(empty);
+  lw_desc_free(empty);
+  int undone = 0;
+  while (g_action_group_get_action_enabled(G_ACTION_GROUP(w), "undo")) {
+    g_autofree char *j = json_of(w);
+    if (!strcmp(j, empty_json))
+      break;
+    act(w, "undo");
+    undone++;
+  }
+  g_autofree char *at_empty = json_of(w);
+  g_assert_cmpstr(at_empty, ==, empty_json);
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
+  g_assert_null(lw_window_get_runner(w));
+  g_test_message("%d edits undone to the empty document", undone);
+  g_assert_cmpint(undone, >=, 25);
+  for (int k = 0; k < undone; k++) {
+    g_assert_true(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "redo"));
+    act(w, "redo");
+  }
+  g_assert_false(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "redo"));
+  g_autofree char *redone = json_of(w);
+  g_assert_cmpstr(redone, ==, saved);
+  g_assert_false(lw_window_get_modified(w)); /* the saved state is back */
+  g_assert_nonnull(lw_window_get_runner(w));
+  /* opened in a new window: the same file again */
+  LwWindow *w2 = new_window();
+  g_assert_true(lw_window_open_file(w2, file));
+  g_autofree char *opened = json_of(w2);
+  g_assert_cmpstr(opened, ==, saved);
+  gtk_window_destroy(GTK_WINDOW(w2));
+  gtk_window_destroy(GTK_WINDOW(w));
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
+/* ---- a slider-crank in the plane ---------------------------------------------- */
+static void test_slider_crank(void)
+{
+  LwWindow *w = new_window();
+  act(w, "new");
+  spin(0.2);
+  stroke(w, 0, 0, 0, 0.3);       /* crank */
+  stroke(w, 0, 0.3, 1.0, 0);     /* connecting rod */
+  stroke(w, 1.0, 0, 1.3, 0);     /* the slider, drawn along its line */
+  g_assert_true(drop_at(w, "revolute", 0, 0));
+  g_assert_true(drop_at(w, "revolute", 0, 0.3));
+  g_assert_true(drop_at(w, "revolute", 1.0, 0));
+  /* a slider dropped on the middle of the drawn line */
+  g_assert_true(drop_at(w, "prismatic", 1.15, 0));
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->njoints, ==, 4);
+  g_assert_cmpint(d->joints[3].type, ==, LW_JOINT_PRISMATIC);
+  g_assert_cmpstr(d->joints[3].body[0], ==, "ground");
+  g_assert_cmpstr(d->joints[3].body[1], ==, "link3");
+  g_test_message("slider-crank: %s", lw_editor_get_status(editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "1 DOF"));
+  /* a motor on the crank's pin: one turn a second */
+  g_assert_true(drop_at(w, "motor", 0, 0));
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->ndrivers, ==, 1);
+  g_assert_cmpstr(d->drivers[0].joint, ==, "pin1");
+  g_test_message("with the motor: %s", lw_editor_get_status(editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "0 left by the motors"));
+  pick(w, "bodies/link3");
+  g_assert_true(lw_prop_editor_trace_point(props_of(w), "start"));
+  pick(w, NULL);
+  enter(w, "solver/t_end", "1");
+  shot(w, "slider-crank-drawn");
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 120));
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  guint n = lw_sim_runner_get_n_frames(r);
+  int cx = column(lw_sim_runner_get_model(r), "link3_start.x"), cy = column(lw_sim_runner_get_model(r), "link3_start.y");
+  g_assert_cmpint(cx, >=, 0);
+  double *x = g_new(double, n), *y = g_new(double, n), lo = INFINITY, hi = -INFINITY, ymax = 0;
+  lw_sim_runner_copy_column(r, cx, 0, n, x);
+  lw_sim_runner_copy_column(r, cy, 0, n, y);
+  for (guint k = 0; k < n; k++) {
+    lo = fmin(lo, x[k]), hi = fmax(hi, x[k]);
+    ymax = fmax(ymax, fabs(y[k]));
+  }
+  /* slider-crank with crank 0.3 and rod sqrt(1.09): the slider pin moves
+   * between l - r and l + r on the x axis over one turn */
+  double rr = 0.3, l = sqrt(1.09);
+  g_test_message("slider travel [%.6f, %.6f], closed form [%.6f, %.6f], |y| <= %.2g", lo, hi, l - rr, l + rr, ymax);
+  g_assert_cmpfloat(fabs(lo - (l - rr)), <, 1e-4);
+  g_assert_cmpfloat(fabs(hi - (l + rr)), <, 1e-4);
+  g_assert_cmpfloat(ymax, <, 1e-9);
+  g_free(x);
+  g_free(y);
+  shot(w, "slider-crank-run");
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* ---- refusals and flags --------------------------------------------------------- */
+static void test_invalid_edits(void)
+{
+  LwWindow *w = new_window();
+  build_four_bar(w, FALSE);
+  g_autofree char *before = json_of(w);
+  LwPropEditor *pe = props_of(w);
+  pick(w, "bodies/crank");
+  g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/mass", "-1"));
+  g_test_message("mass -1: %s", lw_prop_editor_get_error(pe, "bodies/crank/mass"));
+  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "bodies/crank/mass"), "positive"));
+  shot(w, "invalid-mass");
+  g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/points/end/0", "half a metre"));
+  g_test_message("length 'half a metre': %s", lw_prop_editor_get_error(pe, "bodies/crank/points/end/0"));
+  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "bodies/crank/points/end/0"), "not a number"));
+  g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/com/0", "0,25"));
+  g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/name", "coupler"));
+  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "bodies/crank/name"), "taken"));
+  pick(w, "joints/B");
+  g_assert_false(lw_prop_editor_enter(pe, "joints/B/body2", "crank"));
+  g_test_message("joint B body2 = crank: %s", lw_prop_editor_get_error(pe, "joints/B/body2"));
+  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "joints/B/body2"), "itself"));
+  g_assert_false(lw_prop_editor_enter(pe, "joints/B/body2", "nobody"));
+  /* nothing changed */
+  g_autofree char *after = json_of(w);
+  g_assert_cmpstr(after, ==, before);
+  /* a joint dropped where one body has two points is refused the same way,
+   * and a spatial joint in a planar model */
+  g_assert_false(drop_at(w, "spherical", 0, 0.5));
+  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "planar"));
+  g_assert_false(drop_at(w, "revolute", 5, 5));
+
+  /* a coupler too long to close the loop: kept, shown as not assembling */
+  pick(w, "bodies/coupler");
+  enter(w, "bodies/coupler/points/end/0", "5");
+  g_assert_null(lw_window_get_runner(w));
+  double *v = lw_desc_field((lw_desc *)lw_window_get_desc(w), "bodies/coupler/points/end/0");
+  g_assert_cmpfloat(*v, ==, 5.0);
+  g_test_message("coupler 5 m: %s / %s", lw_editor_get_status(editor_of(w)), lw_window_get_message(w));
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "Cannot assemble"));
+  g_assert_nonnull(lw_window_get_message(w));
+  int flagged = 0;
+  const char *names[4] = {"A", "B", "C", "D"};
+  for (int j = 0; j < 4; j++)
+    flagged += (lw_editor_get_joint_state(editor_of(w), names[j]) & LW_CHECK_CONFLICT) != 0;
+  g_assert_cmpint(flagged, >, 0);
+  shot(w, "cannot-assemble");
+  act(w, "undo");
+  g_assert_nonnull(lw_window_get_runner(w));
+  g_autofree char *restored = json_of(w);
+  g_assert_cmpstr(restored, ==, before);
+
+  /* a second pin at A: redundant equations, both pins ringed */
+  g_assert_true(drop_at(w, "revolute", 0, 0));
+  g_assert_null(lw_window_get_runner(w));
+  g_test_message("second pin at A: %s", lw_editor_get_status(editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "redundant"));
+  g_assert_cmpint(lw_editor_get_joint_state(editor_of(w), "A") & LW_CHECK_REDUNDANT, !=, 0);
+  g_assert_cmpint(lw_editor_get_joint_state(editor_of(w), "pin1") & LW_CHECK_REDUNDANT, !=, 0);
+  g_assert_cmpint(lw_editor_get_joint_state(editor_of(w), "C") & LW_CHECK_REDUNDANT, ==, 0);
+  shot(w, "redundant");
+  /* delete it: runnable again */
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "joints/pin1");
+  act(w, "delete");
+  g_assert_nonnull(lw_window_get_runner(w));
+  g_autofree char *deleted = json_of(w);
+  g_assert_cmpstr(deleted, ==, before);
+  /* make parameter: one action on a field */
+  pick(w, "bodies/crank");
+  g_assert_true(lw_prop_editor_make_parameter(pe, "bodies/crank/mass"));
+  const lw_desc *d = lw_window_get_desc(w);
+  int k = lw_desc_param_index(d, "crank_mass");
+  g_assert_cmpint(k, >=, 0);
+  g_assert_cmpfloat(d->params[k].value, ==, 0.5);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* ---- autosave and recovery ---------------------------------------------------- */
+static int child_edit(void)
+{
+  /* a window that draws a link and pins it, then is killed */
+  LwWindow *w = new_window();
+  act(w, "new");
+  spin(0.2);
+  stroke(w, 0, 0, 0.8, 0.6);
+  g_assert_true(drop_at(w, "revolute", 0, 0));
+  const char *p = lw_window_get_autosave_path(w);
+  g_assert_nonnull(p);
+  g_autofree char *marker = g_build_filename(cache_dir, "child-ready", NULL);
+  g_file_set_contents(marker, p, -1, NULL);
+  for (;;)
+    spin(1);
+  return 0;
+}
+
+static void test_kill_recover(void)
+{
+  g_autofree char *marker = g_build_filename(cache_dir, "child-ready", NULL);
+  g_unlink(marker);
+  const char *self_exe = g_test_get_filename(G_TEST_BUILT, "test-edit", NULL);
+  char *argv[] = {(char *)self_exe, "--child-edit", NULL};
+  GPid pid;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_async(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
+  gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+  while (!g_file_test(marker, G_FILE_TEST_EXISTS) && g_get_monotonic_time() < end)
+    g_usleep(50000);
+  g_assert_true(g_file_test(marker, G_FILE_TEST_EXISTS));
+  g_usleep(200000);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  g_spawn_close_pid(pid);
+  g_assert_true(WIFSIGNALED(status));
+  g_autofree char *autosave = NULL;
+  g_assert_true(g_file_get_contents(marker, &autosave, NULL, NULL));
+  g_autofree char *saved = NULL;
+  g_assert_true(g_file_get_contents(autosave, &saved, NULL, NULL));
+  g_test_message("killed %d; autosave %s", (int)pid, autosave);
+
+  /* the next start offers it */
+  LwWindow *w = new_window();
+  g_assert_true(lw_window_offer_recovery(w));
+  GtkWidget *dialog = lw_window_get_recovery_dialog(w);
+  g_assert_nonnull(dialog);
+  spin(0.3);
+  g_autofree char *png = g_build_filename(shot_dir(), "recovery-offer.png", NULL);
+  g_mkdir_with_parents(shot_dir(), 0755);
+  {
+    /* the dialog itself, as drawn */
+    GdkPaintable *paintable = gtk_widget_paintable_new(dialog);
+    int dw = gtk_widget_get_width(dialog), dh = gtk_widget_get_height(dialog);
+    GtkSnapshot *snap = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, snap, dw, dh);
+    GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+    if (node && dw > 0 && dh > 0) {
+      GdkTexture *tex = gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(dialog)), node,
+                                                    &GRAPHENE_RECT_INIT(0, 0, dw, dh));
+      if (gdk_texture_save_to_png(tex, png))
+        g_test_message("screenshot %s", png);
+      g_object_unref(tex);
+    }
+    if (node)
+      gsk_render_node_unref(node);
+    g_object_unref(paintable);
+  }
+  adw_message_dialog_response(ADW_MESSAGE_DIALOG(dialog), "recover");
+  spin(0.2);
+  gtk_window_destroy(GTK_WINDOW(dialog));
+  g_autofree char *now = json_of(w);
+  g_assert_cmpstr(now, ==, saved);
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
+  g_assert_cmpint(lw_window_get_desc(w)->njoints, ==, 1);
+  g_assert_true(lw_window_get_modified(w));
+  g_assert_false(g_file_test(autosave, G_FILE_TEST_EXISTS)); /* taken over by this window */
+  /* nothing left to offer */
+  g_assert_false(lw_window_offer_recovery(w));
+  shot(w, "recovered");
+  gtk_window_destroy(GTK_WINDOW(w));
+  g_unlink(marker);
+}
+
+/* ---- the rest of the tutorial: spring, motor, run, plot, sensitivity ---------------- */
+#include "lw-sens-panel.h"
+
+static gboolean sens_idle(gpointer p)
+{
+  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
+}
+
+static void test_tutorial(void)
+{
+  LwWindow *w = new_window();
+  build_four_bar(w, FALSE);
+  /* a spring from the coupler's midpoint to a ground point above it */
+  g_assert_nonnull(lw_window_get_runner(w));
+  lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "spring");
+  const lw_desc *d = lw_window_get_desc(w);
+  /* where the coupler's midpoint is drawn */
+  LwSimRunner *r = lw_window_get_runner(w);
+  int c = column(lw_sim_runner_get_model(r), "coupler_p1.x");
+  double mx, my, t;
+  double *out = g_new0(double, lw_model_output_columns(lw_sim_runner_get_model(r)) + 1);
+  double *q = g_new0(double, lw_model_nq(lw_sim_runner_get_model(r)) + 1);
+  g_assert_true(lw_sim_runner_get_frame(r, 0, &t, q, out));
+  mx = out[c], my = out[c + 1];
+  g_free(out);
+  g_free(q);
+  stroke(w, mx, my, 1.0, 2.5);
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nforces, ==, 1);
+  g_assert_cmpstr(d->forces[0].body[0], ==, "coupler");
+  g_assert_cmpstr(d->forces[0].place[0].ref, ==, "p1");
+  g_assert_cmpstr(d->forces[0].body[1], ==, "ground");
+  lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "link");
+  pick(w, "forces/spring1");
+  enter(w, "forces/spring1/stiffness", "50");
+  shot(w, "tutorial-06-spring");
+  /* a motor on A: the crank turns at 6 rad/s */
+  g_assert_true(drop_at(w, "motor", 0, 0));
+  pick(w, "joints/A");
+  enter(w, "drivers/motor1/function/1", "6");
+  shot(w, "tutorial-07-motor");
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "0 left by the motors"));
+  /* run, and plot the coupler point's path */
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
+  act(w, "run");
+  g_assert_true(wait_until(runner_idle, w, 120));
+  g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
+  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
+  shot(w, "tutorial-08-plot");
+  /* its sensitivity: an objective on the coupler point, the spring stiffness a parameter */
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  pick(w, "forces/spring1");
+  g_assert_true(lw_prop_editor_make_parameter(props_of(w), "forces/spring1/stiffness"));
+  pick(w, "bodies/crank");
+  g_assert_true(lw_prop_editor_make_parameter(props_of(w), "bodies/crank/mass"));
+  /* the objective: the coupler point's height, squared and integrated over
+   * the run (objectives are written in the model file, section 10a) */
+  g_autofree char *dir = g_dir_make_tmp("lw-tut-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "tutorial.json", NULL);
+  lw_desc *dd = lw_desc_copy(lw_window_get_desc(w));
+  lw_objective_desc *oo = lw_desc_add_objective(dd, "height");
+  lw_term_desc *tt = lw_objective_add_term(oo, "coupler_p1");
+  tt->component = 1;
+  tt->form = LW_TERM_SQUARE;
+  g_assert_true(lw_model_write_file(dd, path, NULL));
+  lw_desc_free(dd);
+  g_autoptr(GFile) f = g_file_new_for_path(path);
+  g_assert_true(lw_window_open_file(w, f));
+  LwSensPanel *panel = LW_SENS_PANEL(lw_window_get_sens_panel(w));
+  lw_sens_panel_select(panel, "height", LW_SENS_ADJOINT);
+  act(w, "run-sensitivity");
+  g_assert_true(wait_until(sens_idle, panel, 120));
+  const lw_sens_result *sr = lw_sens_panel_get_result(panel);
+  g_assert_nonnull(sr);
+  g_assert_cmpint(sr->status, ==, LW_OK);
+  g_assert_cmpint(sr->nparams, ==, 2);
+  g_test_message("height = %.6g, gradient (%s %.6g, %s %.6g)", sr->value[0], lw_window_get_desc(w)->params[0].name,
+                 sr->gradient[0], lw_window_get_desc(w)->params[1].name, sr->gradient[1]);
+  shot(w, "tutorial-09-sensitivity");
+  g_unlink(path);
+  g_rmdir(dir);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+static void rm_rf(const char *path)
+{
+  GDir *d = g_dir_open(path, 0, NULL);
+  if (d) {
+    const char *n;
+    while ((n = g_dir_read_name(d))) {
+      g_autofree char *p = g_build_filename(path, n, NULL);
+      rm_rf(p);
+    }
+    g_dir_close(d);
+    g_rmdir(path);
+  } else
+    g_unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+  gboolean child = argc > 1 && !strcmp(argv[1], "--child-edit");
+  if (!child) {
+    /* autosaves of this test go to a private cache directory, which the
+     * child process inherits */
+    cache_dir = g_dir_make_tmp("lw-edit-cache-XXXXXX", NULL);
+    g_setenv("XDG_CACHE_HOME", cache_dir, TRUE);
+  } else
+    cache_dir = g_strdup(g_getenv("XDG_CACHE_HOME"));
+  if (child)
+    argc = 1;
+  g_test_init(&argc, &argv, NULL);
+  if (!gtk_init_check()) {
+    printf("1..0 # SKIP no display (the test command starts Xvfb)\n");
+    return 0;
+  }
+  adw_init();
+  app = lw_application_new();
+  g_application_register(G_APPLICATION(app), NULL, NULL);
+  if (child)
+    return child_edit();
+  g_test_add_func("/edit/four-bar", test_four_bar);
+  g_test_add_func("/edit/undo-redo-file", test_undo_redo_file);
+  g_test_add_func("/edit/slider-crank", test_slider_crank);
+  g_test_add_func("/edit/invalid-edits", test_invalid_edits);
+  g_test_add_func("/edit/kill-recover", test_kill_recover);
+  g_test_add_func("/edit/tutorial", test_tutorial);
+  int rc = g_test_run();
+  g_object_unref(app);
+  rm_rf(cache_dir);
+  g_free(cache_dir);
+  return rc;
+}
