@@ -1047,7 +1047,9 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       cairo_stroke(cr);
     }
   }
-  /* joints flagged by the live check */
+  /* joints flagged by the live check; labels of joints at one place stack */
+  int nlab = 0;
+  double labx[16], laby[16];
   for (int j = 0; j < self->njoints; j++) {
     if (!self->jstate[j] || !lw_editor_world_to_view(self, self->jpos + 3 * j, &x, &y))
       continue;
@@ -1062,7 +1064,13 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
     g_autofree char *t = g_strdup_printf("%s %s", self->doc->joints[j].name, conflict ? _("violated") : _("redundant"));
     pango_layout_set_text(pl, t, -1);
-    cairo_move_to(cr, x + 16, y - 18);
+    double ly = y - 18;
+    for (int k = 0; k < nlab; k++)
+      if (fabs(labx[k] - x) < 40 && fabs(laby[k] - ly) < 16)
+        ly = laby[k] + 16;
+    if (nlab < 16)
+      labx[nlab] = x, laby[nlab++] = ly;
+    cairo_move_to(cr, x + 16, ly);
     pango_cairo_show_layout(cr, pl);
     g_object_unref(pl);
   }
