@@ -114,6 +114,7 @@ G_DEFINE_FINAL_TYPE(LwWindow, lw_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void show_frame(LwWindow *self, guint k);
 static void update_actions(LwWindow *self);
+static void watch_focus(LwWindow *self);
 
 /* GTK 4.8 names the buttons inside a drop-down or a split button after
  * their class; a screen reader should say what they are for. */
@@ -1776,6 +1777,7 @@ static void lw_window_init(LwWindow *self)
   g_signal_connect(self->editor, "edit", G_CALLBACK(edit_cb), self);
   g_signal_connect(self->editor, "message", G_CALLBACK(editor_message_cb), self);
   g_signal_connect(self->prop_editor, "edit", G_CALLBACK(edit_cb), self);
+  watch_focus(self);
   g_signal_connect(self->opt_panel, "apply", G_CALLBACK(opt_apply_cb), self);
   update_actions(self);
   g_signal_connect(self->view, "notify::gl-error", G_CALLBACK(gl_error_cb), self);
@@ -1863,6 +1865,20 @@ gboolean lw_window_get_modified(LwWindow *self)
 }
 
 /* ---- editing: public API -------------------------------------------------------- */
+/* Delete is the key of win.delete: while a text field has the focus it
+ * belongs to the field */
+static void focus_changed_cb(GObject *window, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  (void)user;
+  GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+  set_enabled(LW_WINDOW(window), "delete", !(focus && GTK_IS_EDITABLE(focus)));
+}
+
+static void watch_focus(LwWindow *self)
+{
+  g_signal_connect(self, "notify::focus-widget", G_CALLBACK(focus_changed_cb), NULL);
+}
 GtkWidget *lw_window_get_editor(LwWindow *self)
 {
   g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
