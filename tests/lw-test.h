@@ -94,4 +94,27 @@ static inline lw_desc *lwt_dead_point_desc(double *rocker0)
   return d;
 }
 
+/* GUI tests: run the main loop for a while, or until cond holds (FALSE
+ * when timeout_s passes first) */
+static inline void lwt_spin(double seconds)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(seconds * 1e6);
+  while (g_get_monotonic_time() < end) {
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(500);
+  }
+}
+
+static inline gboolean lwt_wait_until(gboolean (*cond)(gpointer), gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+  while (!cond(data)) {
+    if (g_get_monotonic_time() > end)
+      return FALSE;
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(500);
+  }
+  return TRUE;
+}
+
 #endif

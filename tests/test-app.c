@@ -23,29 +23,6 @@
 
 static LwApplication *app;
 
-typedef gboolean (*cond_fn)(gpointer);
-
-/* run the main loop until cond holds or timeout_s passes */
-static gboolean wait_until(cond_fn cond, gpointer data, double timeout_s)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
-  while (!cond(data)) {
-    if (g_get_monotonic_time() > end)
-      return FALSE;
-    g_main_context_iteration(NULL, FALSE);
-    g_usleep(500);
-  }
-  return TRUE;
-}
-
-static void spin(double seconds)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(seconds * 1e6);
-  while (g_get_monotonic_time() < end) {
-    g_main_context_iteration(NULL, FALSE);
-    g_usleep(500);
-  }
-}
 
 /* let a freshly opened model's first layout and drawing finish (a model
  * with hundreds of parameters lays out hundreds of rows once) */
@@ -83,8 +60,8 @@ static LwWindow *new_window(void)
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(wait_until(is_mapped, w, 10));
-  spin(0.2);
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lwt_spin(0.2);
   return w;
 }
 
@@ -121,8 +98,8 @@ static void test_run(void)
   LwWindow *w = new_window();
   set_state(w, "real-time", FALSE);
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 60));
-  spin(0.3);
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_spin(0.3);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   guint n = lw_sim_runner_get_n_frames(r);
@@ -155,7 +132,7 @@ static void test_run(void)
 
   /* replay from the start, at 1x: time moves forward, not to the end at once */
   act(w, "play");
-  spin(0.5);
+  lwt_spin(0.5);
   double t = lw_window_get_shown_time(w);
   g_assert_cmpfloat(t, >, 0.1);
   g_assert_cmpfloat(t, <, 2.5);
@@ -175,24 +152,24 @@ static void test_pause_step_reset(void)
   LwWindow *w = new_window();
   set_state(w, "real-time", TRUE);
   act(w, "run");
-  spin(0.4);
+  lwt_spin(0.4);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
   double t_live = lw_window_get_shown_time(w);
   g_assert_cmpfloat(t_live, >, 0.05);
   gint64 t0 = g_get_monotonic_time();
   act(w, "pause");
-  g_assert_true(wait_until(runner_paused, w, 1.0));
+  g_assert_true(lwt_wait_until(runner_paused, w, 1.0));
   double answer_ms = (g_get_monotonic_time() - t0) * 1e-3;
   g_test_message("pause answered in %.2f ms", answer_ms);
   g_assert_cmpfloat(answer_ms, <, 100);
-  spin(0.1);
+  lwt_spin(0.1);
   guint n = lw_sim_runner_get_n_frames(r);
   act(w, "step");
-  spin(0.2);
+  lwt_spin(0.2);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, n + 1);
   act(w, "reset");
-  spin(0.1);
+  lwt_spin(0.1);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, 1);
   g_assert_cmpfloat(lw_window_get_shown_time(w), ==, 0.0);
   gtk_window_destroy(GTK_WINDOW(w));
@@ -248,7 +225,7 @@ static void test_bad_files(void)
   /* the kept model still runs */
   set_state(w, "real-time", FALSE);
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 60));
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   g_unlink(bad_path);
   g_unlink(junk_path);
@@ -271,8 +248,8 @@ static void test_solver_failure(void)
   g_assert_true(lw_window_open_file(w, f));
   set_state(w, "real-time", FALSE);
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 60));
-  spin(0.1);
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_spin(0.1);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FAILED);
   const char *msg = lw_window_get_message(w);
@@ -288,7 +265,7 @@ static void test_solver_failure(void)
   /* the model is still the one opened, and replay works */
   g_assert_nonnull(lw_window_get_desc(w));
   act(w, "play");
-  spin(0.2);
+  lwt_spin(0.2);
   g_assert_cmpfloat(lw_window_get_shown_time(w), <, lw_sim_runner_get_time(r));
   gtk_window_destroy(GTK_WINDOW(w));
   g_unlink(path);
@@ -308,7 +285,7 @@ static void test_sensitivity(void)
   lw_sens_panel_select(panel, "psi1", LW_SENS_ADJOINT);
   act(w, "run-sensitivity");
   g_assert_true(lw_sens_panel_is_busy(panel));
-  g_assert_true(wait_until(sens_idle, panel, 120));
+  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
   const lw_sens_result *r = lw_sens_panel_get_result(panel);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -330,7 +307,7 @@ static void test_sensitivity(void)
   /* forward keeps the sensitivities over time */
   lw_sens_panel_select(panel, "psi2", LW_SENS_FORWARD);
   lw_sens_panel_run(panel);
-  g_assert_true(wait_until(sens_idle, panel, 120));
+  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
   r = lw_sens_panel_get_result(panel);
   g_assert_cmpint(r->status, ==, LW_OK);
   g_assert_nonnull(r->table);
@@ -338,7 +315,7 @@ static void test_sensitivity(void)
   /* cancel */
   lw_sens_panel_run(panel);
   lw_sens_panel_run(panel);
-  g_assert_true(wait_until(sens_idle, panel, 120));
+  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
   g_assert_nonnull(strstr(lw_sens_panel_get_status(panel), "ancel"));
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -395,7 +372,7 @@ static void test_optimize(void)
   lw_desc *before = lw_desc_copy(lw_window_get_desc(w));
   act(w, "run-optimization");
   g_assert_true(lw_opt_panel_is_busy(panel));
-  g_assert_true(wait_until(opt_idle, panel, 240));
+  g_assert_true(lwt_wait_until(opt_idle, panel, 240));
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_nonnull(r);
   g_test_message("%s; f %.6g -> %.6g, %d evaluations, stop: %s", lw_opt_panel_get_status(panel), r->f0, r->f,
@@ -429,8 +406,8 @@ static void test_optimize(void)
   g_assert_cmpfloat(param_value(d, "Ls1"), ==, param_value(before, "Ls1"));
   g_assert_false(lw_window_get_modified(w));
   /* the two designs simulated for the comparison */
-  g_assert_true(wait_until(opt_compared, panel, 120));
-  spin(0.3);
+  g_assert_true(lwt_wait_until(opt_compared, panel, 120));
+  lwt_spin(0.3);
   const char *dir = g_getenv("LW_SCREENSHOT_DIR");
   if (dir) {
     gtk_stack_set_visible_child_name(GTK_STACK(gtk_widget_get_parent(GTK_WIDGET(panel))), "optimization");
@@ -439,7 +416,7 @@ static void test_optimize(void)
     GtkAdjustment *va = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
     for (int k = 0; k < 3; k++) {
       gtk_adjustment_set_value(va, k * (gtk_adjustment_get_upper(va) - gtk_adjustment_get_page_size(va)) / 2);
-      spin(0.5);
+      lwt_spin(0.5);
       g_autofree char *name = g_strdup_printf("opt-panel-%d.png", k);
       g_autofree char *png = g_build_filename(dir, name, NULL);
       g_assert_true(lw_window_save_screenshot(w, png, NULL));
@@ -486,7 +463,7 @@ static void test_optimize(void)
   /* the restored model still runs */
   set_state(w, "real-time", FALSE);
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 60));
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   lw_desc_free(before);
   gtk_window_destroy(GTK_WINDOW(w));
@@ -505,12 +482,12 @@ static void test_optimize_cancel(void)
   lw_opt_panel_run(panel);
   g_assert_true(lw_opt_panel_is_busy(panel));
   gint64 ts = g_get_monotonic_time();
-  g_assert_true(wait_until(opt_started, panel, 120));
+  g_assert_true(lwt_wait_until(opt_started, panel, 120));
   gint64 t0 = g_get_monotonic_time();
   int seen = lw_opt_panel_get_progress(panel, NULL, NULL, NULL, NULL);
   g_test_message("first progress after %.1f ms: evaluation %d", (t0 - ts) * 1e-3, seen);
   lw_opt_panel_run(panel); /* the button reads Cancel now */
-  g_assert_true(wait_until(opt_idle, panel, 120));
+  g_assert_true(lwt_wait_until(opt_idle, panel, 120));
   double answer_ms = (g_get_monotonic_time() - t0) * 1e-3;
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_nonnull(r);
@@ -547,7 +524,7 @@ static void test_optimize_errors(void)
   lw_desc_free(bad);
   g_assert_true(lw_opt_panel_select_problem(panel, "broken"));
   lw_opt_panel_run(panel);
-  g_assert_true(wait_until(opt_idle, panel, 60));
+  g_assert_true(lwt_wait_until(opt_idle, panel, 60));
   const char *status = lw_opt_panel_get_status(panel);
   g_test_message("%s", status);
   g_assert_nonnull(strstr(status, "no-such-objective"));
@@ -567,7 +544,7 @@ static void test_optimize_errors(void)
   lw_opt_panel_set_algorithm(panel, LW_OPT_MMA);
   double ls2 = param_value(model, "Ls2");
   lw_opt_panel_run(panel);
-  g_assert_true(wait_until(opt_idle, panel, 240));
+  g_assert_true(lwt_wait_until(opt_idle, panel, 240));
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_cmpint(r->status, ==, LW_OK);
   g_assert_cmpint(r->n, ==, 1);
@@ -594,7 +571,7 @@ static void test_selection(void)
 {
   LwWindow *w = new_window();
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/A1");
-  spin(0.05);
+  lwt_spin(0.05);
   LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
   g_assert_cmpstr(lw_inspector_get_selection(ins), ==, "bodies/A1");
   g_assert_cmpstr(lw_inspector_lookup(ins, "Mass"), ==, "1");
@@ -602,7 +579,7 @@ static void test_selection(void)
   g_assert_nonnull(lw_inspector_lookup(ins, "mA1"));
   g_assert_null(lw_inspector_lookup(ins, "Ls1"));
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), NULL);
-  spin(0.05);
+  lwt_spin(0.05);
   g_assert_null(lw_inspector_get_selection(ins));
   gtk_window_destroy(GTK_WINDOW(w));
 }

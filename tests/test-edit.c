@@ -36,27 +36,6 @@ static LwApplication *app;
 static char *cache_dir;
 
 /* ---- helpers ---------------------------------------------------------------- */
-static void spin(double seconds)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(seconds * 1e6);
-  while (g_get_monotonic_time() < end) {
-    g_main_context_iteration(NULL, FALSE);
-    g_usleep(500);
-  }
-}
-
-typedef gboolean (*cond_fn)(gpointer);
-static gboolean wait_until(cond_fn cond, gpointer data, double timeout_s)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
-  while (!cond(data)) {
-    if (g_get_monotonic_time() > end)
-      return FALSE;
-    g_main_context_iteration(NULL, FALSE);
-    g_usleep(500);
-  }
-  return TRUE;
-}
 
 static gboolean is_mapped(gpointer w)
 {
@@ -80,8 +59,8 @@ static LwWindow *new_window(void)
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(wait_until(is_mapped, w, 10));
-  spin(0.3);
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lwt_spin(0.3);
   return w;
 }
 
@@ -103,7 +82,7 @@ static const char *shot_dir(void)
 
 static void shot(LwWindow *w, const char *name)
 {
-  spin(0.4);
+  lwt_spin(0.4);
   g_mkdir_with_parents(shot_dir(), 0755);
   g_autofree char *file = g_strdup_printf("%s.png", name);
   g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
@@ -134,7 +113,7 @@ static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
   gboolean ok = FALSE;
   g_signal_emit_by_name(target, "drop", &v, x, y, &ok);
   g_value_unset(&v);
-  spin(0.05);
+  lwt_spin(0.05);
   return ok;
 }
 
@@ -149,13 +128,13 @@ static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
   for (int k = 1; k <= 4; k++)
     g_signal_emit_by_name(g, "drag-update", (x1 - x0) * k / 4, (y1 - y0) * k / 4);
   g_signal_emit_by_name(g, "drag-end", x1 - x0, y1 - y0);
-  spin(0.05);
+  lwt_spin(0.05);
 }
 
 static void pick(LwWindow *w, const char *path)
 {
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
-  spin(0.02);
+  lwt_spin(0.02);
   g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, path);
 }
 
@@ -187,7 +166,7 @@ static int column(const lw_model *m, const char *name)
 static void build_four_bar(LwWindow *w, gboolean shots)
 {
   act(w, "new");
-  spin(0.6); /* the palette slides in, the drawing area is framed */
+  lwt_spin(0.6); /* the palette slides in, the drawing area is framed */
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   g_assert_true(g_variant_get_boolean(g_action_group_get_action_state(G_ACTION_GROUP(w), "edit-mode")));
   if (shots)
@@ -269,7 +248,7 @@ static void test_four_bar(void)
   /* run it, flat out */
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 120));
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   guint n = lw_sim_runner_get_n_frames(r);
@@ -369,7 +348,7 @@ static void test_slider_crank(void)
 {
   LwWindow *w = new_window();
   act(w, "new");
-  spin(0.6);
+  lwt_spin(0.6);
   stroke(w, 0, 0, 0, 0.3);       /* crank */
   stroke(w, 0, 0.3, 1.0, 0);     /* connecting rod */
   stroke(w, 1.0, 0, 1.3, 0);     /* the slider, drawn along its line */
@@ -399,7 +378,7 @@ static void test_slider_crank(void)
   shot(w, "slider-crank-drawn");
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 120));
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   guint n = lw_sim_runner_get_n_frames(r);
@@ -508,7 +487,7 @@ static int child_edit(void)
   /* a window that draws a link and pins it, then is killed */
   LwWindow *w = new_window();
   act(w, "new");
-  spin(0.6);
+  lwt_spin(0.6);
   stroke(w, 0, 0, 0.8, 0.6);
   g_assert_true(drop_at(w, "revolute", 0, 0));
   const char *p = lw_window_get_autosave_path(w);
@@ -516,7 +495,7 @@ static int child_edit(void)
   g_autofree char *marker = g_build_filename(cache_dir, "child-ready", NULL);
   g_file_set_contents(marker, p, -1, NULL);
   for (;;)
-    spin(1);
+    lwt_spin(1);
   return 0;
 }
 
@@ -550,7 +529,7 @@ static void test_kill_recover(void)
   g_assert_true(lw_window_offer_recovery(w));
   GtkWidget *dialog = lw_window_get_recovery_dialog(w);
   g_assert_nonnull(dialog);
-  spin(0.3);
+  lwt_spin(0.3);
   g_autofree char *png = g_build_filename(shot_dir(), "recovery-offer.png", NULL);
   g_mkdir_with_parents(shot_dir(), 0755);
   {
@@ -572,7 +551,7 @@ static void test_kill_recover(void)
     g_object_unref(paintable);
   }
   adw_message_dialog_response(ADW_MESSAGE_DIALOG(dialog), "recover");
-  spin(0.2);
+  lwt_spin(0.2);
   gtk_window_destroy(GTK_WINDOW(dialog));
   g_autofree char *now = json_of(w);
   g_assert_cmpstr(now, ==, saved);
@@ -633,7 +612,7 @@ static void test_tutorial(void)
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   act(w, "run");
-  g_assert_true(wait_until(runner_idle, w, 120));
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
   shot(w, "tutorial-08-plot");
@@ -662,7 +641,7 @@ static void test_tutorial(void)
   LwSensPanel *panel = LW_SENS_PANEL(lw_window_get_sens_panel(w));
   lw_sens_panel_select(panel, "height", LW_SENS_ADJOINT);
   act(w, "run-sensitivity");
-  g_assert_true(wait_until(sens_idle, panel, 120));
+  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
   const lw_sens_result *sr = lw_sens_panel_get_result(panel);
   g_assert_nonnull(sr);
   g_assert_cmpint(sr->status, ==, LW_OK);

@@ -687,22 +687,15 @@ static void rebuild(LwPropEditor *self)
     gtk_box_remove(GTK_BOX(self->box), child);
   g_hash_table_remove_all(self->fields);
   const lw_desc *d = self->doc;
-  gboolean shown = FALSE;
-  if (self->selection) {
-    const char *name = strchr(self->selection, '/') ? strchr(self->selection, '/') + 1 : "";
-    if (g_str_has_prefix(self->selection, "bodies/"))
-      for (int i = 0; i < d->nbodies && !shown; i++)
-        if (!strcmp(d->bodies[i].name, name))
-          show_body(self, &d->bodies[i]), shown = TRUE;
-    if (g_str_has_prefix(self->selection, "joints/"))
-      for (int i = 0; i < d->njoints && !shown; i++)
-        if (!strcmp(d->joints[i].name, name))
-          show_joint(self, &d->joints[i]), shown = TRUE;
-    if (g_str_has_prefix(self->selection, "forces/"))
-      for (int i = 0; i < d->nforces && !shown; i++)
-        if (!strcmp(d->forces[i].name, name))
-          show_force(self, &d->forces[i]), shown = TRUE;
-  }
+  int i;
+  lw_elem_kind kind = lw_desc_find(d, self->selection, &i);
+  if (kind == LW_ELEM_BODY)
+    show_body(self, &d->bodies[i]);
+  else if (kind == LW_ELEM_JOINT)
+    show_joint(self, &d->joints[i]);
+  else if (kind == LW_ELEM_FORCE)
+    show_force(self, &d->forces[i]);
+  gboolean shown = kind != LW_ELEM_NONE;
   if (!shown) {
     g_clear_pointer(&self->selection, g_free);
     show_model(self);

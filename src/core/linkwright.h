@@ -538,6 +538,10 @@ int lw_desc_remove(lw_desc *d, const char *path);
  * when the element does not exist or the name is empty, has a '/', or is
  * taken. */
 int lw_desc_rename(lw_desc *d, const char *path, const char *new_name);
+/* The body, joint or force a path "bodies/B", "joints/J", "forces/F" names:
+ * its kind and its index in that list (-1 with LW_ELEM_NONE). */
+typedef enum { LW_ELEM_NONE, LW_ELEM_BODY, LW_ELEM_JOINT, LW_ELEM_FORCE } lw_elem_kind;
+lw_elem_kind lw_desc_find(const lw_desc *d, const char *path, int *index);
 /* 1 if a body, joint, force, driver, output, parameter or objective has the
  * name (or it is "ground") */
 int lw_desc_name_used(const lw_desc *d, const char *name);

@@ -253,6 +253,30 @@ int lw_desc_remove(lw_desc *d, const char *path)
 }
 
 /* ---- names ---------------------------------------------------------- */
+lw_elem_kind lw_desc_find(const lw_desc *d, const char *path, int *index)
+{
+  const char *slash = path ? strchr(path, '/') : NULL;
+  *index = -1;
+  if (!slash)
+    return LW_ELEM_NONE;
+  const char *name = slash + 1;
+  size_t kl = (size_t)(slash - path);
+  if (kl == 6 && !strncmp(path, "bodies", kl)) {
+    for (int i = 0; i < d->nbodies; i++)
+      if (eq(d->bodies[i].name, name))
+        return *index = i, LW_ELEM_BODY;
+  } else if (kl == 6 && !strncmp(path, "joints", kl)) {
+    for (int i = 0; i < d->njoints; i++)
+      if (eq(d->joints[i].name, name))
+        return *index = i, LW_ELEM_JOINT;
+  } else if (kl == 6 && !strncmp(path, "forces", kl)) {
+    for (int i = 0; i < d->nforces; i++)
+      if (eq(d->forces[i].name, name))
+        return *index = i, LW_ELEM_FORCE;
+  }
+  return LW_ELEM_NONE;
+}
+
 int lw_desc_name_used(const lw_desc *d, const char *name)
 {
   if (!name || !strcmp(name, "ground"))

@@ -249,6 +249,7 @@ typedef struct {
    * to state b; Rc (nq x nz) = dR_P/dc; the errors' gradients at a and b
    * (nz x nq each, q and qd) and parameter partials (nz x p) */
   double *Rc, *eqa, *eqda, *eqb, *eqdb, *pea, *peb;
+  double fb_ta, fb_tb; /* the times of the states eqa.. and eqb.. belong to */
 } sens;
 
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
@@ -377,8 +378,24 @@ static int lin_step(sens *s, const double *sa, const double *sb)
     /* the controllers' integral terms as the step saw them */
     memcpy(d->fbc, ST_CARRY(s, sb), sizeof(double) * (size_t)s->nz);
     d->fb_beta = 0.5 * s->h;
-    fb_grads(s, sa, s->eqa, s->eqda, s->pea);
-    fb_grads(s, sb, s->eqb, s->eqdb, s->peb);
+    /* a state's gradients serve two steps: the forward pass meets it as
+     * state b then a, the backward pass as a then b */
+    double ta = ST_T(sa), tb = ST_T(sb);
+    if (s->fb_tb == ta || s->fb_ta == tb) {
+      double *sw[3][2] = {{s->eqa, s->eqb}, {s->eqda, s->eqdb}, {s->pea, s->peb}};
+      s->eqa = sw[0][1], s->eqb = sw[0][0];
+      s->eqda = sw[1][1], s->eqdb = sw[1][0];
+      s->pea = sw[2][1], s->peb = sw[2][0];
+      double t = s->fb_ta;
+      s->fb_ta = s->fb_tb;
+      s->fb_tb = t;
+    }
+    if (s->fb_ta != ta)
+      fb_grads(s, sa, s->eqa, s->eqda, s->pea);
+    if (s->fb_tb != tb)
+      fb_grads(s, sb, s->eqb, s->eqdb, s->peb);
+    s->fb_ta = ta;
+    s->fb_tb = tb;
     memset(s->Rc, 0, sizeof(double) * (size_t)s->nz * nq);
     double g[2 * LW_MAXQB];
     for (int n = 0; n < m->nforces; n++) {
@@ -961,6 +978,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   s->nc = m->nc;
   s->n1 = m->nq + m->nc;
   s->nz = m->nfbs;
+  s->fb_ta = s->fb_tb = NAN;
   s->nxs = 3 * m->nq + m->nc;
   s->nx = s->nxs + s->nz;
   s->nqb = m->nqb;
