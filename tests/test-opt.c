@@ -284,6 +284,58 @@ static void test_constraints(void)
   lw_desc_free(d);
 }
 
+/* an equality constraint: the height of the five-bar's point 2 at 1 s
+ * prescribed (to the height another spring design gives), psi2 minimized
+ * under it with the rest lengths */
+static double final_height(const lw_desc *d)
+{
+  lw_model *m = lwt_compile(d);
+  lw_sim_result s;
+  g_assert_cmpint(lw_simulate(m, 1.0, 1e-3, &s, NULL, NULL), ==, LW_OK);
+  double y = lwt_at(&s, s.rows - 1, lwt_col(m, "r2.y"));
+  lw_sim_result_clear(&s);
+  lw_model_free(m);
+  return y;
+}
+
+static void test_equality(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  d->solver.t_end = 1.0;
+  lw_objective_desc *ob = lw_desc_add_objective(d, "height");
+  lw_term_desc *t = lw_objective_add_term(ob, "r2");
+  t->kind = LW_TERM_FINAL;
+  t->form = LW_TERM_VALUE;
+  t->component = 1;
+  int i1 = lw_desc_param_index(d, "Ls1"), i2 = lw_desc_param_index(d, "Ls2");
+  double y0 = final_height(d);
+  lw_desc *other = lw_desc_copy(d);
+  other->params[i1].value = 2.6;
+  other->params[i2].value = 2.2;
+  double target = final_height(other);
+  lw_desc_free(other);
+  lw_problem_desc *p = lw_desc_add_problem(d, "c-eq", "psi2");
+  p->algorithm = LW_OPT_SLSQP;
+  p->max_evaluations = 150;
+  for (int k = 0; k < 2; k++) {
+    lw_var_desc *v = lw_problem_add_var(p, k ? "Ls2" : "Ls1");
+    v->has_lower = v->has_upper = 1;
+    v->lower = 1.5;
+    v->upper = 3.5;
+  }
+  lw_problem_add_con(p, "height", LW_CON_EQ, target);
+  lw_opt_result r = solve(d, d->nproblems - 1, NULL);
+  double y1 = final_height(r.optimized);
+  g_test_message("c-eq: height of point 2 at 1 s %.6f m -> %.9f m, prescribed %.9f m; psi2 %.4g -> %.4g; Ls1 %.4f, "
+                 "Ls2 %.4f; %d evaluations",
+                 y0, y1, target, r.f0, r.f, r.x[0], r.x[1], r.evaluations);
+  g_assert_cmpfloat(fabs(y0 - target), >, 1e-3);
+  g_assert_cmpfloat(r.violation, <=, 1e-6);
+  g_assert_cmpfloat(fabs(y1 - target), <=, 1e-6);
+  lw_opt_result_clear(&r);
+  lw_desc_free(d);
+}
+
 /* bad problems: clear messages, nothing run */
 static void test_bad_problems(void)
 {
@@ -443,6 +495,7 @@ int main(int argc, char **argv)
   g_test_add_func("/opt/swing-up", test_swing_up);
   g_test_add_func("/opt/swing-up-stop", test_swing_up_stop);
   g_test_add_func("/opt/constraints", test_constraints);
+  g_test_add_func("/opt/equality", test_equality);
   g_test_add_func("/opt/bad-problems", test_bad_problems);
   g_test_add_func("/opt/failed-evaluations", test_failed_evaluations);
   g_test_add_func("/opt/cancel", test_cancel);
