@@ -343,6 +343,103 @@ static void test_undo_redo_file(void)
   g_rmdir(dir);
 }
 
+/* ---- moving points with the handles ------------------------------------------ */
+static const lw_body_desc *body_named(LwWindow *w, const char *name)
+{
+  const lw_desc *d = lw_window_get_desc(w);
+  for (int b = 0; b < d->nbodies; b++)
+    if (!strcmp(d->bodies[b].name, name))
+      return &d->bodies[b];
+  g_error("no body %s", name);
+  return NULL;
+}
+
+static void test_move_points(void)
+{
+  LwWindow *w = new_window();
+  act(w, "new");
+  lwt_spin(0.6);
+  LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
+  stroke(w, 0, 0, 1, 0);
+  g_assert_true(drop_at(w, "revolute", 0, 0));
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "1 DOF"));
+
+  /* the move tool: a stroke from the link's end drags the end, and the
+   * drawn link stays a uniform bar of 1 kg/m */
+  lw_palette_set_stroke_tool(pal, "move");
+  pick(w, NULL);
+  stroke(w, 1, 0, 1.5, 0);
+  const lw_body_desc *b = body_named(w, "link1");
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1); /* moved, not drawn */
+  g_assert_cmpfloat(b->points[1].p[0], ==, 1.5);
+  g_assert_cmpfloat(b->points[1].p[1], ==, 0.0);
+  g_assert_cmpfloat(b->geoms[0].to[0], ==, 1.5);
+  g_assert_cmpfloat_with_epsilon(b->mass, 1.5, 1e-15);
+  g_assert_cmpfloat_with_epsilon(b->com[0], 0.75, 1e-15);
+  g_assert_cmpfloat_with_epsilon(b->inertia[2], 1.5 * 1.5 * 1.5 / 12, 1e-15);
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "1 DOF"));
+  shot(w, "move-points");
+
+  /* the selected pin's ground place wins over the link end it holds */
+  pick(w, "joints/pin1");
+  stroke(w, 0, 0, 0.2, 0.3);
+  const lw_joint_desc *j = &lw_window_get_desc(w)->joints[0];
+  g_assert_cmpfloat_with_epsilon(j->place[0].p[0], 0.2, 1e-12);
+  g_assert_cmpfloat_with_epsilon(j->place[0].p[1], 0.3, 1e-12);
+  b = body_named(w, "link1");
+  g_assert_cmpfloat(b->points[0].p[0], ==, 0.0);
+  g_assert_cmpfloat(b->points[0].p[1], ==, 0.0);
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "assembled"));
+
+  /* a link whose mass was typed in keeps it: only the point and the bar move */
+  pick(w, "bodies/link1");
+  enter(w, "bodies/link1/mass", "3");
+  pick(w, NULL);
+  stroke(w, 1.7, 0.3, 1.2, 0.3);
+  b = body_named(w, "link1");
+  g_assert_cmpfloat_with_epsilon(b->points[1].p[0], 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(b->geoms[0].to[0], 1.0, 1e-12);
+  g_assert_cmpfloat(b->mass, ==, 3.0);
+  g_assert_cmpfloat_with_epsilon(b->com[0], 0.75, 1e-15);
+
+  /* with the move tool a drag on empty space pans; a move asked to start
+   * on nothing is refused; the model is unchanged by either */
+  g_autofree char *before = json_of(w);
+  stroke(w, 0.6, 1.0, 0.9, 1.2);
+  double e0[3] = {0.6, 1.0, 0}, ex, ey;
+  g_assert_true(lw_editor_world_to_view(editor_of(w), e0, &ex, &ey));
+  g_assert_false(lw_editor_move(editor_of(w), ex, ey, ex + 30, ey));
+  g_assert_nonnull(lw_editor_get_message(editor_of(w)));
+  g_test_message("refused: %s", lw_editor_get_message(editor_of(w)));
+  g_autofree char *after = json_of(w);
+  g_assert_cmpstr(before, ==, after);
+
+  /* typing a drawn link's end coordinate stretches it the same way */
+  lw_palette_set_stroke_tool(pal, "link");
+  stroke(w, 0, -1, 1, -1);
+  pick(w, "bodies/link2");
+  enter(w, "bodies/link2/points/end/0", "2");
+  b = body_named(w, "link2");
+  g_assert_cmpfloat(b->geoms[0].to[0], ==, 2.0);
+  g_assert_cmpfloat_with_epsilon(b->mass, 2.0, 1e-15);
+  g_assert_cmpfloat_with_epsilon(b->inertia[2], 8.0 / 12, 1e-15);
+
+  /* undo takes the edits back one by one */
+  act(w, "undo");
+  act(w, "undo");
+  act(w, "undo");
+  b = body_named(w, "link1");
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
+  g_assert_cmpfloat(b->points[1].p[0], ==, 1.5);
+  g_assert_cmpfloat(b->mass, ==, 3.0);
+  act(w, "undo");
+  act(w, "undo");
+  b = body_named(w, "link1");
+  g_assert_cmpfloat(lw_window_get_desc(w)->joints[0].place[0].p[0], ==, 0.0);
+  g_assert_cmpfloat_with_epsilon(b->mass, 1.5, 1e-15);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* ---- a slider-crank in the plane ---------------------------------------------- */
 static void test_slider_crank(void)
 {
@@ -695,6 +792,7 @@ int main(int argc, char **argv)
     return child_edit();
   g_test_add_func("/edit/four-bar", test_four_bar);
   g_test_add_func("/edit/undo-redo-file", test_undo_redo_file);
+  g_test_add_func("/edit/move-points", test_move_points);
   g_test_add_func("/edit/slider-crank", test_slider_crank);
   g_test_add_func("/edit/invalid-edits", test_invalid_edits);
   g_test_add_func("/edit/kill-recover", test_kill_recover);

@@ -14,13 +14,20 @@
 
 #define SNAP_PX 12.0      /* a point this close to the pointer is taken */
 #define CLICK_PX 4.0      /* below this a press-release is a click */
-#define LINK_DENSITY 1.0  /* kg per metre of a drawn link */
-#define LINK_WIDTH 0.05   /* m, drawn bars */
+
+typedef enum {
+  ANCHOR_POINT,    /* a named point of a body */
+  ANCHOR_JOINT,    /* a joint's place on the ground */
+  ANCHOR_SPRING,   /* a spring's end on the ground */
+} AnchorKind;
 
 typedef struct {
   int body;        /* index, -1 ground */
   char *point;     /* a named point of the body, or NULL (literal) */
   double w[3];     /* world position */
+  AnchorKind kind;
+  int index;       /* the point, joint or force */
+  int side;        /* ground places: which end of the joint or spring */
 } Anchor;
 
 struct _LwEditor {
@@ -49,6 +56,7 @@ struct _LwEditor {
   GdkModifierType mods;
   double x0, y0, x1, y1;
   gboolean dragging, stroking;
+  int moving;            /* index of the anchor being moved + 1, or 0 */
   lw_camera cam0;
   gboolean hover;
   double hx, hy;
@@ -217,10 +225,23 @@ static const Anchor *anchor_near(LwEditor *self, double x, double y, int skip_bo
   return best;
 }
 
-gboolean lw_editor_snap(LwEditor *self, double x, double y, double out[3])
+/* snapped as a drop would be; a moved anchor snaps neither to itself nor,
+ * for a body's point, to the points of its own body */
+static gboolean snap_except(LwEditor *self, double x, double y, const Anchor *moved, double out[3])
 {
-  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
-  const Anchor *a = anchor_near(self, x, y, -1);
+  const Anchor *a = NULL;
+  double bd = SNAP_PX;
+  for (guint i = 0; i < self->anchors->len; i++) {
+    const Anchor *c = &g_array_index(self->anchors, Anchor, i);
+    if (moved && (c == moved || (moved->body >= 0 && c->body == moved->body)))
+      continue;
+    double ax, ay;
+    if (!lw_editor_world_to_view(self, c->w, &ax, &ay))
+      continue;
+    double dd = hypot(ax - x, ay - y);
+    if (dd < bd)
+      bd = dd, a = c;
+  }
   if (a) {
     memcpy(out, a->w, 3 * sizeof(double));
     return TRUE;
@@ -234,6 +255,12 @@ gboolean lw_editor_snap(LwEditor *self, double x, double y, double out[3])
         out[i] = self->grid * round(out[i] / self->grid);
   }
   return TRUE;
+}
+
+gboolean lw_editor_snap(LwEditor *self, double x, double y, double out[3])
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
+  return snap_except(self, x, y, NULL, out);
 }
 
 /* distance in pixels from (x, y) to the screen segment p-q */
@@ -298,9 +325,10 @@ static void clear_anchors(LwEditor *self)
   g_array_set_size(self->anchors, 0);
 }
 
-static void add_anchor(LwEditor *self, int body, const char *point, const double w[3])
+static void add_anchor(LwEditor *self, int body, const char *point, const double w[3], AnchorKind kind, int index,
+                       int side)
 {
-  Anchor a = {body, g_strdup(point), {w[0], w[1], w[2]}};
+  Anchor a = {body, g_strdup(point), {w[0], w[1], w[2]}, kind, index, side};
   g_array_append_val(self->anchors, a);
 }
 
@@ -384,7 +412,7 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
     for (int k = 0; k < d->bodies[b].npoints; k++) {
       double w[3];
       body_world(self, b, d->bodies[b].points[k].p, w);
-      add_anchor(self, b, d->bodies[b].points[k].name, w);
+      add_anchor(self, b, d->bodies[b].points[k].name, w, ANCHOR_POINT, k, 0);
     }
   for (int j = 0; j < d->njoints; j++) {
     const lw_joint_desc *jd = &d->joints[j];
@@ -392,7 +420,7 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
       if (body_index(d, jd->body[k]) == -1 && (jd->has_place[k] || jd->has_at)) {
         double w[3];
         memcpy(w, jd->has_place[k] ? jd->place[k].p : jd->at, sizeof w);
-        add_anchor(self, -1, NULL, w);
+        add_anchor(self, -1, NULL, w, ANCHOR_JOINT, j, k);
       }
   }
   for (int f = 0; f < d->nforces; f++) {
@@ -400,7 +428,7 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
     if (fd->type == LW_FORCE_SPRING_DAMPER)
       for (int k = 0; k < 2; k++)
         if (body_index(d, fd->body[k]) == -1)
-          add_anchor(self, -1, NULL, fd->place[k].p);
+          add_anchor(self, -1, NULL, fd->place[k].p, ANCHOR_SPRING, f, k);
   }
   update_status(self);
   gtk_widget_queue_draw(GTK_WIDGET(self));
@@ -451,20 +479,16 @@ static const double *next_color(const lw_desc *d)
 static lw_body_desc *add_bar(lw_desc *d, const char *name, double L)
 {
   lw_body_desc *b = lw_desc_add_body(d, name);
-  double m = LINK_DENSITY * L, r = 0.5 * LINK_WIDTH;
+  double m = LW_LINK_DENSITY * L, u[3] = {1, 0, 0};
   b->mass = m;
   b->com[0] = 0.5 * L;
-  b->inertia[2] = m * L * L / 12;
-  if (!d->planar) {
-    b->inertia[0] = 0.5 * m * r * r;
-    b->inertia[1] = b->inertia[2] = m * L * L / 12 + 0.25 * m * r * r;
-  }
+  lw_bar_inertia(d->planar, m, L, u, b->inertia);
   double p0[3] = {0, 0, 0}, p1[3] = {L, 0, 0};
   lw_body_add_point(b, "start", p0);
   lw_body_add_point(b, "end", p1);
   lw_geom_desc *g = lw_body_add_geom(b, LW_GEOM_BAR);
   memcpy(g->to, p1, sizeof p1);
-  g->size[0] = LINK_WIDTH;
+  g->size[0] = LW_LINK_WIDTH;
   memcpy(g->color, next_color(d), 3 * sizeof(double));
   return b;
 }
@@ -911,6 +935,85 @@ void lw_editor_click(LwEditor *self, double x, double y)
   lw_view3d_set_selection(self->view, path);
 }
 
+/* ---- moving points ---------------------------------------------------- */
+static gboolean is_moving_tool(LwEditor *self)
+{
+  return self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "move");
+}
+
+/* anchor a (a body's named point, or a ground place of a joint or spring)
+ * moved to world point w */
+static gboolean move_anchor(LwEditor *self, const Anchor *a, const double w0[3])
+{
+  double w[3] = {w0[0], w0[1], w0[2]};
+  if (dim(self) == 2)
+    w[2] = 0;
+  lw_desc *d = lw_desc_copy(self->doc);
+  g_autofree char *what = NULL;
+  if (a->kind == ANCHOR_POINT) {
+    const lw_body_desc *b = &d->bodies[a->body];
+    double local[3];
+    body_local(self, a->body, w, local);
+    what = g_strdup_printf(_("Move point %s.%s"), b->name, b->points[a->index].name);
+    if (lw_desc_move_point(d, a->body, a->index, local) < 0) {
+      lw_desc_free(d);
+      return FALSE;
+    }
+  } else if (a->kind == ANCHOR_JOINT) {
+    lw_joint_desc *j = &d->joints[a->index];
+    if (j->has_place[a->side])
+      memcpy(j->place[a->side].p, w, sizeof w);
+    else
+      memcpy(j->at, w, sizeof w);
+    what = g_strdup_printf(_("Move joint %s on the ground"), j->name);
+  } else {
+    lw_force_desc *f = &d->forces[a->index];
+    memcpy(f->place[a->side].p, w, sizeof w);
+    what = g_strdup_printf(_("Move spring %s on the ground"), f->name);
+  }
+  emit_edit(self, d, what);
+  return TRUE;
+}
+
+/* the anchor a move starting at (x, y) takes: the nearest, except that the
+ * selected joint's or spring's ground place wins over a body's point lying
+ * at the same place (a pin on the ground and the link end it holds) */
+static const Anchor *moved_anchor(LwEditor *self, double x, double y)
+{
+  const Anchor *a = anchor_near(self, x, y, -1);
+  const char *sel = lw_view3d_get_selection(self->view);
+  int idx = -1;
+  lw_elem_kind k = sel ? lw_desc_find(self->doc, sel, &idx) : LW_ELEM_NONE;
+  if (k != LW_ELEM_JOINT && k != LW_ELEM_FORCE)
+    return a;
+  for (guint i = 0; i < self->anchors->len; i++) {
+    const Anchor *c = &g_array_index(self->anchors, Anchor, i);
+    double cx, cy;
+    if (c->index == idx && c->kind == (k == LW_ELEM_JOINT ? ANCHOR_JOINT : ANCHOR_SPRING) &&
+        lw_editor_world_to_view(self, c->w, &cx, &cy) && hypot(cx - x, cy - y) < SNAP_PX)
+      return c;
+  }
+  return a;
+}
+
+gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double y1)
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
+  const Anchor *a = moved_anchor(self, x0, y0);
+  if (!a) {
+    refuse(self, _("Start on a point of a body or a pin on the ground to move it"));
+    return FALSE;
+  }
+  double w[3];
+  if (!snap_except(self, x1, y1, a, w)) {
+    refuse(self, _("Move the point on the work plane"));
+    return FALSE;
+  }
+  if (w[0] == a->w[0] && w[1] == a->w[1] && w[2] == a->w[2])
+    return FALSE; /* it stays where it was */
+  return move_anchor(self, a, w);
+}
+
 /* ---- pointer ------------------------------------------------------------ */
 static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
 {
@@ -920,6 +1023,12 @@ static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
   self->mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
   self->x0 = self->x1 = x, self->y0 = self->y1 = y;
   self->dragging = self->stroking = FALSE;
+  self->moving = 0;
+  if (self->button == GDK_BUTTON_PRIMARY && !(self->mods & GDK_SHIFT_MASK) && is_moving_tool(self)) {
+    const Anchor *a = moved_anchor(self, x, y);
+    if (a)
+      self->moving = (int)(a - &g_array_index(self->anchors, Anchor, 0)) + 1;
+  }
   lw_view3d_get_camera(self->view, &self->cam0);
   gtk_widget_grab_focus(GTK_WIDGET(self->view));
 }
@@ -932,7 +1041,11 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
   self->dragging = TRUE;
   self->x1 = self->x0 + ox, self->y1 = self->y0 + oy;
   gboolean shift = (self->mods & GDK_SHIFT_MASK) != 0;
-  if (self->button == GDK_BUTTON_PRIMARY && !shift) {
+  if (self->moving) {
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    return;
+  }
+  if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self)) {
     self->stroking = TRUE;
     gtk_widget_queue_draw(GTK_WIDGET(self));
     return;
@@ -953,12 +1066,16 @@ static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
   (void)g;
   if (!self->dragging && self->button == GDK_BUTTON_PRIMARY)
     lw_editor_click(self, self->x0 + ox, self->y0 + oy);
-  else if (self->stroking) {
+  else if (self->moving) {
+    self->moving = 0;
+    lw_editor_move(self, self->x0, self->y0, self->x0 + ox, self->y0 + oy);
+  } else if (self->stroking) {
     self->stroking = FALSE;
     const char *tool = self->palette ? lw_palette_get_stroke_tool(self->palette) : "link";
     lw_editor_stroke(self, tool, self->x0, self->y0, self->x0 + ox, self->y0 + oy);
   }
   self->dragging = self->stroking = FALSE;
+  self->moving = 0;
   gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -1023,13 +1140,24 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
   double x, y;
-  /* body points: small open circles (snap targets); ground places: ground marks */
+  /* body points: small open circles (snap targets), with the move tool
+   * square handles; ground places: ground marks */
+  gboolean handles = is_moving_tool(self);
   cairo_set_line_width(cr, 1.5);
   for (guint i = 0; i < self->anchors->len; i++) {
     const Anchor *a = &g_array_index(self->anchors, Anchor, i);
     if (!lw_editor_world_to_view(self, a->w, &x, &y))
       continue;
+    if (handles) {
+      cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+      cairo_rectangle(cr, x - 4.5, y - 4.5, 9, 9);
+      cairo_fill_preserve(cr);
+      cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.95);
+      cairo_stroke(cr);
+    }
     if (a->body >= 0) {
+      if (handles)
+        continue;
       cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.7);
       ring(cr, x, y, 3.5);
       cairo_stroke(cr);
@@ -1088,6 +1216,31 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       g_autofree char *t = g_strdup_printf("%.3f m", hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]));
       pango_layout_set_text(pl, t, -1);
       cairo_move_to(cr, bx + 8, by + 4);
+      pango_cairo_show_layout(cr, pl);
+      g_object_unref(pl);
+    }
+  }
+  /* a point being moved: from where it was to where it lands */
+  if (self->moving && self->dragging && (guint)self->moving <= self->anchors->len) {
+    const Anchor *m = &g_array_index(self->anchors, Anchor, self->moving - 1);
+    double ax, ay, bx, by;
+    if (snap_except(self, self->x1, self->y1, m, b) && lw_editor_world_to_view(self, m->w, &ax, &ay) &&
+        lw_editor_world_to_view(self, b, &bx, &by)) {
+      cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.9);
+      cairo_set_line_width(cr, 1.5);
+      double dash[] = {4, 3};
+      cairo_set_dash(cr, dash, 2, 0);
+      cairo_move_to(cr, ax, ay);
+      cairo_line_to(cr, bx, by);
+      cairo_stroke(cr);
+      cairo_set_dash(cr, NULL, 0, 0);
+      cairo_rectangle(cr, bx - 5, by - 5, 10, 10);
+      cairo_fill(cr);
+      PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
+      g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", b[0], b[1])
+                                          : g_strdup_printf("(%.3g, %.3g, %.3g)", b[0], b[1], b[2]);
+      pango_layout_set_text(pl, t, -1);
+      cairo_move_to(cr, bx + 9, by + 4);
       pango_cairo_show_layout(cr, pl);
       g_object_unref(pl);
     }

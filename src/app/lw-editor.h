@@ -38,6 +38,11 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
 gboolean lw_editor_drop(LwEditor *self, const char *id, double x, double y);
 /* What a stroke from (x0, y0) to (x1, y1) with tool "link" or "spring" does. */
 gboolean lw_editor_stroke(LwEditor *self, const char *tool, double x0, double y0, double x1, double y1);
+/* What a drag from (x0, y0) to (x1, y1) with the tool "move" does: the body's
+ * point, or the ground place of a joint or spring, under (x0, y0) goes to
+ * the work-plane point under (x1, y1), snapped (not to the points of its own
+ * body).  A drawn link stretches with its point (lw_desc_move_point). */
+gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double y1);
 /* A click: select what lies under (x, y) (NULL: nothing). */
 void lw_editor_click(LwEditor *self, double x, double y);
 

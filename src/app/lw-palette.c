@@ -5,6 +5,8 @@
 #include <string.h>
 
 static const LwPaletteItem items[] = {
+  {"move", LW_ITEM_TOOL, N_("Move points"),
+   N_("Drag a point of a body, or a pin's place on the ground, to move it; links drawn here stretch with it"), TRUE},
   {"link", LW_ITEM_BODY, N_("Link"), N_("A bar: drag it into the view, or draw it from one point to another"), TRUE},
   {"box", LW_ITEM_BODY, N_("Box"), N_("A box-shaped body"), FALSE},
   {"cylinder", LW_ITEM_BODY, N_("Cylinder"), N_("A cylinder"), FALSE},
@@ -102,9 +104,9 @@ static void lw_palette_init(LwPalette *self)
   gtk_widget_set_margin_end(box, 6);
   gtk_widget_set_margin_bottom(box, 6);
   gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
-  const char *titles[] = {N_("Bodies"), N_("Joints"), N_("Forces")};
-  GtkWidget *flows[3];
-  for (int k = 0; k < 3; k++)
+  const char *titles[] = {N_("Bodies"), N_("Joints"), N_("Forces"), N_("Tools")};
+  GtkWidget *flows[4];
+  for (int k = 0; k < 4; k++)
     flows[k] = section(box, _(titles[k]));
   for (int i = 0; items[i].id; i++) {
     const LwPaletteItem *it = &items[i];
@@ -113,12 +115,14 @@ static void lw_palette_init(LwPalette *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, _(it->label),
                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _(it->tooltip), -1);
     g_object_set_data(G_OBJECT(b), "item", (gpointer)it->id);
-    GtkDragSource *src = gtk_drag_source_new();
-    gtk_drag_source_set_actions(src, GDK_ACTION_COPY);
-    g_object_set_data(G_OBJECT(src), "item", (gpointer)it->id);
-    g_signal_connect(src, "prepare", G_CALLBACK(prepare_cb), self);
-    gtk_widget_add_controller(b, GTK_EVENT_CONTROLLER(src));
-    g_hash_table_insert(self->sources, (gpointer)it->id, src);
+    if (it->kind != LW_ITEM_TOOL) { /* a tool is chosen, not dragged */
+      GtkDragSource *src = gtk_drag_source_new();
+      gtk_drag_source_set_actions(src, GDK_ACTION_COPY);
+      g_object_set_data(G_OBJECT(src), "item", (gpointer)it->id);
+      g_signal_connect(src, "prepare", G_CALLBACK(prepare_cb), self);
+      gtk_widget_add_controller(b, GTK_EVENT_CONTROLLER(src));
+      g_hash_table_insert(self->sources, (gpointer)it->id, src);
+    }
     if (it->stroke) {
       gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(b), !strcmp(it->id, "link"));
       g_signal_connect(b, "toggled", G_CALLBACK(toggled_cb), self);
@@ -127,7 +131,7 @@ static void lw_palette_init(LwPalette *self)
     gtk_flow_box_append(GTK_FLOW_BOX(flows[it->kind]), b);
   }
   GtkWidget *hint = gtk_label_new(_("Drag an item into the view. Draw a link or a spring by dragging from one "
-                                    "point to another in the view."));
+                                    "point to another in the view. With Move points, drag a point to move it."));
   gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
   gtk_label_set_xalign(GTK_LABEL(hint), 0);
   gtk_label_set_max_width_chars(GTK_LABEL(hint), 20);

@@ -14,6 +14,7 @@ typedef enum {
   LW_ITEM_BODY,
   LW_ITEM_JOINT,
   LW_ITEM_FORCE,
+  LW_ITEM_TOOL,  /* chosen for what a stroke in the view does; not dragged */
 } LwItemKind;
 
 typedef struct {
@@ -29,7 +30,7 @@ const LwPaletteItem *lw_palette_items(void);
 const LwPaletteItem *lw_palette_item_find(const char *id);
 
 GtkWidget *lw_palette_new(void);
-/* The item a stroke in the view draws ("link" or "spring"). */
+/* What a stroke in the view does: draw a "link" or a "spring", or "move" a point. */
 const char *lw_palette_get_stroke_tool(LwPalette *self);
 void lw_palette_set_stroke_tool(LwPalette *self, const char *id);
 /* The drag source of an item's button (tests synthesize a drag with it). */

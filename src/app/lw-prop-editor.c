@@ -237,35 +237,25 @@ static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
     return FALSE;
   }
   double old = *slot;
-  *slot = v;
-  /* a point moved: the display shapes that ended there follow it */
-  if (g_str_has_prefix(path, "bodies/") && strstr(path, "/points/")) {
-    g_autofree char *elem = element_of(path);
-    const char *bn = strchr(elem, '/') + 1;
-    int comp = atoi(strrchr(path, '/') + 1);
-    for (int b = 0; b < d->nbodies; b++)
-      if (!strcmp(d->bodies[b].name, bn))
-        for (int g = 0; g < d->bodies[b].ngeoms; g++) {
-          lw_geom_desc *gd = &d->bodies[b].geoms[g];
-          if (gd->type != LW_GEOM_BAR && gd->type != LW_GEOM_CYLINDER)
-            continue;
-          /* compare against the point as it was */
-          double *pt = lw_desc_field(self->doc, path);
-          double was[3];
-          if (!pt)
-            continue;
-          g_autofree char *pp = g_strndup(path, (gsize)(strrchr(path, '/') - path));
-          for (int i = 0; i < 3; i++) {
-            g_autofree char *ci = g_strdup_printf("%s/%d", pp, i);
-            double *c = lw_desc_field(self->doc, ci);
-            was[i] = c ? *c : 0;
-          }
-          if (!memcmp(gd->from, was, sizeof was))
-            gd->from[comp] = v;
-          if (!memcmp(gd->to, was, sizeof was))
-            gd->to[comp] = v;
-        }
+  /* a point moved: the shapes that ended there and a drawn link's mass
+   * properties follow it (lw_desc_move_point) */
+  int bi = -1, pk = -1;
+  const char *pts = g_str_has_prefix(path, "bodies/") ? strstr(path, "/points/") : NULL;
+  g_autofree char *pelem = pts ? element_of(path) : NULL;
+  if (pts && lw_desc_find(d, pelem, &bi) == LW_ELEM_BODY) {
+    const char *pn = pts + 8, *sl = strrchr(path, '/');
+    for (int k = 0; k < d->bodies[bi].npoints && sl > pn; k++)
+      if (strlen(d->bodies[bi].points[k].name) == (size_t)(sl - pn) &&
+          !strncmp(d->bodies[bi].points[k].name, pn, (size_t)(sl - pn)))
+        pk = k;
   }
+  if (pk >= 0) {
+    double p[3];
+    memcpy(p, d->bodies[bi].points[pk].p, sizeof p);
+    p[atoi(strrchr(path, '/') + 1)] = v;
+    lw_desc_move_point(d, bi, pk, p);
+  } else
+    *slot = v;
   /* parameters bound to the field take the value too */
   for (int i = 0; i < d->nparams; i++)
     for (int k = 0; k < d->params[i].ntargets; k++)

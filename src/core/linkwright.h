@@ -542,6 +542,22 @@ int lw_desc_rename(lw_desc *d, const char *path, const char *new_name);
  * its kind and its index in that list (-1 with LW_ELEM_NONE). */
 typedef enum { LW_ELEM_NONE, LW_ELEM_BODY, LW_ELEM_JOINT, LW_ELEM_FORCE } lw_elem_kind;
 lw_elem_kind lw_desc_find(const lw_desc *d, const char *path, int *index);
+
+/* A link drawn in the editor: a uniform bar of LW_LINK_DENSITY kg per metre
+ * and LW_LINK_WIDTH wide between its points "start" and "end". */
+#define LW_LINK_DENSITY 1.0
+#define LW_LINK_WIDTH 0.05
+/* Move point k of body b to p (body coordinates).  Display shapes that ended
+ * or were centred at the point follow it; parameters bound to a coordinate
+ * that changes take its new value; a body that is still a drawn link's
+ * uniform bar between its two points (its mass, centre of mass and inertia
+ * those of the bar) stays one, its mass properties following the new
+ * length.  Returns 1 when the mass properties changed, 0 when not, -1 when
+ * b or k is out of range. */
+int lw_desc_move_point(lw_desc *d, int b, int k, const double p[3]);
+/* The mass properties of a uniform bar of length L and mass m along the unit
+ * vector u of body axes (planar: inertia[2] only); inertia as in lw_body_desc. */
+void lw_bar_inertia(int planar, double m, double L, const double u[3], double inertia[6]);
 /* 1 if a body, joint, force, driver, output, parameter or objective has the
  * name (or it is "ground") */
 int lw_desc_name_used(const lw_desc *d, const char *name);

@@ -252,6 +252,107 @@ int lw_desc_remove(lw_desc *d, const char *path)
   return removed;
 }
 
+/* ---- moving points -------------------------------------------------- */
+static int near3(const double *a, const double *b)
+{
+  for (int i = 0; i < 3; i++)
+    if (!(fabs(a[i] - b[i]) <= 1e-9 * (1.0 + fabs(a[i]) + fabs(b[i]))))
+      return 0;
+  return 1;
+}
+
+static int near1(double a, double b)
+{
+  return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-300;
+}
+
+void lw_bar_inertia(int planar, double m, double L, const double u[3], double I[6])
+{
+  memset(I, 0, 6 * sizeof(double));
+  if (planar) {
+    I[2] = m * L * L / 12;
+    return;
+  }
+  /* a thin cylinder: a across the axis, b about it; I = a (1 - u u^T) + b u u^T */
+  double r = 0.5 * LW_LINK_WIDTH, a = m * L * L / 12 + 0.25 * m * r * r, b = 0.5 * m * r * r;
+  for (int i = 0; i < 3; i++)
+    I[i] = a + (b - a) * u[i] * u[i];
+  I[3] = (b - a) * u[0] * u[1] + 0.0; /* + 0.0: no -0 in the file */
+  I[4] = (b - a) * u[0] * u[2] + 0.0;
+  I[5] = (b - a) * u[1] * u[2] + 0.0;
+}
+
+/* the body is a drawn link's uniform bar between its two points */
+static int uniform_bar(const lw_desc *d, const lw_body_desc *b)
+{
+  if (b->npoints != 2 || b->ngeoms != 1 || b->geoms[0].type != LW_GEOM_BAR)
+    return 0;
+  const double *p0 = b->points[0].p, *p1 = b->points[1].p;
+  if (!near3(b->geoms[0].from, p0) || !near3(b->geoms[0].to, p1))
+    return 0;
+  double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  double L = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  if (!(L > 0) || !near1(b->mass, LW_LINK_DENSITY * L))
+    return 0;
+  double mid[3] = {0.5 * (p0[0] + p1[0]), 0.5 * (p0[1] + p1[1]), 0.5 * (p0[2] + p1[2])};
+  if (!near3(b->com, mid))
+    return 0;
+  double u[3] = {e[0] / L, e[1] / L, e[2] / L}, I[6];
+  lw_bar_inertia(d->planar, b->mass, L, u, I);
+  for (int i = 0; i < 6; i++)
+    if (!(fabs(I[i] - b->inertia[i]) <= 1e-9 * (I[0] + I[1] + I[2])))
+      return 0;
+  return 1;
+}
+
+int lw_desc_move_point(lw_desc *d, int bi, int k, const double p[3])
+{
+  if (!d || bi < 0 || bi >= d->nbodies || k < 0 || k >= d->bodies[bi].npoints)
+    return -1;
+  lw_body_desc *b = &d->bodies[bi];
+  int bar = uniform_bar(d, b);
+  double was[3];
+  memcpy(was, b->points[k].p, sizeof was);
+  memcpy(b->points[k].p, p, sizeof was);
+  if (d->planar)
+    b->points[k].p[2] = 0;
+  const double *now = b->points[k].p;
+  for (int g = 0; g < b->ngeoms; g++) {
+    lw_geom_desc *gd = &b->geoms[g];
+    if (gd->type == LW_GEOM_BAR || gd->type == LW_GEOM_CYLINDER) {
+      if (near3(gd->from, was))
+        memcpy(gd->from, now, sizeof was);
+      if (near3(gd->to, was))
+        memcpy(gd->to, now, sizeof was);
+    } else if (near3(gd->center, was))
+      memcpy(gd->center, now, sizeof was);
+  }
+  /* parameters bound to a coordinate that changed */
+  for (int c = 0; c < 3; c++) {
+    if (now[c] == was[c])
+      continue;
+    char path[400];
+    snprintf(path, sizeof path, "bodies/%s/points/%s/%d", b->name, b->points[k].name, c);
+    for (int i = 0; i < d->nparams; i++)
+      for (int t = 0; t < d->params[i].ntargets; t++)
+        if (eq(d->params[i].targets[t], path))
+          d->params[i].value = now[c];
+  }
+  if (!bar)
+    return 0;
+  const double *p0 = b->points[0].p, *p1 = b->points[1].p;
+  double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  double L = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  if (!(L > 1e-9))
+    return 0; /* a bar of no length: its last mass properties stay */
+  double u[3] = {e[0] / L, e[1] / L, e[2] / L};
+  b->mass = LW_LINK_DENSITY * L;
+  for (int i = 0; i < 3; i++)
+    b->com[i] = 0.5 * (p0[i] + p1[i]);
+  lw_bar_inertia(d->planar, b->mass, L, u, b->inertia);
+  return 1;
+}
+
 /* ---- names ---------------------------------------------------------- */
 lw_elem_kind lw_desc_find(const lw_desc *d, const char *path, int *index)
 {
