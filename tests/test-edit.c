@@ -497,6 +497,7 @@ static void test_slider_crank(void)
   g_assert_cmpfloat(ymax, <, 1e-9);
   g_free(x);
   g_free(y);
+  act(w, "reset-camera"); /* framed: the motor and the slider's rail and block show */
   shot(w, "slider-crank-run");
   gtk_window_destroy(GTK_WINDOW(w));
 }

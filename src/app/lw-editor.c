@@ -58,6 +58,7 @@ struct _LwEditor {
   gboolean dragging, stroking;
   int moving;            /* index of the anchor being moved + 1, or 0 */
   lw_camera cam0;
+  lw_camera cam_drawn;   /* the camera of the last drawing */
   gboolean hover;
   double hx, hy;
 
@@ -1140,6 +1141,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
   double x, y;
+  lw_view3d_get_camera(self->view, &self->cam_drawn);
   /* body points: small open circles (snap targets), with the move tool
    * square handles; ground places: ground marks */
   gboolean handles = is_moving_tool(self);
@@ -1357,11 +1359,22 @@ static void lw_editor_init(LwEditor *self)
   gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(self->drop));
 }
 
+/* the view moved its camera (fitted, reset, zoomed by a key): the marks
+ * drawn over it follow */
+static void view_rendered_cb(LwView3d *view, LwEditor *self)
+{
+  lw_camera cam;
+  lw_view3d_get_camera(view, &cam);
+  if (gtk_widget_get_visible(GTK_WIDGET(self)) && memcmp(&cam, &self->cam_drawn, sizeof cam))
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
 GtkWidget *lw_editor_new(LwView3d *view, LwPalette *palette)
 {
   LwEditor *self = g_object_new(LW_TYPE_EDITOR, NULL);
   self->view = view;
   self->palette = palette;
+  g_signal_connect_object(view, "rendered", G_CALLBACK(view_rendered_cb), self, 0);
   return GTK_WIDGET(self);
 }
 

@@ -48,6 +48,7 @@ typedef struct {
   lw_joint_type type;
   int body1;          /* index, -1: ground */
   double slide[3];    /* planar prismatic: slide direction on body 1 (local) */
+  int driven;         /* a motor (driver) prescribes its motion */
 } rjoint;
 
 typedef struct {
@@ -517,6 +518,9 @@ void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
     }
     rj->slide[0] = cos(a);
     rj->slide[1] = sin(a);
+    for (int k = 0; k < d->ndrivers; k++)
+      if (d->drivers[k].joint && !strcmp(d->drivers[k].joint, jd->name))
+        rj->driven = 1;
   }
   r->nforces = d->nforces;
   r->forces = g_new0(rforce, MAX(d->nforces, 1));
@@ -1171,6 +1175,33 @@ static void draw_body(lw_renderer *r, int b, const double *pose)
   }
 }
 
+/* a motor on a turning joint: a drum behind the joint on its axis and an
+ * arrow turning about it */
+static void draw_motor(lw_renderer *r, int j, const double o[3], const double a[3])
+{
+  double g = r->glyph, p0[3], p1[3], ex[3], ey[3], ez[3] = {a[0], a[1], a[2]}, m[16];
+  for (int i = 0; i < 3; i++) {
+    p0[i] = o[i] - 1.2 * g * a[i];
+    p1[i] = o[i] - 3.0 * g * a[i];
+  }
+  draw_segment(r, LW_MESH_CYLINDER, p1, p0, 1.7 * g, motor_color, LW_PICK_JOINT, j);
+  if (r->planar) {
+    double x[3] = {1, 0, 0}, y[3] = {0, ez[2] < 0 ? -1 : 1, 0};
+    memcpy(ex, x, sizeof ex);
+    memcpy(ey, y, sizeof ey);
+  } else
+    perp_basis(ez, ex, ey);
+  double R = 2.6 * g, wire = 0.25 * g, sweep = 0.7, th = 2 * LW_PI * sweep, c[3], t[3], tip[3];
+  mat_frame(m, o, ex, ey, ez, 1, 1, 1);
+  draw_coil(r, m, sweep, R, wire, 0, 0, motor_color, LW_PICK_JOINT, j);
+  for (int i = 0; i < 3; i++) {
+    c[i] = o[i] + R * (cos(th) * ex[i] + sin(th) * ey[i]);
+    t[i] = -sin(th) * ex[i] + cos(th) * ey[i];
+    tip[i] = c[i] + 3.2 * wire * t[i];
+  }
+  draw_segment(r, LW_MESH_CONE, c, tip, 2.4 * wire, motor_color, LW_PICK_JOINT, j);
+}
+
 static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_state *s)
 {
   const rjoint *rj = &r->joints[j];
@@ -1186,6 +1217,8 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
       p1[i] = o[i] + 1.3 * g * a[i];
     }
     draw_segment(r, LW_MESH_CYLINDER, p0, p1, g, joint_color, LW_PICK_JOINT, j);
+    if (rj->driven)
+      draw_motor(r, j, o, a);
     break;
   case LW_JOINT_PRISMATIC: {
     double sdir[3] = {a[0], a[1], a[2]};
@@ -1206,6 +1239,11 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
     draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
     mat_frame(m, o, sdir, sy, sz, 1.4 * g, 0.75 * g, 0.75 * g);
     draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    if (rj->driven) { /* a motor: the block pushed along the rail */
+      mat_frame(m, o, sdir, sy, sz, 0.9 * g, 0.95 * g, 0.95 * g);
+      draw_mesh(r, LW_MESH_CUBE, m, motor_color, LW_PICK_JOINT, j);
+      draw_arrow(r, o, sdir, 4.5 * g, 0.3 * g, motor_color, LW_PICK_JOINT, j);
+    }
     break;
   }
   case LW_JOINT_SPHERICAL:
@@ -1222,6 +1260,8 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
       p1[i] = o[i] + 1.2 * g * a[i];
     }
     draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.8 * g, joint_color, LW_PICK_JOINT, j);
+    if (rj->driven)
+      draw_motor(r, j, o, a);
     break;
   case LW_JOINT_UNIVERSAL:
     /* a cross: the axis and one perpendicular */
