@@ -95,7 +95,7 @@ static void shot(LwWindow *w, const char *name)
 
 /* a palette item dragged to the world point p: the button's drag source
  * prepares the content, the editor's drop target receives it there */
-static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
+static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
 {
   LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
   GtkDragSource *src = lw_palette_get_drag_source(pal, id);
@@ -107,7 +107,7 @@ static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
   g_value_init(&v, G_TYPE_STRING);
   g_assert_true(gdk_content_provider_get_value(content, &v, NULL));
   g_object_unref(content);
-  double p[3] = {px, py, 0}, x, y;
+  double x, y;
   g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
   GtkDropTarget *target = lw_editor_get_drop_target(editor_of(w));
   gboolean ok = FALSE;
@@ -117,10 +117,16 @@ static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
   return ok;
 }
 
-/* a stroke with the primary button from world point a to b */
-static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
+static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
 {
-  double a[3] = {ax, ay, 0}, b[3] = {bx, by, 0}, x0, y0, x1, y1;
+  double p[3] = {px, py, 0};
+  return drop_at3(w, id, p);
+}
+
+/* a stroke with the primary button from world point a to b */
+static void stroke3(LwWindow *w, const double a[3], const double b[3])
+{
+  double x0, y0, x1, y1;
   g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
   g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
   GtkGesture *g = lw_editor_get_stroke_gesture(editor_of(w));
@@ -129,6 +135,12 @@ static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
     g_signal_emit_by_name(g, "drag-update", (x1 - x0) * k / 4, (y1 - y0) * k / 4);
   g_signal_emit_by_name(g, "drag-end", x1 - x0, y1 - y0);
   lwt_spin(0.05);
+}
+
+static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
+{
+  double a[3] = {ax, ay, 0}, b[3] = {bx, by, 0};
+  stroke3(w, a, b);
 }
 
 static void pick(LwWindow *w, const char *path)
@@ -437,6 +449,125 @@ static void test_move_points(void)
   b = body_named(w, "link1");
   g_assert_cmpfloat(lw_window_get_desc(w)->joints[0].place[0].p[0], ==, 0.0);
   g_assert_cmpfloat_with_epsilon(b->mass, 1.5, 1e-15);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* ---- a spatial model, drawn on two work planes ---------------------------------- */
+static void test_spatial(void)
+{
+  LwWindow *w = new_window();
+  act(w, "new-spatial");
+  lwt_spin(0.6);
+  g_assert_false(lw_window_get_desc(w)->planar);
+  LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
+  LwEditor *ed = editor_of(w);
+
+  /* the front plane (x-y, through z = 0): a link along x, on a ball joint */
+  lw_palette_set_work_plane(pal, 2, 0.0);
+  g_assert_cmpint(lw_palette_get_plane_axis(pal), ==, 2);
+  double probe[3] = {0.3, 0.7, 0}, x, y, got[3];
+  g_assert_true(lw_editor_world_to_view(ed, probe, &x, &y));
+  g_assert_true(lw_editor_snap(ed, x, y, got));
+  g_assert_cmpfloat_with_epsilon(got[0], 0.3, 1e-12);
+  g_assert_cmpfloat_with_epsilon(got[1], 0.7, 1e-12);
+  g_assert_cmpfloat(got[2], ==, 0.0);
+  double o[3] = {0, 0, 0}, a[3] = {1, 0, 0}, b[3] = {1, 0, 1};
+  stroke3(w, o, a);
+  g_assert_true(drop_at3(w, "spherical", o));
+  shot(w, "spatial-front-plane");
+
+  /* the side plane (y-z) moved to x = 1, through the link's end: a second
+   * link along z from there, on a universal joint */
+  lw_palette_set_work_plane(pal, 0, 1.0);
+  g_assert_cmpint(lw_palette_get_plane_axis(pal), ==, 0);
+  g_assert_cmpfloat(lw_palette_get_plane_offset(pal), ==, 1.0);
+  double probe2[3] = {1.0, 0.4, 0.6};
+  g_assert_true(lw_editor_world_to_view(ed, probe2, &x, &y));
+  g_assert_true(lw_editor_snap(ed, x, y, got));
+  g_assert_cmpfloat(got[0], ==, 1.0); /* on the moved plane */
+  g_assert_cmpfloat_with_epsilon(got[1], 0.4, 1e-12);
+  g_assert_cmpfloat_with_epsilon(got[2], 0.6, 1e-12);
+  stroke3(w, a, b);
+  g_assert_true(drop_at3(w, "universal", a));
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbodies, ==, 2);
+  g_assert_cmpint(d->njoints, ==, 2);
+  g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_SPHERICAL);
+  g_assert_cmpstr(d->joints[0].body[0], ==, "ground");
+  g_assert_cmpint(d->joints[1].type, ==, LW_JOINT_UNIVERSAL);
+  g_assert_cmpstr(d->joints[1].body[0], ==, "link1");
+  g_assert_cmpstr(d->joints[1].body[1], ==, "link2");
+  const char *status = lw_editor_get_status(ed);
+  g_test_message("spatial double pendulum: %s", status);
+  g_assert_nonnull(strstr(status, "5 DOF"));
+  pick(w, "bodies/link2");
+  g_assert_true(lw_prop_editor_trace_point(props_of(w), "end"));
+  pick(w, NULL);
+  act(w, "reset-camera");
+  shot(w, "spatial-side-plane");
+
+  /* run it; the drawn end starts where it was drawn */
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
+  act(w, "run");
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  shot(w, "spatial-run");
+  const lw_model *mine = lw_sim_runner_get_model(r);
+  int cx = column(mine, "link2_end.x");
+  g_assert_cmpint(cx, >=, 0);
+  guint n = lw_sim_runner_get_n_frames(r);
+  double e0[3], e1[3];
+  for (int c = 0; c < 3; c++) {
+    lw_sim_runner_copy_column(r, cx + c, 0, 1, e0 + c);
+    lw_sim_runner_copy_column(r, cx + c, n - 1, 1, e1 + c);
+  }
+  g_test_message("link2 end: (%.6f, %.6f, %.6f) at 0, (%.6f, %.6f, %.6f) at the end", e0[0], e0[1], e0[2], e1[0],
+                 e1[1], e1[2]);
+  for (int c = 0; c < 3; c++)
+    g_assert_cmpfloat_with_epsilon(e0[c], b[c], 1e-12);
+  g_assert_cmpfloat(hypot(hypot(e1[0] - b[0], e1[1] - b[1]), e1[2] - b[2]), >, 0.1); /* it fell */
+
+  /* the same document in the library, with its energy: no damping, so the
+   * energy lost to the projections of ALI3-P falls with the square of the
+   * step; the constraints hold to round-off */
+  lw_desc *t = lw_desc_copy(lw_window_get_desc(w));
+  lw_desc_add_output(t, "E", LW_OUT_TOTAL_ENERGY);
+  lw_error err;
+  lw_model *m = lw_compile(t, &err);
+  g_assert_nonnull(m);
+  int ce = column(m, "E"), cl = column(m, "link2_end.x");
+  double spread[2];
+  lw_sim_result res;
+  for (int pass = 0; pass < 2; pass++) {
+    double h = pass ? 5e-4 : 1e-3;
+    g_assert_cmpint(lw_simulate(m, 2.0, h, &res, NULL, NULL), ==, LW_OK);
+    double emin = INFINITY, emax = -INFINITY, dmax = 0;
+    for (long k = 0; k < res.rows; k++) {
+      double e = lwt_at(&res, k, 1 + ce);
+      emin = fmin(emin, e), emax = fmax(emax, e);
+      if (pass == 0 && k < (long)n) {
+        double v;
+        lw_sim_runner_copy_column(r, cx, (guint)k, 1, &v);
+        dmax = fmax(dmax, fabs(v - lwt_at(&res, k, 1 + cl)));
+      }
+    }
+    spread[pass] = emax - emin;
+    g_test_message("h = %g s: energy over 2 s within [%.9f, %.9f] J (spread %.4g); max |Phi| %.3g%s", h, emin, emax,
+                   spread[pass], res.max_constraint_residual, pass ? "" : "; the window's run is the library's");
+    g_assert_cmpfloat(res.max_constraint_residual, <, 1e-10);
+    if (pass == 0)
+      g_assert_cmpfloat(dmax, <, 1e-12);
+    if (pass == 0)
+      lw_sim_result_clear(&res);
+  }
+  g_test_message("energy spread ratio h / (h/2): %.3f", spread[0] / spread[1]);
+  g_assert_cmpfloat(spread[0], <, 0.01 * 15.0);      /* about 1 % of the 15-20 J the fall frees */
+  g_assert_cmpfloat(spread[0] / spread[1], >, 3.0); /* second order (first: 2, third: 8) */
+  g_assert_cmpfloat(spread[0] / spread[1], <, 5.5);
+  lw_sim_result_clear(&res);
+  lw_model_free(m);
+  lw_desc_free(t);
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
@@ -794,6 +925,7 @@ int main(int argc, char **argv)
   g_test_add_func("/edit/four-bar", test_four_bar);
   g_test_add_func("/edit/undo-redo-file", test_undo_redo_file);
   g_test_add_func("/edit/move-points", test_move_points);
+  g_test_add_func("/edit/spatial", test_spatial);
   g_test_add_func("/edit/slider-crank", test_slider_crank);
   g_test_add_func("/edit/invalid-edits", test_invalid_edits);
   g_test_add_func("/edit/kill-recover", test_kill_recover);

@@ -1142,6 +1142,25 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
   double x, y;
   lw_view3d_get_camera(self->view, &self->cam_drawn);
+  /* spatial models: the work plane, a 4 m square ruled every 0.5 m about
+   * the point of the plane nearest the origin */
+  if (dim(self) == 3) {
+    int ax = self->plane_axis, u = (ax + 1) % 3, v = (ax + 2) % 3;
+    cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.35);
+    cairo_set_line_width(cr, 1);
+    for (int k = -4; k <= 4; k++)
+      for (int dir = 0; dir < 2; dir++) {
+        double p[3], q[3], px, py, qx, qy;
+        p[ax] = q[ax] = self->plane_offset;
+        p[dir ? u : v] = q[dir ? u : v] = 0.5 * k;
+        p[dir ? v : u] = -2, q[dir ? v : u] = 2;
+        if (lw_editor_world_to_view(self, p, &px, &py) && lw_editor_world_to_view(self, q, &qx, &qy)) {
+          cairo_move_to(cr, px, py);
+          cairo_line_to(cr, qx, qy);
+        }
+      }
+    cairo_stroke(cr);
+  }
   /* body points: small open circles (snap targets), with the move tool
    * square handles; ground places: ground marks */
   gboolean handles = is_moving_tool(self);
@@ -1369,12 +1388,25 @@ static void view_rendered_cb(LwView3d *view, LwEditor *self)
     gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
+static void plane_notify_cb(LwPalette *palette, GParamSpec *pspec, LwEditor *self)
+{
+  (void)pspec;
+  self->plane_axis = lw_palette_get_plane_axis(palette);
+  self->plane_offset = lw_palette_get_plane_offset(palette);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
 GtkWidget *lw_editor_new(LwView3d *view, LwPalette *palette)
 {
   LwEditor *self = g_object_new(LW_TYPE_EDITOR, NULL);
   self->view = view;
   self->palette = palette;
   g_signal_connect_object(view, "rendered", G_CALLBACK(view_rendered_cb), self, 0);
+  if (palette) {
+    g_signal_connect_object(palette, "notify::plane-axis", G_CALLBACK(plane_notify_cb), self, 0);
+    g_signal_connect_object(palette, "notify::plane-offset", G_CALLBACK(plane_notify_cb), self, 0);
+    plane_notify_cb(palette, NULL, self);
+  }
   return GTK_WIDGET(self);
 }
 
@@ -1400,6 +1432,10 @@ void lw_editor_set_grid_step(LwEditor *self, double step)
 void lw_editor_set_work_plane(LwEditor *self, int axis, double offset)
 {
   g_return_if_fail(LW_IS_EDITOR(self));
+  if (self->palette) { /* the palette's controls show it, and tell us */
+    lw_palette_set_work_plane(self->palette, CLAMP(axis, 0, 2), offset);
+    return;
+  }
   self->plane_axis = CLAMP(axis, 0, 2);
   self->plane_offset = offset;
   gtk_widget_queue_draw(GTK_WIDGET(self));

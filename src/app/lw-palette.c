@@ -32,11 +32,14 @@ struct _LwPalette {
   GHashTable *sources; /* id -> GtkDragSource */
   GHashTable *toggles; /* id -> GtkToggleButton (stroke tools) */
   char *stroke_tool;
+  GtkWidget *plane_box, *plane_drop, *plane_spin; /* the work plane (spatial models) */
+  int plane_axis;
+  double plane_offset;
 };
 
 G_DEFINE_FINAL_TYPE(LwPalette, lw_palette, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_STROKE_TOOL, N_PROPS };
+enum { PROP_0, PROP_STROKE_TOOL, PROP_PLANE_AXIS, PROP_PLANE_OFFSET, N_PROPS };
 static GParamSpec *props[N_PROPS];
 
 const LwPaletteItem *lw_palette_items(void)
@@ -70,6 +73,27 @@ static void toggled_cb(GtkToggleButton *b, gpointer user)
     lw_palette_set_stroke_tool(self, id);
   else if (!g_strcmp0(self->stroke_tool, id))
     lw_palette_set_stroke_tool(self, "link"); /* one tool is always chosen */
+}
+
+/* the drop-down's rows, in order, and the axis normal to each plane */
+static const char *const plane_names[] = {N_("Front (x-y)"), N_("Top (z-x)"), N_("Side (y-z)"), NULL};
+static const int plane_normal[] = {2, 1, 0};
+
+static void plane_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
+{
+  (void)obj, (void)pspec;
+  LwPalette *self = user;
+  guint row = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->plane_drop));
+  int axis = plane_normal[row < 3 ? row : 1];
+  double off = gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->plane_spin));
+  if (axis != self->plane_axis) {
+    self->plane_axis = axis;
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PLANE_AXIS]);
+  }
+  if (off != self->plane_offset) {
+    self->plane_offset = off;
+    g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PLANE_OFFSET]);
+  }
 }
 
 static GtkWidget *section(GtkWidget *box, const char *title)
@@ -130,6 +154,40 @@ static void lw_palette_init(LwPalette *self)
     }
     gtk_flow_box_append(GTK_FLOW_BOX(flows[it->kind]), b);
   }
+  /* the work plane of spatial models: which plane, and where along its normal */
+  self->plane_axis = 1;
+  self->plane_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *pl = gtk_label_new(_("Work plane"));
+  gtk_label_set_xalign(GTK_LABEL(pl), 0);
+  gtk_widget_add_css_class(pl, "heading");
+  gtk_widget_set_margin_top(pl, 6);
+  gtk_box_append(GTK_BOX(self->plane_box), pl);
+  const char *names[4];
+  for (int k = 0; k < 4; k++)
+    names[k] = plane_names[k] ? _(plane_names[k]) : NULL;
+  self->plane_drop = gtk_drop_down_new_from_strings(names);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plane_drop), 1);
+  gtk_widget_set_tooltip_text(self->plane_drop, _("The plane that drops and strokes land on"));
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->plane_drop), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Work plane"), -1);
+  gtk_box_append(GTK_BOX(self->plane_box), self->plane_drop);
+  GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *ol = gtk_label_new(_("Offset (m)"));
+  gtk_widget_add_css_class(ol, "caption");
+  gtk_box_append(GTK_BOX(row), ol);
+  self->plane_spin = gtk_spin_button_new_with_range(-100, 100, 0.1);
+  gtk_spin_button_set_digits(GTK_SPIN_BUTTON(self->plane_spin), 3);
+  gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->plane_spin), 0);
+  gtk_widget_set_hexpand(self->plane_spin, TRUE);
+  gtk_widget_set_tooltip_text(self->plane_spin, _("Where the work plane lies along its normal axis"));
+  gtk_accessible_update_property(GTK_ACCESSIBLE(self->plane_spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                 _("Work plane offset"), -1);
+  gtk_box_append(GTK_BOX(row), self->plane_spin);
+  gtk_box_append(GTK_BOX(self->plane_box), row);
+  g_signal_connect(self->plane_drop, "notify::selected", G_CALLBACK(plane_changed_cb), self);
+  g_signal_connect(self->plane_spin, "notify::value", G_CALLBACK(plane_changed_cb), self);
+  gtk_widget_set_visible(self->plane_box, FALSE);
+  gtk_box_append(GTK_BOX(box), self->plane_box);
+
   GtkWidget *hint = gtk_label_new(_("Drag an item into the view. Draw a link or a spring by dragging from one "
                                     "point to another in the view. With Move points, drag a point to move it."));
   gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
@@ -147,6 +205,10 @@ static void lw_palette_get_property(GObject *obj, guint prop, GValue *value, GPa
   LwPalette *self = LW_PALETTE(obj);
   if (prop == PROP_STROKE_TOOL)
     g_value_set_string(value, self->stroke_tool);
+  else if (prop == PROP_PLANE_AXIS)
+    g_value_set_int(value, self->plane_axis);
+  else if (prop == PROP_PLANE_OFFSET)
+    g_value_set_double(value, self->plane_offset);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, prop, pspec);
 }
@@ -175,6 +237,10 @@ static void lw_palette_class_init(LwPaletteClass *klass)
   oc->finalize = lw_palette_finalize;
   props[PROP_STROKE_TOOL] = g_param_spec_string("stroke-tool", NULL, NULL, "link",
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_PLANE_AXIS] = g_param_spec_int("plane-axis", NULL, NULL, 0, 2, 1,
+                                            G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  props[PROP_PLANE_OFFSET] = g_param_spec_double("plane-offset", NULL, NULL, -100, 100, 0,
+                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(oc, N_PROPS, props);
   gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GROUP);
@@ -215,4 +281,31 @@ GtkDragSource *lw_palette_get_drag_source(LwPalette *self, const char *id)
 {
   g_return_val_if_fail(LW_IS_PALETTE(self), NULL);
   return g_hash_table_lookup(self->sources, id);
+}
+
+void lw_palette_set_spatial(LwPalette *self, gboolean spatial)
+{
+  g_return_if_fail(LW_IS_PALETTE(self));
+  gtk_widget_set_visible(self->plane_box, spatial);
+}
+
+void lw_palette_set_work_plane(LwPalette *self, int axis, double offset)
+{
+  g_return_if_fail(LW_IS_PALETTE(self));
+  for (guint row = 0; row < 3; row++)
+    if (plane_normal[row] == axis)
+      gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plane_drop), row);
+  gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->plane_spin), offset);
+}
+
+int lw_palette_get_plane_axis(LwPalette *self)
+{
+  g_return_val_if_fail(LW_IS_PALETTE(self), 1);
+  return self->plane_axis;
+}
+
+double lw_palette_get_plane_offset(LwPalette *self)
+{
+  g_return_val_if_fail(LW_IS_PALETTE(self), 0);
+  return self->plane_offset;
 }

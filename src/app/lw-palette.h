@@ -36,4 +36,12 @@ void lw_palette_set_stroke_tool(LwPalette *self, const char *id);
 /* The drag source of an item's button (tests synthesize a drag with it). */
 GtkDragSource *lw_palette_get_drag_source(LwPalette *self, const char *id);
 
+/* Spatial models show the work plane's controls: a drop-down of the planes
+ * x-y, z-x and y-z (properties plane-axis: the normal axis, 0 x, 1 y, 2 z)
+ * and an offset along the normal (plane-offset, m). */
+void lw_palette_set_spatial(LwPalette *self, gboolean spatial);
+/* Set the controls (as a user would); plane-axis and plane-offset follow. */
+void lw_palette_set_work_plane(LwPalette *self, int axis, double offset);
+int lw_palette_get_plane_axis(LwPalette *self);
+double lw_palette_get_plane_offset(LwPalette *self);
 G_END_DECLS

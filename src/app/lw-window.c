@@ -961,6 +961,7 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
 {
   lw_editor_set_document(LW_EDITOR(self->editor), self->desc, chk);
   lw_prop_editor_set_document(self->prop_editor, self->desc, chk);
+  lw_palette_set_spatial(LW_PALETTE(self->palette), self->desc && !self->desc->planar);
   if (runnable)
     return;
   /* not runnable: the document where assembly left it (or at its guesses) */
