@@ -29,6 +29,26 @@ struct _LwPropEditor {
   gboolean have_info;
   char *selection;
   GHashTable *fields; /* path -> Field */
+  /* the model page's form for a new objective (NULL while not shown) */
+  GtkWidget *obj_name, *obj_output, *obj_measure, *obj_target, *obj_weight, *obj_error;
+  GArray *obj_items;  /* ObjItem, the rows of obj_output */
+};
+
+typedef struct {
+  int output;     /* index in doc->outputs */
+  int component;  /* -1: every component */
+} ObjItem;
+
+/* the measures a new objective can take, in the drop-down's order */
+static const struct {
+  const char *label;
+  lw_term_kind kind;
+  lw_term_form form;
+} measures[] = {
+  {N_("∫ (y − target)² dt over the run"), LW_TERM_INTEGRAL, LW_TERM_SQUARE},
+  {N_("(y − target)² at the end"), LW_TERM_FINAL, LW_TERM_SQUARE},
+  {N_("∫ (y − target) dt over the run"), LW_TERM_INTEGRAL, LW_TERM_VALUE},
+  {N_("y − target at the end"), LW_TERM_FINAL, LW_TERM_VALUE},
 };
 
 G_DEFINE_FINAL_TYPE(LwPropEditor, lw_prop_editor, GTK_TYPE_WIDGET)
@@ -621,6 +641,196 @@ static void show_force(LwPropEditor *self, const lw_force_desc *f)
   }
 }
 
+/* ---- objectives ------------------------------------------------------------ */
+static int output_width(const lw_desc *d, const lw_output_desc *o)
+{
+  switch (o->type) {
+  case LW_OUT_POSITION:
+  case LW_OUT_VELOCITY:
+  case LW_OUT_ACCELERATION:
+  case LW_OUT_REACTION_FORCE:
+    return d->planar ? 2 : 3;
+  default:
+    return 1;
+  }
+}
+
+/* "∫ 1·(link2_end.y − 0)² dt + ..." */
+static char *objective_summary(const lw_objective_desc *o)
+{
+  static const char *const axes[] = {"x", "y", "z"};
+  GString *s = g_string_new(NULL);
+  for (int k = 0; k < o->nterms; k++) {
+    const lw_term_desc *t = &o->terms[k];
+    char y[200], tg[64], w[64];
+    if (t->component >= 0 && t->component < 3)
+      g_snprintf(y, sizeof y, "%s.%s", t->output, axes[t->component]);
+    else
+      g_strlcpy(y, t->output ? t->output : "?", sizeof y);
+    num_text(tg, sizeof tg, t->target[t->component > 0 ? t->component : 0]);
+    num_text(w, sizeof w, t->weight);
+    const char *fmt = t->form == LW_TERM_VALUE   ? "%s·(%s − %s)"
+                      : t->form == LW_TERM_ABOVE ? "%s·max(0, %s − %s)²"
+                      : t->form == LW_TERM_BELOW ? "%s·min(0, %s − %s)²"
+                                                 : "%s·(%s − %s)²";
+    g_autofree char *g = g_strdup_printf(fmt, w, y, tg);
+    if (k)
+      g_string_append(s, " + ");
+    if (t->kind == LW_TERM_INTEGRAL)
+      g_string_append_printf(s, "∫ %s dt", g);
+    else
+      g_string_append_printf(s, _("%s at the end"), g);
+  }
+  return g_string_free(s, FALSE);
+}
+
+static void remove_objective_cb(GtkButton *b, gpointer user)
+{
+  lw_prop_editor_remove_objective(user, g_object_get_data(G_OBJECT(b), "objective"));
+}
+
+static void add_objective_cb(GtkButton *b, gpointer user)
+{
+  (void)b;
+  LwPropEditor *self = user;
+  const char *name = gtk_editable_get_text(GTK_EDITABLE(self->obj_name));
+  const char *why = NULL;
+  g_autofree char *msg = NULL;
+  guint row = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->obj_output));
+  guint mrow = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->obj_measure));
+  char *end = NULL;
+  const char *tt = gtk_editable_get_text(GTK_EDITABLE(self->obj_target));
+  const char *wt = gtk_editable_get_text(GTK_EDITABLE(self->obj_weight));
+  double target = g_ascii_strtod(tt, &end);
+  gboolean target_ok = *tt && end && !*end && isfinite(target);
+  double weight = g_ascii_strtod(wt, &end);
+  gboolean weight_ok = *wt && end && !*end && isfinite(weight);
+  if (!*name)
+    why = _("Give the objective a name");
+  else if (strchr(name, '/'))
+    why = _("A name cannot contain '/'");
+  else if (lw_desc_name_used(self->doc, name))
+    why = msg = g_strdup_printf(_("The name '%s' is taken"), name);
+  else if (!self->obj_items->len || row >= self->obj_items->len)
+    why = _("There is no output to measure yet: trace a point of a body first");
+  else if (!target_ok)
+    why = msg = g_strdup_printf(_("Target: '%s' is not a number"), tt);
+  else if (!weight_ok)
+    why = msg = g_strdup_printf(_("Weight: '%s' is not a number"), wt);
+  if (why) {
+    gtk_label_set_text(GTK_LABEL(self->obj_error), why);
+    gtk_widget_set_visible(self->obj_error, TRUE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(self->obj_name), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, why, -1);
+    return;
+  }
+  const ObjItem *it = &g_array_index(self->obj_items, ObjItem, row);
+  lw_desc *d = lw_desc_copy(self->doc);
+  lw_objective_desc *o = lw_desc_add_objective(d, name);
+  lw_term_desc *t = lw_objective_add_term(o, d->outputs[it->output].name);
+  t->component = it->component;
+  t->kind = measures[mrow < G_N_ELEMENTS(measures) ? mrow : 0].kind;
+  t->form = measures[mrow < G_N_ELEMENTS(measures) ? mrow : 0].form;
+  t->weight = weight;
+  for (int i = 0; i < 3; i++)
+    if (it->component < 0 || it->component == i)
+      t->target[i] = target;
+  g_autofree char *what = g_strdup_printf(_("Add objective %s"), name);
+  emit_edit(self, d, what);
+}
+
+static GtkWidget *form_row(GtkWidget *group, const char *title, GtkWidget *w)
+{
+  GtkWidget *r = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), title);
+  gtk_widget_set_valign(w, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+  adw_action_row_add_suffix(ADW_ACTION_ROW(r), w);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), r);
+  return r;
+}
+
+static void show_objectives(LwPropEditor *self)
+{
+  const lw_desc *d = self->doc;
+  static const char *const axes[] = {"x", "y", "z"};
+  GtkWidget *go = group_new(self, _("Objectives"),
+                            _("Numbers computed from a run: their gradients on the Sensitivity page, their optimum on "
+                              "the Optimize page"));
+  for (int i = 0; i < d->nobjectives; i++) {
+    const lw_objective_desc *o = &d->objectives[i];
+    GtkWidget *r = adw_action_row_new();
+    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), o->name);
+    adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(r), FALSE);
+    g_autofree char *sum = objective_summary(o);
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(r), sum);
+    GtkWidget *b = gtk_button_new_from_icon_name("user-trash-symbolic");
+    gtk_widget_add_css_class(b, "flat");
+    gtk_widget_set_valign(b, GTK_ALIGN_CENTER);
+    g_autofree char *bn = g_strdup_printf(_("Remove objective %s"), o->name);
+    gtk_widget_set_tooltip_text(b, bn);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, bn, -1);
+    g_object_set_data_full(G_OBJECT(b), "objective", g_strdup(o->name), g_free);
+    g_signal_connect(b, "clicked", G_CALLBACK(remove_objective_cb), self);
+    adw_action_row_add_suffix(ADW_ACTION_ROW(r), b);
+    adw_preferences_group_add(ADW_PREFERENCES_GROUP(go), r);
+    for (int k = 0; k < o->nterms; k++) {
+      g_autofree char *t = o->nterms > 1 ? g_strdup_printf(_("%s: weight of term %d"), o->name, k + 1)
+                                         : g_strdup_printf(_("%s: weight"), o->name);
+      g_autofree char *p = g_strdup_printf("objectives/%s/terms/%d/weight", o->name, k);
+      num_field(self, go, t, NULL, p);
+    }
+  }
+  /* a new one: name, output (or one of its components), measure, target, weight */
+  GtkWidget *gn = group_new(self, _("New objective"), NULL);
+  self->obj_name = gtk_entry_new();
+  char def[64];
+  lw_desc_unique_name(d, "objective", def, sizeof def);
+  gtk_editable_set_text(GTK_EDITABLE(self->obj_name), def);
+  gtk_editable_set_width_chars(GTK_EDITABLE(self->obj_name), 12);
+  form_row(gn, _("Name"), self->obj_name);
+  g_array_set_size(self->obj_items, 0);
+  GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
+  for (int i = 0; i < d->noutputs; i++) {
+    const lw_output_desc *o = &d->outputs[i];
+    int w = output_width(d, o);
+    for (int c = -1; c < (w > 1 ? w : 0); c++) {
+      ObjItem it = {i, c};
+      g_array_append_val(self->obj_items, it);
+      g_ptr_array_add(labels, c < 0 ? g_strdup(o->name) : g_strdup_printf("%s.%s", o->name, axes[c]));
+    }
+  }
+  g_ptr_array_add(labels, NULL);
+  self->obj_output = gtk_drop_down_new_from_strings((const char *const *)labels->pdata);
+  g_ptr_array_free(labels, TRUE);
+  form_row(gn, _("Output y"), self->obj_output);
+  const char *ml[G_N_ELEMENTS(measures) + 1];
+  for (guint k = 0; k < G_N_ELEMENTS(measures); k++)
+    ml[k] = _(measures[k].label);
+  ml[G_N_ELEMENTS(measures)] = NULL;
+  self->obj_measure = gtk_drop_down_new_from_strings(ml);
+  form_row(gn, _("Measure"), self->obj_measure);
+  self->obj_target = gtk_entry_new();
+  gtk_editable_set_text(GTK_EDITABLE(self->obj_target), "0");
+  gtk_editable_set_width_chars(GTK_EDITABLE(self->obj_target), 11);
+  form_row(gn, _("Target"), self->obj_target);
+  self->obj_weight = gtk_entry_new();
+  gtk_editable_set_text(GTK_EDITABLE(self->obj_weight), "1");
+  gtk_editable_set_width_chars(GTK_EDITABLE(self->obj_weight), 11);
+  form_row(gn, _("Weight"), self->obj_weight);
+  self->obj_error = gtk_label_new(NULL);
+  gtk_widget_add_css_class(self->obj_error, "error");
+  gtk_label_set_wrap(GTK_LABEL(self->obj_error), TRUE);
+  gtk_label_set_xalign(GTK_LABEL(self->obj_error), 0);
+  gtk_widget_set_visible(self->obj_error, FALSE);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(gn), self->obj_error);
+  GtkWidget *add = gtk_button_new_with_label(_("Add objective"));
+  gtk_widget_set_margin_top(add, 6);
+  gtk_widget_set_name(add, "add-objective");
+  g_signal_connect(add, "clicked", G_CALLBACK(add_objective_cb), self);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(gn), add);
+  g_object_set_data(G_OBJECT(self->obj_name), "add", add);
+}
+
 static void show_model(LwPropEditor *self)
 {
   const lw_desc *d = self->doc;
@@ -668,6 +878,7 @@ static void show_model(LwPropEditor *self)
       adw_preferences_group_add(ADW_PREFERENCES_GROUP(gp), r);
     }
   }
+  show_objectives(self);
 }
 
 static void rebuild(LwPropEditor *self)
@@ -676,6 +887,8 @@ static void rebuild(LwPropEditor *self)
   while ((child = gtk_widget_get_first_child(self->box)))
     gtk_box_remove(GTK_BOX(self->box), child);
   g_hash_table_remove_all(self->fields);
+  self->obj_name = self->obj_output = self->obj_measure = self->obj_target = self->obj_weight = NULL;
+  self->obj_error = NULL;
   const lw_desc *d = self->doc;
   int i;
   lw_elem_kind kind = lw_desc_find(d, self->selection, &i);
@@ -740,6 +953,58 @@ gboolean lw_prop_editor_trace_point(LwPropEditor *self, const char *point)
   o->body = strdup(bn);
   lw_place_set_ref(&o->place, point);
   g_autofree char *what = g_strdup_printf(_("Trace point %s of %s"), point, bn);
+  emit_edit(self, d, what);
+  return TRUE;
+}
+
+gboolean lw_prop_editor_add_objective(LwPropEditor *self, const char *name, const char *output, int measure,
+                                      const char *target, const char *weight)
+{
+  g_return_val_if_fail(LW_IS_PROP_EDITOR(self), FALSE);
+  if (!self->obj_name)
+    return FALSE; /* the model page is not shown */
+  GtkStringList *sl = GTK_STRING_LIST(gtk_drop_down_get_model(GTK_DROP_DOWN(self->obj_output)));
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(sl)), row = GTK_INVALID_LIST_POSITION;
+  for (guint k = 0; k < n; k++)
+    if (!g_strcmp0(gtk_string_list_get_string(sl, k), output))
+      row = k;
+  gtk_editable_set_text(GTK_EDITABLE(self->obj_name), name ? name : "");
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->obj_output), row);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->obj_measure), (guint)MAX(measure, 0));
+  gtk_editable_set_text(GTK_EDITABLE(self->obj_target), target ? target : "");
+  gtk_editable_set_text(GTK_EDITABLE(self->obj_weight), weight ? weight : "");
+  int before = self->doc->nobjectives;
+  g_signal_emit_by_name(g_object_get_data(G_OBJECT(self->obj_name), "add"), "clicked");
+  return self->doc->nobjectives > before;
+}
+
+void lw_prop_editor_scroll_to_end(LwPropEditor *self)
+{
+  g_return_if_fail(LW_IS_PROP_EDITOR(self));
+  GtkAdjustment *a = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(self->scroller));
+  gtk_adjustment_set_value(a, gtk_adjustment_get_upper(a) - gtk_adjustment_get_page_size(a));
+}
+
+const char *lw_prop_editor_get_objective_error(LwPropEditor *self)
+{
+  g_return_val_if_fail(LW_IS_PROP_EDITOR(self), NULL);
+  if (!self->obj_error || !gtk_widget_get_visible(self->obj_error))
+    return NULL;
+  return gtk_label_get_text(GTK_LABEL(self->obj_error));
+}
+
+gboolean lw_prop_editor_remove_objective(LwPropEditor *self, const char *name)
+{
+  g_return_val_if_fail(LW_IS_PROP_EDITOR(self), FALSE);
+  lw_desc *d = lw_desc_copy(self->doc);
+  g_autofree char *path = g_strdup_printf("objectives/%s", name ? name : "");
+  int removed = lw_desc_remove(d, path);
+  if (!removed) {
+    lw_desc_free(d);
+    return FALSE;
+  }
+  g_autofree char *what = removed > 1 ? g_strdup_printf(_("Remove objective %s and the problems that optimize it"), name)
+                                      : g_strdup_printf(_("Remove objective %s"), name);
   emit_edit(self, d, what);
   return TRUE;
 }
@@ -823,6 +1088,7 @@ static void lw_prop_editor_finalize(GObject *object)
   free(self->info.joint_state);
   g_free(self->selection);
   g_hash_table_unref(self->fields);
+  g_array_unref(self->obj_items);
   G_OBJECT_CLASS(lw_prop_editor_parent_class)->finalize(object);
 }
 
@@ -840,6 +1106,7 @@ static void lw_prop_editor_class_init(LwPropEditorClass *klass)
 static void lw_prop_editor_init(LwPropEditor *self)
 {
   self->fields = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, field_free);
+  self->obj_items = g_array_new(FALSE, TRUE, sizeof(ObjItem));
   self->doc = lw_desc_new();
   self->scroller = gtk_scrolled_window_new();
   gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);

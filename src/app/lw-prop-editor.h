@@ -40,4 +40,18 @@ gboolean lw_prop_editor_make_parameter(LwPropEditor *self, const char *path);
 gboolean lw_prop_editor_add_point(LwPropEditor *self);
 gboolean lw_prop_editor_trace_point(LwPropEditor *self, const char *point);
 
+/* The model page's "New objective" form, filled in and applied as a user
+ * would: output is a row of its output list ("coupler_p1" for every
+ * component, "coupler_p1.y" for one), measure the row of its measures (0: ∫
+ * (y − target)² dt, 1: (y − target)² at the end, 2: ∫ (y − target) dt, 3:
+ * y − target at the end).  FALSE when the form refused it (the reason:
+ * lw_prop_editor_get_objective_error) or the model page is not shown. */
+gboolean lw_prop_editor_add_objective(LwPropEditor *self, const char *name, const char *output, int measure,
+                                      const char *target, const char *weight);
+const char *lw_prop_editor_get_objective_error(LwPropEditor *self);
+/* Scroll the page to its end (the model page's objectives and their form). */
+void lw_prop_editor_scroll_to_end(LwPropEditor *self);
+/* Remove an objective (and the problems that optimize it), as its trash button does. */
+gboolean lw_prop_editor_remove_objective(LwPropEditor *self, const char *name);
+
 G_END_DECLS

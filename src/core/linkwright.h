@@ -529,10 +529,11 @@ int lw_desc_objective_index(const lw_desc *d, const char *name);
  * description being edited. */
 
 /* Remove the element a path names ("bodies/B", "joints/J", "forces/F",
- * "drivers/D", "outputs/O", "parameters/P") with everything that refers to
- * it: a body's joints, forces and outputs; a joint's drivers, initial values,
- * forces and outputs; parameter targets inside it (a parameter left without
- * targets goes too).  Returns the number of elements removed (0: none). */
+ * "drivers/D", "outputs/O", "parameters/P", "objectives/O") with everything
+ * that refers to it: a body's joints, forces and outputs; a joint's drivers,
+ * initial values, forces and outputs; parameter targets inside it (a
+ * parameter left without targets goes too); the problems that optimize an
+ * objective, and the constraints on it in other problems.  Returns the number of elements removed (0: none). */
 int lw_desc_remove(lw_desc *d, const char *path);
 /* Rename the element a path names, and every reference to it.  Returns 0
  * when the element does not exist or the name is empty, has a '/', or is

@@ -47,6 +47,8 @@ static void free_taken(int kind, void *elem)
   case 3: sz = sizeof(lw_driver_desc), slot = (void **)&t->drivers, count = &t->ndrivers; break;
   case 4: sz = sizeof(lw_initial_desc), slot = (void **)&t->initial, count = &t->ninitial; break;
   case 5: sz = sizeof(lw_output_desc), slot = (void **)&t->outputs, count = &t->noutputs; break;
+  case 7: sz = sizeof(lw_objective_desc), slot = (void **)&t->objectives, count = &t->nobjectives; break;
+  case 8: sz = sizeof(lw_problem_desc), slot = (void **)&t->problems, count = &t->nproblems; break;
   default: sz = sizeof(lw_param_desc), slot = (void **)&t->params, count = &t->nparams; break;
   }
   *slot = malloc(sz);
@@ -247,6 +249,31 @@ int lw_desc_remove(lw_desc *d, const char *path)
         take_out(d->params, &d->nparams, i, sizeof e, &e);
         free_taken(6, &e);
         return 1;
+      }
+  } else if (kl == 10 && !strncmp(path, "objectives", kl)) {
+    for (int i = 0; i < d->nobjectives; i++)
+      if (eq(d->objectives[i].name, name)) {
+        /* problems that optimize it go; constraints on it go from the others */
+        for (int k = d->nproblems - 1; k >= 0; k--) {
+          lw_problem_desc *p = &d->problems[k];
+          if (eq(p->objective, name)) {
+            lw_problem_desc e;
+            take_out(d->problems, &d->nproblems, k, sizeof e, &e);
+            free_taken(8, &e);
+            removed++;
+            continue;
+          }
+          for (int c = p->ncons - 1; c >= 0; c--)
+            if (eq(p->cons[c].objective, name)) {
+              free(p->cons[c].objective);
+              memmove(p->cons + c, p->cons + c + 1, sizeof *p->cons * (size_t)(p->ncons - c - 1));
+              p->ncons--;
+            }
+        }
+        lw_objective_desc e;
+        take_out(d->objectives, &d->nobjectives, i, sizeof e, &e);
+        free_taken(7, &e);
+        return removed + 1;
       }
   }
   return removed;
