@@ -208,6 +208,69 @@ static void test_spline_eval(void)
   }
 }
 
+/* removing an objective takes the problems that optimize it along */
+static void test_remove_objective(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  int nobj = d->nobjectives, nprob = d->nproblems;
+  g_assert_cmpint(nprob, >=, 1);
+  g_assert_cmpstr(d->problems[0].objective, ==, "psi1");
+  g_assert_cmpint(lw_desc_remove(d, "objectives/psi1"), ==, 2); /* the objective and static-springs */
+  g_assert_cmpint(d->nobjectives, ==, nobj - 1);
+  g_assert_cmpint(d->nproblems, ==, nprob - 1);
+  g_assert_cmpint(lw_desc_remove(d, "objectives/psi1"), ==, 0);
+  g_assert_cmpint(lw_desc_remove(d, "objectives/psi2"), ==, 1);
+  g_assert_cmpint(d->nobjectives, ==, nobj - 2);
+  lw_model_free(lwt_compile(d)); /* what is left compiles */
+  lw_desc_free(d);
+}
+
+/* a drawn link's end moved off its axis: still a uniform thin bar, whose
+ * inertia tensor has the principal moments m r^2 / 2 about the new axis and
+ * m L^2 / 12 + m r^2 / 4 across it */
+static void test_move_point_bar(void)
+{
+  lw_desc *d = lw_desc_new();
+  d->planar = 0;
+  lw_body_desc *b = lw_desc_add_body(d, "link1");
+  double u0[3] = {1, 0, 0}, p0[3] = {0, 0, 0}, p1[3] = {1, 0, 0};
+  b->mass = LW_LINK_DENSITY * 1.0;
+  b->com[0] = 0.5;
+  lw_bar_inertia(0, b->mass, 1.0, u0, b->inertia);
+  lw_body_add_point(b, "start", p0);
+  lw_body_add_point(b, "end", p1);
+  lw_geom_desc *g = lw_body_add_geom(b, LW_GEOM_BAR);
+  memcpy(g->to, p1, sizeof p1);
+  double q[3] = {1, 2, 2}; /* length 3 */
+  g_assert_cmpint(lw_desc_move_point(d, 0, 1, q), ==, 1);
+  b = &d->bodies[0];
+  double m = 3 * LW_LINK_DENSITY, r = 0.5 * LW_LINK_WIDTH, ax = 0.5 * m * r * r, tr = m * 9 / 12 + 0.25 * m * r * r;
+  g_assert_cmpfloat_with_epsilon(b->mass, m, 1e-15);
+  for (int i = 0; i < 3; i++) {
+    g_assert_cmpfloat_with_epsilon(b->com[i], 0.5 * q[i], 1e-15);
+    g_assert_cmpfloat(b->geoms[0].to[i], ==, q[i]);
+  }
+  /* tensor I (xx yy zz xy xz yz) applied to the axis u gives ax u; its trace is ax + 2 tr */
+  const double *I = b->inertia;
+  double T[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}}, u[3] = {1. / 3, 2. / 3, 2. / 3};
+  for (int i = 0; i < 3; i++) {
+    double s = 0;
+    for (int k = 0; k < 3; k++)
+      s += T[i][k] * u[k];
+    g_assert_cmpfloat_with_epsilon(s, ax * u[i], 1e-14);
+  }
+  g_assert_cmpfloat_with_epsilon(I[0] + I[1] + I[2], ax + 2 * tr, 1e-14);
+  lw_model_free(lwt_compile(d)); /* a valid inertia (positive, triangle inequality) */
+  /* a mass typed in: the body is no longer a drawn bar, the move leaves it */
+  b->mass = 7;
+  double q2[3] = {2, 0, 0};
+  g_assert_cmpint(lw_desc_move_point(d, 0, 1, q2), ==, 0);
+  g_assert_cmpfloat(d->bodies[0].mass, ==, 7);
+  g_assert_cmpfloat(d->bodies[0].geoms[0].to[0], ==, 2);
+  g_assert_cmpint(lw_desc_move_point(d, 0, 5, q2), ==, -1);
+  lw_desc_free(d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -217,5 +280,7 @@ int main(int argc, char **argv)
   g_test_add_func("/io/extreme-numbers", test_extreme_numbers);
   g_test_add_func("/io/locale", test_locale);
   g_test_add_func("/io/parameters", test_parameters);
+  g_test_add_func("/io/remove-objective", test_remove_objective);
+  g_test_add_func("/io/move-point-bar", test_move_point_bar);
   return g_test_run();
 }
