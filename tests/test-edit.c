@@ -20,6 +20,7 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -571,6 +572,150 @@ static void test_spatial(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* ---- the real pointer: XTest events through the X server -------------------- */
+/* libX11 and libXtst are opened at run time, so that the test needs no
+ * build dependency; without them (or off X11) it is skipped */
+typedef struct {
+  void *x11, *xtst, *dpy;
+  unsigned long root;
+  void *(*open_display)(const char *);
+  int (*close_display)(void *);
+  int (*flush)(void *);
+  unsigned long (*default_root)(void *);
+  int (*translate)(void *, unsigned long, unsigned long, int, int, int *, int *, unsigned long *);
+  int (*fake_motion)(void *, int, int, int, unsigned long);
+  int (*fake_button)(void *, unsigned int, int, unsigned long);
+  unsigned long (*surface_xid)(GdkSurface *);
+} xpointer;
+
+static gboolean xpointer_open(xpointer *xp)
+{
+  memset(xp, 0, sizeof *xp);
+  if (strcmp(G_OBJECT_TYPE_NAME(gdk_display_get_default()), "GdkX11Display"))
+    return FALSE;
+  xp->x11 = dlopen("libX11.so.6", RTLD_NOW);
+  xp->xtst = dlopen("libXtst.so.6", RTLD_NOW);
+  if (!xp->x11 || !xp->xtst)
+    return FALSE;
+  *(void **)&xp->open_display = dlsym(xp->x11, "XOpenDisplay");
+  *(void **)&xp->close_display = dlsym(xp->x11, "XCloseDisplay");
+  *(void **)&xp->flush = dlsym(xp->x11, "XFlush");
+  *(void **)&xp->default_root = dlsym(xp->x11, "XDefaultRootWindow");
+  *(void **)&xp->translate = dlsym(xp->x11, "XTranslateCoordinates");
+  *(void **)&xp->fake_motion = dlsym(xp->xtst, "XTestFakeMotionEvent");
+  *(void **)&xp->fake_button = dlsym(xp->xtst, "XTestFakeButtonEvent");
+  *(void **)&xp->surface_xid = dlsym(RTLD_DEFAULT, "gdk_x11_surface_get_xid");
+  if (!xp->open_display || !xp->close_display || !xp->flush || !xp->default_root || !xp->translate ||
+      !xp->fake_motion || !xp->fake_button || !xp->surface_xid)
+    return FALSE;
+  xp->dpy = xp->open_display(NULL);
+  if (!xp->dpy)
+    return FALSE;
+  xp->root = xp->default_root(xp->dpy);
+  return TRUE;
+}
+
+static void xpointer_close(xpointer *xp)
+{
+  if (xp->dpy)
+    xp->close_display(xp->dpy);
+  if (xp->xtst)
+    dlclose(xp->xtst);
+  if (xp->x11)
+    dlclose(xp->x11);
+}
+
+/* the screen position of point (x, y) of a widget */
+static void root_point(xpointer *xp, GtkWidget *w, double x, double y, int *rx, int *ry)
+{
+  GtkNative *nat = gtk_widget_get_native(w);
+  graphene_point_t in = GRAPHENE_POINT_INIT((float)x, (float)y), out;
+  g_assert_true(gtk_widget_compute_point(w, GTK_WIDGET(nat), &in, &out));
+  double sx, sy;
+  gtk_native_get_surface_transform(nat, &sx, &sy);
+  unsigned long child;
+  g_assert_true(xp->translate(xp->dpy, xp->surface_xid(gtk_native_get_surface(nat)), xp->root,
+                              (int)lround(out.x + sx), (int)lround(out.y + sy), rx, ry, &child));
+}
+
+static void xmove(xpointer *xp, int x, int y)
+{
+  xp->fake_motion(xp->dpy, -1, x, y, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.04);
+}
+
+static void xbutton(xpointer *xp, gboolean press)
+{
+  xp->fake_button(xp->dpy, 1, press, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.1);
+}
+
+/* press at (x0, y0), move there in steps, release */
+static void xdrag(xpointer *xp, int x0, int y0, int x1, int y1)
+{
+  xmove(xp, x0, y0);
+  xbutton(xp, TRUE);
+  for (int k = 1; k <= 12; k++)
+    xmove(xp, x0 + (x1 - x0) * k / 12, y0 + (y1 - y0) * k / 12);
+  lwt_spin(0.1);
+  xbutton(xp, FALSE);
+  lwt_spin(0.4);
+}
+
+static void view_root_point(xpointer *xp, LwWindow *w, double px, double py, int *rx, int *ry)
+{
+  double p[3] = {px, py, 0}, x, y;
+  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
+  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
+}
+
+/* a link drawn and a pin dragged from the palette with the pointer itself:
+ * X events through the server, GTK's own drag and drop between the
+ * palette's button and the view */
+static void test_pointer(void)
+{
+  xpointer xp;
+  if (!xpointer_open(&xp)) {
+    xpointer_close(&xp);
+    g_test_skip("needs X11 with the XTest extension (libX11, libXtst)");
+    return;
+  }
+  LwWindow *w = new_window();
+  act(w, "new");
+  lwt_spin(0.8);
+  int ax, ay, bx, by;
+  view_root_point(&xp, w, 0, 0, &ax, &ay);
+  view_root_point(&xp, w, 1, 0.5, &bx, &by);
+  xdrag(&xp, ax, ay, bx, by);
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbodies, ==, 1);
+  g_test_message("drawn with the pointer: link1 from (%g, %g), angle %.6f rad", d->bodies[0].position[0],
+                 d->bodies[0].position[1], d->bodies[0].angle);
+  g_assert_cmpfloat(d->bodies[0].position[0], ==, 0.0);
+  g_assert_cmpfloat_with_epsilon(d->bodies[0].angle, atan2(0.5, 1.0), 1e-12);
+  /* the pin: from its palette button into the view, at the link's start */
+  LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
+  GtkWidget *pin = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(lw_palette_get_drag_source(pal, "revolute")));
+  int px, py;
+  root_point(&xp, pin, 0.5 * gtk_widget_get_width(pin), 0.5 * gtk_widget_get_height(pin), &px, &py);
+  view_root_point(&xp, w, 0, 0, &ax, &ay);
+  xdrag(&xp, px, py, ax, ay);
+  lwt_spin(0.3);
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->njoints, ==, 1);
+  g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_REVOLUTE);
+  g_assert_cmpstr(d->joints[0].body[0], ==, "ground");
+  g_assert_cmpstr(d->joints[0].body[1], ==, "link1");
+  const char *status = lw_editor_get_status(editor_of(w));
+  g_test_message("after the pin dropped with the pointer: %s", status);
+  g_assert_nonnull(strstr(status, "1 DOF"));
+  shot(w, "pointer-drag");
+  gtk_window_destroy(GTK_WINDOW(w));
+  xpointer_close(&xp);
+}
+
 /* ---- a slider-crank in the plane ---------------------------------------------- */
 static void test_slider_crank(void)
 {
@@ -943,6 +1088,7 @@ int main(int argc, char **argv)
   g_test_add_func("/edit/undo-redo-file", test_undo_redo_file);
   g_test_add_func("/edit/move-points", test_move_points);
   g_test_add_func("/edit/spatial", test_spatial);
+  g_test_add_func("/edit/pointer", test_pointer);
   g_test_add_func("/edit/slider-crank", test_slider_crank);
   g_test_add_func("/edit/invalid-edits", test_invalid_edits);
   g_test_add_func("/edit/kill-recover", test_kill_recover);
