@@ -1,9 +1,13 @@
 /* Building models with the mouse, through the window (needs a display: the
- * test command starts Xvfb).  Palette items reach the view as a drag does:
- * the palette button's GtkDragSource prepares the content, the editor's
- * GtkDropTarget receives it at view coordinates; strokes go through the
- * editor's drag gesture; properties are typed into the property page's
- * fields and applied with Enter.
+ * test command starts Xvfb).  On X11 with the XTest extension the pointer
+ * itself is moved, pressed and released through the X server: palette items
+ * are dragged from their buttons into the view by GTK's drag and drop, and
+ * links are drawn by pressing and dragging in the view.  Elsewhere (or with
+ * LW_TEST_POINTER=signals) the same steps go through the signals: the palette
+ * button's GtkDragSource prepares the content, the editor's GtkDropTarget
+ * receives it at view coordinates, strokes go through the editor's drag
+ * gesture.  Properties are typed into the property page's fields and applied
+ * with Enter.
  *
  *  - a four-bar drawn from an empty document, its lengths, masses, pins and
  *    initial condition set in the property page, runs and follows the
@@ -55,8 +59,12 @@ static void act(LwWindow *w, const char *name)
   g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
 }
 
+static void pointer_init(void);
+static char *json_of(LwWindow *w);
+
 static LwWindow *new_window(void)
 {
+  pointer_init();
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
   gtk_window_present(GTK_WINDOW(w));
@@ -94,6 +102,118 @@ static void shot(LwWindow *w, const char *name)
     g_test_message("no screenshot %s: %s", path, error->message);
 }
 
+/* ---- the real pointer: XTest events through the X server -------------------- */
+/* libX11 and libXtst are opened at run time, so that the test needs no
+ * build dependency; without them (or off X11) it is skipped */
+typedef struct {
+  void *x11, *xtst, *dpy;
+  unsigned long root;
+  void *(*open_display)(const char *);
+  int (*close_display)(void *);
+  int (*flush)(void *);
+  unsigned long (*default_root)(void *);
+  int (*translate)(void *, unsigned long, unsigned long, int, int, int *, int *, unsigned long *);
+  int (*fake_motion)(void *, int, int, int, unsigned long);
+  int (*fake_button)(void *, unsigned int, int, unsigned long);
+  unsigned long (*surface_xid)(GdkSurface *);
+} xpointer;
+
+static gboolean xpointer_open(xpointer *xp)
+{
+  memset(xp, 0, sizeof *xp);
+  if (strcmp(G_OBJECT_TYPE_NAME(gdk_display_get_default()), "GdkX11Display"))
+    return FALSE;
+  xp->x11 = dlopen("libX11.so.6", RTLD_NOW);
+  xp->xtst = dlopen("libXtst.so.6", RTLD_NOW);
+  if (!xp->x11 || !xp->xtst)
+    return FALSE;
+  *(void **)&xp->open_display = dlsym(xp->x11, "XOpenDisplay");
+  *(void **)&xp->close_display = dlsym(xp->x11, "XCloseDisplay");
+  *(void **)&xp->flush = dlsym(xp->x11, "XFlush");
+  *(void **)&xp->default_root = dlsym(xp->x11, "XDefaultRootWindow");
+  *(void **)&xp->translate = dlsym(xp->x11, "XTranslateCoordinates");
+  *(void **)&xp->fake_motion = dlsym(xp->xtst, "XTestFakeMotionEvent");
+  *(void **)&xp->fake_button = dlsym(xp->xtst, "XTestFakeButtonEvent");
+  *(void **)&xp->surface_xid = dlsym(RTLD_DEFAULT, "gdk_x11_surface_get_xid");
+  if (!xp->open_display || !xp->close_display || !xp->flush || !xp->default_root || !xp->translate ||
+      !xp->fake_motion || !xp->fake_button || !xp->surface_xid)
+    return FALSE;
+  xp->dpy = xp->open_display(NULL);
+  if (!xp->dpy)
+    return FALSE;
+  xp->root = xp->default_root(xp->dpy);
+  return TRUE;
+}
+
+static void xpointer_close(xpointer *xp)
+{
+  if (xp->dpy)
+    xp->close_display(xp->dpy);
+  if (xp->xtst)
+    dlclose(xp->xtst);
+  if (xp->x11)
+    dlclose(xp->x11);
+}
+
+/* the screen position of point (x, y) of a widget */
+static void root_point(xpointer *xp, GtkWidget *w, double x, double y, int *rx, int *ry)
+{
+  GtkNative *nat = gtk_widget_get_native(w);
+  graphene_point_t in = GRAPHENE_POINT_INIT((float)x, (float)y), out;
+  g_assert_true(gtk_widget_compute_point(w, GTK_WIDGET(nat), &in, &out));
+  double sx, sy;
+  gtk_native_get_surface_transform(nat, &sx, &sy);
+  unsigned long child;
+  g_assert_true(xp->translate(xp->dpy, xp->surface_xid(gtk_native_get_surface(nat)), xp->root,
+                              (int)lround(out.x + sx), (int)lround(out.y + sy), rx, ry, &child));
+}
+
+static void xmove(xpointer *xp, int x, int y)
+{
+  xp->fake_motion(xp->dpy, -1, x, y, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.04);
+}
+
+static void xbutton(xpointer *xp, gboolean press)
+{
+  xp->fake_button(xp->dpy, 1, press, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.1);
+}
+
+/* press at (x0, y0), move there in steps, release */
+static void xdrag(xpointer *xp, int x0, int y0, int x1, int y1)
+{
+  xmove(xp, x0, y0);
+  xbutton(xp, TRUE);
+  for (int k = 1; k <= 12; k++)
+    xmove(xp, x0 + (x1 - x0) * k / 12, y0 + (y1 - y0) * k / 12);
+  lwt_spin(0.1);
+  xbutton(xp, FALSE);
+  lwt_spin(0.4);
+}
+
+/* the pointer used by the helpers below: XTest when the display has it
+ * (LW_TEST_POINTER=signals forces the signal path), else NULL */
+static xpointer pointer_x;
+static xpointer *pointer;
+
+static void pointer_init(void)
+{
+  static gboolean tried;
+  if (tried)
+    return;
+  tried = TRUE;
+  if (!g_strcmp0(g_getenv("LW_TEST_POINTER"), "signals"))
+    return;
+  if (xpointer_open(&pointer_x))
+    pointer = &pointer_x;
+  else
+    xpointer_close(&pointer_x);
+  g_test_message("pointer: %s", pointer ? "X events (XTest)" : "signals of the drag source, drop target and gesture");
+}
+
 /* a palette item dragged to the world point p: the button's drag source
  * prepares the content, the editor's drop target receives it there */
 static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
@@ -101,6 +221,19 @@ static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
   LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
   GtkDragSource *src = lw_palette_get_drag_source(pal, id);
   g_assert_nonnull(src);
+  if (pointer) { /* the button pressed, dragged into the view, released at p */
+    lwt_spin(0.3); /* the layout settles (a message bar comes or goes) */
+    GtkWidget *button = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(src));
+    int bx, by, vx, vy;
+    double x, y;
+    g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
+    root_point(pointer, button, 0.5 * gtk_widget_get_width(button), 0.5 * gtk_widget_get_height(button), &bx, &by);
+    root_point(pointer, GTK_WIDGET(editor_of(w)), x, y, &vx, &vy);
+    g_autofree char *before = json_of(w);
+    xdrag(pointer, bx, by, vx, vy);
+    g_autofree char *after = json_of(w);
+    return strcmp(before, after) != 0;
+  }
   GdkContentProvider *content = NULL;
   g_signal_emit_by_name(src, "prepare", 0.0, 0.0, &content);
   g_assert_nonnull(content);
@@ -128,8 +261,17 @@ static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
 static void stroke3(LwWindow *w, const double a[3], const double b[3])
 {
   double x0, y0, x1, y1;
+  if (pointer)
+    lwt_spin(0.3); /* the layout settles (a message bar comes or goes) */
   g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
   g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
+  if (pointer) {
+    int rx0, ry0, rx1, ry1;
+    root_point(pointer, GTK_WIDGET(editor_of(w)), x0, y0, &rx0, &ry0);
+    root_point(pointer, GTK_WIDGET(editor_of(w)), x1, y1, &rx1, &ry1);
+    xdrag(pointer, rx0, ry0, rx1, ry1);
+    return;
+  }
   GtkGesture *g = lw_editor_get_stroke_gesture(editor_of(w));
   g_signal_emit_by_name(g, "drag-begin", x0, y0);
   for (int k = 1; k <= 4; k++)
@@ -570,98 +712,6 @@ static void test_spatial(void)
   lw_model_free(m);
   lw_desc_free(t);
   gtk_window_destroy(GTK_WINDOW(w));
-}
-
-/* ---- the real pointer: XTest events through the X server -------------------- */
-/* libX11 and libXtst are opened at run time, so that the test needs no
- * build dependency; without them (or off X11) it is skipped */
-typedef struct {
-  void *x11, *xtst, *dpy;
-  unsigned long root;
-  void *(*open_display)(const char *);
-  int (*close_display)(void *);
-  int (*flush)(void *);
-  unsigned long (*default_root)(void *);
-  int (*translate)(void *, unsigned long, unsigned long, int, int, int *, int *, unsigned long *);
-  int (*fake_motion)(void *, int, int, int, unsigned long);
-  int (*fake_button)(void *, unsigned int, int, unsigned long);
-  unsigned long (*surface_xid)(GdkSurface *);
-} xpointer;
-
-static gboolean xpointer_open(xpointer *xp)
-{
-  memset(xp, 0, sizeof *xp);
-  if (strcmp(G_OBJECT_TYPE_NAME(gdk_display_get_default()), "GdkX11Display"))
-    return FALSE;
-  xp->x11 = dlopen("libX11.so.6", RTLD_NOW);
-  xp->xtst = dlopen("libXtst.so.6", RTLD_NOW);
-  if (!xp->x11 || !xp->xtst)
-    return FALSE;
-  *(void **)&xp->open_display = dlsym(xp->x11, "XOpenDisplay");
-  *(void **)&xp->close_display = dlsym(xp->x11, "XCloseDisplay");
-  *(void **)&xp->flush = dlsym(xp->x11, "XFlush");
-  *(void **)&xp->default_root = dlsym(xp->x11, "XDefaultRootWindow");
-  *(void **)&xp->translate = dlsym(xp->x11, "XTranslateCoordinates");
-  *(void **)&xp->fake_motion = dlsym(xp->xtst, "XTestFakeMotionEvent");
-  *(void **)&xp->fake_button = dlsym(xp->xtst, "XTestFakeButtonEvent");
-  *(void **)&xp->surface_xid = dlsym(RTLD_DEFAULT, "gdk_x11_surface_get_xid");
-  if (!xp->open_display || !xp->close_display || !xp->flush || !xp->default_root || !xp->translate ||
-      !xp->fake_motion || !xp->fake_button || !xp->surface_xid)
-    return FALSE;
-  xp->dpy = xp->open_display(NULL);
-  if (!xp->dpy)
-    return FALSE;
-  xp->root = xp->default_root(xp->dpy);
-  return TRUE;
-}
-
-static void xpointer_close(xpointer *xp)
-{
-  if (xp->dpy)
-    xp->close_display(xp->dpy);
-  if (xp->xtst)
-    dlclose(xp->xtst);
-  if (xp->x11)
-    dlclose(xp->x11);
-}
-
-/* the screen position of point (x, y) of a widget */
-static void root_point(xpointer *xp, GtkWidget *w, double x, double y, int *rx, int *ry)
-{
-  GtkNative *nat = gtk_widget_get_native(w);
-  graphene_point_t in = GRAPHENE_POINT_INIT((float)x, (float)y), out;
-  g_assert_true(gtk_widget_compute_point(w, GTK_WIDGET(nat), &in, &out));
-  double sx, sy;
-  gtk_native_get_surface_transform(nat, &sx, &sy);
-  unsigned long child;
-  g_assert_true(xp->translate(xp->dpy, xp->surface_xid(gtk_native_get_surface(nat)), xp->root,
-                              (int)lround(out.x + sx), (int)lround(out.y + sy), rx, ry, &child));
-}
-
-static void xmove(xpointer *xp, int x, int y)
-{
-  xp->fake_motion(xp->dpy, -1, x, y, 0);
-  xp->flush(xp->dpy);
-  lwt_spin(0.04);
-}
-
-static void xbutton(xpointer *xp, gboolean press)
-{
-  xp->fake_button(xp->dpy, 1, press, 0);
-  xp->flush(xp->dpy);
-  lwt_spin(0.1);
-}
-
-/* press at (x0, y0), move there in steps, release */
-static void xdrag(xpointer *xp, int x0, int y0, int x1, int y1)
-{
-  xmove(xp, x0, y0);
-  xbutton(xp, TRUE);
-  for (int k = 1; k <= 12; k++)
-    xmove(xp, x0 + (x1 - x0) * k / 12, y0 + (y1 - y0) * k / 12);
-  lwt_spin(0.1);
-  xbutton(xp, FALSE);
-  lwt_spin(0.4);
 }
 
 static void view_root_point(xpointer *xp, LwWindow *w, double px, double py, int *rx, int *ry)
