@@ -73,6 +73,17 @@ static LwWindow *new_window(void)
   return w;
 }
 
+/* Run, flat out, to the end; the runner, finished */
+static LwSimRunner *run_to_end(LwWindow *w)
+{
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
+  act(w, "run");
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  return r;
+}
+
 static LwEditor *editor_of(LwWindow *w)
 {
   return LW_EDITOR(lw_window_get_editor(w));
@@ -401,11 +412,7 @@ static void test_four_bar(void)
   LwWindow *w = new_window();
   build_four_bar(w, TRUE);
   /* run it, flat out */
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  LwSimRunner *r = lw_window_get_runner(w);
-  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  LwSimRunner *r = run_to_end(w);
   guint n = lw_sim_runner_get_n_frames(r);
   g_assert_cmpuint(n, ==, 5001);
   shot(w, "tutorial-05-run");
@@ -650,11 +657,7 @@ static void test_spatial(void)
   shot(w, "spatial-side-plane");
 
   /* run it; the drawn end starts where it was drawn */
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  LwSimRunner *r = lw_window_get_runner(w);
-  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  LwSimRunner *r = run_to_end(w);
   shot(w, "spatial-run");
   const lw_model *mine = lw_sim_runner_get_model(r);
   int cx = column(mine, "link2_end.x");
@@ -799,11 +802,7 @@ static void test_slider_crank(void)
   pick(w, NULL);
   enter(w, "solver/t_end", "1");
   shot(w, "slider-crank-drawn");
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  LwSimRunner *r = lw_window_get_runner(w);
-  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  LwSimRunner *r = run_to_end(w);
   guint n = lw_sim_runner_get_n_frames(r);
   int cx = column(lw_sim_runner_get_model(r), "link3_start.x"), cy = column(lw_sim_runner_get_model(r), "link3_start.y");
   g_assert_cmpint(cx, >=, 0);

@@ -1135,6 +1135,18 @@ static void ring(cairo_t *cr, double x, double y, double r)
   cairo_arc(cr, x, y, r, 0, 2 * G_PI);
 }
 
+/* the coordinates of world point p, written beside its place (x, y) in the view */
+static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double p[3], double x, double y)
+{
+  PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
+  g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", p[0], p[1])
+                                      : g_strdup_printf("(%.3g, %.3g, %.3g)", p[0], p[1], p[2]);
+  pango_layout_set_text(pl, t, -1);
+  cairo_move_to(cr, x + 9, y + 4);
+  pango_cairo_show_layout(cr, pl);
+  g_object_unref(pl);
+}
+
 static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
   LwEditor *self = LW_EDITOR(widget);
@@ -1257,13 +1269,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       cairo_set_dash(cr, NULL, 0, 0);
       cairo_rectangle(cr, bx - 5, by - 5, 10, 10);
       cairo_fill(cr);
-      PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
-      g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", b[0], b[1])
-                                          : g_strdup_printf("(%.3g, %.3g, %.3g)", b[0], b[1], b[2]);
-      pango_layout_set_text(pl, t, -1);
-      cairo_move_to(cr, bx + 9, by + 4);
-      pango_cairo_show_layout(cr, pl);
-      g_object_unref(pl);
+      coord_label(self, widget, cr, b, bx, by);
     }
   }
   /* where a drop or a stroke would land */
@@ -1272,13 +1278,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     cairo_set_line_width(cr, 2);
     ring(cr, x, y, 6);
     cairo_stroke(cr);
-    PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
-    g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", a[0], a[1])
-                                        : g_strdup_printf("(%.3g, %.3g, %.3g)", a[0], a[1], a[2]);
-    pango_layout_set_text(pl, t, -1);
-    cairo_move_to(cr, x + 9, y + 4);
-    pango_cairo_show_layout(cr, pl);
-    g_object_unref(pl);
+    coord_label(self, widget, cr, a, x, y);
   }
   /* the live check */
   if (self->status) {

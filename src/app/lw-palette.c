@@ -169,6 +169,9 @@ static void lw_palette_init(LwPalette *self)
   gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plane_drop), 1);
   gtk_widget_set_tooltip_text(self->plane_drop, _("The plane that drops and strokes land on"));
   gtk_accessible_update_property(GTK_ACCESSIBLE(self->plane_drop), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Work plane"), -1);
+  for (GtkWidget *c = gtk_widget_get_first_child(self->plane_drop); c; c = gtk_widget_get_next_sibling(c))
+    if (GTK_IS_BUTTON(c)) /* the button assistive technology meets */
+      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Work plane"), -1);
   gtk_box_append(GTK_BOX(self->plane_box), self->plane_drop);
   GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *ol = gtk_label_new(_("Offset (m)"));

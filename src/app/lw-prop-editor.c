@@ -744,6 +744,10 @@ static GtkWidget *form_row(GtkWidget *group, const char *title, GtkWidget *w)
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), title);
   gtk_widget_set_valign(w, GTK_ALIGN_CENTER);
   gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+  /* a drop-down's button is what assistive technology meets: it gets the name too */
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+    if (GTK_IS_BUTTON(c))
+      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
   adw_action_row_add_suffix(ADW_ACTION_ROW(r), w);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), r);
   return r;
