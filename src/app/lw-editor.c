@@ -205,14 +205,15 @@ static gboolean plane_point(LwEditor *self, double x, double y, double out[3])
   return TRUE;
 }
 
-/* the nearest anchor within SNAP_PX of (x, y), or NULL */
-static const Anchor *anchor_near(LwEditor *self, double x, double y, int skip_body)
+/* the nearest anchor within SNAP_PX of (x, y), or NULL; never `moved`
+ * itself nor, when it is a body's point, the points of its body */
+static const Anchor *anchor_near(LwEditor *self, double x, double y, const Anchor *moved)
 {
   const Anchor *best = NULL;
   double bd = SNAP_PX;
   for (guint i = 0; i < self->anchors->len; i++) {
     const Anchor *a = &g_array_index(self->anchors, Anchor, i);
-    if (a->body == skip_body && skip_body >= 0)
+    if (moved && (a == moved || (moved->body >= 0 && a->body == moved->body)))
       continue;
     double ax, ay;
     if (!lw_editor_world_to_view(self, a->w, &ax, &ay))
@@ -230,19 +231,7 @@ static const Anchor *anchor_near(LwEditor *self, double x, double y, int skip_bo
  * for a body's point, to the points of its own body */
 static gboolean snap_except(LwEditor *self, double x, double y, const Anchor *moved, double out[3])
 {
-  const Anchor *a = NULL;
-  double bd = SNAP_PX;
-  for (guint i = 0; i < self->anchors->len; i++) {
-    const Anchor *c = &g_array_index(self->anchors, Anchor, i);
-    if (moved && (c == moved || (moved->body >= 0 && c->body == moved->body)))
-      continue;
-    double ax, ay;
-    if (!lw_editor_world_to_view(self, c->w, &ax, &ay))
-      continue;
-    double dd = hypot(ax - x, ay - y);
-    if (dd < bd)
-      bd = dd, a = c;
-  }
+  const Anchor *a = anchor_near(self, x, y, moved);
   if (a) {
     memcpy(out, a->w, 3 * sizeof(double));
     return TRUE;
@@ -981,7 +970,7 @@ static gboolean move_anchor(LwEditor *self, const Anchor *a, const double w0[3])
  * at the same place (a pin on the ground and the link end it holds) */
 static const Anchor *moved_anchor(LwEditor *self, double x, double y)
 {
-  const Anchor *a = anchor_near(self, x, y, -1);
+  const Anchor *a = anchor_near(self, x, y, NULL);
   const char *sel = lw_view3d_get_selection(self->view);
   int idx = -1;
   lw_elem_kind k = sel ? lw_desc_find(self->doc, sel, &idx) : LW_ELEM_NONE;
@@ -997,14 +986,9 @@ static const Anchor *moved_anchor(LwEditor *self, double x, double y)
   return a;
 }
 
-gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double y1)
+/* anchor a to the work-plane point under (x1, y1), snapped */
+static gboolean move_to(LwEditor *self, const Anchor *a, double x1, double y1)
 {
-  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
-  const Anchor *a = moved_anchor(self, x0, y0);
-  if (!a) {
-    refuse(self, _("Start on a point of a body or a pin on the ground to move it"));
-    return FALSE;
-  }
   double w[3];
   if (!snap_except(self, x1, y1, a, w)) {
     refuse(self, _("Move the point on the work plane"));
@@ -1013,6 +997,17 @@ gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double 
   if (w[0] == a->w[0] && w[1] == a->w[1] && w[2] == a->w[2])
     return FALSE; /* it stays where it was */
   return move_anchor(self, a, w);
+}
+
+gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double y1)
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
+  const Anchor *a = moved_anchor(self, x0, y0);
+  if (!a) {
+    refuse(self, _("Start on a point of a body or a pin on the ground to move it"));
+    return FALSE;
+  }
+  return move_to(self, a, x1, y1);
 }
 
 /* ---- pointer ------------------------------------------------------------ */
@@ -1067,9 +1062,9 @@ static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
   (void)g;
   if (!self->dragging && self->button == GDK_BUTTON_PRIMARY)
     lw_editor_click(self, self->x0 + ox, self->y0 + oy);
-  else if (self->moving) {
-    self->moving = 0;
-    lw_editor_move(self, self->x0, self->y0, self->x0 + ox, self->y0 + oy);
+  else if (self->moving && (guint)self->moving <= self->anchors->len) {
+    /* the anchor taken when the button went down */
+    move_to(self, &g_array_index(self->anchors, Anchor, self->moving - 1), self->x0 + ox, self->y0 + oy);
   } else if (self->stroking) {
     self->stroking = FALSE;
     const char *tool = self->palette ? lw_palette_get_stroke_tool(self->palette) : "link";

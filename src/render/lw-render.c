@@ -1175,31 +1175,44 @@ static void draw_body(lw_renderer *r, int b, const double *pose)
   }
 }
 
-/* a motor on a turning joint: a drum behind the joint on its axis and an
- * arrow turning about it */
-static void draw_motor(lw_renderer *r, int j, const double o[3], const double a[3])
+/* an arc of `sweep` turns of radius R about the unit axis ez through o
+ * (right-hand sense), with a cone at its end; planar models keep it in the
+ * x-y plane, counter-clockwise for +z (ez becomes +-z) */
+static void draw_turn(lw_renderer *r, const double o[3], double ez[3], double R, double wire, double sweep,
+                      const float color[3], lw_pick_kind kind, int index)
 {
-  double g = r->glyph, p0[3], p1[3], ex[3], ey[3], ez[3] = {a[0], a[1], a[2]}, m[16];
-  for (int i = 0; i < 3; i++) {
-    p0[i] = o[i] - 1.2 * g * a[i];
-    p1[i] = o[i] - 3.0 * g * a[i];
-  }
-  draw_segment(r, LW_MESH_CYLINDER, p1, p0, 1.7 * g, motor_color, LW_PICK_JOINT, j);
+  double ex[3], ey[3], m[16];
   if (r->planar) {
     double x[3] = {1, 0, 0}, y[3] = {0, ez[2] < 0 ? -1 : 1, 0};
     memcpy(ex, x, sizeof ex);
     memcpy(ey, y, sizeof ey);
-  } else
+    ez[0] = ez[1] = 0;
+    ez[2] = ez[2] < 0 ? -1 : 1;
+  } else {
     perp_basis(ez, ex, ey);
-  double R = 2.6 * g, wire = 0.25 * g, sweep = 0.7, th = 2 * LW_PI * sweep, c[3], t[3], tip[3];
+  }
   mat_frame(m, o, ex, ey, ez, 1, 1, 1);
-  draw_coil(r, m, sweep, R, wire, 0, 0, motor_color, LW_PICK_JOINT, j);
+  draw_coil(r, m, sweep, R, wire, 0, 0, color, kind, index);
+  double th = 2 * LW_PI * sweep, c[3], t[3], tip[3];
   for (int i = 0; i < 3; i++) {
     c[i] = o[i] + R * (cos(th) * ex[i] + sin(th) * ey[i]);
     t[i] = -sin(th) * ex[i] + cos(th) * ey[i];
     tip[i] = c[i] + 3.2 * wire * t[i];
   }
-  draw_segment(r, LW_MESH_CONE, c, tip, 2.4 * wire, motor_color, LW_PICK_JOINT, j);
+  draw_segment(r, LW_MESH_CONE, c, tip, 2.4 * wire, color, kind, index);
+}
+
+/* a motor on a turning joint: a drum behind the joint on its axis and an
+ * arrow turning about it */
+static void draw_motor(lw_renderer *r, int j, const double o[3], const double a[3])
+{
+  double g = r->glyph, p0[3], p1[3], ez[3] = {a[0], a[1], a[2]};
+  for (int i = 0; i < 3; i++) {
+    p0[i] = o[i] - 1.2 * g * a[i];
+    p1[i] = o[i] - 3.0 * g * a[i];
+  }
+  draw_segment(r, LW_MESH_CYLINDER, p1, p0, 1.7 * g, motor_color, LW_PICK_JOINT, j);
+  draw_turn(r, o, ez, 2.6 * g, 0.25 * g, 0.7, motor_color, LW_PICK_JOINT, j);
 }
 
 static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_state *s)
@@ -1360,32 +1373,13 @@ static void draw_force(lw_renderer *r, int k, const double *f)
   case LW_FORCE_TORQUE: {
     /* a 3/4 arc around the torque axis (right-hand sense), its sweep
      * growing with the magnitude, with a cone at its end */
-    double ez[3] = {v[0], v[1], v[2]}, ex[3], ey[3];
+    double ez[3] = {v[0], v[1], v[2]};
     double mag = lw_normalize3(ez);
     if (!(mag > 0))
       break;
-    if (r->planar) { /* keep the arc in the x-y plane, drawn counter-clockwise for +z */
-      double x[3] = {1, 0, 0}, y[3] = {0, 1, 0};
-      memcpy(ex, x, sizeof ex);
-      memcpy(ey, y, sizeof ey);
-      if (ez[2] < 0)
-        ey[1] = -1;
-      ez[0] = ez[1] = 0;
-      ez[2] = ez[2] < 0 ? -1 : 1;
-    } else {
-      perp_basis(ez, ex, ey);
-    }
     double R = 3.5 * g, wire = 0.28 * g;
     double sweep = 0.15 + 0.7 * arrow_length(mag, r->weight * 0.25 * r->diag, 1.0);
-    mat_frame(m, a, ex, ey, ez, 1, 1, 1);
-    draw_coil(r, m, sweep, R, wire, 0, 0, torque_color, LW_PICK_FORCE, k);
-    double th = 2 * LW_PI * sweep, c[3], t[3], tip[3];
-    for (int i = 0; i < 3; i++) {
-      c[i] = a[i] + R * (cos(th) * ex[i] + sin(th) * ey[i]);
-      t[i] = -sin(th) * ex[i] + cos(th) * ey[i];
-      tip[i] = c[i] + 3.2 * wire * t[i];
-    }
-    draw_segment(r, LW_MESH_CONE, c, tip, 2.4 * wire, torque_color, LW_PICK_FORCE, k);
+    draw_turn(r, a, ez, R, wire, sweep, torque_color, LW_PICK_FORCE, k);
     if (!r->planar) /* the axis itself, thin */
       draw_arrow(r, a, ez, 2 * R, 0.5 * wire, torque_color, LW_PICK_FORCE, k);
     break;
