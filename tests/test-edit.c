@@ -225,6 +225,21 @@ static void pointer_init(void)
   g_test_message("pointer: %s", pointer ? "X events (XTest)" : "signals of the drag source, drop target and gesture");
 }
 
+/* before aiming with the real pointer: the palette has slid in, the editor
+ * is on screen and the layout has settled (a message bar comes or goes) */
+static gboolean palette_revealed(gpointer w)
+{
+  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
+  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
+         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
+}
+
+static void pointer_settle(LwWindow *w)
+{
+  g_assert_true(lwt_wait_until(palette_revealed, w, 20));
+  lwt_spin(0.3);
+}
+
 /* a palette item dragged to the world point p: the button's drag source
  * prepares the content, the editor's drop target receives it there */
 static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
@@ -233,7 +248,7 @@ static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
   GtkDragSource *src = lw_palette_get_drag_source(pal, id);
   g_assert_nonnull(src);
   if (pointer) { /* the button pressed, dragged into the view, released at p */
-    lwt_spin(0.3); /* the layout settles (a message bar comes or goes) */
+    pointer_settle(w);
     GtkWidget *button = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(src));
     int bx, by, vx, vy;
     double x, y;
@@ -273,7 +288,7 @@ static void stroke3(LwWindow *w, const double a[3], const double b[3])
 {
   double x0, y0, x1, y1;
   if (pointer)
-    lwt_spin(0.3); /* the layout settles (a message bar comes or goes) */
+    pointer_settle(w);
   g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
   g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
   if (pointer) {
@@ -505,6 +520,24 @@ static void test_undo_redo_file(void)
   g_rmdir(dir);
 }
 
+/* the message dialog a window shows (transient for it), or NULL */
+static AdwMessageDialog *dialog_for(LwWindow *w)
+{
+  AdwMessageDialog *found = NULL;
+  GList *all = gtk_window_list_toplevels();
+  for (GList *l = all; l; l = l->next)
+    if (ADW_IS_MESSAGE_DIALOG(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
+        gtk_widget_get_visible(GTK_WIDGET(l->data)))
+      found = ADW_MESSAGE_DIALOG(l->data);
+  g_list_free(all);
+  return found;
+}
+
+static void lwt_set_true(gboolean *flag)
+{
+  *flag = TRUE;
+}
+
 /* ---- moving points with the handles ------------------------------------------ */
 static const lw_body_desc *body_named(LwWindow *w, const char *name)
 {
@@ -599,7 +632,46 @@ static void test_move_points(void)
   b = body_named(w, "link1");
   g_assert_cmpfloat(lw_window_get_desc(w)->joints[0].place[0].p[0], ==, 0.0);
   g_assert_cmpfloat_with_epsilon(b->mass, 1.5, 1e-15);
-  gtk_window_destroy(GTK_WINDOW(w));
+
+  /* duplicate: a copy of the selected body alone, 0.2 m aside, undoable */
+  pick(w, "bodies/link1");
+  act(w, "duplicate");
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbodies, ==, 2);
+  g_assert_cmpint(d->njoints, ==, 1);
+  const lw_body_desc *b0 = &d->bodies[0], *b1 = &d->bodies[1];
+  g_test_message("duplicate of %s: %s", b0->name, b1->name);
+  g_assert_cmpstr(b1->name, !=, b0->name);
+  g_assert_cmpfloat(b1->mass, ==, b0->mass);
+  g_assert_cmpint(b1->npoints, ==, b0->npoints);
+  g_assert_cmpfloat(b1->points[1].p[0], ==, b0->points[1].p[0]);
+  g_assert_cmpfloat_with_epsilon(b1->position[0] - b0->position[0], 0.2, 1e-15);
+  act(w, "undo");
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
+
+  /* closing with unsaved changes asks; Cancel keeps the window and the model,
+   * Discard closes it */
+  g_assert_true(lw_window_get_modified(w));
+  g_autofree char *kept = json_of(w);
+  gboolean destroyed = FALSE;
+  g_signal_connect_swapped(w, "destroy", G_CALLBACK(lwt_set_true), &destroyed);
+  gtk_window_close(GTK_WINDOW(w));
+  lwt_spin(0.2);
+  AdwMessageDialog *ask = dialog_for(w);
+  g_assert_nonnull(ask);
+  g_assert_false(destroyed);
+  adw_message_dialog_response(ask, "cancel");
+  lwt_spin(0.2);
+  g_assert_false(destroyed);
+  g_autofree char *still = json_of(w);
+  g_assert_cmpstr(still, ==, kept);
+  gtk_window_close(GTK_WINDOW(w));
+  lwt_spin(0.2);
+  ask = dialog_for(w);
+  g_assert_nonnull(ask);
+  adw_message_dialog_response(ask, "discard");
+  lwt_spin(0.3);
+  g_assert_true(destroyed);
 }
 
 /* ---- a spatial model, drawn on two work planes ---------------------------------- */

@@ -1608,6 +1608,13 @@ static void scale_changed_cb(GtkAdjustment *adj, gpointer user)
 }
 
 /* ---- closing: never lose the user's model ------------------------------------------ */
+static gboolean close_later(gpointer window)
+{
+  gtk_window_close(GTK_WINDOW(window));
+  g_object_unref(window);
+  return G_SOURCE_REMOVE;
+}
+
 static void close_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
 {
   (void)dialog;
@@ -1624,7 +1631,9 @@ static void close_response_cb(AdwMessageDialog *dialog, const char *response, gp
       return; /* the save failed: its message is shown, the window stays */
   }
   self->closing_confirmed = TRUE;
-  gtk_window_close(GTK_WINDOW(self));
+  /* after the dialog has finished its response: closing the window from
+   * inside it would leave the dialog with a destroyed parent */
+  g_idle_add(close_later, g_object_ref(self));
 }
 
 static gboolean lw_window_close_request(GtkWindow *window)
