@@ -674,6 +674,44 @@ static void test_move_points(void)
   g_assert_true(destroyed);
 }
 
+/* ---- the solids, the ground anchor and the loads of the palette ------------------ */
+static void test_solids_and_loads(void)
+{
+  LwWindow *w = new_window();
+  act(w, "new");
+  lwt_spin(0.6);
+  g_assert_true(drop_at(w, "box", 0, 0));
+  g_assert_true(drop_at(w, "cylinder", 1, 0));
+  g_assert_true(drop_at(w, "sphere", 2, 0));
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbodies, ==, 3);
+  const lw_geom_type types[3] = {LW_GEOM_BOX, LW_GEOM_CYLINDER, LW_GEOM_SPHERE};
+  for (int b = 0; b < 3; b++) {
+    g_assert_cmpint(d->bodies[b].geoms[0].type, ==, types[b]);
+    g_assert_cmpfloat(d->bodies[b].mass, ==, 1.0);
+    g_assert_cmpfloat_with_epsilon(d->bodies[b].position[0], (double)b, 1e-12); /* where it was dropped */
+    g_assert_cmpfloat(d->bodies[b].inertia[2], >, 0.0);
+  }
+  g_assert_true(drop_at(w, "anchor", 0, 0));   /* the box clamped to the ground */
+  g_assert_true(drop_at(w, "torque", 1, 0));   /* on the cylinder */
+  g_assert_true(drop_at(w, "force", 2, 0));    /* at the sphere's centre */
+  g_assert_false(drop_at(w, "torque", 3, 3)); /* on nothing: refused */
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->njoints, ==, 1);
+  g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_FIXED);
+  g_assert_cmpstr(d->joints[0].body[0], ==, "ground");
+  g_assert_cmpstr(d->joints[0].body[1], ==, d->bodies[0].name);
+  g_assert_cmpint(d->nforces, ==, 2);
+  g_assert_cmpint(d->forces[0].type, ==, LW_FORCE_TORQUE);
+  g_assert_cmpstr(d->forces[0].body[0], ==, d->bodies[1].name);
+  g_assert_cmpint(d->forces[1].type, ==, LW_FORCE_FORCE);
+  g_assert_cmpstr(d->forces[1].body[0], ==, d->bodies[2].name);
+  g_test_message("solids and loads: %s", lw_editor_get_status(editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "assembled"));
+  shot(w, "solids-and-loads");
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* ---- a spatial model, drawn on two work planes ---------------------------------- */
 static void test_spatial(void)
 {
@@ -1208,6 +1246,7 @@ int main(int argc, char **argv)
   g_test_add_func("/edit/four-bar", test_four_bar);
   g_test_add_func("/edit/undo-redo-file", test_undo_redo_file);
   g_test_add_func("/edit/move-points", test_move_points);
+  g_test_add_func("/edit/solids-and-loads", test_solids_and_loads);
   g_test_add_func("/edit/spatial", test_spatial);
   g_test_add_func("/edit/pointer", test_pointer);
   g_test_add_func("/edit/slider-crank", test_slider_crank);
