@@ -1,6 +1,7 @@
 /* Dynamics of the shipped models: constraints, convergence order,
  * energy, analytic period, published reference solutions. */
 #include "lw-test.h"
+#include "lw_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -488,6 +489,76 @@ static void test_control_errors(void)
   }
 }
 
+/* The dense factorization of a branched model: eliminating the hub body
+ * fills the block between its two branches, outside the pattern; every new
+ * factorization must start that block from zero again.  Two different
+ * matrices are factorized in turn and each solve is checked against the
+ * matrix itself. */
+static void test_dense_fill(void)
+{
+  static const char *json =
+    "{\"linkwright\": 1, \"name\": \"tree\", \"planar\": true, \"gravity\": [0, -9.81],"
+    " \"bodies\": ["
+    "  {\"name\": \"hub\", \"mass\": 1, \"com\": [0.5, 0], \"inertia\": 0.1, \"position\": [0, 0], \"angle\": 0,"
+    "   \"points\": {\"start\": [0, 0], \"end\": [1, 0]}},"
+    "  {\"name\": \"a\", \"mass\": 2, \"com\": [0.5, 0], \"inertia\": 0.2, \"position\": [1, 0], \"angle\": 0,"
+    "   \"points\": {\"start\": [0, 0], \"end\": [1, 0]}},"
+    "  {\"name\": \"b\", \"mass\": 3, \"com\": [0.5, 0], \"inertia\": 0.3, \"position\": [1, 0], \"angle\": 1.5707963267948966,"
+    "   \"points\": {\"start\": [0, 0], \"end\": [1, 0]}}],"
+    " \"joints\": ["
+    "  {\"name\": \"j0\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"hub\", \"at\": [0, 0]},"
+    "  {\"name\": \"ja\", \"type\": \"revolute\", \"body1\": \"hub\", \"body2\": \"a\", \"point1\": \"end\", \"point2\": \"start\"},"
+    "  {\"name\": \"jb\", \"type\": \"revolute\", \"body1\": \"hub\", \"body2\": \"b\", \"point1\": \"end\", \"point2\": \"start\"}]}";
+  lw_error err;
+  lw_desc *dd = lw_model_read_data(json, -1, "tree.json", NULL, &err);
+  if (!dd)
+    g_error("%s", err.msg);
+  lw_model *m = lwt_compile(dd);
+  g_assert_true(m->dense);
+  g_assert_cmpint(m->nb, ==, 3);
+  lw_data *d = lw_data_new(m);
+  int n = m->nq, nnz = m->nnz;
+  /* the pattern has no entry between bodies a and b */
+  g_assert_cmpint(lw_pattern_pos(m, 1, 2), <, 0);
+  double *vals = g_new(double, nnz), *x = g_new(double, n), *b = g_new(double, n), *ax = g_new(double, n);
+  for (int rep = 0; rep < 3; rep++) {
+    /* M + s J^T J with a different s each time (the Newton matrix's form) */
+    memcpy(vals, m->mass_csc, sizeof(double) * (size_t)nnz);
+    lw_rows_eval(m, d, d->q, 0.0, 1);
+    double s = rep == 1 ? 1e3 : 1.0 + rep;
+    for (int r = 0; r < m->nc; r++)
+      lw_mat_add_outer(m, vals, s, m->rows[r].nblk, m->rows[r].blk, m->rows[r].pairpos,
+                       d->jac + (size_t)r * 2 * m->nqb);
+    g_assert_cmpint(lw_spd_factor(&d->solver, m, vals), ==, 0);
+    for (int i = 0; i < n; i++)
+      x[i] = b[i] = sin(1.0 + i * (rep + 1));
+    lw_spd_solve(&d->solver, x);
+    /* A x from the upper pattern */
+    memset(ax, 0, sizeof(double) * (size_t)n);
+    for (int c = 0; c < n; c++)
+      for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
+        int r = m->rowind[k];
+        ax[r] += vals[k] * x[c];
+        if (r != c)
+          ax[c] += vals[k] * x[r];
+      }
+    double e = 0, bn = 0;
+    for (int i = 0; i < n; i++) {
+      e = fmax(e, fabs(ax[i] - b[i]));
+      bn = fmax(bn, fabs(b[i]));
+    }
+    g_test_message("factorization %d (s = %g): |A x - b| = %.3g", rep + 1, s, e);
+    g_assert_cmpfloat(e, <=, 1e-9 * bn * s);
+  }
+  g_free(vals);
+  g_free(x);
+  g_free(b);
+  g_free(ax);
+  lw_data_free(d);
+  lw_model_free(m);
+  lw_desc_free(dd);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -500,6 +571,7 @@ int main(int argc, char **argv)
   g_test_add_func("/dynamics/iftomm/slider-crank", test_iftomm_slider_crank);
   g_test_add_func("/dynamics/iftomm/pendulum", test_iftomm_pendulum);
   g_test_add_func("/dynamics/models/run", test_all_models_run);
+  g_test_add_func("/dynamics/solver/dense-fill", test_dense_fill);
   g_test_add_func("/dynamics/control/pd", test_control_pd);
   g_test_add_func("/dynamics/control/rate", test_control_rate);
   g_test_add_func("/dynamics/control/pi-rate", test_control_pi_rate);

@@ -217,8 +217,8 @@ void lw_spd_free(lw_spd *s);
 /* factor vals (pattern of m); returns 0 or -1 if not positive definite */
 int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals);
 void lw_spd_solve(lw_spd *s, double *x); /* in place */
-/* dense Cholesky A = U^T U of the upper triangle (column-major, in place,
- * 1/U_jj stored on the diagonal); -1 when a pivot falls to rel_pivot times
+/* dense Cholesky A = L L^T of the lower triangle (column-major, in place,
+ * 1/L_jj stored on the diagonal); -1 when a pivot falls to rel_pivot times
  * its diagonal entry or below */
 int lw_chol_dense(double *a, int n, double rel_pivot);
 void lw_chol_dense_solve(const double *a, int n, double *x);

@@ -8,59 +8,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dense Cholesky A = U^T U of the upper triangle, column-major, in place.
+/* Dense Cholesky A = L L^T of the lower triangle, column-major (entry
+ * (i, j), i >= j, at a[j n + i]), in place; the upper triangle is not read.
  * For the small matrices of a few bodies this beats LAPACK's dpotrf/dpotrs,
- * whose call overhead dominates below n ~ 100 (bench/: 38 % of a five-bar
- * step was spent in the reference BLAS dtrsm behind dpotrs). */
-/* sum of a[k] b[k], k < n, in four independent sums (the loop is bound by
- * the latency of the additions otherwise) */
-static inline double dot4(const double *a, const double *b, int n)
-{
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int k = 0;
-  for (; k + 4 <= n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; k++)
-    s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
-}
-
-/* The factor U is kept with the reciprocals of its diagonal on the
- * diagonal: one division per column instead of one per entry. */
+ * whose call overhead dominates below n ~ 100.  Left-looking by columns:
+ * each column receives the earlier ones as contiguous axpy updates, which
+ * vectorize and do not wait on one another (the dot-product form spent its
+ * time in the latency of one long chain of additions); the zero entries of
+ * a block-sparse matrix skip their updates.  L is kept with the reciprocals
+ * of its diagonal on the diagonal: one division per column. */
 int lw_chol_dense(double *a, int n, double rel_pivot)
 {
   for (int j = 0; j < n; j++) {
-    double *aj = a + (size_t)j * n;
-    for (int i = 0; i < j; i++) {
-      const double *ai = a + (size_t)i * n;
-      aj[i] = (aj[i] - dot4(ai, aj, i)) * ai[i];
+    double *restrict cj = a + (size_t)j * n;
+    double d0 = cj[j];
+    for (int k = 0; k < j; k++) {
+      const double *restrict ck = a + (size_t)k * n;
+      double ljk = ck[j];
+      if (ljk == 0.0)
+        continue;
+      for (int i = j; i < n; i++)
+        cj[i] -= ljk * ck[i];
     }
-    double d0 = aj[j], d = d0 - dot4(aj, aj, j);
+    double d = cj[j];
     if (!(d > rel_pivot * d0))
       return -1;
-    aj[j] = 1.0 / sqrt(d);
+    double r = 1.0 / sqrt(d);
+    cj[j] = r;
+    for (int i = j + 1; i < n; i++)
+      cj[i] *= r;
   }
   return 0;
 }
 
+/* Scalar loops: vectorized, the updates of the next column would load each
+ * pair of entries across two stores of the last one, which the store buffer
+ * cannot forward (measured: the solve took a quarter longer). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
 void lw_chol_dense_solve(const double *a, int n, double *x)
 {
-  /* U^T y = b */
+  /* L y = b, by columns */
   for (int j = 0; j < n; j++) {
-    const double *aj = a + (size_t)j * n;
-    x[j] = (x[j] - dot4(aj, x, j)) * aj[j];
+    const double *restrict cj = a + (size_t)j * n;
+    double yj = x[j] * cj[j];
+    x[j] = yj;
+    if (yj != 0.0)
+      for (int i = j + 1; i < n; i++)
+        x[i] -= cj[i] * yj;
   }
-  /* U x = y */
+  /* L^T x = y, by the rows of L: scalar updates of the entries still to
+   * come (a dot product over the entries just found would reload each
+   * fresh store inside a wider load, which the store buffer cannot forward) */
   for (int j = n - 1; j >= 0; j--) {
-    const double *aj = a + (size_t)j * n;
-    double xj = x[j] * aj[j];
+    double xj = x[j] * a[(size_t)j * n + j];
     x[j] = xj;
     for (int k = 0; k < j; k++)
-      x[k] -= aj[k] * xj;
+      x[k] -= a[(size_t)k * n + j] * xj;
   }
 }
 
@@ -267,10 +272,13 @@ int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals)
 {
   int n = s->n;
   if (s->dense) {
+    /* the upper pattern (row <= c) into the lower triangle; the entries
+     * outside the pattern are zeroed, as the last factorization filled them */
     double *a = s->a;
+    memset(a, 0, sizeof(double) * (size_t)n * n);
     for (int c = 0; c < n; c++)
       for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++)
-        a[(size_t)c * n + m->rowind[k]] = vals[k];
+        a[(size_t)m->rowind[k] * n + c] = vals[k];
     return lw_chol_dense(a, n, 0.0);
   }
   for (int k = 0; k < m->nnz; k++)

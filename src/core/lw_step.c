@@ -161,7 +161,7 @@ static int schur_factor(const lw_model *m, lw_data *d)
             for (int i = 0; i < nqb; i++)
               s += g[i] * wc[i];
           }
-      d->S[(size_t)c * nc + r] = s;
+      d->S[(size_t)r * nc + c] = s; /* lower triangle, column-major */
     }
   }
   /* dependent equations show as a pivot lost to cancellation */
@@ -265,14 +265,17 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   lw_rows_eval(m, d, d->q, t1, 1);
 
   int it, converged = 0;
-  double dqn = INFINITY, dqprev = INFINITY, phimax = INFINITY;
+  double dqn = INFINITY, dqprev = INFINITY, phimax = INFINITY, moved = 0, qmax = 0;
   for (it = 1; it <= s->max_iterations; it++) {
     /* residual h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q) */
     memset(d->Q, 0, sizeof(double) * (size_t)nq);
-    /* tangent M + h/2 C + h^2/4 (K + alpha J^T J), refactorized while
-     * Newton converges fast and reused (modified Newton) once the increments
-     * are small: then the augmented Lagrangian update dominates */
-    int refactor = it <= 2 || dqn > 0.25 * dqprev;
+    /* tangent M + h/2 C + h^2/4 (K + alpha J^T J): factorized at the
+     * predictor, then reused (modified Newton) while the iterate stays
+     * within 1e-7 (relative) of where it was factorized and the increments
+     * shrink fast; otherwise refactorized (full Newton: hard steps) */
+    int refactor = it == 1 || dqn > 0.25 * dqprev || moved > 1e-7 * (1.0 + qmax);
+    if (refactor)
+      moved = 0;
     if (refactor)
       memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
     lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
@@ -298,7 +301,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       }
     }
     lw_spd_solve(&d->solver, d->dq);
-    double qmax = 0;
+    qmax = 0;
     for (int i = 0; i < nq; i++) {
       d->q[i] += d->dq[i];
       d->qd[i] = c2 * d->q[i] + d->qhat_d[i];
@@ -310,6 +313,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       d->lambda[r] += alpha * d->phi[r];
     dqprev = it == 1 ? INFINITY : dqn;
     dqn = max_abs(d->dq, nq);
+    moved += dqn;
     phimax = max_abs(d->phi, nc);
     if (!(dqn == dqn) || !(phimax == phimax) || isinf(phimax))
       break;
