@@ -106,8 +106,9 @@ case "$cmd" in
     exit $status
     ;;
   bench)
-    build build --buildtype=release
-    ninja -C build bench bench-sens bench-opt bench-app
+    # a build of its own: the test build is debugoptimized
+    build build-release --buildtype=release
+    ninja -C build-release bench bench-sens bench-opt bench-app
     ;;
   *)
     echo "usage: $0 [run|test|bench]" >&2

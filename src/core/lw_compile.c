@@ -1334,6 +1334,31 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       }
     }
   }
+  if (m->dense) {
+    /* the pairs of equations that share a body, for S = J M^-1 J^T */
+    int w = 2 * m->nqb, n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      for (int cc = 0; cc < m->nc; cc++)
+        for (int r = 0; r <= cc; r++)
+          for (int a = 0; a < m->rows[r].nblk; a++)
+            for (int b = 0; b < m->rows[cc].nblk; b++)
+              if (m->rows[r].blk[a] == m->rows[cc].blk[b]) {
+                if (pass) {
+                  m->spair[3 * n] = r * m->nc + cc;
+                  m->spair[3 * n + 1] = r * w + a * m->nqb;
+                  m->spair[3 * n + 2] = cc * w + b * m->nqb;
+                }
+                n++;
+              }
+      if (!pass) {
+        m->nspair = n;
+        m->spair = malloc(sizeof(int) * 3 * ((size_t)n + 1));
+        if (!m->spair)
+          FAIL("", "out of memory");
+        n = 0;
+      }
+    }
+  }
   free(c.R);
   free(ps.p);
   return m;
@@ -1355,6 +1380,7 @@ void lw_model_free(lw_model *m)
   free(m->qd0);
   free(m->mass_blocks);
   free(m->minv_blocks);
+  free(m->spair);
   free(m->qgrav);
   free(m->body_mass);
   free(m->rows);

@@ -140,6 +140,12 @@ struct lw_model {
   int dense;            /* solve densely with LAPACK */
   double mass_scale;    /* largest diagonal entry of M */
   double *minv_blocks;  /* (nb x nqb x nqb) inverses of the mass blocks */
+  /* the products making S = J M^-1 J^T (dense models): the pairs of
+   * equations (r <= c) and the body they share, as triples (entry of S in
+   * its lower triangle, offset of r's gradient block in the Jacobian, the
+   * same for c in W = M^-1 J^T) */
+  int nspair;
+  int *spair;
 };
 
 /* linear solver for symmetric positive definite matrices in the pattern */
@@ -197,6 +203,7 @@ void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double
 /* rows.c: evaluate Phi, its gradient, Phi_t and gamma */
 void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac);
 void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *qd, double t);
+void lw_rows_phit(const lw_model *m, lw_data *d, double t);
 double lw_wrap_pi(double x);
 double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g);
 double lw_coord_rate(const lw_model *m, const lw_coord *c, const double *q, const double *qd);

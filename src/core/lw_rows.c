@@ -125,6 +125,19 @@ void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *
   }
 }
 
+/* Phi_t alone (the driving functions' rates): the target of the velocity
+ * projection, which needs none of gamma */
+void lw_rows_phit(const lw_model *m, lw_data *d, double t)
+{
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    double fd = 0;
+    if (row->func >= 0)
+      lw_func_eval(&m->drivers[row->func], t, NULL, &fd, NULL);
+    d->phit[r] = -fd;
+  }
+}
+
 double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g)
 {
   if (g)

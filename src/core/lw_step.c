@@ -148,28 +148,22 @@ static int schur_factor(const lw_model *m, lw_data *d)
       }
     }
   }
-  for (int c = 0; c < nc; c++) {
-    const lw_row *rc = &m->rows[c];
-    for (int r = 0; r <= c; r++) {
-      const lw_row *rr = &m->rows[r];
-      double s = 0;
-      for (int a = 0; a < rr->nblk; a++)
-        for (int b = 0; b < rc->nblk; b++)
-          if (rr->blk[a] == rc->blk[b]) {
-            const double *g = d->jac + (size_t)r * w + a * nqb;
-            const double *wc = d->W + (size_t)c * w + b * nqb;
-            for (int i = 0; i < nqb; i++)
-              s += g[i] * wc[i];
-          }
-      d->S[(size_t)r * nc + c] = s; /* lower triangle, column-major */
-    }
+  memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
+  for (int k = 0; k < m->nspair; k++) {
+    const int *p = m->spair + 3 * k;
+    const double *g = d->jac + p[1], *wc = d->W + p[2];
+    double s = 0;
+    for (int i = 0; i < nqb; i++)
+      s += g[i] * wc[i];
+    d->S[p[0]] += s; /* lower triangle, column-major */
   }
   /* dependent equations show as a pivot lost to cancellation */
   return lw_chol_dense(d->S, nc, 1e-10);
 }
 
-/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target) */
-static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target)
+/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target);
+ * returns the violation left when want_res (else 0) */
+static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target, int want_res)
 {
   int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
   double *y = d->tmp2 + nc;
@@ -186,6 +180,8 @@ static double project_exact(const lw_model *m, lw_data *d, double *x, const doub
         xb[i] -= wr[i] * y[r];
     }
   }
+  if (!want_res)
+    return 0.0;
   lw_jac_mul(m, d, x, y);
   double v = 0;
   for (int r = 0; r < nc; r++)
@@ -341,16 +337,16 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
    * the Newton factorization: no factorization of their own */
   double sa = alpha * hh4; /* the penalty of the preconditioner */
   double *target = d->tmp2 + 2 * nc;
-  lw_rows_time(m, d, d->q, d->qd, t1);
+  lw_rows_phit(m, d, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->phit[r];
   int exact = m->dense && schur_factor(m, d) == 0;
-  double vres = exact ? project_exact(m, d, d->qd, target) : project(m, d, d->qd, target, sa);
+  double vres = exact ? project_exact(m, d, d->qd, target, 1) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
-  double ares = exact ? project_exact(m, d, d->qdd, target) : project(m, d, d->qdd, target, sa);
-  if (!(vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares)) {
+  double ares = exact ? project_exact(m, d, d->qdd, target, 0) : project(m, d, d->qdd, target, sa);
+  if (!(vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares) || !(max_abs(d->qdd, nq) < INFINITY)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1,
                  "velocity projection did not converge at t = %.6g s (violation %.3g)", t1, vres);
     goto fail;
