@@ -810,6 +810,108 @@ static void test_widget(void)
   scene_close(&sc);
 }
 
+/* The widget as GTK's cairo renderer shows it (the renderer the application
+ * picks on software GL): the scene drawn into the view's own framebuffer
+ * and read back must give the same picture as GtkGLArea's texture, the
+ * right way up. */
+static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, gboolean readback, widget_probe *pr,
+                                  char **node_kind)
+{
+  if (readback)
+    g_unsetenv("LW_VIEW_NO_READBACK");
+  else
+    g_setenv("LW_VIEW_NO_READBACK", "1", TRUE);
+  g_assert_true(wait_frame(pr, view));
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  int w = gtk_widget_get_width(view), h = gtk_widget_get_height(view);
+  GdkPaintable *pt = gtk_widget_paintable_new(view);
+  GtkSnapshot *snap = gtk_snapshot_new();
+  gdk_paintable_snapshot(pt, snap, w, h);
+  GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+  g_assert_nonnull(node);
+  /* the view's content node under any containers */
+  GskRenderNode *leaf = node;
+  while (gsk_render_node_get_node_type(leaf) == GSK_CONTAINER_NODE && gsk_container_node_get_n_children(leaf) > 0)
+    leaf = gsk_container_node_get_child(leaf, gsk_container_node_get_n_children(leaf) - 1);
+  *node_kind = g_strdup(G_OBJECT_TYPE_NAME(leaf));
+  GdkTexture *tex = gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(win)), node, NULL);
+  gsk_render_node_unref(node);
+  g_object_unref(pt);
+  g_unsetenv("LW_VIEW_NO_READBACK");
+  return tex;
+}
+
+static void test_widget_readback(void)
+{
+  if (!gtk_init_check()) {
+    g_test_skip("no display");
+    return;
+  }
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
+  GtkWidget *win = gtk_window_new();
+  gtk_window_set_default_size(GTK_WINDOW(win), 400, 300);
+  GtkWidget *view = lw_view3d_new();
+  gtk_window_set_child(GTK_WINDOW(win), view);
+  lw_view3d_set_model(LW_VIEW3D(view), lw_model_desc(sc.m));
+  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+  g_signal_connect(view, "rendered", G_CALLBACK(on_rendered), &pr);
+  gtk_window_present(GTK_WINDOW(win));
+  g_assert_true(wait_frame(&pr, view));
+  if (!GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(GTK_NATIVE(win)))) {
+    /* GTK picks its renderer once per process: the 'render-cairo' test runs this */
+    g_test_skip("needs GSK_RENDERER=cairo (the render-cairo test)");
+    gtk_window_destroy(GTK_WINDOW(win));
+    while (g_main_context_iteration(NULL, FALSE))
+      ;
+    g_main_loop_unref(pr.loop);
+    scene_close(&sc);
+    return;
+  }
+
+  g_autofree char *kind_a = NULL, *kind_b = NULL;
+  GdkTexture *a = widget_texture(win, view, TRUE, &pr, &kind_a);
+  GdkTexture *b = widget_texture(win, view, FALSE, &pr, &kind_b);
+  g_test_message("read back: %s; GtkGLArea: %s", kind_a, kind_b);
+  g_assert_cmpstr(kind_a, ==, "GskCairoNode");
+  g_assert_cmpstr(kind_b, !=, "GskCairoNode");
+  int w = gdk_texture_get_width(a), h = gdk_texture_get_height(a);
+  g_assert_cmpint(w, ==, gdk_texture_get_width(b));
+  g_assert_cmpint(h, ==, gdk_texture_get_height(b));
+  gsize stride = 4 * (gsize)w;
+  guint8 *pa = g_malloc(stride * h), *pb = g_malloc(stride * h);
+  gdk_texture_download(a, pa, stride);
+  gdk_texture_download(b, pb, stride);
+  int worst = 0;
+  long coloured = 0, top_coloured = 0;
+  for (long i = 0; i < (long)w * h; i++) {
+    for (int c = 0; c < 4; c++)
+      worst = MAX(worst, abs((int)pa[4 * i + c] - (int)pb[4 * i + c]));
+    /* B G R A: the mechanism's saturated colours */
+    double mx = MAX(pa[4 * i], MAX(pa[4 * i + 1], pa[4 * i + 2])), mn = MIN(pa[4 * i], MIN(pa[4 * i + 1], pa[4 * i + 2]));
+    if ((mx - mn) / 255.0 > 0.25) {
+      coloured++;
+      if (i < (long)w * h / 2)
+        top_coloured++;
+    }
+  }
+  g_test_message("%dx%d px: largest channel difference %d, %ld coloured pixels (%ld in the top half)", w, h, worst,
+                 coloured, top_coloured);
+  g_assert_cmpint(coloured, >, 1000);
+  g_assert_cmpint(worst, <=, 2);
+  g_free(pa);
+  g_free(pb);
+  g_object_unref(a);
+  g_object_unref(b);
+  gtk_window_destroy(GTK_WINDOW(win));
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  g_main_loop_unref(pr.loop);
+  scene_close(&sc);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -822,6 +924,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/fit", test_fit);
   g_test_add_func("/render/draw-time", test_draw_time);
   g_test_add_func("/render/widget", test_widget);
+  g_test_add_func("/render/widget-readback", test_widget_readback);
   int ret = g_test_run();
   gl_down();
   g_free(egl_problem);

@@ -52,6 +52,11 @@ struct _LwView3d {
   gint64 last_change;  /* monotonic time of the last change of the picture */
   guint aa_source;
 
+  /* software path (GTK's cairo renderer): our own framebuffer, read back
+   * straight into the format cairo composites */
+  GLuint rb_fbo, rb_color, rb_depth;
+  int rb_w, rb_h;
+
   /* pointer */
   guint drag_button;
   GdkModifierType drag_mods;
@@ -204,29 +209,35 @@ static void lw_view3d_realize(GtkWidget *widget)
   push_traces(self);
 }
 
+static void readback_free(LwView3d *self)
+{
+  if (self->rb_fbo) {
+    glDeleteFramebuffers(1, &self->rb_fbo);
+    GLuint rb[2] = {self->rb_color, self->rb_depth};
+    glDeleteRenderbuffers(2, rb);
+  }
+  self->rb_fbo = self->rb_color = self->rb_depth = 0;
+  self->rb_w = self->rb_h = 0;
+}
+
 static void lw_view3d_unrealize(GtkWidget *widget)
 {
   LwView3d *self = LW_VIEW3D(widget);
   if (self->renderer) {
     gtk_gl_area_make_current(GTK_GL_AREA(self));
-    if (!gtk_gl_area_get_error(GTK_GL_AREA(self)))
+    if (!gtk_gl_area_get_error(GTK_GL_AREA(self))) {
+      readback_free(self);
       lw_renderer_free(self->renderer);
+    }
     self->renderer = NULL;
   }
+  self->rb_fbo = 0;
   GTK_WIDGET_CLASS(lw_view3d_parent_class)->unrealize(widget);
 }
 
-static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
+/* draw the scene into the bound framebuffer, w x h device pixels */
+static void draw_scene(LwView3d *self, int w, int h)
 {
-  (void)context;
-  LwView3d *self = LW_VIEW3D(area);
-  int w, h;
-  device_size(self, &w, &h);
-  if (!self->renderer) {
-    glClearColor(0, 0, 0, 0);
-    glClear(GL_COLOR_BUFFER_BIT);
-    return TRUE;
-  }
   gint64 t0 = g_get_monotonic_time();
   const lw_render_state *s = self->has_state ? &self->state : NULL;
   if (self->need_fit && (s || !self->desc) && w > 0 && h > 0) {
@@ -245,7 +256,95 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
   if (!still && !self->aa_source)
     self->aa_source = g_timeout_add(AA_IDLE_US / 1000 + 20, aa_timeout, self);
   g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
+}
+
+static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
+{
+  (void)context;
+  LwView3d *self = LW_VIEW3D(area);
+  int w, h;
+  device_size(self, &w, &h);
+  if (!self->renderer) {
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    return TRUE;
+  }
+  draw_scene(self, w, h);
   return TRUE;
+}
+
+/* With GTK's cairo renderer (chosen on software GL: see lw-application.c)
+ * GtkGLArea's texture is read back and converted pixel by pixel through
+ * floating point, which cost more than drawing the frame.  Here the scene
+ * is drawn into a framebuffer of our own and read back as B8G8R8A8
+ * premultiplied, the format cairo composites, so GTK copies it as it is. */
+static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
+{
+  GtkWidget *widget = GTK_WIDGET(self);
+  GtkNative *native = gtk_widget_get_native(widget);
+  GskRenderer *gr = native ? gtk_native_get_renderer(native) : NULL;
+  if (!gr || !GSK_IS_CAIRO_RENDERER(gr) || !self->renderer || g_getenv("LW_VIEW_NO_READBACK"))
+    return FALSE;
+  int w, h;
+  device_size(self, &w, &h);
+  if (w <= 0 || h <= 0)
+    return TRUE;
+  gtk_gl_area_make_current(GTK_GL_AREA(self));
+  if (gtk_gl_area_get_error(GTK_GL_AREA(self)))
+    return FALSE;
+  if (!self->rb_fbo || self->rb_w != w || self->rb_h != h) {
+    readback_free(self);
+    GLuint rb[2];
+    glGenFramebuffers(1, &self->rb_fbo);
+    glGenRenderbuffers(2, rb);
+    self->rb_color = rb[0], self->rb_depth = rb[1];
+    glBindRenderbuffer(GL_RENDERBUFFER, self->rb_color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+    glBindRenderbuffer(GL_RENDERBUFFER, self->rb_depth);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, w, h);
+    glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, self->rb_color);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, self->rb_depth);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      glBindFramebuffer(GL_FRAMEBUFFER, 0);
+      readback_free(self);
+      return FALSE; /* GtkGLArea's own path */
+    }
+    self->rb_w = w, self->rb_h = h;
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+  draw_scene(self, w, h);
+  /* bottom row first from GL; the texture wants the top row first */
+  gsize stride = (gsize)w * 4;
+  guchar *up = g_malloc(stride * (gsize)h), *px = g_malloc(stride * (gsize)h);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, up);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  for (int y = 0; y < h; y++)
+    memcpy(px + (gsize)y * stride, up + (gsize)(h - 1 - y) * stride, stride);
+  g_free(up);
+  /* painted through cairo: a cairo node's surface is composited by pixman
+   * (a texture node would be converted again) */
+  cairo_surface_t *img = cairo_image_surface_create_for_data(px, CAIRO_FORMAT_ARGB32, w, h, (int)stride);
+  static cairo_user_data_key_t key;
+  cairo_surface_set_user_data(img, &key, px, g_free);
+  double sw = gtk_widget_get_width(widget), sh = gtk_widget_get_height(widget);
+  cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, (float)sw, (float)sh));
+  cairo_scale(cr, sw / w, sh / h);
+  cairo_set_source_surface(cr, img, 0, 0);
+  cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+  cairo_paint(cr);
+  cairo_destroy(cr);
+  cairo_surface_destroy(img);
+  return TRUE;
+}
+
+static void lw_view3d_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  if (!readback_snapshot(LW_VIEW3D(widget), snapshot))
+    GTK_WIDGET_CLASS(lw_view3d_parent_class)->snapshot(widget, snapshot);
 }
 
 /* ---- pointer -------------------------------------------------------- */
@@ -418,6 +517,7 @@ static void lw_view3d_class_init(LwView3dClass *klass)
   oc->finalize = lw_view3d_finalize;
   wc->realize = lw_view3d_realize;
   wc->unrealize = lw_view3d_unrealize;
+  wc->snapshot = lw_view3d_snapshot;
   ac->render = lw_view3d_render;
 
   props[PROP_SELECTION] = g_param_spec_string("selection", NULL, NULL, NULL,
