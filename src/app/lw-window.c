@@ -48,6 +48,8 @@ typedef struct {
   guint series;     /* in the plot */
 } PlotSeries;
 
+#define PANEL_INTERVAL_US 33000
+
 struct _LwWindow {
   AdwApplicationWindow parent_instance;
 
@@ -97,6 +99,7 @@ struct _LwWindow {
   gboolean playing, loop, real_time;
   double shown_time;
   gint64 last_frame_us;
+  gint64 last_panel_us;  /* plots, slider and status last refreshed during a live run */
   guint shown_frame;
   gboolean updating_scale;
   GArray *plot_series;   /* PlotSeries */
@@ -323,8 +326,15 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
       update_traces(self, n);
       record_frame_time(self, now);
     }
-    update_plot(self, n);
-    set_scale_range(self);
+    /* the 3-D view follows every frame; the plots, the time slider and the
+     * status text at most 30 times a second (on software rendering they
+     * cost as much as the view), and always once the run has ended */
+    if (now - self->last_panel_us >= PANEL_INTERVAL_US || st != LW_RUNNER_RUNNING) {
+      self->last_panel_us = now;
+      update_plot(self, n);
+      set_scale_range(self);
+      update_status(self);
+    }
   } else if (self->playing) {
     double dt = self->last_frame_us ? (now - self->last_frame_us) * 1e-6 : 0;
     double speed = speeds[MIN(gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown)), 5u)];
@@ -343,7 +353,8 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
     set_scale_range(self);
   }
   self->last_frame_us = now;
-  update_status(self);
+  if (!live || self->playing)
+    update_status(self);
 
   const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
   if (au && au->bench_fps > 0 && !self->automation_done) {
