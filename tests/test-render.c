@@ -924,7 +924,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/fit", test_fit);
   g_test_add_func("/render/draw-time", test_draw_time);
   g_test_add_func("/render/widget", test_widget);
-  g_test_add_func("/render/widget-readback", test_widget_readback);
+  g_test_add_func("/render/widget/readback", test_widget_readback);
   int ret = g_test_run();
   gl_down();
   g_free(egl_problem);

@@ -22,6 +22,8 @@
  * this long it is drawn again with 4x multisampling. */
 #define AA_IDLE_US 150000
 #define AA_SAMPLES 4
+/* two changes of the picture this close: it is moving (frames drawn ahead) */
+#define ASYNC_GAP_US 100000
 
 typedef struct {
   double *xyz;
@@ -56,6 +58,19 @@ struct _LwView3d {
    * straight into the format cairo composites */
   GLuint rb_fbo, rb_color, rb_depth;
   int rb_w, rb_h;
+  /* while the picture keeps changing, the frame drawn at one snapshot is
+   * read back at the next, so that llvmpipe's threads draw while GTK
+   * composites: the picture shown is one frame old */
+  cairo_surface_t *rb_img;    /* the last picture read back */
+  guint64 rb_img_gen;         /* the generation it shows */
+  gboolean rb_pending;        /* a frame is being drawn into rb_fbo */
+  guint64 rb_pending_gen;
+  gint64 rb_submit_us;        /* when it was submitted */
+  double rb_submit_ms;        /* the time the submission took */
+  guint rb_tick;
+  gboolean rb_tick_only;      /* this redraw is only to show that frame */
+  guint64 gen;                /* counts the changes of the picture */
+  gint64 prev_change;         /* the change before last_change */
 
   /* pointer */
   guint drag_button;
@@ -89,7 +104,10 @@ static const char *const kind_prefix[] = {NULL, "bodies/", "joints/", "forces/"}
 /* The picture changed: redraw now (fast, aliased while things keep moving). */
 static void changed(LwView3d *self)
 {
+  self->prev_change = self->last_change;
   self->last_change = g_get_monotonic_time();
+  self->gen++;
+  self->rb_tick_only = FALSE;
   gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 
@@ -99,6 +117,7 @@ static gboolean aa_timeout(gpointer data)
   if (g_get_monotonic_time() - self->last_change < AA_IDLE_US)
     return G_SOURCE_CONTINUE;
   self->aa_source = 0;
+  self->gen++;
   gtk_gl_area_queue_render(GTK_GL_AREA(self));
   return G_SOURCE_REMOVE;
 }
@@ -218,11 +237,17 @@ static void readback_free(LwView3d *self)
   }
   self->rb_fbo = self->rb_color = self->rb_depth = 0;
   self->rb_w = self->rb_h = 0;
+  self->rb_pending = FALSE;
+  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
 }
 
 static void lw_view3d_unrealize(GtkWidget *widget)
 {
   LwView3d *self = LW_VIEW3D(widget);
+  if (self->rb_tick) {
+    gtk_widget_remove_tick_callback(widget, self->rb_tick);
+    self->rb_tick = 0;
+  }
   if (self->renderer) {
     gtk_gl_area_make_current(GTK_GL_AREA(self));
     if (!gtk_gl_area_get_error(GTK_GL_AREA(self))) {
@@ -232,11 +257,13 @@ static void lw_view3d_unrealize(GtkWidget *widget)
     self->renderer = NULL;
   }
   self->rb_fbo = 0;
+  self->rb_pending = FALSE;
+  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
   GTK_WIDGET_CLASS(lw_view3d_parent_class)->unrealize(widget);
 }
 
 /* draw the scene into the bound framebuffer, w x h device pixels */
-static void draw_scene(LwView3d *self, int w, int h)
+static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
 {
   gint64 t0 = g_get_monotonic_time();
   const lw_render_state *s = self->has_state ? &self->state : NULL;
@@ -251,7 +278,10 @@ static void draw_scene(LwView3d *self, int w, int h)
   gboolean still = t0 - self->last_change >= AA_IDLE_US;
   lw_renderer_set_samples(self->renderer, still ? AA_SAMPLES : 0);
   lw_renderer_draw(self->renderer, &self->cam, w, h, s);
-  glFinish(); /* the frame time includes the rasterisation */
+  if (finish)
+    glFinish(); /* the frame time includes the rasterisation */
+  else
+    glFlush(); /* rasterised while the caller goes on */
   self->frame_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
   if (!still && !self->aa_source)
     self->aa_source = g_timeout_add(AA_IDLE_US / 1000 + 20, aa_timeout, self);
@@ -269,8 +299,40 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
     glClear(GL_COLOR_BUFFER_BIT);
     return TRUE;
   }
-  draw_scene(self, w, h);
+  draw_scene(self, w, h, TRUE);
   return TRUE;
+}
+
+/* the picture in rb_fbo into rb_img (top row first, cairo's ARGB32) */
+static void readback_image(LwView3d *self, int w, int h)
+{
+  gsize stride = (gsize)w * 4;
+  guchar *up = g_malloc(stride * (gsize)h), *px = g_malloc(stride * (gsize)h);
+  glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, up); /* bottom row first */
+  for (int y = 0; y < h; y++)
+    memcpy(px + (gsize)y * stride, up + (gsize)(h - 1 - y) * stride, stride);
+  g_free(up);
+  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
+  self->rb_img = cairo_image_surface_create_for_data(px, CAIRO_FORMAT_ARGB32, w, h, (int)stride);
+  static cairo_user_data_key_t key;
+  cairo_surface_set_user_data(self->rb_img, &key, px, g_free);
+}
+
+/* a frame drawn ahead is waiting to be read back: redraw the view */
+static gboolean rb_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (void)clock, (void)data;
+  LwView3d *self = LW_VIEW3D(widget);
+  if (self->rb_pending) {
+    self->rb_tick_only = TRUE;
+    gtk_widget_queue_draw(widget);
+    return G_SOURCE_CONTINUE;
+  }
+  self->rb_tick = 0;
+  return G_SOURCE_REMOVE;
 }
 
 /* With GTK's cairo renderer (chosen on software GL: see lw-application.c)
@@ -283,8 +345,15 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   GtkWidget *widget = GTK_WIDGET(self);
   GtkNative *native = gtk_widget_get_native(widget);
   GskRenderer *gr = native ? gtk_native_get_renderer(native) : NULL;
-  if (!gr || !GSK_IS_CAIRO_RENDERER(gr) || !self->renderer || g_getenv("LW_VIEW_NO_READBACK"))
+  if (!gr || !GSK_IS_CAIRO_RENDERER(gr) || !self->renderer || g_getenv("LW_VIEW_NO_READBACK")) {
+    /* GtkGLArea's own path: nothing is drawn ahead */
+    self->rb_pending = FALSE;
+    if (self->rb_tick) {
+      gtk_widget_remove_tick_callback(widget, self->rb_tick);
+      self->rb_tick = 0;
+    }
     return FALSE;
+  }
   int w, h;
   device_size(self, &w, &h);
   if (w <= 0 || h <= 0)
@@ -313,31 +382,43 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
     }
     self->rb_w = w, self->rb_h = h;
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
-  draw_scene(self, w, h);
-  /* bottom row first from GL; the texture wants the top row first */
-  gsize stride = (gsize)w * 4;
-  guchar *up = g_malloc(stride * (gsize)h), *px = g_malloc(stride * (gsize)h);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, up);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  for (int y = 0; y < h; y++)
-    memcpy(px + (gsize)y * stride, up + (gsize)(h - 1 - y) * stride, stride);
-  g_free(up);
+  gboolean moving = self->last_change - self->prev_change < ASYNC_GAP_US;
+  if (self->rb_pending) {
+    gint64 t0 = g_get_monotonic_time();
+    readback_image(self, w, h);
+    self->rb_img_gen = self->rb_pending_gen;
+    self->rb_pending = FALSE;
+    /* the frame time: submission, and what is left to wait for now */
+    self->frame_ms = self->rb_submit_ms + (double)(g_get_monotonic_time() - t0) / 1000.0;
+  }
+  gboolean tick_only = self->rb_tick_only;
+  self->rb_tick_only = FALSE;
+  if (!self->rb_img || self->rb_img_gen != self->gen || !tick_only) {
+    gboolean async = self->rb_img && moving;
+    glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+    draw_scene(self, w, h, !async);
+    if (async) {
+      self->rb_pending = TRUE;
+      self->rb_pending_gen = self->gen;
+      self->rb_submit_ms = self->frame_ms;
+      /* shown at the next frame even when nothing else changes */
+      if (!self->rb_tick)
+        self->rb_tick = gtk_widget_add_tick_callback(widget, rb_tick_cb, NULL, NULL);
+    } else {
+      readback_image(self, w, h);
+      self->rb_img_gen = self->gen;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  }
   /* painted through cairo: a cairo node's surface is composited by pixman
    * (a texture node would be converted again) */
-  cairo_surface_t *img = cairo_image_surface_create_for_data(px, CAIRO_FORMAT_ARGB32, w, h, (int)stride);
-  static cairo_user_data_key_t key;
-  cairo_surface_set_user_data(img, &key, px, g_free);
   double sw = gtk_widget_get_width(widget), sh = gtk_widget_get_height(widget);
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, (float)sw, (float)sh));
   cairo_scale(cr, sw / w, sh / h);
-  cairo_set_source_surface(cr, img, 0, 0);
+  cairo_set_source_surface(cr, self->rb_img, 0, 0);
   cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
   cairo_paint(cr);
   cairo_destroy(cr);
-  cairo_surface_destroy(img);
   return TRUE;
 }
 
