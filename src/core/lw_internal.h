@@ -316,4 +316,10 @@ lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero);
 int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t);
 void lw_tangent_free(lw_tangent *t);
 
+/* the derivatives of the initial state [q qd qdd lambda] that lw_initialize
+ * solves (degrees of freedom held at their given values) with respect to the
+ * parameters of tg[0..p): S0 is (3 nq + nc) x p, column-major (sens.c).
+ * Returns 0, or -1 with err filled. */
+int lw_sens_initial_state(const lw_model *m, lw_tangent **tg, int p, double *S0, lw_error *err);
+
 #endif

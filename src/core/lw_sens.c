@@ -1516,3 +1516,84 @@ done:
     res->error.status = st;
   return res->status = st;
 }
+
+/* ---- the initial state's derivatives, for other integrators ---------------- */
+int lw_sens_initial_state(const lw_model *m, lw_tangent **tg, int p, double *S0, lw_error *err)
+{
+  sens S = {0}, *s = &S;
+  s->m = m;
+  s->err = err;
+  s->nq = m->nq;
+  s->nc = m->nc;
+  s->n1 = m->nq + m->nc;
+  s->nz = m->nfbs;
+  s->fb_ta = s->fb_tb = NAN;
+  s->nxs = 3 * m->nq + m->nc;
+  s->nx = s->nxs + s->nz;
+  s->nqb = m->nqb;
+  s->ncoords = m->ncoords;
+  s->ncols = m->ncols;
+  s->p = p;
+  s->tg = tg;
+  s->h = m->desc->solver.step;
+  s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, rc = -1;
+  init_lin L = {0};
+  double *st0 = NULL, *R = NULL, *R2 = NULL;
+  s->d = lw_data_new(m);
+  if (!s->d || sens_alloc(s)) {
+    lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the sensitivity workspace");
+    goto out;
+  }
+  lw_eval_mass_dense(m, s->M);
+  st0 = calloc(state_len(s), sizeof(double));
+  if (!st0) {
+    lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the sensitivity workspace");
+    goto out;
+  }
+  if (lw_initialize(m, s->d, err))
+    goto out;
+  state_save(s, st0);
+  if (init_linearize(s, st0, &L))
+    goto out;
+  R = calloc((size_t)n1 * (p > 0 ? p : 1), sizeof(double));
+  R2 = calloc(2 * (size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
+  if (!R || !R2) {
+    lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the sensitivity workspace");
+    goto out;
+  }
+  /* as in the forward pass: q0' = -Pg Gth; qd0' = -(Pv (Dvq q0' + Fv))_q;
+   * [qdd0'; lambda0'] = -K0^-1 (D0q q0' + D0qd qd0' + F0) */
+  memset(S0, 0, sizeof(double) * (size_t)s->nxs * (size_t)p);
+  for (int j = 0; j < p; j++) {
+    double *x = S0 + (size_t)j * s->nxs;
+    gemv(nq, L.ng, -1.0, L.Pg, L.Gth + (size_t)j * L.ng, x);
+    memcpy(R2, L.Fv + (size_t)j * L.nv, sizeof(double) * (size_t)L.nv);
+    gemv(L.nv, nq, 1.0, L.Dvq, x, R2);
+    double *xv = R2 + L.nv;
+    memset(xv, 0, sizeof(double) * (size_t)L.nv);
+    gemv(L.nv, L.nv, -1.0, L.Pv, R2, xv);
+    memcpy(x + nq, xv, sizeof(double) * (size_t)nq);
+    double *r = R + (size_t)j * n1;
+    memcpy(r, L.F0 + (size_t)j * n1, sizeof(double) * (size_t)n1);
+    gemv(n1, nq, 1.0, L.D0q, x, r);
+    gemv(n1, nq, 1.0, L.D0qd, x + nq, r);
+    for (int i = 0; i < n1; i++)
+      r[i] = -r[i];
+  }
+  kkt_solve(L.K0, n1, nq, s->sM, L.ip0, 0, R, p);
+  for (int j = 0; j < p; j++) {
+    double *x = S0 + (size_t)j * s->nxs, *r = R + (size_t)j * n1;
+    memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);
+    memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);
+  }
+  rc = 0;
+out:
+  free(st0);
+  free(R);
+  free(R2);
+  init_free(&L);
+  sens_free(s);
+  lw_data_free(s->d);
+  return rc;
+}

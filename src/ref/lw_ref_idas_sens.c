@@ -1,0 +1,1174 @@
+/* lw_ref_idas_sens.c: objective gradients by SUNDIALS IDAS 6.x forward and
+ * adjoint sensitivity analysis (see lw_ref_idas_sens.h).  Matrices are
+ * dense and column-major. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "lw_ref_idas_sens.h"
+#include "lw_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <idas/idas.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+typedef struct {
+  const lw_model *m;
+  lw_data *d;
+  int nq, nc, n1, n, p, ncols, ncoords;
+  lw_tangent **tg;      /* (p) */
+  int term0, nterm;     /* the objective's terms */
+  char *used[2];        /* (nout) outputs its integral [0] and final [1] terms read */
+  double *M;            /* nq x nq */
+  double sK;            /* scale of the constraint rows of [M J^T; J 0] */
+  /* the residual's evaluations */
+  double *Q, *J, *gam;  /* nq, nc x nq, nc */
+  double *yrow;         /* (ncols) outputs at the current point */
+  /* linearization at the point (lt, ly, lyp) */
+  int lin_ok, back_ok;
+  double lt, *ly, *lyp;
+  double bt, *by, *byp; /* the backward problem's point */
+  double *yc, *ypc;     /* the point with v' and lam solved from q and v */
+  double *LJ;           /* nc x nq */
+  double *Dq, *Dv, *RVs; /* n1 x nq: d[F2; F3]/dq, d[F2; F3]/dv; scratch */
+  double *Fp;           /* n1 x p: d[F2; F3]/dp */
+  /* the adjoint's matrices and sources at that point */
+  double *BC;           /* n1 x nq: [b; c] = BC u */
+  double *Gqu, *Gvu;    /* nq x nq: Dq1^T B, Dv1^T B */
+  double *Gqc, *Gvc;    /* nq x nc: Dq2^T, Dv2^T */
+  double *gq, *gv, *gp; /* the integral terms' gradient (v', lam eliminated) */
+  /* scratch */
+  double *gy, *gx, *gpd, *w, *K, *dQ, *dJl, *dacc, *e, *bv;
+  int *ipiv;
+  /* joint coordinates after each forward step: angles continue from there */
+  long nh, caph;
+  double *ht, *hc;
+  char err[512];
+} ctx;
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_msg(char *msg, int msglen, const char *fmt, ...)
+{
+  if (!msg || msglen <= 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, (size_t)msglen, fmt, ap);
+  va_end(ap);
+}
+
+static double dotn(int n, const double *a, const double *b)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
+}
+
+/* LU with partial pivoting in place; -1 when a pivot is zero */
+static int lu_factor(double *A, int n, int *ip)
+{
+  for (int k = 0; k < n; k++) {
+    double *ck = A + (size_t)k * n;
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(ck[i]) > fabs(ck[p]))
+        p = i;
+    ip[k] = p;
+    if (!(fabs(ck[p]) > 0))
+      return -1;
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)j * n + k];
+        A[(size_t)j * n + k] = A[(size_t)j * n + p];
+        A[(size_t)j * n + p] = t;
+      }
+    double inv = 1.0 / ck[k];
+    for (int i = k + 1; i < n; i++)
+      ck[i] *= inv;
+    for (int j = k + 1; j < n; j++) {
+      double *cj = A + (size_t)j * n, a = cj[k];
+      if (a != 0.0)
+        for (int i = k + 1; i < n; i++)
+          cj[i] -= ck[i] * a;
+    }
+  }
+  return 0;
+}
+
+static void lu_solve(const double *A, int n, const int *ip, double *x)
+{
+  for (int k = 0; k < n; k++)
+    if (ip[k] != k) {
+      double t = x[k];
+      x[k] = x[ip[k]];
+      x[ip[k]] = t;
+    }
+  for (int j = 0; j < n; j++) {
+    const double *cj = A + (size_t)j * n;
+    for (int i = j + 1; i < n; i++)
+      x[i] -= cj[i] * x[j];
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    const double *cj = A + (size_t)j * n;
+    x[j] /= cj[j];
+    for (int i = 0; i < j; i++)
+      x[i] -= cj[i] * x[j];
+  }
+}
+
+/* ---- joint coordinates ---------------------------------------------------
+ * Angles (joint coordinates, joint springs) are continued across +-pi from
+ * the value kept in the data.  IDAS evaluates out of time order (failed
+ * steps, and the adjoint's backward pass and recomputed segments), so every
+ * evaluation first takes the values recorded after the last forward step
+ * at or before its time. */
+static void sync_coords(ctx *c, double t)
+{
+  if (c->ncoords == 0 || c->nh == 0)
+    return;
+  long lo = 0, hi = c->nh - 1;
+  while (lo < hi) {
+    long mid = (lo + hi + 1) / 2;
+    if (c->ht[mid] <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  memcpy(c->d->coord_prev, c->hc + (size_t)lo * c->ncoords, sizeof(double) * (size_t)c->ncoords);
+}
+
+static int record_coords(ctx *c, double t, const double *y, const double *yp)
+{
+  if (c->ncoords == 0)
+    return 0;
+  if (c->nh == c->caph) {
+    long cap = c->caph ? 2 * c->caph : 1024;
+    double *ht = realloc(c->ht, sizeof(double) * (size_t)cap);
+    if (ht)
+      c->ht = ht;
+    double *hc = realloc(c->hc, sizeof(double) * (size_t)cap * c->ncoords);
+    if (hc)
+      c->hc = hc;
+    if (!ht || !hc)
+      return -1;
+    c->caph = cap;
+  }
+  sync_coords(c, t);
+  lw_data_set_state(c->m, c->d, t, y, y + c->nq, yp + c->nq, y + 2 * c->nq);
+  c->ht[c->nh] = t;
+  memcpy(c->hc + (size_t)c->nh * c->ncoords, c->d->coord_prev, sizeof(double) * (size_t)c->ncoords);
+  c->nh++;
+  return 0;
+}
+
+/* the state (t, y, y') into the data and the outputs into yrow */
+static void set_point(ctx *c, double t, const double *y, const double *yp)
+{
+  int nq = c->nq;
+  sync_coords(c, t);
+  lw_data_set_state(c->m, c->d, t, y, y + nq, yp + nq, y + 2 * nq);
+  lw_outputs(c->m, c->d, c->yrow);
+}
+
+/* ---- the objective ----------------------------------------------------------
+ * The value of the terms of one kind at the outputs in yrow; gy (ncols) =
+ * dg/dy and gpd (p) = dg/dp through the terms' own weights and targets
+ * (either may be NULL). */
+static double terms_eval(ctx *c, lw_term_kind kind, double *gy, double *gpd)
+{
+  const lw_model *m = c->m;
+  double value = 0;
+  if (gy)
+    memset(gy, 0, sizeof(double) * (size_t)c->ncols);
+  if (gpd)
+    memset(gpd, 0, sizeof(double) * (size_t)(c->p > 0 ? c->p : 1));
+  for (int k = c->term0; k < c->term0 + c->nterm; k++) {
+    const lw_term *t = &m->terms[k];
+    if (t->kind != kind)
+      continue;
+    for (int i = 0; i < t->width; i++) {
+      if (t->comp >= 0 && i != t->comp)
+        continue;
+      double e = c->yrow[t->col + i] - t->target[i];
+      if (t->form == LW_TERM_ABOVE)
+        e = fmax(e, 0.0);
+      else if (t->form == LW_TERM_BELOW)
+        e = fmin(e, 0.0);
+      int sq = t->form != LW_TERM_VALUE;
+      value += sq ? t->weight * e * e : t->weight * e;
+      if (gy)
+        gy[t->col + i] += sq ? 2.0 * t->weight * e : t->weight;
+      for (int j = 0; gpd && j < c->p; j++) {
+        const lw_tangent *tg = c->tg[j];
+        if (!tg || !tg->term_on[k])
+          continue;
+        const lw_term *tt = &tg->dm->terms[k];
+        gpd[j] += sq ? tt->weight * e * e - 2.0 * t->weight * e * tt->target[i]
+                     : tt->weight * e - t->weight * tt->target[i];
+      }
+    }
+  }
+  return value;
+}
+
+/* which state derivatives an output reads: bits q 1, qd 2, qdd 4, lambda 8 */
+static int output_reads(lw_output_type ty)
+{
+  switch (ty) {
+  case LW_OUT_POSITION:
+  case LW_OUT_JOINT_COORDINATE:
+  case LW_OUT_POTENTIAL_ENERGY:
+    return 1;
+  case LW_OUT_VELOCITY:
+    return 2;
+  case LW_OUT_ACCELERATION:
+    return 4;
+  case LW_OUT_REACTION_FORCE:
+    return 1 | 8;
+  default:
+    return 1 | 2;
+  }
+}
+
+/* the derivative of the terms of one kind along the sensitivity s, s' of
+ * parameter j (state and parameter together), at the point in the data
+ * with gy, gpd from terms_eval */
+static double terms_dir(ctx *c, lw_term_kind kind, int j, const double *y, const double *yp, const double *s,
+                        const double *sp, const double *gy, const double *gpd, double t)
+{
+  const lw_model *m = c->m;
+  int nq = c->nq;
+  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
+  lw_lin_dir dir = {s, s + nq, s + nq, sp + nq, s + 2 * nq, c->tg[j], -1};
+  double dg = gpd[j], dy[4];
+  for (int k = 0; k < m->nout; k++) {
+    if (!c->used[kind == LW_TERM_FINAL][k])
+      continue;
+    lw_output_jvp(m, c->d, c->tg[j], k, &pt, &dir, dy);
+    dg += dotn(m->outputs[k].width, gy + m->out_col[k], dy);
+  }
+  return dg;
+}
+
+/* ---- the model ------------------------------------------------------------ */
+static int residual(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
+{
+  ctx *c = user;
+  const int nq = c->nq, nc = c->nc;
+  const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
+  double *r = N_VGetArrayPointer(rr);
+  const double *q = y, *v = y + nq, *lam = y + 2 * nq;
+  const double *qp = ydot, *vp = ydot + nq;
+  sync_coords(c, t);
+  lw_eval_dense(c->m, c->d, q, v, t, c->Q, NULL, c->J, NULL, c->gam);
+  double *r1 = r, *r2 = r + nq, *r3 = r + 2 * nq;
+  for (int i = 0; i < nq; i++) {
+    r1[i] = qp[i] - v[i];
+    r2[i] = -c->Q[i];
+  }
+  for (int j = 0; j < nq; j++) {
+    const double *Mj = c->M + (size_t)j * nq;
+    double vpj = vp[j];
+    if (vpj != 0.0)
+      for (int i = 0; i < nq; i++)
+        r2[i] += Mj[i] * vpj;
+  }
+  for (int k = 0; k < nc; k++)
+    r3[k] = c->gam[k];
+  for (int j = 0; j < nq; j++) {
+    const double *Jj = c->J + (size_t)j * nc;
+    double s = 0.0, vpj = vp[j];
+    for (int k = 0; k < nc; k++) {
+      s += Jj[k] * lam[k];
+      r3[k] += Jj[k] * vpj;
+    }
+    r2[j] += s;
+  }
+  for (int i = 0; i < c->n; i++)
+    if (!isfinite(r[i]))
+      return 1; /* recoverable: IDAS retries with a smaller step */
+  return 0;
+}
+
+/* Dq, Dv (and J) at (t, y, y') */
+static void lin_point(ctx *c, double t, const double *y, const double *yp)
+{
+  int nq = c->nq, n1 = c->n1, n = c->n;
+  if (c->lin_ok && c->lt == t && !memcmp(c->ly, y, sizeof(double) * (size_t)n) &&
+      !memcmp(c->lyp, yp, sizeof(double) * (size_t)n))
+    return;
+  c->lt = t;
+  memcpy(c->ly, y, sizeof(double) * (size_t)n);
+  memcpy(c->lyp, yp, sizeof(double) * (size_t)n);
+  set_point(c, t, y, yp);
+  lw_eval_dense(c->m, c->d, y, y + nq, t, NULL, NULL, c->LJ, NULL, NULL);
+  memset(c->Dq, 0, sizeof(double) * (size_t)n1 * nq);
+  memset(c->Dv, 0, sizeof(double) * (size_t)n1 * nq);
+  memset(c->RVs, 0, sizeof(double) * (size_t)n1 * nq);
+  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
+  double *H[3] = {c->Dq, NULL, NULL};
+  /* top rows: d(J^T lam)/dq - dQ/dq and -dQ/dv; bottom: d(J v' + gamma)/dq, /dv */
+  lw_lin_matrices(c->m, c->d, &pt, 0.0, H, n1, c->RVs + nq, c->Dq + nq, c->Dv + nq, n1, c->Dq, n1, c->Dv, n1);
+  c->lin_ok = 1;
+}
+
+/* IDAS's Jacobian dF/dy + cj dF/dy' */
+static int jac_fwd(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Vector rr, SUNMatrix A, void *user,
+                   N_Vector t1, N_Vector t2, N_Vector t3)
+{
+  (void)rr, (void)t1, (void)t2, (void)t3;
+  ctx *c = user;
+  int nq = c->nq, nc = c->nc, n1 = c->n1;
+  lin_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp));
+  SUNMatZero(A);
+  for (int j = 0; j < nq; j++) {
+    double *cq = SUNDenseMatrix_Column(A, j), *cv = SUNDenseMatrix_Column(A, nq + j);
+    cq[j] = cj;
+    for (int i = 0; i < n1; i++) {
+      cq[nq + i] = c->Dq[(size_t)j * n1 + i];
+      cv[nq + i] = c->Dv[(size_t)j * n1 + i];
+    }
+    cv[j] = -1.0;
+    for (int i = 0; i < nq; i++)
+      cv[nq + i] += cj * c->M[(size_t)j * nq + i];
+    for (int r = 0; r < nc; r++)
+      cv[2 * nq + r] += cj * c->LJ[(size_t)j * nc + r];
+  }
+  for (int r = 0; r < nc; r++) {
+    double *cl = SUNDenseMatrix_Column(A, 2 * nq + r);
+    for (int i = 0; i < nq; i++)
+      cl[nq + i] = c->LJ[(size_t)i * nc + r];
+  }
+  return 0;
+}
+
+/* the derivative of the last two rows of F along parameter j alone, at the
+ * point (t, y, y'), into f (n1) */
+static void param_col(ctx *c, int j, double t, const double *y, const double *yp, double *f)
+{
+  int nq = c->nq, nc = c->nc;
+  const lw_tangent *tg = c->tg[j];
+  memset(f, 0, sizeof(double) * (size_t)c->n1);
+  if (!lw_tangent_active(c->m, tg, t))
+    return;
+  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
+  lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+  lw_lin_out o = {c->dQ, {c->dJl, NULL, NULL}, NULL, NULL, c->dacc};
+  lw_lin_jvp(c->m, c->d, &pt, &dir, &o);
+  lw_tangent_mass_mul(c->m, tg, yp + nq, f);
+  for (int i = 0; i < nq; i++)
+    f[i] += c->dJl[i] - c->dQ[i];
+  memcpy(f + nq, c->dacc, sizeof(double) * (size_t)nc);
+}
+
+/* ---- forward sensitivities ------------------------------------------------ */
+/* F_y s + F_y' s' + dF/dp for every parameter */
+static int res_sens(int ns, sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, N_Vector *yS, N_Vector *ypS,
+                    N_Vector *rS, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
+{
+  (void)rr, (void)t1, (void)t2, (void)t3;
+  ctx *c = user;
+  int nq = c->nq, nc = c->nc;
+  const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
+  sync_coords(c, t);
+  lw_eval_dense(c->m, c->d, y, y + nq, t, NULL, NULL, c->J, NULL, NULL);
+  lw_lin_point pt = {y, y + nq, y + nq, ydot + nq, {y + 2 * nq, NULL, NULL}, t};
+  lw_lin_out o = {c->dQ, {c->dJl, NULL, NULL}, NULL, NULL, c->dacc};
+  for (int j = 0; j < ns; j++) {
+    const double *s = N_VGetArrayPointer(yS[j]), *sp = N_VGetArrayPointer(ypS[j]);
+    double *r = N_VGetArrayPointer(rS[j]);
+    const lw_tangent *tg = lw_tangent_active(c->m, c->tg[j], t) ? c->tg[j] : NULL;
+    lw_lin_dir dir = {s, s + nq, s + nq, sp + nq, NULL, tg, -1};
+    lw_lin_jvp(c->m, c->d, &pt, &dir, &o);
+    double *r1 = r, *r2 = r + nq, *r3 = r + 2 * nq;
+    for (int i = 0; i < nq; i++) {
+      r1[i] = sp[i] - s[nq + i];
+      r2[i] = c->dJl[i] - c->dQ[i];
+    }
+    if (tg)
+      lw_tangent_mass_mul(c->m, tg, ydot + nq, r2);
+    for (int k = 0; k < nq; k++) {
+      const double *Mk = c->M + (size_t)k * nq, *Jk = c->J + (size_t)k * nc;
+      double spk = sp[nq + k];
+      if (spk != 0.0)
+        for (int i = 0; i < nq; i++)
+          r2[i] += Mk[i] * spk;
+      r2[k] += dotn(nc, Jk, s + 2 * nq);
+    }
+    memcpy(r3, c->dacc, sizeof(double) * (size_t)nc);
+  }
+  return 0;
+}
+
+static int rhs_quad(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rq, void *user)
+{
+  ctx *c = user;
+  set_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp));
+  double g = terms_eval(c, LW_TERM_INTEGRAL, NULL, NULL);
+  N_VGetArrayPointer(rq)[0] = g;
+  return isfinite(g) ? 0 : 1;
+}
+
+static int rhs_quad_sens(int ns, sunrealtype t, N_Vector yy, N_Vector yp, N_Vector *yS, N_Vector *ypS, N_Vector rq,
+                         N_Vector *rqS, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
+{
+  (void)rq, (void)t1, (void)t2, (void)t3;
+  ctx *c = user;
+  const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
+  set_point(c, t, y, ydot);
+  terms_eval(c, LW_TERM_INTEGRAL, c->gy, c->gpd);
+  for (int j = 0; j < ns; j++)
+    N_VGetArrayPointer(rqS[j])[0] = terms_dir(c, LW_TERM_INTEGRAL, j, y, ydot, N_VGetArrayPointer(yS[j]),
+                                              N_VGetArrayPointer(ypS[j]), c->gy, c->gpd, t);
+  return 0;
+}
+
+/* ---- adjoint ------------------------------------------------------------------
+ * K = [M s J^T; s J 0], factorized (the constraint rows scaled to the mass:
+ * pivots of one magnitude) */
+static int kkt_factor(ctx *c, const double *J)
+{
+  int nq = c->nq, nc = c->nc, n1 = c->n1;
+  double *K = c->K, s = c->sK;
+  memset(K, 0, sizeof(double) * (size_t)n1 * n1);
+  for (int j = 0; j < nq; j++) {
+    memcpy(K + (size_t)j * n1, c->M + (size_t)j * nq, sizeof(double) * (size_t)nq);
+    for (int r = 0; r < nc; r++) {
+      K[(size_t)j * n1 + nq + r] = s * J[(size_t)j * nc + r];
+      K[(size_t)(nq + r) * n1 + j] = s * J[(size_t)j * nc + r];
+    }
+  }
+  return lu_factor(K, n1, c->ipiv);
+}
+
+/* x = [M J^T; J 0]^-1 x with the factors of kkt_factor */
+static void kkt_solve(ctx *c, double *x)
+{
+  for (int r = 0; r < c->nc; r++)
+    x[c->nq + r] *= c->sK;
+  lu_solve(c->K, c->n1, c->ipiv, x);
+  for (int r = 0; r < c->nc; r++)
+    x[c->nq + r] *= c->sK;
+}
+
+/* The gradient of the terms of one kind with respect to q and v (gq, gv)
+ * and p (gp) at the linearized point, with v' and lam eliminated:
+ * w = [M J^T; J 0]^-1 [dg/dv'; dg/dlam], then dg/dq - Dq^T w, dg/dv - Dv^T w,
+ * dg/dp - Fp^T w (K factorized at the point by back_point). */
+static void obj_grad(ctx *c, lw_term_kind kind, double *gq, double *gv, double *gp)
+{
+  const lw_model *m = c->m;
+  int nq = c->nq, nc = c->nc, n1 = c->n1, p = c->p;
+  const double *y = c->ly, *yp = c->lyp;
+  double t = c->lt;
+  terms_eval(c, kind, c->gy, gp);
+  int nx = 3 * nq + nc;
+  double *gx = c->gx, *e = c->e, dy[4];
+  memset(gx, 0, sizeof(double) * (size_t)nx);
+  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
+  for (int k = 0; k < m->nout; k++) {
+    if (!c->used[kind == LW_TERM_FINAL][k])
+      continue;
+    int c0 = m->out_col[k], wd = m->outputs[k].width, any = 0;
+    for (int i = 0; i < wd; i++)
+      any |= c->gy[c0 + i] != 0.0;
+    if (!any)
+      continue;
+    int reads = output_reads(m->outputs[k].type);
+    for (int x = 0; x < nx; x++) {
+      int part = x < nq ? 0 : x < 2 * nq ? 1 : x < 3 * nq ? 2 : 3;
+      if (!(reads & (1 << part)))
+        continue;
+      int i0 = part < 3 ? x - part * nq : x - 3 * nq;
+      e[i0] = 1.0;
+      lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+      if (part == 0)
+        dir.dq = e;
+      else if (part == 1)
+        dir.dqd = dir.dv = e;
+      else if (part == 2)
+        dir.dqdd = e;
+      else
+        dir.dl = e;
+      lw_output_jvp(m, c->d, NULL, k, &pt, &dir, dy);
+      e[i0] = 0.0;
+      gx[x] += dotn(wd, c->gy + c0, dy);
+    }
+    for (int j = 0; j < p; j++) {
+      const lw_tangent *tg = c->tg[j];
+      if (!tg || !tg->any || tg->fn_kind)
+        continue; /* outputs do not read time functions */
+      lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+      lw_output_jvp(m, c->d, tg, k, &pt, &dir, dy);
+      gp[j] += dotn(wd, c->gy + c0, dy);
+    }
+  }
+  memcpy(gq, gx, sizeof(double) * (size_t)nq);
+  memcpy(gv, gx + nq, sizeof(double) * (size_t)nq);
+  double *w = c->w;
+  int elim = 0;
+  for (int i = 0; i < n1; i++) {
+    w[i] = gx[2 * nq + i];
+    elim |= w[i] != 0.0;
+  }
+  if (!elim)
+    return;
+  kkt_solve(c, w);
+  for (int j = 0; j < nq; j++) {
+    gq[j] -= dotn(n1, c->Dq + (size_t)j * n1, w);
+    gv[j] -= dotn(n1, c->Dv + (size_t)j * n1, w);
+  }
+  for (int j = 0; j < p; j++)
+    gp[j] -= dotn(n1, c->Fp + (size_t)j * n1, w);
+}
+
+/* everything the backward problem reads at the forward point (t, y, y').
+ * The linearization is taken at v' and lam solved from q and v,
+ * [M J^T; J 0] [v'; lam] = [Q; -gamma]: IDAS's own multipliers, left out of
+ * its error test, carry noise at the level of the tolerance that would
+ * otherwise enter the backward problem's coefficients and cut its steps.
+ * [b; c] = [B; C] u are the first nq columns of [M J^T; J 0]^-1 (b lies in
+ * the null space of J: B is bounded by the inverse of the mass matrix
+ * reduced to the motions the constraints allow, even where M alone is
+ * nearly singular: a point mass); Gqu = Dq1^T B, Gvu = Dv1^T B,
+ * Gqc = Dq2^T, Gvc = Dv2^T. */
+static int back_point(ctx *c, double t, const double *y, const double *yp)
+{
+  int nq = c->nq, nc = c->nc, n1 = c->n1, n = c->n;
+  if (c->back_ok && c->bt == t && !memcmp(c->by, y, sizeof(double) * (size_t)n) &&
+      !memcmp(c->byp, yp, sizeof(double) * (size_t)n))
+    return 0;
+  c->back_ok = 0;
+  c->bt = t;
+  memcpy(c->by, y, sizeof(double) * (size_t)n);
+  memcpy(c->byp, yp, sizeof(double) * (size_t)n);
+  sync_coords(c, t);
+  lw_eval_dense(c->m, c->d, y, y + nq, t, c->Q, NULL, c->J, NULL, c->gam);
+  if (kkt_factor(c, c->J))
+    return -1;
+  double *yc = c->yc, *ypc = c->ypc;
+  memcpy(ypc + nq, c->Q, sizeof(double) * (size_t)nq);
+  for (int r = 0; r < nc; r++)
+    ypc[2 * nq + r] = -c->gam[r];
+  kkt_solve(c, ypc + nq);
+  memcpy(yc, y, sizeof(double) * (size_t)(2 * nq));
+  memcpy(yc + 2 * nq, ypc + 2 * nq, sizeof(double) * (size_t)nc);
+  memcpy(ypc, y + nq, sizeof(double) * (size_t)nq);
+  memset(ypc + 2 * nq, 0, sizeof(double) * (size_t)nc);
+  lin_point(c, t, yc, ypc);
+  for (int j = 0; j < c->p; j++)
+    param_col(c, j, t, yc, ypc, c->Fp + (size_t)j * n1);
+  for (int j = 0; j < nq; j++) {
+    double *col = c->BC + (size_t)j * n1;
+    memset(col, 0, sizeof(double) * (size_t)n1);
+    col[j] = 1.0;
+    kkt_solve(c, col);
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    const double *D = pass ? c->Dv : c->Dq;
+    double *Gu = pass ? c->Gvu : c->Gqu, *Gc = pass ? c->Gvc : c->Gqc;
+    for (int i = 0; i < nq; i++) {
+      const double *Di = D + (size_t)i * n1; /* column i of D */
+      for (int j = 0; j < nq; j++)
+        Gu[(size_t)j * nq + i] = dotn(nq, Di, c->BC + (size_t)j * n1);
+      for (int r = 0; r < nc; r++)
+        Gc[(size_t)r * nq + i] = Di[nq + r];
+    }
+  }
+  obj_grad(c, LW_TERM_INTEGRAL, c->gq, c->gv, c->gp);
+  c->back_ok = 1;
+  return 0;
+}
+
+static int res_back(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector yB, N_Vector ypB, N_Vector rB, void *user)
+{
+  ctx *c = user;
+  int nq = c->nq, nc = c->nc, n1 = c->n1;
+  if (back_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp)))
+    return -1;
+  const double *a = N_VGetArrayPointer(yB), *u = a + nq, *cc = a + 2 * nq;
+  const double *ap = N_VGetArrayPointer(ypB), *up = ap + nq;
+  double *r = N_VGetArrayPointer(rB), *rq = r, *rv = r + nq, *rc = r + 2 * nq;
+  for (int i = 0; i < nq; i++) {
+    rq[i] = ap[i] + c->gq[i];
+    rv[i] = up[i] + a[i] + c->gv[i];
+  }
+  memcpy(rc, cc, sizeof(double) * (size_t)nc);
+  for (int j = 0; j < nq; j++) {
+    double uj = u[j];
+    const double *C = c->BC + (size_t)j * n1 + nq;
+    for (int i = 0; i < nq; i++) {
+      rq[i] -= c->Gqu[(size_t)j * nq + i] * uj;
+      rv[i] -= c->Gvu[(size_t)j * nq + i] * uj;
+    }
+    for (int l = 0; l < nc; l++)
+      rc[l] -= C[l] * uj;
+  }
+  for (int l = 0; l < nc; l++) {
+    double cl = cc[l];
+    for (int i = 0; i < nq; i++) {
+      rq[i] -= c->Gqc[(size_t)l * nq + i] * cl;
+      rv[i] -= c->Gvc[(size_t)l * nq + i] * cl;
+    }
+  }
+  return 0;
+}
+
+static int jac_back(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Vector yB, N_Vector ypB, N_Vector rB,
+                    SUNMatrix A, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
+{
+  (void)yB, (void)ypB, (void)rB, (void)t1, (void)t2, (void)t3;
+  ctx *c = user;
+  int nq = c->nq, nc = c->nc;
+  if (back_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp)))
+    return -1;
+  SUNMatZero(A);
+  for (int j = 0; j < nq; j++) {
+    double *ca = SUNDenseMatrix_Column(A, j), *cu = SUNDenseMatrix_Column(A, nq + j);
+    ca[j] = cj;
+    ca[nq + j] = 1.0;
+    for (int i = 0; i < nq; i++) {
+      cu[i] = -c->Gqu[(size_t)j * nq + i];
+      cu[nq + i] = -c->Gvu[(size_t)j * nq + i];
+    }
+    cu[nq + j] += cj;
+    for (int r = 0; r < nc; r++)
+      cu[2 * nq + r] = -c->BC[(size_t)j * c->n1 + nq + r];
+  }
+  for (int l = 0; l < nc; l++) {
+    double *cc = SUNDenseMatrix_Column(A, 2 * nq + l);
+    for (int i = 0; i < nq; i++) {
+      cc[i] = -c->Gqc[(size_t)l * nq + i];
+      cc[nq + i] = -c->Gvc[(size_t)l * nq + i];
+    }
+    cc[2 * nq + l] = 1.0;
+  }
+  return 0;
+}
+
+/* the gradient's integrand dg/dp - [b; c]^T d[F2; F3]/dp, b = B u, negated:
+ * IDAS integrates it backward from T */
+static int rhs_quad_back(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector yB, N_Vector ypB, N_Vector rq, void *user)
+{
+  (void)ypB;
+  ctx *c = user;
+  int nq = c->nq, nc = c->nc, n1 = c->n1;
+  if (back_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp)))
+    return -1;
+  const double *u = N_VGetArrayPointer(yB) + nq, *cc = u + nq;
+  double *bv = c->bv;
+  for (int i = 0; i < nq; i++)
+    bv[i] = 0;
+  for (int j = 0; j < nq; j++)
+    for (int i = 0; i < nq; i++)
+      bv[i] += c->BC[(size_t)j * n1 + i] * u[j];
+  memcpy(bv + nq, cc, sizeof(double) * (size_t)nc);
+  double *r = N_VGetArrayPointer(rq);
+  for (int j = 0; j < c->p; j++)
+    r[j] = -(c->gp[j] - dotn(n1, c->Fp + (size_t)j * n1, bv));
+  return 0;
+}
+
+static void err_handler(int code, const char *module, const char *function, char *text, void *user)
+{
+  ctx *c = user;
+  if (code > 0 || c->err[0])
+    return; /* warnings; the first error says the most */
+  snprintf(c->err, sizeof c->err, "%s/%s (%d): %s", module ? module : "IDAS", function ? function : "?", code,
+           text ? text : "");
+}
+
+/* ---- the driver ---------------------------------------------------------------- */
+/* the shortest knot interval of the model's splines (0: none): IDAS's steps
+ * are kept below it, so that a knot value's effect, which lasts four knot
+ * intervals, cannot fall between two steps */
+static double spline_step(const lw_model *m)
+{
+  double h = 0;
+  for (int k = 0; k < m->nforces + m->ndrivers + m->nfbs; k++) {
+    const lw_func *f = k < m->nforces ? &m->forces[k].func
+                       : k < m->nforces + m->ndrivers ? &m->drivers[k - m->nforces]
+                                                      : &m->fbs[k - m->nforces - m->ndrivers].r;
+    if (f->type != LW_FUNC_SPLINE || f->n < 2)
+      continue;
+    double hk = fabs(f->a[1] - f->a[0]) / (f->n - 1);
+    if (hk > 0 && (h == 0 || hk < h))
+      h = hk;
+  }
+  return h;
+}
+
+static void ctx_free(ctx *c)
+{
+  double *arrs[] = {c->M,  c->Q,   c->J,   c->gam, c->yrow, c->ly,  c->lyp, c->by,   c->byp, c->yc,
+                    c->ypc, c->LJ, c->Dq,  c->Dv,  c->RVs,  c->Fp,  c->BC,  c->Gqu,  c->Gvu, c->Gqc,
+                    c->Gvc, c->gq, c->gv,  c->gp,  c->gy,   c->gx,  c->gpd, c->w,    c->K,   c->dQ,
+                    c->dJl, c->dacc, c->e, c->bv,  c->ht,   c->hc};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    free(arrs[i]);
+  free(c->ipiv);
+  free(c->used[0]);
+  free(c->used[1]);
+  if (c->d)
+    lw_data_free(c->d);
+}
+
+static int ctx_alloc(ctx *c)
+{
+  size_t nq = (size_t)c->nq, nc = (size_t)c->nc + 1, n1 = (size_t)c->n1, n = (size_t)c->n;
+  size_t p = (size_t)(c->p > 0 ? c->p : 1), nout = (size_t)c->m->nout + 1;
+  c->d = lw_data_new(c->m);
+  c->M = calloc(nq * nq, sizeof(double));
+  c->Q = calloc(nq, sizeof(double));
+  c->J = calloc(nc * nq, sizeof(double));
+  c->gam = calloc(nc, sizeof(double));
+  c->yrow = calloc((size_t)c->ncols + 1, sizeof(double));
+  c->ly = calloc(n, sizeof(double));
+  c->lyp = calloc(n, sizeof(double));
+  c->by = calloc(n, sizeof(double));
+  c->byp = calloc(n, sizeof(double));
+  c->yc = calloc(n, sizeof(double));
+  c->ypc = calloc(n, sizeof(double));
+  c->LJ = calloc(nc * nq, sizeof(double));
+  c->Dq = calloc(n1 * nq, sizeof(double));
+  c->Dv = calloc(n1 * nq, sizeof(double));
+  c->RVs = calloc(n1 * nq, sizeof(double));
+  c->Fp = calloc(n1 * p, sizeof(double));
+  c->BC = calloc(n1 * nq, sizeof(double));
+  c->Gqu = calloc(nq * nq, sizeof(double));
+  c->Gvu = calloc(nq * nq, sizeof(double));
+  c->Gqc = calloc(nq * nc, sizeof(double));
+  c->Gvc = calloc(nq * nc, sizeof(double));
+  c->gq = calloc(nq, sizeof(double));
+  c->gv = calloc(nq, sizeof(double));
+  c->gp = calloc(p, sizeof(double));
+  c->gy = calloc((size_t)c->ncols + 1, sizeof(double));
+  c->gx = calloc(3 * nq + nc, sizeof(double));
+  c->gpd = calloc(p, sizeof(double));
+  c->w = calloc(n1, sizeof(double));
+  c->K = calloc(n1 * n1, sizeof(double));
+  c->dQ = calloc(nq, sizeof(double));
+  c->dJl = calloc(nq, sizeof(double));
+  c->dacc = calloc(nc, sizeof(double));
+  c->e = calloc(nq + nc, sizeof(double));
+  c->bv = calloc(n1, sizeof(double));
+  c->ipiv = calloc(n1, sizeof(int));
+  c->used[0] = calloc(nout, 1);
+  c->used[1] = calloc(nout, 1);
+  return c->d && c->M && c->Q && c->J && c->gam && c->yrow && c->ly && c->lyp && c->by && c->byp && c->yc &&
+                 c->ypc && c->LJ && c->Dq && c->Dv && c->RVs && c->Fp && c->BC && c->Gqu && c->Gvu && c->Gqc &&
+                 c->Gvc && c->gq && c->gv && c->gp && c->gy && c->gx && c->gpd && c->w && c->K && c->dQ && c->dJl &&
+                 c->dacc && c->e && c->bv && c->ipiv && c->used[0] && c->used[1]
+             ? 0
+             : -1;
+}
+
+int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *value, double *gradient,
+                     lw_ref_sens_stats *stats, char *msg, int msglen)
+{
+  double t_start = now_s();
+  if (stats)
+    memset(stats, 0, sizeof *stats);
+  if (msg && msglen > 0)
+    msg[0] = '\0';
+  if (!m || !opt || !value || !(opt->rtol > 0) || !(opt->atol > 0) || opt->nparams < 0 ||
+      (opt->method != LW_REF_VALUE && opt->method != LW_REF_FORWARD && opt->method != LW_REF_ADJOINT) ||
+      (opt->nparams > 0 && !opt->params) ||
+      (opt->method != LW_REF_VALUE && opt->nparams > 0 && !gradient)) {
+    set_msg(msg, msglen, "invalid arguments");
+    return 1;
+  }
+  const lw_desc *desc = lw_model_desc(m);
+  double T = desc->solver.t_end;
+  if (!(T > 0)) {
+    set_msg(msg, msglen, "the model's solver.t_end is %g; it must be positive", T);
+    return 1;
+  }
+  if (opt->objective < 0 || opt->objective >= m->nobj) {
+    set_msg(msg, msglen, "objective index %d out of range (the model has %d)", opt->objective, m->nobj);
+    return 1;
+  }
+  for (int i = 0; i < m->nfbs; i++)
+    if (m->fbs[i].ki != 0.0) {
+      set_msg(msg, msglen,
+              "controller '%s' has integral action; the index-1 reference has no state for the integral",
+              desc->forces[m->forces[m->fbs[i].force].index].name);
+      return 1;
+    }
+  int method = opt->method, p = method == LW_REF_VALUE ? 0 : opt->nparams;
+  for (int j = 0; j < p; j++) {
+    int pj = opt->params[j];
+    if (pj < 0 || pj >= desc->nparams) {
+      set_msg(msg, msglen, "parameter index %d out of range (the model has %d)", pj, desc->nparams);
+      return 1;
+    }
+    for (int k = 0; k < desc->params[pj].ntargets; k++)
+      if (!strncmp(desc->params[pj].targets[k], "solver/", 7)) {
+        set_msg(msg, msglen, "parameter '%s' sets a solver setting; the solution is not a function of it",
+                desc->params[pj].name);
+        return 1;
+      }
+  }
+
+  int rc = 1;
+  ctx c;
+  memset(&c, 0, sizeof c);
+  c.m = m;
+  c.nq = m->nq;
+  c.nc = m->nc;
+  c.n1 = m->nq + m->nc;
+  c.n = 2 * m->nq + m->nc;
+  c.p = p;
+  c.ncols = m->ncols;
+  c.ncoords = m->ncoords;
+  c.sK = m->mass_scale > 0 ? m->mass_scale : 1.0;
+  const int nq = c.nq, nc = c.nc, n = c.n;
+  const lw_objective *ob = &m->objs[opt->objective];
+  c.term0 = ob->first;
+  c.nterm = ob->n;
+
+  SUNContext sctx = NULL;
+  N_Vector yy = NULL, yp = NULL, id = NULL, yq = NULL, *yS = NULL, *ypS = NULL, *yqS = NULL;
+  N_Vector yB = NULL, ypB = NULL, idB = NULL, qB = NULL;
+  SUNMatrix A = NULL, AB = NULL;
+  SUNLinearSolver LS = NULL, LSB = NULL;
+  void *mem = NULL;
+  lw_model *zero = NULL;
+  double *S0 = NULL, *gT = NULL;
+  lw_error lerr;
+  memset(&lerr, 0, sizeof lerr);
+
+  c.tg = calloc((size_t)p + 1, sizeof(lw_tangent *));
+  if (!c.tg || ctx_alloc(&c)) {
+    set_msg(msg, msglen, "out of memory");
+    goto done;
+  }
+  for (int k = c.term0; k < c.term0 + c.nterm; k++)
+    c.used[m->terms[k].kind == LW_TERM_FINAL][m->terms[k].output] = 1;
+  /* parameter tangents: a time-function coefficient directly, anything else
+   * through the compiled model (as lw_sensitivity does) */
+  for (int j = 0; j < p; j++) {
+    if (!zero)
+      zero = lw_tangent_zero_model(desc, &lerr);
+    c.tg[j] = zero ? lw_tangent_new_func(desc, opt->params[j], zero) : NULL;
+    if (!c.tg[j])
+      c.tg[j] = lw_tangent_new(desc, opt->params[j], &lerr);
+    if (!c.tg[j]) {
+      set_msg(msg, msglen, "parameter '%s': %s", desc->params[opt->params[j]].name, lerr.msg);
+      goto done;
+    }
+    for (int i = 0; i < m->nfbs; i++)
+      if (c.tg[j]->force_on[m->fbs[i].force] && c.tg[j]->dm->fbs[i].ki != 0.0) {
+        set_msg(msg, msglen,
+                "parameter '%s' sets the integral gain of controller '%s'; the index-1 reference has no state "
+                "for the integral action",
+                desc->params[opt->params[j]].name, desc->forces[m->forces[m->fbs[i].force].index].name);
+        goto done;
+      }
+  }
+  lw_eval_mass_dense(m, c.M);
+  if (lw_initialize(m, c.d, &lerr)) {
+    set_msg(msg, msglen, "lw_initialize failed: %s", lerr.msg);
+    goto done;
+  }
+  if (p > 0) {
+    S0 = calloc((size_t)(3 * nq + nc) * p, sizeof(double));
+    if (!S0) {
+      set_msg(msg, msglen, "out of memory");
+      goto done;
+    }
+    if (lw_sens_initial_state(m, c.tg, p, S0, &lerr)) {
+      set_msg(msg, msglen, "initial state sensitivities: %s", lerr.msg);
+      goto done;
+    }
+  }
+
+  if (SUNContext_Create(NULL, &sctx)) {
+    set_msg(msg, msglen, "SUNContext_Create failed");
+    goto done;
+  }
+  yy = N_VNew_Serial(n, sctx);
+  yp = N_VNew_Serial(n, sctx);
+  id = N_VNew_Serial(n, sctx);
+  yq = N_VNew_Serial(1, sctx);
+  if (!yy || !yp || !id || !yq) {
+    set_msg(msg, msglen, "out of memory for the IDAS vectors");
+    goto done;
+  }
+  double *y0 = N_VGetArrayPointer(yy), *yp0 = N_VGetArrayPointer(yp), *idv = N_VGetArrayPointer(id);
+  memcpy(y0, lw_data_q(c.d), sizeof(double) * (size_t)nq);
+  memcpy(y0 + nq, lw_data_qd(c.d), sizeof(double) * (size_t)nq);
+  memcpy(y0 + 2 * nq, lw_data_lambda(c.d), sizeof(double) * (size_t)nc);
+  memcpy(yp0, lw_data_qd(c.d), sizeof(double) * (size_t)nq);
+  memcpy(yp0 + nq, lw_data_qdd(c.d), sizeof(double) * (size_t)nq);
+  for (int k = 0; k < nc; k++)
+    yp0[2 * nq + k] = 0.0;
+  for (int i = 0; i < n; i++)
+    idv[i] = i < 2 * nq ? 1.0 : 0.0;
+  N_VConst(0.0, yq);
+  if (record_coords(&c, 0.0, y0, yp0)) {
+    set_msg(msg, msglen, "out of memory");
+    goto done;
+  }
+
+  mem = IDACreate(sctx);
+  if (!mem) {
+    set_msg(msg, msglen, "IDACreate failed");
+    goto done;
+  }
+  IDASetErrHandlerFn(mem, err_handler, &c);
+  A = SUNDenseMatrix(n, n, sctx);
+  LS = A ? SUNLinSol_Dense(yy, A, sctx) : NULL;
+  if (!A || !LS || IDAInit(mem, residual, 0.0, yy, yp) != IDA_SUCCESS ||
+      IDASStolerances(mem, opt->rtol, opt->atol) != IDA_SUCCESS || IDASetUserData(mem, &c) != IDA_SUCCESS ||
+      IDASetLinearSolver(mem, LS, A) != IDA_SUCCESS || IDASetJacFn(mem, jac_fwd) != IDA_SUCCESS ||
+      IDASetId(mem, id) != IDA_SUCCESS || IDASetSuppressAlg(mem, SUNTRUE) != IDA_SUCCESS ||
+      IDASetMaxNumSteps(mem, 50000000L) != IDA_SUCCESS || IDASetStopTime(mem, T) != IDA_SUCCESS ||
+      IDAQuadInit(mem, rhs_quad, yq) != IDA_SUCCESS ||
+      IDAQuadSStolerances(mem, opt->rtol, opt->atol) != IDA_SUCCESS ||
+      IDASetQuadErrCon(mem, SUNTRUE) != IDA_SUCCESS) {
+    set_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
+    goto done;
+  }
+  double hmax = spline_step(m);
+  if (hmax > 0 && IDASetMaxStep(mem, hmax) != IDA_SUCCESS) {
+    set_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
+    goto done;
+  }
+  if (method == LW_REF_FORWARD && p > 0) {
+    yS = N_VCloneVectorArray(p, yy);
+    ypS = N_VCloneVectorArray(p, yy);
+    yqS = N_VCloneVectorArray(p, yq);
+    double *atolS = calloc((size_t)p, sizeof(double));
+    if (!yS || !ypS || !yqS || !atolS) {
+      free(atolS);
+      set_msg(msg, msglen, "out of memory for the IDAS vectors");
+      goto done;
+    }
+    /* s(0) = [q0'; qd0'; lambda0'], s'(0) = [qd0'; qdd0'; 0] */
+    for (int j = 0; j < p; j++) {
+      const double *x = S0 + (size_t)j * (3 * nq + nc);
+      double *s = N_VGetArrayPointer(yS[j]), *sp = N_VGetArrayPointer(ypS[j]);
+      memcpy(s, x, sizeof(double) * (size_t)(2 * nq));
+      memcpy(s + 2 * nq, x + 3 * nq, sizeof(double) * (size_t)nc);
+      memcpy(sp, x + nq, sizeof(double) * (size_t)(2 * nq));
+      memset(sp + 2 * nq, 0, sizeof(double) * (size_t)nc);
+      N_VConst(0.0, yqS[j]);
+      atolS[j] = opt->atol;
+    }
+    int bad = IDASensInit(mem, p, IDA_STAGGERED, res_sens, yS, ypS) != IDA_SUCCESS ||
+              IDASensSStolerances(mem, opt->rtol, atolS) != IDA_SUCCESS ||
+              IDASetSensErrCon(mem, SUNTRUE) != IDA_SUCCESS ||
+              IDAQuadSensInit(mem, rhs_quad_sens, yqS) != IDA_SUCCESS ||
+              IDAQuadSensSStolerances(mem, opt->rtol, atolS) != IDA_SUCCESS ||
+              IDASetQuadSensErrCon(mem, SUNTRUE) != IDA_SUCCESS;
+    free(atolS);
+    if (bad) {
+      set_msg(msg, msglen, "IDAS sensitivity setup failed: %s", c.err[0] ? c.err : "(no message)");
+      goto done;
+    }
+  }
+  int adjoint = method == LW_REF_ADJOINT && p > 0;
+  if (adjoint &&
+      IDAAdjInit(mem, opt->checkpoint_steps > 0 ? opt->checkpoint_steps : 200, IDA_POLYNOMIAL) != IDA_SUCCESS) {
+    set_msg(msg, msglen, "IDAAdjInit failed: %s", c.err[0] ? c.err : "(no message)");
+    goto done;
+  }
+
+  /* ----- forward, one step at a time (the joint coordinates are recorded) ----- */
+  double tcur = 0.0;
+  int ncheck = 0;
+  while (tcur < T) {
+    double tret = tcur;
+    int flag = adjoint ? IDASolveF(mem, T, &tret, yy, yp, IDA_ONE_STEP, &ncheck)
+                       : IDASolve(mem, T, &tret, yy, yp, IDA_ONE_STEP);
+    if (flag < 0) {
+      set_msg(msg, msglen, "IDAS failed at t = %.9g s (flag %d): %s", tret, flag, c.err[0] ? c.err : "(no message)");
+      goto done;
+    }
+    if (record_coords(&c, tret, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp))) {
+      set_msg(msg, msglen, "out of memory");
+      goto done;
+    }
+    tcur = tret;
+    if (flag == IDA_TSTOP_RETURN)
+      break;
+  }
+  if (stats) {
+    /* now: the backward pass restarts the forward problem from checkpoints */
+    long ns = 0, nre = 0, nje = 0, nrs = 0;
+    IDAGetNumSteps(mem, &ns);
+    IDAGetNumResEvals(mem, &nre);
+    IDAGetNumJacEvals(mem, &nje);
+    if (method == LW_REF_FORWARD && p > 0)
+      IDAGetSensNumResEvals(mem, &nrs);
+    stats->steps = ns;
+    stats->nres = nre;
+    stats->nres_sens = nrs;
+    stats->njac = nje;
+    stats->ncheck = ncheck;
+  }
+  double tq;
+  IDAGetQuad(mem, &tq, yq);
+  const double *yT = N_VGetArrayPointer(yy), *ypT = N_VGetArrayPointer(yp);
+  set_point(&c, T, yT, ypT);
+  *value = N_VGetArrayPointer(yq)[0] + terms_eval(&c, LW_TERM_FINAL, NULL, NULL);
+  lw_eval_dense(m, c.d, yT, yT + nq, T, NULL, c.gam, NULL, NULL, NULL);
+  double phi_end = 0;
+  for (int i = 0; i < nc; i++)
+    phi_end = fmax(phi_end, fabs(c.gam[i]));
+
+  if (method == LW_REF_FORWARD && p > 0) {
+    double tS;
+    if (IDAGetQuadSens(mem, &tS, yqS) != IDA_SUCCESS || IDAGetSens(mem, &tS, yS) != IDA_SUCCESS ||
+        IDAGetSensDky(mem, T, 1, ypS) != IDA_SUCCESS) {
+      set_msg(msg, msglen, "IDAS sensitivities at t = %g s unavailable: %s", T, c.err[0] ? c.err : "(no message)");
+      goto done;
+    }
+    /* final terms along s(T), s'(T) */
+    set_point(&c, T, yT, ypT);
+    terms_eval(&c, LW_TERM_FINAL, c.gy, c.gpd);
+    for (int j = 0; j < p; j++)
+      gradient[j] = N_VGetArrayPointer(yqS[j])[0] +
+                    terms_dir(&c, LW_TERM_FINAL, j, yT, ypT, N_VGetArrayPointer(yS[j]), N_VGetArrayPointer(ypS[j]),
+                              c.gy, c.gpd, T);
+  }
+
+  if (adjoint) {
+    /* ----- backward ----- */
+    yB = N_VNew_Serial(n, sctx);
+    ypB = N_VNew_Serial(n, sctx);
+    idB = N_VNew_Serial(n, sctx);
+    qB = N_VNew_Serial(p, sctx);
+    gT = calloc(2 * (size_t)nq + (size_t)p, sizeof(double));
+    if (!yB || !ypB || !idB || !qB || !gT) {
+      set_msg(msg, msglen, "out of memory for the IDAS vectors");
+      goto done;
+    }
+    /* final values: a = dg_T/dq, u = dg_T/dv (v', lam eliminated), c = C u */
+    if (back_point(&c, T, yT, ypT)) {
+      set_msg(msg, msglen, "[M J^T; J 0] is singular at t = %g s (dependent constraints)", T);
+      goto done;
+    }
+    obj_grad(&c, LW_TERM_FINAL, gT, gT + nq, gT + 2 * nq);
+    double *a = N_VGetArrayPointer(yB), *u = a + nq, *cc = a + 2 * nq;
+    double *ap = N_VGetArrayPointer(ypB);
+    memcpy(a, gT, sizeof(double) * (size_t)nq);
+    memcpy(u, gT + nq, sizeof(double) * (size_t)nq);
+    for (int r = 0; r < nc; r++) {
+      double s = 0;
+      for (int j = 0; j < nq; j++)
+        s += c.BC[(size_t)j * c.n1 + nq + r] * u[j];
+      cc[r] = s;
+    }
+    /* consistent derivatives: a', u' from the residual at a' = u' = 0 (c' is
+     * not used: c is algebraic) */
+    N_VConst(0.0, ypB);
+    N_VConst(0.0, idB);
+    res_back(T, yy, yp, yB, ypB, idB, &c);
+    const double *r0 = N_VGetArrayPointer(idB);
+    for (int i = 0; i < 2 * nq; i++)
+      ap[i] = -r0[i];
+    double *idbv = N_VGetArrayPointer(idB);
+    for (int i = 0; i < n; i++)
+      idbv[i] = i < 2 * nq ? 1.0 : 0.0;
+    N_VConst(0.0, qB);
+    int which = -1;
+    AB = SUNDenseMatrix(n, n, sctx);
+    LSB = AB ? SUNLinSol_Dense(yB, AB, sctx) : NULL;
+    if (!AB || !LSB || IDACreateB(mem, &which) != IDA_SUCCESS ||
+        IDAInitB(mem, which, res_back, T, yB, ypB) != IDA_SUCCESS ||
+        IDASStolerancesB(mem, which, opt->rtol, opt->atol) != IDA_SUCCESS ||
+        IDASetUserDataB(mem, which, &c) != IDA_SUCCESS ||
+        IDASetLinearSolverB(mem, which, LSB, AB) != IDA_SUCCESS ||
+        IDASetJacFnB(mem, which, jac_back) != IDA_SUCCESS || IDASetIdB(mem, which, idB) != IDA_SUCCESS ||
+        IDASetSuppressAlgB(mem, which, SUNTRUE) != IDA_SUCCESS ||
+        IDASetMaxNumStepsB(mem, which, 50000000L) != IDA_SUCCESS ||
+        (hmax > 0 && IDASetMaxStepB(mem, which, hmax) != IDA_SUCCESS) ||
+        IDAQuadInitB(mem, which, rhs_quad_back, qB) != IDA_SUCCESS ||
+        IDAQuadSStolerancesB(mem, which, opt->rtol, opt->atol) != IDA_SUCCESS ||
+        IDASetQuadErrConB(mem, which, SUNTRUE) != IDA_SUCCESS) {
+      set_msg(msg, msglen, "IDAS backward setup failed: %s", c.err[0] ? c.err : "(no message)");
+      goto done;
+    }
+    void *memB = IDAGetAdjIDABmem(mem, which);
+    if (memB)
+      IDASetErrHandlerFn(memB, err_handler, &c);
+    int flag = IDASolveB(mem, 0.0, IDA_NORMAL);
+    if (flag < 0) {
+      set_msg(msg, msglen, "IDAS backward integration failed (flag %d): %s", flag, c.err[0] ? c.err : "(no message)");
+      goto done;
+    }
+    double tB;
+    if (IDAGetB(mem, which, &tB, yB, ypB) != IDA_SUCCESS || IDAGetQuadB(mem, which, &tB, qB) != IDA_SUCCESS) {
+      set_msg(msg, msglen, "IDAS backward solution unavailable: %s", c.err[0] ? c.err : "(no message)");
+      goto done;
+    }
+    /* quadrature + a(0) q0' + u(0) qd0' + dg_T/dp */
+    const double *q0 = N_VGetArrayPointer(qB);
+    for (int j = 0; j < p; j++) {
+      const double *x = S0 + (size_t)j * (3 * nq + nc);
+      gradient[j] = q0[j] + dotn(nq, a, x) + dotn(nq, u, x + nq) + gT[2 * nq + j];
+    }
+    if (stats && memB) {
+      long ns = 0, nre = 0, nje = 0;
+      IDAGetNumSteps(memB, &ns);
+      IDAGetNumResEvals(memB, &nre);
+      IDAGetNumJacEvals(memB, &nje);
+      stats->steps_b = ns;
+      stats->nres_b = nre;
+      stats->njac_b = nje;
+    }
+  }
+  if (stats)
+    stats->phi_end = phi_end;
+  rc = 0;
+
+done:
+  if (mem)
+    IDAFree(&mem);
+  if (LS)
+    SUNLinSolFree(LS);
+  if (A)
+    SUNMatDestroy(A);
+  if (LSB)
+    SUNLinSolFree(LSB);
+  if (AB)
+    SUNMatDestroy(AB);
+  N_Vector vs[] = {yy, yp, id, yq, yB, ypB, idB, qB};
+  for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++)
+    if (vs[i])
+      N_VDestroy(vs[i]);
+  if (yS)
+    N_VDestroyVectorArray(yS, p);
+  if (ypS)
+    N_VDestroyVectorArray(ypS, p);
+  if (yqS)
+    N_VDestroyVectorArray(yqS, p);
+  if (sctx)
+    SUNContext_Free(&sctx);
+  for (int j = 0; c.tg && j < p; j++)
+    lw_tangent_free(c.tg[j]);
+  free(c.tg);
+  lw_model_free(zero);
+  free(S0);
+  free(gT);
+  ctx_free(&c);
+  if (stats)
+    stats->wall_time_s = now_s() - t_start;
+  return rc;
+}
