@@ -297,14 +297,29 @@ static void bench_report_and_quit(LwWindow *self)
   double sum = 0;
   for (guint i = 0; i < n; i++)
     sum += g_array_index(ft, double, i);
+  GArray *order = g_array_copy(ft);
   g_array_sort(ft, cmp_double);
   double mean = n ? sum / n : 0, p95 = n ? g_array_index(ft, double, (guint)(0.95 * (n - 1))) : 0;
   double worst = n ? g_array_index(ft, double, n - 1) : 0;
-  g_print("frames %u, mean interval %.2f ms (%.1f fps), 95th percentile %.2f ms, worst %.2f ms, "
-          "render %.2f ms, simulated t = %.3f s, real-time factor %.2f\n",
-          n, 1e3 * mean, mean > 0 ? 1 / mean : 0, 1e3 * p95, 1e3 * worst,
+  /* frames that missed a refresh (intervals over 1.5 times the median),
+   * named by their place in the run */
+  double med = n ? g_array_index(ft, double, n / 2) : 0;
+  GString *late = g_string_new(NULL);
+  guint nlate = 0;
+  for (guint i = 0; i < n; i++)
+    if (g_array_index(order, double, i) > 1.5 * med) {
+      if (++nlate <= 6)
+        g_string_append_printf(late, "%s%u (%.1f ms)", nlate > 1 ? ", " : " ", i + 1,
+                               1e3 * g_array_index(order, double, i));
+    }
+  g_print("frames %u, mean interval %.2f ms (%.1f fps), median %.2f ms, 95th percentile %.2f ms, worst %.2f ms, "
+          "late %u%s%s, render %.2f ms, simulated t = %.3f s, real-time factor %.2f\n",
+          n, 1e3 * mean, mean > 0 ? 1 / mean : 0, 1e3 * med, 1e3 * p95, 1e3 * worst, nlate, nlate ? ":" : "",
+          late->str,
           lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), lw_sim_runner_get_time(self->runner),
           lw_sim_runner_get_real_time_factor(self->runner));
+  g_string_free(late, TRUE);
+  g_array_unref(order);
   g_application_quit(G_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
 }
 
