@@ -424,6 +424,14 @@ static void add_series(LwWindow *self, int xcol, int ycol)
 static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user);
 static void refresh_editing(LwWindow *self);
 
+static gboolean bench_start_cb(gpointer data)
+{
+  LwWindow *self = data;
+  if (self->runner && !self->automation_done && lw_sim_runner_get_state(self->runner) != LW_RUNNER_RUNNING)
+    lw_sim_runner_start(self->runner);
+  return G_SOURCE_REMOVE;
+}
+
 /* Make desc the window's model.  Takes desc on success; on failure leaves
  * everything as it was and fills err. */
 static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const char *display_name,
@@ -515,7 +523,11 @@ static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const 
   const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
   if (au && au->flat_out)
     lw_sim_runner_set_real_time(runner, FALSE, 1.0);
-  if (au && au->run && !self->automation_done)
+  if (au && au->bench_fps > 0 && !self->automation_done)
+    /* the frame rate of the animation, not of the window's first appearance:
+     * Run is pressed once the window has been up for a second, as a user would */
+    g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, 1, bench_start_cb, g_object_ref(self), g_object_unref);
+  else if (au && au->run && !self->automation_done)
     lw_sim_runner_start(runner);
   return TRUE;
 }
