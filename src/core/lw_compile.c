@@ -1334,6 +1334,22 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       }
     }
   }
+  for (int b = 0; b < m->nb; b++) {
+    int n = m->nqb;
+    const double *M = m->mass_blocks + (size_t)b * n * n, *X = m->minv_blocks + (size_t)b * n * n;
+    double nm = 0, nx = 0;
+    for (int j = 0; j < n; j++) {
+      double cm = 0, cx = 0;
+      for (int i = 0; i < n; i++) {
+        cm += fabs(M[j * n + i]);
+        cx += fabs(X[j * n + i]);
+      }
+      nm = fmax(nm, cm);
+      nx = fmax(nx, cx);
+    }
+    double cond = nm * nx;
+    m->minv_cond = fmax(m->minv_cond, cond == cond ? cond : INFINITY);
+  }
   if (m->dense) {
     /* the pairs of equations that share a body, for S = J M^-1 J^T */
     int w = 2 * m->nqb, n = 0;

@@ -146,6 +146,7 @@ struct lw_model {
    * same for c in W = M^-1 J^T) */
   int nspair;
   int *spair;
+  double minv_cond;     /* largest condition number (1-norm) of a mass block */
 };
 
 /* linear solver for symmetric positive definite matrices in the pattern */
@@ -224,6 +225,10 @@ void lw_spd_free(lw_spd *s);
 /* factor vals (pattern of m); returns 0 or -1 if not positive definite */
 int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals);
 void lw_spd_solve(lw_spd *s, double *x); /* in place */
+/* dense models: S = J M^-1 J^T (Cholesky-factorized in d->S) and
+ * W = M^-1 J^T (d->W, by rows and blocks like d->jac) at the Jacobian in
+ * d->jac; -1 when S is singular (dependent constraints) */
+int lw_schur_factor(const lw_model *m, lw_data *d);
 /* dense Cholesky A = L L^T of the lower triangle (column-major, in place,
  * 1/L_jj stored on the diagonal); -1 when a pivot falls to rel_pivot times
  * its diagonal entry or below */

@@ -236,6 +236,8 @@ typedef struct {
   double *M, *AP, *KM, *C, *DVq, *DAq, *DAqd, *FP, *FV, *FA;
   int *ipP, *ipM;
   double sP, sM; /* scales of the constraint rows in AP and KM */
+  int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
+  double *kx;    /* (nq) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs */
@@ -321,6 +323,58 @@ static void build_km(sens *s, double *K)
         K[(size_t)col * n1 + nq + r] += s->sM * g;   /* J */
         K[(size_t)(nq + r) * n1 + col] += s->sM * g; /* J^T */
       }
+  }
+}
+
+/* [M J^T; J 0] [x; y] = [f; g] for each of nrhs columns of B (n1 each), in
+ * place: by its LU, or, for dense models whose mass blocks are well
+ * conditioned, through the Schur complement S = J M^-1 J^T that the step
+ * uses for its projections (a few hundred operations instead of an LU of
+ * order nq + nc):
+ *   y = S^-1 (W^T f - g),  x = M^-1 f - W y,  W = M^-1 J^T.
+ * The matrix is symmetric: the same solve serves its transpose. */
+static void km_solve(sens *s, double *B, int nrhs)
+{
+  if (!s->km_schur) {
+    kkt_solve(s->KM, s->n1, s->nq, s->sM, s->ipM, 0, B, nrhs);
+    return;
+  }
+  const lw_model *m = s->m;
+  const lw_data *d = s->d;
+  int nq = s->nq, nc = s->nc, nqb = s->nqb, w = 2 * nqb;
+  for (int col = 0; col < nrhs; col++) {
+    double *f = B + (size_t)col * s->n1, *y = f + nq, *x = s->kx;
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      double a = 0;
+      for (int k = 0; k < row->nblk; k++) {
+        const double *wr = d->W + (size_t)r * w + k * nqb, *fb = f + (size_t)row->blk[k] * nqb;
+        for (int i = 0; i < nqb; i++)
+          a += wr[i] * fb[i];
+      }
+      y[r] = a - y[r];
+    }
+    lw_chol_dense_solve(d->S, nc, y);
+    for (int b = 0; b < m->nb; b++) {
+      const double *Mi = m->minv_blocks + (size_t)b * nqb * nqb, *fb = f + (size_t)b * nqb;
+      double *xb = x + (size_t)b * nqb;
+      for (int i = 0; i < nqb; i++) {
+        double a = 0;
+        for (int j = 0; j < nqb; j++)
+          a += Mi[j * nqb + i] * fb[j];
+        xb[i] = a;
+      }
+    }
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      for (int k = 0; k < row->nblk; k++) {
+        const double *wr = d->W + (size_t)r * w + k * nqb;
+        double *xb = x + (size_t)row->blk[k] * nqb;
+        for (int i = 0; i < nqb; i++)
+          xb[i] -= wr[i] * y[r];
+      }
+    }
+    memcpy(f, x, sizeof(double) * (size_t)nq);
   }
 }
 
@@ -416,8 +470,14 @@ static int lin_step(sens *s, const double *sa, const double *sb)
   }
   lw_rows_eval(m, d, q, t, 1);
   lw_rows_time(m, d, q, qd, t);
-  build_km(s, s->KM);
-  if (lu(s->KM, n1, s->ipM)) {
+  /* through M^-1 only when the mass blocks are well conditioned: a point
+   * mass without rotary inertia is not, and M^-1 would carry its round-off
+   * into the derivatives (the pendulum's forward and adjoint then differ by
+   * 1e-6 instead of 1e-11) */
+  s->km_schur = m->dense && m->minv_cond <= 1e6 && lw_schur_factor(m, d) == 0;
+  if (!s->km_schur)
+    build_km(s, s->KM);
+  if (!s->km_schur && lu(s->KM, n1, s->ipM)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", t,
                  "the projection matrix [M J^T; J 0] is singular at t = %.6g s (dependent "
                  "constraints); sensitivities need independent constraints",
@@ -428,12 +488,12 @@ static int lin_step(sens *s, const double *sa, const double *sb)
   lw_mass_mul(m, s->qds, s->rhs);
   for (int r = 0; r < nc; r++)
     s->rhs[nq + r] = -d->phit[r];
-  kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, s->rhs, 1);
+  km_solve(s, s->rhs, 1);
   memcpy(s->sig, s->rhs + nq, sizeof(double) * (size_t)nc);
   lw_mass_mul(m, s->qdds, s->rhs);
   for (int r = 0; r < nc; r++)
     s->rhs[nq + r] = -d->gam[r];
-  kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, s->rhs, 1);
+  km_solve(s, s->rhs, 1);
   memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
 
   lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
@@ -863,7 +923,7 @@ static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
-                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->rhs, s->out_used, s->y_const,
+                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kx, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
@@ -899,6 +959,7 @@ static int sens_alloc(sens *s)
   s->dacc = calloc((size_t)s->nc + 1, sizeof(double));
   s->e = calloc((size_t)nx + n1 + 1, sizeof(double));
   s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
+  s->kx = calloc((size_t)s->nq + 1, sizeof(double));
   s->rhs = calloc((size_t)n1 + 1, sizeof(double));
   s->out_used = calloc((size_t)s->m->nout + 1, 1);
   s->y_const = calloc((size_t)s->m->nout + 1, 1);
@@ -920,7 +981,7 @@ static int sens_alloc(sens *s)
     if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
       return -1;
   }
-  return s->M && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
+  return s->M && s->kx && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
                  s->Y && s->YT
              ? 0
              : -1;
@@ -1140,7 +1201,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
-          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, R, p);
+          km_solve(s, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x + nq, r, sizeof(double) * (size_t)nq);             /* qd' */
@@ -1155,7 +1216,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
-          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, R, p);
+          km_solve(s, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);         /* qdd' */
@@ -1356,11 +1417,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* step k (from k-1), transposed: A, then V, then P */
           memset(muA, 0, sizeof(double) * (size_t)n1);
           memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
-          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 1, muA, 1);
+          km_solve(s, muA, 1);
           memset(muV, 0, sizeof(double) * (size_t)n1);
           memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
           gemv_t(n1, nq, -1.0, s->DAqd, muA, muV);
-          kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 1, muV, 1);
+          km_solve(s, muV, 1);
           memcpy(muP, cx, sizeof(double) * (size_t)nq);
           memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
           gemv_t(n1, nq, -1.0, s->DVq, muV, muP);

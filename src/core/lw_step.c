@@ -131,7 +131,7 @@ static int worst_row(const lw_model *m, const lw_data *d)
 /* S = J M^-1 J^T, Cholesky-factorized in place, for the exact projections
  * of dense models; returns 0, or -1 when S is singular (dependent
  * constraints), in which case the iterative projection is used. */
-static int schur_factor(const lw_model *m, lw_data *d)
+int lw_schur_factor(const lw_model *m, lw_data *d)
 {
   int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
   for (int r = 0; r < nc; r++) {
@@ -340,7 +340,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   lw_rows_phit(m, d, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->phit[r];
-  int exact = m->dense && schur_factor(m, d) == 0;
+  int exact = m->dense && lw_schur_factor(m, d) == 0;
   double vres = exact ? project_exact(m, d, d->qd, target, 1) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
