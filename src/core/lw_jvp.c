@@ -572,17 +572,28 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
             s += A[c * w + i] * B[c * w + j] + B[c * w + i] * A[c * w + j];
           Hl[i * w + j] = Hl[j * w + i] = s;
         }
+      /* the global index of each local coordinate, and the multipliers
+       * (zero entries of the bilinear Hessian add nothing and are skipped) */
+      int gidx[2 * LW_MAXQB];
+      for (int i = 0; i < w; i++)
+        gidx[i] = row->blk[i / nqb] * nqb + i % nqb;
+      double lk[3];
+      for (int k = 0; k < 3; k++)
+        lk[k] = H[k] ? p->l[k][r] : 0.0;
       for (int i = 0; i < w; i++) {
-        int gi = row->blk[i / nqb] * nqb + i % nqb;
+        int gi = gidx[i];
         double hv = 0, ha = 0;
+        const double *hrow = Hl + i * w;
         for (int j = 0; j < w; j++) {
-          int gj = row->blk[j / nqb] * nqb + j % nqb;
-          double h = Hl[i * w + j];
+          double h = hrow[j];
+          if (h == 0.0)
+            continue;
+          int gj = gidx[j];
           hv += h * p->qd[gj];
           ha += h * p->qdd[gj];
           for (int k = 0; k < 3; k++)
-            if (H[k] && p->l[k][r] != 0.0)
-              H[k][(size_t)gj * ldh + gi] += p->l[k][r] * h;
+            if (lk[k] != 0.0)
+              H[k][(size_t)gj * ldh + gi] += lk[k] * h;
         }
         /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
         RV[(size_t)gi * ldr + r] += hv;

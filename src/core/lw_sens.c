@@ -179,10 +179,12 @@ static void kkt_solve(const double *A, int n, int nq, double sc, const int *ipiv
 
 static void kkt_scale(double *A, int n, int nq, double sc)
 {
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < n; i++)
-      if ((i >= nq) != (j >= nq))
-        A[(size_t)j * n + i] *= sc;
+  for (int j = 0; j < nq; j++) /* J rows */
+    for (int i = nq; i < n; i++)
+      A[(size_t)j * n + i] *= sc;
+  for (int j = nq; j < n; j++) /* J^T columns */
+    for (int i = 0; i < nq; i++)
+      A[(size_t)j * n + i] *= sc;
 }
 
 /* P = pinv(A), A m x n (destroyed), P n x m; singular values below
