@@ -40,12 +40,20 @@ static double now_s(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* in four independent sums: one chain of additions is bound by their latency */
 static double dotn(int n, const double *a, const double *b)
 {
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += a[i] * b[i];
-  return s;
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++)
+    s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
 }
 
 /* y (m) += alpha A x, A m x n column-major */
