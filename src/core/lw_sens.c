@@ -69,6 +69,24 @@ static void gemv(int m, int n, double alpha, const double *A, const double *x, d
   }
 }
 
+/* y += alpha M x with the block-diagonal mass matrix (gemv on the dense M
+ * would add its zero blocks) */
+static void mass_axpy(const lw_model *m, double alpha, const double *x, double *y)
+{
+  int nqb = m->nqb;
+  for (int b = 0; b < m->nb; b++) {
+    const double *M = m->mass_blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
+    double *yb = y + (size_t)b * nqb;
+    for (int j = 0; j < nqb; j++) {
+      double sj = alpha * xb[j];
+      if (sj == 0.0)
+        continue;
+      for (int i = 0; i < nqb; i++)
+        yb[i] += M[j * nqb + i] * sj;
+    }
+  }
+}
+
 /* y (n) += alpha A^T x, A m x n */
 static void gemv_t(int m, int n, double alpha, const double *A, const double *x, double *y)
 {
@@ -1180,7 +1198,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memcpy(r, s->FP + (size_t)j * n1, sizeof(double) * (size_t)n1);
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
-            gemv(nq, nq, 1.0, s->M, ah, r);
+            mass_axpy(s->m, 1.0, ah, r);
             gemv(nq, nq, 1.0, s->C, bh, r);
             if (s->nz) {
               /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
@@ -1207,7 +1225,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
             gemv(n1, nq, 1.0, s->DVq, x, r);
-            gemv(nq, nq, -1.0, s->M, bh, r);
+            mass_axpy(s->m, -1.0, bh, r);
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
@@ -1222,7 +1240,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memset(r, 0, sizeof(double) * (size_t)n1);
             gemv(n1, nq, 1.0, s->DAq, x, r);
             gemv(n1, nq, 1.0, s->DAqd, x + nq, r);
-            gemv(nq, nq, -1.0, s->M, ah, r);
+            mass_axpy(s->m, -1.0, ah, r);
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
@@ -1445,10 +1463,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
           memset(a, 0, sizeof(double) * (size_t)nq);
           memset(b, 0, sizeof(double) * (size_t)nq);
-          gemv(nq, nq, -1.0, s->M, muP, a);
-          gemv(nq, nq, 1.0, s->M, muA, a);
+          mass_axpy(s->m, -1.0, muP, a);
+          mass_axpy(s->m, 1.0, muA, a);
           gemv_t(nq, nq, -1.0, s->C, muP, b);
-          gemv(nq, nq, 1.0, s->M, muV, b);
+          mass_axpy(s->m, 1.0, muV, b);
           for (int i = 0; i < s->nz; i++)
             zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
         }
