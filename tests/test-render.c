@@ -707,6 +707,30 @@ static void on_notify(GObject *o, GParamSpec *ps, int *count)
   (*count)++;
 }
 
+/* a window of w x h showing the scene's model and state in a view whose
+ * frames the probe counts */
+static GtkWidget *view_window(scene *sc, widget_probe *pr, int w, int h, GtkWidget **view)
+{
+  GtkWidget *win = gtk_window_new();
+  gtk_window_set_default_size(GTK_WINDOW(win), w, h);
+  *view = lw_view3d_new();
+  gtk_window_set_child(GTK_WINDOW(win), *view);
+  lw_view3d_set_model(LW_VIEW3D(*view), lw_model_desc(sc->m));
+  lw_view3d_set_state(LW_VIEW3D(*view), &sc->s);
+  g_signal_connect(*view, "rendered", G_CALLBACK(on_rendered), pr);
+  gtk_window_present(GTK_WINDOW(win));
+  return win;
+}
+
+static void view_window_close(GtkWidget *win, widget_probe *pr, scene *sc)
+{
+  gtk_window_destroy(GTK_WINDOW(win));
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  g_main_loop_unref(pr->loop);
+  scene_close(sc);
+}
+
 static void test_widget(void)
 {
   gl_down(); /* the headless context is not needed any more */
@@ -717,14 +741,7 @@ static void test_widget(void)
   scene sc;
   scene_open(&sc, "five-bar.json");
   widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
-  GtkWidget *win = gtk_window_new();
-  gtk_window_set_default_size(GTK_WINDOW(win), 480, 360);
-  GtkWidget *view = lw_view3d_new();
-  gtk_window_set_child(GTK_WINDOW(win), view);
-  lw_view3d_set_model(LW_VIEW3D(view), lw_model_desc(sc.m));
-  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
-  g_signal_connect(view, "rendered", G_CALLBACK(on_rendered), &pr);
-  gtk_window_present(GTK_WINDOW(win));
+  GtkWidget *view, *win = view_window(&sc, &pr, 480, 360, &view);
 
   g_assert_true(wait_frame(&pr, view));
   const char *gl_error = lw_view3d_get_gl_error(LW_VIEW3D(view));
@@ -803,11 +820,7 @@ static void test_widget(void)
   lw_view3d_set_model(LW_VIEW3D(view), NULL);
   g_assert_true(wait_frame(&pr, view));
   g_assert_cmpint(pr.non_bg, <, 50);
-  gtk_window_destroy(GTK_WINDOW(win));
-  while (g_main_context_iteration(NULL, FALSE))
-    ;
-  g_main_loop_unref(pr.loop);
-  scene_close(&sc);
+  view_window_close(win, &pr, &sc);
 }
 
 /* The widget as GTK's cairo renderer shows it (the renderer the application
@@ -851,23 +864,12 @@ static void test_widget_readback(void)
   scene sc;
   scene_open(&sc, "five-bar.json");
   widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
-  GtkWidget *win = gtk_window_new();
-  gtk_window_set_default_size(GTK_WINDOW(win), 400, 300);
-  GtkWidget *view = lw_view3d_new();
-  gtk_window_set_child(GTK_WINDOW(win), view);
-  lw_view3d_set_model(LW_VIEW3D(view), lw_model_desc(sc.m));
-  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
-  g_signal_connect(view, "rendered", G_CALLBACK(on_rendered), &pr);
-  gtk_window_present(GTK_WINDOW(win));
+  GtkWidget *view, *win = view_window(&sc, &pr, 400, 300, &view);
   g_assert_true(wait_frame(&pr, view));
   if (!GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(GTK_NATIVE(win)))) {
     /* GTK picks its renderer once per process: the 'render-cairo' test runs this */
     g_test_skip("needs GSK_RENDERER=cairo (the render-cairo test)");
-    gtk_window_destroy(GTK_WINDOW(win));
-    while (g_main_context_iteration(NULL, FALSE))
-      ;
-    g_main_loop_unref(pr.loop);
-    scene_close(&sc);
+    view_window_close(win, &pr, &sc);
     return;
   }
 
@@ -905,11 +907,7 @@ static void test_widget_readback(void)
   g_free(pb);
   g_object_unref(a);
   g_object_unref(b);
-  gtk_window_destroy(GTK_WINDOW(win));
-  while (g_main_context_iteration(NULL, FALSE))
-    ;
-  g_main_loop_unref(pr.loop);
-  scene_close(&sc);
+  view_window_close(win, &pr, &sc);
 }
 
 int main(int argc, char **argv)

@@ -333,7 +333,8 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
   LwRunnerState st = lw_sim_runner_get_state(self->runner);
   guint n = lw_sim_runner_get_n_frames(self->runner);
   gboolean live = st == LW_RUNNER_RUNNING || n > self->live_frames;
-  if (live && !self->playing) {
+  gboolean following = live && !self->playing; /* the newest frames of a run */
+  if (following) {
     /* live: the newest frame, when there is one */
     if (n > self->live_frames) {
       self->live_frames = n;
@@ -368,7 +369,7 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
     set_scale_range(self);
   }
   self->last_frame_us = now;
-  if (!live || self->playing)
+  if (!following) /* else refreshed with the panels above */
     update_status(self);
 
   const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));

@@ -219,6 +219,7 @@ void lw_mat_add_diag(const lw_model *m, double *vals, double s);
 void lw_jac_mul(const lw_model *m, const lw_data *d, const double *x, double *y);   /* y = J x */
 void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y);  /* y += J^T x */
 void lw_mass_mul(const lw_model *m, const double *x, double *y);                    /* y = M x */
+void lw_minv_mul(const lw_model *m, const double *x, double *y); /* y = M^-1 x */
 
 int lw_spd_init(lw_spd *s, const lw_model *m);
 void lw_spd_free(lw_spd *s);
@@ -229,6 +230,13 @@ void lw_spd_solve(lw_spd *s, double *x); /* in place */
  * W = M^-1 J^T (d->W, by rows and blocks like d->jac) at the Jacobian in
  * d->jac; -1 when S is singular (dependent constraints) */
 int lw_schur_factor(const lw_model *m, lw_data *d);
+/* with those factors: y = S^-1 y, then x -= W y */
+void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y);
+/* dense LU with partial pivoting in place (column-major); -1 when a pivot
+ * falls below 1e-14 of the largest.  Solves A x = b (trans = 0) or
+ * A^T x = b for nrhs columns of B. */
+int lw_lu_dense(double *A, int n, int *ipiv);
+void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs);
 /* dense Cholesky A = L L^T of the lower triangle (column-major, in place,
  * 1/L_jj stored on the diagonal); -1 when a pivot falls to rel_pivot times
  * its diagonal entry or below */

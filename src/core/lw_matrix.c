@@ -69,6 +69,99 @@ void lw_chol_dense_solve(const double *a, int n, double *x)
   }
 }
 
+/* LU with partial pivoting in place (column-major), for small dense
+ * matrices (the sensitivities' step matrices); -1 when a pivot falls below 1e-14 of the largest */
+int lw_lu_dense(double *A, int n, int *ipiv)
+{
+  double umax = 0;
+  for (int k = 0; k < n; k++) {
+    double *ck = A + (size_t)k * n;
+    int p = k;
+    double best = fabs(ck[k]);
+    for (int i = k + 1; i < n; i++)
+      if (fabs(ck[i]) > best) {
+        best = fabs(ck[i]);
+        p = i;
+      }
+    ipiv[k] = p;
+    if (!(best > 0))
+      return -1;
+    umax = fmax(umax, best);
+    if (p != k)
+      for (int j = 0; j < n; j++) {
+        double t = A[(size_t)j * n + k];
+        A[(size_t)j * n + k] = A[(size_t)j * n + p];
+        A[(size_t)j * n + p] = t;
+      }
+    double inv = 1.0 / ck[k];
+    for (int i = k + 1; i < n; i++)
+      ck[i] *= inv;
+    for (int j = k + 1; j < n; j++) {
+      double *cj = A + (size_t)j * n, a = cj[k];
+      if (a == 0.0)
+        continue;
+      for (int i = k + 1; i < n; i++)
+        cj[i] -= ck[i] * a;
+    }
+  }
+  for (int k = 0; k < n; k++)
+    if (!(fabs(A[(size_t)k * n + k]) > 1e-14 * umax))
+      return -1;
+  return 0;
+}
+
+/* solve A x = b (trans = 0) or A^T x = b with the LU of lw_lu_dense */
+void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs)
+{
+  for (int c = 0; c < nrhs; c++) {
+    double *x = B + (size_t)c * n;
+    if (!trans) {
+      for (int k = 0; k < n; k++)
+        if (ipiv[k] != k) {
+          double t = x[k];
+          x[k] = x[ipiv[k]];
+          x[ipiv[k]] = t;
+        }
+      for (int j = 0; j < n; j++) { /* L y = x, unit lower, by columns */
+        double xj = x[j];
+        if (xj == 0.0)
+          continue;
+        const double *cj = A + (size_t)j * n;
+        for (int i = j + 1; i < n; i++)
+          x[i] -= cj[i] * xj;
+      }
+      for (int j = n - 1; j >= 0; j--) { /* U x = y */
+        const double *cj = A + (size_t)j * n;
+        x[j] /= cj[j];
+        double xj = x[j];
+        for (int i = 0; i < j; i++)
+          x[i] -= cj[i] * xj;
+      }
+    } else {
+      for (int j = 0; j < n; j++) { /* U^T y = x */
+        const double *cj = A + (size_t)j * n;
+        double s = x[j];
+        for (int i = 0; i < j; i++)
+          s -= cj[i] * x[i];
+        x[j] = s / cj[j];
+      }
+      for (int j = n - 1; j >= 0; j--) { /* L^T z = y */
+        const double *cj = A + (size_t)j * n;
+        double s = x[j];
+        for (int i = j + 1; i < n; i++)
+          s -= cj[i] * x[i];
+        x[j] = s;
+      }
+      for (int k = n - 1; k >= 0; k--)
+        if (ipiv[k] != k) {
+          double t = x[k];
+          x[k] = x[ipiv[k]];
+          x[ipiv[k]] = t;
+        }
+    }
+  }
+}
+
 /* position of block row bi in block column bj's list (bi <= bj), or -1 */
 int lw_pattern_pos(const lw_model *m, int bi, int bj)
 {
@@ -149,6 +242,22 @@ void lw_mass_mul(const lw_model *m, const double *x, double *y)
       double s = 0;
       for (int j = 0; j < nqb; j++)
         s += M[j * nqb + i] * xb[j];
+      yb[i] = s;
+    }
+  }
+}
+
+/* y = M^-1 x with the inverses of the mass blocks */
+void lw_minv_mul(const lw_model *m, const double *x, double *y)
+{
+  int nqb = m->nqb;
+  for (int b = 0; b < m->nb; b++) {
+    const double *Mi = m->minv_blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
+    double *yb = y + (size_t)b * nqb;
+    for (int i = 0; i < nqb; i++) {
+      double s = 0;
+      for (int j = 0; j < nqb; j++)
+        s += Mi[j * nqb + i] * xb[j];
       yb[i] = s;
     }
   }

@@ -94,99 +94,6 @@ static void gemv_t(int m, int n, double alpha, const double *A, const double *x,
     y[j] += alpha * dotn(m, A + (size_t)j * m, x);
 }
 
-/* LU with partial pivoting in place (column-major), for the small dense
- * step matrices; -1 when a pivot falls below 1e-14 of the largest */
-static int lu(double *A, int n, int *ipiv)
-{
-  double umax = 0;
-  for (int k = 0; k < n; k++) {
-    double *ck = A + (size_t)k * n;
-    int p = k;
-    double best = fabs(ck[k]);
-    for (int i = k + 1; i < n; i++)
-      if (fabs(ck[i]) > best) {
-        best = fabs(ck[i]);
-        p = i;
-      }
-    ipiv[k] = p;
-    if (!(best > 0))
-      return -1;
-    umax = fmax(umax, best);
-    if (p != k)
-      for (int j = 0; j < n; j++) {
-        double t = A[(size_t)j * n + k];
-        A[(size_t)j * n + k] = A[(size_t)j * n + p];
-        A[(size_t)j * n + p] = t;
-      }
-    double inv = 1.0 / ck[k];
-    for (int i = k + 1; i < n; i++)
-      ck[i] *= inv;
-    for (int j = k + 1; j < n; j++) {
-      double *cj = A + (size_t)j * n, a = cj[k];
-      if (a == 0.0)
-        continue;
-      for (int i = k + 1; i < n; i++)
-        cj[i] -= ck[i] * a;
-    }
-  }
-  for (int k = 0; k < n; k++)
-    if (!(fabs(A[(size_t)k * n + k]) > 1e-14 * umax))
-      return -1;
-  return 0;
-}
-
-/* solve A x = b (trans = 0) or A^T x = b with the LU of lu() */
-static void lu_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs)
-{
-  for (int c = 0; c < nrhs; c++) {
-    double *x = B + (size_t)c * n;
-    if (!trans) {
-      for (int k = 0; k < n; k++)
-        if (ipiv[k] != k) {
-          double t = x[k];
-          x[k] = x[ipiv[k]];
-          x[ipiv[k]] = t;
-        }
-      for (int j = 0; j < n; j++) { /* L y = x, unit lower, by columns */
-        double xj = x[j];
-        if (xj == 0.0)
-          continue;
-        const double *cj = A + (size_t)j * n;
-        for (int i = j + 1; i < n; i++)
-          x[i] -= cj[i] * xj;
-      }
-      for (int j = n - 1; j >= 0; j--) { /* U x = y */
-        const double *cj = A + (size_t)j * n;
-        x[j] /= cj[j];
-        double xj = x[j];
-        for (int i = 0; i < j; i++)
-          x[i] -= cj[i] * xj;
-      }
-    } else {
-      for (int j = 0; j < n; j++) { /* U^T y = x */
-        const double *cj = A + (size_t)j * n;
-        double s = x[j];
-        for (int i = 0; i < j; i++)
-          s -= cj[i] * x[i];
-        x[j] = s / cj[j];
-      }
-      for (int j = n - 1; j >= 0; j--) { /* L^T z = y */
-        const double *cj = A + (size_t)j * n;
-        double s = x[j];
-        for (int i = j + 1; i < n; i++)
-          s -= cj[i] * x[i];
-        x[j] = s;
-      }
-      for (int k = n - 1; k >= 0; k--)
-        if (ipiv[k] != k) {
-          double t = x[k];
-          x[k] = x[ipiv[k]];
-          x[ipiv[k]] = t;
-        }
-    }
-  }
-}
-
 /* The saddle-point matrices [T s J^T; s J 0] are stored with their
  * constraint rows and multiplier columns scaled by s (of the size of T), so
  * that the pivots stay of one magnitude; A x = b is solved as
@@ -197,7 +104,7 @@ static void kkt_solve(const double *A, int n, int nq, double sc, const int *ipiv
   for (int j = 0; j < nrhs; j++)
     for (int i = nq; i < n; i++)
       B[(size_t)j * n + i] *= sc;
-  lu_solve(A, n, ipiv, trans, B, nrhs);
+  lw_lu_dense_solve(A, n, ipiv, trans, B, nrhs);
   for (int j = 0; j < nrhs; j++)
     for (int i = nq; i < n; i++)
       B[(size_t)j * n + i] *= sc;
@@ -371,7 +278,8 @@ static void km_solve(sens *s, double *B, int nrhs)
   const lw_data *d = s->d;
   int nq = s->nq, nc = s->nc, nqb = s->nqb, w = 2 * nqb;
   for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * s->n1, *y = f + nq, *x = s->kx;
+    double *f = B + (size_t)col * s->n1, *y = f + nq;
+    /* y = W^T f - g = J M^-1 f - g */
     for (int r = 0; r < nc; r++) {
       const lw_row *row = &m->rows[r];
       double a = 0;
@@ -382,27 +290,9 @@ static void km_solve(sens *s, double *B, int nrhs)
       }
       y[r] = a - y[r];
     }
-    lw_chol_dense_solve(d->S, nc, y);
-    for (int b = 0; b < m->nb; b++) {
-      const double *Mi = m->minv_blocks + (size_t)b * nqb * nqb, *fb = f + (size_t)b * nqb;
-      double *xb = x + (size_t)b * nqb;
-      for (int i = 0; i < nqb; i++) {
-        double a = 0;
-        for (int j = 0; j < nqb; j++)
-          a += Mi[j * nqb + i] * fb[j];
-        xb[i] = a;
-      }
-    }
-    for (int r = 0; r < nc; r++) {
-      const lw_row *row = &m->rows[r];
-      for (int k = 0; k < row->nblk; k++) {
-        const double *wr = d->W + (size_t)r * w + k * nqb;
-        double *xb = x + (size_t)row->blk[k] * nqb;
-        for (int i = 0; i < nqb; i++)
-          xb[i] -= wr[i] * y[r];
-      }
-    }
-    memcpy(f, x, sizeof(double) * (size_t)nq);
+    lw_minv_mul(m, f, s->kx);
+    lw_schur_correct(m, d, s->kx, y);
+    memcpy(f, s->kx, sizeof(double) * (size_t)nq);
   }
 }
 
@@ -505,7 +395,7 @@ static int lin_step(sens *s, const double *sa, const double *sb)
   s->km_schur = m->dense && m->minv_cond <= 1e6 && lw_schur_factor(m, d) == 0;
   if (!s->km_schur)
     build_km(s, s->KM);
-  if (!s->km_schur && lu(s->KM, n1, s->ipM)) {
+  if (!s->km_schur && lw_lu_dense(s->KM, n1, s->ipM)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", t,
                  "the projection matrix [M J^T; J 0] is singular at t = %.6g s (dependent "
                  "constraints); sensitivities need independent constraints",
@@ -564,7 +454,7 @@ static int lin_step(sens *s, const double *sa, const double *sb)
     }
   }
   kkt_scale(s->AP, n1, nq, s->sP);
-  if (lu(s->AP, n1, s->ipP)) {
+  if (lw_lu_dense(s->AP, n1, s->ipP)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", t,
                  "the step's tangent matrix is singular at t = %.6g s; the sensitivities are "
                  "undefined there",
@@ -899,7 +789,7 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
   L->F0 = calloc((size_t)n1 * p + 1, sizeof(double));
   lw_rows_eval(m, d, q, t, 1);
   build_km(s, L->K0);
-  if (lu(L->K0, n1, L->ip0))
+  if (lw_lu_dense(L->K0, n1, L->ip0))
     bad = 1;
   lw_lin_point pa = {q, qd, qd, qdd, {lam, NULL, NULL}, t};
   lw_lin_out oa = {s->dQ, {s->dJ[0], NULL, NULL}, NULL, NULL, s->dacc};
@@ -1056,6 +946,37 @@ static int check_param(const lw_desc *d, int j, lw_error *err)
 }
 
 /* one pass: values only (method VALUE), forward, or adjoint */
+/* The initial state's derivatives with respect to the parameters, into the
+ * p columns of X (leading dimension ldx, zero on entry): q0' = -Pg Gth;
+ * qd0' = -(Pv (Dvq q0' + Fv))_q; [qdd0'; lambda0'] = -K0^-1 (D0q q0' + D0qd qd0' + F0).
+ * R (n1 x p) and R2 (2 max(nv, n1)) are scratch. */
+static void initial_sens(sens *s, const init_lin *L, double *X, int ldx, double *R, double *R2)
+{
+  int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p;
+  for (int j = 0; j < p; j++) {
+    double *x = X + (size_t)j * ldx;
+    gemv(nq, L->ng, -1.0, L->Pg, L->Gth + (size_t)j * L->ng, x);
+    memcpy(R2, L->Fv + (size_t)j * L->nv, sizeof(double) * (size_t)L->nv);
+    gemv(L->nv, nq, 1.0, L->Dvq, x, R2);
+    double *xv = R2 + L->nv;
+    memset(xv, 0, sizeof(double) * (size_t)L->nv);
+    gemv(L->nv, L->nv, -1.0, L->Pv, R2, xv);
+    memcpy(x + nq, xv, sizeof(double) * (size_t)nq);
+    double *r = R + (size_t)j * n1;
+    memcpy(r, L->F0 + (size_t)j * n1, sizeof(double) * (size_t)n1);
+    gemv(n1, nq, 1.0, L->D0q, x, r);
+    gemv(n1, nq, 1.0, L->D0qd, x + nq, r);
+    for (int i = 0; i < n1; i++)
+      r[i] = -r[i];
+  }
+  kkt_solve(L->K0, n1, nq, s->sM, L->ip0, 0, R, p);
+  for (int j = 0; j < p; j++) {
+    double *x = X + (size_t)j * ldx, *r = R + (size_t)j * n1;
+    memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);
+    memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);
+  }
+}
+
 static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
 {
   sens S = {0}, *s = &S;
@@ -1136,30 +1057,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     R = calloc((size_t)(L.nv > n1 ? L.nv : n1) * (p ? p : 1) + 1, sizeof(double));
     R2 = calloc(2 * (size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
     if (forward && p > 0) {
-      /* initial sensitivities: q0' = -Pg Gth; qd0' = -(Pv (Dvq q0' + Fv))_q;
-       * [qdd0'; lambda0'] = -K0^-1 (D0q q0' + D0qd qd0' + F0) */
-      for (int j = 0; j < p; j++) {
-        double *x = Sx + (size_t)j * nx;
-        gemv(nq, L.ng, -1.0, L.Pg, L.Gth + (size_t)j * L.ng, x);
-        memcpy(R2, L.Fv + (size_t)j * L.nv, sizeof(double) * (size_t)L.nv);
-        gemv(L.nv, nq, 1.0, L.Dvq, x, R2);
-        double *xv = R2 + L.nv;
-        memset(xv, 0, sizeof(double) * (size_t)L.nv);
-        gemv(L.nv, L.nv, -1.0, L.Pv, R2, xv);
-        memcpy(x + nq, xv, sizeof(double) * (size_t)nq);
-        double *r = R + (size_t)j * n1;
-        memcpy(r, L.F0 + (size_t)j * n1, sizeof(double) * (size_t)n1);
-        gemv(n1, nq, 1.0, L.D0q, x, r);
-        gemv(n1, nq, 1.0, L.D0qd, x + nq, r);
-        for (int i = 0; i < n1; i++)
-          r[i] = -r[i];
-      }
-      kkt_solve(L.K0, n1, nq, s->sM, L.ip0, 0, R, p);
-      for (int j = 0; j < p; j++) {
-        double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
-        memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);
-        memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);
-      }
+      initial_sens(s, &L, Sx, nx, R, R2);
     }
     if (opt->keep_outputs) {
       res->ncols = 1 + ncols * (1 + p);
@@ -1626,7 +1524,7 @@ int lw_sens_initial_state(const lw_model *m, lw_tangent **tg, int p, double *S0,
   s->tg = tg;
   s->h = m->desc->solver.step;
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
-  int nq = s->nq, nc = s->nc, n1 = s->n1, rc = -1;
+  int n1 = s->n1, rc = -1;
   init_lin L = {0};
   double *st0 = NULL, *R = NULL, *R2 = NULL;
   s->d = lw_data_new(m);
@@ -1651,31 +1549,8 @@ int lw_sens_initial_state(const lw_model *m, lw_tangent **tg, int p, double *S0,
     lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the sensitivity workspace");
     goto out;
   }
-  /* as in the forward pass: q0' = -Pg Gth; qd0' = -(Pv (Dvq q0' + Fv))_q;
-   * [qdd0'; lambda0'] = -K0^-1 (D0q q0' + D0qd qd0' + F0) */
   memset(S0, 0, sizeof(double) * (size_t)s->nxs * (size_t)p);
-  for (int j = 0; j < p; j++) {
-    double *x = S0 + (size_t)j * s->nxs;
-    gemv(nq, L.ng, -1.0, L.Pg, L.Gth + (size_t)j * L.ng, x);
-    memcpy(R2, L.Fv + (size_t)j * L.nv, sizeof(double) * (size_t)L.nv);
-    gemv(L.nv, nq, 1.0, L.Dvq, x, R2);
-    double *xv = R2 + L.nv;
-    memset(xv, 0, sizeof(double) * (size_t)L.nv);
-    gemv(L.nv, L.nv, -1.0, L.Pv, R2, xv);
-    memcpy(x + nq, xv, sizeof(double) * (size_t)nq);
-    double *r = R + (size_t)j * n1;
-    memcpy(r, L.F0 + (size_t)j * n1, sizeof(double) * (size_t)n1);
-    gemv(n1, nq, 1.0, L.D0q, x, r);
-    gemv(n1, nq, 1.0, L.D0qd, x + nq, r);
-    for (int i = 0; i < n1; i++)
-      r[i] = -r[i];
-  }
-  kkt_solve(L.K0, n1, nq, s->sM, L.ip0, 0, R, p);
-  for (int j = 0; j < p; j++) {
-    double *x = S0 + (size_t)j * s->nxs, *r = R + (size_t)j * n1;
-    memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);
-    memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);
-  }
+  initial_sens(s, &L, S0, s->nxs, R, R2);
   rc = 0;
 out:
   free(st0);

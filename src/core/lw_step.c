@@ -161,15 +161,10 @@ int lw_schur_factor(const lw_model *m, lw_data *d)
   return lw_chol_dense(d->S, nc, 1e-10);
 }
 
-/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target);
- * returns the violation left when want_res (else 0) */
-static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target, int want_res)
+/* with S and W of lw_schur_factor: y = S^-1 y, then x -= W y */
+void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y)
 {
   int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
-  double *y = d->tmp2 + nc;
-  lw_jac_mul(m, d, x, y);
-  for (int r = 0; r < nc; r++)
-    y[r] -= target[r];
   lw_chol_dense_solve(d->S, nc, y);
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
@@ -180,6 +175,18 @@ static double project_exact(const lw_model *m, lw_data *d, double *x, const doub
         xb[i] -= wr[i] * y[r];
     }
   }
+}
+
+/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target);
+ * returns the violation left when want_res (else 0) */
+static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target, int want_res)
+{
+  int nc = m->nc;
+  double *y = d->tmp2 + nc;
+  lw_jac_mul(m, d, x, y);
+  for (int r = 0; r < nc; r++)
+    y[r] -= target[r];
+  lw_schur_correct(m, d, x, y);
   if (!want_res)
     return 0.0;
   lw_jac_mul(m, d, x, y);
@@ -270,10 +277,10 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
      * within 1e-7 (relative) of where it was factorized and the increments
      * shrink fast; otherwise refactorized (full Newton: hard steps) */
     int refactor = it == 1 || dqn > 0.25 * dqprev || moved > 1e-7 * (1.0 + qmax);
-    if (refactor)
+    if (refactor) {
       moved = 0;
-    if (refactor)
       memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+    }
     lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
     for (int r = 0; r < nc; r++) {
       if (refactor) {

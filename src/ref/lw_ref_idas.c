@@ -2,13 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "lw_ref_idas.h"
+#include "lw_ref_util.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <idas/idas.h>
 #include <nvector/nvector_serial.h>
@@ -28,60 +27,12 @@ typedef struct {
   char err[400];
 } ref_ctx;
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void set_msg(char *msg, int msglen, const char *fmt, ...)
-{
-  if (!msg || msglen <= 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, (size_t)msglen, fmt, ap);
-  va_end(ap);
-}
-
 /* F(t, y, y') for y = [q; v; lam]. */
 static int residual(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
 {
   ref_ctx *c = user;
-  const int nq = c->nq, nc = c->nc;
-  const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
-  double *r = N_VGetArrayPointer(rr);
-  const double *q = y, *v = y + nq, *lam = y + 2 * nq;
-  const double *qp = ydot, *vp = ydot + nq;
-  lw_eval_dense(c->m, c->d, q, v, t, c->Q, NULL, c->Jq, NULL, c->gam);
-  double *r1 = r, *r2 = r + nq, *r3 = r + 2 * nq;
-  for (int i = 0; i < nq; i++) {
-    r1[i] = qp[i] - v[i];
-    r2[i] = -c->Q[i];
-  }
-  for (int j = 0; j < nq; j++) {
-    const double *Mj = c->M + (size_t)j * nq;
-    double vpj = vp[j];
-    if (vpj != 0.0)
-      for (int i = 0; i < nq; i++)
-        r2[i] += Mj[i] * vpj;
-  }
-  for (int k = 0; k < nc; k++)
-    r3[k] = c->gam[k];
-  for (int j = 0; j < nq; j++) {
-    const double *Jj = c->Jq + (size_t)j * nc;
-    double s = 0.0, vpj = vp[j];
-    for (int k = 0; k < nc; k++) {
-      s += Jj[k] * lam[k];
-      r3[k] += Jj[k] * vpj;
-    }
-    r2[j] += s;
-  }
-  for (int i = 0; i < 2 * nq + nc; i++)
-    if (!isfinite(r[i]))
-      return 1; /* recoverable: IDAS retries with a smaller step */
-  return 0;
+  return lw_ref_residual(c->m, c->d, c->M, c->Q, c->Jq, c->gam, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp),
+                         N_VGetArrayPointer(rr));
 }
 
 static void err_handler(int code, const char *module, const char *function, char *text, void *user)
@@ -99,12 +50,12 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
   if (msg && msglen > 0)
     msg[0] = '\0';
   if (!m || ntimes < 0 || (ntimes > 0 && !times) || !(rtol > 0) || !(atol > 0)) {
-    set_msg(msg, msglen, "invalid arguments");
+    lw_ref_msg(msg, msglen, "invalid arguments");
     return 1;
   }
   for (int k = 0; k < ntimes; k++)
     if (!(times[k] >= 0) || (k > 0 && !(times[k] >= times[k - 1]))) {
-      set_msg(msg, msglen, "output times must be non-negative and increasing (times[%d] = %g)", k,
+      lw_ref_msg(msg, msglen, "output times must be non-negative and increasing (times[%d] = %g)", k,
               times[k]);
       return 1;
     }
@@ -132,7 +83,7 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
   c.Jq = calloc((size_t)(nc > 0 ? nc : 1) * nq, sizeof(double));
   c.gam = calloc((size_t)(nc > 0 ? nc : 1), sizeof(double));
   if (!c.d || !c.M || !c.Q || !c.Phi || !c.Jq || !c.gam) {
-    set_msg(msg, msglen, "out of memory");
+    lw_ref_msg(msg, msglen, "out of memory");
     goto done;
   }
   lw_eval_mass_dense(m, c.M);
@@ -140,19 +91,19 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
   lw_error lerr;
   memset(&lerr, 0, sizeof lerr);
   if (lw_initialize(m, c.d, &lerr)) {
-    set_msg(msg, msglen, "lw_initialize failed: %s", lerr.msg);
+    lw_ref_msg(msg, msglen, "lw_initialize failed: %s", lerr.msg);
     goto done;
   }
 
   if (SUNContext_Create(NULL, &sctx)) {
-    set_msg(msg, msglen, "SUNContext_Create failed");
+    lw_ref_msg(msg, msglen, "SUNContext_Create failed");
     goto done;
   }
   yy = N_VNew_Serial(n, sctx);
   yp = N_VNew_Serial(n, sctx);
   id = N_VNew_Serial(n, sctx);
   if (!yy || !yp || !id) {
-    set_msg(msg, msglen, "out of memory for the IDAS vectors");
+    lw_ref_msg(msg, msglen, "out of memory for the IDAS vectors");
     goto done;
   }
   double *y0 = N_VGetArrayPointer(yy), *yp0 = N_VGetArrayPointer(yp), *idv = N_VGetArrayPointer(id);
@@ -168,7 +119,7 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
 
   mem = IDACreate(sctx);
   if (!mem) {
-    set_msg(msg, msglen, "IDACreate failed");
+    lw_ref_msg(msg, msglen, "IDACreate failed");
     goto done;
   }
   IDASetErrHandlerFn(mem, err_handler, &c);
@@ -179,7 +130,7 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
       IDASetLinearSolver(mem, LS, A) != IDA_SUCCESS || IDASetId(mem, id) != IDA_SUCCESS ||
       IDASetSuppressAlg(mem, SUNTRUE) != IDA_SUCCESS ||
       IDASetMaxNumSteps(mem, 50000000L) != IDA_SUCCESS) {
-    set_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
+    lw_ref_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
     goto done;
   }
   if (ntimes > 0)
@@ -187,18 +138,18 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
 
   qdd = malloc(sizeof(double) * (size_t)nq);
   if (!qdd) {
-    set_msg(msg, msglen, "out of memory");
+    lw_ref_msg(msg, msglen, "out of memory");
     goto done;
   }
   double integ = 0.0, tcur = 0.0, maxphi = 0.0;
   for (int k = 0; k < ntimes; k++) {
     double tout = times[k], tret = tcur;
     if (tout > tcur) {
-      double ta = now_s();
+      double ta = lw_ref_now();
       int flag = IDASolve(mem, tout, &tret, yy, yp, IDA_NORMAL);
-      integ += now_s() - ta;
+      integ += lw_ref_now() - ta;
       if (flag < 0) {
-        set_msg(msg, msglen, "IDASolve failed at t = %.9g s (flag %d): %s", tret, flag,
+        lw_ref_msg(msg, msglen, "IDASolve failed at t = %.9g s (flag %d): %s", tret, flag,
                 c.err[0] ? c.err : "(no message)");
         goto done;
       }

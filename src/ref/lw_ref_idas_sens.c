@@ -4,14 +4,13 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "lw_ref_idas_sens.h"
+#include "lw_ref_util.h"
 #include "lw_internal.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <idas/idas.h>
 #include <nvector/nvector_serial.h>
@@ -53,81 +52,12 @@ typedef struct {
   char err[512];
 } ctx;
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void set_msg(char *msg, int msglen, const char *fmt, ...)
-{
-  if (!msg || msglen <= 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, (size_t)msglen, fmt, ap);
-  va_end(ap);
-}
-
 static double dotn(int n, const double *a, const double *b)
 {
   double s = 0;
   for (int i = 0; i < n; i++)
     s += a[i] * b[i];
   return s;
-}
-
-/* LU with partial pivoting in place; -1 when a pivot is zero */
-static int lu_factor(double *A, int n, int *ip)
-{
-  for (int k = 0; k < n; k++) {
-    double *ck = A + (size_t)k * n;
-    int p = k;
-    for (int i = k + 1; i < n; i++)
-      if (fabs(ck[i]) > fabs(ck[p]))
-        p = i;
-    ip[k] = p;
-    if (!(fabs(ck[p]) > 0))
-      return -1;
-    if (p != k)
-      for (int j = 0; j < n; j++) {
-        double t = A[(size_t)j * n + k];
-        A[(size_t)j * n + k] = A[(size_t)j * n + p];
-        A[(size_t)j * n + p] = t;
-      }
-    double inv = 1.0 / ck[k];
-    for (int i = k + 1; i < n; i++)
-      ck[i] *= inv;
-    for (int j = k + 1; j < n; j++) {
-      double *cj = A + (size_t)j * n, a = cj[k];
-      if (a != 0.0)
-        for (int i = k + 1; i < n; i++)
-          cj[i] -= ck[i] * a;
-    }
-  }
-  return 0;
-}
-
-static void lu_solve(const double *A, int n, const int *ip, double *x)
-{
-  for (int k = 0; k < n; k++)
-    if (ip[k] != k) {
-      double t = x[k];
-      x[k] = x[ip[k]];
-      x[ip[k]] = t;
-    }
-  for (int j = 0; j < n; j++) {
-    const double *cj = A + (size_t)j * n;
-    for (int i = j + 1; i < n; i++)
-      x[i] -= cj[i] * x[j];
-  }
-  for (int j = n - 1; j >= 0; j--) {
-    const double *cj = A + (size_t)j * n;
-    x[j] /= cj[j];
-    for (int i = 0; i < j; i++)
-      x[i] -= cj[i] * x[j];
-  }
 }
 
 /* ---- joint coordinates ---------------------------------------------------
@@ -268,40 +198,9 @@ static double terms_dir(ctx *c, lw_term_kind kind, int j, const double *y, const
 static int residual(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
 {
   ctx *c = user;
-  const int nq = c->nq, nc = c->nc;
-  const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
-  double *r = N_VGetArrayPointer(rr);
-  const double *q = y, *v = y + nq, *lam = y + 2 * nq;
-  const double *qp = ydot, *vp = ydot + nq;
   sync_coords(c, t);
-  lw_eval_dense(c->m, c->d, q, v, t, c->Q, NULL, c->J, NULL, c->gam);
-  double *r1 = r, *r2 = r + nq, *r3 = r + 2 * nq;
-  for (int i = 0; i < nq; i++) {
-    r1[i] = qp[i] - v[i];
-    r2[i] = -c->Q[i];
-  }
-  for (int j = 0; j < nq; j++) {
-    const double *Mj = c->M + (size_t)j * nq;
-    double vpj = vp[j];
-    if (vpj != 0.0)
-      for (int i = 0; i < nq; i++)
-        r2[i] += Mj[i] * vpj;
-  }
-  for (int k = 0; k < nc; k++)
-    r3[k] = c->gam[k];
-  for (int j = 0; j < nq; j++) {
-    const double *Jj = c->J + (size_t)j * nc;
-    double s = 0.0, vpj = vp[j];
-    for (int k = 0; k < nc; k++) {
-      s += Jj[k] * lam[k];
-      r3[k] += Jj[k] * vpj;
-    }
-    r2[j] += s;
-  }
-  for (int i = 0; i < c->n; i++)
-    if (!isfinite(r[i]))
-      return 1; /* recoverable: IDAS retries with a smaller step */
-  return 0;
+  return lw_ref_residual(c->m, c->d, c->M, c->Q, c->J, c->gam, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp),
+                         N_VGetArrayPointer(rr));
 }
 
 /* Dq, Dv (and J) at (t, y, y') */
@@ -452,7 +351,7 @@ static int kkt_factor(ctx *c, const double *J)
       K[(size_t)(nq + r) * n1 + j] = s * J[(size_t)j * nc + r];
     }
   }
-  return lu_factor(K, n1, c->ipiv);
+  return lw_lu_dense(K, n1, c->ipiv);
 }
 
 /* x = [M J^T; J 0]^-1 x with the factors of kkt_factor */
@@ -460,7 +359,7 @@ static void kkt_solve(ctx *c, double *x)
 {
   for (int r = 0; r < c->nc; r++)
     x[c->nq + r] *= c->sK;
-  lu_solve(c->K, c->n1, c->ipiv, x);
+  lw_lu_dense_solve(c->K, c->n1, c->ipiv, 0, x, 1);
   for (int r = 0; r < c->nc; r++)
     x[c->nq + r] *= c->sK;
 }
@@ -780,7 +679,7 @@ static int ctx_alloc(ctx *c)
 int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *value, double *gradient,
                      lw_ref_sens_stats *stats, char *msg, int msglen)
 {
-  double t_start = now_s();
+  double t_start = lw_ref_now();
   if (stats)
     memset(stats, 0, sizeof *stats);
   if (msg && msglen > 0)
@@ -789,22 +688,22 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
       (opt->method != LW_REF_VALUE && opt->method != LW_REF_FORWARD && opt->method != LW_REF_ADJOINT) ||
       (opt->nparams > 0 && !opt->params) ||
       (opt->method != LW_REF_VALUE && opt->nparams > 0 && !gradient)) {
-    set_msg(msg, msglen, "invalid arguments");
+    lw_ref_msg(msg, msglen, "invalid arguments");
     return 1;
   }
   const lw_desc *desc = lw_model_desc(m);
   double T = desc->solver.t_end;
   if (!(T > 0)) {
-    set_msg(msg, msglen, "the model's solver.t_end is %g; it must be positive", T);
+    lw_ref_msg(msg, msglen, "the model's solver.t_end is %g; it must be positive", T);
     return 1;
   }
   if (opt->objective < 0 || opt->objective >= m->nobj) {
-    set_msg(msg, msglen, "objective index %d out of range (the model has %d)", opt->objective, m->nobj);
+    lw_ref_msg(msg, msglen, "objective index %d out of range (the model has %d)", opt->objective, m->nobj);
     return 1;
   }
   for (int i = 0; i < m->nfbs; i++)
     if (m->fbs[i].ki != 0.0) {
-      set_msg(msg, msglen,
+      lw_ref_msg(msg, msglen,
               "controller '%s' has integral action; the index-1 reference has no state for the integral",
               desc->forces[m->forces[m->fbs[i].force].index].name);
       return 1;
@@ -813,12 +712,12 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   for (int j = 0; j < p; j++) {
     int pj = opt->params[j];
     if (pj < 0 || pj >= desc->nparams) {
-      set_msg(msg, msglen, "parameter index %d out of range (the model has %d)", pj, desc->nparams);
+      lw_ref_msg(msg, msglen, "parameter index %d out of range (the model has %d)", pj, desc->nparams);
       return 1;
     }
     for (int k = 0; k < desc->params[pj].ntargets; k++)
       if (!strncmp(desc->params[pj].targets[k], "solver/", 7)) {
-        set_msg(msg, msglen, "parameter '%s' sets a solver setting; the solution is not a function of it",
+        lw_ref_msg(msg, msglen, "parameter '%s' sets a solver setting; the solution is not a function of it",
                 desc->params[pj].name);
         return 1;
       }
@@ -854,7 +753,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
 
   c.tg = calloc((size_t)p + 1, sizeof(lw_tangent *));
   if (!c.tg || ctx_alloc(&c)) {
-    set_msg(msg, msglen, "out of memory");
+    lw_ref_msg(msg, msglen, "out of memory");
     goto done;
   }
   for (int k = c.term0; k < c.term0 + c.nterm; k++)
@@ -868,12 +767,12 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     if (!c.tg[j])
       c.tg[j] = lw_tangent_new(desc, opt->params[j], &lerr);
     if (!c.tg[j]) {
-      set_msg(msg, msglen, "parameter '%s': %s", desc->params[opt->params[j]].name, lerr.msg);
+      lw_ref_msg(msg, msglen, "parameter '%s': %s", desc->params[opt->params[j]].name, lerr.msg);
       goto done;
     }
     for (int i = 0; i < m->nfbs; i++)
       if (c.tg[j]->force_on[m->fbs[i].force] && c.tg[j]->dm->fbs[i].ki != 0.0) {
-        set_msg(msg, msglen,
+        lw_ref_msg(msg, msglen,
                 "parameter '%s' sets the integral gain of controller '%s'; the index-1 reference has no state "
                 "for the integral action",
                 desc->params[opt->params[j]].name, desc->forces[m->forces[m->fbs[i].force].index].name);
@@ -882,23 +781,23 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   }
   lw_eval_mass_dense(m, c.M);
   if (lw_initialize(m, c.d, &lerr)) {
-    set_msg(msg, msglen, "lw_initialize failed: %s", lerr.msg);
+    lw_ref_msg(msg, msglen, "lw_initialize failed: %s", lerr.msg);
     goto done;
   }
   if (p > 0) {
     S0 = calloc((size_t)(3 * nq + nc) * p, sizeof(double));
     if (!S0) {
-      set_msg(msg, msglen, "out of memory");
+      lw_ref_msg(msg, msglen, "out of memory");
       goto done;
     }
     if (lw_sens_initial_state(m, c.tg, p, S0, &lerr)) {
-      set_msg(msg, msglen, "initial state sensitivities: %s", lerr.msg);
+      lw_ref_msg(msg, msglen, "initial state sensitivities: %s", lerr.msg);
       goto done;
     }
   }
 
   if (SUNContext_Create(NULL, &sctx)) {
-    set_msg(msg, msglen, "SUNContext_Create failed");
+    lw_ref_msg(msg, msglen, "SUNContext_Create failed");
     goto done;
   }
   yy = N_VNew_Serial(n, sctx);
@@ -906,7 +805,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   id = N_VNew_Serial(n, sctx);
   yq = N_VNew_Serial(1, sctx);
   if (!yy || !yp || !id || !yq) {
-    set_msg(msg, msglen, "out of memory for the IDAS vectors");
+    lw_ref_msg(msg, msglen, "out of memory for the IDAS vectors");
     goto done;
   }
   double *y0 = N_VGetArrayPointer(yy), *yp0 = N_VGetArrayPointer(yp), *idv = N_VGetArrayPointer(id);
@@ -921,13 +820,13 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     idv[i] = i < 2 * nq ? 1.0 : 0.0;
   N_VConst(0.0, yq);
   if (record_coords(&c, 0.0, y0, yp0)) {
-    set_msg(msg, msglen, "out of memory");
+    lw_ref_msg(msg, msglen, "out of memory");
     goto done;
   }
 
   mem = IDACreate(sctx);
   if (!mem) {
-    set_msg(msg, msglen, "IDACreate failed");
+    lw_ref_msg(msg, msglen, "IDACreate failed");
     goto done;
   }
   IDASetErrHandlerFn(mem, err_handler, &c);
@@ -941,12 +840,12 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
       IDAQuadInit(mem, rhs_quad, yq) != IDA_SUCCESS ||
       IDAQuadSStolerances(mem, opt->rtol, opt->atol) != IDA_SUCCESS ||
       IDASetQuadErrCon(mem, SUNTRUE) != IDA_SUCCESS) {
-    set_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
+    lw_ref_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
     goto done;
   }
   double hmax = spline_step(m);
   if (hmax > 0 && IDASetMaxStep(mem, hmax) != IDA_SUCCESS) {
-    set_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
+    lw_ref_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
     goto done;
   }
   if (method == LW_REF_FORWARD && p > 0) {
@@ -956,7 +855,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     double *atolS = calloc((size_t)p, sizeof(double));
     if (!yS || !ypS || !yqS || !atolS) {
       free(atolS);
-      set_msg(msg, msglen, "out of memory for the IDAS vectors");
+      lw_ref_msg(msg, msglen, "out of memory for the IDAS vectors");
       goto done;
     }
     /* s(0) = [q0'; qd0'; lambda0'], s'(0) = [qd0'; qdd0'; 0] */
@@ -978,14 +877,14 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
               IDASetQuadSensErrCon(mem, SUNTRUE) != IDA_SUCCESS;
     free(atolS);
     if (bad) {
-      set_msg(msg, msglen, "IDAS sensitivity setup failed: %s", c.err[0] ? c.err : "(no message)");
+      lw_ref_msg(msg, msglen, "IDAS sensitivity setup failed: %s", c.err[0] ? c.err : "(no message)");
       goto done;
     }
   }
   int adjoint = method == LW_REF_ADJOINT && p > 0;
   if (adjoint &&
       IDAAdjInit(mem, opt->checkpoint_steps > 0 ? opt->checkpoint_steps : 200, IDA_POLYNOMIAL) != IDA_SUCCESS) {
-    set_msg(msg, msglen, "IDAAdjInit failed: %s", c.err[0] ? c.err : "(no message)");
+    lw_ref_msg(msg, msglen, "IDAAdjInit failed: %s", c.err[0] ? c.err : "(no message)");
     goto done;
   }
 
@@ -997,11 +896,11 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     int flag = adjoint ? IDASolveF(mem, T, &tret, yy, yp, IDA_ONE_STEP, &ncheck)
                        : IDASolve(mem, T, &tret, yy, yp, IDA_ONE_STEP);
     if (flag < 0) {
-      set_msg(msg, msglen, "IDAS failed at t = %.9g s (flag %d): %s", tret, flag, c.err[0] ? c.err : "(no message)");
+      lw_ref_msg(msg, msglen, "IDAS failed at t = %.9g s (flag %d): %s", tret, flag, c.err[0] ? c.err : "(no message)");
       goto done;
     }
     if (record_coords(&c, tret, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp))) {
-      set_msg(msg, msglen, "out of memory");
+      lw_ref_msg(msg, msglen, "out of memory");
       goto done;
     }
     tcur = tret;
@@ -1036,7 +935,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     double tS;
     if (IDAGetQuadSens(mem, &tS, yqS) != IDA_SUCCESS || IDAGetSens(mem, &tS, yS) != IDA_SUCCESS ||
         IDAGetSensDky(mem, T, 1, ypS) != IDA_SUCCESS) {
-      set_msg(msg, msglen, "IDAS sensitivities at t = %g s unavailable: %s", T, c.err[0] ? c.err : "(no message)");
+      lw_ref_msg(msg, msglen, "IDAS sensitivities at t = %g s unavailable: %s", T, c.err[0] ? c.err : "(no message)");
       goto done;
     }
     /* final terms along s(T), s'(T) */
@@ -1056,12 +955,12 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     qB = N_VNew_Serial(p, sctx);
     gT = calloc(2 * (size_t)nq + (size_t)p, sizeof(double));
     if (!yB || !ypB || !idB || !qB || !gT) {
-      set_msg(msg, msglen, "out of memory for the IDAS vectors");
+      lw_ref_msg(msg, msglen, "out of memory for the IDAS vectors");
       goto done;
     }
     /* final values: a = dg_T/dq, u = dg_T/dv (v', lam eliminated), c = C u */
     if (back_point(&c, T, yT, ypT)) {
-      set_msg(msg, msglen, "[M J^T; J 0] is singular at t = %g s (dependent constraints)", T);
+      lw_ref_msg(msg, msglen, "[M J^T; J 0] is singular at t = %g s (dependent constraints)", T);
       goto done;
     }
     obj_grad(&c, LW_TERM_FINAL, gT, gT + nq, gT + 2 * nq);
@@ -1102,7 +1001,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
         IDAQuadInitB(mem, which, rhs_quad_back, qB) != IDA_SUCCESS ||
         IDAQuadSStolerancesB(mem, which, opt->rtol, opt->atol) != IDA_SUCCESS ||
         IDASetQuadErrConB(mem, which, SUNTRUE) != IDA_SUCCESS) {
-      set_msg(msg, msglen, "IDAS backward setup failed: %s", c.err[0] ? c.err : "(no message)");
+      lw_ref_msg(msg, msglen, "IDAS backward setup failed: %s", c.err[0] ? c.err : "(no message)");
       goto done;
     }
     void *memB = IDAGetAdjIDABmem(mem, which);
@@ -1110,12 +1009,12 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
       IDASetErrHandlerFn(memB, err_handler, &c);
     int flag = IDASolveB(mem, 0.0, IDA_NORMAL);
     if (flag < 0) {
-      set_msg(msg, msglen, "IDAS backward integration failed (flag %d): %s", flag, c.err[0] ? c.err : "(no message)");
+      lw_ref_msg(msg, msglen, "IDAS backward integration failed (flag %d): %s", flag, c.err[0] ? c.err : "(no message)");
       goto done;
     }
     double tB;
     if (IDAGetB(mem, which, &tB, yB, ypB) != IDA_SUCCESS || IDAGetQuadB(mem, which, &tB, qB) != IDA_SUCCESS) {
-      set_msg(msg, msglen, "IDAS backward solution unavailable: %s", c.err[0] ? c.err : "(no message)");
+      lw_ref_msg(msg, msglen, "IDAS backward solution unavailable: %s", c.err[0] ? c.err : "(no message)");
       goto done;
     }
     /* quadrature + a(0) q0' + u(0) qd0' + dg_T/dp */
@@ -1169,6 +1068,6 @@ done:
   free(gT);
   ctx_free(&c);
   if (stats)
-    stats->wall_time_s = now_s() - t_start;
+    stats->wall_time_s = lw_ref_now() - t_start;
   return rc;
 }

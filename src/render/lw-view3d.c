@@ -65,7 +65,6 @@ struct _LwView3d {
   guint64 rb_img_gen;         /* the generation it shows */
   gboolean rb_pending;        /* a frame is being drawn into rb_fbo */
   guint64 rb_pending_gen;
-  gint64 rb_submit_us;        /* when it was submitted */
   double rb_submit_ms;        /* the time the submission took */
   guint rb_tick;
   gboolean rb_tick_only;      /* this redraw is only to show that frame */
@@ -228,37 +227,45 @@ static void lw_view3d_realize(GtkWidget *widget)
   push_traces(self);
 }
 
-static void readback_free(LwView3d *self)
+/* nothing drawn ahead any more: the pending frame is dropped */
+static void stop_readahead(LwView3d *self)
 {
-  if (self->rb_fbo) {
+  self->rb_pending = FALSE;
+  if (self->rb_tick) {
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->rb_tick);
+    self->rb_tick = 0;
+  }
+}
+
+/* the software path's framebuffer (its GL objects only when the context is
+ * current: gl) and picture */
+static void readback_free(LwView3d *self, gboolean gl)
+{
+  if (gl && self->rb_fbo) {
     glDeleteFramebuffers(1, &self->rb_fbo);
     GLuint rb[2] = {self->rb_color, self->rb_depth};
     glDeleteRenderbuffers(2, rb);
   }
   self->rb_fbo = self->rb_color = self->rb_depth = 0;
   self->rb_w = self->rb_h = 0;
-  self->rb_pending = FALSE;
+  stop_readahead(self);
   g_clear_pointer(&self->rb_img, cairo_surface_destroy);
 }
 
 static void lw_view3d_unrealize(GtkWidget *widget)
 {
   LwView3d *self = LW_VIEW3D(widget);
-  if (self->rb_tick) {
-    gtk_widget_remove_tick_callback(widget, self->rb_tick);
-    self->rb_tick = 0;
-  }
+  gboolean gl = FALSE;
   if (self->renderer) {
     gtk_gl_area_make_current(GTK_GL_AREA(self));
-    if (!gtk_gl_area_get_error(GTK_GL_AREA(self))) {
-      readback_free(self);
+    gl = !gtk_gl_area_get_error(GTK_GL_AREA(self));
+  }
+  readback_free(self, gl);
+  if (self->renderer) {
+    if (gl)
       lw_renderer_free(self->renderer);
-    }
     self->renderer = NULL;
   }
-  self->rb_fbo = 0;
-  self->rb_pending = FALSE;
-  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
   GTK_WIDGET_CLASS(lw_view3d_parent_class)->unrealize(widget);
 }
 
@@ -346,12 +353,7 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   GtkNative *native = gtk_widget_get_native(widget);
   GskRenderer *gr = native ? gtk_native_get_renderer(native) : NULL;
   if (!gr || !GSK_IS_CAIRO_RENDERER(gr) || !self->renderer || g_getenv("LW_VIEW_NO_READBACK")) {
-    /* GtkGLArea's own path: nothing is drawn ahead */
-    self->rb_pending = FALSE;
-    if (self->rb_tick) {
-      gtk_widget_remove_tick_callback(widget, self->rb_tick);
-      self->rb_tick = 0;
-    }
+    stop_readahead(self); /* GtkGLArea's own path */
     return FALSE;
   }
   int w, h;
@@ -362,7 +364,7 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   if (gtk_gl_area_get_error(GTK_GL_AREA(self)))
     return FALSE;
   if (!self->rb_fbo || self->rb_w != w || self->rb_h != h) {
-    readback_free(self);
+    readback_free(self, TRUE);
     GLuint rb[2];
     glGenFramebuffers(1, &self->rb_fbo);
     glGenRenderbuffers(2, rb);
@@ -377,7 +379,7 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, self->rb_depth);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
       glBindFramebuffer(GL_FRAMEBUFFER, 0);
-      readback_free(self);
+      readback_free(self, TRUE);
       return FALSE; /* GtkGLArea's own path */
     }
     self->rb_w = w, self->rb_h = h;
