@@ -694,7 +694,7 @@ static gboolean on_timeout(gpointer data)
 static gboolean wait_frame(widget_probe *pr, GtkWidget *view)
 {
   int before = pr->frames;
-  gtk_gl_area_queue_render(GTK_GL_AREA(view));
+  lw_view3d_redraw(LW_VIEW3D(view));
   guint id = g_timeout_add_seconds(10, on_timeout, pr->loop);
   g_main_loop_run(pr->loop);
   g_source_remove(id);
@@ -834,9 +834,11 @@ static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, gboolean read
     g_unsetenv("LW_VIEW_NO_READBACK");
   else
     g_setenv("LW_VIEW_NO_READBACK", "1", TRUE);
+  /* both pictures of a still view (anti-aliased), and the frame drawn ahead
+   * on the read-back path shown: a frame clock tick later */
+  lwt_spin(0.3);
   g_assert_true(wait_frame(pr, view));
-  while (g_main_context_iteration(NULL, FALSE))
-    ;
+  lwt_spin(0.3);
   int w = gtk_widget_get_width(view), h = gtk_widget_get_height(view);
   GdkPaintable *pt = gtk_widget_paintable_new(view);
   GtkSnapshot *snap = gtk_snapshot_new();

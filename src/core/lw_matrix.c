@@ -231,36 +231,30 @@ void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y
   }
 }
 
-void lw_mass_mul(const lw_model *m, const double *x, double *y)
+/* y = B x for a block-diagonal B of nb blocks nqb x nqb (column-major) */
+static void block_diag_mul(int nb, int nqb, const double *blocks, const double *x, double *y)
 {
-  int nqb = m->nqb;
-  for (int b = 0; b < m->nb; b++) {
-    const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
-    const double *xb = x + (size_t)b * nqb;
+  for (int b = 0; b < nb; b++) {
+    const double *B = blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
     double *yb = y + (size_t)b * nqb;
     for (int i = 0; i < nqb; i++) {
       double s = 0;
       for (int j = 0; j < nqb; j++)
-        s += M[j * nqb + i] * xb[j];
+        s += B[j * nqb + i] * xb[j];
       yb[i] = s;
     }
   }
 }
 
+void lw_mass_mul(const lw_model *m, const double *x, double *y)
+{
+  block_diag_mul(m->nb, m->nqb, m->mass_blocks, x, y);
+}
+
 /* y = M^-1 x with the inverses of the mass blocks */
 void lw_minv_mul(const lw_model *m, const double *x, double *y)
 {
-  int nqb = m->nqb;
-  for (int b = 0; b < m->nb; b++) {
-    const double *Mi = m->minv_blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
-    double *yb = y + (size_t)b * nqb;
-    for (int i = 0; i < nqb; i++) {
-      double s = 0;
-      for (int j = 0; j < nqb; j++)
-        s += Mi[j * nqb + i] * xb[j];
-      yb[i] = s;
-    }
-  }
+  block_diag_mul(m->nb, m->nqb, m->minv_blocks, x, y);
 }
 
 /* ---- SPD solver ------------------------------------------------------- */

@@ -750,6 +750,12 @@ void lw_view3d_clear_traces(LwView3d *self)
   changed(self);
 }
 
+void lw_view3d_redraw(LwView3d *self)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  changed(self);
+}
+
 void lw_view3d_reset_camera(LwView3d *self)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));

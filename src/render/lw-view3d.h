@@ -40,6 +40,10 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state);
 void lw_view3d_set_trace(LwView3d *self, int k, const double *xyz, int n);
 void lw_view3d_clear_traces(LwView3d *self);
 void lw_view3d_reset_camera(LwView3d *self);
+/* draw again now ("rendered" follows).  On the software path a redraw that
+ * only shows a frame drawn ahead does not draw, so gtk_gl_area_queue_render
+ * alone may not bring "rendered"; this does. */
+void lw_view3d_redraw(LwView3d *self);
 /* Zoom about the centre: factor < 1 zooms in. */
 void lw_view3d_zoom(LwView3d *self, double factor);
 /* "bodies/NAME", "joints/NAME", "forces/NAME" or NULL */
