@@ -62,6 +62,27 @@ static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title
   return label;
 }
 
+/* a value that changes with every frame of a run: an inscription, whose
+ * size does not follow its text, so that a new value redraws the row
+ * without laying out the window again (a label would, at every frame) */
+static GtkWidget *row_add_live(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
+                               const char *value)
+{
+  GtkWidget *row = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
+  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+  if (subtitle)
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(row), subtitle);
+  GtkWidget *text = gtk_inscription_new(value);
+  gtk_inscription_set_min_chars(GTK_INSCRIPTION(text), 13); /* "-1.23457e-05" */
+  gtk_inscription_set_xalign(GTK_INSCRIPTION(text), 1);
+  gtk_widget_add_css_class(text, "numeric");
+  adw_action_row_add_suffix(ADW_ACTION_ROW(row), text);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
+  g_hash_table_replace(self->rows, g_strdup(title), text);
+  return text;
+}
+
 static void fmt_num(char *buf, size_t n, double v)
 {
   g_snprintf(buf, n, "%.6g", v);
@@ -244,7 +265,7 @@ static void show_outputs(LwInspector *self)
   if (!d->noutputs)
     return;
   GtkWidget *g = group_new(self, _("Outputs"), NULL);
-  self->time_row = row_add(self, g, _("Time"), "s", "0");
+  self->time_row = row_add_live(self, g, _("Time"), "s", "0");
 }
 
 static void rebuild(LwInspector *self);
@@ -300,7 +321,7 @@ static void rebuild(LwInspector *self)
   if (names && self->ncols) {
     GtkWidget *g = gtk_widget_get_last_child(self->box);
     for (int c = 0; c < self->ncols; c++)
-      g_ptr_array_add(self->out_labels, row_add(self, g, names[c], NULL, "—"));
+      g_ptr_array_add(self->out_labels, row_add_live(self, g, names[c], NULL, "—"));
   }
 }
 
@@ -326,19 +347,21 @@ void lw_inspector_set_outputs(LwInspector *self, double t, const double *outputs
   char buf[64];
   if (self->time_row) {
     g_snprintf(buf, sizeof buf, "%.4f", t);
-    gtk_label_set_text(GTK_LABEL(self->time_row), buf);
+    gtk_inscription_set_text(GTK_INSCRIPTION(self->time_row), buf);
   }
   for (guint c = 0; outputs && c < self->out_labels->len; c++) {
     fmt_num(buf, sizeof buf, outputs[c]);
-    gtk_label_set_text(GTK_LABEL(g_ptr_array_index(self->out_labels, c)), buf);
+    gtk_inscription_set_text(GTK_INSCRIPTION(g_ptr_array_index(self->out_labels, c)), buf);
   }
 }
 
 const char *lw_inspector_lookup(LwInspector *self, const char *title)
 {
   g_return_val_if_fail(LW_IS_INSPECTOR(self), NULL);
-  GtkWidget *label = g_hash_table_lookup(self->rows, title);
-  return label ? gtk_label_get_text(GTK_LABEL(label)) : NULL;
+  GtkWidget *value = g_hash_table_lookup(self->rows, title);
+  if (value && GTK_IS_INSCRIPTION(value))
+    return gtk_inscription_get_text(GTK_INSCRIPTION(value));
+  return value ? gtk_label_get_text(GTK_LABEL(value)) : NULL;
 }
 
 static void lw_inspector_dispose(GObject *object)

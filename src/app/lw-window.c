@@ -189,7 +189,7 @@ static void update_status(LwWindow *self)
   default:
     g_snprintf(buf, sizeof buf, _("t = %.3f s · ready"), t);
   }
-  gtk_label_set_text(GTK_LABEL(self->status_label), buf);
+  gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label), buf);
 }
 
 /* ---- showing a frame ------------------------------------------------------ */
@@ -212,7 +212,7 @@ static void show_frame(LwWindow *self, guint k)
   self->shown_frame = k;
   char buf[32];
   g_snprintf(buf, sizeof buf, "%.3f s", t);
-  gtk_label_set_text(GTK_LABEL(self->time_label), buf);
+  gtk_inscription_set_text(GTK_INSCRIPTION(self->time_label), buf);
 }
 
 double lw_window_get_shown_time(LwWindow *self)
@@ -1070,7 +1070,8 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
                                              chk.err.msg);
       show_message(self, msg);
     }
-    gtk_label_set_text(GTK_LABEL(self->status_label), chk.compiled ? _("cannot assemble") : _("incomplete model"));
+    gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label),
+                             chk.compiled ? _("cannot assemble") : _("incomplete model"));
   }
   if (keep_camera)
     lw_view3d_set_camera(LW_VIEW3D(self->view), &cam);

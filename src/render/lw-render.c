@@ -140,6 +140,8 @@ struct lw_renderer {
   double view[16];
   float projf[16];
   int picking, cur_mode, front_face;
+  int flip_y;  /* draw upside down (lw_renderer_set_flip_y) */
+  int flipped; /* the current pass is drawn upside down */
   int vw, vh;         /* viewport of the pass */
   float alpha;        /* 1, or less for the see-through pass of joints */
   int halo;           /* drawing the selection halo: only the selected element */
@@ -578,6 +580,11 @@ void lw_renderer_set_samples(lw_renderer *r, int samples)
   r->samples = samples > 1 ? samples : 0;
 }
 
+void lw_renderer_set_flip_y(lw_renderer *r, gboolean flip)
+{
+  r->flip_y = flip != 0;
+}
+
 void lw_renderer_reset_scale(lw_renderer *r)
 {
   r->scale_valid = 0;
@@ -940,7 +947,7 @@ static rinst *new_instance(lw_renderer *r, int mesh, const double model[16])
     for (int i = 0; i < 3; i++)
       f[16 + c * 3 + i] = (float)(sg * cof[c][i]);
   /* back faces are culled; a mirroring matrix turns the winding over */
-  in->front = det < 0 ? GL_CW : GL_CCW;
+  in->front = (det < 0) != (r->flipped != 0) ? GL_CW : GL_CCW;
   memset(f + 25, 0, sizeof(float) * (INST_FLOATS - 25));
   return in;
 }
@@ -1431,6 +1438,11 @@ static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const
   lw_camera_proj_matrix(cam, (double)w / (h > 0 ? h : 1), proj);
   if (pick_window)
     lw_mat4_mul(pick_window, proj, proj);
+  /* upside down: y negated in clip space, which turns the winding over */
+  r->flipped = r->flip_y && !pick_window;
+  if (r->flipped)
+    for (int i = 1; i < 16; i += 4)
+      proj[i] = -proj[i];
   for (int i = 0; i < 16; i++)
     r->projf[i] = (float)proj[i];
   glUseProgram(r->program[program]);
@@ -1441,8 +1453,8 @@ static void begin_pass(lw_renderer *r, const lw_camera *cam, int w, int h, const
   set_mode(r, MODE_MESH);
   glEnable(GL_CULL_FACE);
   glCullFace(GL_BACK);
-  glFrontFace(GL_CCW);
-  r->front_face = GL_CCW;
+  r->front_face = r->flipped ? GL_CW : GL_CCW;
+  glFrontFace((GLenum)r->front_face);
   glBindVertexArray(r->vao);
 }
 
@@ -1499,8 +1511,9 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
   /* background: a soft vertical gradient */
   glDisable(GL_DEPTH_TEST);
   glUseProgram(r->program[P_BACKGROUND]);
-  glUniform3f(r->u[P_BACKGROUND][U_BG_TOP], 0.925f, 0.937f, 0.953f);
-  glUniform3f(r->u[P_BACKGROUND][U_BG_BOTTOM], 0.788f, 0.812f, 0.847f);
+  static const float bg_top[3] = {0.925f, 0.937f, 0.953f}, bg_bottom[3] = {0.788f, 0.812f, 0.847f};
+  glUniform3fv(r->u[P_BACKGROUND][U_BG_TOP], 1, r->flip_y ? bg_bottom : bg_top);
+  glUniform3fv(r->u[P_BACKGROUND][U_BG_BOTTOM], 1, r->flip_y ? bg_top : bg_bottom);
   glBindVertexArray(r->vao);
   glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_SCREEN], GL_UNSIGNED_INT,
                  (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_SCREEN]));

@@ -89,6 +89,11 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *state, 
  * an internal MSAA framebuffer and resolves into the bound one. */
 void lw_renderer_set_samples(lw_renderer *r, int samples);
 
+/* Draw upside down (the top row first in memory, as cairo and most image
+ * formats store it), so that a picture read back with glReadPixels needs
+ * no flip.  Picking is not affected. */
+void lw_renderer_set_flip_y(lw_renderer *r, gboolean flip);
+
 /* state may be NULL (background and grid only). */
 void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int width_px, int height_px,
                       const lw_render_state *state);

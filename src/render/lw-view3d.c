@@ -56,12 +56,13 @@ struct _LwView3d {
 
   /* software path (GTK's cairo renderer): our own framebuffer, read back
    * straight into the format cairo composites */
-  GLuint rb_fbo, rb_color, rb_depth;
+  GLuint rb_fbo, rb_color, rb_depth; /* rb_color: a texture */
   int rb_w, rb_h;
   /* while the picture keeps changing, the frame drawn at one snapshot is
    * read back at the next, so that llvmpipe's threads draw while GTK
    * composites: the picture shown is one frame old */
   cairo_surface_t *rb_img;    /* the last picture read back */
+  struct rb_pool *rb_pool;    /* the pixel stores of the pictures */
   guint64 rb_img_gen;         /* the generation it shows */
   gboolean rb_pending;        /* a frame is being drawn into rb_fbo */
   guint64 rb_pending_gen;
@@ -243,8 +244,8 @@ static void readback_free(LwView3d *self, gboolean gl)
 {
   if (gl && self->rb_fbo) {
     glDeleteFramebuffers(1, &self->rb_fbo);
-    GLuint rb[2] = {self->rb_color, self->rb_depth};
-    glDeleteRenderbuffers(2, rb);
+    glDeleteTextures(1, &self->rb_color);
+    glDeleteRenderbuffers(1, &self->rb_depth);
   }
   self->rb_fbo = self->rb_color = self->rb_depth = 0;
   self->rb_w = self->rb_h = 0;
@@ -306,26 +307,76 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
     glClear(GL_COLOR_BUFFER_BIT);
     return TRUE;
   }
+  lw_renderer_set_flip_y(self->renderer, FALSE);
   draw_scene(self, w, h, TRUE);
   return TRUE;
 }
 
-/* the picture in rb_fbo into rb_img (top row first, cairo's ARGB32) */
+/* Pixel stores of the pictures read back.  GTK holds a picture as long as
+ * a frame shows it; a store comes back here when cairo lets go of it, and is
+ * used again (a fresh store each frame cost a page fault per 4 KiB).  The
+ * pool outlives the view while GTK still holds one of its stores. */
+typedef struct rb_pool {
+  int refs;    /* the view, and each store out */
+  gsize size;  /* of every store in free */
+  GSList *free;
+} rb_pool;
+
+typedef struct {
+  rb_pool *pool;
+  guchar *data;
+  gsize size;
+} rb_store;
+
+static void rb_pool_unref(rb_pool *pool)
+{
+  if (--pool->refs > 0)
+    return;
+  g_slist_free_full(pool->free, g_free);
+  g_free(pool);
+}
+
+static void rb_store_return(gpointer user)
+{
+  rb_store *st = user;
+  rb_pool *pool = st->pool;
+  if (st->size == pool->size && g_slist_length(pool->free) < 2)
+    pool->free = g_slist_prepend(pool->free, st->data);
+  else
+    g_free(st->data);
+  g_free(st);
+  rb_pool_unref(pool);
+}
+
+/* the picture in rb_fbo into rb_img: drawn upside down into B8G8R8A8
+ * storage, it is read as it is stored (cairo's ARGB32), one copy */
 static void readback_image(LwView3d *self, int w, int h)
 {
-  gsize stride = (gsize)w * 4;
-  guchar *up = g_malloc(stride * (gsize)h), *px = g_malloc(stride * (gsize)h);
+  rb_pool *pool = self->rb_pool;
+  gsize stride = (gsize)w * 4, size = stride * (gsize)h;
+  if (pool->size != size) {
+    g_slist_free_full(pool->free, g_free);
+    pool->free = NULL;
+    pool->size = size;
+  }
+  rb_store *st = g_new(rb_store, 1);
+  st->pool = pool;
+  st->size = size;
+  if (pool->free) {
+    st->data = pool->free->data;
+    pool->free = g_slist_delete_link(pool->free, pool->free);
+  } else {
+    st->data = g_malloc(size);
+  }
+  pool->refs++;
   glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, up); /* bottom row first */
-  for (int y = 0; y < h; y++)
-    memcpy(px + (gsize)y * stride, up + (gsize)(h - 1 - y) * stride, stride);
-  g_free(up);
+  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, st->data); /* the top row first */
   g_clear_pointer(&self->rb_img, cairo_surface_destroy);
-  self->rb_img = cairo_image_surface_create_for_data(px, CAIRO_FORMAT_ARGB32, w, h, (int)stride);
+  self->rb_img = cairo_image_surface_create_for_data(st->data, CAIRO_FORMAT_ARGB32, w, h, (int)stride);
   static cairo_user_data_key_t key;
-  cairo_surface_set_user_data(self->rb_img, &key, px, g_free);
+  cairo_surface_set_user_data(self->rb_img, &key, st, rb_store_return);
 }
 
 /* a frame drawn ahead is waiting to be read back: redraw the view */
@@ -365,17 +416,22 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
     return FALSE;
   if (!self->rb_fbo || self->rb_w != w || self->rb_h != h) {
     readback_free(self, TRUE);
-    GLuint rb[2];
     glGenFramebuffers(1, &self->rb_fbo);
-    glGenRenderbuffers(2, rb);
-    self->rb_color = rb[0], self->rb_depth = rb[1];
-    glBindRenderbuffer(GL_RENDERBUFFER, self->rb_color);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+    /* the colour in a texture of unsized format given as B8G8R8A8: Mesa
+     * then stores it so, and the read-back is a copy (a renderbuffer's
+     * R8G8B8A8 was swizzled pixel by pixel) */
+    glGenTextures(1, &self->rb_color);
+    glBindTexture(GL_TEXTURE_2D, self->rb_color);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenRenderbuffers(1, &self->rb_depth);
     glBindRenderbuffer(GL_RENDERBUFFER, self->rb_depth);
     glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, w, h);
     glBindRenderbuffer(GL_RENDERBUFFER, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, self->rb_color);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, self->rb_color, 0);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, self->rb_depth);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
       glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -398,6 +454,7 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   if (!self->rb_img || self->rb_img_gen != self->gen || !tick_only) {
     gboolean async = self->rb_img && moving;
     glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+    lw_renderer_set_flip_y(self->renderer, TRUE);
     draw_scene(self, w, h, !async);
     if (async) {
       self->rb_pending = TRUE;
@@ -413,7 +470,8 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
   }
   /* painted through cairo: a cairo node's surface is composited by pixman
-   * (a texture node would be converted again) */
+   * (a memory texture would be converted pixel by pixel through floating
+   * point: a fifth more of the main thread) */
   double sw = gtk_widget_get_width(widget), sh = gtk_widget_get_height(widget);
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, (float)sw, (float)sh));
   cairo_scale(cr, sw / w, sh / h);
@@ -586,6 +644,8 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->forces);
   g_free(self->selection);
   g_free(self->gl_error);
+  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
+  rb_pool_unref(self->rb_pool);
   G_OBJECT_CLASS(lw_view3d_parent_class)->finalize(obj);
 }
 
@@ -648,6 +708,8 @@ static void lw_view3d_init(LwView3d *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("3-D view"), -1);
 
   self->traces = g_array_new(FALSE, TRUE, sizeof(trace_copy));
+  self->rb_pool = g_new0(rb_pool, 1);
+  self->rb_pool->refs = 1;
   self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE};
   self->sel = (lw_pick){LW_PICK_NONE, -1};
   lw_camera_init(&self->cam);
