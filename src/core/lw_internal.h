@@ -189,7 +189,7 @@ struct lw_data {
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
-  int S_ok;
+  int schur_ok; /* S and W hold the factors at the step's final state */
   int dof;
   int ncoords;
 };
@@ -242,6 +242,8 @@ void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, doubl
  * its diagonal entry or below */
 int lw_chol_dense(double *a, int n, double rel_pivot);
 void lw_chol_dense_solve(const double *a, int n, double *x);
+/* the same for nrhs sides stored by rows: Y[i * nrhs + c] */
+void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs);
 
 /* forces.c */
 void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,

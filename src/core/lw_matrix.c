@@ -69,6 +69,45 @@ void lw_chol_dense_solve(const double *a, int n, double *x)
   }
 }
 
+/* nrhs right-hand sides at once, row-major (Y[i * nrhs + c]): the updates
+ * of the sides are independent, so they overlap instead of waiting on one
+ * another as a single side's do */
+void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
+{
+  if (nrhs == 1) {
+    lw_chol_dense_solve(a, n, Y);
+    return;
+  }
+  for (int j = 0; j < n; j++) {
+    const double *restrict cj = a + (size_t)j * n;
+    double *restrict yj = Y + (size_t)j * nrhs;
+    for (int c = 0; c < nrhs; c++)
+      yj[c] *= cj[j];
+    for (int i = j + 1; i < n; i++) {
+      double l = cj[i];
+      if (l == 0.0)
+        continue;
+      double *restrict yi = Y + (size_t)i * nrhs;
+      for (int c = 0; c < nrhs; c++)
+        yi[c] -= l * yj[c];
+    }
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    double *restrict yj = Y + (size_t)j * nrhs;
+    double djj = a[(size_t)j * n + j];
+    for (int c = 0; c < nrhs; c++)
+      yj[c] *= djj;
+    for (int k = 0; k < j; k++) {
+      double l = a[(size_t)k * n + j];
+      if (l == 0.0)
+        continue;
+      double *restrict yk = Y + (size_t)k * nrhs;
+      for (int c = 0; c < nrhs; c++)
+        yk[c] -= l * yj[c];
+    }
+  }
+}
+
 /* LU with partial pivoting in place (column-major), for small dense
  * matrices (the sensitivities' step matrices); -1 when a pivot falls below 1e-14 of the largest */
 int lw_lu_dense(double *A, int n, int *ipiv)

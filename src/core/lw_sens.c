@@ -173,6 +173,7 @@ typedef struct {
   double sP, sM; /* scales of the constraint rows in AP and KM */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   double *kx;    /* (nq) scratch of km_solve */
+  double *kxm;   /* ((nq + nc) x p) scratch of km_solve with several sides */
   char *act; /* (p) the parameter's step columns are nonzero */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs */
@@ -277,6 +278,41 @@ static void km_solve(sens *s, double *B, int nrhs)
   const lw_model *m = s->m;
   const lw_data *d = s->d;
   int nq = s->nq, nc = s->nc, nqb = s->nqb, w = 2 * nqb;
+  if (nrhs > 1 && nrhs <= s->p) {
+    /* the sides' Schur solves together: Y (nc x nrhs, by rows), X = M^-1 F */
+    double *Y = s->kxm, *X = s->kxm + (size_t)nc * nrhs;
+    for (int col = 0; col < nrhs; col++) {
+      const double *f = B + (size_t)col * s->n1, *g = f + nq;
+      for (int r = 0; r < nc; r++) {
+        const lw_row *row = &m->rows[r];
+        double a = 0;
+        for (int k = 0; k < row->nblk; k++) {
+          const double *wr = d->W + (size_t)r * w + k * nqb, *fb = f + (size_t)row->blk[k] * nqb;
+          for (int i = 0; i < nqb; i++)
+            a += wr[i] * fb[i];
+        }
+        Y[(size_t)r * nrhs + col] = a - g[r];
+      }
+      lw_minv_mul(m, f, X + (size_t)col * nq);
+    }
+    lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);
+    for (int col = 0; col < nrhs; col++) {
+      double *f = B + (size_t)col * s->n1, *x = X + (size_t)col * nq;
+      for (int r = 0; r < nc; r++) {
+        const lw_row *row = &m->rows[r];
+        double yr = Y[(size_t)r * nrhs + col];
+        f[nq + r] = yr;
+        for (int k = 0; k < row->nblk; k++) {
+          double *xb = x + (size_t)row->blk[k] * nqb;
+          const double *wr = d->W + (size_t)r * w + k * nqb;
+          for (int i = 0; i < nqb; i++)
+            xb[i] -= wr[i] * yr;
+        }
+      }
+      memcpy(f, x, sizeof(double) * (size_t)nq);
+    }
+    return;
+  }
   for (int col = 0; col < nrhs; col++) {
     double *f = B + (size_t)col * s->n1, *y = f + nq;
     /* y = W^T f - g = J M^-1 f - g */
@@ -336,8 +372,10 @@ static void fb_grads(sens *s, const double *st, double *eq, double *eqd, double 
   }
 }
 
-/* linearize the step from state a (t_n) to state b (t_n+1) */
-static int lin_step(sens *s, const double *sa, const double *sb)
+/* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
+ * holds state b as lw_step left it (the constraint rows, their time terms
+ * and the Schur factors at b are not evaluated again) */
+static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
@@ -386,13 +424,16 @@ static int lin_step(sens *s, const double *sa, const double *sb)
     s->qds[i] = s->c2 * (q[i] - qn[i]) - qdn[i];
     s->qdds[i] = s->c4 * (q[i] - qn[i]) - 2.0 * s->c2 * qdn[i] - qddn[i];
   }
-  lw_rows_eval(m, d, q, t, 1);
-  lw_rows_time(m, d, q, qd, t);
+  fresh = fresh && d->schur_ok;
+  if (!fresh) {
+    lw_rows_eval(m, d, q, t, 1);
+    lw_rows_time(m, d, q, qd, t);
+  }
   /* through M^-1 only when the mass blocks are well conditioned: a point
    * mass without rotary inertia is not, and M^-1 would carry its round-off
    * into the derivatives (the pendulum's forward and adjoint then differ by
    * 1e-6 instead of 1e-11) */
-  s->km_schur = m->dense && m->minv_cond <= 1e6 && lw_schur_factor(m, d) == 0;
+  s->km_schur = m->dense && m->minv_cond <= 1e6 && (fresh || lw_schur_factor(m, d) == 0);
   if (!s->km_schur)
     build_km(s, s->KM);
   if (!s->km_schur && lw_lu_dense(s->KM, n1, s->ipM)) {
@@ -841,7 +882,7 @@ static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
-                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kx, s->rhs, s->out_used, s->y_const,
+                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kx, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
@@ -878,6 +919,7 @@ static int sens_alloc(sens *s)
   s->e = calloc((size_t)nx + n1 + 1, sizeof(double));
   s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
   s->kx = calloc((size_t)s->nq + 1, sizeof(double));
+  s->kxm = calloc((size_t)(s->nq + s->nc) * p + 1, sizeof(double));
   s->rhs = calloc((size_t)n1 + 1, sizeof(double));
   s->out_used = calloc((size_t)s->m->nout + 1, 1);
   s->y_const = calloc((size_t)s->m->nout + 1, 1);
@@ -899,7 +941,7 @@ static int sens_alloc(sens *s)
     if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
       return -1;
   }
-  return s->M && s->kx && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
+  return s->M && s->kx && s->kxm && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
                  s->Y && s->YT
              ? 0
              : -1;
@@ -1079,7 +1121,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         }
         state_save(s, st1);
         if (forward && p > 0) {
-          if (lin_step(s, st0, st1)) {
+          if (lin_step(s, st0, st1, 1)) {
             status = err->status;
             goto out2;
           }
@@ -1161,7 +1203,17 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
       double wi, wf;
       weights(s, k, &wi, &wf);
       objectives_at(s, wi, wf, s->value);
-      if (forward && p > 0) {
+      if (forward && p > 0 && !res->table) {
+        /* the gradients alone: g_o += (Y^T gy_o) . Sx_j + gy_o . YT_j */
+        for (int o = 0; o < no; o++) {
+          const double *gyo = s->gy + (size_t)o * ncols;
+          memset(s->e2, 0, sizeof(double) * (size_t)nx);
+          gemv_t(ncols, nx, 1.0, s->Y, gyo, s->e2);
+          for (int j = 0; j < p; j++)
+            s->grad[(size_t)o * p + j] += dotn(nx, s->e2, Sx + (size_t)j * nx) +
+                                         dotn(ncols, gyo, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
+        }
+      } else if (forward && p > 0) {
         /* Z = Y Sx + YT (only the used outputs' rows of Y are filled) */
         for (int j = 0; j < p; j++) {
           double *z = Z + (size_t)j * ncols;
@@ -1276,7 +1328,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         weights(s, k, &wi, &wf);
         outputs_at(s, stk, 1);
         objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
-        if (k > 0 && lin_step(s, base + sl * (size_t)(k - 1), stk)) {
+        if (k > 0 && lin_step(s, base + sl * (size_t)(k - 1), stk, 0)) {
           status = err->status;
           goto out2;
         }

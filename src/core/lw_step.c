@@ -251,6 +251,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;
 
+  d->schur_ok = 0;
   if (m->nfbs)
     lw_fb_step_begin(m, d, h); /* from the state at t_n */
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
@@ -348,6 +349,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   for (int r = 0; r < nc; r++)
     target[r] = -d->phit[r];
   int exact = m->dense && lw_schur_factor(m, d) == 0;
+  d->schur_ok = exact;
   double vres = exact ? project_exact(m, d, d->qd, target, 1) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
