@@ -40,26 +40,34 @@ static GtkWidget *group_new(LwInspector *self, const char *title, const char *de
   return g;
 }
 
-/* a row: title on the left, a selectable value on the right */
-static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
-                          const char *value)
+/* a row: title and subtitle on the left, the widget that shows its value
+ * on the right */
+static GtkWidget *row_add_widget(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
+                                 GtkWidget *value)
 {
   GtkWidget *row = adw_action_row_new();
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
   adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
   if (subtitle)
     adw_action_row_set_subtitle(ADW_ACTION_ROW(row), subtitle);
+  gtk_widget_add_css_class(value, "numeric");
+  /* its accessible name is its text; the row's title says what it is */
+  adw_action_row_add_suffix(ADW_ACTION_ROW(row), value);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
+  g_hash_table_replace(self->rows, g_strdup(title), value);
+  return value;
+}
+
+/* a selectable value */
+static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
+                          const char *value)
+{
   GtkWidget *label = gtk_label_new(value);
   gtk_label_set_selectable(GTK_LABEL(label), TRUE);
   gtk_label_set_xalign(GTK_LABEL(label), 1);
   gtk_label_set_wrap(GTK_LABEL(label), TRUE);
   gtk_label_set_max_width_chars(GTK_LABEL(label), 28);
-  gtk_widget_add_css_class(label, "numeric");
-  /* its accessible name is its text; the row's title says what it is */
-  adw_action_row_add_suffix(ADW_ACTION_ROW(row), label);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
-  g_hash_table_replace(self->rows, g_strdup(title), label);
-  return label;
+  return row_add_widget(self, group, title, subtitle, label);
 }
 
 /* a value that changes with every frame of a run: an inscription, whose
@@ -68,19 +76,10 @@ static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title
 static GtkWidget *row_add_live(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
                                const char *value)
 {
-  GtkWidget *row = adw_action_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
-  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
-  if (subtitle)
-    adw_action_row_set_subtitle(ADW_ACTION_ROW(row), subtitle);
   GtkWidget *text = gtk_inscription_new(value);
   gtk_inscription_set_min_chars(GTK_INSCRIPTION(text), 13); /* "-1.23457e-05" */
   gtk_inscription_set_xalign(GTK_INSCRIPTION(text), 1);
-  gtk_widget_add_css_class(text, "numeric");
-  adw_action_row_add_suffix(ADW_ACTION_ROW(row), text);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
-  g_hash_table_replace(self->rows, g_strdup(title), text);
-  return text;
+  return row_add_widget(self, group, title, subtitle, text);
 }
 
 static void fmt_num(char *buf, size_t n, double v)

@@ -232,6 +232,8 @@ void lw_spd_solve(lw_spd *s, double *x); /* in place */
 int lw_schur_factor(const lw_model *m, lw_data *d);
 /* with those factors: y = S^-1 y, then x -= W y */
 void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y);
+/* x -= W y */
+void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const double *y);
 /* dense LU with partial pivoting in place (column-major); -1 when a pivot
  * falls below 1e-14 of the largest.  Solves A x = b (trans = 0) or
  * A^T x = b for nrhs columns of B. */

@@ -172,8 +172,7 @@ typedef struct {
   int *ipP, *ipM;
   double sP, sM; /* scales of the constraint rows in AP and KM */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
-  double *kx;    /* (nq) scratch of km_solve */
-  double *kxm;   /* ((nq + nc) x p) scratch of km_solve with several sides */
+  double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs */
@@ -278,44 +277,10 @@ static void km_solve(sens *s, double *B, int nrhs)
   const lw_model *m = s->m;
   const lw_data *d = s->d;
   int nq = s->nq, nc = s->nc, nqb = s->nqb, w = 2 * nqb;
-  if (nrhs > 1 && nrhs <= s->p) {
-    /* the sides' Schur solves together: Y (nc x nrhs, by rows), X = M^-1 F */
-    double *Y = s->kxm, *X = s->kxm + (size_t)nc * nrhs;
-    for (int col = 0; col < nrhs; col++) {
-      const double *f = B + (size_t)col * s->n1, *g = f + nq;
-      for (int r = 0; r < nc; r++) {
-        const lw_row *row = &m->rows[r];
-        double a = 0;
-        for (int k = 0; k < row->nblk; k++) {
-          const double *wr = d->W + (size_t)r * w + k * nqb, *fb = f + (size_t)row->blk[k] * nqb;
-          for (int i = 0; i < nqb; i++)
-            a += wr[i] * fb[i];
-        }
-        Y[(size_t)r * nrhs + col] = a - g[r];
-      }
-      lw_minv_mul(m, f, X + (size_t)col * nq);
-    }
-    lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);
-    for (int col = 0; col < nrhs; col++) {
-      double *f = B + (size_t)col * s->n1, *x = X + (size_t)col * nq;
-      for (int r = 0; r < nc; r++) {
-        const lw_row *row = &m->rows[r];
-        double yr = Y[(size_t)r * nrhs + col];
-        f[nq + r] = yr;
-        for (int k = 0; k < row->nblk; k++) {
-          double *xb = x + (size_t)row->blk[k] * nqb;
-          const double *wr = d->W + (size_t)r * w + k * nqb;
-          for (int i = 0; i < nqb; i++)
-            xb[i] -= wr[i] * yr;
-        }
-      }
-      memcpy(f, x, sizeof(double) * (size_t)nq);
-    }
-    return;
-  }
+  /* the sides' Schur solves together: Y (nc x nrhs, by rows), X = M^-1 F */
+  double *Y = s->kxm, *X = s->kxm + (size_t)nc * nrhs;
   for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * s->n1, *y = f + nq;
-    /* y = W^T f - g = J M^-1 f - g */
+    const double *f = B + (size_t)col * s->n1, *g = f + nq;
     for (int r = 0; r < nc; r++) {
       const lw_row *row = &m->rows[r];
       double a = 0;
@@ -324,11 +289,17 @@ static void km_solve(sens *s, double *B, int nrhs)
         for (int i = 0; i < nqb; i++)
           a += wr[i] * fb[i];
       }
-      y[r] = a - y[r];
+      Y[(size_t)r * nrhs + col] = a - g[r];
     }
-    lw_minv_mul(m, f, s->kx);
-    lw_schur_correct(m, d, s->kx, y);
-    memcpy(f, s->kx, sizeof(double) * (size_t)nq);
+    lw_minv_mul(m, f, X + (size_t)col * nq);
+  }
+  lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);
+  for (int col = 0; col < nrhs; col++) {
+    double *f = B + (size_t)col * s->n1, *x = X + (size_t)col * nq;
+    for (int r = 0; r < nc; r++)
+      f[nq + r] = Y[(size_t)r * nrhs + col];
+    lw_schur_update(m, d, x, f + nq);
+    memcpy(f, x, sizeof(double) * (size_t)nq);
   }
 }
 
@@ -882,7 +853,7 @@ static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
-                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kx, s->kxm, s->rhs, s->out_used, s->y_const,
+                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
@@ -918,7 +889,6 @@ static int sens_alloc(sens *s)
   s->dacc = calloc((size_t)s->nc + 1, sizeof(double));
   s->e = calloc((size_t)nx + n1 + 1, sizeof(double));
   s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
-  s->kx = calloc((size_t)s->nq + 1, sizeof(double));
   s->kxm = calloc((size_t)(s->nq + s->nc) * p + 1, sizeof(double));
   s->rhs = calloc((size_t)n1 + 1, sizeof(double));
   s->out_used = calloc((size_t)s->m->nout + 1, 1);
@@ -941,7 +911,7 @@ static int sens_alloc(sens *s)
     if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
       return -1;
   }
-  return s->M && s->kx && s->kxm && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
+  return s->M && s->kxm && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
                  s->Y && s->YT
              ? 0
              : -1;

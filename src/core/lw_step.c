@@ -164,8 +164,14 @@ int lw_schur_factor(const lw_model *m, lw_data *d)
 /* with S and W of lw_schur_factor: y = S^-1 y, then x -= W y */
 void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y)
 {
+  lw_chol_dense_solve(d->S, m->nc, y);
+  lw_schur_update(m, d, x, y);
+}
+
+/* x -= W y */
+void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const double *y)
+{
   int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
-  lw_chol_dense_solve(d->S, nc, y);
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++) {
