@@ -857,6 +857,21 @@ static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, gboolean read
   return tex;
 }
 
+/* the largest colour difference of pixel i (B G R A, w x h) to its four
+ * neighbours: an edge shows as a large one (0 at the picture's rim) */
+static int edge_contrast(const guint8 *px, int w, int h, long i)
+{
+  long x = i % w, y = i / w;
+  if (x == 0 || x == w - 1 || y == 0 || y == h - 1)
+    return 0;
+  const long nb[4] = {i - 1, i + 1, i - w, i + w};
+  int e = 0;
+  for (int k = 0; k < 4; k++)
+    for (int c = 0; c < 3; c++)
+      e = MAX(e, abs((int)px[4 * i + c] - (int)px[4 * nb[k] + c]));
+  return e;
+}
+
 static void test_widget_readback(void)
 {
   if (!gtk_init_check()) {
@@ -897,16 +912,7 @@ static void test_widget_readback(void)
     worst = MAX(worst, d);
     if (d > 2) {
       differ++;
-      /* a pixel whose neighbours differ from it: an edge */
-      long x = i % w, y = i / w;
-      if (x > 0 && x < w - 1 && y > 0 && y < h - 1) {
-        int e = 0;
-        for (int c = 0; c < 3; c++)
-          e = MAX(e, MAX(abs((int)pb[4 * i + c] - (int)pb[4 * (i - 1) + c]),
-                         abs((int)pb[4 * i + c] - (int)pb[4 * (i - w) + c])));
-        edge_differ += e > 8 || abs((int)pb[4 * i] - (int)pb[4 * (i + 1)]) > 8 ||
-                       abs((int)pb[4 * i] - (int)pb[4 * (i + w)]) > 8;
-      }
+      edge_differ += edge_contrast(pb, w, h, i) > 8;
     }
     /* B G R A: the mechanism's saturated colours */
     double mx = MAX(pa[4 * i], MAX(pa[4 * i + 1], pa[4 * i + 2])), mn = MIN(pa[4 * i], MIN(pa[4 * i + 1], pa[4 * i + 2]));

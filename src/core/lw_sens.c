@@ -989,11 +989,9 @@ static void initial_sens(sens *s, const init_lin *L, double *X, int ldx, double 
   }
 }
 
-static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
+/* the engine's sizes and constants for model m and p parameters */
+static void sens_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_error *err)
 {
-  sens S = {0}, *s = &S;
-  int status = LW_OK;
-  lw_error *err = &res->error;
   s->m = m;
   s->err = err;
   s->nq = m->nq;
@@ -1006,15 +1004,23 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   s->nqb = m->nqb;
   s->ncoords = m->ncoords;
   s->ncols = m->ncols;
-  s->p = opt->method == LW_SENS_VALUE ? 0 : opt->nparams;
-  s->no = opt->nobj;
-  s->obj = opt->objectives;
+  s->p = p;
   s->tg = tg;
   s->h = m->desc->solver.step;
   s->c2 = 2.0 / s->h;
   s->c4 = 4.0 / (s->h * s->h);
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
+}
+
+static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
+{
+  sens S = {0}, *s = &S;
+  int status = LW_OK;
+  lw_error *err = &res->error;
+  sens_init(s, m, tg, opt->method == LW_SENS_VALUE ? 0 : opt->nparams, err);
+  s->no = opt->nobj;
+  s->obj = opt->objectives;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
   s->value = res->value;
   s->grad = res->gradient;
@@ -1530,22 +1536,7 @@ done:
 int lw_sens_initial_state(const lw_model *m, lw_tangent **tg, int p, double *S0, lw_error *err)
 {
   sens S = {0}, *s = &S;
-  s->m = m;
-  s->err = err;
-  s->nq = m->nq;
-  s->nc = m->nc;
-  s->n1 = m->nq + m->nc;
-  s->nz = m->nfbs;
-  s->fb_ta = s->fb_tb = NAN;
-  s->nxs = 3 * m->nq + m->nc;
-  s->nx = s->nxs + s->nz;
-  s->nqb = m->nqb;
-  s->ncoords = m->ncoords;
-  s->ncols = m->ncols;
-  s->p = p;
-  s->tg = tg;
-  s->h = m->desc->solver.step;
-  s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
+  sens_init(s, m, tg, p, err);
   int n1 = s->n1, rc = -1;
   init_lin L = {0};
   double *st0 = NULL, *R = NULL, *R2 = NULL;

@@ -179,18 +179,7 @@ int lw_ref_idas_run(const lw_model *m, double rtol, double atol, const double *t
   rc = 0;
 
 done:
-  if (mem)
-    IDAFree(&mem);
-  if (LS)
-    SUNLinSolFree(LS);
-  if (A)
-    SUNMatDestroy(A);
-  if (yy)
-    N_VDestroy(yy);
-  if (yp)
-    N_VDestroy(yp);
-  if (id)
-    N_VDestroy(id);
+  lw_ref_ida_release(mem, LS, A, (N_Vector[]){yy, yp, id}, 3);
   if (sctx)
     SUNContext_Free(&sctx);
   free(qdd);

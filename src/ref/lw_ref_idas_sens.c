@@ -1038,20 +1038,8 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   rc = 0;
 
 done:
-  if (mem)
-    IDAFree(&mem);
-  if (LS)
-    SUNLinSolFree(LS);
-  if (A)
-    SUNMatDestroy(A);
-  if (LSB)
-    SUNLinSolFree(LSB);
-  if (AB)
-    SUNMatDestroy(AB);
-  N_Vector vs[] = {yy, yp, id, yq, yB, ypB, idB, qB};
-  for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++)
-    if (vs[i])
-      N_VDestroy(vs[i]);
+  lw_ref_ida_release(mem, LS, A, (N_Vector[]){yy, yp, id, yq, yB, ypB, idB, qB}, 8);
+  lw_ref_ida_release(NULL, LSB, AB, NULL, 0);
   if (yS)
     N_VDestroyVectorArray(yS, p);
   if (ypS)

@@ -8,6 +8,19 @@
 #include <stdio.h>
 #include <time.h>
 
+void lw_ref_ida_release(void *mem, SUNLinearSolver LS, SUNMatrix A, N_Vector *v, int nv)
+{
+  if (mem)
+    IDAFree(&mem);
+  if (LS)
+    SUNLinSolFree(LS);
+  if (A)
+    SUNMatDestroy(A);
+  for (int i = 0; i < nv; i++)
+    if (v[i])
+      N_VDestroy(v[i]);
+}
+
 double lw_ref_now(void)
 {
   struct timespec ts;

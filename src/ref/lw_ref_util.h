@@ -5,6 +5,10 @@
 
 #include "linkwright.h"
 
+#include <idas/idas.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+
 /* monotonic wall clock, s */
 double lw_ref_now(void);
 /* printf into msg (may be NULL) */
@@ -16,5 +20,8 @@ void lw_ref_msg(char *msg, int msglen, const char *fmt, ...);
  * smaller step), else 0. */
 int lw_ref_residual(const lw_model *m, lw_data *d, const double *M, double *Q, double *J, double *gam, double t,
                     const double *y, const double *yp, double *r);
+/* frees what is not NULL: the IDAS memory, a linear solver, its matrix
+ * and nv vectors */
+void lw_ref_ida_release(void *mem, SUNLinearSolver LS, SUNMatrix A, N_Vector *v, int nv);
 
 #endif
