@@ -6,6 +6,12 @@
 
 /* Frames are kept up to this many bytes; a longer run records every k-th step. */
 #define FRAME_BUDGET_BYTES ((gsize)256 << 20)
+/* Paced to the wall clock, the worker lets the clock run ahead by this
+ * much and then computes until it has caught up: one wake-up per burst
+ * instead of one per step, so the thread does not preempt the display
+ * thousands of times a second (a display frame is 16.7 ms).  Simulated
+ * time never runs ahead of the wall clock by more than a step. */
+#define PACE_BURST_US 8000
 
 struct _LwSimRunner {
   GObject parent_instance;
@@ -142,8 +148,9 @@ static gpointer worker(gpointer user)
     if (self->real_time && !self->want_pause && self->speed > 0) {
       /* wait for the wall clock; a pause or cancel wakes the wait at once */
       gint64 due = wall0 + (gint64)(sim / self->speed * 1e6);
-      while (!self->want_cancel && !self->want_pause && g_get_monotonic_time() < due)
-        g_cond_wait_until(&self->cond, &self->lock, due);
+      if (due > now)
+        while (!self->want_cancel && !self->want_pause && g_get_monotonic_time() < due + PACE_BURST_US)
+          g_cond_wait_until(&self->cond, &self->lock, due + PACE_BURST_US);
     }
   }
   g_mutex_unlock(&self->lock);

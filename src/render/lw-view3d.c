@@ -24,6 +24,7 @@
 #define AA_SAMPLES 4
 /* two changes of the picture this close: it is moving (frames drawn ahead) */
 #define ASYNC_GAP_US 100000
+#define RB_RING 3           /* pictures read back in turn */
 
 typedef struct {
   double *xyz;
@@ -61,9 +62,17 @@ struct _LwView3d {
   /* while the picture keeps changing, the frame drawn at one snapshot is
    * read back at the next, so that llvmpipe's threads draw while GTK
    * composites: the picture shown is one frame old */
-  cairo_surface_t *rb_img;    /* the last picture read back */
-  struct rb_pool *rb_pool;    /* the pixel stores of the pictures */
+  /* The pictures are a ring of image surfaces that live as long as the
+   * view and are written in place.  A cairo node records its picture as a
+   * snapshot of the surface; a surface freed (or flushed) while it has one
+   * is first copied for it, 2 MB copied and cleared per frame.  GTK draws
+   * only its newest frame, which shows rb_img, so the surface written next,
+   * the oldest, is in no frame that will be drawn again. */
+  cairo_surface_t *rb_ring[RB_RING];
+  int rb_next;                /* the one to write next */
+  cairo_surface_t *rb_img;    /* the last picture read back (in rb_ring) */
   guint64 rb_img_gen;         /* the generation it shows */
+  gboolean rb_warm;           /* a frame without multisampling drawn in rb_fbo */
   gboolean rb_pending;        /* a frame is being drawn into rb_fbo */
   guint64 rb_pending_gen;
   double rb_submit_ms;        /* the time the submission took */
@@ -228,6 +237,8 @@ static void lw_view3d_realize(GtkWidget *widget)
   push_traces(self);
 }
 
+static void rb_drop_images(LwView3d *self);
+
 /* nothing drawn ahead any more: the pending frame is dropped */
 static void stop_readahead(LwView3d *self)
 {
@@ -250,7 +261,7 @@ static void readback_free(LwView3d *self, gboolean gl)
   self->rb_fbo = self->rb_color = self->rb_depth = 0;
   self->rb_w = self->rb_h = 0;
   stop_readahead(self);
-  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
+  rb_drop_images(self);
 }
 
 static void lw_view3d_unrealize(GtkWidget *widget)
@@ -312,71 +323,41 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
   return TRUE;
 }
 
-/* Pixel stores of the pictures read back.  GTK holds a picture as long as
- * a frame shows it; a store comes back here when cairo lets go of it, and is
- * used again (a fresh store each frame cost a page fault per 4 KiB).  The
- * pool outlives the view while GTK still holds one of its stores. */
-typedef struct rb_pool {
-  int refs;    /* the view, and each store out */
-  gsize size;  /* of every store in free */
-  GSList *free;
-} rb_pool;
-
-typedef struct {
-  rb_pool *pool;
-  guchar *data;
-  gsize size;
-} rb_store;
-
-static void rb_pool_unref(rb_pool *pool)
+static void rb_drop_images(LwView3d *self)
 {
-  if (--pool->refs > 0)
-    return;
-  g_slist_free_full(pool->free, g_free);
-  g_free(pool);
-}
-
-static void rb_store_return(gpointer user)
-{
-  rb_store *st = user;
-  rb_pool *pool = st->pool;
-  if (st->size == pool->size && g_slist_length(pool->free) < 2)
-    pool->free = g_slist_prepend(pool->free, st->data);
-  else
-    g_free(st->data);
-  g_free(st);
-  rb_pool_unref(pool);
+  for (int i = 0; i < RB_RING; i++)
+    g_clear_pointer(&self->rb_ring[i], cairo_surface_destroy);
+  self->rb_img = NULL;
+  self->rb_next = 0;
 }
 
 /* the picture in rb_fbo into rb_img: drawn upside down into B8G8R8A8
- * storage, it is read as it is stored (cairo's ARGB32), one copy */
+ * storage, it is read as it is stored (cairo's ARGB32), one copy, into the
+ * oldest surface of the ring (not flushed nor marked dirty: either would
+ * copy it for the snapshots of frames GTK no longer draws) */
 static void readback_image(LwView3d *self, int w, int h)
 {
-  rb_pool *pool = self->rb_pool;
-  gsize stride = (gsize)w * 4, size = stride * (gsize)h;
-  if (pool->size != size) {
-    g_slist_free_full(pool->free, g_free);
-    pool->free = NULL;
-    pool->size = size;
+  cairo_surface_t *img = self->rb_ring[self->rb_next];
+  if (img && (cairo_image_surface_get_width(img) != w || cairo_image_surface_get_height(img) != h))
+    g_clear_pointer(&self->rb_ring[self->rb_next], cairo_surface_destroy);
+  if (!self->rb_ring[self->rb_next]) {
+    /* on storage of our own: a surface cairo allocated is taken to be
+     * clear until it is marked dirty, and would be drawn as nothing */
+    int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
+    guchar *data = g_malloc((gsize)stride * (gsize)h);
+    img = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32, w, h, stride);
+    static cairo_user_data_key_t key;
+    cairo_surface_set_user_data(img, &key, data, g_free);
+    self->rb_ring[self->rb_next] = img;
   }
-  rb_store *st = g_new(rb_store, 1);
-  st->pool = pool;
-  st->size = size;
-  if (pool->free) {
-    st->data = pool->free->data;
-    pool->free = g_slist_delete_link(pool->free, pool->free);
-  } else {
-    st->data = g_malloc(size);
-  }
-  pool->refs++;
+  img = self->rb_ring[self->rb_next];
+  self->rb_next = (self->rb_next + 1) % RB_RING;
   glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glPixelStorei(GL_PACK_ROW_LENGTH, cairo_image_surface_get_stride(img) / 4);
+  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, cairo_image_surface_get_data(img)); /* the top row first */
   glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, st->data); /* the top row first */
-  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
-  self->rb_img = cairo_image_surface_create_for_data(st->data, CAIRO_FORMAT_ARGB32, w, h, (int)stride);
-  static cairo_user_data_key_t key;
-  cairo_surface_set_user_data(self->rb_img, &key, st, rb_store_return);
+  self->rb_img = img;
 }
 
 /* a frame drawn ahead is waiting to be read back: redraw the view */
@@ -439,6 +420,20 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
       return FALSE; /* GtkGLArea's own path */
     }
     self->rb_w = w, self->rb_h = h;
+    self->rb_warm = FALSE;
+  }
+  if (!self->rb_warm && self->has_state) {
+    /* llvmpipe compiles shader variants at the first draw into a kind of
+     * framebuffer.  The frames of a moving picture go without multisampling
+     * straight into rb_fbo, the still ones through a multisampled buffer:
+     * one frame of the first kind drawn now, while the picture is still,
+     * keeps that compilation (15-35 ms) out of the first frame of a run.
+     * The still frame drawn next overwrites it. */
+    glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+    lw_renderer_set_flip_y(self->renderer, TRUE);
+    lw_renderer_set_samples(self->renderer, 0);
+    lw_renderer_draw(self->renderer, &self->cam, w, h, &self->state);
+    self->rb_warm = TRUE;
   }
   gboolean moving = self->last_change - self->prev_change < ASYNC_GAP_US;
   if (self->rb_pending) {
@@ -644,8 +639,7 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->forces);
   g_free(self->selection);
   g_free(self->gl_error);
-  g_clear_pointer(&self->rb_img, cairo_surface_destroy);
-  rb_pool_unref(self->rb_pool);
+  rb_drop_images(self);
   G_OBJECT_CLASS(lw_view3d_parent_class)->finalize(obj);
 }
 
@@ -708,8 +702,6 @@ static void lw_view3d_init(LwView3d *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("3-D view"), -1);
 
   self->traces = g_array_new(FALSE, TRUE, sizeof(trace_copy));
-  self->rb_pool = g_new0(rb_pool, 1);
-  self->rb_pool->refs = 1;
   self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE};
   self->sel = (lw_pick){LW_PICK_NONE, -1};
   lw_camera_init(&self->cam);
@@ -752,6 +744,7 @@ void lw_view3d_set_model(LwView3d *self, const lw_desc *desc)
   }
   apply_selection(self, (lw_pick){LW_PICK_NONE, -1});
   self->need_fit = TRUE;
+  self->rb_warm = FALSE;
   changed(self);
 }
 
