@@ -97,11 +97,28 @@ static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer
   double gmax = 0;
   for (int j = 0; j < np; j++)
     gmax = fmax(gmax, fabs(self->result.gradient[j]));
-  double label_w = 70, value_w = 90, row_h = fmin(28.0, (h - 8.0) / fmax(np, 1));
+  /* names and values in the widget's font; the names get the room they
+   * need up to 40 % of the width, and are shortened in the middle beyond */
+  PangoLayout *name_l = gtk_widget_create_pango_layout(GTK_WIDGET(self->chart), NULL);
+  PangoLayout *value_l = gtk_widget_create_pango_layout(GTK_WIDGET(self->chart), NULL);
+  int name_max = 0, value_max = 0, tw, th;
+  char buf[32];
+  for (int j = 0; j < np; j++) {
+    pango_layout_set_text(name_l, self->desc->params[self->result_params[j]].name, -1);
+    pango_layout_get_pixel_size(name_l, &tw, &th);
+    name_max = MAX(name_max, tw);
+    g_snprintf(buf, sizeof buf, "%.5g", self->result.gradient[j]);
+    pango_layout_set_text(value_l, buf, -1);
+    pango_layout_get_pixel_size(value_l, &tw, &th);
+    value_max = MAX(value_max, tw);
+  }
+  double value_w = value_max + 12.0, label_w = fmin(name_max + 12.0, 0.4 * w);
+  double row_h = fmin(28.0, (h - 8.0) / fmax(np, 1));
   double x0 = label_w + (w - label_w - value_w) / 2; /* zero line */
-  double half = (w - label_w - value_w) / 2 - 4;
-  cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 12);
+  double half = fmax((w - label_w - value_w) / 2 - 4, 0.0);
+  pango_layout_set_width(name_l, (int)((label_w - 8) * PANGO_SCALE));
+  pango_layout_set_ellipsize(name_l, PANGO_ELLIPSIZE_MIDDLE);
+  pango_layout_set_alignment(name_l, PANGO_ALIGN_RIGHT);
   for (int j = 0; j < np; j++) {
     double g = self->result.gradient[j];
     double y = 4 + j * row_h;
@@ -113,16 +130,18 @@ static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer
     cairo_rectangle(cr, len >= 0 ? x0 : x0 + len, y + 4, fabs(len), row_h - 8);
     cairo_fill(cr);
     gdk_cairo_set_source_rgba(cr, &fg);
-    const char *name = self->desc->params[self->result_params[j]].name;
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr, name, &ext);
-    cairo_move_to(cr, label_w - 6 - ext.x_advance, y + row_h / 2 + ext.height / 2);
-    cairo_show_text(cr, name);
-    char buf[32];
+    pango_layout_set_text(name_l, self->desc->params[self->result_params[j]].name, -1);
+    pango_layout_get_pixel_size(name_l, &tw, &th);
+    cairo_move_to(cr, 0, y + (row_h - th) / 2);
+    pango_cairo_show_layout(cr, name_l);
     g_snprintf(buf, sizeof buf, "%.5g", g);
-    cairo_move_to(cr, w - value_w + 4, y + row_h / 2 + ext.height / 2);
-    cairo_show_text(cr, buf);
+    pango_layout_set_text(value_l, buf, -1);
+    pango_layout_get_pixel_size(value_l, &tw, &th);
+    cairo_move_to(cr, w - value_w + 6, y + (row_h - th) / 2);
+    pango_cairo_show_layout(cr, value_l);
   }
+  g_object_unref(name_l);
+  g_object_unref(value_l);
   gdk_cairo_set_source_rgba(cr, &fg);
   cairo_set_line_width(cr, 1);
   cairo_move_to(cr, floor(x0) + 0.5, 2);
