@@ -872,6 +872,93 @@ static int edge_contrast(const guint8 *px, int w, int h, long i)
   return e;
 }
 
+/* body origins of state s all inside the w x h view of cam */
+static gboolean origins_in_view(const lw_camera *cam, const lw_render_state *s, int w, int h)
+{
+  for (int b = 0; b < s->nbodies; b++) {
+    double x, y;
+    if (!lw_camera_project(cam, w, h, s->body_pose + 12 * b, &x, &y) || x < 0 || x > w || y < 0 || y > h)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* the fitted camera widens to keep a mechanism that leaves its box in
+ * view, never narrows, and stays where the user put it */
+static void test_widget_auto_frame(void)
+{
+  if (!gtk_init_check()) {
+    g_test_skip("no display");
+    return;
+  }
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
+  GtkWidget *view, *win = view_window(&sc, &pr, 480, 360, &view);
+  g_assert_true(wait_frame(&pr, view));
+  g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
+  int w = gtk_widget_get_width(view), h = gtk_widget_get_height(view);
+  lw_camera c0, c1, c2;
+  lw_view3d_get_camera(LW_VIEW3D(view), &c0);
+  g_assert_true(origins_in_view(&c0, &sc.s, w, h));
+
+  /* the mechanism moved 3 m to the side: out of the first view */
+  int nb = sc.s.nbodies, nj = sc.s.njoints;
+  double *pose = g_memdup2(sc.pose, sizeof(double) * 12 * nb), *jt = g_memdup2(sc.joints, sizeof(double) * 6 * MAX(nj, 1));
+  for (int b = 0; b < nb; b++)
+    pose[12 * b] += 3.0;
+  for (int j = 0; j < nj; j++)
+    jt[6 * j] += 3.0;
+  lw_render_state moved = sc.s;
+  moved.body_pose = pose;
+  moved.joints = jt;
+  g_assert_false(origins_in_view(&c0, &moved, w, h));
+  lw_view3d_set_state(LW_VIEW3D(view), &moved);
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c1);
+  g_test_message("camera distance %.3f -> %.3f, target x %.3f -> %.3f", c0.distance, c1.distance, c0.target[0],
+                 c1.target[0]);
+  g_assert_true(origins_in_view(&c1, &moved, w, h));
+  g_assert_true(origins_in_view(&c1, &sc.s, w, h)); /* the box grew: where it was is still in view */
+  g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
+
+  /* back inside the box: no change */
+  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c2);
+  g_assert_true(memcmp(&c1, &c2, sizeof c1) == 0);
+
+  /* the user zooms: the camera is theirs, and stays */
+  lw_view3d_zoom(LW_VIEW3D(view), 1.0);
+  g_assert_false(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c1);
+  for (int b = 0; b < nb; b++)
+    pose[12 * b] += 10.0;
+  lw_view3d_set_state(LW_VIEW3D(view), &moved);
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c2);
+  g_assert_true(memcmp(&c1, &c2, sizeof c1) == 0);
+
+  /* reset_camera fits the current state again, and widens again, also to
+   * hold a trace that goes out of the box */
+  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+  lw_view3d_reset_camera(LW_VIEW3D(view));
+  g_assert_true(wait_frame(&pr, view));
+  g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c1);
+  const double far[6] = {sc.pose[0], sc.pose[1], sc.pose[2], sc.pose[0] - 4.0, sc.pose[1] - 3.0, sc.pose[2]};
+  double x, y;
+  g_assert_false(lw_camera_project(&c1, w, h, far + 3, &x, &y) && x >= 0 && x <= w && y >= 0 && y <= h);
+  lw_view3d_set_trace(LW_VIEW3D(view), 0, far, 2);
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c2);
+  g_assert_true(lw_camera_project(&c2, w, h, far + 3, &x, &y) && x >= 0 && x <= w && y >= 0 && y <= h);
+  g_assert_true(origins_in_view(&c2, &sc.s, w, h));
+  g_free(pose);
+  g_free(jt);
+  view_window_close(win, &pr, &sc);
+}
+
 static void test_widget_readback(void)
 {
   if (!gtk_init_check()) {
@@ -967,6 +1054,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/draw-time", test_draw_time);
   g_test_add_func("/render/widget", test_widget);
   g_test_add_func("/render/widget/readback", test_widget_readback);
+  g_test_add_func("/render/widget/auto-frame", test_widget_auto_frame);
   int ret = g_test_run();
   gl_down();
   g_free(egl_problem);

@@ -1035,6 +1035,7 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
   lw_camera cam;
   lw_view3d_get_camera(LW_VIEW3D(self->view), &cam);
   gboolean keep_camera = self->desc && self->desc->planar == desc->planar;
+  gboolean auto_frame = lw_view3d_get_auto_frame(LW_VIEW3D(self->view));
   lw_check_result chk;
   lw_check(desc, &chk);
   gboolean runnable = FALSE;
@@ -1073,8 +1074,10 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
     gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label),
                              chk.compiled ? _("cannot assemble") : _("incomplete model"));
   }
-  if (keep_camera)
+  if (keep_camera) {
     lw_view3d_set_camera(LW_VIEW3D(self->view), &cam);
+    lw_view3d_set_auto_frame(LW_VIEW3D(self->view), auto_frame);
+  }
   show_check(self, &chk, runnable);
   lw_check_result_clear(&chk);
   if (sel)
@@ -1173,11 +1176,7 @@ static void frame_drawing_area(LwWindow *self)
 {
   gboolean planar = !self->desc || self->desc->planar;
   double lo[3] = {-0.5, -0.5, planar ? 0 : -0.5}, hi[3] = {3.0, 2.0, planar ? 0 : 1.5};
-  lw_camera cam;
-  lw_view3d_get_camera(LW_VIEW3D(self->view), &cam);
-  int w = MAX(gtk_widget_get_width(self->view), 1), h = MAX(gtk_widget_get_height(self->view), 1);
-  lw_camera_fit_aspect(&cam, lo, hi, planar, (double)w / h);
-  lw_view3d_set_camera(LW_VIEW3D(self->view), &cam);
+  lw_view3d_fit_box(LW_VIEW3D(self->view), lo, hi);
 }
 
 static gboolean frame_drawing_area_cb(gpointer user)

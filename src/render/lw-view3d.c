@@ -41,6 +41,10 @@ struct _LwView3d {
   lw_desc *desc;
   lw_camera cam;
   gboolean need_fit;
+  /* the camera is the fitted one (the user has not moved it): it widens to
+   * keep the moving mechanism in view; frame_lo/hi is the box it shows */
+  gboolean auto_frame;
+  double frame_lo[3], frame_hi[3];
 
   gboolean has_state;
   lw_render_state state;
@@ -282,6 +286,54 @@ static void lw_view3d_unrealize(GtkWidget *widget)
 }
 
 /* draw the scene into the bound framebuffer, w x h device pixels */
+/* the box lo..hi grown to hold the traces drawn */
+static void add_trace_bounds(const LwView3d *self, double lo[3], double hi[3])
+{
+  for (guint k = 0; k < self->traces->len; k++) {
+    const trace_copy *t = &g_array_index(self->traces, trace_copy, k);
+    for (int i = 0; i < t->n; i++)
+      for (int c = 0; c < 3; c++) {
+        double v = t->xyz[3 * i + c];
+        if (isfinite(v)) {
+          lo[c] = fmin(lo[c], v);
+          hi[c] = fmax(hi[c], v);
+        }
+      }
+  }
+}
+
+/* A mechanism (or its traces) that leaves the box the fitted camera shows (a pendulum
+ * swinging out of its starting pose) widens the box by a fifth of its size
+ * beyond what left it, and the camera is fitted again: it keeps the motion
+ * in view and changes only now and then.  It never narrows. */
+static void widen_frame(LwView3d *self, const lw_render_state *s, int w, int h)
+{
+  double lo[3], hi[3];
+  if (!lw_renderer_bounds(self->renderer, s, lo, hi))
+    return;
+  add_trace_bounds(self, lo, hi);
+  double ext = 0;
+  for (int i = 0; i < 3; i++)
+    ext = fmax(ext, fmax(self->frame_hi[i], hi[i]) - fmin(self->frame_lo[i], lo[i]));
+  double tol = 1e-9 * fmax(ext, 1e-9), margin = 0.2 * ext;
+  gboolean out = FALSE;
+  for (int i = 0; i < 3; i++) {
+    if (!isfinite(lo[i]) || !isfinite(hi[i]))
+      return;
+    if (lo[i] < self->frame_lo[i] - tol) {
+      self->frame_lo[i] = lo[i] - margin;
+      out = TRUE;
+    }
+    if (hi[i] > self->frame_hi[i] + tol) {
+      self->frame_hi[i] = hi[i] + margin;
+      out = TRUE;
+    }
+  }
+  if (out)
+    lw_camera_fit_aspect(&self->cam, self->frame_lo, self->frame_hi, lw_renderer_planar(self->renderer),
+                         (double)w / h);
+}
+
 static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
 {
   gint64 t0 = g_get_monotonic_time();
@@ -290,9 +342,15 @@ static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
     double lo[3], hi[3];
     lw_renderer_reset_scale(self->renderer);
     lw_renderer_bounds(self->renderer, s, lo, hi);
+    add_trace_bounds(self, lo, hi); /* a run already made: its whole motion */
     lw_renderer_up(self->renderer, self->cam.up);
     lw_camera_fit_aspect(&self->cam, lo, hi, lw_renderer_planar(self->renderer), (double)w / h);
     self->need_fit = FALSE;
+    self->auto_frame = TRUE;
+    memcpy(self->frame_lo, lo, sizeof lo);
+    memcpy(self->frame_hi, hi, sizeof hi);
+  } else if (self->auto_frame && s && w > 0 && h > 0) {
+    widen_frame(self, s, w, h);
   }
   gboolean still = t0 - self->last_change >= AA_IDLE_US;
   lw_renderer_set_samples(self->renderer, still ? AA_SAMPLES : 0);
@@ -510,7 +568,7 @@ static void drag_update(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
   else
     lw_camera_pan(&self->cam, dx, dy, gtk_widget_get_width(GTK_WIDGET(self)),
                   gtk_widget_get_height(GTK_WIDGET(self)));
-  self->need_fit = FALSE;
+  self->need_fit = self->auto_frame = FALSE;
   changed(self);
 }
 
@@ -539,7 +597,7 @@ static gboolean scroll(GtkEventControllerScroll *c, double dx, double dy, LwView
     return FALSE;
   lw_camera_zoom(&self->cam, pow(1.15, dy), self->pointer_x, self->pointer_y,
                  gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)));
-  self->need_fit = FALSE;
+  self->need_fit = self->auto_frame = FALSE;
   changed(self);
   return TRUE;
 }
@@ -823,7 +881,7 @@ void lw_view3d_zoom(LwView3d *self, double factor)
   g_return_if_fail(LW_IS_VIEW3D(self));
   int w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
   lw_camera_zoom(&self->cam, factor, 0.5 * w, 0.5 * h, w, h);
-  self->need_fit = FALSE;
+  self->need_fit = self->auto_frame = FALSE;
   changed(self);
 }
 
@@ -861,7 +919,33 @@ void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
   self->cam = *cam;
+  self->need_fit = self->auto_frame = FALSE;
+  changed(self);
+}
+
+gboolean lw_view3d_get_auto_frame(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), FALSE);
+  return self->auto_frame;
+}
+
+void lw_view3d_set_auto_frame(LwView3d *self, gboolean auto_frame)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  self->auto_frame = auto_frame;
+  changed(self);
+}
+
+void lw_view3d_fit_box(LwView3d *self, const double lo[3], const double hi[3])
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  int w = MAX(gtk_widget_get_width(GTK_WIDGET(self)), 1), h = MAX(gtk_widget_get_height(GTK_WIDGET(self)), 1);
+  gboolean planar = self->renderer ? lw_renderer_planar(self->renderer) : !self->desc || self->desc->planar;
+  lw_camera_fit_aspect(&self->cam, lo, hi, planar, (double)w / h);
+  memcpy(self->frame_lo, lo, sizeof self->frame_lo);
+  memcpy(self->frame_hi, hi, sizeof self->frame_hi);
   self->need_fit = FALSE;
+  self->auto_frame = TRUE;
   changed(self);
 }
 

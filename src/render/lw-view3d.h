@@ -57,6 +57,12 @@ double lw_view3d_get_frame_time_ms(LwView3d *self);
  * and cancels a pending automatic fit. */
 void lw_view3d_get_camera(LwView3d *self, lw_camera *cam);
 void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam);
+/* The camera fitted to the mechanism (after a model is set, reset_camera or
+ * fit_box, until the user or set_camera moves it) widens by itself when the
+ * mechanism leaves the box it shows.  fit_box fits it to the box lo..hi. */
+gboolean lw_view3d_get_auto_frame(LwView3d *self);
+void lw_view3d_set_auto_frame(LwView3d *self, gboolean auto_frame);
+void lw_view3d_fit_box(LwView3d *self, const double lo[3], const double hi[3]);
 /* Pick as a click at widget coordinates (x, y) would; FALSE on empty space
  * or when GL is not available. */
 gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out);
