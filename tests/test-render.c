@@ -731,19 +731,29 @@ static void view_window_close(GtkWidget *win, widget_probe *pr, scene *sc)
   scene_close(sc);
 }
 
+/* the five-bar in a window of w x h, drawn once; NULL (the test skipped)
+ * without a display */
+static GtkWidget *five_bar_window(scene *sc, widget_probe *pr, int w, int h, GtkWidget **view)
+{
+  if (!gtk_init_check()) {
+    g_test_skip("no display");
+    return NULL;
+  }
+  scene_open(sc, "five-bar.json");
+  *pr = (widget_probe){g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
+  GtkWidget *win = view_window(sc, pr, w, h, view);
+  g_assert_true(wait_frame(pr, *view));
+  return win;
+}
+
 static void test_widget(void)
 {
   gl_down(); /* the headless context is not needed any more */
-  if (!gtk_init_check()) {
-    g_test_skip("no display");
-    return;
-  }
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
-  GtkWidget *view, *win = view_window(&sc, &pr, 480, 360, &view);
-
-  g_assert_true(wait_frame(&pr, view));
+  widget_probe pr;
+  GtkWidget *view, *win = five_bar_window(&sc, &pr, 480, 360, &view);
+  if (!win)
+    return;
   const char *gl_error = lw_view3d_get_gl_error(LW_VIEW3D(view));
   g_assert_null(gl_error);
   GdkGLContext *ctx = gtk_gl_area_get_context(GTK_GL_AREA(view));
@@ -887,15 +897,11 @@ static gboolean origins_in_view(const lw_camera *cam, const lw_render_state *s, 
  * view, never narrows, and stays where the user put it */
 static void test_widget_auto_frame(void)
 {
-  if (!gtk_init_check()) {
-    g_test_skip("no display");
-    return;
-  }
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
-  GtkWidget *view, *win = view_window(&sc, &pr, 480, 360, &view);
-  g_assert_true(wait_frame(&pr, view));
+  widget_probe pr;
+  GtkWidget *view, *win = five_bar_window(&sc, &pr, 480, 360, &view);
+  if (!win)
+    return;
   g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
   int w = gtk_widget_get_width(view), h = gtk_widget_get_height(view);
   lw_camera c0, c1, c2;
@@ -961,15 +967,11 @@ static void test_widget_auto_frame(void)
 
 static void test_widget_readback(void)
 {
-  if (!gtk_init_check()) {
-    g_test_skip("no display");
-    return;
-  }
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  widget_probe pr = {g_main_loop_new(NULL, FALSE), 0, 0, 0, 0};
-  GtkWidget *view, *win = view_window(&sc, &pr, 400, 300, &view);
-  g_assert_true(wait_frame(&pr, view));
+  widget_probe pr;
+  GtkWidget *view, *win = five_bar_window(&sc, &pr, 400, 300, &view);
+  if (!win)
+    return;
   if (!GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(GTK_NATIVE(win)))) {
     /* GTK picks its renderer once per process: the 'render-cairo' test runs this */
     g_test_skip("needs GSK_RENDERER=cairo (the render-cairo test)");
