@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "lw-application.h"
+#include "lw-autosave.h"
 #include "lw-editor.h"
 #include "lw-palette.h"
 #include "lw-prop-editor.h"
@@ -1032,6 +1033,42 @@ static int child_edit(void)
   return 0;
 }
 
+/* whether an autosave's process still runs is told by its lock, not its
+ * PID: a PID is given again to other processes */
+static void test_autosave_owner(void)
+{
+  g_autofree char *dir = g_build_filename(cache_dir, "linkwright", "autosave", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+  /* left by a process whose PID (1) now belongs to a process that runs */
+  g_autofree char *json = g_build_filename(dir, "1-1.json", NULL);
+  g_autofree char *lock = g_build_filename(dir, "1-1.lock", NULL);
+  g_assert_true(g_file_set_contents(json, "{}", -1, NULL));
+  g_assert_true(g_file_set_contents(lock, "", -1, NULL));
+  g_autofree char *found = lw_autosave_find_orphan();
+  g_assert_cmpstr(found, ==, json);
+  /* a file from before the locks: the PID is all there is to go by */
+  g_unlink(lock);
+  g_autofree char *found2 = lw_autosave_find_orphan();
+  g_assert_null(found2);
+  /* this process's own: locked, not offered; removed with its lock */
+  g_autofree char *mine = lw_autosave_path_new();
+  g_assert_true(g_file_set_contents(mine, "{}", -1, NULL));
+  g_autofree char *stem = g_strndup(mine, strlen(mine) - strlen(".json"));
+  g_autofree char *mine_lock = g_strconcat(stem, ".lock", NULL);
+  g_assert_true(g_file_test(mine_lock, G_FILE_TEST_EXISTS));
+  g_autofree char *found3 = lw_autosave_find_orphan();
+  g_assert_null(found3);
+  lw_autosave_remove(mine);
+  g_assert_false(g_file_test(mine, G_FILE_TEST_EXISTS));
+  g_assert_false(g_file_test(mine_lock, G_FILE_TEST_EXISTS));
+  /* a lock left without its file is cleared away */
+  g_assert_true(g_file_set_contents(lock, "", -1, NULL));
+  g_unlink(json);
+  g_autofree char *found4 = lw_autosave_find_orphan();
+  g_assert_null(found4);
+  g_assert_false(g_file_test(lock, G_FILE_TEST_EXISTS));
+}
+
 static void test_kill_recover(void)
 {
   g_autofree char *marker = g_build_filename(cache_dir, "child-ready", NULL);
@@ -1252,6 +1289,7 @@ int main(int argc, char **argv)
   g_test_add_func("/edit/slider-crank", test_slider_crank);
   g_test_add_func("/edit/invalid-edits", test_invalid_edits);
   g_test_add_func("/edit/kill-recover", test_kill_recover);
+  g_test_add_func("/edit/autosave-owner", test_autosave_owner);
   g_test_add_func("/edit/tutorial", test_tutorial);
   int rc = g_test_run();
   g_object_unref(app);

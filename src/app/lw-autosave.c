@@ -2,7 +2,9 @@
 #include "lw-autosave.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +18,40 @@ static char *autosave_dir(void)
   return g_build_filename(g_get_user_cache_dir(), "linkwright", "autosave", NULL);
 }
 
+/* "DIR/PID-N.json" -> "DIR/PID-N.lock" */
+static char *lock_path(const char *json)
+{
+  g_autofree char *base = g_str_has_suffix(json, ".json") ? g_strndup(json, strlen(json) - 5) : g_strdup(json);
+  return g_strconcat(base, ".lock", NULL);
+}
+
+/* the lock files this process holds: path of the autosave -> fd + 1 */
+static GHashTable *held;
+
 char *lw_autosave_path_new(void)
 {
   static int counter;
   g_autofree char *dir = autosave_dir();
   g_autofree char *name = g_strdup_printf("%d-%d.json", (int)getpid(), ++counter);
-  return g_build_filename(dir, name, NULL);
+  char *path = g_build_filename(dir, name, NULL);
+  /* a lock held as long as this process lives: the kernel lets go of it
+   * when the process ends however it ends, so a file whose lock can be
+   * taken was left behind, even when its PID now belongs to another
+   * process */
+  g_autofree char *lp = lock_path(path);
+  int fd = -1;
+  if (g_mkdir_with_parents(dir, 0700) == 0)
+    fd = g_open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  if (fd >= 0) {
+    if (!held)
+      held = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_hash_table_insert(held, g_strdup(path), GINT_TO_POINTER(fd + 1));
+  }
+  return path;
 }
 
 gboolean lw_autosave_write(const char *path, const lw_desc *d, GError **error)
@@ -37,12 +67,29 @@ gboolean lw_autosave_write(const char *path, const lw_desc *d, GError **error)
 
 void lw_autosave_remove(const char *path)
 {
-  if (path)
-    g_unlink(path);
+  if (!path)
+    return;
+  g_unlink(path);
+  g_autofree char *lp = lock_path(path);
+  g_unlink(lp);
+  gpointer fd1;
+  if (held && g_hash_table_lookup_extended(held, path, NULL, &fd1)) {
+    close(GPOINTER_TO_INT(fd1) - 1);
+    g_hash_table_remove(held, path);
+  }
 }
 
-static gboolean process_alive(long pid)
+/* the process that wrote the autosave at path still runs: its lock is held
+ * (files without a lock: the process with its PID runs) */
+static gboolean owner_alive(const char *path, long pid)
 {
+  g_autofree char *lp = lock_path(path);
+  int fd = g_open(lp, O_RDONLY | O_CLOEXEC, 0);
+  if (fd >= 0) {
+    gboolean alive = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd); /* and with it the lock just taken */
+    return alive;
+  }
   if (pid <= 0)
     return FALSE;
   if (pid == (long)getpid())
@@ -60,13 +107,24 @@ char *lw_autosave_find_orphan(void)
   gint64 best_time = 0;
   const char *name;
   while ((name = g_dir_read_name(gd))) {
+    if (g_str_has_suffix(name, ".lock")) {
+      /* the lock of a window that ended before it saved anything */
+      g_autofree char *lp = g_build_filename(dir, name, NULL);
+      g_autofree char *base = g_strndup(lp, strlen(lp) - 5);
+      g_autofree char *json = g_strconcat(base, ".json", NULL);
+      if (!g_file_test(json, G_FILE_TEST_EXISTS) && !owner_alive(json, 0))
+        g_unlink(lp);
+      continue;
+    }
     if (!g_str_has_suffix(name, ".json"))
       continue;
     char *end = NULL;
     long pid = strtol(name, &end, 10);
-    if (!end || *end != '-' || process_alive(pid))
+    if (!end || *end != '-')
       continue;
     g_autofree char *path = g_build_filename(dir, name, NULL);
+    if (owner_alive(path, pid))
+      continue;
     GStatBuf st;
     if (g_stat(path, &st) != 0)
       continue;

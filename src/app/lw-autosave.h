@@ -1,8 +1,9 @@
 /* lw-autosave.h: copies of the model being edited, written after every
  * change to the user's cache directory (linkwright/autosave/PID-N.json) and
- * removed when the window closes cleanly.  A file whose process is no
- * longer running was left by a crash or a kill: it is offered back at the
- * next start. */
+ * removed when the window closes cleanly.  Beside each, PID-N.lock is locked
+ * (flock) as long as the process lives.  A file whose lock can be taken was
+ * left by a crash or a kill, even when its PID has since been given to
+ * another process: it is offered back at the next start. */
 #pragma once
 
 #include <glib.h>
