@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lw-panel-util.h"
 #include "lw-plot-view.h"
 #include "lw-sim-runner.h"
 #include "lw-view3d.h"
@@ -187,14 +188,6 @@ static void set_status(LwOptPanel *self, const char *text)
   g_object_notify_by_pspec(G_OBJECT(self), props[PROP_STATUS]);
 }
 
-static GtkWidget *group(GtkWidget *box, const char *title)
-{
-  GtkWidget *g = adw_preferences_group_new();
-  if (title)
-    adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  gtk_box_append(GTK_BOX(box), g);
-  return g;
-}
 
 /* a row with a title and a value on the right; returns the value label */
 static GtkWidget *value_row(GtkWidget *grp, const char *title)
@@ -698,15 +691,7 @@ static void show_result(LwOptPanel *self)
 static void set_busy(LwOptPanel *self, gboolean busy)
 {
   self->busy = busy;
-  gtk_button_set_label(GTK_BUTTON(self->run_button), busy ? _("_Cancel") : _("_Optimize"));
-  if (busy) {
-    gtk_widget_remove_css_class(self->run_button, "suggested-action");
-    gtk_widget_add_css_class(self->run_button, "destructive-action");
-  } else {
-    gtk_widget_remove_css_class(self->run_button, "destructive-action");
-    gtk_widget_add_css_class(self->run_button, "suggested-action");
-  }
-  gtk_widget_set_visible(self->progress_bar, busy);
+  lw_panel_set_busy(self->run_button, self->progress_bar, busy, _("_Optimize"));
   gtk_widget_set_sensitive(self->problem_row, !busy);
   gtk_widget_set_sensitive(self->vars_group, !busy);
   gtk_widget_set_sensitive(self->algorithm_row, !busy);
@@ -1182,7 +1167,7 @@ static void lw_opt_panel_init(LwOptPanel *self)
   gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 
   /* the problem */
-  self->problem_group = group(box, _("Problem"));
+  self->problem_group = lw_panel_group(box, _("Problem"));
   self->problems = gtk_string_list_new(NULL);
   self->problem_row = adw_combo_row_new();
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->problem_row), _("Name"));
@@ -1213,35 +1198,15 @@ static void lw_opt_panel_init(LwOptPanel *self)
   adw_action_row_add_suffix(ADW_ACTION_ROW(mrow), self->maxeval_spin);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), mrow);
 
-  self->vars_group = group(box, _("Variables"));
+  self->vars_group = lw_panel_group(box, _("Variables"));
   adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->vars_group),
                                         _("Unchecked variables keep their values."));
 
   /* run */
-  GtkWidget *runbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-  self->run_button = gtk_button_new_with_mnemonic(_("_Optimize"));
-  gtk_widget_add_css_class(self->run_button, "suggested-action");
-  gtk_widget_add_css_class(self->run_button, "pill");
-  gtk_widget_set_halign(self->run_button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text(self->run_button, _("Optimize the design, or cancel (Ctrl+Shift+O)"));
-  g_signal_connect(self->run_button, "clicked", G_CALLBACK(run_clicked_cb), self);
-  gtk_box_append(GTK_BOX(runbox), self->run_button);
-  self->progress_bar = gtk_progress_bar_new();
-  gtk_widget_set_visible(self->progress_bar, FALSE);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Evaluations used"), -1);
-  gtk_box_append(GTK_BOX(runbox), self->progress_bar);
-  self->status_label = gtk_label_new("");
-  gtk_label_set_wrap(GTK_LABEL(self->status_label), TRUE);
-  gtk_label_set_selectable(GTK_LABEL(self->status_label), TRUE);
-  gtk_label_set_xalign(GTK_LABEL(self->status_label), 0);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->status_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Optimization status"), -1);
-  gtk_box_append(GTK_BOX(runbox), self->status_label);
-  gtk_box_append(GTK_BOX(box), runbox);
+  lw_panel_run_controls(box, _("_Optimize"), _("Optimize the design, or cancel (Ctrl+Shift+O)"), _("Evaluations used"), _("Optimization status"), G_CALLBACK(run_clicked_cb), self, &self->run_button, &self->progress_bar, &self->status_label);
 
   /* progress and convergence */
-  GtkWidget *pg = group(box, _("Progress"));
+  GtkWidget *pg = lw_panel_group(box, _("Progress"));
   GtkWidget *grid = gtk_grid_new();
   gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
   gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
@@ -1266,7 +1231,7 @@ static void lw_opt_panel_init(LwOptPanel *self)
   self->result_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
   gtk_widget_set_visible(self->result_box, FALSE);
   gtk_box_append(GTK_BOX(box), self->result_box);
-  GtkWidget *rg = group(self->result_box, _("Result"));
+  GtkWidget *rg = lw_panel_group(self->result_box, _("Result"));
   self->res_f = value_row(rg, _("Objective"));
   self->res_viol = value_row(rg, _("Constraint violation"));
   self->res_pg = value_row(rg, _("Projected gradient"));
@@ -1277,7 +1242,7 @@ static void lw_opt_panel_init(LwOptPanel *self)
   adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(self->res_stop_row), FALSE);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(rg), self->res_stop_row);
 
-  GtkWidget *cg = group(self->result_box, _("Initial and optimized"));
+  GtkWidget *cg = lw_panel_group(self->result_box, _("Initial and optimized"));
   adw_preferences_group_set_description(
     ADW_PREFERENCES_GROUP(cg), _("Both designs simulated; turn and zoom the left view, the right one follows."));
   self->play_button = gtk_button_new_from_icon_name("media-playback-pause-symbolic");
@@ -1315,7 +1280,7 @@ static void lw_opt_panel_init(LwOptPanel *self)
   gtk_box_append(GTK_BOX(buttons), self->discard_button);
   gtk_box_append(GTK_BOX(buttons), self->apply_button);
   gtk_box_append(GTK_BOX(self->result_box), buttons);
-  self->design_group = group(self->result_box, _("Design"));
+  self->design_group = lw_panel_group(self->result_box, _("Design"));
 
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Optimization"), -1);
   set_status(self, _("This model has no optimization problems."));

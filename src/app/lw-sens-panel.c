@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lw-panel-util.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 
@@ -203,15 +204,7 @@ static void update_accessible_summary(LwSensPanel *self)
 static void set_busy(LwSensPanel *self, gboolean busy)
 {
   self->busy = busy;
-  gtk_button_set_label(GTK_BUTTON(self->run_button), busy ? _("_Cancel") : _("_Compute Gradient"));
-  if (busy) {
-    gtk_widget_remove_css_class(self->run_button, "suggested-action");
-    gtk_widget_add_css_class(self->run_button, "destructive-action");
-  } else {
-    gtk_widget_remove_css_class(self->run_button, "destructive-action");
-    gtk_widget_add_css_class(self->run_button, "suggested-action");
-  }
-  gtk_widget_set_visible(self->progress_bar, busy);
+  lw_panel_set_busy(self->run_button, self->progress_bar, busy, _("_Compute Gradient"));
 }
 
 static gboolean progress_tick(gpointer user)
@@ -419,14 +412,6 @@ void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc)
   fill_plot(self);
 }
 
-static GtkWidget *group(GtkWidget *box, const char *title)
-{
-  GtkWidget *g = adw_preferences_group_new();
-  if (title)
-    adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  gtk_box_append(GTK_BOX(box), g);
-  return g;
-}
 
 static void lw_sens_panel_dispose(GObject *object)
 {
@@ -471,7 +456,7 @@ static void lw_sens_panel_init(LwSensPanel *self)
   gtk_widget_set_margin_bottom(box, 12);
   gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
 
-  GtkWidget *g = group(box, _("Gradient"));
+  GtkWidget *g = lw_panel_group(box, _("Gradient"));
   self->objectives = gtk_string_list_new(NULL);
   self->objective_row = adw_combo_row_new();
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->objective_row), _("Objective"));
@@ -487,36 +472,16 @@ static void lw_sens_panel_init(LwSensPanel *self)
   adw_combo_row_set_selected(ADW_COMBO_ROW(self->method_row), 1);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), self->method_row);
 
-  self->params_group = group(box, _("Parameters"));
+  self->params_group = lw_panel_group(box, _("Parameters"));
 
-  GtkWidget *runbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-  self->run_button = gtk_button_new_with_mnemonic(_("_Compute Gradient"));
-  gtk_widget_add_css_class(self->run_button, "suggested-action");
-  gtk_widget_add_css_class(self->run_button, "pill");
-  gtk_widget_set_halign(self->run_button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text(self->run_button, _("Compute the gradient of the objective (Ctrl+G)"));
-  g_signal_connect(self->run_button, "clicked", G_CALLBACK(run_clicked_cb), self);
-  gtk_box_append(GTK_BOX(runbox), self->run_button);
-  self->progress_bar = gtk_progress_bar_new();
-  gtk_widget_set_visible(self->progress_bar, FALSE);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Gradient progress"), -1);
-  gtk_box_append(GTK_BOX(runbox), self->progress_bar);
-  self->status_label = gtk_label_new("");
-  gtk_label_set_wrap(GTK_LABEL(self->status_label), TRUE);
-  gtk_label_set_selectable(GTK_LABEL(self->status_label), TRUE);
-  gtk_label_set_xalign(GTK_LABEL(self->status_label), 0);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->status_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Gradient result"), -1);
-  gtk_box_append(GTK_BOX(runbox), self->status_label);
-  gtk_box_append(GTK_BOX(box), runbox);
+  lw_panel_run_controls(box, _("_Compute Gradient"), _("Compute the gradient of the objective (Ctrl+G)"), _("Gradient progress"), _("Gradient result"), G_CALLBACK(run_clicked_cb), self, &self->run_button, &self->progress_bar, &self->status_label);
 
   self->chart = gtk_drawing_area_new();
   gtk_widget_set_size_request(self->chart, -1, 36);
   gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->chart), draw_chart, self, NULL);
   gtk_box_append(GTK_BOX(box), self->chart);
 
-  GtkWidget *tg = group(box, _("Sensitivity over time"));
+  GtkWidget *tg = lw_panel_group(box, _("Sensitivity over time"));
   self->output_names = gtk_string_list_new(NULL);
   self->output_dropdown = gtk_drop_down_new(G_LIST_MODEL(self->output_names), NULL);
   gtk_widget_set_tooltip_text(self->output_dropdown, _("Output whose sensitivities are plotted"));
