@@ -928,6 +928,18 @@ static void test_widget_auto_frame(void)
   g_assert_true(origins_in_view(&c1, &sc.s, w, h)); /* the box grew: where it was is still in view */
   g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
 
+  /* held off (while the user edits): no change */
+  for (int b = 0; b < nb; b++)
+    pose[12 * b] += 3.0;
+  lw_view3d_set_follow_motion(LW_VIEW3D(view), FALSE);
+  lw_view3d_set_state(LW_VIEW3D(view), &moved);
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c2);
+  g_assert_true(memcmp(&c1, &c2, sizeof c1) == 0);
+  lw_view3d_set_follow_motion(LW_VIEW3D(view), TRUE);
+  for (int b = 0; b < nb; b++)
+    pose[12 * b] -= 3.0;
+
   /* back inside the box: no change */
   lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
   g_assert_true(wait_frame(&pr, view));

@@ -1232,6 +1232,8 @@ static void edit_mode_cb(GSimpleAction *a, GVariant *value, gpointer user)
   gtk_revealer_set_reveal_child(GTK_REVEALER(self->palette_revealer), self->editing);
   gtk_widget_set_visible(self->editor, self->editing);
   gtk_stack_set_visible_child_name(GTK_STACK(self->inspector_stack), self->editing ? "edit" : "view");
+  /* no camera moving by itself under the pointer while editing */
+  lw_view3d_set_follow_motion(LW_VIEW3D(self->view), !self->editing);
   if (self->editing) {
     gtk_stack_set_visible_child_name(GTK_STACK(self->side_stack), "inspector");
     if (self->runner && lw_sim_runner_get_state(self->runner) == LW_RUNNER_RUNNING)

@@ -44,6 +44,7 @@ struct _LwView3d {
   /* the camera is the fitted one (the user has not moved it): it widens to
    * keep the moving mechanism in view; frame_lo/hi is the box it shows */
   gboolean auto_frame;
+  gboolean no_follow;         /* widening held off (while the user edits) */
   double frame_lo[3], frame_hi[3];
 
   gboolean has_state;
@@ -349,7 +350,7 @@ static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
     self->auto_frame = TRUE;
     memcpy(self->frame_lo, lo, sizeof lo);
     memcpy(self->frame_hi, hi, sizeof hi);
-  } else if (self->auto_frame && s && w > 0 && h > 0) {
+  } else if (self->auto_frame && !self->no_follow && s && w > 0 && h > 0) {
     widen_frame(self, s, w, h);
   }
   gboolean still = t0 - self->last_change >= AA_IDLE_US;
@@ -933,6 +934,13 @@ void lw_view3d_set_auto_frame(LwView3d *self, gboolean auto_frame)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
   self->auto_frame = auto_frame;
+  changed(self);
+}
+
+void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  self->no_follow = !follow;
   changed(self);
 }
 

@@ -63,6 +63,9 @@ void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam);
 gboolean lw_view3d_get_auto_frame(LwView3d *self);
 void lw_view3d_set_auto_frame(LwView3d *self, gboolean auto_frame);
 void lw_view3d_fit_box(LwView3d *self, const double lo[3], const double hi[3]);
+/* With follow FALSE the camera does not widen by itself (while the user
+ * edits the mechanism under the pointer); TRUE by default. */
+void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow);
 /* Pick as a click at widget coordinates (x, y) would; FALSE on empty space
  * or when GL is not available. */
 gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out);
