@@ -1134,8 +1134,12 @@ static void ring(cairo_t *cr, double x, double y, double r)
 static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double p[3], double x, double y)
 {
   PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
-  g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", p[0], p[1])
-                                      : g_strdup_printf("(%.3g, %.3g, %.3g)", p[0], p[1], p[2]);
+  /* round-off of a point on an axis (1e-18) is shown as the 0 it is */
+  double c[3], size = fmax(1.0, fmax(fabs(p[0]), fmax(fabs(p[1]), fabs(p[2]))));
+  for (int i = 0; i < 3; i++)
+    c[i] = fabs(p[i]) < 1e-9 * size ? 0.0 : p[i];
+  g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", c[0], c[1])
+                                      : g_strdup_printf("(%.3g, %.3g, %.3g)", c[0], c[1], c[2]);
   pango_layout_set_text(pl, t, -1);
   cairo_move_to(cr, x + 9, y + 4);
   pango_cairo_show_layout(cr, pl);

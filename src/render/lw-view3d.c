@@ -303,36 +303,42 @@ static void add_trace_bounds(const LwView3d *self, double lo[3], double hi[3])
   }
 }
 
-/* A mechanism (or its traces) that leaves the box the fitted camera shows (a pendulum
- * swinging out of its starting pose) widens the box by a fifth of its size
- * beyond what left it, and the camera is fitted again: it keeps the motion
- * in view and changes only now and then.  It never narrows. */
+/* every corner of the box lo..hi inside the w x h picture of cam */
+static gboolean box_in_view(const lw_camera *cam, const double lo[3], const double hi[3], int w, int h)
+{
+  for (int k = 0; k < 8; k++) {
+    double p[3] = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]}, x, y;
+    if (!lw_camera_project(cam, w, h, p, &x, &y) || x < 0 || x > w || y < 0 || y > h)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A mechanism (or its traces) that goes out of the picture (a pendulum
+ * swinging out of its starting pose) widens the box the camera is fitted
+ * to, by a fifth of the box's size on each side it crossed, and the camera
+ * is fitted again: the motion stays in view and the camera changes only now
+ * and then.  It never narrows. */
 static void widen_frame(LwView3d *self, const lw_render_state *s, int w, int h)
 {
   double lo[3], hi[3];
   if (!lw_renderer_bounds(self->renderer, s, lo, hi))
     return;
   add_trace_bounds(self, lo, hi);
-  double ext = 0;
   for (int i = 0; i < 3; i++)
-    ext = fmax(ext, fmax(self->frame_hi[i], hi[i]) - fmin(self->frame_lo[i], lo[i]));
-  double tol = 1e-9 * fmax(ext, 1e-9), margin = 0.2 * ext;
-  gboolean out = FALSE;
-  for (int i = 0; i < 3; i++) {
     if (!isfinite(lo[i]) || !isfinite(hi[i]))
       return;
-    if (lo[i] < self->frame_lo[i] - tol) {
-      self->frame_lo[i] = lo[i] - margin;
-      out = TRUE;
-    }
-    if (hi[i] > self->frame_hi[i] + tol) {
-      self->frame_hi[i] = hi[i] + margin;
-      out = TRUE;
-    }
+  if (box_in_view(&self->cam, lo, hi, w, h))
+    return;
+  for (int i = 0; i < 3; i++) {
+    double nlo = fmin(self->frame_lo[i], lo[i]), nhi = fmax(self->frame_hi[i], hi[i]), margin = 0.2 * (nhi - nlo);
+    if (lo[i] < self->frame_lo[i])
+      self->frame_lo[i] = nlo - margin;
+    if (hi[i] > self->frame_hi[i])
+      self->frame_hi[i] = nhi + margin;
   }
-  if (out)
-    lw_camera_fit_aspect(&self->cam, self->frame_lo, self->frame_hi, lw_renderer_planar(self->renderer),
-                         (double)w / h);
+  lw_camera_fit_aspect(&self->cam, self->frame_lo, self->frame_hi, lw_renderer_planar(self->renderer),
+                       (double)w / h);
 }
 
 static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
