@@ -78,6 +78,7 @@ struct _LwView3d {
   cairo_surface_t *rb_img;    /* the last picture read back (in rb_ring) */
   guint64 rb_img_gen;         /* the generation it shows */
   gboolean rb_warm;           /* a frame without multisampling drawn in rb_fbo */
+  gboolean rb_bgra;           /* desktop GL: the read-back path can be used */
   gboolean rb_pending;        /* a frame is being drawn into rb_fbo */
   guint64 rb_pending_gen;
   double rb_submit_ms;        /* the time the submission took */
@@ -236,6 +237,10 @@ static void lw_view3d_realize(GtkWidget *widget)
     return;
   }
   set_gl_error(self, NULL);
+  /* the read-back path stores B8G8R8A8 and resolves a multisampled
+   * R8G8B8A8 picture into it, which OpenGL ES does not allow: there the
+   * view goes through GtkGLArea's own path */
+  self->rb_bgra = epoxy_is_desktop_gl();
   lw_renderer_set_model(self->renderer, self->desc);
   lw_renderer_set_options(self->renderer, &self->opt);
   lw_renderer_set_selection(self->renderer, self->sel);
@@ -372,6 +377,29 @@ static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
   g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
 }
 
+/* GtkGLArea 4.8 allows desktop GL only (its use-es is a yes or no): this
+ * context may be desktop GL 3.3 core or, where that is what there is,
+ * OpenGL ES 3.0; the renderer's shaders are written for both. */
+static GdkGLContext *lw_view3d_create_context(GtkGLArea *area)
+{
+  GError *error = NULL;
+  GtkNative *native = gtk_widget_get_native(GTK_WIDGET(area));
+  GdkGLContext *ctx = native ? gdk_surface_create_gl_context(gtk_native_get_surface(native), &error) : NULL;
+  if (ctx) {
+    gdk_gl_context_set_allowed_apis(ctx, GDK_GL_API_GL | GDK_GL_API_GLES);
+    gdk_gl_context_set_required_version(ctx, 3, 0); /* 3.3 for desktop GL is checked by the renderer */
+    if (!gdk_gl_context_realize(ctx, &error))
+      g_clear_object(&ctx);
+  }
+  if (!ctx) {
+    if (!error)
+      error = g_error_new_literal(GDK_GL_ERROR, GDK_GL_ERROR_NOT_AVAILABLE, "no surface to draw on");
+    gtk_gl_area_set_error(area, error);
+    g_error_free(error);
+  }
+  return ctx;
+}
+
 static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
 {
   (void)context;
@@ -449,7 +477,7 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   GtkWidget *widget = GTK_WIDGET(self);
   GtkNative *native = gtk_widget_get_native(widget);
   GskRenderer *gr = native ? gtk_native_get_renderer(native) : NULL;
-  if (!gr || !GSK_IS_CAIRO_RENDERER(gr) || !self->renderer || g_getenv("LW_VIEW_NO_READBACK")) {
+  if (!gr || !GSK_IS_CAIRO_RENDERER(gr) || !self->renderer || !self->rb_bgra || g_getenv("LW_VIEW_NO_READBACK")) {
     stop_readahead(self); /* GtkGLArea's own path */
     return FALSE;
   }
@@ -721,6 +749,7 @@ static void lw_view3d_class_init(LwView3dClass *klass)
   wc->unrealize = lw_view3d_unrealize;
   wc->snapshot = lw_view3d_snapshot;
   ac->render = lw_view3d_render;
+  ac->create_context = lw_view3d_create_context;
 
   props[PROP_SELECTION] = g_param_spec_string("selection", NULL, NULL, NULL,
                                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
