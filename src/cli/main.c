@@ -76,6 +76,62 @@ static gboolean positive_arg(const char *a, const char *v, double *x)
   return TRUE;
 }
 
+/* the options of a command: a flag sets an int to 1; the others take the
+ * next argument as text, a positive number (double) or a positive whole
+ * number (int) */
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_POSITIVE, OPT_COUNT } opt_kind;
+typedef struct {
+  const char *name;
+  opt_kind kind;
+  void *dst;
+} cli_opt;
+
+/* argv by opts (ended by a NULL name); a bare argument is the model file,
+ * none when file is NULL.  0, or EXIT_USAGE after a message. */
+static int parse_args(int argc, char **argv, const cli_opt *opts, const char **file)
+{
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    const cli_opt *o = opts;
+    while (o->name && strcmp(a, o->name))
+      o++;
+    if (o->name && o->kind == OPT_FLAG) {
+      *(int *)o->dst = 1;
+      continue;
+    }
+    if (o->name && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (o->kind == OPT_TEXT) {
+        *(const char **)o->dst = v;
+      } else if (o->kind == OPT_POSITIVE) {
+        if (!positive_arg(a, v, o->dst))
+          return EXIT_USAGE;
+      } else {
+        char *end = NULL;
+        long x = strtol(v, &end, 10);
+        if (!end || end == v || *end || x < 1 || x > 100000000) {
+          fprintf(stderr, "linkwright-cli: %s needs a positive whole number, not '%s'\n", a, v);
+          return EXIT_USAGE;
+        }
+        *(int *)o->dst = (int)x;
+      }
+      continue;
+    }
+    if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+    if (file && !*file) {
+      *file = a;
+      continue;
+    }
+    fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
+    return EXIT_USAGE;
+  }
+  return 0;
+}
+
 /* header line s (consumed) and the rows of a row-major table, to file */
 static gboolean write_rows(GString *s, const double *table, long rows, int ncols, const char *file,
                            GError **error)
@@ -188,34 +244,11 @@ static int cmd_simulate(int argc, char **argv, int builtin)
   const char *file = NULL, *csv = NULL;
   double t_end = NAN, h = NAN;
   int json = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--json"))
-      json = 1;
-    else if ((!strcmp(a, "--t-end") || !strcmp(a, "--step") || !strcmp(a, "--csv")) && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (!strcmp(a, "--csv")) {
-        csv = v;
-        continue;
-      }
-      double x;
-      if (!positive_arg(a, v, &x))
-        return EXIT_USAGE;
-      if (!strcmp(a, "--t-end"))
-        t_end = x;
-      else
-        h = x;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return EXIT_USAGE;
-    } else if (!file && !builtin)
-      file = a;
-    else {
-      fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
-      return EXIT_USAGE;
-    }
-  }
+  const cli_opt opts[] = {{"--json", OPT_FLAG, &json}, {"--t-end", OPT_POSITIVE, &t_end},
+                         {"--step", OPT_POSITIVE, &h}, {"--csv", OPT_TEXT, &csv}, {NULL, 0, NULL}};
+  int rc = parse_args(argc, argv, opts, builtin ? NULL : &file);
+  if (rc)
+    return rc;
   lw_error err;
   lw_model *m = NULL;
   const char *label = file;
@@ -361,42 +394,13 @@ static int cmd_sensitivity(int argc, char **argv)
   const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL;
   double t_end = NAN, fd_step = 0;
   int json = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--json")) {
-      json = 1;
-    } else if ((!strcmp(a, "--objective") || !strcmp(a, "--params") || !strcmp(a, "--method") ||
-                !strcmp(a, "--csv") || !strcmp(a, "--t-end") || !strcmp(a, "--fd-step")) &&
-               i + 1 < argc) {
-      const char *v = argv[++i];
-      if (!strcmp(a, "--objective"))
-        objective = v;
-      else if (!strcmp(a, "--params"))
-        params = v;
-      else if (!strcmp(a, "--method"))
-        method = v;
-      else if (!strcmp(a, "--csv"))
-        csv = v;
-      else {
-        double x;
-        if (!positive_arg(a, v, &x))
-          return EXIT_USAGE;
-        if (!strcmp(a, "--t-end"))
-          t_end = x;
-        else
-          fd_step = x;
-      }
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return EXIT_USAGE;
-    } else if (!file) {
-      file = a;
-    } else {
-      fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
-      return EXIT_USAGE;
-    }
-  }
+  const cli_opt opts[] = {{"--json", OPT_FLAG, &json},           {"--objective", OPT_TEXT, &objective},
+                         {"--params", OPT_TEXT, &params},        {"--method", OPT_TEXT, &method},
+                         {"--csv", OPT_TEXT, &csv},              {"--t-end", OPT_POSITIVE, &t_end},
+                         {"--fd-step", OPT_POSITIVE, &fd_step}, {NULL, 0, NULL}};
+  int rc = parse_args(argc, argv, opts, &file);
+  if (rc)
+    return rc;
   if (!file || !objective) {
     fprintf(stderr, "linkwright-cli: sensitivity needs a model file and --objective NAME\n");
     usage(stderr);
@@ -578,47 +582,18 @@ static int cmd_optimize(int argc, char **argv)
 {
   const char *file = NULL, *problem = NULL, *out = NULL, *alg = NULL, *grad = NULL;
   int json = 0, quiet = 0, maxeval = 0, starts = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--json")) {
-      json = 1;
-    } else if (!strcmp(a, "--quiet")) {
-      quiet = 1;
-    } else if ((!strcmp(a, "--problem") || !strcmp(a, "--out") || !strcmp(a, "--algorithm") ||
-                !strcmp(a, "--gradient") || !strcmp(a, "--max-evaluations") || !strcmp(a, "--multistart")) &&
-               i + 1 < argc) {
-      const char *v = argv[++i];
-      if (!strcmp(a, "--problem"))
-        problem = v;
-      else if (!strcmp(a, "--out"))
-        out = v;
-      else if (!strcmp(a, "--algorithm"))
-        alg = v;
-      else if (!strcmp(a, "--gradient"))
-        grad = v;
-      else {
-        char *end = NULL;
-        long x = strtol(v, &end, 10);
-        if (!end || *end || x < 1 || x > 100000000) {
-          fprintf(stderr, "linkwright-cli: %s needs a positive whole number, not '%s'\n", a, v);
-          return EXIT_USAGE;
-        }
-        if (!strcmp(a, "--max-evaluations"))
-          maxeval = (int)x;
-        else
-          starts = (int)x;
-      }
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return EXIT_USAGE;
-    } else if (!file) {
-      file = a;
-    } else {
-      fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
-      return EXIT_USAGE;
-    }
-  }
+  const cli_opt opts[] = {{"--json", OPT_FLAG, &json},
+                         {"--quiet", OPT_FLAG, &quiet},
+                         {"--problem", OPT_TEXT, &problem},
+                         {"--out", OPT_TEXT, &out},
+                         {"--algorithm", OPT_TEXT, &alg},
+                         {"--gradient", OPT_TEXT, &grad},
+                         {"--max-evaluations", OPT_COUNT, &maxeval},
+                         {"--multistart", OPT_COUNT, &starts},
+                         {NULL, 0, NULL}};
+  int rc = parse_args(argc, argv, opts, &file);
+  if (rc)
+    return rc;
   if (!file) {
     fprintf(stderr, "linkwright-cli: optimize needs a model file\n");
     usage(stderr);
