@@ -936,6 +936,7 @@ static void test_widget_auto_frame(void)
   /* held off (while the user edits): no change */
   for (int b = 0; b < nb; b++)
     pose[12 * b] += 3.0;
+  g_assert_false(origins_in_view(&c1, &moved, w, h)); /* it would widen */
   lw_view3d_set_follow_motion(LW_VIEW3D(view), FALSE);
   lw_view3d_set_state(LW_VIEW3D(view), &moved);
   g_assert_true(wait_frame(&pr, view));
@@ -957,6 +958,7 @@ static void test_widget_auto_frame(void)
   lw_view3d_get_camera(LW_VIEW3D(view), &c1);
   for (int b = 0; b < nb; b++)
     pose[12 * b] += 10.0;
+  g_assert_false(origins_in_view(&c1, &moved, w, h)); /* it would widen */
   lw_view3d_set_state(LW_VIEW3D(view), &moved);
   g_assert_true(wait_frame(&pr, view));
   lw_view3d_get_camera(LW_VIEW3D(view), &c2);
@@ -977,6 +979,16 @@ static void test_widget_auto_frame(void)
   lw_view3d_get_camera(LW_VIEW3D(view), &c2);
   g_assert_true(lw_camera_project(&c2, w, h, far + 3, &x, &y) && x >= 0 && x <= w && y >= 0 && y <= h);
   g_assert_true(origins_in_view(&c2, &sc.s, w, h));
+
+  /* a model set again (an edit) with the camera kept: the same camera, and
+   * still fitted */
+  lw_view3d_set_model(LW_VIEW3D(view), lw_model_desc(sc.m));
+  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+  lw_view3d_keep_camera(LW_VIEW3D(view));
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c1);
+  g_assert_true(memcmp(&c1, &c2, sizeof c1) == 0);
+  g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
   g_free(pose);
   g_free(jt);
   view_window_close(win, &pr, &sc);

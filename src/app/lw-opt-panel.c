@@ -1203,7 +1203,9 @@ static void lw_opt_panel_init(LwOptPanel *self)
                                         _("Unchecked variables keep their values."));
 
   /* run */
-  lw_panel_run_controls(box, _("_Optimize"), _("Optimize the design, or cancel (Ctrl+Shift+O)"), _("Evaluations used"), _("Optimization status"), G_CALLBACK(run_clicked_cb), self, &self->run_button, &self->progress_bar, &self->status_label);
+  lw_panel_run_controls(box, _("_Optimize"), _("Optimize the design, or cancel (Ctrl+Shift+O)"),
+                        _("Evaluations used"), _("Optimization status"), G_CALLBACK(run_clicked_cb), self,
+                        &self->run_button, &self->progress_bar, &self->status_label);
 
   /* progress and convergence */
   GtkWidget *pg = lw_panel_group(box, _("Progress"));

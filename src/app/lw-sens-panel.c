@@ -412,7 +412,6 @@ void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc)
   fill_plot(self);
 }
 
-
 static void lw_sens_panel_dispose(GObject *object)
 {
   LwSensPanel *self = LW_SENS_PANEL(object);
@@ -474,7 +473,9 @@ static void lw_sens_panel_init(LwSensPanel *self)
 
   self->params_group = lw_panel_group(box, _("Parameters"));
 
-  lw_panel_run_controls(box, _("_Compute Gradient"), _("Compute the gradient of the objective (Ctrl+G)"), _("Gradient progress"), _("Gradient result"), G_CALLBACK(run_clicked_cb), self, &self->run_button, &self->progress_bar, &self->status_label);
+  lw_panel_run_controls(box, _("_Compute Gradient"), _("Compute the gradient of the objective (Ctrl+G)"),
+                        _("Gradient progress"), _("Gradient result"), G_CALLBACK(run_clicked_cb), self,
+                        &self->run_button, &self->progress_bar, &self->status_label);
 
   self->chart = gtk_drawing_area_new();
   gtk_widget_set_size_request(self->chart, -1, 36);

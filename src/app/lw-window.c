@@ -49,6 +49,7 @@ typedef struct {
 } PlotSeries;
 
 #define PANEL_INTERVAL_US 33000
+#define REPLAY_MAX_STEP_S 0.1
 
 struct _LwWindow {
   AdwApplicationWindow parent_instance;
@@ -352,7 +353,9 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
       update_status(self);
     }
   } else if (self->playing) {
-    double dt = self->last_frame_us ? (now - self->last_frame_us) * 1e-6 : 0;
+    /* a frame that came late (a stalled main loop) advances the replay by
+     * at most REPLAY_MAX_STEP_S, so that it does not jump to the end */
+    double dt = self->last_frame_us ? MIN((now - self->last_frame_us) * 1e-6, REPLAY_MAX_STEP_S) : 0;
     double speed = speeds[MIN(gtk_drop_down_get_selected(GTK_DROP_DOWN(self->speed_dropdown)), 5u)];
     double t = self->shown_time + dt * speed, t_last = lw_sim_runner_get_time(self->runner);
     if (t > t_last) {
@@ -789,6 +792,8 @@ static void play_cb(GSimpleAction *a, GVariant *p, gpointer user)
   self->playing = !self->playing;
   if (self->playing && self->shown_time >= lw_sim_runner_get_time(self->runner) - 1e-12)
     self->shown_time = 0; /* from the start when at the end */
+  if (self->playing)
+    self->last_frame_us = 0; /* the replay's clock starts at the next frame */
   g_simple_action_set_state(a, g_variant_new_boolean(self->playing));
 }
 
@@ -1032,10 +1037,7 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
   /* the property page knows a renamed element's new name */
   const char *psel = lw_prop_editor_get_selection(self->prop_editor);
   g_autofree char *sel = g_strdup(psel ? psel : lw_view3d_get_selection(LW_VIEW3D(self->view)));
-  lw_camera cam;
-  lw_view3d_get_camera(LW_VIEW3D(self->view), &cam);
   gboolean keep_camera = self->desc && self->desc->planar == desc->planar;
-  gboolean auto_frame = lw_view3d_get_auto_frame(LW_VIEW3D(self->view));
   lw_check_result chk;
   lw_check(desc, &chk);
   gboolean runnable = FALSE;
@@ -1074,10 +1076,8 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
     gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label),
                              chk.compiled ? _("cannot assemble") : _("incomplete model"));
   }
-  if (keep_camera) {
-    lw_view3d_set_camera(LW_VIEW3D(self->view), &cam);
-    lw_view3d_set_auto_frame(LW_VIEW3D(self->view), auto_frame);
-  }
+  if (keep_camera)
+    lw_view3d_keep_camera(LW_VIEW3D(self->view));
   show_check(self, &chk, runnable);
   lw_check_result_clear(&chk);
   if (sel)

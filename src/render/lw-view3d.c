@@ -291,7 +291,6 @@ static void lw_view3d_unrealize(GtkWidget *widget)
   GTK_WIDGET_CLASS(lw_view3d_parent_class)->unrealize(widget);
 }
 
-/* draw the scene into the bound framebuffer, w x h device pixels */
 /* the box lo..hi grown to hold the traces drawn */
 static void add_trace_bounds(const LwView3d *self, double lo[3], double hi[3])
 {
@@ -306,6 +305,18 @@ static void add_trace_bounds(const LwView3d *self, double lo[3], double hi[3])
         }
       }
   }
+}
+
+/* the camera fitted to the box lo..hi (for a w x h picture), which it
+ * widens from then on */
+static void fit_frame(LwView3d *self, const double lo[3], const double hi[3], int w, int h)
+{
+  gboolean planar = self->renderer ? lw_renderer_planar(self->renderer) : !self->desc || self->desc->planar;
+  lw_camera_fit_aspect(&self->cam, lo, hi, planar, (double)w / h);
+  memmove(self->frame_lo, lo, sizeof self->frame_lo); /* lo may be frame_lo */
+  memmove(self->frame_hi, hi, sizeof self->frame_hi);
+  self->need_fit = FALSE;
+  self->auto_frame = TRUE;
 }
 
 /* every corner of the box lo..hi inside the w x h picture of cam */
@@ -342,10 +353,10 @@ static void widen_frame(LwView3d *self, const lw_render_state *s, int w, int h)
     if (hi[i] > self->frame_hi[i])
       self->frame_hi[i] = nhi + margin;
   }
-  lw_camera_fit_aspect(&self->cam, self->frame_lo, self->frame_hi, lw_renderer_planar(self->renderer),
-                       (double)w / h);
+  fit_frame(self, self->frame_lo, self->frame_hi, w, h);
 }
 
+/* draw the scene into the bound framebuffer, w x h device pixels */
 static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
 {
   gint64 t0 = g_get_monotonic_time();
@@ -356,11 +367,7 @@ static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
     lw_renderer_bounds(self->renderer, s, lo, hi);
     add_trace_bounds(self, lo, hi); /* a run already made: its whole motion */
     lw_renderer_up(self->renderer, self->cam.up);
-    lw_camera_fit_aspect(&self->cam, lo, hi, lw_renderer_planar(self->renderer), (double)w / h);
-    self->need_fit = FALSE;
-    self->auto_frame = TRUE;
-    memcpy(self->frame_lo, lo, sizeof lo);
-    memcpy(self->frame_hi, hi, sizeof hi);
+    fit_frame(self, lo, hi, w, h);
   } else if (self->auto_frame && !self->no_follow && s && w > 0 && h > 0) {
     widen_frame(self, s, w, h);
   }
@@ -393,7 +400,7 @@ static GdkGLContext *lw_view3d_create_context(GtkGLArea *area)
   }
   if (!ctx) {
     if (!error)
-      error = g_error_new_literal(GDK_GL_ERROR, GDK_GL_ERROR_NOT_AVAILABLE, "no surface to draw on");
+      error = g_error_new_literal(GDK_GL_ERROR, GDK_GL_ERROR_NOT_AVAILABLE, _("the view has no window to draw in"));
     gtk_gl_area_set_error(area, error);
     g_error_free(error);
   }
@@ -577,6 +584,13 @@ static void lw_view3d_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 }
 
 /* ---- pointer -------------------------------------------------------- */
+/* the user (or set_camera) has placed the camera: no fit, no widening */
+static void camera_taken(LwView3d *self)
+{
+  self->need_fit = self->auto_frame = FALSE;
+  changed(self);
+}
+
 static void drag_begin(GtkGestureDrag *g, double x, double y, LwView3d *self)
 {
   self->drag_button = gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(g));
@@ -603,8 +617,7 @@ static void drag_update(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
   else
     lw_camera_pan(&self->cam, dx, dy, gtk_widget_get_width(GTK_WIDGET(self)),
                   gtk_widget_get_height(GTK_WIDGET(self)));
-  self->need_fit = self->auto_frame = FALSE;
-  changed(self);
+  camera_taken(self);
 }
 
 static void drag_end(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
@@ -632,8 +645,7 @@ static gboolean scroll(GtkEventControllerScroll *c, double dx, double dy, LwView
     return FALSE;
   lw_camera_zoom(&self->cam, pow(1.15, dy), self->pointer_x, self->pointer_y,
                  gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)));
-  self->need_fit = self->auto_frame = FALSE;
-  changed(self);
+  camera_taken(self);
   return TRUE;
 }
 
@@ -917,8 +929,7 @@ void lw_view3d_zoom(LwView3d *self, double factor)
   g_return_if_fail(LW_IS_VIEW3D(self));
   int w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
   lw_camera_zoom(&self->cam, factor, 0.5 * w, 0.5 * h, w, h);
-  self->need_fit = self->auto_frame = FALSE;
-  changed(self);
+  camera_taken(self);
 }
 
 const char *lw_view3d_get_selection(LwView3d *self)
@@ -955,8 +966,7 @@ void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
   self->cam = *cam;
-  self->need_fit = self->auto_frame = FALSE;
-  changed(self);
+  camera_taken(self);
 }
 
 gboolean lw_view3d_get_auto_frame(LwView3d *self)
@@ -965,11 +975,10 @@ gboolean lw_view3d_get_auto_frame(LwView3d *self)
   return self->auto_frame;
 }
 
-void lw_view3d_set_auto_frame(LwView3d *self, gboolean auto_frame)
+void lw_view3d_keep_camera(LwView3d *self)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
-  self->auto_frame = auto_frame;
-  changed(self);
+  self->need_fit = FALSE;
 }
 
 void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow)
@@ -982,13 +991,8 @@ void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow)
 void lw_view3d_fit_box(LwView3d *self, const double lo[3], const double hi[3])
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
-  int w = MAX(gtk_widget_get_width(GTK_WIDGET(self)), 1), h = MAX(gtk_widget_get_height(GTK_WIDGET(self)), 1);
-  gboolean planar = self->renderer ? lw_renderer_planar(self->renderer) : !self->desc || self->desc->planar;
-  lw_camera_fit_aspect(&self->cam, lo, hi, planar, (double)w / h);
-  memcpy(self->frame_lo, lo, sizeof self->frame_lo);
-  memcpy(self->frame_hi, hi, sizeof self->frame_hi);
-  self->need_fit = FALSE;
-  self->auto_frame = TRUE;
+  fit_frame(self, lo, hi, MAX(gtk_widget_get_width(GTK_WIDGET(self)), 1),
+            MAX(gtk_widget_get_height(GTK_WIDGET(self)), 1));
   changed(self);
 }
 

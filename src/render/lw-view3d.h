@@ -59,10 +59,12 @@ void lw_view3d_get_camera(LwView3d *self, lw_camera *cam);
 void lw_view3d_set_camera(LwView3d *self, const lw_camera *cam);
 /* The camera fitted to the mechanism (after a model is set, reset_camera or
  * fit_box, until the user or set_camera moves it) widens by itself when the
- * mechanism leaves the box it shows.  fit_box fits it to the box lo..hi. */
+ * mechanism leaves the picture.  fit_box fits it to the box lo..hi. */
 gboolean lw_view3d_get_auto_frame(LwView3d *self);
-void lw_view3d_set_auto_frame(LwView3d *self, gboolean auto_frame);
 void lw_view3d_fit_box(LwView3d *self, const double lo[3], const double hi[3]);
+/* Cancels the fit a new model asks for: the camera stays as it is, fitted
+ * (and widening) or placed by the user. */
+void lw_view3d_keep_camera(LwView3d *self);
 /* With follow FALSE the camera does not widen by itself (while the user
  * edits the mechanism under the pointer); TRUE by default. */
 void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow);
