@@ -194,16 +194,38 @@ static void xbutton(xpointer *xp, gboolean press)
   lwt_spin(0.1);
 }
 
-/* press at (x0, y0), move there in steps, release */
-static void xdrag(xpointer *xp, int x0, int y0, int x1, int y1)
+static void count_signal(gpointer counter)
 {
+  ++*(int *)counter;
+}
+
+static gboolean counter_positive(gpointer counter)
+{
+  return *(int *)counter > 0;
+}
+
+/* press at (x0, y0), move there in steps, release; then wait until the
+ * signal 'done' of 'instance' says the drag was handled (a gesture's
+ * drag-end, a drag source's drag-end): the X server delivers the events
+ * when GTK gets to them, which on a loaded machine is long after they were
+ * sent, so a fixed pause is not enough */
+static void xdrag(xpointer *xp, int x0, int y0, int x1, int y1, gpointer instance, const char *done)
+{
+  int ended = 0;
+  g_test_message("drag (%d, %d) -> (%d, %d)", x0, y0, x1, y1);
+  gulong id = g_signal_connect_swapped(instance, done, G_CALLBACK(count_signal), &ended);
   xmove(xp, x0, y0);
   xbutton(xp, TRUE);
   for (int k = 1; k <= 12; k++)
     xmove(xp, x0 + (x1 - x0) * k / 12, y0 + (y1 - y0) * k / 12);
   lwt_spin(0.1);
   xbutton(xp, FALSE);
-  lwt_spin(0.4);
+  gboolean handled = lwt_wait_until(counter_positive, &ended, 60);
+  g_signal_handler_disconnect(instance, id);
+  if (!handled)
+    g_error("the drag from (%d, %d) to (%d, %d) was not handled within 60 s (no %s from %s)", x0, y0, x1, y1,
+            done, G_OBJECT_TYPE_NAME(instance));
+  lwt_spin(0.1);
 }
 
 /* the pointer used by the helpers below: XTest when the display has it
@@ -235,10 +257,53 @@ static gboolean palette_revealed(gpointer w)
          gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
 }
 
-static void pointer_settle(LwWindow *w)
+static gboolean count_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer counter)
+{
+  (void)widget, (void)clock;
+  ++*(int *)counter;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean two_ticks(gpointer counter)
+{
+  return *(int *)counter >= 2;
+}
+
+/* where the world's origin is on the screen, or FALSE while the view has
+ * no picture */
+static gboolean origin_on_screen(xpointer *xp, LwWindow *w, int *rx, int *ry)
+{
+  const double o[3] = {0, 0, 0};
+  double x, y;
+  if (!lw_editor_world_to_view(editor_of(w), o, &x, &y))
+    return FALSE;
+  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
+  return TRUE;
+}
+
+static void pointer_settle(xpointer *xp, LwWindow *w)
 {
   g_assert_true(lwt_wait_until(palette_revealed, w, 20));
-  lwt_spin(0.3);
+  /* the layout has settled and the camera has been framed to it when the
+   * origin stays at the same screen point over two frames (on a loaded
+   * machine a frame can take longer than any fixed pause) */
+  GtkWidget *ed = GTK_WIDGET(editor_of(w));
+  gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+  int x0 = -1, y0 = -1;
+  gboolean had = origin_on_screen(xp, w, &x0, &y0);
+  for (;;) {
+    int ticks = 0, x1 = -1, y1 = -1;
+    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
+    gboolean ticked = lwt_wait_until(two_ticks, &ticks, 30);
+    gtk_widget_remove_tick_callback(ed, id);
+    g_assert_true(ticked);
+    gboolean has = origin_on_screen(xp, w, &x1, &y1);
+    if (had && has && x1 == x0 && y1 == y0)
+      break;
+    if (g_get_monotonic_time() > end)
+      g_error("the view did not settle within 30 s: the origin moved from (%d, %d) to (%d, %d)", x0, y0, x1, y1);
+    had = has, x0 = x1, y0 = y1;
+  }
 }
 
 /* a palette item dragged to the world point p: the button's drag source
@@ -249,7 +314,7 @@ static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
   GtkDragSource *src = lw_palette_get_drag_source(pal, id);
   g_assert_nonnull(src);
   if (pointer) { /* the button pressed, dragged into the view, released at p */
-    pointer_settle(w);
+    pointer_settle(pointer, w);
     GtkWidget *button = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(src));
     int bx, by, vx, vy;
     double x, y;
@@ -257,7 +322,7 @@ static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
     root_point(pointer, button, 0.5 * gtk_widget_get_width(button), 0.5 * gtk_widget_get_height(button), &bx, &by);
     root_point(pointer, GTK_WIDGET(editor_of(w)), x, y, &vx, &vy);
     g_autofree char *before = json_of(w);
-    xdrag(pointer, bx, by, vx, vy);
+    xdrag(pointer, bx, by, vx, vy, src, "drag-end");
     g_autofree char *after = json_of(w);
     return strcmp(before, after) != 0;
   }
@@ -289,14 +354,14 @@ static void stroke3(LwWindow *w, const double a[3], const double b[3])
 {
   double x0, y0, x1, y1;
   if (pointer)
-    pointer_settle(w);
+    pointer_settle(pointer, w);
   g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
   g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
   if (pointer) {
     int rx0, ry0, rx1, ry1;
     root_point(pointer, GTK_WIDGET(editor_of(w)), x0, y0, &rx0, &ry0);
     root_point(pointer, GTK_WIDGET(editor_of(w)), x1, y1, &rx1, &ry1);
-    xdrag(pointer, rx0, ry0, rx1, ry1);
+    xdrag(pointer, rx0, ry0, rx1, ry1, lw_editor_get_stroke_gesture(editor_of(w)), "drag-end");
     return;
   }
   GtkGesture *g = lw_editor_get_stroke_gesture(editor_of(w));
@@ -848,11 +913,11 @@ static void test_pointer(void)
   }
   LwWindow *w = new_window();
   act(w, "new");
-  lwt_spin(0.8);
+  pointer_settle(&xp, w);
   int ax, ay, bx, by;
   view_root_point(&xp, w, 0, 0, &ax, &ay);
   view_root_point(&xp, w, 1, 0.5, &bx, &by);
-  xdrag(&xp, ax, ay, bx, by);
+  xdrag(&xp, ax, ay, bx, by, lw_editor_get_stroke_gesture(editor_of(w)), "drag-end");
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpint(d->nbodies, ==, 1);
   g_test_message("drawn with the pointer: link1 from (%g, %g), angle %.6f rad", d->bodies[0].position[0],
@@ -865,8 +930,7 @@ static void test_pointer(void)
   int px, py;
   root_point(&xp, pin, 0.5 * gtk_widget_get_width(pin), 0.5 * gtk_widget_get_height(pin), &px, &py);
   view_root_point(&xp, w, 0, 0, &ax, &ay);
-  xdrag(&xp, px, py, ax, ay);
-  lwt_spin(0.3);
+  xdrag(&xp, px, py, ax, ay, lw_palette_get_drag_source(pal, "revolute"), "drag-end");
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->njoints, ==, 1);
   g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_REVOLUTE);

@@ -989,6 +989,31 @@ static void test_widget_auto_frame(void)
   lw_view3d_get_camera(LW_VIEW3D(view), &c1);
   g_assert_true(memcmp(&c1, &c2, sizeof c1) == 0);
   g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
+
+  /* the view made narrow (a palette slides in beside it), while the user
+   * edits: the same box fitted to the new shape, nothing cut off */
+  lw_view3d_set_follow_motion(LW_VIEW3D(view), FALSE);
+  const double box[2][3] = {{-1.0, -1.0, 0.0}, {3.0, 2.0, 0.0}};
+  lw_view3d_fit_box(LW_VIEW3D(view), box[0], box[1]);
+  g_assert_true(wait_frame(&pr, view));
+  lw_view3d_get_camera(LW_VIEW3D(view), &c1);
+  int wide_w = gtk_widget_get_width(view);
+  gtk_window_set_default_size(GTK_WINDOW(win), 200, 360);
+  gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+  while (gtk_widget_get_width(view) >= wide_w && g_get_monotonic_time() < end)
+    g_main_context_iteration(NULL, FALSE);
+  g_assert_cmpint(gtk_widget_get_width(view), <, wide_w);
+  g_assert_true(wait_frame(&pr, view));
+  g_assert_true(wait_frame(&pr, view));
+  w = gtk_widget_get_width(view), h = gtk_widget_get_height(view);
+  lw_view3d_get_camera(LW_VIEW3D(view), &c2);
+  g_test_message("view %d -> %d px wide: camera distance %.3f -> %.3f", wide_w, w, c1.distance, c2.distance);
+  for (int k = 0; k < 4; k++) {
+    const double p[3] = {box[k & 1][0], box[k >> 1][1], 0.0};
+    g_assert_true(lw_camera_project(&c2, w, h, p, &x, &y) && x >= 0 && x <= w && y >= 0 && y <= h);
+  }
+  g_assert_true(lw_view3d_get_auto_frame(LW_VIEW3D(view)));
+  lw_view3d_set_follow_motion(LW_VIEW3D(view), TRUE);
   g_free(pose);
   g_free(jt);
   view_window_close(win, &pr, &sc);

@@ -1170,22 +1170,13 @@ static gboolean opt_apply_cb(LwOptPanel *panel, gpointer optimized, gpointer use
 }
 
 /* ---- editing actions ----------------------------------------------------------- */
-/* a frame of 4 m x 3 m around the origin to draw in, once the view has its
- * size (the palette slides in beside it) */
+/* a frame of 4 m x 3 m around the origin to draw in (the view keeps it
+ * fitted as the palette slides in beside it) */
 static void frame_drawing_area(LwWindow *self)
 {
   gboolean planar = !self->desc || self->desc->planar;
   double lo[3] = {-0.5, -0.5, planar ? 0 : -0.5}, hi[3] = {3.0, 2.0, planar ? 0 : 1.5};
   lw_view3d_fit_box(LW_VIEW3D(self->view), lo, hi);
-}
-
-static gboolean frame_drawing_area_cb(gpointer user)
-{
-  LwWindow *self = user;
-  if (self->desc && self->desc->nbodies == 0)
-    frame_drawing_area(self);
-  g_object_unref(self);
-  return G_SOURCE_REMOVE;
 }
 
 static void new_document(LwWindow *self, gboolean planar)
@@ -1199,13 +1190,9 @@ static void new_document(LwWindow *self, gboolean planar)
   self->display_name = g_strdup(_("Untitled"));
   set_document(self, lw_editor_new_document(planar), FALSE);
   adw_window_title_set_title(self->window_title, _("Untitled"));
-  gboolean was_editing = self->editing;
   if (!self->editing)
     g_action_group_change_action_state(G_ACTION_GROUP(self), "edit-mode", g_variant_new_boolean(TRUE));
   frame_drawing_area(self);
-  if (!was_editing)
-    g_timeout_add(gtk_revealer_get_transition_duration(GTK_REVEALER(self->palette_revealer)) + 50,
-                  frame_drawing_area_cb, g_object_ref(self));
   write_autosave(self);
   update_actions(self);
 }

@@ -46,6 +46,7 @@ struct _LwView3d {
   gboolean auto_frame;
   gboolean no_follow;         /* widening held off (while the user edits) */
   double frame_lo[3], frame_hi[3];
+  int frame_w, frame_h;       /* the picture size it was fitted for */
 
   gboolean has_state;
   lw_render_state state;
@@ -315,6 +316,7 @@ static void fit_frame(LwView3d *self, const double lo[3], const double hi[3], in
   lw_camera_fit_aspect(&self->cam, lo, hi, planar, (double)w / h);
   memmove(self->frame_lo, lo, sizeof self->frame_lo); /* lo may be frame_lo */
   memmove(self->frame_hi, hi, sizeof self->frame_hi);
+  self->frame_w = w, self->frame_h = h;
   self->need_fit = FALSE;
   self->auto_frame = TRUE;
 }
@@ -368,6 +370,10 @@ static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
     add_trace_bounds(self, lo, hi); /* a run already made: its whole motion */
     lw_renderer_up(self->renderer, self->cam.up);
     fit_frame(self, lo, hi, w, h);
+  } else if (self->auto_frame && w > 0 && h > 0 && (w != self->frame_w || h != self->frame_h)) {
+    /* the view was resized (the window, or the palette sliding in beside
+     * it): the same box fitted to the new shape, edits or not */
+    fit_frame(self, self->frame_lo, self->frame_hi, w, h);
   } else if (self->auto_frame && !self->no_follow && s && w > 0 && h > 0) {
     widen_frame(self, s, w, h);
   }
