@@ -1375,6 +1375,8 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       }
     }
   }
+  if (lw_lin_prepare(m))
+    FAIL("", "out of memory");
   free(c.R);
   free(ps.p);
   return m;
@@ -1397,6 +1399,9 @@ void lw_model_free(lw_model *m)
   free(m->mass_blocks);
   free(m->minv_blocks);
   free(m->spair);
+  free(m->rh_ptr);
+  free(m->rh_ij);
+  free(m->rh_v);
   free(m->qgrav);
   free(m->body_mass);
   free(m->rows);

@@ -147,7 +147,25 @@ struct lw_model {
   int nspair;
   int *spair;
   double minv_cond;     /* largest condition number (1-norm) of a mass block */
+  /* the constant Hessians of the DOT rows: row r's nonzero entries
+   * rh_ptr[r] .. rh_ptr[r + 1] at local coordinates (rh_ij[2k], rh_ij[2k+1])
+   * of its w = nblk nqb (both triangles), values rh_v */
+  int *rh_ptr, *rh_ij;
+  double *rh_v;
+  /* the step's linearization couples bodies (a force between two bodies,
+   * an angle row or a bilinear row across two): its matrices then need an
+   * off-diagonal part (lw_bmat.off) */
+  int lin_coupled;
 };
+
+/* an nq x nq matrix of the step's linearization: the bodies' diagonal blocks
+ * (nb x nqb x nqb, column-major) and, for models whose linearization couples
+ * bodies (m->lin_coupled), the entries between bodies in a dense nq x nq
+ * (column-major; NULL otherwise) */
+typedef struct {
+  double *blk;
+  double *off;
+} lw_bmat;
 
 /* linear solver for symmetric positive definite matrices in the pattern */
 typedef struct {
@@ -322,6 +340,18 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
 void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
                      int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
                      int ldc);
+/* the same matrices in structured form, accumulated (+=): H[k], KC, C as
+ * lw_bmat (NULL: skip), RV, RA, RAd by rows and blocks like d->jac */
+void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
+                   double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C);
+/* the DOT rows' Hessians and m->lin_coupled (compile time); -1: no memory */
+int lw_lin_prepare(lw_model *m);
+/* y += alpha B x, y += alpha B^T x */
+void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
+void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
+/* y (nc) += R x, x (nq) += R^T y for R by rows and blocks like d->jac */
+void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y);
+void lw_rowmat_mul_t(const lw_model *m, const double *R, const double *y, double *x);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */

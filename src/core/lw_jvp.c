@@ -550,55 +550,111 @@ static void vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int 
   }
 }
 
-void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
-                     int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
-                     int ldc)
+/* the DOT rows' constant Hessians A^T B + B^T A, and whether the step's
+ * linearization couples bodies (the cases lw_lin_blocks writes across two) */
+int lw_lin_prepare(lw_model *m)
 {
-  int nq = m->nq, nqb = m->nqb, nd = m->nd;
-  double A[3 * 2 * LW_MAXQB], B[3 * 2 * LW_MAXQB], Hl[4 * LW_MAXQB * LW_MAXQB];
+  int nqb = m->nqb, nd = m->nd, total = 0;
+  double A[3 * 2 * LW_MAXQB], B[3 * 2 * LW_MAXQB];
+  m->lin_coupled = 0;
+  m->rh_ptr = calloc((size_t)m->nc + 1, sizeof(int));
+  if (!m->rh_ptr)
+    return -1;
+  for (int pass = 0; pass < 2; pass++) {
+    int n = 0;
+    for (int r = 0; r < m->nc; r++) {
+      const lw_row *row = &m->rows[r];
+      int w = row->nblk * nqb;
+      if (pass == 0)
+        m->rh_ptr[r] = n;
+      if (row->kind != LW_ROW_DOT) {
+        if (row->nblk > 1)
+          m->lin_coupled = 1;
+        continue;
+      }
+      vx_matrix(m, &row->a, row->nblk, row->blk, A);
+      vx_matrix(m, &row->b, row->nblk, row->blk, B);
+      for (int i = 0; i < w; i++)
+        for (int j = 0; j < w; j++) {
+          double h = 0;
+          for (int c = 0; c < nd; c++)
+            h += A[c * w + i] * B[c * w + j] + B[c * w + i] * A[c * w + j];
+          if (h == 0.0)
+            continue;
+          if (pass) {
+            m->rh_ij[2 * n] = i;
+            m->rh_ij[2 * n + 1] = j;
+            m->rh_v[n] = h;
+          } else if (i / nqb != j / nqb) {
+            m->lin_coupled = 1;
+          }
+          n++;
+        }
+    }
+    if (pass == 0) {
+      m->rh_ptr[m->nc] = total = n;
+      m->rh_ij = malloc(sizeof(int) * 2 * ((size_t)total + 1));
+      m->rh_v = malloc(sizeof(double) * ((size_t)total + 1));
+      if (!m->rh_ij || !m->rh_v)
+        return -1;
+    }
+  }
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    int nblk = f->nblk;
+    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER)
+      nblk = m->coords[f->coord].nblk;
+    else if (f->type == LW_FORCE_TORQUE || f->type == LW_FORCE_FORCE)
+      nblk = 1;
+    else if (lw_force_is_controller(f->type))
+      nblk = f->ncblk;
+    if (nblk > 1)
+      m->lin_coupled = 1;
+  }
+  return 0;
+}
+
+/* B(gi, gj) += v */
+static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
+{
+  int nqb = m->nqb, bi = gi / nqb, bj = gj / nqb;
+  if (bi == bj)
+    B->blk[(size_t)bi * nqb * nqb + (size_t)(gj % nqb) * nqb + gi % nqb] += v;
+  else
+    B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
+}
+
+void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
+                   double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
+{
+  int nq = m->nq, nqb = m->nqb, w2 = 2 * nqb;
   double *e = d->r; /* unit directions */
   memset(e, 0, sizeof(double) * (size_t)nq);
   lw_lin_point pr = *p;
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
     int w = row->nblk * nqb;
+    double *rv = RV + (size_t)r * w2, *ra = RA + (size_t)r * w2, *rad = RAd + (size_t)r * w2;
     if (row->kind == LW_ROW_DOT) {
-      vx_matrix(m, &row->a, row->nblk, row->blk, A);
-      vx_matrix(m, &row->b, row->nblk, row->blk, B);
-      for (int i = 0; i < w; i++)
-        for (int j = 0; j <= i; j++) {
-          double s = 0;
-          for (int c = 0; c < nd; c++)
-            s += A[c * w + i] * B[c * w + j] + B[c * w + i] * A[c * w + j];
-          Hl[i * w + j] = Hl[j * w + i] = s;
-        }
-      /* the global index of each local coordinate, and the multipliers
-       * (zero entries of the bilinear Hessian add nothing and are skipped) */
+      /* the constant Hessian: the global index of each local coordinate,
+       * and the multipliers */
       int gidx[2 * LW_MAXQB];
       for (int i = 0; i < w; i++)
         gidx[i] = row->blk[i / nqb] * nqb + i % nqb;
       double lk[3];
       for (int k = 0; k < 3; k++)
         lk[k] = H[k] ? p->l[k][r] : 0.0;
-      for (int i = 0; i < w; i++) {
-        int gi = gidx[i];
-        double hv = 0, ha = 0;
-        const double *hrow = Hl + i * w;
-        for (int j = 0; j < w; j++) {
-          double h = hrow[j];
-          if (h == 0.0)
-            continue;
-          int gj = gidx[j];
-          hv += h * p->qd[gj];
-          ha += h * p->qdd[gj];
-          for (int k = 0; k < 3; k++)
-            if (lk[k] != 0.0)
-              H[k][(size_t)gj * ldh + gi] += lk[k] * h;
-        }
+      for (int n = m->rh_ptr[r]; n < m->rh_ptr[r + 1]; n++) {
+        int i = m->rh_ij[2 * n], j = m->rh_ij[2 * n + 1], gi = gidx[i], gj = gidx[j];
+        double h = m->rh_v[n];
         /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
-        RV[(size_t)gi * ldr + r] += hv;
-        RA[(size_t)gi * ldr + r] += ha;
-        RAd[(size_t)gi * ldr + r] += 2.0 * hv;
+        double hv = h * p->qd[gj];
+        rv[i] += hv;
+        ra[i] += h * p->qdd[gj];
+        rad[i] += 2.0 * hv;
+        for (int k = 0; k < 3; k++)
+          if (lk[k] != 0.0)
+            bm_add(m, H[k], gj, gi, lk[k] * h);
       }
       continue;
     }
@@ -613,13 +669,13 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
         int gj = row->blk[j / nqb] * nqb + j % nqb;
         for (int k = 0; k < 3; k++)
           if (H[k] && p->l[k][r] != 0.0)
-            H[k][(size_t)gi * ldh + gj] += p->l[k][r] * s.dg[j];
+            bm_add(m, H[k], gj, gi, p->l[k][r] * s.dg[j]);
       }
-      RV[(size_t)gi * ldr + r] += s.dr;
-      RA[(size_t)gi * ldr + r] += blk_dot(m, row->nblk, row->blk, s.dg, p->qdd) + s.dgm;
+      rv[i] += s.dr;
+      ra[i] += blk_dot(m, row->nblk, row->blk, s.dg, p->qdd) + s.dgm;
       lw_lin_dir dqd = {NULL, NULL, e, NULL, NULL, NULL, row->blk[i / nqb]};
       row_sc(m, NULL, r, &pr, &dqd, &s);
-      RAd[(size_t)gi * ldr + r] += s.dgm;
+      rad[i] += s.dgm;
       e[gi] = 0.0;
     }
   }
@@ -650,22 +706,141 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
       int gi = blk[i / nqb] * nqb + i % nqb;
       for (int pass = 0; pass < 2; pass++) {
         /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
+        const lw_bmat *T = pass == 0 ? KC : C;
+        if (!T)
+          continue;
         e[gi] = pass == 0 ? 1.0 : 0.0;
         ev[gi] = pass == 0 ? cv : 1.0;
         lw_lin_dir dir = {pass == 0 ? e : NULL, ev, NULL, NULL, NULL, NULL, blk[i / nqb]};
         lw_lin_dir df = dir;
         df.dqd = ev;
         force_jvp(m, d, n, p, &pf, &dir, &df, 1, dQ);
-        double *col = pass == 0 ? KC + (size_t)gi * ldk : C + (size_t)gi * ldc;
         for (int k = 0; k < nblk; k++)
           for (int l = 0; l < nqb; l++) {
             int g = blk[k] * nqb + l;
-            col[g] -= dQ[g];
+            bm_add(m, T, g, gi, -dQ[g]);
             dQ[g] = 0.0;
           }
         e[gi] = 0.0;
         ev[gi] = 0.0;
       }
+    }
+  }
+}
+
+/* the dense form (column-major, leading dimensions given), accumulated:
+ *   H[k] (nq x nq): sum_r l_k[r] d2 Phi_r / dq2, k = 0, 1, 2 (NULL: skip)
+ *   RV (nc x nq): d(J qd + Phi_t)/dq,  RA: d(J qdd + gamma)/dq,  RAd: d gamma / d qd
+ *   KC (nq x nq): -dQ/dq - cv dQ/dv,   C: -dQ/dv */
+void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
+                     int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
+                     int ldc)
+{
+  int nq = m->nq, nqb = m->nqb, nc = m->nc, w2 = 2 * nqb;
+  size_t nblk = (size_t)m->nb * nqb * nqb, nrow = (size_t)nc * w2;
+  /* five matrices of blocks and entries between bodies, three of rows */
+  double *mem = calloc(5 * (nblk + (size_t)nq * nq) + 3 * nrow + 1, sizeof(double));
+  if (!mem)
+    abort();
+  lw_bmat B[5];
+  for (int k = 0; k < 5; k++)
+    B[k] = (lw_bmat){mem + k * (nblk + (size_t)nq * nq), mem + k * (nblk + (size_t)nq * nq) + nblk};
+  double *R = mem + 5 * (nblk + (size_t)nq * nq);
+  const lw_bmat *Hb[3] = {H[0] ? &B[0] : NULL, H[1] ? &B[1] : NULL, H[2] ? &B[2] : NULL};
+  lw_lin_blocks(m, d, p, cv, Hb, R, R + nrow, R + 2 * nrow, KC ? &B[3] : NULL, C ? &B[4] : NULL);
+  double *const out[5] = {H[0], H[1], H[2], KC, C};
+  const int ld[5] = {ldh, ldh, ldh, ldk, ldc};
+  for (int k = 0; k < 5; k++) {
+    if (!out[k])
+      continue;
+    for (int j = 0; j < nq; j++)
+      for (int i = 0; i < nq; i++) {
+        double v = i / nqb == j / nqb ? B[k].blk[(size_t)(i / nqb) * nqb * nqb + (size_t)(j % nqb) * nqb + i % nqb]
+                                      : B[k].off[(size_t)j * nq + i];
+        out[k][(size_t)j * ld[k] + i] += v;
+      }
+  }
+  double *const rout[3] = {RV, RA, RAd};
+  for (int k = 0; k < 3; k++)
+    for (int r = 0; r < nc; r++) {
+      const lw_row *row = &m->rows[r];
+      for (int i = 0; i < row->nblk * nqb; i++)
+        rout[k][(size_t)(row->blk[i / nqb] * nqb + i % nqb) * ldr + r] += R[k * nrow + (size_t)r * w2 + i];
+    }
+  free(mem);
+}
+
+void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
+{
+  int nqb = m->nqb;
+  for (int b = 0; b < m->nb; b++) {
+    const double *Bb = B->blk + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
+    double *yb = y + (size_t)b * nqb;
+    for (int j = 0; j < nqb; j++) {
+      double a = alpha * xb[j];
+      for (int i = 0; i < nqb; i++)
+        yb[i] += Bb[j * nqb + i] * a;
+    }
+  }
+  if (B->off)
+    for (int j = 0; j < m->nq; j++) {
+      double a = alpha * x[j];
+      const double *col = B->off + (size_t)j * m->nq;
+      for (int i = 0; i < m->nq; i++)
+        y[i] += col[i] * a;
+    }
+}
+
+void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
+{
+  int nqb = m->nqb;
+  for (int b = 0; b < m->nb; b++) {
+    const double *Bb = B->blk + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
+    double *yb = y + (size_t)b * nqb;
+    for (int j = 0; j < nqb; j++) {
+      double s = 0;
+      for (int i = 0; i < nqb; i++)
+        s += Bb[j * nqb + i] * xb[i];
+      yb[j] += alpha * s;
+    }
+  }
+  if (B->off)
+    for (int j = 0; j < m->nq; j++) {
+      const double *col = B->off + (size_t)j * m->nq;
+      double s = 0;
+      for (int i = 0; i < m->nq; i++)
+        s += col[i] * x[i];
+      y[j] += alpha * s;
+    }
+}
+
+void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y)
+{
+  int nqb = m->nqb, w2 = 2 * nqb;
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    const double *g = R + (size_t)r * w2;
+    double s = 0;
+    for (int k = 0; k < row->nblk; k++) {
+      const double *xb = x + (size_t)row->blk[k] * nqb, *gk = g + k * nqb;
+      for (int i = 0; i < nqb; i++)
+        s += gk[i] * xb[i];
+    }
+    y[r] += s;
+  }
+}
+
+void lw_rowmat_mul_t(const lw_model *m, const double *R, const double *y, double *x)
+{
+  int nqb = m->nqb, w2 = 2 * nqb;
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    const double *g = R + (size_t)r * w2;
+    for (int k = 0; k < row->nblk; k++) {
+      double *xb = x + (size_t)row->blk[k] * nqb;
+      const double *gk = g + k * nqb;
+      for (int i = 0; i < nqb; i++)
+        xb[i] += gk[i] * y[r];
     }
   }
 }
