@@ -349,9 +349,9 @@ int lw_lin_prepare(lw_model *m);
 /* y += alpha B x, y += alpha B^T x */
 void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
 void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
-/* y (nc) += R x, x (nq) += R^T y for R by rows and blocks like d->jac */
+/* y (nc) += R x, x (nq) += alpha R^T y for R by rows and blocks like d->jac */
 void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y);
-void lw_rowmat_mul_t(const lw_model *m, const double *R, const double *y, double *x);
+void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */

@@ -770,56 +770,67 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
   free(mem);
 }
 
-void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
+static inline void bmat_mul_n(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y,
+                              int trans, const int nqb)
 {
-  int nqb = m->nqb;
   for (int b = 0; b < m->nb; b++) {
     const double *Bb = B->blk + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
     double *yb = y + (size_t)b * nqb;
-    for (int j = 0; j < nqb; j++) {
-      double a = alpha * xb[j];
-      for (int i = 0; i < nqb; i++)
-        yb[i] += Bb[j * nqb + i] * a;
+    if (!trans) {
+      for (int j = 0; j < nqb; j++) {
+        double a = alpha * xb[j];
+        for (int i = 0; i < nqb; i++)
+          yb[i] += Bb[j * nqb + i] * a;
+      }
+    } else {
+      for (int j = 0; j < nqb; j++) {
+        double s = 0;
+        for (int i = 0; i < nqb; i++)
+          s += Bb[j * nqb + i] * xb[i];
+        yb[j] += alpha * s;
+      }
     }
   }
-  if (B->off)
-    for (int j = 0; j < m->nq; j++) {
+  if (!B->off)
+    return;
+  for (int j = 0; j < m->nq; j++) {
+    const double *col = B->off + (size_t)j * m->nq;
+    if (!trans) {
       double a = alpha * x[j];
-      const double *col = B->off + (size_t)j * m->nq;
       for (int i = 0; i < m->nq; i++)
         y[i] += col[i] * a;
-    }
-}
-
-void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
-{
-  int nqb = m->nqb;
-  for (int b = 0; b < m->nb; b++) {
-    const double *Bb = B->blk + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
-    double *yb = y + (size_t)b * nqb;
-    for (int j = 0; j < nqb; j++) {
-      double s = 0;
-      for (int i = 0; i < nqb; i++)
-        s += Bb[j * nqb + i] * xb[i];
-      yb[j] += alpha * s;
-    }
-  }
-  if (B->off)
-    for (int j = 0; j < m->nq; j++) {
-      const double *col = B->off + (size_t)j * m->nq;
+    } else {
       double s = 0;
       for (int i = 0; i < m->nq; i++)
         s += col[i] * x[i];
       y[j] += alpha * s;
     }
+  }
 }
 
-void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y)
+void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
 {
-  int nqb = m->nqb, w2 = 2 * nqb;
+  if (m->nqb == 4)
+    bmat_mul_n(m, B, alpha, x, y, 0, 4);
+  else
+    bmat_mul_n(m, B, alpha, x, y, 0, m->nqb);
+}
+
+void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
+{
+  if (m->nqb == 4)
+    bmat_mul_n(m, B, alpha, x, y, 1, 4);
+  else
+    bmat_mul_n(m, B, alpha, x, y, 1, m->nqb);
+}
+
+/* the row products written for a constant nqb, so that the planar body's
+ * (4) unroll */
+static inline void rowmat_mul_n(const lw_model *m, const double *R, const double *x, double *y, const int nqb)
+{
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
-    const double *g = R + (size_t)r * w2;
+    const double *g = R + (size_t)r * 2 * nqb;
     double s = 0;
     for (int k = 0; k < row->nblk; k++) {
       const double *xb = x + (size_t)row->blk[k] * nqb, *gk = g + k * nqb;
@@ -830,19 +841,36 @@ void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *
   }
 }
 
-void lw_rowmat_mul_t(const lw_model *m, const double *R, const double *y, double *x)
+static inline void rowmat_mul_t_n(const lw_model *m, const double *R, double alpha, const double *y, double *x,
+                                  const int nqb)
 {
-  int nqb = m->nqb, w2 = 2 * nqb;
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
-    const double *g = R + (size_t)r * w2;
+    const double *g = R + (size_t)r * 2 * nqb;
+    double a = alpha * y[r];
     for (int k = 0; k < row->nblk; k++) {
       double *xb = x + (size_t)row->blk[k] * nqb;
       const double *gk = g + k * nqb;
       for (int i = 0; i < nqb; i++)
-        xb[i] += gk[i] * y[r];
+        xb[i] += gk[i] * a;
     }
   }
+}
+
+void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y)
+{
+  if (m->nqb == 4)
+    rowmat_mul_n(m, R, x, y, 4);
+  else
+    rowmat_mul_n(m, R, x, y, m->nqb);
+}
+
+void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x)
+{
+  if (m->nqb == 4)
+    rowmat_mul_t_n(m, R, alpha, y, x, 4);
+  else
+    rowmat_mul_t_n(m, R, alpha, y, x, m->nqb);
 }
 
 /* y += M' x with the tangent mass blocks */

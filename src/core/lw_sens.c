@@ -168,9 +168,25 @@ typedef struct {
   lw_tangent **tg;
   const int *obj;
   double h, c2, c4;
-  double *M, *AP, *KM, *C, *DVq, *DAq, *DAqd, *FP, *FV, *FA;
+  double *M, *AP, *KM, *FP, *FV, *FA;
   int *ipP, *ipM;
   double sP, sM; /* scales of the constraint rows in AP and KM */
+  /* the step's linearization in structured form (lw_lin_blocks): the
+   * position matrix A = c4 M + K + C' + H(lambda) (AP = [A J^T; J 0]), the
+   * Hessian terms H(sigma), H(kappa) of the velocity and acceleration
+   * problems, the damping C = -dQ/dv; the rate matrices by rows */
+  lw_bmat Ab, Hv, Ha, Cb;
+  double *RV, *RA, *RAd;
+  /* AP solved through the bodies' blocks of A and the Schur complement
+   * SP = J A^-1 J^T (no coupling between bodies in A, well-conditioned mass
+   * blocks), else by the LU of AP */
+  int ap_struct;
+  double *Alu, *Ainv, *WP, *SP; /* (nb x nqb x nqb) A's blocks: LU, inverses; (nc x 2 nqb) A^-1 J^T by
+                                   rows; (nc x nc) LU */
+  double *SPd;                   /* (nc) reciprocals of the LU's pivots */
+  int *ipA, *ipS;
+  double *Yr;                    /* (nc x p) sides of SP by rows */
+  double *apt; /* (nq) scratch of ap_solve */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
@@ -343,6 +359,226 @@ static void fb_grads(sens *s, const double *st, double *eq, double *eqd, double 
   }
 }
 
+/* AP = [A J^T; J 0] (constraint rows and columns scaled by sP) and its LU */
+static int ap_factor_dense(sens *s)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, n1 = s->n1, nqb = s->nqb, w = 2 * nqb;
+  memset(s->AP, 0, sizeof(double) * (size_t)n1 * n1);
+  for (int b = 0; b < m->nb; b++)
+    for (int j = 0; j < nqb; j++)
+      for (int i = 0; i < nqb; i++)
+        s->AP[(size_t)(b * nqb + j) * n1 + b * nqb + i] = s->Ab.blk[((size_t)b * nqb + j) * nqb + i];
+  if (s->Ab.off)
+    for (int j = 0; j < nq; j++)
+      for (int i = 0; i < nq; i++)
+        s->AP[(size_t)j * n1 + i] += s->Ab.off[(size_t)j * nq + i];
+  for (int r = 0; r < s->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++)
+      for (int i = 0; i < nqb; i++) {
+        int col = row->blk[k] * nqb + i;
+        double g = s->d->jac[(size_t)r * w + k * nqb + i];
+        s->AP[(size_t)col * n1 + nq + r] += g;   /* J */
+        s->AP[(size_t)(nq + r) * n1 + col] += g; /* J^T */
+      }
+  }
+  kkt_scale(s->AP, n1, nq, s->sP);
+  return lw_lu_dense(s->AP, n1, s->ipP);
+}
+
+/* y = A x (trans: A^T x) for an n x n block, column-major; written out for
+ * the planar body (n = 4) so that it unrolls */
+static inline void blk_mv_n(const double *restrict A, const double *restrict x, double *restrict y, int trans,
+                            const int n)
+{
+  if (!trans) {
+    for (int i = 0; i < n; i++)
+      y[i] = 0.0;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++)
+        y[i] += A[j * n + i] * x[j];
+  } else {
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int i = 0; i < n; i++)
+        s += A[j * n + i] * x[i];
+      y[j] = s;
+    }
+  }
+}
+
+static void blk_mv(const double *A, int n, const double *x, double *y, int trans)
+{
+  if (n == 4)
+    blk_mv_n(A, x, y, trans, 4);
+  else
+    blk_mv_n(A, x, y, trans, n);
+}
+
+/* LU solve (lw_lu_dense's factors, pivots' reciprocals d) for nrhs sides
+ * stored by rows, Y[i * nrhs + c]: the sides' operations interleave */
+static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
+{
+  if (!trans) {
+    for (int k = 0; k < n; k++)
+      if (ipiv[k] != k)
+        for (int c = 0; c < nrhs; c++) {
+          double t = Y[(size_t)k * nrhs + c];
+          Y[(size_t)k * nrhs + c] = Y[(size_t)ipiv[k] * nrhs + c];
+          Y[(size_t)ipiv[k] * nrhs + c] = t;
+        }
+    for (int j = 0; j < n; j++) { /* L, unit lower */
+      const double *cj = A + (size_t)j * n, *restrict yj = Y + (size_t)j * nrhs;
+      for (int i = j + 1; i < n; i++) {
+        double l = cj[i];
+        double *restrict yi = Y + (size_t)i * nrhs;
+        for (int c = 0; c < nrhs; c++)
+          yi[c] -= l * yj[c];
+      }
+    }
+    for (int j = n - 1; j >= 0; j--) { /* U */
+      const double *cj = A + (size_t)j * n;
+      double *restrict yj = Y + (size_t)j * nrhs;
+      for (int c = 0; c < nrhs; c++)
+        yj[c] *= d[j];
+      for (int i = 0; i < j; i++) {
+        double u = cj[i];
+        double *restrict yi = Y + (size_t)i * nrhs;
+        for (int c = 0; c < nrhs; c++)
+          yi[c] -= u * yj[c];
+      }
+    }
+    return;
+  }
+  for (int j = 0; j < n; j++) { /* U^T */
+    const double *cj = A + (size_t)j * n;
+    double *restrict yj = Y + (size_t)j * nrhs;
+    for (int i = 0; i < j; i++) {
+      double u = cj[i];
+      const double *restrict yi = Y + (size_t)i * nrhs;
+      for (int c = 0; c < nrhs; c++)
+        yj[c] -= u * yi[c];
+    }
+    for (int c = 0; c < nrhs; c++)
+      yj[c] *= d[j];
+  }
+  for (int j = n - 1; j >= 0; j--) { /* L^T */
+    const double *cj = A + (size_t)j * n;
+    double *restrict yj = Y + (size_t)j * nrhs;
+    for (int i = j + 1; i < n; i++) {
+      double l = cj[i];
+      const double *restrict yi = Y + (size_t)i * nrhs;
+      for (int c = 0; c < nrhs; c++)
+        yj[c] -= l * yi[c];
+    }
+  }
+  for (int k = n - 1; k >= 0; k--)
+    if (ipiv[k] != k)
+      for (int c = 0; c < nrhs; c++) {
+        double t = Y[(size_t)k * nrhs + c];
+        Y[(size_t)k * nrhs + c] = Y[(size_t)ipiv[k] * nrhs + c];
+        Y[(size_t)ipiv[k] * nrhs + c] = t;
+      }
+}
+
+/* the inverses of the bodies' blocks of A, WP = A^-1 J^T by rows and
+ * blocks, and the LU of SP = J A^-1 J^T (not symmetric: A holds the forces'
+ * derivatives) */
+static int ap_factor(sens *s)
+{
+  const lw_model *m = s->m;
+  const lw_data *d = s->d;
+  int nc = s->nc, nqb = s->nqb, w = 2 * nqb, bb = nqb * nqb;
+  memcpy(s->Alu, s->Ab.blk, sizeof(double) * (size_t)m->nb * bb);
+  for (int b = 0; b < m->nb; b++) {
+    double *lu = s->Alu + (size_t)b * bb, *inv = s->Ainv + (size_t)b * bb;
+    if (lw_lu_dense(lu, nqb, s->ipA + (size_t)b * nqb))
+      return -1;
+    memset(inv, 0, sizeof(double) * (size_t)bb);
+    for (int i = 0; i < nqb; i++)
+      inv[i * nqb + i] = 1.0;
+    lw_lu_dense_solve(lu, nqb, s->ipA + (size_t)b * nqb, 0, inv, nqb);
+  }
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0; k < row->nblk; k++)
+      blk_mv(s->Ainv + (size_t)row->blk[k] * bb, nqb, d->jac + (size_t)r * w + k * nqb,
+             s->WP + (size_t)r * w + k * nqb, 0);
+  }
+  memset(s->SP, 0, sizeof(double) * (size_t)nc * nc);
+  for (int k = 0; k < m->nspair; k++) {
+    const int *p = m->spair + 3 * k;
+    int r = p[0] / nc, c = p[0] % nc; /* rows r <= c */
+    /* SP(r, c) = g_r . A^-1 g_c, SP(c, r) = g_c . A^-1 g_r */
+    double a = 0, b = 0;
+    for (int i = 0; i < nqb; i++) {
+      a += d->jac[p[1] + i] * s->WP[p[2] + i];
+      b += d->jac[p[2] + i] * s->WP[p[1] + i];
+    }
+    s->SP[(size_t)c * nc + r] += a;
+    if (r != c)
+      s->SP[(size_t)r * nc + c] += b;
+  }
+  if (lw_lu_dense(s->SP, nc, s->ipS))
+    return -1;
+  for (int i = 0; i < nc; i++)
+    s->SPd[i] = 1.0 / s->SP[(size_t)i * nc + i];
+  return 0;
+}
+
+/* x = A^-1 x (trans: A^-T) with the inverses of A's blocks */
+static void a_solve(const sens *s, int trans, double *x)
+{
+  int nqb = s->nqb, bb = nqb * nqb;
+  double t[LW_MAXQB];
+  for (int b = 0; b < s->m->nb; b++) {
+    double *xb = x + (size_t)b * nqb;
+    blk_mv(s->Ainv + (size_t)b * bb, nqb, xb, t, trans);
+    memcpy(xb, t, sizeof(double) * (size_t)nqb);
+  }
+}
+
+/* AP [x; y] = [f; g] (trans: AP^T), in place for nrhs columns of B (n1 each):
+ *   y = SP^-1 (J A^-1 f - g),  x = A^-1 f - WP y
+ *   transposed: y = SP^-T (J A^-T f - g),  x = A^-T (f - J^T y) */
+static void ap_solve(sens *s, int trans, double *B, int nrhs)
+{
+  if (!s->ap_struct) {
+    kkt_solve(s->AP, s->n1, s->nq, s->sP, s->ipP, trans, B, nrhs);
+    return;
+  }
+  const lw_model *m = s->m;
+  int nq = s->nq, nc = s->nc, n1 = s->n1;
+  double *Y = s->Yr;
+  for (int col = 0; col < nrhs; col++) {
+    double *f = B + (size_t)col * n1, *g = f + nq;
+    a_solve(s, trans, f);
+    for (int r = 0; r < nc; r++)
+      g[r] = -g[r];
+    lw_rowmat_mul(m, s->d->jac, f, g);
+    for (int r = 0; r < nc; r++)
+      Y[(size_t)r * nrhs + col] = g[r];
+  }
+  lu_solve_rows(s->SP, nc, s->ipS, s->SPd, trans, Y, nrhs);
+  for (int col = 0; col < nrhs; col++) {
+    double *f = B + (size_t)col * n1, *y = f + nq;
+    for (int r = 0; r < nc; r++)
+      y[r] = Y[(size_t)r * nrhs + col];
+    if (!trans) {
+      lw_rowmat_mul_t(m, s->WP, -1.0, y, f);
+    } else {
+      /* f holds A^-T f: A^-T (f - J^T y) = A^-T f - A^-T J^T y */
+      double *t = s->apt;
+      memset(t, 0, sizeof(double) * (size_t)nq);
+      lw_rowmat_mul_t(m, s->d->jac, -1.0, y, t);
+      a_solve(s, 1, t);
+      for (int i = 0; i < nq; i++)
+        f[i] += t[i];
+    }
+  }
+}
+
 /* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
  * holds state b as lw_step left it (the constraint rows, their time terms
  * and the Schur factors at b are not evaluated again) */
@@ -428,45 +664,23 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
 
   lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
   lw_lin_out o1 = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};
-  memset(s->AP, 0, sizeof(double) * (size_t)n1 * n1);
-  memset(s->DVq, 0, sizeof(double) * (size_t)n1 * nq);
-  memset(s->DAq, 0, sizeof(double) * (size_t)n1 * nq);
-  memset(s->DAqd, 0, sizeof(double) * (size_t)n1 * nq);
-  memset(s->C, 0, sizeof(double) * (size_t)nq * nq);
-  double *H[3] = {s->AP, s->DVq, s->DAq};
-  lw_lin_matrices(m, d, &pt, s->c2, H, n1, s->DVq + nq, s->DAq + nq, s->DAqd + nq, n1, s->AP, n1, s->C, nq);
-  for (int j = 0; j < nq; j++) {
-    double *ap = s->AP + (size_t)j * n1, *dv = s->DVq + (size_t)j * n1, *da = s->DAq + (size_t)j * n1;
-    const double *Mj = s->M + (size_t)j * nq;
-    for (int i = 0; i < nq; i++) {
-      ap[i] += s->c4 * Mj[i];
-      dv[i] -= s->c2 * Mj[i];
-      da[i] -= s->c4 * Mj[i];
-    }
-  }
-  /* J rows of AP */
   {
-    int nqb = s->nqb, w = 2 * nqb;
-    for (int r = 0; r < nc; r++) {
-      const lw_row *row = &m->rows[r];
-      for (int k = 0; k < row->nblk; k++)
-        for (int i = 0; i < nqb; i++)
-          s->AP[(size_t)(row->blk[k] * nqb + i) * n1 + nq + r] += d->jac[(size_t)r * w + k * nqb + i];
+    size_t nbb = (size_t)m->nb * s->nqb * s->nqb, nr = (size_t)nc * 2 * s->nqb;
+    lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
+    for (int k = 0; k < 4; k++) {
+      memset(bm[k]->blk, 0, sizeof(double) * nbb);
+      if (bm[k]->off)
+        memset(bm[k]->off, 0, sizeof(double) * (size_t)nq * nq);
     }
+    memset(s->RV, 0, sizeof(double) * nr);
+    memset(s->RA, 0, sizeof(double) * nr);
+    memset(s->RAd, 0, sizeof(double) * nr);
+    const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
+    lw_lin_blocks(m, d, &pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
+    for (size_t i = 0; i < nbb; i++)
+      s->Ab.blk[i] += s->c4 * m->mass_blocks[i];
   }
-  /* J^T columns */
-  {
-    int nqb = s->nqb, w = 2 * nqb;
-    for (int r = 0; r < nc; r++) {
-      const lw_row *row = &m->rows[r];
-      double *col = s->AP + (size_t)(nq + r) * n1;
-      for (int k = 0; k < row->nblk; k++)
-        for (int i = 0; i < nqb; i++)
-          col[row->blk[k] * nqb + i] += d->jac[(size_t)r * w + k * nqb + i];
-    }
-  }
-  kkt_scale(s->AP, n1, nq, s->sP);
-  if (lw_lu_dense(s->AP, n1, s->ipP)) {
+  if (s->ap_struct ? ap_factor(s) : ap_factor_dense(s)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", t,
                  "the step's tangent matrix is singular at t = %.6g s; the sensitivities are "
                  "undefined there",
@@ -851,7 +1065,8 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
 /* ---- setup ------------------------------------------------------------------ */
 static void sens_free(sens *s)
 {
-  void *arrs[] = {s->M,   s->AP,  s->KM,  s->C,   s->DVq, s->DAq,  s->DAqd, s->FP,  s->FV,
+  void *arrs[] = {s->M,   s->AP,  s->KM,  s->Ab.blk, s->Ab.off, s->Hv.blk, s->Hv.off, s->Ha.blk, s->Ha.off,
+                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->Alu, s->WP, s->SP, s->ipA, s->ipS, s->apt, s->Ainv, s->SPd, s->Yr, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
@@ -867,10 +1082,26 @@ static int sens_alloc(sens *s)
   s->M = calloc((size_t)nq * nq + 1, sizeof(double));
   s->AP = calloc(nn + 1, sizeof(double));
   s->KM = calloc(nn + 1, sizeof(double));
-  s->C = calloc((size_t)nq * nq + 1, sizeof(double));
-  s->DVq = calloc((size_t)n1 * nq + 1, sizeof(double));
-  s->DAq = calloc((size_t)n1 * nq + 1, sizeof(double));
-  s->DAqd = calloc((size_t)n1 * nq + 1, sizeof(double));
+  size_t nbb = (size_t)s->m->nb * s->nqb * s->nqb + 1, nr = (size_t)s->nc * 2 * s->nqb + 1;
+  lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
+  int bm_ok = 1;
+  for (int k = 0; k < 4; k++) {
+    bm[k]->blk = calloc(nbb, sizeof(double));
+    bm[k]->off = s->m->lin_coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
+    bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !s->m->lin_coupled);
+  }
+  s->RV = calloc(nr, sizeof(double));
+  s->RA = calloc(nr, sizeof(double));
+  s->RAd = calloc(nr, sizeof(double));
+  s->Alu = calloc(nbb, sizeof(double));
+  s->WP = calloc(nr, sizeof(double));
+  s->SP = calloc((size_t)s->nc * s->nc + 1, sizeof(double));
+  s->ipA = calloc((size_t)s->m->nb * s->nqb + 1, sizeof(int));
+  s->ipS = calloc((size_t)s->nc + 1, sizeof(int));
+  s->apt = calloc((size_t)nq + 1, sizeof(double));
+  s->Ainv = calloc(nbb, sizeof(double));
+  s->SPd = calloc((size_t)s->nc + 1, sizeof(double));
+  s->Yr = calloc((size_t)s->nc * p + 1, sizeof(double));
   s->FP = calloc((size_t)n1 * p, sizeof(double));
   s->FV = calloc((size_t)n1 * p, sizeof(double));
   s->FA = calloc((size_t)n1 * p, sizeof(double));
@@ -911,8 +1142,8 @@ static int sens_alloc(sens *s)
     if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
       return -1;
   }
-  return s->M && s->kxm && s->AP && s->KM && s->C && s->DVq && s->DAq && s->DAqd && s->FP && s->FV && s->FA &&
-                 s->Y && s->YT
+  return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->Alu && s->WP && s->SP &&
+                 s->ipA && s->ipS && s->apt && s->Ainv && s->SPd && s->Yr && s->FP && s->FV && s->FA && s->Y && s->YT
              ? 0
              : -1;
 }
@@ -1011,6 +1242,7 @@ static void sens_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_err
   s->c4 = 4.0 / (s->h * s->h);
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
+  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled;
 }
 
 static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
@@ -1115,7 +1347,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
             mass_axpy(s->m, 1.0, ah, r);
-            gemv(nq, nq, 1.0, s->C, bh, r);
+            lw_bmat_mul(m, &s->Cb, 1.0, bh, r);
             if (s->nz) {
               /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
               double *dc = ah + 2 * nq;
@@ -1130,7 +1362,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
           }
-          kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 0, R, p);
+          ap_solve(s, 0, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
             memcpy(x, r, sizeof(double) * (size_t)nq);                  /* q' */
@@ -1140,7 +1372,9 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memcpy(r, s->FV + (size_t)j * n1, sizeof(double) * (size_t)n1);
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
-            gemv(n1, nq, 1.0, s->DVq, x, r);
+            lw_bmat_mul(m, &s->Hv, 1.0, x, r); /* DVq x */
+            mass_axpy(m, -s->c2, x, r);
+            lw_rowmat_mul(m, s->RV, x, r + nq);
             mass_axpy(s->m, -1.0, bh, r);
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
@@ -1154,8 +1388,10 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memcpy(r, s->FA + (size_t)j * n1, sizeof(double) * (size_t)n1);
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
-            gemv(n1, nq, 1.0, s->DAq, x, r);
-            gemv(n1, nq, 1.0, s->DAqd, x + nq, r);
+            lw_bmat_mul(m, &s->Ha, 1.0, x, r); /* DAq x + DAqd qd' */
+            mass_axpy(m, -s->c4, x, r);
+            lw_rowmat_mul(m, s->RA, x, r + nq);
+            lw_rowmat_mul(m, s->RAd, x + nq, r + nq);
             mass_axpy(s->m, -1.0, ah, r);
             for (int i = 0; i < n1; i++)
               r[i] = -r[i];
@@ -1374,13 +1610,17 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           km_solve(s, muA, 1);
           memset(muV, 0, sizeof(double) * (size_t)n1);
           memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
-          gemv_t(n1, nq, -1.0, s->DAqd, muA, muV);
+          lw_rowmat_mul_t(m, s->RAd, -1.0, muA + nq, muV); /* -DAqd^T muA */
           km_solve(s, muV, 1);
           memcpy(muP, cx, sizeof(double) * (size_t)nq);
           memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
-          gemv_t(n1, nq, -1.0, s->DVq, muV, muP);
-          gemv_t(n1, nq, -1.0, s->DAq, muA, muP);
-          kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 1, muP, 1);
+          lw_bmat_mul_t(m, &s->Hv, -1.0, muV, muP); /* -DVq^T muV - DAq^T muA */
+          mass_axpy(m, s->c2, muV, muP);
+          lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
+          lw_bmat_mul_t(m, &s->Ha, -1.0, muA, muP);
+          mass_axpy(m, s->c4, muA, muP);
+          lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
+          ap_solve(s, 1, muP, 1);
           for (int j = 0; j < p; j++)
             if (s->act[j])
               s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) +
@@ -1391,7 +1631,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           memset(b, 0, sizeof(double) * (size_t)nq);
           mass_axpy(s->m, -1.0, muP, a);
           mass_axpy(s->m, 1.0, muA, a);
-          gemv_t(nq, nq, -1.0, s->C, muP, b);
+          lw_bmat_mul_t(m, &s->Cb, -1.0, muP, b);
           mass_axpy(s->m, 1.0, muV, b);
           for (int i = 0; i < s->nz; i++)
             zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
