@@ -242,36 +242,18 @@ void lw_mat_add_diag(const lw_model *m, double *vals, double s)
 
 void lw_jac_mul(const lw_model *m, const lw_data *d, const double *x, double *y)
 {
-  int nqb = m->nqb, w = 2 * nqb;
-  for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
-    const double *g = d->jac + (size_t)r * w;
-    double s = 0;
-    for (int k = 0; k < row->nblk; k++) {
-      const double *xb = x + (size_t)row->blk[k] * nqb;
-      for (int i = 0; i < nqb; i++)
-        s += g[k * nqb + i] * xb[i];
-    }
-    y[r] = s;
-  }
+  memset(y, 0, sizeof(double) * (size_t)m->nc);
+  lw_rowmat_mul(m, d->jac, x, y);
 }
 
 void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y)
 {
-  int nqb = m->nqb, w = 2 * nqb;
-  for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
-    const double *g = d->jac + (size_t)r * w;
-    for (int k = 0; k < row->nblk; k++) {
-      double *yb = y + (size_t)row->blk[k] * nqb;
-      for (int i = 0; i < nqb; i++)
-        yb[i] += g[k * nqb + i] * x[r];
-    }
-  }
+  lw_rowmat_mul_t(m, d->jac, 1.0, x, y);
 }
 
-/* y = B x for a block-diagonal B of nb blocks nqb x nqb (column-major) */
-static void block_diag_mul(int nb, int nqb, const double *blocks, const double *x, double *y)
+/* y = B x for a block-diagonal B of nb blocks nqb x nqb (column-major),
+ * written for a constant nqb so that the planar body's (4) unrolls */
+static inline void block_diag_mul_n(int nb, const double *blocks, const double *x, double *y, const int nqb)
 {
   for (int b = 0; b < nb; b++) {
     const double *B = blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
@@ -283,6 +265,14 @@ static void block_diag_mul(int nb, int nqb, const double *blocks, const double *
       yb[i] = s;
     }
   }
+}
+
+static void block_diag_mul(int nb, int nqb, const double *blocks, const double *x, double *y)
+{
+  if (nqb == 4)
+    block_diag_mul_n(nb, blocks, x, y, 4);
+  else
+    block_diag_mul_n(nb, blocks, x, y, nqb);
 }
 
 void lw_mass_mul(const lw_model *m, const double *x, double *y)

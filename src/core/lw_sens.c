@@ -292,21 +292,16 @@ static void km_solve(sens *s, double *B, int nrhs)
   }
   const lw_model *m = s->m;
   const lw_data *d = s->d;
-  int nq = s->nq, nc = s->nc, nqb = s->nqb, w = 2 * nqb;
+  int nq = s->nq, nc = s->nc;
   /* the sides' Schur solves together: Y (nc x nrhs, by rows), X = M^-1 F */
   double *Y = s->kxm, *X = s->kxm + (size_t)nc * nrhs;
   for (int col = 0; col < nrhs; col++) {
-    const double *f = B + (size_t)col * s->n1, *g = f + nq;
-    for (int r = 0; r < nc; r++) {
-      const lw_row *row = &m->rows[r];
-      double a = 0;
-      for (int k = 0; k < row->nblk; k++) {
-        const double *wr = d->W + (size_t)r * w + k * nqb, *fb = f + (size_t)row->blk[k] * nqb;
-        for (int i = 0; i < nqb; i++)
-          a += wr[i] * fb[i];
-      }
-      Y[(size_t)r * nrhs + col] = a - g[r];
-    }
+    double *f = B + (size_t)col * s->n1, *g = f + nq;
+    for (int r = 0; r < nc; r++)
+      g[r] = -g[r];
+    lw_rowmat_mul(m, d->W, f, g);
+    for (int r = 0; r < nc; r++)
+      Y[(size_t)r * nrhs + col] = g[r];
     lw_minv_mul(m, f, X + (size_t)col * nq);
   }
   lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);

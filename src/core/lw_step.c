@@ -171,16 +171,7 @@ void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y)
 /* x -= W y */
 void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const double *y)
 {
-  int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
-  for (int r = 0; r < nc; r++) {
-    const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++) {
-      double *xb = x + (size_t)row->blk[k] * nqb;
-      const double *wr = d->W + (size_t)r * w + k * nqb;
-      for (int i = 0; i < nqb; i++)
-        xb[i] -= wr[i] * y[r];
-    }
-  }
+  lw_rowmat_mul_t(m, d->W, -1.0, y, x);
 }
 
 /* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target);
