@@ -208,6 +208,9 @@ struct lw_data {
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
   int schur_ok; /* S and W hold the factors at the step's final state */
+  /* the multipliers of the exact velocity and acceleration projections of
+   * the last step (when schur_ok) */
+  double *sig, *kap;
   int dof;
   int ncoords;
 };

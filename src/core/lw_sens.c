@@ -206,10 +206,11 @@ typedef struct {
 } sens;
 
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
- * the controllers' integrals z and the carry c that entered the step to it */
+ * the controllers' integrals z and the carry c that entered the step to it,
+ * and the multipliers of the step's exact projections (a flag, sigma, kappa) */
 static size_t state_len(const sens *s)
 {
-  return 3 + 3 * (size_t)s->nq + (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz;
+  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz;
 }
 
 static void state_save(const sens *s, double *st)
@@ -227,6 +228,10 @@ static void state_save(const sens *s, double *st)
   double *z = st + 3 + 3 * nq + s->nc + s->ncoords;
   memcpy(z, d->fbz, sizeof(double) * (size_t)s->nz);
   memcpy(z + s->nz, d->fbcs, sizeof(double) * (size_t)s->nz);
+  double *mu = z + 2 * s->nz;
+  mu[0] = d->schur_ok;
+  memcpy(mu + 1, d->sig, sizeof(double) * (size_t)s->nc);
+  memcpy(mu + 1 + s->nc, d->kap, sizeof(double) * (size_t)s->nc);
 }
 
 static void state_load(const sens *s, const double *st)
@@ -256,6 +261,7 @@ static void state_load(const sens *s, const double *st)
 #define ST_C(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc)
 #define ST_Z(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc + (s)->ncoords)
 #define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
+#define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
 
 /* K = [M J^T; J 0] at the rows evaluated in d */
 static void build_km(sens *s, double *K)
@@ -645,17 +651,23 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
                  t);
     return -1;
   }
-  /* multipliers of the projections */
-  lw_mass_mul(m, s->qds, s->rhs);
-  for (int r = 0; r < nc; r++)
-    s->rhs[nq + r] = -d->phit[r];
-  km_solve(s, s->rhs, 1);
-  memcpy(s->sig, s->rhs + nq, sizeof(double) * (size_t)nc);
-  lw_mass_mul(m, s->qdds, s->rhs);
-  for (int r = 0; r < nc; r++)
-    s->rhs[nq + r] = -d->gam[r];
-  km_solve(s, s->rhs, 1);
-  memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
+  /* multipliers of the projections: as the step found them, or again */
+  const double *mult = ST_MULT(s, sb);
+  if (s->km_schur && mult[0] != 0.0) {
+    memcpy(s->sig, mult + 1, sizeof(double) * (size_t)nc);
+    memcpy(s->kap, mult + 1 + nc, sizeof(double) * (size_t)nc);
+  } else {
+    lw_mass_mul(m, s->qds, s->rhs);
+    for (int r = 0; r < nc; r++)
+      s->rhs[nq + r] = -d->phit[r];
+    km_solve(s, s->rhs, 1);
+    memcpy(s->sig, s->rhs + nq, sizeof(double) * (size_t)nc);
+    lw_mass_mul(m, s->qdds, s->rhs);
+    for (int r = 0; r < nc; r++)
+      s->rhs[nq + r] = -d->gam[r];
+    km_solve(s, s->rhs, 1);
+    memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
+  }
 
   lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
   lw_lin_out o1 = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};

@@ -19,6 +19,8 @@ lw_data *lw_data_new(const lw_model *m)
   d->qd = calloc(nq, sizeof(double));
   d->qdd = calloc(nq, sizeof(double));
   d->lambda = calloc(nc, sizeof(double));
+  d->sig = calloc(nc, sizeof(double));
+  d->kap = calloc(nc, sizeof(double));
   d->qn = calloc(nq, sizeof(double));
   d->qdn = calloc(nq, sizeof(double));
   d->qddn = calloc(nq, sizeof(double));
@@ -43,7 +45,7 @@ lw_data *lw_data_new(const lw_model *m)
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
   }
-  if (!d->q || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || lw_spd_init(&d->solver, m)) {
+  if (!d->q || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
   }
@@ -58,7 +60,7 @@ void lw_data_free(lw_data *d)
   lw_spd_free(&d->solver);
   free(d->S);
   free(d->W);
-  double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->qn,  d->qdn,   d->qddn,
+  double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
                     d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
@@ -174,9 +176,11 @@ void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const doubl
   lw_rowmat_mul_t(m, d->W, -1.0, y, x);
 }
 
-/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target);
- * returns the violation left when want_res (else 0) */
-static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target, int want_res)
+/* exact mass-weighted projection x = x* - M^-1 J^T S^-1 (J x* - target),
+ * its multiplier S^-1 (J x* - target) into mult; returns the violation left
+ * when want_res (else 0) */
+static double project_exact(const lw_model *m, lw_data *d, double *x, const double *target, double *mult,
+                            int want_res)
 {
   int nc = m->nc;
   double *y = d->tmp2 + nc;
@@ -184,6 +188,7 @@ static double project_exact(const lw_model *m, lw_data *d, double *x, const doub
   for (int r = 0; r < nc; r++)
     y[r] -= target[r];
   lw_schur_correct(m, d, x, y);
+  memcpy(mult, y, sizeof(double) * (size_t)nc);
   if (!want_res)
     return 0.0;
   lw_jac_mul(m, d, x, y);
@@ -347,11 +352,11 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     target[r] = -d->phit[r];
   int exact = m->dense && lw_schur_factor(m, d) == 0;
   d->schur_ok = exact;
-  double vres = exact ? project_exact(m, d, d->qd, target, 1) : project(m, d, d->qd, target, sa);
+  double vres = exact ? project_exact(m, d, d->qd, target, d->sig, 1) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
-  double ares = exact ? project_exact(m, d, d->qdd, target, 0) : project(m, d, d->qdd, target, sa);
+  double ares = exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project(m, d, d->qdd, target, sa);
   if (!(vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares) || !(max_abs(d->qdd, nq) < INFINITY)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1,
                  "velocity projection did not converge at t = %.6g s (violation %.3g)", t1, vres);
