@@ -1402,6 +1402,7 @@ void lw_model_free(lw_model *m)
   free(m->rh_ptr);
   free(m->rh_ij);
   free(m->rh_v);
+  free(m->rq0);
   free(m->qgrav);
   free(m->body_mass);
   free(m->rows);

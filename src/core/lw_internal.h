@@ -156,6 +156,9 @@ struct lw_model {
    * an angle row or a bilinear row across two): its matrices then need an
    * off-diagonal part (lw_bmat.off) */
   int lin_coupled;
+  /* each row's blocks as the first coordinate of each (the second -1 for a
+   * row on one body), for the row products */
+  int *rq0;
 };
 
 /* an nq x nq matrix of the step's linearization: the bodies' diagonal blocks
@@ -355,6 +358,11 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 /* y (nc) += R x, x (nq) += alpha R^T y for R by rows and blocks like d->jac */
 void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y);
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x);
+/* the same for n columns: Y(:, c) += R X(:, c), X(:, c) += alpha R^T Y(:, c)
+ * (columns ldx and ldy apart) */
+void lw_rowmat_mul_multi(const lw_model *m, const double *R, const double *X, int ldx, double *Y, int ldy, int n);
+void lw_rowmat_mul_t_multi(const lw_model *m, const double *R, double alpha, const double *Y, int ldy, double *X,
+                           int ldx, int n);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */

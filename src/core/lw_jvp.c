@@ -558,8 +558,12 @@ int lw_lin_prepare(lw_model *m)
   double A[3 * 2 * LW_MAXQB], B[3 * 2 * LW_MAXQB];
   m->lin_coupled = 0;
   m->rh_ptr = calloc((size_t)m->nc + 1, sizeof(int));
-  if (!m->rh_ptr)
+  m->rq0 = malloc(sizeof(int) * 2 * ((size_t)m->nc + 1));
+  if (!m->rh_ptr || !m->rq0)
     return -1;
+  for (int r = 0; r < m->nc; r++)
+    for (int k = 0; k < 2; k++)
+      m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->rows[r].blk[k] * nqb : -1;
   for (int pass = 0; pass < 2; pass++) {
     int n = 0;
     for (int r = 0; r < m->nc; r++) {
@@ -825,52 +829,68 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 }
 
 /* the row products written for a constant nqb, so that the planar body's
- * (4) unroll */
-static inline void rowmat_mul_n(const lw_model *m, const double *R, const double *x, double *y, const int nqb)
+ * (4) unroll; n columns at a time, a row's gradient loaded once for all */
+static inline void rowmat_mul_n(const lw_model *m, const double *R, const double *X, int ldx, double *Y, int ldy,
+                                int n, const int nqb)
 {
   for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
     const double *g = R + (size_t)r * 2 * nqb;
-    double s = 0;
-    for (int k = 0; k < row->nblk; k++) {
-      const double *xb = x + (size_t)row->blk[k] * nqb, *gk = g + k * nqb;
+    int o0 = m->rq0[2 * r], o1 = m->rq0[2 * r + 1];
+    for (int c = 0; c < n; c++) {
+      const double *x = X + (size_t)c * ldx;
+      double s = 0;
       for (int i = 0; i < nqb; i++)
-        s += gk[i] * xb[i];
+        s += g[i] * x[o0 + i];
+      if (o1 >= 0)
+        for (int i = 0; i < nqb; i++)
+          s += g[nqb + i] * x[o1 + i];
+      Y[(size_t)c * ldy + r] += s;
     }
-    y[r] += s;
   }
 }
 
-static inline void rowmat_mul_t_n(const lw_model *m, const double *R, double alpha, const double *y, double *x,
-                                  const int nqb)
+static inline void rowmat_mul_t_n(const lw_model *m, const double *R, double alpha, const double *Y, int ldy,
+                                  double *X, int ldx, int n, const int nqb)
 {
   for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
     const double *g = R + (size_t)r * 2 * nqb;
-    double a = alpha * y[r];
-    for (int k = 0; k < row->nblk; k++) {
-      double *xb = x + (size_t)row->blk[k] * nqb;
-      const double *gk = g + k * nqb;
+    int o0 = m->rq0[2 * r], o1 = m->rq0[2 * r + 1];
+    for (int c = 0; c < n; c++) {
+      double *x = X + (size_t)c * ldx, a = alpha * Y[(size_t)c * ldy + r];
       for (int i = 0; i < nqb; i++)
-        xb[i] += gk[i] * a;
+        x[o0 + i] += g[i] * a;
+      if (o1 >= 0)
+        for (int i = 0; i < nqb; i++)
+          x[o1 + i] += g[nqb + i] * a;
     }
   }
+}
+
+void lw_rowmat_mul_multi(const lw_model *m, const double *R, const double *X, int ldx, double *Y, int ldy, int n)
+{
+  if (m->nqb == 4)
+    rowmat_mul_n(m, R, X, ldx, Y, ldy, n, 4);
+  else
+    rowmat_mul_n(m, R, X, ldx, Y, ldy, n, m->nqb);
+}
+
+void lw_rowmat_mul_t_multi(const lw_model *m, const double *R, double alpha, const double *Y, int ldy, double *X,
+                           int ldx, int n)
+{
+  if (m->nqb == 4)
+    rowmat_mul_t_n(m, R, alpha, Y, ldy, X, ldx, n, 4);
+  else
+    rowmat_mul_t_n(m, R, alpha, Y, ldy, X, ldx, n, m->nqb);
 }
 
 void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y)
 {
-  if (m->nqb == 4)
-    rowmat_mul_n(m, R, x, y, 4);
-  else
-    rowmat_mul_n(m, R, x, y, m->nqb);
+  lw_rowmat_mul_multi(m, R, x, 0, y, 0, 1);
 }
 
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x)
 {
-  if (m->nqb == 4)
-    rowmat_mul_t_n(m, R, alpha, y, x, 4);
-  else
-    rowmat_mul_t_n(m, R, alpha, y, x, m->nqb);
+  lw_rowmat_mul_t_multi(m, R, alpha, y, 0, x, 0, 1);
 }
 
 /* y += M' x with the tangent mass blocks */

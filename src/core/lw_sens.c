@@ -301,23 +301,24 @@ static void km_solve(sens *s, double *B, int nrhs)
   int nq = s->nq, nc = s->nc;
   /* the sides' Schur solves together: Y (nc x nrhs, by rows), X = M^-1 F */
   double *Y = s->kxm, *X = s->kxm + (size_t)nc * nrhs;
+  int n1 = s->n1;
   for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * s->n1, *g = f + nq;
+    double *f = B + (size_t)col * n1, *g = f + nq;
     for (int r = 0; r < nc; r++)
       g[r] = -g[r];
-    lw_rowmat_mul(m, d->W, f, g);
-    for (int r = 0; r < nc; r++)
-      Y[(size_t)r * nrhs + col] = g[r];
     lw_minv_mul(m, f, X + (size_t)col * nq);
   }
-  lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);
-  for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * s->n1, *x = X + (size_t)col * nq;
+  lw_rowmat_mul_multi(m, d->W, B, n1, B + nq, n1, nrhs);
+  for (int col = 0; col < nrhs; col++)
     for (int r = 0; r < nc; r++)
-      f[nq + r] = Y[(size_t)r * nrhs + col];
-    lw_schur_update(m, d, x, f + nq);
-    memcpy(f, x, sizeof(double) * (size_t)nq);
-  }
+      Y[(size_t)r * nrhs + col] = B[(size_t)col * n1 + nq + r];
+  lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);
+  for (int col = 0; col < nrhs; col++)
+    for (int r = 0; r < nc; r++)
+      B[(size_t)col * n1 + nq + r] = Y[(size_t)r * nrhs + col];
+  lw_rowmat_mul_t_multi(m, d->W, -1.0, B + nq, n1, X, nq, nrhs);
+  for (int col = 0; col < nrhs; col++)
+    memcpy(B + (size_t)col * n1, X + (size_t)col * nq, sizeof(double) * (size_t)nq);
 }
 
 static void unit(double *e, int n, int j)
@@ -557,26 +558,27 @@ static void ap_solve(sens *s, int trans, double *B, int nrhs)
     a_solve(s, trans, f);
     for (int r = 0; r < nc; r++)
       g[r] = -g[r];
-    lw_rowmat_mul(m, s->d->jac, f, g);
-    for (int r = 0; r < nc; r++)
-      Y[(size_t)r * nrhs + col] = g[r];
   }
-  lu_solve_rows(s->SP, nc, s->ipS, s->SPd, trans, Y, nrhs);
-  for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * n1, *y = f + nq;
+  lw_rowmat_mul_multi(m, s->d->jac, B, n1, B + nq, n1, nrhs);
+  for (int col = 0; col < nrhs; col++)
     for (int r = 0; r < nc; r++)
-      y[r] = Y[(size_t)r * nrhs + col];
-    if (!trans) {
-      lw_rowmat_mul_t(m, s->WP, -1.0, y, f);
-    } else {
-      /* f holds A^-T f: A^-T (f - J^T y) = A^-T f - A^-T J^T y */
-      double *t = s->apt;
-      memset(t, 0, sizeof(double) * (size_t)nq);
-      lw_rowmat_mul_t(m, s->d->jac, -1.0, y, t);
-      a_solve(s, 1, t);
-      for (int i = 0; i < nq; i++)
-        f[i] += t[i];
-    }
+      Y[(size_t)r * nrhs + col] = B[(size_t)col * n1 + nq + r];
+  lu_solve_rows(s->SP, nc, s->ipS, s->SPd, trans, Y, nrhs);
+  for (int col = 0; col < nrhs; col++)
+    for (int r = 0; r < nc; r++)
+      B[(size_t)col * n1 + nq + r] = Y[(size_t)r * nrhs + col];
+  if (!trans) {
+    lw_rowmat_mul_t_multi(m, s->WP, -1.0, B + nq, n1, B, n1, nrhs);
+    return;
+  }
+  /* f holds A^-T f: A^-T (f - J^T y) = A^-T f - A^-T J^T y */
+  for (int col = 0; col < nrhs; col++) {
+    double *f = B + (size_t)col * n1, *y = f + nq, *t = s->apt;
+    memset(t, 0, sizeof(double) * (size_t)nq);
+    lw_rowmat_mul_t(m, s->d->jac, -1.0, y, t);
+    a_solve(s, 1, t);
+    for (int i = 0; i < nq; i++)
+      f[i] += t[i];
   }
 }
 
@@ -1381,11 +1383,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memset(r, 0, sizeof(double) * (size_t)n1);
             lw_bmat_mul(m, &s->Hv, 1.0, x, r); /* DVq x */
             mass_axpy(m, -s->c2, x, r);
-            lw_rowmat_mul(m, s->RV, x, r + nq);
             mass_axpy(s->m, -1.0, bh, r);
-            for (int i = 0; i < n1; i++)
-              r[i] = -r[i];
           }
+          lw_rowmat_mul_multi(m, s->RV, Sx, nx, R + nq, n1, p);
+          for (size_t i = 0; i < (size_t)n1 * p; i++)
+            R[i] = -R[i];
           km_solve(s, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
@@ -1397,12 +1399,12 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memset(r, 0, sizeof(double) * (size_t)n1);
             lw_bmat_mul(m, &s->Ha, 1.0, x, r); /* DAq x + DAqd qd' */
             mass_axpy(m, -s->c4, x, r);
-            lw_rowmat_mul(m, s->RA, x, r + nq);
-            lw_rowmat_mul(m, s->RAd, x + nq, r + nq);
             mass_axpy(s->m, -1.0, ah, r);
-            for (int i = 0; i < n1; i++)
-              r[i] = -r[i];
           }
+          lw_rowmat_mul_multi(m, s->RA, Sx, nx, R + nq, n1, p);
+          lw_rowmat_mul_multi(m, s->RAd, Sx + nq, nx, R + nq, n1, p);
+          for (size_t i = 0; i < (size_t)n1 * p; i++)
+            R[i] = -R[i];
           km_solve(s, R, p);
           for (int j = 0; j < p; j++) {
             double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
