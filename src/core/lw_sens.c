@@ -71,20 +71,32 @@ static void gemv(int m, int n, double alpha, const double *A, const double *x, d
 
 /* y += alpha M x with the block-diagonal mass matrix (gemv on the dense M
  * would add its zero blocks) */
-static void mass_axpy(const lw_model *m, double alpha, const double *x, double *y)
+static inline void mass_axpy2_n(const lw_model *m, double a1, const double *x1, double a2, const double *x2,
+                                double *y, const int nqb)
 {
-  int nqb = m->nqb;
   for (int b = 0; b < m->nb; b++) {
-    const double *M = m->mass_blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
-    double *yb = y + (size_t)b * nqb;
+    const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
+    size_t o = (size_t)b * nqb;
     for (int j = 0; j < nqb; j++) {
-      double sj = alpha * xb[j];
-      if (sj == 0.0)
-        continue;
+      double sj = a1 * x1[o + j] + (x2 ? a2 * x2[o + j] : 0.0);
       for (int i = 0; i < nqb; i++)
-        yb[i] += M[j * nqb + i] * sj;
+        y[o + i] += M[j * nqb + i] * sj;
     }
   }
+}
+
+/* y += M (a1 x1 + a2 x2) (x2 may be NULL), written out for the planar body */
+static void mass_axpy2(const lw_model *m, double a1, const double *x1, double a2, const double *x2, double *y)
+{
+  if (m->nqb == 4)
+    mass_axpy2_n(m, a1, x1, a2, x2, y, 4);
+  else
+    mass_axpy2_n(m, a1, x1, a2, x2, y, m->nqb);
+}
+
+static void mass_axpy(const lw_model *m, double alpha, const double *x, double *y)
+{
+  mass_axpy2(m, alpha, x, 0.0, NULL, y);
 }
 
 /* y (n) += alpha A^T x, A m x n */
@@ -1381,9 +1393,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memcpy(r, s->FV + (size_t)j * n1, sizeof(double) * (size_t)n1);
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
-            lw_bmat_mul(m, &s->Hv, 1.0, x, r); /* DVq x */
-            mass_axpy(m, -s->c2, x, r);
-            mass_axpy(s->m, -1.0, bh, r);
+            lw_bmat_mul(m, &s->Hv, 1.0, x, r); /* DVq x - M bh */
+            mass_axpy2(m, -s->c2, x, -1.0, bh, r);
           }
           lw_rowmat_mul_multi(m, s->RV, Sx, nx, R + nq, n1, p);
           for (size_t i = 0; i < (size_t)n1 * p; i++)
@@ -1397,9 +1408,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               memcpy(r, s->FA + (size_t)j * n1, sizeof(double) * (size_t)n1);
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
-            lw_bmat_mul(m, &s->Ha, 1.0, x, r); /* DAq x + DAqd qd' */
-            mass_axpy(m, -s->c4, x, r);
-            mass_axpy(s->m, -1.0, ah, r);
+            lw_bmat_mul(m, &s->Ha, 1.0, x, r); /* DAq x + DAqd qd' - M ah */
+            mass_axpy2(m, -s->c4, x, -1.0, ah, r);
           }
           lw_rowmat_mul_multi(m, s->RA, Sx, nx, R + nq, n1, p);
           lw_rowmat_mul_multi(m, s->RAd, Sx + nq, nx, R + nq, n1, p);
@@ -1624,10 +1634,9 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           memcpy(muP, cx, sizeof(double) * (size_t)nq);
           memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
           lw_bmat_mul_t(m, &s->Hv, -1.0, muV, muP); /* -DVq^T muV - DAq^T muA */
-          mass_axpy(m, s->c2, muV, muP);
-          lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
           lw_bmat_mul_t(m, &s->Ha, -1.0, muA, muP);
-          mass_axpy(m, s->c4, muA, muP);
+          mass_axpy2(m, s->c2, muV, s->c4, muA, muP);
+          lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
           lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
           ap_solve(s, 1, muP, 1);
           for (int j = 0; j < p; j++)
@@ -1638,8 +1647,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
           memset(a, 0, sizeof(double) * (size_t)nq);
           memset(b, 0, sizeof(double) * (size_t)nq);
-          mass_axpy(s->m, -1.0, muP, a);
-          mass_axpy(s->m, 1.0, muA, a);
+          mass_axpy2(m, -1.0, muP, 1.0, muA, a);
           lw_bmat_mul_t(m, &s->Cb, -1.0, muP, b);
           mass_axpy(s->m, 1.0, muV, b);
           for (int i = 0; i < s->nz; i++)
