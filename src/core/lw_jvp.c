@@ -706,12 +706,14 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
     } else if (f->type == LW_FORCE_FORCE) {
       continue; /* independent of the state */
     }
+    /* a spring without damping does not depend on the velocities */
+    int undamped = (f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c == 0.0;
     for (int i = 0; i < nblk * nqb; i++) {
       int gi = blk[i / nqb] * nqb + i % nqb;
       for (int pass = 0; pass < 2; pass++) {
         /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
         const lw_bmat *T = pass == 0 ? KC : C;
-        if (!T)
+        if (!T || (pass == 1 && undamped))
           continue;
         e[gi] = pass == 0 ? 1.0 : 0.0;
         ev[gi] = pass == 0 ? cv : 1.0;
