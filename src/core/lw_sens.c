@@ -77,11 +77,15 @@ static inline void mass_axpy2_n(const lw_model *m, double a1, const double *x1, 
   for (int b = 0; b < m->nb; b++) {
     const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
     size_t o = (size_t)b * nqb;
-    for (int j = 0; j < nqb; j++) {
-      double sj = a1 * x1[o + j] + (x2 ? a2 * x2[o + j] : 0.0);
+    double sx[LW_MAXQB];
+    for (int j = 0; j < nqb; j++)
+      sx[j] = a1 * x1[o + j];
+    if (x2)
+      for (int j = 0; j < nqb; j++)
+        sx[j] += a2 * x2[o + j];
+    for (int j = 0; j < nqb; j++)
       for (int i = 0; i < nqb; i++)
-        y[o + i] += M[j * nqb + i] * sj;
-    }
+        y[o + i] += M[j * nqb + i] * sx[j];
   }
 }
 
