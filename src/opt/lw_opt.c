@@ -284,16 +284,25 @@ static double penalty(const ctx *c, const double *xs, double *grad)
   return (c->have_best ? c->best_f : 0.0) + K;
 }
 
+/* The objective as the optimizer sees it: without constraints, divided by
+ * the projected gradient's norm at the initial design.  NLopt's L-BFGS also
+ * stops on a test of its own on the gradient's absolute size (about 1e-8),
+ * which an objective of large or small scale would otherwise meet before
+ * the gradient tolerance, or never; so scaled, the gradient tolerance
+ * (relative to the initial gradient) decides. */
 static double f_obj(unsigned n, const double *x, double *grad, void *data)
 {
   ctx *c = data;
   (void)n;
   evaluate(c, x);
-  if (c->cfailed)
-    return penalty(c, x, grad);
-  if (grad)
+  double fs = c->pb->ncons == 0 && c->pg0_set && c->pg0 > 0 ? 1.0 / c->pg0 : 1.0;
+  double f = c->cfailed ? penalty(c, x, grad) : c->cf;
+  if (grad && !c->cfailed)
     memcpy(grad, c->gs, sizeof(double) * (size_t)c->n);
-  return c->cf;
+  if (grad)
+    for (int j = 0; j < c->n; j++)
+      grad[j] *= fs;
+  return f * fs;
 }
 
 typedef struct {
