@@ -343,9 +343,9 @@ double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg
                        const lw_lin_point *p, const lw_lin_dir *dir, double *de);
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy);
-void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
-                     int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
-                     int ldc);
+/* the dense form of lw_lin_blocks; -1 when out of memory */
+int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3], int ldh,
+                    double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C, int ldc);
 /* the same matrices in structured form, accumulated (+=): H[k], KC, C as
  * lw_bmat (NULL: skip), RV, RA, RAd by rows and blocks like d->jac */
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],

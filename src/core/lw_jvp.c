@@ -550,6 +550,30 @@ static void vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int 
   }
 }
 
+/* the bodies whose coordinates force f depends on (its derivative columns);
+ * 0 for a force independent of the state */
+static int force_blocks(const lw_model *m, const lw_force *f, const int **blk)
+{
+  switch (f->type) {
+  case LW_FORCE_JOINT_SPRING_DAMPER:
+    *blk = m->coords[f->coord].blk;
+    return m->coords[f->coord].nblk;
+  case LW_FORCE_TORQUE:
+    *blk = &f->body;
+    return f->body >= 0 ? 1 : 0;
+  case LW_FORCE_FORCE:
+    *blk = NULL;
+    return 0;
+  default:
+    if (lw_force_is_controller(f->type)) {
+      *blk = f->cblk;
+      return f->ncblk;
+    }
+    *blk = f->blk;
+    return f->nblk;
+  }
+}
+
 /* the DOT rows' constant Hessians A^T B + B^T A, and whether the step's
  * linearization couples bodies (the cases lw_lin_blocks writes across two) */
 int lw_lin_prepare(lw_model *m)
@@ -604,15 +628,8 @@ int lw_lin_prepare(lw_model *m)
     }
   }
   for (int n = 0; n < m->nforces; n++) {
-    const lw_force *f = &m->forces[n];
-    int nblk = f->nblk;
-    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER)
-      nblk = m->coords[f->coord].nblk;
-    else if (f->type == LW_FORCE_TORQUE || f->type == LW_FORCE_FORCE)
-      nblk = 1;
-    else if (lw_force_is_controller(f->type))
-      nblk = f->ncblk;
-    if (nblk > 1)
+    const int *blk;
+    if (force_blocks(m, &m->forces[n], &blk) > 1)
       m->lin_coupled = 1;
   }
   return 0;
@@ -692,20 +709,8 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
   memset(ev, 0, sizeof(double) * (size_t)nq);
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
-    int nblk = f->nblk;
-    const int *blk = f->blk;
-    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
-      nblk = m->coords[f->coord].nblk;
-      blk = m->coords[f->coord].blk;
-    } else if (f->type == LW_FORCE_TORQUE) {
-      nblk = f->body >= 0 ? 1 : 0;
-      blk = &f->body;
-    } else if (lw_force_is_controller(f->type)) {
-      nblk = f->ncblk;
-      blk = f->cblk;
-    } else if (f->type == LW_FORCE_FORCE) {
-      continue; /* independent of the state */
-    }
+    const int *blk;
+    int nblk = force_blocks(m, f, &blk);
     /* a spring without damping does not depend on the velocities */
     int undamped = (f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c == 0.0;
     for (int i = 0; i < nblk * nqb; i++) {
@@ -738,16 +743,15 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
  *   H[k] (nq x nq): sum_r l_k[r] d2 Phi_r / dq2, k = 0, 1, 2 (NULL: skip)
  *   RV (nc x nq): d(J qd + Phi_t)/dq,  RA: d(J qdd + gamma)/dq,  RAd: d gamma / d qd
  *   KC (nq x nq): -dQ/dq - cv dQ/dv,   C: -dQ/dv */
-void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3],
-                     int ldh, double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C,
-                     int ldc)
+int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3], int ldh,
+                    double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C, int ldc)
 {
   int nq = m->nq, nqb = m->nqb, nc = m->nc, w2 = 2 * nqb;
   size_t nblk = (size_t)m->nb * nqb * nqb, nrow = (size_t)nc * w2;
   /* five matrices of blocks and entries between bodies, three of rows */
   double *mem = calloc(5 * (nblk + (size_t)nq * nq) + 3 * nrow + 1, sizeof(double));
   if (!mem)
-    abort();
+    return -1;
   lw_bmat B[5];
   for (int k = 0; k < 5; k++)
     B[k] = (lw_bmat){mem + k * (nblk + (size_t)nq * nq), mem + k * (nblk + (size_t)nq * nq) + nblk};
@@ -774,6 +778,7 @@ void lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, doubl
         rout[k][(size_t)(row->blk[i / nqb] * nqb + i % nqb) * ldr + r] += R[k * nrow + (size_t)r * w2 + i];
     }
   free(mem);
+  return 0;
 }
 
 static inline void bmat_mul_n(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y,

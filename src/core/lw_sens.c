@@ -71,36 +71,10 @@ static void gemv(int m, int n, double alpha, const double *A, const double *x, d
 
 /* y += alpha M x with the block-diagonal mass matrix (gemv on the dense M
  * would add its zero blocks) */
-static inline void mass_axpy2_n(const lw_model *m, double a1, const double *x1, double a2, const double *x2,
-                                double *y, const int nqb)
-{
-  for (int b = 0; b < m->nb; b++) {
-    const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
-    size_t o = (size_t)b * nqb;
-    double sx[LW_MAXQB];
-    for (int j = 0; j < nqb; j++)
-      sx[j] = a1 * x1[o + j];
-    if (x2)
-      for (int j = 0; j < nqb; j++)
-        sx[j] += a2 * x2[o + j];
-    for (int j = 0; j < nqb; j++)
-      for (int i = 0; i < nqb; i++)
-        y[o + i] += M[j * nqb + i] * sx[j];
-  }
-}
-
-/* y += M (a1 x1 + a2 x2) (x2 may be NULL), written out for the planar body */
-static void mass_axpy2(const lw_model *m, double a1, const double *x1, double a2, const double *x2, double *y)
-{
-  if (m->nqb == 4)
-    mass_axpy2_n(m, a1, x1, a2, x2, y, 4);
-  else
-    mass_axpy2_n(m, a1, x1, a2, x2, y, m->nqb);
-}
-
 static void mass_axpy(const lw_model *m, double alpha, const double *x, double *y)
 {
-  mass_axpy2(m, alpha, x, 0.0, NULL, y);
+  const lw_bmat M = {m->mass_blocks, NULL};
+  lw_bmat_mul(m, &M, alpha, x, y);
 }
 
 /* y (n) += alpha A^T x, A m x n */
@@ -197,10 +171,10 @@ typedef struct {
    * SP = J A^-1 J^T (no coupling between bodies in A, well-conditioned mass
    * blocks), else by the LU of AP */
   int ap_struct;
-  double *Alu, *Ainv, *WP, *SP; /* (nb x nqb x nqb) A's blocks: LU, inverses; (nc x 2 nqb) A^-1 J^T by
-                                   rows; (nc x nc) LU */
-  double *SPd;                   /* (nc) reciprocals of the LU's pivots */
-  int *ipA, *ipS;
+  double *Ainv, *WP, *SP; /* (nb x nqb x nqb) inverses of A's blocks; (nc x 2 nqb) A^-1 J^T by rows;
+                             (nc x nc) LU */
+  double *SPd;             /* (nc) reciprocals of the LU's pivots */
+  int *ipS;
   double *Yr;                    /* (nc x p) sides of SP by rows */
   double *apt; /* (nq) scratch of ap_solve */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
@@ -279,24 +253,32 @@ static void state_load(const sens *s, const double *st)
 #define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
 #define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
 
-/* K = [M J^T; J 0] at the rows evaluated in d */
-static void build_km(sens *s, double *K)
+/* sc J into the constraint rows and sc J^T into the multiplier columns of
+ * the n1 x n1 matrix K (J at the rows evaluated in d) */
+static void kkt_add_jac(const sens *s, double *K, double sc)
 {
   int nq = s->nq, n1 = s->n1, nqb = s->nqb, w = 2 * nqb;
   const lw_model *m = s->m;
-  memset(K, 0, sizeof(double) * (size_t)n1 * n1);
-  for (int j = 0; j < nq; j++)
-    memcpy(K + (size_t)j * n1, s->M + (size_t)j * nq, sizeof(double) * (size_t)nq);
   for (int r = 0; r < s->nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++)
       for (int i = 0; i < nqb; i++) {
         int col = row->blk[k] * nqb + i;
         double g = s->d->jac[(size_t)r * w + k * nqb + i];
-        K[(size_t)col * n1 + nq + r] += s->sM * g;   /* J */
-        K[(size_t)(nq + r) * n1 + col] += s->sM * g; /* J^T */
+        K[(size_t)col * n1 + nq + r] += sc * g;   /* J */
+        K[(size_t)(nq + r) * n1 + col] += sc * g; /* J^T */
       }
   }
+}
+
+/* K = [M J^T; J 0] at the rows evaluated in d */
+static void build_km(sens *s, double *K)
+{
+  int nq = s->nq, n1 = s->n1;
+  memset(K, 0, sizeof(double) * (size_t)n1 * n1);
+  for (int j = 0; j < nq; j++)
+    memcpy(K + (size_t)j * n1, s->M + (size_t)j * nq, sizeof(double) * (size_t)nq);
+  kkt_add_jac(s, K, s->sM);
 }
 
 /* [M J^T; J 0] [x; y] = [f; g] for each of nrhs columns of B (n1 each), in
@@ -381,7 +363,7 @@ static void fb_grads(sens *s, const double *st, double *eq, double *eqd, double 
 static int ap_factor_dense(sens *s)
 {
   const lw_model *m = s->m;
-  int nq = s->nq, n1 = s->n1, nqb = s->nqb, w = 2 * nqb;
+  int nq = s->nq, n1 = s->n1, nqb = s->nqb;
   memset(s->AP, 0, sizeof(double) * (size_t)n1 * n1);
   for (int b = 0; b < m->nb; b++)
     for (int j = 0; j < nqb; j++)
@@ -391,16 +373,7 @@ static int ap_factor_dense(sens *s)
     for (int j = 0; j < nq; j++)
       for (int i = 0; i < nq; i++)
         s->AP[(size_t)j * n1 + i] += s->Ab.off[(size_t)j * nq + i];
-  for (int r = 0; r < s->nc; r++) {
-    const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++)
-      for (int i = 0; i < nqb; i++) {
-        int col = row->blk[k] * nqb + i;
-        double g = s->d->jac[(size_t)r * w + k * nqb + i];
-        s->AP[(size_t)col * n1 + nq + r] += g;   /* J */
-        s->AP[(size_t)(nq + r) * n1 + col] += g; /* J^T */
-      }
-  }
+  kkt_add_jac(s, s->AP, 1.0);
   kkt_scale(s->AP, n1, nq, s->sP);
   return lw_lu_dense(s->AP, n1, s->ipP);
 }
@@ -508,15 +481,16 @@ static int ap_factor(sens *s)
   const lw_model *m = s->m;
   const lw_data *d = s->d;
   int nc = s->nc, nqb = s->nqb, w = 2 * nqb, bb = nqb * nqb;
-  memcpy(s->Alu, s->Ab.blk, sizeof(double) * (size_t)m->nb * bb);
   for (int b = 0; b < m->nb; b++) {
-    double *lu = s->Alu + (size_t)b * bb, *inv = s->Ainv + (size_t)b * bb;
-    if (lw_lu_dense(lu, nqb, s->ipA + (size_t)b * nqb))
+    double lu[LW_MAXQB * LW_MAXQB], *inv = s->Ainv + (size_t)b * bb;
+    int ip[LW_MAXQB];
+    memcpy(lu, s->Ab.blk + (size_t)b * bb, sizeof(double) * (size_t)bb);
+    if (lw_lu_dense(lu, nqb, ip))
       return -1;
     memset(inv, 0, sizeof(double) * (size_t)bb);
     for (int i = 0; i < nqb; i++)
       inv[i * nqb + i] = 1.0;
-    lw_lu_dense_solve(lu, nqb, s->ipA + (size_t)b * nqb, 0, inv, nqb);
+    lw_lu_dense_solve(lu, nqb, ip, 0, inv, nqb);
   }
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
@@ -1091,7 +1065,7 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
 static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->Ab.blk, s->Ab.off, s->Hv.blk, s->Hv.off, s->Ha.blk, s->Ha.off,
-                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->Alu, s->WP, s->SP, s->ipA, s->ipS, s->apt, s->Ainv, s->SPd, s->Yr, s->FP,  s->FV,
+                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->Yr, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
@@ -1118,10 +1092,8 @@ static int sens_alloc(sens *s)
   s->RV = calloc(nr, sizeof(double));
   s->RA = calloc(nr, sizeof(double));
   s->RAd = calloc(nr, sizeof(double));
-  s->Alu = calloc(nbb, sizeof(double));
   s->WP = calloc(nr, sizeof(double));
   s->SP = calloc((size_t)s->nc * s->nc + 1, sizeof(double));
-  s->ipA = calloc((size_t)s->m->nb * s->nqb + 1, sizeof(int));
   s->ipS = calloc((size_t)s->nc + 1, sizeof(int));
   s->apt = calloc((size_t)nq + 1, sizeof(double));
   s->Ainv = calloc(nbb, sizeof(double));
@@ -1167,8 +1139,8 @@ static int sens_alloc(sens *s)
     if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
       return -1;
   }
-  return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->Alu && s->WP && s->SP &&
-                 s->ipA && s->ipS && s->apt && s->Ainv && s->SPd && s->Yr && s->FP && s->FV && s->FA && s->Y && s->YT
+  return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->WP && s->SP &&
+                 s->ipS && s->apt && s->Ainv && s->SPd && s->Yr && s->FP && s->FV && s->FA && s->Y && s->YT
              ? 0
              : -1;
 }
@@ -1398,7 +1370,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
             lw_bmat_mul(m, &s->Hv, 1.0, x, r); /* DVq x - M bh */
-            mass_axpy2(m, -s->c2, x, -1.0, bh, r);
+            mass_axpy(m, -s->c2, x, r);
+            mass_axpy(m, -1.0, bh, r);
           }
           lw_rowmat_mul_multi(m, s->RV, Sx, nx, R + nq, n1, p);
           for (size_t i = 0; i < (size_t)n1 * p; i++)
@@ -1413,7 +1386,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             else
               memset(r, 0, sizeof(double) * (size_t)n1);
             lw_bmat_mul(m, &s->Ha, 1.0, x, r); /* DAq x + DAqd qd' - M ah */
-            mass_axpy2(m, -s->c4, x, -1.0, ah, r);
+            mass_axpy(m, -s->c4, x, r);
+            mass_axpy(m, -1.0, ah, r);
           }
           lw_rowmat_mul_multi(m, s->RA, Sx, nx, R + nq, n1, p);
           lw_rowmat_mul_multi(m, s->RAd, Sx + nq, nx, R + nq, n1, p);
@@ -1639,7 +1613,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
           lw_bmat_mul_t(m, &s->Hv, -1.0, muV, muP); /* -DVq^T muV - DAq^T muA */
           lw_bmat_mul_t(m, &s->Ha, -1.0, muA, muP);
-          mass_axpy2(m, s->c2, muV, s->c4, muA, muP);
+          mass_axpy(m, s->c2, muV, muP);
+          mass_axpy(m, s->c4, muA, muP);
           lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
           lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
           ap_solve(s, 1, muP, 1);
@@ -1651,7 +1626,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
           memset(a, 0, sizeof(double) * (size_t)nq);
           memset(b, 0, sizeof(double) * (size_t)nq);
-          mass_axpy2(m, -1.0, muP, 1.0, muA, a);
+          mass_axpy(m, -1.0, muP, a);
+          mass_axpy(m, 1.0, muA, a);
           lw_bmat_mul_t(m, &s->Cb, -1.0, muP, b);
           mass_axpy(s->m, 1.0, muV, b);
           for (int i = 0; i < s->nz; i++)

@@ -204,12 +204,13 @@ static int residual(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *
 }
 
 /* Dq, Dv (and J) at (t, y, y') */
-static void lin_point(ctx *c, double t, const double *y, const double *yp)
+static int lin_point(ctx *c, double t, const double *y, const double *yp)
 {
   int nq = c->nq, n1 = c->n1, n = c->n;
   if (c->lin_ok && c->lt == t && !memcmp(c->ly, y, sizeof(double) * (size_t)n) &&
       !memcmp(c->lyp, yp, sizeof(double) * (size_t)n))
-    return;
+    return 0;
+  c->lin_ok = 0;
   c->lt = t;
   memcpy(c->ly, y, sizeof(double) * (size_t)n);
   memcpy(c->lyp, yp, sizeof(double) * (size_t)n);
@@ -221,8 +222,10 @@ static void lin_point(ctx *c, double t, const double *y, const double *yp)
   lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
   double *H[3] = {c->Dq, NULL, NULL};
   /* top rows: d(J^T lam)/dq - dQ/dq and -dQ/dv; bottom: d(J v' + gamma)/dq, /dv */
-  lw_lin_matrices(c->m, c->d, &pt, 0.0, H, n1, c->RVs + nq, c->Dq + nq, c->Dv + nq, n1, c->Dq, n1, c->Dv, n1);
+  if (lw_lin_matrices(c->m, c->d, &pt, 0.0, H, n1, c->RVs + nq, c->Dq + nq, c->Dv + nq, n1, c->Dq, n1, c->Dv, n1))
+    return -1; /* out of memory: IDAS stops with a failed Jacobian */
   c->lin_ok = 1;
+  return 0;
 }
 
 /* IDAS's Jacobian dF/dy + cj dF/dy' */
@@ -232,7 +235,8 @@ static int jac_fwd(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Ve
   (void)rr, (void)t1, (void)t2, (void)t3;
   ctx *c = user;
   int nq = c->nq, nc = c->nc, n1 = c->n1;
-  lin_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp));
+  if (lin_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp)))
+    return -1;
   SUNMatZero(A);
   for (int j = 0; j < nq; j++) {
     double *cq = SUNDenseMatrix_Column(A, j), *cv = SUNDenseMatrix_Column(A, nq + j);
@@ -468,7 +472,8 @@ static int back_point(ctx *c, double t, const double *y, const double *yp)
   memcpy(yc + 2 * nq, ypc + 2 * nq, sizeof(double) * (size_t)nc);
   memcpy(ypc, y + nq, sizeof(double) * (size_t)nq);
   memset(ypc + 2 * nq, 0, sizeof(double) * (size_t)nc);
-  lin_point(c, t, yc, ypc);
+  if (lin_point(c, t, yc, ypc))
+    return -1;
   for (int j = 0; j < c->p; j++)
     param_col(c, j, t, yc, ypc, c->Fp + (size_t)j * n1);
   for (int j = 0; j < nq; j++) {
