@@ -181,7 +181,8 @@ typedef struct {
   double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
-  /* outputs */
+  /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
+   * kept) and OUT_FINAL (a final term reads it) */
   char *out_used;
   char *y_const; /* rows of Y filled once: point outputs are linear in the state */
   double *Y, *YT, *yrow, *dy;
@@ -724,7 +725,13 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
 
 /* output values at state st into s->yrow; with lin, the output Jacobian Y
  * (ncols x nx, x = [q qd qdd lambda]) and parameter columns YT (ncols x p) */
-static void outputs_at(sens *s, const double *st, int lin)
+enum { OUT_EVERY = 1, OUT_FINAL = 2 };
+
+/* the outputs at state st; with lin, also their derivatives Y, YT for the
+ * outputs read at this state (at the last state, final is set).  The rows
+ * of an output not read here are left as they were: its objective
+ * derivatives gy are exactly 0 at this state. */
+static void outputs_at(sens *s, const double *st, int lin, int final)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
@@ -744,7 +751,7 @@ static void outputs_at(sens *s, const double *st, int lin)
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {ST_L(s, st), NULL, NULL},
                      ST_T(st)};
   for (int k = 0; k < m->nout; k++) {
-    if (!s->out_used[k])
+    if (!(s->out_used[k] & OUT_EVERY) && !(final && s->out_used[k] & OUT_FINAL))
       continue;
     int c0 = m->out_col[k], w = m->outputs[k].width;
     lw_output_type ty = m->outputs[k].type;
@@ -1271,11 +1278,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   for (int o = 0; o < s->no; o++) {
     const lw_objective *ob = &m->objs[s->obj[o]];
     for (int k = ob->first; k < ob->first + ob->n; k++)
-      s->out_used[m->terms[k].output] = 1;
+      s->out_used[m->terms[k].output] |= m->terms[k].kind == LW_TERM_FINAL ? OUT_FINAL : OUT_EVERY;
   }
   if (forward && opt->keep_outputs)
     for (int k = 0; k < m->nout; k++)
-      s->out_used[k] = 1;
+      s->out_used[k] |= OUT_EVERY;
   int p = s->p, nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, ncols = s->ncols, no = s->no;
   size_t sl = state_len(s);
   double *st0 = calloc(sl, sizeof(double)), *st1 = calloc(sl, sizeof(double));
@@ -1408,7 +1415,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         memcpy(st1, st0, sizeof(double) * sl);
       }
       /* outputs and objectives at state k */
-      outputs_at(s, st1, forward && p > 0);
+      outputs_at(s, st1, forward && p > 0, k == s->N);
       double wi, wf;
       weights(s, k, &wi, &wf);
       objectives_at(s, wi, wf, s->value);
@@ -1492,7 +1499,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
       }
       double wi, wf;
       weights(s, k, &wi, &wf);
-      outputs_at(s, st1, 0);
+      outputs_at(s, st1, 0, k == s->N);
       objectives_at(s, wi, wf, s->value);
       state_load(s, st1);
       res->steps = k;
@@ -1535,7 +1542,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         const double *stk = base + sl * (size_t)k;
         double wi, wf;
         weights(s, k, &wi, &wf);
-        outputs_at(s, stk, 1);
+        outputs_at(s, stk, 1, k == s->N);
         objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
         if (k > 0 && lin_step(s, base + sl * (size_t)(k - 1), stk, 0)) {
           status = err->status;
