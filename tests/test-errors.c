@@ -197,6 +197,21 @@ static void test_redundant(void)
                -1, "joints/", "redundant or conflicting");
 }
 
+/* two parameters of one name: the first repeated name is the one named */
+static void test_duplicate_parameter(void)
+{
+  expect_error(20,
+               "  ], \"parameters\": [{\"name\": \"b\", \"bind\": \"bodies/bob/mass\"}, "
+               "{\"name\": \"a\", \"bind\": \"bodies/bob/mass\"}, {\"name\": \"c\", \"bind\": \"bodies/bob/mass\"}, "
+               "{\"name\": \"b\", \"bind\": \"bodies/bob/mass\"}, {\"name\": \"a\", \"bind\": \"bodies/bob/mass\"}]",
+               20, "parameters/b", "duplicate parameter name 'b'");
+  expect_error(20,
+               "  ], \"parameters\": [{\"name\": \"b\", \"bind\": \"bodies/bob/mass\"}, "
+               "{\"name\": \"a\", \"bind\": \"bodies/bob/mass\"}, {\"name\": \"a\", \"bind\": \"bodies/bob/mass\"}, "
+               "{\"name\": \"b\", \"bind\": \"bodies/bob/mass\"}]",
+               20, "parameters/a", "duplicate parameter name 'a'");
+}
+
 /* a held coordinate that fights a fixed joint */
 static void test_conflicting_initial(void)
 {
@@ -253,6 +268,7 @@ int main(int argc, char **argv)
   g_test_add_func("/errors/joint-to-itself", test_joint_to_itself);
   g_test_add_func("/errors/cannot-assemble", test_cannot_assemble);
   g_test_add_func("/errors/redundant", test_redundant);
+  g_test_add_func("/errors/duplicate-parameter", test_duplicate_parameter);
   g_test_add_func("/errors/conflicting-initial", test_conflicting_initial);
   g_test_add_func("/errors/missing-file", test_missing_file);
   g_test_add_func("/errors/truncations", test_truncations);

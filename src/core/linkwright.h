@@ -67,6 +67,9 @@ void lw_func_eval(const lw_func *f, double t, double *v, double *dv, double *ddv
  * coefficient k (a[k]; for a spline the value knots[k]).  Returns 0 when all
  * three are exactly zero at t (a spline value far from t). */
 int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *dv, double *ddv);
+/* an interval [lo, hi] of time outside which coefficient k of f has no
+ * effect (lw_func_coef_tangent answers 0 there); wider than needed is allowed */
+void lw_func_coef_support(const lw_func *f, int k, double *lo, double *hi);
 /* number of coefficients a path .../function/K can name */
 int lw_func_ncoef(const lw_func *f);
 

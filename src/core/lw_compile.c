@@ -615,8 +615,44 @@ static void body_mass(lw_model *m, int b, const lw_body_desc *bd)
 }
 
 /* ---- parameters ------------------------------------------------------- */
+typedef struct {
+  const char *name;
+  int i;
+} named_index;
+
+static int cmp_named(const void *a, const void *b)
+{
+  const named_index *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* the first parameter whose name an earlier one has (or nparams): sorted
+ * by name, not compared pair by pair (a spline can bring a thousand) */
+static int first_duplicate(const lw_desc *d)
+{
+  int n = 0, dup = d->nparams;
+  named_index *ix = malloc(sizeof(named_index) * (size_t)(d->nparams + 1));
+  if (!ix)
+    return -1;
+  for (int i = 0; i < d->nparams; i++)
+    if (d->params[i].name && *d->params[i].name)
+      ix[n++] = (named_index){d->params[i].name, i};
+  qsort(ix, (size_t)n, sizeof(named_index), cmp_named);
+  for (int k = 1; k < n; k++)
+    if (!strcmp(ix[k - 1].name, ix[k].name) && ix[k].i < dup)
+      dup = ix[k].i;
+  free(ix);
+  return dup;
+}
+
 static int apply_params(lw_desc *d, lw_error *err)
 {
+  int dup = first_duplicate(d);
+  if (dup < 0) {
+    lw_set_error(err, LW_ERR_NOMEM, "parameters", NAN, "out of memory");
+    return -1;
+  }
   for (int i = 0; i < d->nparams; i++) {
     lw_param_desc *p = &d->params[i];
     char path[200];
@@ -625,11 +661,10 @@ static int apply_params(lw_desc *d, lw_error *err)
       lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter without a name");
       return -1;
     }
-    for (int k = 0; k < i; k++)
-      if (!strcmp(d->params[k].name, p->name)) {
-        lw_set_error(err, LW_ERR_MODEL, path, NAN, "duplicate parameter name '%s'", p->name);
-        return -1;
-      }
+    if (i == dup) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "duplicate parameter name '%s'", p->name);
+      return -1;
+    }
     if (p->ntargets == 0) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter '%s' is bound to no field", p->name);
       return -1;

@@ -803,6 +803,22 @@ static int spline_weights(const lw_func *f, double t, double w[4], double wd[4],
   return i;
 }
 
+void lw_func_coef_support(const lw_func *f, int k, double *lo, double *hi)
+{
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if (f->type != LW_FUNC_SPLINE || f->n < 2 || !(f->a[1] > f->a[0]))
+    return;
+  /* value k reaches the knot intervals k - 2 .. k + 1 (see below), and
+   * before the start or after the end only the first or last value counts;
+   * one interval more on each side keeps rounding in the floor out */
+  double dt = (f->a[1] - f->a[0]) / (f->n - 1);
+  if (k > 1)
+    *lo = f->a[0] + (k - 3) * dt;
+  if (k < f->n - 2)
+    *hi = f->a[0] + (k + 3) * dt;
+}
+
 int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *dv, double *ddv)
 {
   double x = 0, dx = 0, ddx = 0;

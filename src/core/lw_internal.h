@@ -303,6 +303,7 @@ typedef struct {
    * of zeros (shared_dm) and the function's derivative is taken directly */
   int fn_kind, fn_index, fn_coef;
   double fn_scale;
+  double fn_lo, fn_hi; /* outside [fn_lo, fn_hi] the coefficient has no effect */
   int shared_dm;
 } lw_tangent;
 

@@ -1394,6 +1394,7 @@ lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero)
   t->fn_index = idx;
   t->fn_coef = coef;
   t->fn_scale = (double)pp->ntargets;
+  lw_func_coef_support(f, coef, &t->fn_lo, &t->fn_hi);
   if (kind == 1) {
     t->force_on[idx] = 1;
   } else {

@@ -180,6 +180,7 @@ typedef struct {
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
+  int term_tg; /* some parameter changes an objective's term (weight, target) */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
    * kept) and OUT_FINAL (a final term reads it) */
@@ -696,7 +697,8 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
   for (int j = 0; j < s->p; j++) {
     double *fp = s->FP + (size_t)j * n1, *fv = s->FV + (size_t)j * n1, *fa = s->FA + (size_t)j * n1;
     const lw_tangent *tg = s->tg[j];
-    s->act[j] = (char)lw_tangent_active(m, tg, t);
+    /* a time function's coefficient: most are far from t (a long spline) */
+    s->act[j] = tg && tg->fn_kind && (t < tg->fn_lo || t > tg->fn_hi) ? 0 : (char)lw_tangent_active(m, tg, t);
     if (!s->act[j])
       continue;
     memset(fp, 0, sizeof(double) * (size_t)n1);
@@ -828,7 +830,7 @@ static void objectives_at(sens *s, double wi, double wf, double *value)
             value[o] += wk * t->weight * e;
           s->gy[(size_t)o * nc + t->col + i] += wk * t->weight;
         }
-        for (int j = 0; j < s->p; j++) {
+        for (int j = 0; j < s->p && s->term_tg; j++) {
           const lw_tangent *tg = s->tg[j];
           if (!tg || !tg->term_on[k])
             continue;
@@ -921,8 +923,8 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
   lw_lin_out op = {NULL, {NULL, NULL, NULL}, s->dphi, NULL, NULL};
   for (int j = 0; j < p; j++) {
     const lw_tangent *tg = s->tg[j];
-    if (!tg || !tg->any)
-      continue;
+    if (!tg || !tg->any || tg->fn_kind == 1)
+      continue; /* a force's time function: the positions do not depend on it */
     lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
     lw_lin_jvp(m, d, &pt, &dir, &op);
     double *gt = L->Gth + (size_t)j * ng;
@@ -985,8 +987,8 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
   for (int x = 0; x < nq + p; x++) {
     /* x < nq: position direction; x >= nq: parameter x - nq */
     const lw_tangent *tg = x < nq ? NULL : s->tg[x - nq];
-    if (x >= nq && (!tg || !tg->any))
-      continue;
+    if (x >= nq && (!tg || !tg->any || tg->fn_kind == 1))
+      continue; /* nor the velocities on a force's time function */
     double *col = x < nq ? L->Dvq + (size_t)x * nv : L->Fv + (size_t)(x - nq) * nv;
     lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
     if (x < nq) {
@@ -1241,6 +1243,10 @@ static void sens_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_err
   s->ncols = m->ncols;
   s->p = p;
   s->tg = tg;
+  s->term_tg = 0;
+  for (int j = 0; j < p; j++)
+    for (int k = 0; tg && tg[j] && k < m->nterms && !s->term_tg; k++)
+      s->term_tg = tg[j]->term_on[k] != 0;
   s->h = m->desc->solver.step;
   s->c2 = 2.0 / s->h;
   s->c4 = 4.0 / (s->h * s->h);
