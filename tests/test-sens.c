@@ -159,6 +159,49 @@ static const char *spatial_json =
   "  {\"name\": \"o2\", \"terms\": [{\"output\": \"R\"}, {\"output\": \"a\", \"weight\": 0.01},"
   "    {\"output\": \"th\", \"kind\": \"final\"}, {\"output\": \"u\", \"weight\": 0.1}]}]}";
 
+/* a driver between two moving bodies: its angle row's second derivatives
+ * do not vanish as they do for a driver on ground (planar, then spatial) */
+static const char *driven_json =
+  "{\"linkwright\": 1, \"name\": \"relative-driver\", \"planar\": true, \"gravity\": [0, -9.81],"
+  " \"solver\": {\"t_end\": 0.2, \"step\": 0.001},"
+  " \"bodies\": ["
+  "  {\"name\": \"link1\", \"mass\": 1.0, \"com\": [0.5, 0.02], \"inertia\": 0.1, \"position\": [0, 0],"
+  "   \"points\": {\"end\": [1, 0]}},"
+  "  {\"name\": \"link2\", \"mass\": 0.6, \"com\": [0.3, -0.01], \"inertia\": 0.04, \"position\": [1, 0],"
+  "   \"points\": {\"start\": [0, 0], \"tip\": [0.8, 0.1]}}],"
+  " \"joints\": ["
+  "  {\"name\": \"shoulder\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"link1\", \"at\": [0, 0]},"
+  "  {\"name\": \"elbow\", \"type\": \"revolute\", \"body1\": \"link1\", \"body2\": \"link2\","
+  "   \"point1\": \"end\", \"point2\": \"start\"}],"
+  " \"drivers\": [{\"name\": \"motor\", \"joint\": \"elbow\", \"function\": {\"type\": \"sine\","
+  "   \"offset\": 0.3, \"amplitude\": 0.5, \"omega\": 3, \"phase\": 0.2}}],"
+  " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.3, \"velocity\": 0.5}],"
+  " \"outputs\": [{\"name\": \"p\", \"type\": \"position\", \"body\": \"link2\", \"point\": \"tip\"}],"
+  " \"parameters\": [{\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
+  "  {\"name\": \"drv_omega\", \"bind\": \"drivers/motor/function/2\"}],"
+  " \"objectives\": [{\"name\": \"o\", \"terms\": [{\"output\": \"p\"}]}]}";
+
+static const char *driven_spatial_json =
+  "{\"linkwright\": 1, \"name\": \"relative-driver-3d\", \"gravity\": [0, -1, -9.81],"
+  " \"solver\": {\"t_end\": 0.2, \"step\": 0.001},"
+  " \"bodies\": ["
+  "  {\"name\": \"link1\", \"mass\": 1.0, \"com\": [0.5, 0.01, 0.02], \"inertia\": [0.02, 0.08, 0.09, 0.001, 0, 0.002],"
+  "   \"position\": [0, 0, 0], \"orientation\": [1, 0, 0, 0], \"points\": {\"end\": [1, 0, 0]}},"
+  "  {\"name\": \"link2\", \"mass\": 1.5, \"com\": [0.4, 0, 0.03], \"inertia\": [0.02, 0.1, 0.1, 0, 0.003, 0],"
+  "   \"position\": [1, 0, 0], \"orientation\": [1, 0, 0, 0], \"points\": {\"tip\": [0.8, 0.05, 0]}}],"
+  " \"joints\": ["
+  "  {\"name\": \"shoulder\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"link1\", \"at\": [0, 0, 0],"
+  "   \"axis\": [0, 0.2, 1]},"
+  "  {\"name\": \"elbow\", \"type\": \"revolute\", \"body1\": \"link1\", \"body2\": \"link2\", \"at\": [1, 0, 0],"
+  "   \"axis\": [0, 0.6, 0.8]}],"
+  " \"drivers\": [{\"name\": \"motor\", \"joint\": \"elbow\", \"function\": {\"type\": \"sine\","
+  "   \"offset\": 0.3, \"amplitude\": 0.5, \"omega\": 3, \"phase\": 0.2}}],"
+  " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.2, \"velocity\": 0.4}],"
+  " \"outputs\": [{\"name\": \"p\", \"type\": \"position\", \"body\": \"link2\", \"point\": \"tip\"}],"
+  " \"parameters\": [{\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
+  "  {\"name\": \"drv_omega\", \"bind\": \"drivers/motor/function/2\"}],"
+  " \"objectives\": [{\"name\": \"o\", \"terms\": [{\"output\": \"p\"}]}]}";
+
 static lw_desc *parse(const char *json)
 {
   lw_error err;
@@ -323,6 +366,65 @@ static void check_partials(const char *json)
     for (int i = 0; i < n; i++)
       g_assert_cmpfloat(Fa[i], ==, Fb[i]);
   }
+  /* 2b. the step's matrices (the structured linearization, densified by
+   * lw_lin_matrices) hold the same derivatives, column by column:
+   * H_k = d(J^T l_k)/dq, RV = d(J qd + Phi_t)/dq, RA = d(J qdd + gamma)/dq,
+   * RAd = d gamma/d qd, KC = -dQ/dq - cv dQ/dv, C = -dQ/dv */
+  {
+    const double cv = 0.7;
+    double *Hm[3], *Hj[3];
+    for (int k = 0; k < 3; k++) {
+      Hm[k] = g_new0(double, (size_t)nq * nq);
+      Hj[k] = g_new0(double, (size_t)nq * nq);
+    }
+    double *RV = g_new0(double, (size_t)nc * nq), *RA = g_new0(double, (size_t)nc * nq),
+           *RAd = g_new0(double, (size_t)nc * nq), *KC = g_new0(double, (size_t)nq * nq),
+           *Cm = g_new0(double, (size_t)nq * nq);
+    double *RVj = g_new0(double, (size_t)nc * nq), *RAj = g_new0(double, (size_t)nc * nq),
+           *RAdj = g_new0(double, (size_t)nc * nq), *KCj = g_new0(double, (size_t)nq * nq),
+           *Cj = g_new0(double, (size_t)nq * nq);
+    lw_lin_point lp0 = {s.q, s.v, s.qd, s.qdd, {s.l[0], s.l[1], s.l[2]}, t};
+    g_assert_cmpint(lw_lin_matrices(m, d, &lp0, cv, Hm, nq, RV, RA, RAd, nc, KC, nq, Cm, nq), ==, 0);
+    double *ev = g_new0(double, nq);
+    for (int j = 0; j < nq; j++) {
+      memset(e1, 0, sizeof(double) * nq);
+      memset(ev, 0, sizeof(double) * nq);
+      e1[j] = 1.0;
+      ev[j] = cv;
+      lw_lin_dir dpos = {e1, NULL, NULL, NULL, NULL, NULL, -1}, dkc = {e1, ev, NULL, NULL, NULL, NULL, -1},
+                 dvel = {NULL, e1, NULL, NULL, NULL, NULL, -1}, drate = {NULL, NULL, e1, NULL, NULL, NULL, -1};
+      fjvp(m, d, &s, t, &dpos, Fa);
+      for (int k = 0; k < 3; k++)
+        memcpy(Hj[k] + (size_t)j * nq, Fa + off[2 + k], sizeof(double) * nq);
+      memcpy(RVj + (size_t)j * nc, Fa + off[5], sizeof(double) * nc);
+      memcpy(RAj + (size_t)j * nc, Fa + off[6], sizeof(double) * nc);
+      fjvp(m, d, &s, t, &dkc, Fa);
+      for (int i = 0; i < nq; i++)
+        KCj[(size_t)j * nq + i] = -Fa[i];
+      fjvp(m, d, &s, t, &dvel, Fa);
+      for (int i = 0; i < nq; i++)
+        Cj[(size_t)j * nq + i] = -Fa[i];
+      fjvp(m, d, &s, t, &drate, Fa);
+      memcpy(RAdj + (size_t)j * nc, Fa + off[6], sizeof(double) * nc);
+    }
+    const char *mn[8] = {"H1", "H2", "H3", "RV", "RA", "RAd", "KC", "C"};
+    const double *mat[8] = {Hm[0], Hm[1], Hm[2], RV, RA, RAd, KC, Cm},
+                 *ref[8] = {Hj[0], Hj[1], Hj[2], RVj, RAj, RAdj, KCj, Cj};
+    for (int k = 0; k < 8; k++) {
+      int len = k >= 3 && k <= 5 ? nc * nq : nq * nq;
+      double e = rel_err(ref[k], mat[k], len);
+      g_test_message("%s: step matrix %s against the directional derivatives: %.2e (largest entry %.3g)", desc->name,
+                     mn[k], e, vmax(ref[k], len));
+      g_assert_cmpfloat(e, <, 1e-12);
+    }
+    for (int k = 0; k < 3; k++) {
+      g_free(Hm[k]);
+      g_free(Hj[k]);
+    }
+    g_free(RV), g_free(RA), g_free(RAd), g_free(KC), g_free(Cm);
+    g_free(RVj), g_free(RAj), g_free(RAdj), g_free(KCj), g_free(Cj);
+    g_free(ev);
+  }
   /* 3. outputs: state directions */
   int ncols = lw_model_output_columns(m);
   double *y0 = g_new0(double, ncols), *yp = g_new0(double, ncols), *ym = g_new0(double, ncols);
@@ -469,6 +571,11 @@ static void check_partials(const char *json)
 
 static void test_partials_planar(void) { check_partials(planar_json); }
 static void test_partials_spatial(void) { check_partials(spatial_json); }
+static void test_partials_driven(void)
+{
+  check_partials(driven_json);
+  check_partials(driven_spatial_json);
+}
 
 /* ---- whole-run gradients ------------------------------------------------------ */
 static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
@@ -763,6 +870,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sens/partials/planar", test_partials_planar);
   g_test_add_func("/sens/partials/spatial", test_partials_spatial);
+  g_test_add_func("/sens/partials/relative-driver", test_partials_driven);
   g_test_add_func("/sens/agree/models", test_agree_models);
   g_test_add_func("/sens/agree/elements", test_agree_elements);
   g_test_add_func("/sens/five-bar-tables", test_fivebar_tables);

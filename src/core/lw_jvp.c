@@ -645,13 +645,169 @@ static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, d
     B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
 }
 
+/* A scalar of a row or a coordinate in closed form: x = a.b (DOT) or
+ * theta = atan2(S, C), S = a.b, C = c.d (ANGLE), with a..d linear in q
+ * (matrices X[0..3] over the w local coordinates).  Its gradient g, its rate
+ * xd = g.qd and d(xd)/dq = H qd (gd) at (q, qd); H's entries by sx_hess.
+ * For an angle, with sigma = 2 a'.b', kappa = 2 c'.d' (independent of q):
+ *   g = (C dS - S dC) / r2,  theta' = (C S' - S C') / r2,  r2 = S^2 + C^2.
+ * These are the quantities row_sc's directional derivatives give (sc_dot,
+ * sc_angle), without evaluating the vectors again for every direction. */
+typedef struct {
+  int angle, w, nd;
+  double X[4][3 * 2 * LW_MAXQB];
+  double S, C, Sd, Cd, sig, kap, r2, x, xd;
+  double gS[2 * LW_MAXQB], gC[2 * LW_MAXQB], hS[2 * LW_MAXQB], hC[2 * LW_MAXQB]; /* dS, dC, dS', dC' by q */
+  double g[2 * LW_MAXQB], gd[2 * LW_MAXQB];
+} sx;
+
+static void sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const ve[4], int nblk, const int *blk,
+                    const double *q, const double *qd, sx *o)
+{
+  int nd = m->nd, n = kind == LW_ROW_ANGLE ? 4 : 2, w = nblk * m->nqb;
+  double v[4][3], vd[4][3];
+  o->angle = kind == LW_ROW_ANGLE;
+  o->w = w;
+  o->nd = nd;
+  for (int k = 0; k < n; k++) {
+    vx_matrix(m, ve[k], nblk, blk, o->X[k]);
+    lw_vexpr_eval(m, ve[k], q, v[k]);
+    lw_vexpr_eval_lin(m, ve[k], qd, vd[k]);
+  }
+  o->S = dot(nd, v[0], v[1]);
+  o->Sd = dot(nd, vd[0], v[1]) + dot(nd, v[0], vd[1]);
+  o->sig = 2.0 * dot(nd, vd[0], vd[1]);
+  for (int i = 0; i < w; i++) {
+    double s0 = 0, s1 = 0;
+    for (int c = 0; c < nd; c++) {
+      double A = o->X[0][c * w + i], B = o->X[1][c * w + i];
+      s0 += A * v[1][c] + B * v[0][c];
+      s1 += A * vd[1][c] + B * vd[0][c];
+    }
+    o->gS[i] = s0, o->hS[i] = s1;
+  }
+  if (!o->angle) {
+    o->x = o->S, o->xd = o->Sd;
+    memcpy(o->g, o->gS, sizeof(double) * (size_t)w);
+    memcpy(o->gd, o->hS, sizeof(double) * (size_t)w);
+    return;
+  }
+  o->C = dot(nd, v[2], v[3]);
+  o->Cd = dot(nd, vd[2], v[3]) + dot(nd, v[2], vd[3]);
+  o->kap = 2.0 * dot(nd, vd[2], vd[3]);
+  double S = o->S, C = o->C, r2 = o->r2 = S * S + C * C;
+  o->x = atan2(S, C);
+  o->xd = (C * o->Sd - S * o->Cd) / r2;
+  for (int i = 0; i < w; i++) {
+    double c0 = 0, c1 = 0;
+    for (int c = 0; c < nd; c++) {
+      double Cc = o->X[2][c * w + i], D = o->X[3][c * w + i];
+      c0 += Cc * v[3][c] + D * v[2][c];
+      c1 += Cc * vd[3][c] + D * vd[2][c];
+    }
+    o->gC[i] = c0, o->hC[i] = c1;
+    o->g[i] = (C * o->gS[i] - S * c0) / r2;
+  }
+  for (int i = 0; i < w; i++) {
+    double dr2 = 2.0 * (S * o->gS[i] + C * o->gC[i]);
+    o->gd[i] = (o->gC[i] * o->Sd + C * o->hS[i] - o->gS[i] * o->Cd - S * o->hC[i]) / r2 - o->xd * dr2 / r2;
+  }
+}
+
+/* d2x / dq_j dq_i */
+static double sx_hess(const sx *o, int j, int i)
+{
+  int w = o->w;
+  double HS = 0, HC = 0;
+  for (int c = 0; c < o->nd; c++) {
+    HS += o->X[0][c * w + j] * o->X[1][c * w + i] + o->X[1][c * w + j] * o->X[0][c * w + i];
+    if (o->angle)
+      HC += o->X[2][c * w + j] * o->X[3][c * w + i] + o->X[3][c * w + j] * o->X[2][c * w + i];
+  }
+  if (!o->angle)
+    return HS;
+  double dr2 = 2.0 * (o->S * o->gS[i] + o->C * o->gC[i]);
+  return (o->gC[i] * o->gS[j] + o->C * HS - o->gS[i] * o->gC[j] - o->S * HC) / o->r2 - o->g[j] * dr2 / o->r2;
+}
+
+/* An angle row: its Hessian into H[k] (times the multipliers), the
+ * derivatives of theta' by q (rv) and of gm = theta'' - g.qdd by q (ra,
+ * with H qdd) and by qd (rad).  With P = S S' + C C', N = C sigma - S kappa:
+ *   gm = N / r2 - 2 theta' P / r2 */
+static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+                      double *rv, double *ra, double *rad)
+{
+  int nqb = m->nqb;
+  const lw_vexpr *ve[4] = {&row->a, &row->b, &row->c, &row->d};
+  sx o;
+  sx_eval(m, LW_ROW_ANGLE, ve, row->nblk, row->blk, p->q, p->qd, &o);
+  int w = o.w;
+  double S = o.S, C = o.C, Sd = o.Sd, Cd = o.Cd, r2 = o.r2, th = o.xd;
+  double P = S * Sd + C * Cd, N = C * o.sig - S * o.kap;
+  double lk[3];
+  for (int k = 0; k < 3; k++)
+    lk[k] = H[k] ? p->l[k][r] : 0.0;
+  for (int i = 0; i < w; i++) {
+    int gi = row->blk[i / nqb] * nqb + i % nqb;
+    double dr2 = 2.0 * (S * o.gS[i] + C * o.gC[i]);
+    /* the Hessian's column i */
+    double hq = 0;
+    for (int j = 0; j < w; j++) {
+      double hji = sx_hess(&o, j, i);
+      if (hji == 0.0)
+        continue;
+      int gj = row->blk[j / nqb] * nqb + j % nqb;
+      hq += hji * p->qdd[gj];
+      for (int k = 0; k < 3; k++)
+        if (lk[k] != 0.0)
+          bm_add(m, H[k], gj, gi, lk[k] * hji);
+    }
+    /* by q_i: theta' (o.gd), P, N, gm */
+    double dth = o.gd[i];
+    double dP = o.gS[i] * Sd + S * o.hS[i] + o.gC[i] * Cd + C * o.hC[i];
+    double dN = o.gC[i] * o.sig - o.gS[i] * o.kap;
+    double dgm = dN / r2 - N * dr2 / (r2 * r2) - 2.0 * (dth * P + th * dP) / r2 + 2.0 * th * P * dr2 / (r2 * r2);
+    rv[i] += dth;
+    ra[i] += hq + dgm;
+    /* by qd_i: S' and C' by dS, dC; sigma, kappa by 2 dS', 2 dC' */
+    double dthv = o.g[i], dPv = S * o.gS[i] + C * o.gC[i], dNv = 2.0 * (C * o.hS[i] - S * o.hC[i]);
+    rad[i] += dNv / r2 - 2.0 * (dthv * P + th * dPv) / r2;
+  }
+}
+
+/* A joint spring-damper, tau = -k (x - x0) - c x' (x' at the forces'
+ * velocity argument v), acting as Q = tau g:
+ *   KC = -dQ/dq - cv dQ/dv = (k g + c H v) g^T + cv c g g^T - tau H,
+ *   C = -dQ/dv = c g g^T */
+static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+                         const lw_bmat *KC, const lw_bmat *Cm)
+{
+  int nqb = m->nqb;
+  const lw_coord *c = &m->coords[f->coord];
+  const lw_vexpr *ve[4] = {&c->a, &c->b, &c->c, &c->d};
+  sx o;
+  sx_eval(m, c->kind, ve, c->nblk, c->blk, p->q, p->v, &o);
+  double x = lw_coord_continue(m, d, f->coord, o.x - c->offset);
+  double tau = -f->k * (x - f->rest) - f->c * o.xd;
+  for (int i = 0; i < o.w; i++) {
+    int gi = c->blk[i / nqb] * nqb + i % nqb;
+    double ai = f->k * o.g[i] + f->c * o.gd[i] + cv * f->c * o.g[i];
+    for (int j = 0; j < o.w; j++) {
+      int gj = c->blk[j / nqb] * nqb + j % nqb;
+      if (KC)
+        bm_add(m, KC, gj, gi, o.g[j] * ai - tau * sx_hess(&o, j, i));
+      if (Cm && f->c != 0.0)
+        bm_add(m, Cm, gj, gi, f->c * o.g[j] * o.g[i]);
+    }
+  }
+}
+
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
 {
   int nq = m->nq, nqb = m->nqb, w2 = 2 * nqb;
   double *e = d->r; /* unit directions */
   memset(e, 0, sizeof(double) * (size_t)nq);
-  lw_lin_point pr = *p;
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
     int w = row->nblk * nqb;
@@ -679,26 +835,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
       }
       continue;
     }
-    /* angles: one local direction at a time */
-    for (int i = 0; i < w; i++) {
-      int gi = row->blk[i / nqb] * nqb + i % nqb;
-      sc s;
-      e[gi] = 1.0;
-      lw_lin_dir dq = {e, NULL, NULL, NULL, NULL, NULL, row->blk[i / nqb]};
-      row_sc(m, NULL, r, &pr, &dq, &s);
-      for (int j = 0; j < w; j++) {
-        int gj = row->blk[j / nqb] * nqb + j % nqb;
-        for (int k = 0; k < 3; k++)
-          if (H[k] && p->l[k][r] != 0.0)
-            bm_add(m, H[k], gj, gi, p->l[k][r] * s.dg[j]);
-      }
-      rv[i] += s.dr;
-      ra[i] += blk_dot(m, row->nblk, row->blk, s.dg, p->qdd) + s.dgm;
-      lw_lin_dir dqd = {NULL, NULL, e, NULL, NULL, NULL, row->blk[i / nqb]};
-      row_sc(m, NULL, r, &pr, &dqd, &s);
-      rad[i] += s.dgm;
-      e[gi] = 0.0;
-    }
+    angle_lin(m, row, p, H, r, rv, ra, rad);
   }
   /* forces */
   lw_lin_point pf = *p;
@@ -713,6 +850,10 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
     int nblk = force_blocks(m, f, &blk);
     /* a spring without damping does not depend on the velocities */
     int undamped = (f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c == 0.0;
+    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+      joint_sd_lin(m, d, f, p, cv, KC, C);
+      continue;
+    }
     for (int i = 0; i < nblk * nqb; i++) {
       int gi = blk[i / nqb] * nqb + i % nqb;
       for (int pass = 0; pass < 2; pass++) {

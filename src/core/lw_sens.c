@@ -180,6 +180,9 @@ typedef struct {
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
+  int *alist, nact; /* the parameters with act set, in order */
+  double *plo, *phi; /* (p) outside [plo, phi] a parameter's step columns are 0 */
+  int *plist, nplain; /* the parameters that are not a time function's coefficient */
   int term_tg; /* some parameter changes an objective's term (weight, target) */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
@@ -694,13 +697,19 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
     s->e[i] = qd[i] - s->qds[i];
     s->e2[i] = qdd[i] - s->qdds[i];
   }
+  s->nact = 0;
   for (int j = 0; j < s->p; j++) {
+    /* a time function's coefficient: most are far from t (a long spline) */
+    if (t < s->plo[j] || t > s->phi[j]) {
+      s->act[j] = 0;
+      continue;
+    }
     double *fp = s->FP + (size_t)j * n1, *fv = s->FV + (size_t)j * n1, *fa = s->FA + (size_t)j * n1;
     const lw_tangent *tg = s->tg[j];
-    /* a time function's coefficient: most are far from t (a long spline) */
-    s->act[j] = tg && tg->fn_kind && (t < tg->fn_lo || t > tg->fn_hi) ? 0 : (char)lw_tangent_active(m, tg, t);
+    s->act[j] = (char)lw_tangent_active(m, tg, t);
     if (!s->act[j])
       continue;
+    s->alist[s->nact++] = j;
     memset(fp, 0, sizeof(double) * (size_t)n1);
     memset(fv, 0, sizeof(double) * (size_t)n1);
     memset(fa, 0, sizeof(double) * (size_t)n1);
@@ -805,7 +814,8 @@ static void objectives_at(sens *s, double wi, double wf, double *value)
   const lw_model *m = s->m;
   int nc = s->ncols;
   memset(s->gy, 0, sizeof(double) * (size_t)s->no * nc);
-  memset(s->gth, 0, sizeof(double) * (size_t)s->no * (s->p ? s->p : 1));
+  if (s->term_tg) /* else never written */
+    memset(s->gth, 0, sizeof(double) * (size_t)s->no * (s->p ? s->p : 1));
   for (int o = 0; o < s->no; o++) {
     const lw_objective *ob = &m->objs[s->obj[o]];
     for (int k = ob->first; k < ob->first + ob->n; k++) {
@@ -1078,7 +1088,7 @@ static void sens_free(sens *s)
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
-                  s->eqb, s->eqdb, s->pea, s->peb};
+                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
 }
@@ -1112,6 +1122,20 @@ static int sens_alloc(sens *s)
   s->FV = calloc((size_t)n1 * p, sizeof(double));
   s->FA = calloc((size_t)n1 * p, sizeof(double));
   s->act = calloc((size_t)p + 1, 1);
+  s->alist = calloc((size_t)p + 1, sizeof(int));
+  s->plist = calloc((size_t)p + 1, sizeof(int));
+  s->plo = calloc((size_t)p + 1, sizeof(double));
+  s->phi = calloc((size_t)p + 1, sizeof(double));
+  if (!s->alist || !s->plist || !s->plo || !s->phi)
+    return -1;
+  s->nact = s->nplain = 0;
+  for (int j = 0; j < s->p; j++) {
+    const lw_tangent *tg = s->tg[j];
+    s->plo[j] = !tg || !tg->any ? INFINITY : tg->fn_kind ? tg->fn_lo : -INFINITY;
+    s->phi[j] = !tg || !tg->any ? -INFINITY : tg->fn_kind ? tg->fn_hi : INFINITY;
+    if (!tg || !tg->fn_kind)
+      s->plist[s->nplain++] = j;
+  }
   s->ipP = calloc((size_t)n1 + 1, sizeof(int));
   s->ipM = calloc((size_t)n1 + 1, sizeof(int));
   s->qds = calloc((size_t)nq + 1, sizeof(double));
@@ -1584,10 +1608,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             for (int j = 0; j < p; j++)
               s->grad[(size_t)o * p + j] += W * pe[j];
           }
-          for (int j = 0; j < p; j++)
-            if (!s->tg[j] || !s->tg[j]->fn_kind) /* YT and gth are 0 for time-function values */
-              s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, s->YT + (size_t)j * ncols) +
-                                           s->gth[(size_t)o * p + j];
+          for (int a = 0; a < s->nplain; a++) { /* YT and gth are 0 for time-function values */
+            int j = s->plist[a];
+            s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, s->YT + (size_t)j * ncols) +
+                                         s->gth[(size_t)o * p + j];
+          }
           if (k == 0) {
             /* initial problems, transposed */
             double *cq = cx, *cqd = cx + nq;
@@ -1631,11 +1656,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
           lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
           ap_solve(s, 1, muP, 1);
-          for (int j = 0; j < p; j++)
-            if (s->act[j])
-              s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) +
-                                         dotn(n1, s->FV + (size_t)j * n1, muV) +
-                                         dotn(n1, s->FA + (size_t)j * n1, muA);
+          for (int a = 0; a < s->nact; a++) {
+            int j = s->alist[a];
+            s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) + dotn(n1, s->FV + (size_t)j * n1, muV) +
+                                       dotn(n1, s->FA + (size_t)j * n1, muA);
+          }
           /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
           memset(a, 0, sizeof(double) * (size_t)nq);
           memset(b, 0, sizeof(double) * (size_t)nq);
