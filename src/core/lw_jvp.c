@@ -661,6 +661,25 @@ typedef struct {
   double g[2 * LW_MAXQB], gd[2 * LW_MAXQB];
 } sx;
 
+/* one dot product a.b of vectors linear in q (matrices A, B by columns of
+ * the w local coordinates): value, rate, 2 a'.b', its gradient g and the
+ * gradient h of its rate */
+static void sx_pair(int nd, int w, const double *A, const double *B, const double *a, const double *b,
+                    const double *ad, const double *bd, double *val, double *rate, double *acc, double *g, double *h)
+{
+  *val = dot(nd, a, b);
+  *rate = dot(nd, ad, b) + dot(nd, a, bd);
+  *acc = 2.0 * dot(nd, ad, bd);
+  for (int i = 0; i < w; i++) {
+    double s0 = 0, s1 = 0;
+    for (int c = 0; c < nd; c++) {
+      s0 += A[c * w + i] * b[c] + B[c * w + i] * a[c];
+      s1 += A[c * w + i] * bd[c] + B[c * w + i] * ad[c];
+    }
+    g[i] = s0, h[i] = s1;
+  }
+}
+
 static void sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const ve[4], int nblk, const int *blk,
                     const double *q, const double *qd, sx *o)
 {
@@ -674,40 +693,19 @@ static void sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const v
     lw_vexpr_eval(m, ve[k], q, v[k]);
     lw_vexpr_eval_lin(m, ve[k], qd, vd[k]);
   }
-  o->S = dot(nd, v[0], v[1]);
-  o->Sd = dot(nd, vd[0], v[1]) + dot(nd, v[0], vd[1]);
-  o->sig = 2.0 * dot(nd, vd[0], vd[1]);
-  for (int i = 0; i < w; i++) {
-    double s0 = 0, s1 = 0;
-    for (int c = 0; c < nd; c++) {
-      double A = o->X[0][c * w + i], B = o->X[1][c * w + i];
-      s0 += A * v[1][c] + B * v[0][c];
-      s1 += A * vd[1][c] + B * vd[0][c];
-    }
-    o->gS[i] = s0, o->hS[i] = s1;
-  }
+  sx_pair(nd, w, o->X[0], o->X[1], v[0], v[1], vd[0], vd[1], &o->S, &o->Sd, &o->sig, o->gS, o->hS);
   if (!o->angle) {
     o->x = o->S, o->xd = o->Sd;
     memcpy(o->g, o->gS, sizeof(double) * (size_t)w);
     memcpy(o->gd, o->hS, sizeof(double) * (size_t)w);
     return;
   }
-  o->C = dot(nd, v[2], v[3]);
-  o->Cd = dot(nd, vd[2], v[3]) + dot(nd, v[2], vd[3]);
-  o->kap = 2.0 * dot(nd, vd[2], vd[3]);
+  sx_pair(nd, w, o->X[2], o->X[3], v[2], v[3], vd[2], vd[3], &o->C, &o->Cd, &o->kap, o->gC, o->hC);
   double S = o->S, C = o->C, r2 = o->r2 = S * S + C * C;
   o->x = atan2(S, C);
   o->xd = (C * o->Sd - S * o->Cd) / r2;
-  for (int i = 0; i < w; i++) {
-    double c0 = 0, c1 = 0;
-    for (int c = 0; c < nd; c++) {
-      double Cc = o->X[2][c * w + i], D = o->X[3][c * w + i];
-      c0 += Cc * v[3][c] + D * v[2][c];
-      c1 += Cc * vd[3][c] + D * vd[2][c];
-    }
-    o->gC[i] = c0, o->hC[i] = c1;
-    o->g[i] = (C * o->gS[i] - S * c0) / r2;
-  }
+  for (int i = 0; i < w; i++)
+    o->g[i] = (C * o->gS[i] - S * o->gC[i]) / r2;
   for (int i = 0; i < w; i++) {
     double dr2 = 2.0 * (S * o->gS[i] + C * o->gC[i]);
     o->gd[i] = (o->gC[i] * o->Sd + C * o->hS[i] - o->gS[i] * o->Cd - S * o->hC[i]) / r2 - o->xd * dr2 / r2;
