@@ -116,6 +116,10 @@ struct lw_renderer {
   int samples, max_samples;
   GLuint ms_fbo, ms_rb[2];
   int ms_w, ms_h, ms_samples;
+  /* the background drawn once into a texture of the view's size, copied
+   * into each frame (see draw_background) */
+  GLuint bg_fbo, bg_tex;
+  int bg_w, bg_h, bg_flip;
   GLuint pick_fbo, pick_rb[2];
 
   /* model */
@@ -421,6 +425,15 @@ static void delete_ms(lw_renderer *r)
   }
 }
 
+static void delete_bg(lw_renderer *r)
+{
+  if (r->bg_fbo) {
+    glDeleteFramebuffers(1, &r->bg_fbo);
+    glDeleteTextures(1, &r->bg_tex);
+    r->bg_fbo = r->bg_tex = 0;
+  }
+}
+
 void lw_renderer_free(lw_renderer *r)
 {
   if (!r)
@@ -430,6 +443,7 @@ void lw_renderer_free(lw_renderer *r)
   g_free(r->traces);
   free_model(r);
   delete_ms(r);
+  delete_bg(r);
   if (r->pick_fbo) {
     glDeleteFramebuffers(1, &r->pick_fbo);
     glDeleteRenderbuffers(2, r->pick_rb);
@@ -1481,6 +1495,64 @@ static void ensure_ms(lw_renderer *r, int w, int h, int samples)
   r->ms_w = w, r->ms_h = h, r->ms_samples = samples;
 }
 
+/* the background, a soft vertical gradient, as a quad over the viewport */
+static void draw_background_quad(lw_renderer *r)
+{
+  glUseProgram(r->program[P_BACKGROUND]);
+  static const float bg_top[3] = {0.925f, 0.937f, 0.953f}, bg_bottom[3] = {0.788f, 0.812f, 0.847f};
+  glUniform3fv(r->u[P_BACKGROUND][U_BG_TOP], 1, r->flip_y ? bg_bottom : bg_top);
+  glUniform3fv(r->u[P_BACKGROUND][U_BG_BOTTOM], 1, r->flip_y ? bg_top : bg_bottom);
+  glBindVertexArray(r->vao);
+  glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_SCREEN], GL_UNSIGNED_INT,
+                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_SCREEN]));
+}
+
+/* On a software rasterizer a quad shaded over every pixel costs about as
+ * much as the whole scene on it (measured with llvmpipe: 3.7 of 8 ms of
+ * its threads a frame).  With copy (a single-sampled target) the quad is
+ * drawn once into a texture of the viewport's size and copied into each
+ * frame: a blit between framebuffers of one format and size is a memory
+ * copy.  The pixels are those of the quad.  A multisampled target cannot
+ * be blitted into: there the quad is drawn. */
+static void draw_background(lw_renderer *r, int w, int h, int copy)
+{
+  if (!copy) {
+    draw_background_quad(r);
+    return;
+  }
+  GLint target = 0, read_target = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
+  glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_target);
+  if (!r->bg_fbo || r->bg_w != w || r->bg_h != h || r->bg_flip != r->flip_y) {
+    delete_bg(r);
+    glGenTextures(1, &r->bg_tex);
+    glBindTexture(GL_TEXTURE_2D, r->bg_tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    /* stored as the view's read-back framebuffer stores its colour
+     * (lw-view3d.c), so that the copy there is one of memory */
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, epoxy_is_desktop_gl() ? GL_BGRA : GL_RGBA, GL_UNSIGNED_BYTE,
+                 NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &r->bg_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->bg_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->bg_tex, 0);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      delete_bg(r);
+      glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)target);
+      glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_target);
+      draw_background_quad(r);
+      return;
+    }
+    draw_background_quad(r);
+    r->bg_w = w, r->bg_h = h, r->bg_flip = r->flip_y;
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)target);
+  }
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, r->bg_fbo);
+  glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_target);
+}
+
 void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const lw_render_state *s)
 {
   if (w <= 0 || h <= 0)
@@ -1508,15 +1580,8 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
   glClearDepthf(1.0f);
   glClear(GL_DEPTH_BUFFER_BIT);
 
-  /* background: a soft vertical gradient */
   glDisable(GL_DEPTH_TEST);
-  glUseProgram(r->program[P_BACKGROUND]);
-  static const float bg_top[3] = {0.925f, 0.937f, 0.953f}, bg_bottom[3] = {0.788f, 0.812f, 0.847f};
-  glUniform3fv(r->u[P_BACKGROUND][U_BG_TOP], 1, r->flip_y ? bg_bottom : bg_top);
-  glUniform3fv(r->u[P_BACKGROUND][U_BG_BOTTOM], 1, r->flip_y ? bg_top : bg_bottom);
-  glBindVertexArray(r->vao);
-  glDrawElements(GL_TRIANGLES, r->mesh_count[LW_MESH_SCREEN], GL_UNSIGNED_INT,
-                 (void *)(sizeof(unsigned) * (size_t)r->mesh_first[LW_MESH_SCREEN]));
+  draw_background(r, w, h, samples <= 1);
   r->picking = 0;
   /* selection halo: the selected element pushed out by 3 pixels, drawn
    * first without depth so that the element itself covers all but a rim */
