@@ -865,12 +865,43 @@ static void test_failure(void)
   lw_desc_free(d);
 }
 
+/* the inverse of a body's block in the position problem (lw_inv_small):
+ * A inv = I to round-off for matrices whose first pivot is small (row
+ * exchanges needed), -1 for a singular one */
+static void test_block_inverse(void)
+{
+  guint32 seed = 12345;
+  for (int n = 1; n <= LW_MAXQB; n++)
+    for (int trial = 0; trial < 20; trial++) {
+      double A[LW_MAXQB * LW_MAXQB], X[LW_MAXQB * LW_MAXQB];
+      for (int i = 0; i < n * n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        A[i] = (double)(seed >> 8) / (double)(1u << 24) - 0.5;
+      }
+      A[0] = 1e-9 * A[0]; /* no first pivot without an exchange */
+      g_assert_cmpint(lw_inv_small(A, n, X), ==, 0);
+      double err = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+          double sum = 0;
+          for (int k = 0; k < n; k++)
+            sum += A[k * n + i] * X[j * n + k];
+          err = fmax(err, fabs(sum - (i == j)));
+        }
+      g_assert_cmpfloat(err, <, 1e-11);
+    }
+  double S[9] = {1, 2, 3, 2, 4, 6, 0, 1, 1}; /* two proportional columns */
+  double X[9];
+  g_assert_cmpint(lw_inv_small(S, 3, X), ==, -1);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sens/partials/planar", test_partials_planar);
   g_test_add_func("/sens/partials/spatial", test_partials_spatial);
   g_test_add_func("/sens/partials/relative-driver", test_partials_driven);
+  g_test_add_func("/sens/block-inverse", test_block_inverse);
   g_test_add_func("/sens/agree/models", test_agree_models);
   g_test_add_func("/sens/agree/elements", test_agree_elements);
   g_test_add_func("/sens/five-bar-tables", test_fivebar_tables);

@@ -306,11 +306,22 @@ done:
 /* ---- outputs ---------------------------------------------------------- */
 void lw_outputs(const lw_model *m, lw_data *d, double *out)
 {
+  lw_outputs_some(m, d, out, NULL);
+}
+
+/* the outputs k with use[k] set (all without use); the others' columns are
+ * left as they are */
+void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use)
+{
   int nd = m->nd, nqb = m->nqb, w = 2 * nqb;
   double *o = out;
   int have_jac = 0;
   for (int k = 0; k < m->nout; k++) {
     const lw_output *op = &m->outputs[k];
+    if (use && !use[k]) {
+      o += op->width;
+      continue;
+    }
     switch (op->type) {
     case LW_OUT_POSITION:
       lw_vexpr_eval(m, &op->v, d->q, o);

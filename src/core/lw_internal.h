@@ -262,7 +262,9 @@ void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const doubl
  * falls below 1e-14 of the largest.  Solves A x = b (trans = 0) or
  * A^T x = b for nrhs columns of B. */
 int lw_lu_dense(double *A, int n, int *ipiv);
+int lw_inv_small(const double *A, int n, double *inv);
 void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs);
+void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use);
 /* dense Cholesky A = L L^T of the lower triangle (column-major, in place,
  * 1/L_jj stored on the diagonal); -1 when a pivot falls to rel_pivot times
  * its diagonal entry or below */

@@ -800,6 +800,55 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
   }
 }
 
+/* A spring-damper between two points, F = k (l - l0) + c l' along
+ * e = v / l, l = |v|, v linear in q (V over the local coordinates), acting
+ * as Q = -F g with g = dl/dq = V^T e: joint_sd_lin's form with tau = -F,
+ *   H = d2l/dq2 = V^T (I - e e^T) V / l,  d(l')/dq = V^T (I - e e^T) v' / l */
+static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
+                         const lw_bmat *Cm)
+{
+  int nd = m->nd, nqb = m->nqb, w = f->nblk * nqb;
+  double X[3 * 2 * LW_MAXQB], PX[3 * 2 * LW_MAXQB], v[3], vd[3], e[3], pv[3];
+  vx_matrix(m, &f->v, f->nblk, f->blk, X);
+  lw_vexpr_eval(m, &f->v, p->q, v);
+  lw_vexpr_eval_lin(m, &f->v, p->v, vd);
+  double l = sqrt(dot(nd, v, v));
+  if (l < 1e-300)
+    return; /* as the force itself (lw_forces_eval) */
+  for (int c = 0; c < nd; c++)
+    e[c] = v[c] / l;
+  double ld = dot(nd, e, vd);
+  for (int c = 0; c < nd; c++)
+    pv[c] = (vd[c] - e[c] * ld) / l;
+  double g[2 * LW_MAXQB], gd[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++) {
+    double s0 = 0, s1 = 0;
+    for (int c = 0; c < nd; c++) {
+      s0 += X[c * w + i] * e[c];
+      s1 += X[c * w + i] * pv[c];
+    }
+    g[i] = s0, gd[i] = s1;
+    for (int c = 0; c < nd; c++)
+      PX[c * w + i] = (X[c * w + i] - e[c] * s0) / l;
+  }
+  double tau = -(f->k * (l - f->rest) + f->c * ld);
+  for (int i = 0; i < w; i++) {
+    int gi = f->blk[i / nqb] * nqb + i % nqb;
+    double ai = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
+    for (int j = 0; j < w; j++) {
+      int gj = f->blk[j / nqb] * nqb + j % nqb;
+      if (KC) {
+        double hji = 0;
+        for (int c = 0; c < nd; c++)
+          hji += X[c * w + j] * PX[c * w + i];
+        bm_add(m, KC, gj, gi, g[j] * ai - tau * hji);
+      }
+      if (Cm && f->c != 0.0)
+        bm_add(m, Cm, gj, gi, f->c * g[j] * g[i]);
+    }
+  }
+}
+
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
 {
@@ -850,6 +899,10 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
     int undamped = (f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c == 0.0;
     if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
       joint_sd_lin(m, d, f, p, cv, KC, C);
+      continue;
+    }
+    if (f->type == LW_FORCE_SPRING_DAMPER) {
+      point_sd_lin(m, f, p, cv, KC, C);
       continue;
     }
     for (int i = 0; i < nblk * nqb; i++) {

@@ -149,6 +149,59 @@ int lw_lu_dense(double *A, int n, int *ipiv)
   return 0;
 }
 
+/* inv = A^-1 for a small n x n matrix (a body's block, n <= LW_MAXQB),
+ * column-major, by Gauss-Jordan elimination with partial pivoting on a
+ * copy: n^3 operations, against LU and n solves for the columns of the
+ * identity.  Returns -1 when a pivot falls below 1e-14 of the largest
+ * entry of A. */
+int lw_inv_small(const double *A, int n, double *inv)
+{
+  double a[LW_MAXQB * LW_MAXQB], amax = 0;
+  int perm[LW_MAXQB];
+  memcpy(a, A, sizeof(double) * (size_t)n * n);
+  for (int i = 0; i < n * n; i++)
+    amax = fmax(amax, fabs(a[i]));
+  for (int i = 0; i < n; i++)
+    perm[i] = i;
+  /* in place: column k of a becomes column k of the inverse (rows permuted) */
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(a[k * n + i]) > fabs(a[k * n + p]))
+        p = i;
+    if (!(fabs(a[k * n + p]) > 1e-14 * amax))
+      return -1;
+    if (p != k) {
+      for (int j = 0; j < n; j++) {
+        double t = a[j * n + k];
+        a[j * n + k] = a[j * n + p];
+        a[j * n + p] = t;
+      }
+      int t = perm[k];
+      perm[k] = perm[p];
+      perm[p] = t;
+    }
+    double r = 1.0 / a[k * n + k];
+    a[k * n + k] = 1.0;
+    for (int j = 0; j < n; j++)
+      a[j * n + k] *= r; /* row k */
+    for (int i = 0; i < n; i++) {
+      if (i == k)
+        continue;
+      double f = a[k * n + i];
+      if (f == 0.0)
+        continue;
+      a[k * n + i] = 0.0;
+      for (int j = 0; j < n; j++)
+        a[j * n + i] -= f * a[j * n + k];
+    }
+  }
+  /* the row exchanges of A become column exchanges of its inverse */
+  for (int j = 0; j < n; j++)
+    memcpy(inv + (size_t)perm[j] * n, a + (size_t)j * n, sizeof(double) * (size_t)n);
+  return 0;
+}
+
 /* solve A x = b (trans = 0) or A^T x = b with the LU of lw_lu_dense */
 void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs)
 {

@@ -486,17 +486,9 @@ static int ap_factor(sens *s)
   const lw_model *m = s->m;
   const lw_data *d = s->d;
   int nc = s->nc, nqb = s->nqb, w = 2 * nqb, bb = nqb * nqb;
-  for (int b = 0; b < m->nb; b++) {
-    double lu[LW_MAXQB * LW_MAXQB], *inv = s->Ainv + (size_t)b * bb;
-    int ip[LW_MAXQB];
-    memcpy(lu, s->Ab.blk + (size_t)b * bb, sizeof(double) * (size_t)bb);
-    if (lw_lu_dense(lu, nqb, ip))
+  for (int b = 0; b < m->nb; b++)
+    if (lw_inv_small(s->Ab.blk + (size_t)b * bb, nqb, s->Ainv + (size_t)b * bb))
       return -1;
-    memset(inv, 0, sizeof(double) * (size_t)bb);
-    for (int i = 0; i < nqb; i++)
-      inv[i * nqb + i] = 1.0;
-    lw_lu_dense_solve(lu, nqb, ip, 0, inv, nqb);
-  }
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++)
@@ -755,7 +747,7 @@ static void outputs_at(sens *s, const double *st, int lin, int final)
   memcpy(d->fbc, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
   d->fb_beta = 0.0;
   d->t = ST_T(st);
-  lw_outputs(m, d, s->yrow);
+  lw_outputs_some(m, d, s->yrow, s->out_used);
   if (!lin)
     return;
   int nq = s->nq, nx = s->nxs, nc = s->ncols;
@@ -853,6 +845,17 @@ static void objectives_at(sens *s, double wi, double wf, double *value)
       }
     }
   }
+}
+
+/* y (nx) += Y^T g from the rows of Y (ncols x nx) that g weights: those of
+ * an objective's outputs, a few of the ncols */
+static void yt_gy(const sens *s, const double *g, double *y)
+{
+  int nc = s->ncols;
+  for (int c = 0; c < nc; c++)
+    if (g[c] != 0.0)
+      for (int x = 0; x < s->nx; x++)
+        y[x] += s->Y[(size_t)x * nc + c] * g[c];
 }
 
 static void weights(const sens *s, long k, double *wi, double *wf)
@@ -1454,7 +1457,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         for (int o = 0; o < no; o++) {
           const double *gyo = s->gy + (size_t)o * ncols;
           memset(s->e2, 0, sizeof(double) * (size_t)nx);
-          gemv_t(ncols, nx, 1.0, s->Y, gyo, s->e2);
+          yt_gy(s, gyo, s->e2);
           for (int j = 0; j < p; j++)
             s->grad[(size_t)o * p + j] += dotn(nx, s->e2, Sx + (size_t)j * nx) +
                                          dotn(ncols, gyo, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
@@ -1582,7 +1585,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           double *a = ab + (size_t)o * nq, *b = bb + (size_t)o * nq;
           /* cotangent of [q qd qdd lambda] at state k: outputs + history */
           memset(cx, 0, sizeof(double) * (size_t)nx);
-          gemv_t(ncols, nx, 1.0, s->Y, s->gy + (size_t)o * ncols, cx);
+          yt_gy(s, s->gy + (size_t)o * ncols, cx);
           for (int i = 0; i < nq; i++) {
             cx[i] += -s->c4 * a[i] - s->c2 * b[i];
             cx[nq + i] += -2.0 * s->c2 * a[i] - b[i];
