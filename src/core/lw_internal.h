@@ -254,6 +254,8 @@ void lw_spd_solve(lw_spd *s, double *x); /* in place */
  * W = M^-1 J^T (d->W, by rows and blocks like d->jac) at the Jacobian in
  * d->jac; -1 when S is singular (dependent constraints) */
 int lw_schur_factor(const lw_model *m, lw_data *d);
+/* W alone, from d->jac (S kept from an earlier factorization) */
+void lw_schur_w(const lw_model *m, lw_data *d);
 /* with those factors: y = S^-1 y, then x -= W y */
 void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y);
 /* x -= W y */

@@ -1029,30 +1029,40 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 
 /* the row products written for a constant nqb, so that the planar body's
  * (4) unroll; n columns at a time, a row's gradient loaded once for all */
-static inline void rowmat_mul_n(const lw_model *m, const double *R, const double *X, int ldx, double *Y, int ldy,
-                                int n, const int nqb)
+static inline void rowmat_mul_n(const lw_model *m, const double *restrict R, const double *restrict X, int ldx,
+                                double *restrict Y, int ldy, int n, const int nqb)
 {
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb;
+    const double *restrict g = R + (size_t)r * 2 * nqb;
     int o0 = m->rq0[2 * r], o1 = m->rq0[2 * r + 1];
-    for (int c = 0; c < n; c++) {
-      const double *x = X + (size_t)c * ldx;
-      double s = 0;
-      for (int i = 0; i < nqb; i++)
-        s += g[i] * x[o0 + i];
-      if (o1 >= 0)
+    if (o1 < 0) {
+      for (int c = 0; c < n; c++) {
+        const double *x = X + (size_t)c * ldx + o0;
+        double s = 0;
         for (int i = 0; i < nqb; i++)
-          s += g[nqb + i] * x[o1 + i];
-      Y[(size_t)c * ldy + r] += s;
+          s += g[i] * x[i];
+        Y[(size_t)c * ldy + r] += s;
+      }
+      continue;
+    }
+    for (int c = 0; c < n; c++) {
+      const double *x0 = X + (size_t)c * ldx + o0, *x1 = X + (size_t)c * ldx + o1;
+      double s = 0, t = 0;
+      for (int i = 0; i < nqb; i++) {
+        s += g[i] * x0[i];
+        t += g[nqb + i] * x1[i];
+      }
+      Y[(size_t)c * ldy + r] += s + t;
     }
   }
 }
 
-static inline void rowmat_mul_t_n(const lw_model *m, const double *R, double alpha, const double *Y, int ldy,
-                                  double *X, int ldx, int n, const int nqb)
+static inline void rowmat_mul_t_n(const lw_model *m, const double *restrict R, double alpha,
+                                  const double *restrict Y, int ldy, double *restrict X, int ldx, int n,
+                                  const int nqb)
 {
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb;
+    const double *restrict g = R + (size_t)r * 2 * nqb;
     int o0 = m->rq0[2 * r], o1 = m->rq0[2 * r + 1];
     for (int c = 0; c < n; c++) {
       double *x = X + (size_t)c * ldx, a = alpha * Y[(size_t)c * ldy + r];

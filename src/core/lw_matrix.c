@@ -154,7 +154,7 @@ int lw_lu_dense(double *A, int n, int *ipiv)
  * copy: n^3 operations, against LU and n solves for the columns of the
  * identity.  Returns -1 when a pivot falls below 1e-14 of the largest
  * entry of A. */
-int lw_inv_small(const double *A, int n, double *inv)
+static inline int inv_small_n(const double *A, double *inv, const int n)
 {
   double a[LW_MAXQB * LW_MAXQB], amax = 0;
   int perm[LW_MAXQB];
@@ -189,8 +189,6 @@ int lw_inv_small(const double *A, int n, double *inv)
       if (i == k)
         continue;
       double f = a[k * n + i];
-      if (f == 0.0)
-        continue;
       a[k * n + i] = 0.0;
       for (int j = 0; j < n; j++)
         a[j * n + i] -= f * a[j * n + k];
@@ -200,6 +198,16 @@ int lw_inv_small(const double *A, int n, double *inv)
   for (int j = 0; j < n; j++)
     memcpy(inv + (size_t)perm[j] * n, a + (size_t)j * n, sizeof(double) * (size_t)n);
   return 0;
+}
+
+/* written out for the planar (4) and the spatial body (12) */
+int lw_inv_small(const double *A, int n, double *inv)
+{
+  if (n == 4)
+    return inv_small_n(A, inv, 4);
+  if (n == 12)
+    return inv_small_n(A, inv, 12);
+  return inv_small_n(A, inv, n);
 }
 
 /* solve A x = b (trans = 0) or A^T x = b with the LU of lw_lu_dense */

@@ -184,6 +184,11 @@ typedef struct {
   double *plo, *phi; /* (p) outside [plo, phi] a parameter's step columns are 0 */
   int *plist, nplain; /* the parameters that are not a time function's coefficient */
   int term_tg; /* some parameter changes an objective's term (weight, target) */
+  /* the adjoint's stored states carry the step's constraint Jacobian and
+   * the Cholesky factor of S = J M^-1 J^T (its lower triangle): the
+   * backward pass linearizes each step without evaluating the rows and
+   * factorizing S again, for 2 nc (nqb + (nc + 1) / 4) more doubles a state */
+  int aux;
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
    * kept) and OUT_FINAL (a final term reads it) */
@@ -203,9 +208,14 @@ typedef struct {
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
  * the controllers' integrals z and the carry c that entered the step to it,
  * and the multipliers of the step's exact projections (a flag, sigma, kappa) */
+static size_t aux_len(const sens *s)
+{
+  return s->aux ? (size_t)s->nc * 2 * s->nqb + (size_t)s->nc * (s->nc + 1) / 2 : 0;
+}
+
 static size_t state_len(const sens *s)
 {
-  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz;
+  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + aux_len(s);
 }
 
 static void state_save(const sens *s, double *st)
@@ -227,7 +237,18 @@ static void state_save(const sens *s, double *st)
   mu[0] = d->schur_ok;
   memcpy(mu + 1, d->sig, sizeof(double) * (size_t)s->nc);
   memcpy(mu + 1 + s->nc, d->kap, sizeof(double) * (size_t)s->nc);
+  if (s->aux) {
+    int nc = s->nc;
+    double *jac = mu + 1 + 2 * nc, *L = jac + (size_t)nc * 2 * s->nqb;
+    memcpy(jac, d->jac, sizeof(double) * (size_t)nc * 2 * s->nqb);
+    for (int j = 0; j < nc && d->schur_ok; j++, L += nc - j + 1)
+      memcpy(L, d->S + (size_t)j * nc + j, sizeof(double) * (size_t)(nc - j));
+  }
 }
+
+/* the Jacobian kept with state st into d->jac; with S, also the factor of
+ * S (valid when the step found it: the flag of ST_MULT) and W */
+static void aux_load(const sens *s, const double *st, int with_s);
 
 static void state_load(const sens *s, const double *st)
 {
@@ -257,6 +278,20 @@ static void state_load(const sens *s, const double *st)
 #define ST_Z(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc + (s)->ncoords)
 #define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
 #define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
+#define ST_AUX(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* jac, the lower triangle of chol(S) by columns */
+
+static void aux_load(const sens *s, const double *st, int with_s)
+{
+  lw_data *d = s->d;
+  int nc = s->nc;
+  const double *jac = ST_AUX(s, st), *L = jac + (size_t)nc * 2 * s->nqb;
+  memcpy(d->jac, jac, sizeof(double) * (size_t)nc * 2 * s->nqb);
+  if (!with_s)
+    return;
+  for (int j = 0; j < nc; j++, L += nc - j + 1)
+    memcpy(d->S + (size_t)j * nc + j, L, sizeof(double) * (size_t)(nc - j));
+  lw_schur_w(s->m, d);
+}
 
 /* sc J into the constraint rows and sc J^T into the multiplier columns of
  * the n1 x n1 matrix K (J at the rows evaluated in d) */
@@ -622,15 +657,18 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
     s->qdds[i] = s->c4 * (q[i] - qn[i]) - 2.0 * s->c2 * qdn[i] - qddn[i];
   }
   fresh = fresh && d->schur_ok;
-  if (!fresh) {
-    lw_rows_eval(m, d, q, t, 1);
-    lw_rows_time(m, d, q, qd, t);
-  }
+  const double *mult = ST_MULT(s, sb);
   /* through M^-1 only when the mass blocks are well conditioned: a point
    * mass without rotary inertia is not, and M^-1 would carry its round-off
    * into the derivatives (the pendulum's forward and adjoint then differ by
    * 1e-6 instead of 1e-11) */
-  s->km_schur = m->dense && m->minv_cond <= 1e6 && (fresh || lw_schur_factor(m, d) == 0);
+  int schur = m->dense && m->minv_cond <= 1e6;
+  int kept = !fresh && s->aux && schur && mult[0] != 0.0; /* S as the step factorized it */
+  if (!fresh && s->aux)
+    aux_load(s, sb, kept);
+  else if (!fresh)
+    lw_rows_eval(m, d, q, t, 1);
+  s->km_schur = schur && (fresh || kept || lw_schur_factor(m, d) == 0);
   if (!s->km_schur)
     build_km(s, s->KM);
   if (!s->km_schur && lw_lu_dense(s->KM, n1, s->ipM)) {
@@ -640,12 +678,14 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
                  t);
     return -1;
   }
-  /* multipliers of the projections: as the step found them, or again */
-  const double *mult = ST_MULT(s, sb);
+  /* multipliers of the projections: as the step found them, or again
+   * (with the rows' time terms Phi_t, gamma) */
   if (s->km_schur && mult[0] != 0.0) {
     memcpy(s->sig, mult + 1, sizeof(double) * (size_t)nc);
     memcpy(s->kap, mult + 1 + nc, sizeof(double) * (size_t)nc);
   } else {
+    if (!fresh)
+      lw_rows_time(m, d, q, qd, t);
     lw_mass_mul(m, s->qds, s->rhs);
     for (int r = 0; r < nc; r++)
       s->rhs[nq + r] = -d->phit[r];
@@ -1288,6 +1328,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   int status = LW_OK;
   lw_error *err = &res->error;
   sens_init(s, m, tg, opt->method == LW_SENS_VALUE ? 0 : opt->nparams, err);
+  s->aux = opt->method == LW_SENS_ADJOINT && m->dense;
   s->no = opt->nobj;
   s->obj = opt->objectives;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);

@@ -133,7 +133,7 @@ static int worst_row(const lw_model *m, const lw_data *d)
 /* S = J M^-1 J^T, Cholesky-factorized in place, for the exact projections
  * of dense models; returns 0, or -1 when S is singular (dependent
  * constraints), in which case the iterative projection is used. */
-int lw_schur_factor(const lw_model *m, lw_data *d)
+void lw_schur_w(const lw_model *m, lw_data *d)
 {
   int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
   for (int r = 0; r < nc; r++) {
@@ -150,6 +150,12 @@ int lw_schur_factor(const lw_model *m, lw_data *d)
       }
     }
   }
+}
+
+int lw_schur_factor(const lw_model *m, lw_data *d)
+{
+  int nc = m->nc, nqb = m->nqb;
+  lw_schur_w(m, d);
   memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
   for (int k = 0; k < m->nspair; k++) {
     const int *p = m->spair + 3 * k;
