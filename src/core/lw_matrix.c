@@ -72,12 +72,8 @@ void lw_chol_dense_solve(const double *a, int n, double *x)
 /* nrhs right-hand sides at once, row-major (Y[i * nrhs + c]): the updates
  * of the sides are independent, so they overlap instead of waiting on one
  * another as a single side's do */
-void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
+static inline void chol_solve_multi_n(const double *a, int n, double *Y, const int nrhs)
 {
-  if (nrhs == 1) {
-    lw_chol_dense_solve(a, n, Y);
-    return;
-  }
   for (int j = 0; j < n; j++) {
     const double *restrict cj = a + (size_t)j * n;
     double *restrict yj = Y + (size_t)j * nrhs;
@@ -105,6 +101,21 @@ void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
       for (int c = 0; c < nrhs; c++)
         yk[c] -= l * yj[c];
     }
+  }
+}
+
+/* written out for a few sides (the sensitivities of a few parameters) */
+void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
+{
+  switch (nrhs) {
+  case 1: lw_chol_dense_solve(a, n, Y); break;
+  case 2: chol_solve_multi_n(a, n, Y, 2); break;
+  case 3: chol_solve_multi_n(a, n, Y, 3); break;
+  case 4: chol_solve_multi_n(a, n, Y, 4); break;
+  case 5: chol_solve_multi_n(a, n, Y, 5); break;
+  case 6: chol_solve_multi_n(a, n, Y, 6); break;
+  case 8: chol_solve_multi_n(a, n, Y, 8); break;
+  default: chol_solve_multi_n(a, n, Y, nrhs); break;
   }
 }
 

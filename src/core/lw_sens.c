@@ -179,6 +179,7 @@ typedef struct {
   double *apt; /* (nq) scratch of ap_solve */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
+  double *rtmp;  /* (n1 x p) scratch of the solves by rows (forward) */
   char *act; /* (p) the parameter's step columns are nonzero */
   int *alist, nact; /* the parameters with act set, in order */
   double *plo, *phi; /* (p) outside [plo, phi] a parameter's step columns are 0 */
@@ -449,7 +450,8 @@ static void blk_mv(const double *A, int n, const double *x, double *y, int trans
 
 /* LU solve (lw_lu_dense's factors, pivots' reciprocals d) for nrhs sides
  * stored by rows, Y[i * nrhs + c]: the sides' operations interleave */
-static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
+static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
+                                   const int nrhs)
 {
   if (!trans) {
     for (int k = 0; k < n; k++)
@@ -511,6 +513,20 @@ static void lu_solve_rows(const double *A, int n, const int *ipiv, const double 
         Y[(size_t)k * nrhs + c] = Y[(size_t)ipiv[k] * nrhs + c];
         Y[(size_t)ipiv[k] * nrhs + c] = t;
       }
+}
+
+static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
+{
+  switch (nrhs) {
+  case 1: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 1); break;
+  case 2: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 2); break;
+  case 3: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 3); break;
+  case 4: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 4); break;
+  case 5: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 5); break;
+  case 6: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 6); break;
+  case 8: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 8); break;
+  default: lu_solve_rows_n(A, n, ipiv, d, trans, Y, nrhs); break;
+  }
 }
 
 /* the inverses of the bodies' blocks of A, WP = A^-1 J^T by rows and
@@ -601,6 +617,252 @@ static void ap_solve(sens *s, int trans, double *B, int nrhs)
     a_solve(s, 1, t);
     for (int i = 0; i < nq; i++)
       f[i] += t[i];
+  }
+}
+
+/* ---- the forward sensitivities by rows ---------------------------------
+ * The p columns of the forward sensitivities go through each step's
+ * operators together, stored by rows (X[i p + c]): an entry of an operator
+ * is loaded once for all the columns, and the loop over the columns, the
+ * inner one, runs without index arithmetic of its own. */
+
+/* up to this many columns a row's sums are kept in registers */
+#define LW_ROWS_MAXP 8
+
+/* Y += alpha A X, A block-diagonal (the bodies' nqb x nqb blocks) */
+static inline void blocks_rows_n(const lw_model *m, const double *A, double alpha, const double *restrict X,
+                                 double *restrict Y, const int p)
+{
+  int nqb = m->nqb, bb = nqb * nqb;
+  for (int b = 0; b < m->nb; b++) {
+    const double *Ab = A + (size_t)b * bb;
+    const double *Xb = X + (size_t)b * nqb * p;
+    double *Yb = Y + (size_t)b * nqb * p;
+    for (int i = 0; i < nqb; i++) {
+      double acc[LW_ROWS_MAXP] = {0};
+      double *restrict yi = Yb + (size_t)i * p;
+      for (int j = 0; j < nqb; j++) {
+        double a = alpha * Ab[j * nqb + i];
+        const double *restrict xj = Xb + (size_t)j * p;
+        if (p > LW_ROWS_MAXP) {
+          for (int c = 0; c < p; c++)
+            yi[c] += a * xj[c];
+          continue;
+        }
+        for (int c = 0; c < p; c++)
+          acc[c] += a * xj[c];
+      }
+      if (p <= LW_ROWS_MAXP)
+        for (int c = 0; c < p; c++)
+          yi[c] += acc[c];
+    }
+  }
+}
+
+/* Y += alpha (B - cm M) X for a matrix of blocks B (and its entries
+ * between bodies) */
+static inline void bmat_rows_n(const lw_model *m, const lw_bmat *B, double cm, double alpha,
+                               const double *restrict X, double *restrict Y, const int p)
+{
+  int nqb = m->nqb, bb = nqb * nqb, nq = m->nq;
+  for (int b = 0; b < m->nb; b++) {
+    const double *Bb = B->blk + (size_t)b * bb, *Mb = m->mass_blocks + (size_t)b * bb;
+    const double *Xb = X + (size_t)b * nqb * p;
+    double *Yb = Y + (size_t)b * nqb * p;
+    for (int j = 0; j < nqb; j++) {
+      const double *restrict xj = Xb + (size_t)j * p;
+      for (int i = 0; i < nqb; i++) {
+        double a = alpha * (Bb[j * nqb + i] - cm * Mb[j * nqb + i]);
+        if (a == 0.0)
+          continue;
+        double *restrict yi = Yb + (size_t)i * p;
+        for (int c = 0; c < p; c++)
+          yi[c] += a * xj[c];
+      }
+    }
+  }
+  if (!B->off)
+    return;
+  for (int j = 0; j < nq; j++) {
+    const double *restrict xj = X + (size_t)j * p;
+    for (int i = 0; i < nq; i++) {
+      double a = alpha * B->off[(size_t)j * nq + i];
+      if (a == 0.0)
+        continue;
+      double *restrict yi = Y + (size_t)i * p;
+      for (int c = 0; c < p; c++)
+        yi[c] += a * xj[c];
+    }
+  }
+}
+
+/* Y (nc rows) += R X, R by rows like d->jac */
+static inline void rowmat_rows_n(const lw_model *m, const double *R, const double *restrict X, double *restrict Y,
+                                 const int p)
+{
+  int nqb = m->nqb;
+  for (int r = 0; r < m->nc; r++) {
+    const double *g = R + (size_t)r * 2 * nqb;
+    double *restrict y = Y + (size_t)r * p;
+    double acc[LW_ROWS_MAXP] = {0};
+    for (int k = 0; k < 2; k++) {
+      int o = m->rq0[2 * r + k];
+      if (o < 0)
+        continue;
+      for (int i = 0; i < nqb; i++) {
+        double a = g[k * nqb + i];
+        const double *restrict x = X + (size_t)(o + i) * p;
+        if (p > LW_ROWS_MAXP) {
+          for (int c = 0; c < p; c++)
+            y[c] += a * x[c];
+          continue;
+        }
+        for (int c = 0; c < p; c++)
+          acc[c] += a * x[c];
+      }
+    }
+    if (p <= LW_ROWS_MAXP)
+      for (int c = 0; c < p; c++)
+        y[c] += acc[c];
+  }
+}
+
+/* X (nq rows) += alpha R^T Y */
+static inline void rowmat_t_rows_n(const lw_model *m, const double *R, double alpha, const double *restrict Y,
+                                   double *restrict X, const int p)
+{
+  int nqb = m->nqb;
+  for (int r = 0; r < m->nc; r++) {
+    const double *g = R + (size_t)r * 2 * nqb;
+    const double *restrict y = Y + (size_t)r * p;
+    double yr[LW_ROWS_MAXP];
+    if (p <= LW_ROWS_MAXP)
+      for (int c = 0; c < p; c++)
+        yr[c] = y[c];
+    for (int k = 0; k < 2; k++) {
+      int o = m->rq0[2 * r + k];
+      if (o < 0)
+        continue;
+      for (int i = 0; i < nqb; i++) {
+        double a = alpha * g[k * nqb + i];
+        double *restrict x = X + (size_t)(o + i) * p;
+        for (int c = 0; c < p; c++)
+          x[c] += a * (p <= LW_ROWS_MAXP ? yr[c] : y[c]);
+      }
+    }
+  }
+}
+
+/* the kernels written out for a few columns (the compiler unrolls the
+ * inner loop and keeps a row's sums in registers), else for any number */
+#define LW_ROWS_DISPATCH(call)                                                                                      \
+  switch (p) {                                                                                                    \
+  case 1: call(1); break;                                                                                        \
+  case 2: call(2); break;                                                                                        \
+  case 3: call(3); break;                                                                                        \
+  case 4: call(4); break;                                                                                        \
+  case 5: call(5); break;                                                                                        \
+  case 6: call(6); break;                                                                                        \
+  case 8: call(8); break;                                                                                        \
+  default: call(p); break;                                                                                       \
+  }
+
+static void blocks_rows(const lw_model *m, const double *A, double alpha, const double *X, double *Y, int p)
+{
+#define CALL(P) blocks_rows_n(m, A, alpha, X, Y, P)
+  LW_ROWS_DISPATCH(CALL)
+#undef CALL
+}
+
+static void bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y, int p)
+{
+#define CALL(P) bmat_rows_n(m, B, cm, alpha, X, Y, P)
+  LW_ROWS_DISPATCH(CALL)
+#undef CALL
+}
+
+static void rowmat_rows(const lw_model *m, const double *R, const double *X, double *Y, int p)
+{
+#define CALL(P) rowmat_rows_n(m, R, X, Y, P)
+  LW_ROWS_DISPATCH(CALL)
+#undef CALL
+}
+
+static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, const double *Y, double *X, int p)
+{
+#define CALL(P) rowmat_t_rows_n(m, R, alpha, Y, X, P)
+  LW_ROWS_DISPATCH(CALL)
+#undef CALL
+}
+
+/* B (n1 x p, by rows) to columns in T (n1 each) or back */
+static void rows_cols(const double *restrict B, double *restrict T, int n1, int p, int back)
+{
+  for (int i = 0; i < n1; i++)
+    for (int c = 0; c < p; c++) {
+      if (back)
+        T[(size_t)i * p + c] = B[(size_t)c * n1 + i];
+      else
+        T[(size_t)c * n1 + i] = B[(size_t)i * p + c];
+    }
+}
+
+/* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows, in place
+ * (ap_solve by rows) */
+static void ap_solve_rows(sens *s, double *B, int p)
+{
+  int nq = s->nq, nc = s->nc, n1 = s->n1;
+  double *T = s->rtmp;
+  if (!s->ap_struct) {
+    rows_cols(B, T, n1, p, 0);
+    kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 0, T, p);
+    rows_cols(T, B, n1, p, 1);
+    return;
+  }
+  double *F = B, *G = B + (size_t)nq * p;
+  memset(T, 0, sizeof(double) * (size_t)nq * p);
+  blocks_rows(s->m, s->Ainv, 1.0, F, T, p); /* A^-1 f */
+  memcpy(F, T, sizeof(double) * (size_t)nq * p);
+  for (size_t i = 0; i < (size_t)nc * p; i++)
+    G[i] = -G[i];
+  rowmat_rows(s->m, s->d->jac, F, G, p); /* J A^-1 f - g */
+  lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
+  rowmat_t_rows(s->m, s->WP, -1.0, G, F, p); /* A^-1 f - WP^T y */
+}
+
+/* [M J^T; J 0] [x; y] = [f; g] by rows, in place (km_solve by rows) */
+static void km_solve_rows(sens *s, double *B, int p)
+{
+  int nq = s->nq, nc = s->nc, n1 = s->n1;
+  double *T = s->rtmp;
+  if (!s->km_schur) {
+    rows_cols(B, T, n1, p, 0);
+    kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, T, p);
+    rows_cols(T, B, n1, p, 1);
+    return;
+  }
+  double *F = B, *G = B + (size_t)nq * p;
+  memset(T, 0, sizeof(double) * (size_t)nq * p);
+  blocks_rows(s->m, s->m->minv_blocks, 1.0, F, T, p); /* M^-1 f */
+  for (size_t i = 0; i < (size_t)nc * p; i++)
+    G[i] = -G[i];
+  rowmat_rows(s->m, s->d->W, F, G, p); /* J M^-1 f - g */
+  lw_chol_dense_solve_multi(s->d->S, nc, G, p);
+  rowmat_t_rows(s->m, s->d->W, -1.0, G, T, p); /* M^-1 f - W y */
+  memcpy(F, T, sizeof(double) * (size_t)nq * p);
+}
+
+/* R (n1 x p by rows) = the step's parameter columns F (n1 each; zero where
+ * not active) */
+static void scatter_cols(const sens *s, const double *F, double *R, int p)
+{
+  int n1 = s->n1;
+  memset(R, 0, sizeof(double) * (size_t)n1 * p);
+  for (int a = 0; a < s->nact; a++) {
+    int j = s->alist[a];
+    const double *f = F + (size_t)j * n1;
+    for (int i = 0; i < n1; i++)
+      R[(size_t)i * p + j] = f[i];
   }
 }
 
@@ -1131,7 +1393,7 @@ static void sens_free(sens *s)
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
-                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist};
+                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist, s->rtmp};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
 }
@@ -1378,14 +1640,24 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   long every = s->N / 100 > 0 ? s->N / 100 : 1;
   /* ----- forward (values, forward sensitivities) ----- */
   if (!adjoint) {
-    /* Sx = [q' qd' qdd' lambda'] (nx x p) */
+    /* Sx = [q' qd' qdd' lambda' z'] (nx x p, by rows) */
     Sx = calloc((size_t)nx * (p ? p : 1), sizeof(double));
     Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
     Z = calloc((size_t)ncols * (p ? p : 1) + 1, sizeof(double));
     R = calloc((size_t)(L.nv > n1 ? L.nv : n1) * (p ? p : 1) + 1, sizeof(double));
     R2 = calloc(2 * (size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
+    s->rtmp = calloc((size_t)n1 * (p ? p : 1), sizeof(double));
+    if (!Sx || !Sn || !Z || !R || !R2 || !s->rtmp) {
+      lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the forward sensitivities");
+      status = LW_ERR_NOMEM;
+      goto out2;
+    }
     if (forward && p > 0) {
-      initial_sens(s, &L, Sx, nx, R, R2);
+      /* by columns into Sn, then by rows into Sx */
+      initial_sens(s, &L, Sn, nx, R, R2);
+      for (int j = 0; j < p; j++)
+        for (int i = 0; i < nx; i++)
+          Sx[(size_t)i * p + j] = Sn[(size_t)j * nx + i];
     }
     if (opt->keep_outputs) {
       res->ncols = 1 + ncols * (1 + p);
@@ -1411,79 +1683,69 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             status = err->status;
             goto out2;
           }
+          /* Sx by rows: q', qd', qdd', lambda', z' (nq, nq, nq, nc, nz rows of p) */
+          size_t np = (size_t)nq * p, n1p = (size_t)n1 * p;
+          double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * p;
+          double *AH = Sn, *BH = Sn + np, *DC = Sn + 2 * np; /* scratch */
           /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd') */
-          for (int j = 0; j < p; j++) {
-            const double *x = Sx + (size_t)j * nx;
-            double *ah = Sn + (size_t)j * nx, *bh = ah + nq; /* scratch in Sn */
-            for (int i = 0; i < nq; i++) {
-              ah[i] = -(s->c4 * x[i] + 2.0 * s->c2 * x[nq + i] + x[2 * nq + i]);
-              bh[i] = -(s->c2 * x[i] + x[nq + i]);
-            }
-            double *r = R + (size_t)j * n1;
-            if (s->act[j])
-              memcpy(r, s->FP + (size_t)j * n1, sizeof(double) * (size_t)n1);
-            else
-              memset(r, 0, sizeof(double) * (size_t)n1);
-            mass_axpy(s->m, 1.0, ah, r);
-            lw_bmat_mul(m, &s->Cb, 1.0, bh, r);
-            if (s->nz) {
-              /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
-              double *dc = ah + 2 * nq;
-              for (int i = 0; i < s->nz; i++) {
-                dc[i] = x[s->nxs + i] + 0.5 * s->h *
-                                            (dotn(nq, s->eqa + (size_t)i * nq, x) +
-                                             dotn(nq, s->eqda + (size_t)i * nq, x + nq) + s->pea[(size_t)i * p + j]);
+          for (size_t i = 0; i < np; i++) {
+            AH[i] = -(s->c4 * Sq[i] + 2.0 * s->c2 * Sqd[i] + Sqdd[i]);
+            BH[i] = -(s->c2 * Sq[i] + Sqd[i]);
+          }
+          /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
+          scatter_cols(s, s->FP, R, p);
+          blocks_rows(m, m->mass_blocks, 1.0, AH, R, p);
+          bmat_rows(m, &s->Cb, 0.0, 1.0, BH, R, p);
+          if (s->nz) {
+            /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
+            for (int i = 0; i < s->nz; i++)
+              for (int c = 0; c < p; c++) {
+                double e = s->pea[(size_t)i * p + c];
                 for (int l = 0; l < nq; l++)
-                  r[l] += s->Rc[(size_t)i * nq + l] * dc[i];
+                  e += s->eqa[(size_t)i * nq + l] * Sq[(size_t)l * p + c] +
+                       s->eqda[(size_t)i * nq + l] * Sqd[(size_t)l * p + c];
+                DC[(size_t)i * p + c] = Sz[(size_t)i * p + c] + 0.5 * s->h * e;
               }
+            for (int i = 0; i < s->nz; i++)
+              for (int l = 0; l < nq; l++) {
+                double rc = s->Rc[(size_t)i * nq + l];
+                for (int c = 0; c < p && rc != 0.0; c++)
+                  R[(size_t)l * p + c] += rc * DC[(size_t)i * p + c];
+              }
+          }
+          for (size_t i = 0; i < n1p; i++)
+            R[i] = -R[i];
+          ap_solve_rows(s, R, p);
+          memcpy(Sq, R, sizeof(double) * np);
+          memcpy(Sl, R + np, sizeof(double) * (size_t)nc * p);
+          /* velocity: KM [qd'; .] = -(FV + (DVq - c2 M) q' - M bh'; RV q') */
+          scatter_cols(s, s->FV, R, p);
+          bmat_rows(m, &s->Hv, s->c2, 1.0, Sq, R, p);
+          blocks_rows(m, m->mass_blocks, -1.0, BH, R, p);
+          rowmat_rows(m, s->RV, Sq, R + np, p);
+          for (size_t i = 0; i < n1p; i++)
+            R[i] = -R[i];
+          km_solve_rows(s, R, p);
+          memcpy(Sqd, R, sizeof(double) * np);
+          /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
+          scatter_cols(s, s->FA, R, p);
+          bmat_rows(m, &s->Ha, s->c4, 1.0, Sq, R, p);
+          blocks_rows(m, m->mass_blocks, -1.0, AH, R, p);
+          rowmat_rows(m, s->RA, Sq, R + np, p);
+          rowmat_rows(m, s->RAd, Sqd, R + np, p);
+          for (size_t i = 0; i < n1p; i++)
+            R[i] = -R[i];
+          km_solve_rows(s, R, p);
+          memcpy(Sqdd, R, sizeof(double) * np);
+          /* z' = c' + h/2 e'(state k) */
+          for (int i = 0; i < s->nz; i++)
+            for (int c = 0; c < p; c++) {
+              double e = s->peb[(size_t)i * p + c];
+              for (int l = 0; l < nq; l++)
+                e += s->eqb[(size_t)i * nq + l] * Sq[(size_t)l * p + c] +
+                     s->eqdb[(size_t)i * nq + l] * Sqd[(size_t)l * p + c];
+              Sz[(size_t)i * p + c] = DC[(size_t)i * p + c] + 0.5 * s->h * e;
             }
-            for (int i = 0; i < n1; i++)
-              r[i] = -r[i];
-          }
-          ap_solve(s, 0, R, p);
-          for (int j = 0; j < p; j++) {
-            double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
-            memcpy(x, r, sizeof(double) * (size_t)nq);                  /* q' */
-            memcpy(x + 3 * nq, r + nq, sizeof(double) * (size_t)nc);    /* lambda' */
-            const double *bh = Sn + (size_t)j * nx + nq;
-            if (s->act[j])
-              memcpy(r, s->FV + (size_t)j * n1, sizeof(double) * (size_t)n1);
-            else
-              memset(r, 0, sizeof(double) * (size_t)n1);
-            lw_bmat_mul(m, &s->Hv, 1.0, x, r); /* DVq x - M bh */
-            mass_axpy(m, -s->c2, x, r);
-            mass_axpy(m, -1.0, bh, r);
-          }
-          lw_rowmat_mul_multi(m, s->RV, Sx, nx, R + nq, n1, p);
-          for (size_t i = 0; i < (size_t)n1 * p; i++)
-            R[i] = -R[i];
-          km_solve(s, R, p);
-          for (int j = 0; j < p; j++) {
-            double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
-            memcpy(x + nq, r, sizeof(double) * (size_t)nq);             /* qd' */
-            const double *ah = Sn + (size_t)j * nx;
-            if (s->act[j])
-              memcpy(r, s->FA + (size_t)j * n1, sizeof(double) * (size_t)n1);
-            else
-              memset(r, 0, sizeof(double) * (size_t)n1);
-            lw_bmat_mul(m, &s->Ha, 1.0, x, r); /* DAq x + DAqd qd' - M ah */
-            mass_axpy(m, -s->c4, x, r);
-            mass_axpy(m, -1.0, ah, r);
-          }
-          lw_rowmat_mul_multi(m, s->RA, Sx, nx, R + nq, n1, p);
-          lw_rowmat_mul_multi(m, s->RAd, Sx + nq, nx, R + nq, n1, p);
-          for (size_t i = 0; i < (size_t)n1 * p; i++)
-            R[i] = -R[i];
-          km_solve(s, R, p);
-          for (int j = 0; j < p; j++) {
-            double *x = Sx + (size_t)j * nx, *r = R + (size_t)j * n1;
-            memcpy(x + 2 * nq, r, sizeof(double) * (size_t)nq);         /* qdd' */
-            const double *dc = Sn + (size_t)j * nx + 2 * nq;
-            for (int i = 0; i < s->nz; i++)                              /* z' */
-              x[s->nxs + i] = dc[i] + 0.5 * s->h *
-                                          (dotn(nq, s->eqb + (size_t)i * nq, x) +
-                                           dotn(nq, s->eqdb + (size_t)i * nq, x + nq) + s->peb[(size_t)i * p + j]);
-          }
         }
       } else {
         memcpy(st1, st0, sizeof(double) * sl);
@@ -1499,16 +1761,27 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           const double *gyo = s->gy + (size_t)o * ncols;
           memset(s->e2, 0, sizeof(double) * (size_t)nx);
           yt_gy(s, gyo, s->e2);
+          double *g = s->grad + (size_t)o * p;
+          for (int x = 0; x < nx; x++) {
+            double ex = s->e2[x];
+            if (ex != 0.0)
+              for (int j = 0; j < p; j++)
+                g[j] += ex * Sx[(size_t)x * p + j];
+          }
           for (int j = 0; j < p; j++)
-            s->grad[(size_t)o * p + j] += dotn(nx, s->e2, Sx + (size_t)j * nx) +
-                                         dotn(ncols, gyo, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
+            g[j] += dotn(ncols, gyo, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
         }
       } else if (forward && p > 0) {
         /* Z = Y Sx + YT (only the used outputs' rows of Y are filled) */
         for (int j = 0; j < p; j++) {
           double *z = Z + (size_t)j * ncols;
           memcpy(z, s->YT + (size_t)j * ncols, sizeof(double) * (size_t)ncols);
-          gemv(ncols, nx, 1.0, s->Y, Sx + (size_t)j * nx, z);
+          for (int x = 0; x < nx; x++) {
+            double sx = Sx[(size_t)x * p + j];
+            if (sx != 0.0)
+              for (int c = 0; c < ncols; c++)
+                z[c] += s->Y[(size_t)x * ncols + c] * sx;
+          }
           for (int o = 0; o < no; o++)
             s->grad[(size_t)o * p + j] += dotn(ncols, s->gy + (size_t)o * ncols, z) + s->gth[(size_t)o * p + j];
         }
