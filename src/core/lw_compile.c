@@ -1395,15 +1395,16 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
             for (int b = 0; b < m->rows[cc].nblk; b++)
               if (m->rows[r].blk[a] == m->rows[cc].blk[b]) {
                 if (pass) {
-                  m->spair[3 * n] = r * m->nc + cc;
-                  m->spair[3 * n + 1] = r * w + a * m->nqb;
-                  m->spair[3 * n + 2] = cc * w + b * m->nqb;
+                  m->spair[4 * n] = r * m->nc + cc;
+                  m->spair[4 * n + 1] = r * w + a * m->nqb;
+                  m->spair[4 * n + 2] = cc * w + b * m->nqb;
+                  m->spair[4 * n + 3] = cc * m->nc + r;
                 }
                 n++;
               }
       if (!pass) {
         m->nspair = n;
-        m->spair = malloc(sizeof(int) * 3 * ((size_t)n + 1));
+        m->spair = malloc(sizeof(int) * 4 * ((size_t)n + 1));
         if (!m->spair)
           FAIL("", "out of memory");
         n = 0;

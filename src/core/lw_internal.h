@@ -7,6 +7,10 @@
 #include <cholmod.h>
 
 #define LW_MAXQB 12 /* coordinates of a 3-D body */
+/* a coordinate's body and place within it (i / nqb, i % nqb, i >= 0),
+ * without a division for the planar (4) and the spatial body (12) */
+static inline int lw_qb_div(int i, int nqb) { return nqb == 4 ? i >> 2 : nqb == 12 ? i / 12 : i / nqb; }
+static inline int lw_qb_mod(int i, int nqb) { return nqb == 4 ? i & 3 : nqb == 12 ? i % 12 : i % nqb; }
 
 /* A vector linear in q: V = c + sum_t (w0 r0 + w1 u + w2 v + w3 w) over the
  * bodies t (3-D); planar: V = c + sum_t (w0 r0 + w1 u + w2 S u).  Ground
@@ -141,9 +145,9 @@ struct lw_model {
   double mass_scale;    /* largest diagonal entry of M */
   double *minv_blocks;  /* (nb x nqb x nqb) inverses of the mass blocks */
   /* the products making S = J M^-1 J^T (dense models): the pairs of
-   * equations (r <= c) and the body they share, as triples (entry of S in
-   * its lower triangle, offset of r's gradient block in the Jacobian, the
-   * same for c in W = M^-1 J^T) */
+   * equations (r <= c) and the body they share, as quadruples (entry (c, r)
+   * of S, in its lower triangle; offset of r's gradient block in the
+   * Jacobian; the same for c in W = M^-1 J^T; entry (r, c)) */
   int nspair;
   int *spair;
   double minv_cond;     /* largest condition number (1-norm) of a mass block */

@@ -638,9 +638,9 @@ int lw_lin_prepare(lw_model *m)
 /* B(gi, gj) += v */
 static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
 {
-  int nqb = m->nqb, bi = gi / nqb, bj = gj / nqb;
+  int nqb = m->nqb, bi = lw_qb_div(gi, nqb), bj = lw_qb_div(gj, nqb);
   if (bi == bj)
-    B->blk[(size_t)bi * nqb * nqb + (size_t)(gj % nqb) * nqb + gi % nqb] += v;
+    B->blk[(size_t)bi * nqb * nqb + (size_t)(lw_qb_mod(gj, nqb)) * nqb + lw_qb_mod(gi, nqb)] += v;
   else
     B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
 }
@@ -746,7 +746,7 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
   for (int k = 0; k < 3; k++)
     lk[k] = H[k] ? p->l[k][r] : 0.0;
   for (int i = 0; i < w; i++) {
-    int gi = row->blk[i / nqb] * nqb + i % nqb;
+    int gi = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
     double dr2 = 2.0 * (S * o.gS[i] + C * o.gC[i]);
     /* the Hessian's column i */
     double hq = 0;
@@ -754,7 +754,7 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
       double hji = sx_hess(&o, j, i);
       if (hji == 0.0)
         continue;
-      int gj = row->blk[j / nqb] * nqb + j % nqb;
+      int gj = row->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
       hq += hji * p->qdd[gj];
       for (int k = 0; k < 3; k++)
         if (lk[k] != 0.0)
@@ -788,10 +788,10 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
   double x = lw_coord_continue(m, d, f->coord, o.x - c->offset);
   double tau = -f->k * (x - f->rest) - f->c * o.xd;
   for (int i = 0; i < o.w; i++) {
-    int gi = c->blk[i / nqb] * nqb + i % nqb;
+    int gi = c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
     double ai = f->k * o.g[i] + f->c * o.gd[i] + cv * f->c * o.g[i];
     for (int j = 0; j < o.w; j++) {
-      int gj = c->blk[j / nqb] * nqb + j % nqb;
+      int gj = c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
       if (KC)
         bm_add(m, KC, gj, gi, o.g[j] * ai - tau * sx_hess(&o, j, i));
       if (Cm && f->c != 0.0)
@@ -833,10 +833,10 @@ static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_poin
   }
   double tau = -(f->k * (l - f->rest) + f->c * ld);
   for (int i = 0; i < w; i++) {
-    int gi = f->blk[i / nqb] * nqb + i % nqb;
+    int gi = f->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
     double ai = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
     for (int j = 0; j < w; j++) {
-      int gj = f->blk[j / nqb] * nqb + j % nqb;
+      int gj = f->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
       if (KC) {
         double hji = 0;
         for (int c = 0; c < nd; c++)
@@ -864,7 +864,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
        * and the multipliers */
       int gidx[2 * LW_MAXQB];
       for (int i = 0; i < w; i++)
-        gidx[i] = row->blk[i / nqb] * nqb + i % nqb;
+        gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
       double lk[3];
       for (int k = 0; k < 3; k++)
         lk[k] = H[k] ? p->l[k][r] : 0.0;
@@ -906,7 +906,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
       continue;
     }
     for (int i = 0; i < nblk * nqb; i++) {
-      int gi = blk[i / nqb] * nqb + i % nqb;
+      int gi = blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
       for (int pass = 0; pass < 2; pass++) {
         /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
         const lw_bmat *T = pass == 0 ? KC : C;

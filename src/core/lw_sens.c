@@ -529,6 +529,25 @@ static void lu_solve_rows(const double *A, int n, const int *ipiv, const double 
   }
 }
 
+/* SP(r, c) = g_r . A^-1 g_c and SP(c, r) = g_c . A^-1 g_r over the pairs
+ * of rows r <= c that share a body (m->spair) */
+static inline void sp_assemble(sens *s, const int nqb)
+{
+  const lw_model *m = s->m;
+  const double *jac = s->d->jac, *WP = s->WP;
+  for (int k = 0; k < m->nspair; k++) {
+    const int *p = m->spair + 4 * k;
+    double a = 0, b = 0;
+    for (int i = 0; i < nqb; i++) {
+      a += jac[p[1] + i] * WP[p[2] + i];
+      b += jac[p[2] + i] * WP[p[1] + i];
+    }
+    s->SP[p[3]] += a;
+    if (p[3] != p[0])
+      s->SP[p[0]] += b;
+  }
+}
+
 /* the inverses of the bodies' blocks of A, WP = A^-1 J^T by rows and
  * blocks, and the LU of SP = J A^-1 J^T (not symmetric: A holds the forces'
  * derivatives) */
@@ -547,19 +566,10 @@ static int ap_factor(sens *s)
              s->WP + (size_t)r * w + k * nqb, 0);
   }
   memset(s->SP, 0, sizeof(double) * (size_t)nc * nc);
-  for (int k = 0; k < m->nspair; k++) {
-    const int *p = m->spair + 3 * k;
-    int r = p[0] / nc, c = p[0] % nc; /* rows r <= c */
-    /* SP(r, c) = g_r . A^-1 g_c, SP(c, r) = g_c . A^-1 g_r */
-    double a = 0, b = 0;
-    for (int i = 0; i < nqb; i++) {
-      a += d->jac[p[1] + i] * s->WP[p[2] + i];
-      b += d->jac[p[2] + i] * s->WP[p[1] + i];
-    }
-    s->SP[(size_t)c * nc + r] += a;
-    if (r != c)
-      s->SP[(size_t)r * nc + c] += b;
-  }
+  if (nqb == 4)
+    sp_assemble(s, 4);
+  else
+    sp_assemble(s, nqb);
   if (lw_lu_dense(s->SP, nc, s->ipS))
     return -1;
   for (int i = 0; i < nc; i++)

@@ -158,7 +158,7 @@ int lw_schur_factor(const lw_model *m, lw_data *d)
   lw_schur_w(m, d);
   memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
   for (int k = 0; k < m->nspair; k++) {
-    const int *p = m->spair + 3 * k;
+    const int *p = m->spair + 4 * k;
     const double *g = d->jac + p[1], *wc = d->W + p[2];
     double s = 0;
     for (int i = 0; i < nqb; i++)
