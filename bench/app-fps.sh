@@ -2,12 +2,19 @@
 # Display frame rate of the application while the solver runs on its worker
 # thread, paced to real time: the five-bar (4 bodies) and a 100-link chain.
 # Prints frame intervals from GTK's frame clock and the 3-D view's own render
-# time.  Starts Xvfb when there is no display.
+# time.  With the gtk-tick baseline (5th argument), the five-bar's runs
+# alternate with a plain GTK window that paints an area of the 3-D view's
+# size at every frame: the rate GTK itself reaches on this display in the
+# same minutes.  Starts Xvfb when there is no display.
+#
+#   app-fps.sh APP CLI SOURCE_ROOT [SECONDS] [GTK_TICK] [ROUNDS]
 set -euo pipefail
 app=$1
 cli=$2
 root=$3
 seconds=${4:-5}
+tick=${5:-}
+rounds=${6:-3}
 if [ -z "${DISPLAY:-}" ]; then
   for n in $(seq 90 120); do
     [ -e "/tmp/.X11-unix/X$n" ] && continue
@@ -23,8 +30,17 @@ export GSETTINGS_BACKEND=memory GTK_A11Y=none
 tmp=$(mktemp -d)
 "$cli" generate-chain 100 > "$tmp/chain-100.json"
 glxinfo -B 2>/dev/null | grep -E "OpenGL renderer" || true
-for m in "$root/models/five-bar.json" "$tmp/chain-100.json"; do
-  printf '%-16s ' "$(basename "$m" .json)"
-  "$app" --bench-fps "$seconds" "$m" 2>/dev/null | grep '^frames' || echo "no result"
+size=""
+for r in $(seq "$rounds"); do
+  out=$("$app" --bench-fps "$seconds" "$root/models/five-bar.json" 2>/dev/null | grep '^frames' || echo "no result")
+  printf '%-16s %s\n' "five-bar" "$out"
+  size=$(printf '%s\n' "$out" | sed -nE 's/.*view ([0-9]+)x([0-9]+).*/\1 \2/p')
+  if [ -n "$tick" ] && [ -n "$size" ]; then
+    printf '%-16s ' "gtk-tick"
+    # shellcheck disable=SC2086
+    "$tick" $size "$seconds" 2>/dev/null | sed "s/\$/, area $(echo $size | tr ' ' x)/" || echo "no result"
+  fi
 done
+printf '%-16s ' "chain-100"
+"$app" --bench-fps "$seconds" "$tmp/chain-100.json" 2>/dev/null | grep '^frames' || echo "no result"
 rm -rf "$tmp"

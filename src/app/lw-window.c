@@ -314,11 +314,12 @@ static void bench_report_and_quit(LwWindow *self)
         g_string_append_printf(late, "%s%u (%.1f ms)", nlate > 1 ? ", " : " ", i + 1,
                                1e3 * g_array_index(order, double, i));
     }
+  int scale = gtk_widget_get_scale_factor(self->view);
   g_print("frames %u, mean interval %.2f ms (%.1f fps), median %.2f ms, 95th percentile %.2f ms, worst %.2f ms, "
-          "late %u%s%s, render %.2f ms, simulated t = %.3f s, real-time factor %.2f\n",
+          "late %u%s%s, render %.2f ms, view %dx%d, simulated t = %.3f s, real-time factor %.2f\n",
           n, 1e3 * mean, mean > 0 ? 1 / mean : 0, 1e3 * med, 1e3 * p95, 1e3 * worst, nlate, nlate ? ":" : "",
-          late->str,
-          lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), lw_sim_runner_get_time(self->runner),
+          late->str, lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), scale * gtk_widget_get_width(self->view),
+          scale * gtk_widget_get_height(self->view), lw_sim_runner_get_time(self->runner),
           lw_sim_runner_get_real_time_factor(self->runner));
   g_string_free(late, TRUE);
   g_array_unref(order);
