@@ -817,16 +817,22 @@ static void rows_cols(const double *restrict B, double *restrict T, int n1, int 
     }
 }
 
+/* a saddle-point matrix by its LU (kkt_solve) for the p columns of B by rows */
+static void kkt_solve_rows(sens *s, const double *K, double sc, const int *ipiv, double *B, int p)
+{
+  rows_cols(B, s->rtmp, s->n1, p, 0);
+  kkt_solve(K, s->n1, s->nq, sc, ipiv, 0, s->rtmp, p);
+  rows_cols(s->rtmp, B, s->n1, p, 1);
+}
+
 /* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows, in place
  * (ap_solve by rows) */
 static void ap_solve_rows(sens *s, double *B, int p)
 {
-  int nq = s->nq, nc = s->nc, n1 = s->n1;
+  int nq = s->nq, nc = s->nc;
   double *T = s->rtmp;
   if (!s->ap_struct) {
-    rows_cols(B, T, n1, p, 0);
-    kkt_solve(s->AP, n1, nq, s->sP, s->ipP, 0, T, p);
-    rows_cols(T, B, n1, p, 1);
+    kkt_solve_rows(s, s->AP, s->sP, s->ipP, B, p);
     return;
   }
   double *F = B, *G = B + (size_t)nq * p;
@@ -843,12 +849,10 @@ static void ap_solve_rows(sens *s, double *B, int p)
 /* [M J^T; J 0] [x; y] = [f; g] by rows, in place (km_solve by rows) */
 static void km_solve_rows(sens *s, double *B, int p)
 {
-  int nq = s->nq, nc = s->nc, n1 = s->n1;
+  int nq = s->nq, nc = s->nc;
   double *T = s->rtmp;
   if (!s->km_schur) {
-    rows_cols(B, T, n1, p, 0);
-    kkt_solve(s->KM, n1, nq, s->sM, s->ipM, 0, T, p);
-    rows_cols(T, B, n1, p, 1);
+    kkt_solve_rows(s, s->KM, s->sM, s->ipM, B, p);
     return;
   }
   double *F = B, *G = B + (size_t)nq * p;
