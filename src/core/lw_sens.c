@@ -1608,6 +1608,15 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   s->no = opt->nobj;
   s->obj = opt->objectives;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
+  /* the adjoint keeps every state unless they exceed the memory limit
+   * (then checkpoints); the step data kept with them must not be what
+   * makes it checkpoint */
+  size_t limit = opt->memory_limit ? opt->memory_limit : ((size_t)512 << 20);
+  if (s->aux && state_len(s) * sizeof(double) * (size_t)(s->N + 1) > limit) {
+    s->aux = 0;
+    if (state_len(s) * sizeof(double) * (size_t)(s->N + 1) > limit)
+      s->aux = 1; /* checkpoints either way */
+  }
   s->value = res->value;
   s->grad = res->gradient;
   int forward = opt->method == LW_SENS_FORWARD, adjoint = opt->method == LW_SENS_ADJOINT;
@@ -1822,7 +1831,6 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
 
   /* ----- adjoint: forward pass storing states or checkpoints ----- */
   {
-    size_t limit = opt->memory_limit ? opt->memory_limit : ((size_t)512 << 20);
     size_t need = sl * sizeof(double) * (size_t)(s->N + 1);
     long K = s->N + 1; /* segment length */
     int checkpoint = need > limit;
