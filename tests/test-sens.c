@@ -807,6 +807,18 @@ static void test_output_table(void)
   g_assert_cmpfloat(fabs(s - r.gradient[0]), <=, 1e-12 * fabs(r.gradient[0]));
   /* at t = 0: r2 moves with LA1 through the re-assembly with alpha1, alpha2 held */
   g_assert_cmpfloat(fabs(r.table[1 + nc + cx]) + fabs(r.table[1 + nc + cy]), >, 0.1);
+  /* the values alone: the same outputs, every one of them (not only those
+   * an objective reads) */
+  lw_sens_options ov = opt;
+  ov.method = LW_SENS_VALUE;
+  lw_sens_result v;
+  g_assert_cmpint(lw_sensitivity(d, &ov, &v), ==, LW_OK);
+  g_assert_cmpint(v.rows, ==, r.rows);
+  g_assert_cmpint(v.ncols, ==, 1 + nc);
+  for (long k = 0; k < r.rows; k += 50)
+    for (int c = 0; c <= nc; c++)
+      g_assert_cmpfloat(v.table[(size_t)k * v.ncols + c], ==, r.table[(size_t)k * r.ncols + c]);
+  lw_sens_result_clear(&v);
   lw_model_free(m);
   lw_sens_result_clear(&r);
   lw_desc_free(d);

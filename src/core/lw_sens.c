@@ -1639,7 +1639,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     for (int k = ob->first; k < ob->first + ob->n; k++)
       s->out_used[m->terms[k].output] |= m->terms[k].kind == LW_TERM_FINAL ? OUT_FINAL : OUT_EVERY;
   }
-  if (forward && opt->keep_outputs)
+  if (!adjoint && opt->keep_outputs) /* the table: every output, also without sensitivities */
     for (int k = 0; k < m->nout; k++)
       s->out_used[k] |= OUT_EVERY;
   int p = s->p, nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, ncols = s->ncols, no = s->no;
