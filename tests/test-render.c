@@ -151,18 +151,27 @@ typedef struct {
   guint8 px[W * H * 4]; /* RGBA, top row first */
 } image;
 
-static void render(lw_renderer *r, const lw_camera *cam, const lw_render_state *s, image *img)
+/* the picture of a w x h viewport at the framebuffer's corner, RGBA, as
+ * read (the bottom row first) */
+static guint8 *render_at(lw_renderer *r, const lw_camera *cam, const lw_render_state *s, int w, int h)
 {
   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  lw_renderer_draw(r, cam, W, H, s);
+  lw_renderer_draw(r, cam, w, h, s);
   g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
-  GLint bound = -1;
+  GLint bound = -1, rbound = -1;
   glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &bound);
-  g_assert_cmpint(bound, ==, (GLint)fbo); /* the renderer put the target back */
-  guint8 *tmp = g_malloc(W * H * 4);
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+  glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &rbound);
+  g_assert_cmpint(bound, ==, (GLint)fbo); /* the renderer put both bindings back */
+  g_assert_cmpint(rbound, ==, (GLint)fbo);
+  guint8 *px = g_malloc(4 * (size_t)w * h);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, tmp);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  return px;
+}
+
+static void render(lw_renderer *r, const lw_camera *cam, const lw_render_state *s, image *img)
+{
+  guint8 *tmp = render_at(r, cam, s, W, H);
   for (int y = 0; y < H; y++)
     memcpy(img->px + 4 * W * y, tmp + 4 * W * (H - 1 - y), 4 * W);
   g_free(tmp);
@@ -622,23 +631,6 @@ static void test_camera(void)
   g_assert_cmpfloat(rr[0], >, 0.999);
   g_assert_cmpfloat(uu[1], >, 0.999);
   g_assert_cmpfloat(bb[2], >, 0.999);
-}
-
-/* the picture of a w x h viewport at the framebuffer's corner, RGBA, top row first */
-static guint8 *render_at(lw_renderer *r, const lw_camera *cam, const lw_render_state *s, int w, int h)
-{
-  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  lw_renderer_draw(r, cam, w, h, s);
-  g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
-  GLint bound = -1, rbound = -1;
-  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &bound);
-  glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &rbound);
-  g_assert_cmpint(bound, ==, (GLint)fbo); /* the renderer put both bindings back */
-  g_assert_cmpint(rbound, ==, (GLint)fbo);
-  guint8 *px = g_malloc(4 * (size_t)w * h);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
-  return px;
 }
 
 /* A frame without multisampling copies its background from a texture drawn

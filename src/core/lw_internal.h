@@ -11,6 +11,20 @@
  * without a division for the planar (4) and the spatial body (12) */
 static inline int lw_qb_div(int i, int nqb) { return nqb == 4 ? i >> 2 : nqb == 12 ? i / 12 : i / nqb; }
 static inline int lw_qb_mod(int i, int nqb) { return nqb == 4 ? i & 3 : nqb == 12 ? i % 12 : i % nqb; }
+/* call(N) with N a constant for a few columns or sides (1-6, 8: the
+ * compiler unrolls their loops and keeps a row's sums in registers), else
+ * with the variable n */
+#define LW_FOR_FEW(n, call)                                                                                          \
+  switch (n) {                                                                                                     \
+  case 1: call(1); break;                                                                                        \
+  case 2: call(2); break;                                                                                        \
+  case 3: call(3); break;                                                                                        \
+  case 4: call(4); break;                                                                                        \
+  case 5: call(5); break;                                                                                        \
+  case 6: call(6); break;                                                                                        \
+  case 8: call(8); break;                                                                                        \
+  default: call(n); break;                                                                                       \
+  }
 
 /* A vector linear in q: V = c + sum_t (w0 r0 + w1 u + w2 v + w3 w) over the
  * bodies t (3-D); planar: V = c + sum_t (w0 r0 + w1 u + w2 S u).  Ground
@@ -367,11 +381,6 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 /* y (nc) += R x, x (nq) += alpha R^T y for R by rows and blocks like d->jac */
 void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y);
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x);
-/* the same for n columns: Y(:, c) += R X(:, c), X(:, c) += alpha R^T Y(:, c)
- * (columns ldx and ldy apart) */
-void lw_rowmat_mul_multi(const lw_model *m, const double *R, const double *X, int ldx, double *Y, int ldy, int n);
-void lw_rowmat_mul_t_multi(const lw_model *m, const double *R, double alpha, const double *Y, int ldy, double *X,
-                           int ldx, int n);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */

@@ -773,41 +773,53 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
   }
 }
 
-/* A joint spring-damper, tau = -k (x - x0) - c x' (x' at the forces'
- * velocity argument v), acting as Q = tau g:
- *   KC = -dQ/dq - cv dQ/dv = (k g + c H v) g^T + cv c g g^T - tau H,
+/* A spring-damper's blocks from its scalar x (a length, an angle) over the
+ * w local coordinates of the bodies blk: gradient g, d(x')/dq gd, Hessian
+ * H (column i at H + i w; read with KC only) and generalized force Q = tau g,
+ *   KC = -dQ/dq - cv dQ/dv = (k g + c gd) g^T + cv c g g^T - tau H,
  *   C = -dQ/dv = c g g^T */
+static void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, const double *g, const double *gd,
+                      const double *H, double tau, double cv, const lw_bmat *KC, const lw_bmat *Cm)
+{
+  int nqb = m->nqb;
+  for (int i = 0; i < w; i++) {
+    int gi = blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+    double ai = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
+    for (int j = 0; j < w; j++) {
+      int gj = blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
+      if (KC)
+        bm_add(m, KC, gj, gi, g[j] * ai - tau * H[i * w + j]);
+      if (Cm && f->c != 0.0)
+        bm_add(m, Cm, gj, gi, f->c * g[j] * g[i]);
+    }
+  }
+}
+
+/* A joint spring-damper, tau = -k (x - x0) - c x' (x' at the forces'
+ * velocity argument v), acting as Q = tau g (sd_blocks) */
 static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
                          const lw_bmat *KC, const lw_bmat *Cm)
 {
-  int nqb = m->nqb;
   const lw_coord *c = &m->coords[f->coord];
   const lw_vexpr *ve[4] = {&c->a, &c->b, &c->c, &c->d};
   sx o;
   sx_eval(m, c->kind, ve, c->nblk, c->blk, p->q, p->v, &o);
   double x = lw_coord_continue(m, d, f->coord, o.x - c->offset);
-  double tau = -f->k * (x - f->rest) - f->c * o.xd;
-  for (int i = 0; i < o.w; i++) {
-    int gi = c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
-    double ai = f->k * o.g[i] + f->c * o.gd[i] + cv * f->c * o.g[i];
-    for (int j = 0; j < o.w; j++) {
-      int gj = c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
-      if (KC)
-        bm_add(m, KC, gj, gi, o.g[j] * ai - tau * sx_hess(&o, j, i));
-      if (Cm && f->c != 0.0)
-        bm_add(m, Cm, gj, gi, f->c * o.g[j] * o.g[i]);
-    }
-  }
+  double tau = -f->k * (x - f->rest) - f->c * o.xd, H[4 * LW_MAXQB * LW_MAXQB];
+  for (int i = 0; i < o.w && KC; i++)
+    for (int j = 0; j < o.w; j++)
+      H[i * o.w + j] = sx_hess(&o, j, i);
+  sd_blocks(m, f, c->blk, o.w, o.g, o.gd, H, tau, cv, KC, Cm);
 }
 
 /* A spring-damper between two points, F = k (l - l0) + c l' along
  * e = v / l, l = |v|, v linear in q (V over the local coordinates), acting
- * as Q = -F g with g = dl/dq = V^T e: joint_sd_lin's form with tau = -F,
+ * as Q = -F g with g = dl/dq = V^T e: sd_blocks with tau = -F,
  *   H = d2l/dq2 = V^T (I - e e^T) V / l,  d(l')/dq = V^T (I - e e^T) v' / l */
 static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
                          const lw_bmat *Cm)
 {
-  int nd = m->nd, nqb = m->nqb, w = f->nblk * nqb;
+  int nd = m->nd, w = f->nblk * m->nqb;
   double X[3 * 2 * LW_MAXQB], PX[3 * 2 * LW_MAXQB], v[3], vd[3], e[3], pv[3];
   vx_matrix(m, &f->v, f->nblk, f->blk, X);
   lw_vexpr_eval(m, &f->v, p->q, v);
@@ -831,22 +843,15 @@ static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_poin
     for (int c = 0; c < nd; c++)
       PX[c * w + i] = (X[c * w + i] - e[c] * s0) / l;
   }
-  double tau = -(f->k * (l - f->rest) + f->c * ld);
-  for (int i = 0; i < w; i++) {
-    int gi = f->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
-    double ai = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
+  double tau = -(f->k * (l - f->rest) + f->c * ld), H[4 * LW_MAXQB * LW_MAXQB];
+  for (int i = 0; i < w && KC; i++)
     for (int j = 0; j < w; j++) {
-      int gj = f->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
-      if (KC) {
-        double hji = 0;
-        for (int c = 0; c < nd; c++)
-          hji += X[c * w + j] * PX[c * w + i];
-        bm_add(m, KC, gj, gi, g[j] * ai - tau * hji);
-      }
-      if (Cm && f->c != 0.0)
-        bm_add(m, Cm, gj, gi, f->c * g[j] * g[i]);
+      double hji = 0;
+      for (int c = 0; c < nd; c++)
+        hji += X[c * w + j] * PX[c * w + i];
+      H[i * w + j] = hji;
     }
-  }
+  sd_blocks(m, f, f->blk, w, g, gd, H, tau, cv, KC, Cm);
 }
 
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
@@ -895,8 +900,6 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
     const lw_force *f = &m->forces[n];
     const int *blk;
     int nblk = force_blocks(m, f, &blk);
-    /* a spring without damping does not depend on the velocities */
-    int undamped = (f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c == 0.0;
     if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
       joint_sd_lin(m, d, f, p, cv, KC, C);
       continue;
@@ -910,7 +913,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
       for (int pass = 0; pass < 2; pass++) {
         /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
         const lw_bmat *T = pass == 0 ? KC : C;
-        if (!T || (pass == 1 && undamped))
+        if (!T)
           continue;
         e[gi] = pass == 0 ? 1.0 : 0.0;
         ev[gi] = pass == 0 ? cv : 1.0;
@@ -1028,78 +1031,54 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 }
 
 /* the row products written for a constant nqb, so that the planar body's
- * (4) unroll; n columns at a time, a row's gradient loaded once for all */
-static inline void rowmat_mul_n(const lw_model *m, const double *restrict R, const double *restrict X, int ldx,
-                                double *restrict Y, int ldy, int n, const int nqb)
+ * (4) unroll */
+static inline void rowmat_mul_n(const lw_model *m, const double *restrict R, const double *restrict x,
+                                double *restrict y, const int nqb)
 {
   for (int r = 0; r < m->nc; r++) {
-    const double *restrict g = R + (size_t)r * 2 * nqb;
-    int o0 = m->rq0[2 * r], o1 = m->rq0[2 * r + 1];
-    if (o1 < 0) {
-      for (int c = 0; c < n; c++) {
-        const double *x = X + (size_t)c * ldx + o0;
-        double s = 0;
-        for (int i = 0; i < nqb; i++)
-          s += g[i] * x[i];
-        Y[(size_t)c * ldy + r] += s;
-      }
-      continue;
+    const double *g = R + (size_t)r * 2 * nqb, *x0 = x + m->rq0[2 * r];
+    double s = 0;
+    for (int i = 0; i < nqb; i++)
+      s += g[i] * x0[i];
+    if (m->rq0[2 * r + 1] >= 0) {
+      const double *x1 = x + m->rq0[2 * r + 1];
+      for (int i = 0; i < nqb; i++)
+        s += g[nqb + i] * x1[i];
     }
-    for (int c = 0; c < n; c++) {
-      const double *x0 = X + (size_t)c * ldx + o0, *x1 = X + (size_t)c * ldx + o1;
-      double s = 0, t = 0;
-      for (int i = 0; i < nqb; i++) {
-        s += g[i] * x0[i];
-        t += g[nqb + i] * x1[i];
-      }
-      Y[(size_t)c * ldy + r] += s + t;
-    }
+    y[r] += s;
   }
 }
 
 static inline void rowmat_mul_t_n(const lw_model *m, const double *restrict R, double alpha,
-                                  const double *restrict Y, int ldy, double *restrict X, int ldx, int n,
-                                  const int nqb)
+                                  const double *restrict y, double *restrict x, const int nqb)
 {
   for (int r = 0; r < m->nc; r++) {
-    const double *restrict g = R + (size_t)r * 2 * nqb;
-    int o0 = m->rq0[2 * r], o1 = m->rq0[2 * r + 1];
-    for (int c = 0; c < n; c++) {
-      double *x = X + (size_t)c * ldx, a = alpha * Y[(size_t)c * ldy + r];
+    const double *g = R + (size_t)r * 2 * nqb;
+    double a = alpha * y[r], *x0 = x + m->rq0[2 * r];
+    for (int i = 0; i < nqb; i++)
+      x0[i] += g[i] * a;
+    if (m->rq0[2 * r + 1] >= 0) {
+      double *x1 = x + m->rq0[2 * r + 1];
       for (int i = 0; i < nqb; i++)
-        x[o0 + i] += g[i] * a;
-      if (o1 >= 0)
-        for (int i = 0; i < nqb; i++)
-          x[o1 + i] += g[nqb + i] * a;
+        x1[i] += g[nqb + i] * a;
     }
   }
 }
 
-void lw_rowmat_mul_multi(const lw_model *m, const double *R, const double *X, int ldx, double *Y, int ldy, int n)
-{
-  if (m->nqb == 4)
-    rowmat_mul_n(m, R, X, ldx, Y, ldy, n, 4);
-  else
-    rowmat_mul_n(m, R, X, ldx, Y, ldy, n, m->nqb);
-}
-
-void lw_rowmat_mul_t_multi(const lw_model *m, const double *R, double alpha, const double *Y, int ldy, double *X,
-                           int ldx, int n)
-{
-  if (m->nqb == 4)
-    rowmat_mul_t_n(m, R, alpha, Y, ldy, X, ldx, n, 4);
-  else
-    rowmat_mul_t_n(m, R, alpha, Y, ldy, X, ldx, n, m->nqb);
-}
-
 void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y)
 {
-  lw_rowmat_mul_multi(m, R, x, 0, y, 0, 1);
+  if (m->nqb == 4)
+    rowmat_mul_n(m, R, x, y, 4);
+  else
+    rowmat_mul_n(m, R, x, y, m->nqb);
 }
 
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x)
 {
-  lw_rowmat_mul_t_multi(m, R, alpha, y, 0, x, 0, 1);
+  if (m->nqb == 4)
+    rowmat_mul_t_n(m, R, alpha, y, x, 4);
+  else
+    rowmat_mul_t_n(m, R, alpha, y, x, m->nqb);
 }
 
 /* y += M' x with the tangent mass blocks */

@@ -104,19 +104,17 @@ static inline void chol_solve_multi_n(const double *a, int n, double *Y, const i
   }
 }
 
-/* written out for a few sides (the sensitivities of a few parameters) */
+/* written out for a few sides (the sensitivities of a few parameters); one
+ * side by lw_chol_dense_solve */
 void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
 {
-  switch (nrhs) {
-  case 1: lw_chol_dense_solve(a, n, Y); break;
-  case 2: chol_solve_multi_n(a, n, Y, 2); break;
-  case 3: chol_solve_multi_n(a, n, Y, 3); break;
-  case 4: chol_solve_multi_n(a, n, Y, 4); break;
-  case 5: chol_solve_multi_n(a, n, Y, 5); break;
-  case 6: chol_solve_multi_n(a, n, Y, 6); break;
-  case 8: chol_solve_multi_n(a, n, Y, 8); break;
-  default: chol_solve_multi_n(a, n, Y, nrhs); break;
+  if (nrhs == 1) {
+    lw_chol_dense_solve(a, n, Y);
+    return;
   }
+#define CALL(P) chol_solve_multi_n(a, n, Y, P)
+  LW_FOR_FEW(nrhs, CALL)
+#undef CALL
 }
 
 /* LU with partial pivoting in place (column-major), for small dense

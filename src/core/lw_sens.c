@@ -175,10 +175,9 @@ typedef struct {
                              (nc x nc) LU */
   double *SPd;             /* (nc) reciprocals of the LU's pivots */
   int *ipS;
-  double *Yr;                    /* (nc x p) sides of SP by rows */
   double *apt; /* (nq) scratch of ap_solve */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
-  double *kxm;   /* ((nq + nc) x p) scratch of km_solve */
+  double *kxm;   /* (nq) scratch of km_solve */
   double *rtmp;  /* (n1 x p) scratch of the solves by rows (forward) */
   char *act; /* (p) the parameter's step columns are nonzero */
   int *alist, nact; /* the parameters with act set, in order */
@@ -322,42 +321,29 @@ static void build_km(sens *s, double *K)
   kkt_add_jac(s, K, s->sM);
 }
 
-/* [M J^T; J 0] [x; y] = [f; g] for each of nrhs columns of B (n1 each), in
- * place: by its LU, or, for dense models whose mass blocks are well
- * conditioned, through the Schur complement S = J M^-1 J^T that the step
- * uses for its projections (a few hundred operations instead of an LU of
- * order nq + nc):
+/* [M J^T; J 0] [x; y] = [f; g] for one side b (n1), in place: by its LU,
+ * or, for dense models whose mass blocks are well conditioned, through the
+ * Schur complement S = J M^-1 J^T that the step uses for its projections
+ * (a few hundred operations instead of an LU of order nq + nc):
  *   y = S^-1 (W^T f - g),  x = M^-1 f - W y,  W = M^-1 J^T.
- * The matrix is symmetric: the same solve serves its transpose. */
-static void km_solve(sens *s, double *B, int nrhs)
+ * The matrix is symmetric: the same solve serves its transpose.  The
+ * forward sensitivities' sides go by rows, together (km_solve_rows). */
+static void km_solve(sens *s, double *b)
 {
   if (!s->km_schur) {
-    kkt_solve(s->KM, s->n1, s->nq, s->sM, s->ipM, 0, B, nrhs);
+    kkt_solve(s->KM, s->n1, s->nq, s->sM, s->ipM, 0, b, 1);
     return;
   }
   const lw_model *m = s->m;
   const lw_data *d = s->d;
-  int nq = s->nq, nc = s->nc;
-  /* the sides' Schur solves together: Y (nc x nrhs, by rows), X = M^-1 F */
-  double *Y = s->kxm, *X = s->kxm + (size_t)nc * nrhs;
-  int n1 = s->n1;
-  for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * n1, *g = f + nq;
-    for (int r = 0; r < nc; r++)
-      g[r] = -g[r];
-    lw_minv_mul(m, f, X + (size_t)col * nq);
-  }
-  lw_rowmat_mul_multi(m, d->W, B, n1, B + nq, n1, nrhs);
-  for (int col = 0; col < nrhs; col++)
-    for (int r = 0; r < nc; r++)
-      Y[(size_t)r * nrhs + col] = B[(size_t)col * n1 + nq + r];
-  lw_chol_dense_solve_multi(d->S, nc, Y, nrhs);
-  for (int col = 0; col < nrhs; col++)
-    for (int r = 0; r < nc; r++)
-      B[(size_t)col * n1 + nq + r] = Y[(size_t)r * nrhs + col];
-  lw_rowmat_mul_t_multi(m, d->W, -1.0, B + nq, n1, X, nq, nrhs);
-  for (int col = 0; col < nrhs; col++)
-    memcpy(B + (size_t)col * n1, X + (size_t)col * nq, sizeof(double) * (size_t)nq);
+  double *f = b, *g = b + s->nq, *x = s->kxm;
+  for (int r = 0; r < s->nc; r++)
+    g[r] = -g[r];
+  lw_minv_mul(m, f, x);
+  lw_rowmat_mul(m, d->W, f, g); /* W^T f - g */
+  lw_chol_dense_solve(d->S, s->nc, g);
+  lw_schur_update(m, d, x, g); /* M^-1 f - W y */
+  memcpy(f, x, sizeof(double) * (size_t)s->nq);
 }
 
 static void unit(double *e, int n, int j)
@@ -517,16 +503,9 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
 
 static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
 {
-  switch (nrhs) {
-  case 1: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 1); break;
-  case 2: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 2); break;
-  case 3: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 3); break;
-  case 4: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 4); break;
-  case 5: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 5); break;
-  case 6: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 6); break;
-  case 8: lu_solve_rows_n(A, n, ipiv, d, trans, Y, 8); break;
-  default: lu_solve_rows_n(A, n, ipiv, d, trans, Y, nrhs); break;
-  }
+#define CALL(P) lu_solve_rows_n(A, n, ipiv, d, trans, Y, P)
+  LW_FOR_FEW(nrhs, CALL)
+#undef CALL
 }
 
 /* SP(r, c) = g_r . A^-1 g_c and SP(c, r) = g_c . A^-1 g_r over the pairs
@@ -577,57 +556,41 @@ static int ap_factor(sens *s)
   return 0;
 }
 
-/* x = A^-1 x (trans: A^-T) with the inverses of A's blocks */
-static void a_solve(const sens *s, int trans, double *x)
+/* x = A^-T x with the inverses of A's blocks */
+static void a_solve_t(const sens *s, double *x)
 {
   int nqb = s->nqb, bb = nqb * nqb;
   double t[LW_MAXQB];
   for (int b = 0; b < s->m->nb; b++) {
     double *xb = x + (size_t)b * nqb;
-    blk_mv(s->Ainv + (size_t)b * bb, nqb, xb, t, trans);
+    blk_mv(s->Ainv + (size_t)b * bb, nqb, xb, t, 1);
     memcpy(xb, t, sizeof(double) * (size_t)nqb);
   }
 }
 
-/* AP [x; y] = [f; g] (trans: AP^T), in place for nrhs columns of B (n1 each):
- *   y = SP^-1 (J A^-1 f - g),  x = A^-1 f - WP y
- *   transposed: y = SP^-T (J A^-T f - g),  x = A^-T (f - J^T y) */
-static void ap_solve(sens *s, int trans, double *B, int nrhs)
+/* AP^T [x; y] = [f; g] for one side b (n1), in place (the adjoint's
+ * position problem; the forward sensitivities' sides go by rows,
+ * ap_solve_rows):  y = SP^-T (J A^-T f - g),  x = A^-T (f - J^T y) */
+static void ap_solve_t(sens *s, double *b)
 {
   if (!s->ap_struct) {
-    kkt_solve(s->AP, s->n1, s->nq, s->sP, s->ipP, trans, B, nrhs);
+    kkt_solve(s->AP, s->n1, s->nq, s->sP, s->ipP, 1, b, 1);
     return;
   }
   const lw_model *m = s->m;
-  int nq = s->nq, nc = s->nc, n1 = s->n1;
-  double *Y = s->Yr;
-  for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * n1, *g = f + nq;
-    a_solve(s, trans, f);
-    for (int r = 0; r < nc; r++)
-      g[r] = -g[r];
-  }
-  lw_rowmat_mul_multi(m, s->d->jac, B, n1, B + nq, n1, nrhs);
-  for (int col = 0; col < nrhs; col++)
-    for (int r = 0; r < nc; r++)
-      Y[(size_t)r * nrhs + col] = B[(size_t)col * n1 + nq + r];
-  lu_solve_rows(s->SP, nc, s->ipS, s->SPd, trans, Y, nrhs);
-  for (int col = 0; col < nrhs; col++)
-    for (int r = 0; r < nc; r++)
-      B[(size_t)col * n1 + nq + r] = Y[(size_t)r * nrhs + col];
-  if (!trans) {
-    lw_rowmat_mul_t_multi(m, s->WP, -1.0, B + nq, n1, B, n1, nrhs);
-    return;
-  }
+  int nq = s->nq;
+  double *f = b, *g = b + nq, *t = s->apt;
+  a_solve_t(s, f);
+  for (int r = 0; r < s->nc; r++)
+    g[r] = -g[r];
+  lw_rowmat_mul(m, s->d->jac, f, g);
+  lu_solve_rows(s->SP, s->nc, s->ipS, s->SPd, 1, g, 1);
   /* f holds A^-T f: A^-T (f - J^T y) = A^-T f - A^-T J^T y */
-  for (int col = 0; col < nrhs; col++) {
-    double *f = B + (size_t)col * n1, *y = f + nq, *t = s->apt;
-    memset(t, 0, sizeof(double) * (size_t)nq);
-    lw_rowmat_mul_t(m, s->d->jac, -1.0, y, t);
-    a_solve(s, 1, t);
-    for (int i = 0; i < nq; i++)
-      f[i] += t[i];
-  }
+  memset(t, 0, sizeof(double) * (size_t)nq);
+  lw_rowmat_mul_t(m, s->d->jac, -1.0, g, t);
+  a_solve_t(s, t);
+  for (int i = 0; i < nq; i++)
+    f[i] += t[i];
 }
 
 /* ---- the forward sensitivities by rows ---------------------------------
@@ -636,172 +599,148 @@ static void ap_solve(sens *s, int trans, double *B, int nrhs)
  * is loaded once for all the columns, and the loop over the columns, the
  * inner one, runs without index arithmetic of its own. */
 
-/* up to this many columns a row's sums are kept in registers */
-#define LW_ROWS_MAXP 8
+/* The columns go in chunks of LW_ROWS_CHUNK, then what is left: a chunk of
+ * a constant width keeps a row's sums in registers (for a few columns,
+ * LW_FOR_FEW makes the width of the one chunk a constant too). */
+#define LW_ROWS_CHUNK 8
+#define LW_ROWS_CHUNKS(p, chunk)                                                                                     \
+  do {                                                                                                             \
+    int c0_ = 0;                                                                                                   \
+    for (; c0_ + LW_ROWS_CHUNK <= (p); c0_ += LW_ROWS_CHUNK)                                                      \
+      chunk(c0_, LW_ROWS_CHUNK);                                                                                   \
+    if (c0_ < (p))                                                                                                 \
+      chunk(c0_, (p) - c0_);                                                                                       \
+  } while (0)
 
-/* Y += alpha A X, A block-diagonal (the bodies' nqb x nqb blocks) */
-static inline void blocks_rows_n(const lw_model *m, const double *A, double alpha, const double *restrict X,
-                                 double *restrict Y, const int p)
+/* columns c0 .. c0 + n of row i of body b: Y += alpha (A + cb B) X */
+static inline void blocks_chunk(int nqb, const double *Ab, const double *Bb, double cb, double alpha,
+                                const double *restrict Xb, double *restrict yi, int i, int p, int c0, const int n)
+{
+  double acc[LW_ROWS_CHUNK] = {0};
+  for (int j = 0; j < nqb; j++) {
+    double a = alpha * (Ab[j * nqb + i] + (Bb ? cb * Bb[j * nqb + i] : 0.0));
+    if (a == 0.0)
+      continue; /* the blocks of point masses and of most derivatives are sparse */
+    const double *restrict xj = Xb + (size_t)j * p + c0;
+    for (int c = 0; c < n; c++)
+      acc[c] += a * xj[c];
+  }
+  for (int c = 0; c < n; c++)
+    yi[c0 + c] += acc[c];
+}
+
+/* Y += alpha (A + cb B) X, A and B block-diagonal (the bodies' nqb x nqb
+ * blocks; B NULL: A alone) */
+static inline void blocks_rows_n(const lw_model *m, const double *A, const double *B, double cb, double alpha,
+                                 const double *restrict X, double *restrict Y, const int p)
 {
   int nqb = m->nqb, bb = nqb * nqb;
   for (int b = 0; b < m->nb; b++) {
-    const double *Ab = A + (size_t)b * bb;
+    const double *Ab = A + (size_t)b * bb, *Bb = B ? B + (size_t)b * bb : NULL;
     const double *Xb = X + (size_t)b * nqb * p;
-    double *Yb = Y + (size_t)b * nqb * p;
     for (int i = 0; i < nqb; i++) {
-      double acc[LW_ROWS_MAXP] = {0};
-      double *restrict yi = Yb + (size_t)i * p;
-      for (int j = 0; j < nqb; j++) {
-        double a = alpha * Ab[j * nqb + i];
-        const double *restrict xj = Xb + (size_t)j * p;
-        if (p > LW_ROWS_MAXP) {
-          for (int c = 0; c < p; c++)
-            yi[c] += a * xj[c];
-          continue;
-        }
-        for (int c = 0; c < p; c++)
-          acc[c] += a * xj[c];
-      }
-      if (p <= LW_ROWS_MAXP)
-        for (int c = 0; c < p; c++)
-          yi[c] += acc[c];
+      double *yi = Y + ((size_t)b * nqb + i) * p;
+#define CHUNK(c0, n) blocks_chunk(nqb, Ab, Bb, cb, alpha, Xb, yi, i, p, c0, n)
+      LW_ROWS_CHUNKS(p, CHUNK);
+#undef CHUNK
     }
   }
 }
 
-/* Y += alpha (B - cm M) X for a matrix of blocks B (and its entries
- * between bodies) */
-static inline void bmat_rows_n(const lw_model *m, const lw_bmat *B, double cm, double alpha,
-                               const double *restrict X, double *restrict Y, const int p)
+/* columns c0 .. c0 + n of row r: y += alpha R X */
+static inline void rowmat_chunk(const lw_model *m, const double *g, int r, double alpha, const double *restrict X,
+                                double *restrict y, int p, int c0, const int n)
 {
-  int nqb = m->nqb, bb = nqb * nqb, nq = m->nq;
-  for (int b = 0; b < m->nb; b++) {
-    const double *Bb = B->blk + (size_t)b * bb, *Mb = m->mass_blocks + (size_t)b * bb;
-    const double *Xb = X + (size_t)b * nqb * p;
-    double *Yb = Y + (size_t)b * nqb * p;
-    for (int j = 0; j < nqb; j++) {
-      const double *restrict xj = Xb + (size_t)j * p;
-      for (int i = 0; i < nqb; i++) {
-        double a = alpha * (Bb[j * nqb + i] - cm * Mb[j * nqb + i]);
-        if (a == 0.0)
-          continue;
-        double *restrict yi = Yb + (size_t)i * p;
-        for (int c = 0; c < p; c++)
-          yi[c] += a * xj[c];
-      }
+  double acc[LW_ROWS_CHUNK] = {0};
+  for (int k = 0; k < 2 && m->rq0[2 * r + k] >= 0; k++)
+    for (int i = 0; i < m->nqb; i++) {
+      double a = g[k * m->nqb + i];
+      const double *restrict x = X + (size_t)(m->rq0[2 * r + k] + i) * p + c0;
+      for (int c = 0; c < n; c++)
+        acc[c] += a * x[c];
     }
-  }
-  if (!B->off)
-    return;
-  for (int j = 0; j < nq; j++) {
-    const double *restrict xj = X + (size_t)j * p;
-    for (int i = 0; i < nq; i++) {
-      double a = alpha * B->off[(size_t)j * nq + i];
-      if (a == 0.0)
-        continue;
-      double *restrict yi = Y + (size_t)i * p;
-      for (int c = 0; c < p; c++)
-        yi[c] += a * xj[c];
-    }
-  }
+  for (int c = 0; c < n; c++)
+    y[c0 + c] += alpha * acc[c];
 }
 
-/* Y (nc rows) += R X, R by rows like d->jac */
-static inline void rowmat_rows_n(const lw_model *m, const double *R, const double *restrict X, double *restrict Y,
-                                 const int p)
+/* Y (nc rows) += alpha R X, R by rows like d->jac */
+static inline void rowmat_rows_n(const lw_model *m, const double *R, double alpha, const double *restrict X,
+                                 double *restrict Y, const int p)
 {
-  int nqb = m->nqb;
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb;
-    double *restrict y = Y + (size_t)r * p;
-    double acc[LW_ROWS_MAXP] = {0};
-    for (int k = 0; k < 2; k++) {
-      int o = m->rq0[2 * r + k];
-      if (o < 0)
-        continue;
-      for (int i = 0; i < nqb; i++) {
-        double a = g[k * nqb + i];
-        const double *restrict x = X + (size_t)(o + i) * p;
-        if (p > LW_ROWS_MAXP) {
-          for (int c = 0; c < p; c++)
-            y[c] += a * x[c];
-          continue;
-        }
-        for (int c = 0; c < p; c++)
-          acc[c] += a * x[c];
-      }
-    }
-    if (p <= LW_ROWS_MAXP)
-      for (int c = 0; c < p; c++)
-        y[c] += acc[c];
+    const double *g = R + (size_t)r * 2 * m->nqb;
+    double *y = Y + (size_t)r * p;
+#define CHUNK(c0, n) rowmat_chunk(m, g, r, alpha, X, y, p, c0, n)
+    LW_ROWS_CHUNKS(p, CHUNK);
+#undef CHUNK
   }
+}
+
+/* columns c0 .. c0 + n of row r: X += alpha R^T y */
+static inline void rowmat_t_chunk(const lw_model *m, const double *g, int r, double alpha, const double *restrict y,
+                                  double *restrict X, int p, int c0, const int n)
+{
+  double yr[LW_ROWS_CHUNK];
+  for (int c = 0; c < n; c++)
+    yr[c] = y[c0 + c];
+  for (int k = 0; k < 2 && m->rq0[2 * r + k] >= 0; k++)
+    for (int i = 0; i < m->nqb; i++) {
+      double a = alpha * g[k * m->nqb + i];
+      double *restrict x = X + (size_t)(m->rq0[2 * r + k] + i) * p + c0;
+      for (int c = 0; c < n; c++)
+        x[c] += a * yr[c];
+    }
 }
 
 /* X (nq rows) += alpha R^T Y */
 static inline void rowmat_t_rows_n(const lw_model *m, const double *R, double alpha, const double *restrict Y,
                                    double *restrict X, const int p)
 {
-  int nqb = m->nqb;
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb;
-    const double *restrict y = Y + (size_t)r * p;
-    double yr[LW_ROWS_MAXP];
-    if (p <= LW_ROWS_MAXP)
-      for (int c = 0; c < p; c++)
-        yr[c] = y[c];
-    for (int k = 0; k < 2; k++) {
-      int o = m->rq0[2 * r + k];
-      if (o < 0)
-        continue;
-      for (int i = 0; i < nqb; i++) {
-        double a = alpha * g[k * nqb + i];
-        double *restrict x = X + (size_t)(o + i) * p;
-        for (int c = 0; c < p; c++)
-          x[c] += a * (p <= LW_ROWS_MAXP ? yr[c] : y[c]);
-      }
-    }
+    const double *g = R + (size_t)r * 2 * m->nqb, *y = Y + (size_t)r * p;
+#define CHUNK(c0, n) rowmat_t_chunk(m, g, r, alpha, y, X, p, c0, n)
+    LW_ROWS_CHUNKS(p, CHUNK);
+#undef CHUNK
   }
 }
 
-/* the kernels written out for a few columns (the compiler unrolls the
- * inner loop and keeps a row's sums in registers), else for any number */
-#define LW_ROWS_DISPATCH(call)                                                                                      \
-  switch (p) {                                                                                                    \
-  case 1: call(1); break;                                                                                        \
-  case 2: call(2); break;                                                                                        \
-  case 3: call(3); break;                                                                                        \
-  case 4: call(4); break;                                                                                        \
-  case 5: call(5); break;                                                                                        \
-  case 6: call(6); break;                                                                                        \
-  case 8: call(8); break;                                                                                        \
-  default: call(p); break;                                                                                       \
-  }
-
-static void blocks_rows(const lw_model *m, const double *A, double alpha, const double *X, double *Y, int p)
+static void blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
+                        const double *X, double *Y, int p)
 {
-#define CALL(P) blocks_rows_n(m, A, alpha, X, Y, P)
-  LW_ROWS_DISPATCH(CALL)
+#define CALL(P) blocks_rows_n(m, A, B, cb, alpha, X, Y, P)
+  LW_FOR_FEW(p, CALL)
 #undef CALL
 }
 
+/* Y += alpha (B - cm M) X for a matrix of blocks B and its entries between
+ * bodies */
 static void bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y, int p)
 {
-#define CALL(P) bmat_rows_n(m, B, cm, alpha, X, Y, P)
-  LW_ROWS_DISPATCH(CALL)
-#undef CALL
+  blocks_rows(m, B->blk, m->mass_blocks, -cm, alpha, X, Y, p);
+  if (!B->off)
+    return;
+  int nq = m->nq;
+  for (int j = 0; j < nq; j++)
+    for (int i = 0; i < nq; i++) {
+      double a = alpha * B->off[(size_t)j * nq + i];
+      if (a == 0.0)
+        continue;
+      for (int c = 0; c < p; c++)
+        Y[(size_t)i * p + c] += a * X[(size_t)j * p + c];
+    }
 }
 
-static void rowmat_rows(const lw_model *m, const double *R, const double *X, double *Y, int p)
+static void rowmat_rows(const lw_model *m, const double *R, double alpha, const double *X, double *Y, int p)
 {
-#define CALL(P) rowmat_rows_n(m, R, X, Y, P)
-  LW_ROWS_DISPATCH(CALL)
+#define CALL(P) rowmat_rows_n(m, R, alpha, X, Y, P)
+  LW_FOR_FEW(p, CALL)
 #undef CALL
 }
 
 static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, const double *Y, double *X, int p)
 {
 #define CALL(P) rowmat_t_rows_n(m, R, alpha, Y, X, P)
-  LW_ROWS_DISPATCH(CALL)
+  LW_FOR_FEW(p, CALL)
 #undef CALL
 }
 
@@ -837,11 +776,11 @@ static void ap_solve_rows(sens *s, double *B, int p)
   }
   double *F = B, *G = B + (size_t)nq * p;
   memset(T, 0, sizeof(double) * (size_t)nq * p);
-  blocks_rows(s->m, s->Ainv, 1.0, F, T, p); /* A^-1 f */
+  blocks_rows(s->m, s->Ainv, NULL, 0.0, 1.0, F, T, p); /* A^-1 f */
   memcpy(F, T, sizeof(double) * (size_t)nq * p);
   for (size_t i = 0; i < (size_t)nc * p; i++)
     G[i] = -G[i];
-  rowmat_rows(s->m, s->d->jac, F, G, p); /* J A^-1 f - g */
+  rowmat_rows(s->m, s->d->jac, 1.0, F, G, p); /* J A^-1 f - g */
   lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
   rowmat_t_rows(s->m, s->WP, -1.0, G, F, p); /* A^-1 f - WP^T y */
 }
@@ -857,18 +796,18 @@ static void km_solve_rows(sens *s, double *B, int p)
   }
   double *F = B, *G = B + (size_t)nq * p;
   memset(T, 0, sizeof(double) * (size_t)nq * p);
-  blocks_rows(s->m, s->m->minv_blocks, 1.0, F, T, p); /* M^-1 f */
+  blocks_rows(s->m, s->m->minv_blocks, NULL, 0.0, 1.0, F, T, p); /* M^-1 f */
   for (size_t i = 0; i < (size_t)nc * p; i++)
     G[i] = -G[i];
-  rowmat_rows(s->m, s->d->W, F, G, p); /* J M^-1 f - g */
+  rowmat_rows(s->m, s->d->W, 1.0, F, G, p); /* J M^-1 f - g */
   lw_chol_dense_solve_multi(s->d->S, nc, G, p);
   rowmat_t_rows(s->m, s->d->W, -1.0, G, T, p); /* M^-1 f - W y */
   memcpy(F, T, sizeof(double) * (size_t)nq * p);
 }
 
-/* R (n1 x p by rows) = the step's parameter columns F (n1 each; zero where
- * not active) */
-static void scatter_cols(const sens *s, const double *F, double *R, int p)
+/* R (n1 x p by rows) = sign times the step's parameter columns F (n1 each;
+ * zero where not active) */
+static void scatter_cols(const sens *s, const double *F, double sign, double *R, int p)
 {
   int n1 = s->n1;
   memset(R, 0, sizeof(double) * (size_t)n1 * p);
@@ -876,8 +815,23 @@ static void scatter_cols(const sens *s, const double *F, double *R, int p)
     int j = s->alist[a];
     const double *f = F + (size_t)j * n1;
     for (int i = 0; i < n1; i++)
-      R[(size_t)i * p + j] = f[i];
+      R[(size_t)i * p + j] = sign * f[i];
   }
+}
+
+/* the controllers' integrals by rows: out = base + h/2 e', the errors'
+ * derivatives e' = pe + eq q' + eqd qd' (gradients at one state, nz x nq) */
+static void carry_rows(const sens *s, const double *eq, const double *eqd, const double *pe, const double *Sq,
+                       const double *Sqd, const double *base, double *out, int p)
+{
+  int nq = s->nq;
+  for (int i = 0; i < s->nz; i++)
+    for (int c = 0; c < p; c++) {
+      double e = pe[(size_t)i * p + c];
+      for (int l = 0; l < nq; l++)
+        e += eq[(size_t)i * nq + l] * Sq[(size_t)l * p + c] + eqd[(size_t)i * nq + l] * Sqd[(size_t)l * p + c];
+      out[(size_t)i * p + c] = base[(size_t)i * p + c] + 0.5 * s->h * e;
+    }
 }
 
 /* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
@@ -965,12 +919,12 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
     lw_mass_mul(m, s->qds, s->rhs);
     for (int r = 0; r < nc; r++)
       s->rhs[nq + r] = -d->phit[r];
-    km_solve(s, s->rhs, 1);
+    km_solve(s, s->rhs);
     memcpy(s->sig, s->rhs + nq, sizeof(double) * (size_t)nc);
     lw_mass_mul(m, s->qdds, s->rhs);
     for (int r = 0; r < nc; r++)
       s->rhs[nq + r] = -d->gam[r];
-    km_solve(s, s->rhs, 1);
+    km_solve(s, s->rhs);
     memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
   }
 
@@ -1403,7 +1357,7 @@ static int init_linearize(sens *s, const double *st, init_lin *L)
 static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->Ab.blk, s->Ab.off, s->Hv.blk, s->Hv.off, s->Ha.blk, s->Ha.off,
-                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->Yr, s->FP,  s->FV,
+                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
@@ -1436,7 +1390,6 @@ static int sens_alloc(sens *s)
   s->apt = calloc((size_t)nq + 1, sizeof(double));
   s->Ainv = calloc(nbb, sizeof(double));
   s->SPd = calloc((size_t)s->nc + 1, sizeof(double));
-  s->Yr = calloc((size_t)s->nc * p + 1, sizeof(double));
   s->FP = calloc((size_t)n1 * p, sizeof(double));
   s->FV = calloc((size_t)n1 * p, sizeof(double));
   s->FA = calloc((size_t)n1 * p, sizeof(double));
@@ -1469,7 +1422,7 @@ static int sens_alloc(sens *s)
   s->dacc = calloc((size_t)s->nc + 1, sizeof(double));
   s->e = calloc((size_t)nx + n1 + 1, sizeof(double));
   s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
-  s->kxm = calloc((size_t)(s->nq + s->nc) * p + 1, sizeof(double));
+  s->kxm = calloc((size_t)s->nq + 1, sizeof(double));
   s->rhs = calloc((size_t)n1 + 1, sizeof(double));
   s->out_used = calloc((size_t)s->m->nout + 1, 1);
   s->y_const = calloc((size_t)s->m->nout + 1, 1);
@@ -1492,7 +1445,7 @@ static int sens_alloc(sens *s)
       return -1;
   }
   return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->WP && s->SP &&
-                 s->ipS && s->apt && s->Ainv && s->SPd && s->Yr && s->FP && s->FV && s->FA && s->Y && s->YT
+                 s->ipS && s->apt && s->Ainv && s->SPd && s->FP && s->FV && s->FA && s->Y && s->YT
              ? 0
              : -1;
 }
@@ -1663,7 +1616,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   long every = s->N / 100 > 0 ? s->N / 100 : 1;
   /* ----- forward (values, forward sensitivities) ----- */
   if (!adjoint) {
-    /* Sx = [q' qd' qdd' lambda' z'] (nx x p, by rows) */
+    /* Sx = [q' qd' qdd' lambda' z'] (nx x p, by rows); Sn scratch (3 nq + nz rows used) */
     Sx = calloc((size_t)nx * (p ? p : 1), sizeof(double));
     Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
     Z = calloc((size_t)ncols * (p ? p : 1) + 1, sizeof(double));
@@ -1707,68 +1660,56 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             goto out2;
           }
           /* Sx by rows: q', qd', qdd', lambda', z' (nq, nq, nq, nc, nz rows of p) */
-          size_t np = (size_t)nq * p, n1p = (size_t)n1 * p;
+          size_t np = (size_t)nq * p;
           double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * p;
-          double *AH = Sn, *BH = Sn + np, *DC = Sn + 2 * np; /* scratch */
+          /* scratch: ah', bh', the carry c', M ah' */
+          double *AH = Sn, *BH = Sn + np, *DC = Sn + 2 * np, *MAH = DC + (size_t)s->nz * p;
           /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd') */
           for (size_t i = 0; i < np; i++) {
             AH[i] = -(s->c4 * Sq[i] + 2.0 * s->c2 * Sqd[i] + Sqdd[i]);
             BH[i] = -(s->c2 * Sq[i] + Sqd[i]);
           }
+          memset(MAH, 0, sizeof(double) * np);
+          blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, p);
           /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
-          scatter_cols(s, s->FP, R, p);
-          blocks_rows(m, m->mass_blocks, 1.0, AH, R, p);
-          bmat_rows(m, &s->Cb, 0.0, 1.0, BH, R, p);
+          scatter_cols(s, s->FP, -1.0, R, p);
+          for (size_t i = 0; i < np; i++)
+            R[i] -= MAH[i];
+          bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, p);
           if (s->nz) {
             /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
-            for (int i = 0; i < s->nz; i++)
-              for (int c = 0; c < p; c++) {
-                double e = s->pea[(size_t)i * p + c];
-                for (int l = 0; l < nq; l++)
-                  e += s->eqa[(size_t)i * nq + l] * Sq[(size_t)l * p + c] +
-                       s->eqda[(size_t)i * nq + l] * Sqd[(size_t)l * p + c];
-                DC[(size_t)i * p + c] = Sz[(size_t)i * p + c] + 0.5 * s->h * e;
-              }
+            carry_rows(s, s->eqa, s->eqda, s->pea, Sq, Sqd, Sz, DC, p);
             for (int i = 0; i < s->nz; i++)
               for (int l = 0; l < nq; l++) {
                 double rc = s->Rc[(size_t)i * nq + l];
-                for (int c = 0; c < p && rc != 0.0; c++)
-                  R[(size_t)l * p + c] += rc * DC[(size_t)i * p + c];
+                if (rc == 0.0)
+                  continue;
+                for (int c = 0; c < p; c++)
+                  R[(size_t)l * p + c] -= rc * DC[(size_t)i * p + c];
               }
           }
-          for (size_t i = 0; i < n1p; i++)
-            R[i] = -R[i];
           ap_solve_rows(s, R, p);
           memcpy(Sq, R, sizeof(double) * np);
           memcpy(Sl, R + np, sizeof(double) * (size_t)nc * p);
           /* velocity: KM [qd'; .] = -(FV + (DVq - c2 M) q' - M bh'; RV q') */
-          scatter_cols(s, s->FV, R, p);
-          bmat_rows(m, &s->Hv, s->c2, 1.0, Sq, R, p);
-          blocks_rows(m, m->mass_blocks, -1.0, BH, R, p);
-          rowmat_rows(m, s->RV, Sq, R + np, p);
-          for (size_t i = 0; i < n1p; i++)
-            R[i] = -R[i];
+          scatter_cols(s, s->FV, -1.0, R, p);
+          bmat_rows(m, &s->Hv, s->c2, -1.0, Sq, R, p);
+          blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, BH, R, p);
+          rowmat_rows(m, s->RV, -1.0, Sq, R + np, p);
           km_solve_rows(s, R, p);
           memcpy(Sqd, R, sizeof(double) * np);
           /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
-          scatter_cols(s, s->FA, R, p);
-          bmat_rows(m, &s->Ha, s->c4, 1.0, Sq, R, p);
-          blocks_rows(m, m->mass_blocks, -1.0, AH, R, p);
-          rowmat_rows(m, s->RA, Sq, R + np, p);
-          rowmat_rows(m, s->RAd, Sqd, R + np, p);
-          for (size_t i = 0; i < n1p; i++)
-            R[i] = -R[i];
+          scatter_cols(s, s->FA, -1.0, R, p);
+          bmat_rows(m, &s->Ha, s->c4, -1.0, Sq, R, p);
+          for (size_t i = 0; i < np; i++)
+            R[i] += MAH[i];
+          rowmat_rows(m, s->RA, -1.0, Sq, R + np, p);
+          rowmat_rows(m, s->RAd, -1.0, Sqd, R + np, p);
           km_solve_rows(s, R, p);
           memcpy(Sqdd, R, sizeof(double) * np);
           /* z' = c' + h/2 e'(state k) */
-          for (int i = 0; i < s->nz; i++)
-            for (int c = 0; c < p; c++) {
-              double e = s->peb[(size_t)i * p + c];
-              for (int l = 0; l < nq; l++)
-                e += s->eqb[(size_t)i * nq + l] * Sq[(size_t)l * p + c] +
-                     s->eqdb[(size_t)i * nq + l] * Sqd[(size_t)l * p + c];
-              Sz[(size_t)i * p + c] = DC[(size_t)i * p + c] + 0.5 * s->h * e;
-            }
+          if (s->nz)
+            carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, p);
         }
       } else {
         memcpy(st1, st0, sizeof(double) * sl);
@@ -1981,11 +1922,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* step k (from k-1), transposed: A, then V, then P */
           memset(muA, 0, sizeof(double) * (size_t)n1);
           memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
-          km_solve(s, muA, 1);
+          km_solve(s, muA);
           memset(muV, 0, sizeof(double) * (size_t)n1);
           memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
           lw_rowmat_mul_t(m, s->RAd, -1.0, muA + nq, muV); /* -DAqd^T muA */
-          km_solve(s, muV, 1);
+          km_solve(s, muV);
           memcpy(muP, cx, sizeof(double) * (size_t)nq);
           memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
           lw_bmat_mul_t(m, &s->Hv, -1.0, muV, muP); /* -DVq^T muV - DAq^T muA */
@@ -1994,7 +1935,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           mass_axpy(m, s->c4, muA, muP);
           lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
           lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
-          ap_solve(s, 1, muP, 1);
+          ap_solve_t(s, muP);
           for (int a = 0; a < s->nact; a++) {
             int j = s->alist[a];
             s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) + dotn(n1, s->FV + (size_t)j * n1, muV) +
