@@ -824,6 +824,68 @@ static void test_output_table(void)
   lw_desc_free(d);
 }
 
+/* a spline value takes effect late in the run (or not at all): its column
+ * is exactly zero until then and is carried from then on; the gradient and
+ * the output table as with the value alone, and as the adjoint's */
+static void test_late_columns(void)
+{
+  lw_desc *d = lwt_read("cart-pendulum.json");
+  d->solver.t_end = 0.5;
+  for (int k = 0; k < d->nparams; k++) /* a nonzero force, so the run is not at rest */
+    d->params[k].value = 2.0 * sin(0.05 * k);
+  enum { NP = 4 };
+  /* u[80] reaches t >= 0.39 s only, u[150] not before 0.74 s */
+  int P[NP] = {80, 0, 150, 40}, O[1] = {lw_desc_objective_index(d, "swing")};
+  lw_sens_options opt = {.method = LW_SENS_FORWARD, .nparams = NP, .params = P, .nobj = 1, .objectives = O,
+                         .keep_outputs = 1};
+  lw_sens_result f, a;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &f), ==, LW_OK);
+  lw_sens_options oa = opt;
+  oa.method = LW_SENS_ADJOINT;
+  oa.keep_outputs = 0;
+  g_assert_cmpint(lw_sensitivity(d, &oa, &a), ==, LW_OK);
+  lw_model *m = lwt_compile(d);
+  int nc = lw_model_output_columns(m);
+  lw_model_free(m);
+  g_assert_cmpint(f.ncols, ==, 1 + nc * (1 + NP));
+  for (int j = 0; j < NP; j++) {
+    g_test_message("u[%d]: forward %.10e, adjoint %.10e", P[j], f.gradient[j], a.gradient[j]);
+    g_assert_cmpfloat(fabs(f.gradient[j] - a.gradient[j]), <=, 1e-8 * fabs(a.gradient[j]));
+    /* the value alone */
+    lw_sens_options o1 = opt;
+    o1.nparams = 1;
+    o1.params = &P[j];
+    lw_sens_result r1;
+    g_assert_cmpint(lw_sensitivity(d, &o1, &r1), ==, LW_OK);
+    g_assert_cmpfloat(fabs(r1.gradient[0] - f.gradient[j]), <=, 1e-12 * fabs(f.gradient[j]));
+    for (long k = 0; k < f.rows; k++)
+      for (int c = 0; c < nc; c++) {
+        double x = f.table[(size_t)k * f.ncols + 1 + nc + (size_t)c * NP + j];
+        double y = r1.table[(size_t)k * r1.ncols + 1 + nc + c];
+        g_assert_cmpfloat(fabs(x - y), <=, 1e-12 * fabs(y) + 1e-300);
+      }
+    lw_sens_result_clear(&r1);
+  }
+  g_assert_cmpfloat(f.gradient[2], ==, 0.0);
+  g_assert_cmpfloat(f.gradient[0], !=, 0.0);
+  /* u[80]'s sensitivities: zero before 0.385 s, not after */
+  double late = 0;
+  for (long k = 0; k < f.rows; k++) {
+    const double *row = f.table + (size_t)k * f.ncols;
+    for (int c = 0; c < nc; c++) {
+      g_assert_cmpfloat(row[1 + nc + (size_t)c * NP + 2], ==, 0.0);
+      if (row[0] < 0.385)
+        g_assert_cmpfloat(row[1 + nc + (size_t)c * NP + 0], ==, 0.0);
+      else
+        late = fmax(late, fabs(row[1 + nc + (size_t)c * NP + 0]));
+    }
+  }
+  g_assert_cmpfloat(late, >, 0.0);
+  lw_sens_result_clear(&f);
+  lw_sens_result_clear(&a);
+  lw_desc_free(d);
+}
+
 static void test_bad_requests(void)
 {
   lw_desc *d = lwt_read("five-bar.json");
@@ -931,6 +993,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sens/checkpoint", test_checkpoint);
   g_test_add_func("/sens/swing-up-zero-control", test_swing_up_zero_control);
   g_test_add_func("/sens/output-table", test_output_table);
+  g_test_add_func("/sens/late-columns", test_late_columns);
   g_test_add_func("/sens/bad-requests", test_bad_requests);
   g_test_add_func("/sens/failure", test_failure);
   return g_test_run();

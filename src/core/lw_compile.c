@@ -1438,6 +1438,9 @@ void lw_model_free(lw_model *m)
   free(m->rh_ptr);
   free(m->rh_ij);
   free(m->rh_v);
+  free(m->ch_ptr);
+  free(m->ch_ij);
+  free(m->ch_v);
   free(m->rq0);
   free(m->qgrav);
   free(m->body_mass);

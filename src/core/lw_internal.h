@@ -14,6 +14,9 @@ static inline int lw_qb_mod(int i, int nqb) { return nqb == 4 ? i & 3 : nqb == 1
 /* call(N) with N a constant for a few columns or sides (1-6, 8: the
  * compiler unrolls their loops and keeps a row's sums in registers), else
  * with the variable n */
+/* up to 4 times this many sides go in chunks of it (a width LW_FOR_FEW
+ * writes out); more go at once (the loop over them vectorizes) */
+#define LW_FEW_CHUNK 8
 #define LW_FOR_FEW(n, call)                                                                                          \
   switch (n) {                                                                                                     \
   case 1: call(1); break;                                                                                        \
@@ -170,6 +173,12 @@ struct lw_model {
    * of its w = nblk nqb (both triangles), values rh_v */
   int *rh_ptr, *rh_ij;
   double *rh_v;
+  /* the same for the joint coordinates' scalars (lw_coord: a.b, and c.d of
+   * an angle): coordinate k's entries ch_ptr[k] .. ch_ptr[k + 1] at local
+   * coordinates (ch_ij[2n], ch_ij[2n+1]), values ch_v[2n] (of a.b) and
+   * ch_v[2n+1] (of c.d) */
+  int *ch_ptr, *ch_ij;
+  double *ch_v;
   /* the step's linearization couples bodies (a force between two bodies,
    * an angle row or a bilinear row across two): its matrices then need an
    * off-diagonal part (lw_bmat.off) */

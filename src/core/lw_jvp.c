@@ -632,6 +632,51 @@ int lw_lin_prepare(lw_model *m)
     if (force_blocks(m, &m->forces[n], &blk) > 1)
       m->lin_coupled = 1;
   }
+  /* the coordinates' constant Hessians */
+  double C[3 * 2 * LW_MAXQB], D[3 * 2 * LW_MAXQB];
+  m->ch_ptr = calloc((size_t)m->ncoords + 1, sizeof(int));
+  if (!m->ch_ptr)
+    return -1;
+  for (int pass = 0; pass < 2; pass++) {
+    int n = 0;
+    for (int k = 0; k < m->ncoords; k++) {
+      const lw_coord *c = &m->coords[k];
+      int w = c->nblk * nqb, angle = c->kind == LW_ROW_ANGLE;
+      if (pass == 0)
+        m->ch_ptr[k] = n;
+      vx_matrix(m, &c->a, c->nblk, c->blk, A);
+      vx_matrix(m, &c->b, c->nblk, c->blk, B);
+      if (angle) {
+        vx_matrix(m, &c->c, c->nblk, c->blk, C);
+        vx_matrix(m, &c->d, c->nblk, c->blk, D);
+      }
+      for (int i = 0; i < w; i++)
+        for (int j = 0; j < w; j++) {
+          double hs = 0, hc = 0;
+          for (int e = 0; e < nd; e++) {
+            hs += A[e * w + j] * B[e * w + i] + B[e * w + j] * A[e * w + i];
+            if (angle)
+              hc += C[e * w + j] * D[e * w + i] + D[e * w + j] * C[e * w + i];
+          }
+          if (hs == 0.0 && hc == 0.0)
+            continue;
+          if (pass) {
+            m->ch_ij[2 * n] = i;
+            m->ch_ij[2 * n + 1] = j;
+            m->ch_v[2 * n] = hs;
+            m->ch_v[2 * n + 1] = hc;
+          }
+          n++;
+        }
+    }
+    if (pass == 0) {
+      m->ch_ptr[m->ncoords] = n;
+      m->ch_ij = malloc(sizeof(int) * 2 * ((size_t)n + 1));
+      m->ch_v = malloc(sizeof(double) * 2 * ((size_t)n + 1));
+      if (!m->ch_ij || !m->ch_v)
+        return -1;
+    }
+  }
   return 0;
 }
 
@@ -643,6 +688,19 @@ static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, d
     B->blk[(size_t)bi * nqb * nqb + (size_t)(lw_qb_mod(gj, nqb)) * nqb + lw_qb_mod(gi, nqb)] += v;
   else
     B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
+}
+
+/* the part of B in the rows of body br and the columns of body bc:
+ * B(br nqb + r, bc nqb + c) = part[c ld + r] */
+static inline double *bm_part(const lw_model *m, const lw_bmat *B, int br, int bc, int *ld)
+{
+  int nqb = m->nqb;
+  if (br == bc) {
+    *ld = nqb;
+    return B->blk + (size_t)br * nqb * nqb;
+  }
+  *ld = m->nq;
+  return B->off + (size_t)bc * nqb * m->nq + (size_t)br * nqb;
 }
 
 /* A scalar of a row or a coordinate in closed form: x = a.b (DOT) or
@@ -773,30 +831,49 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
   }
 }
 
-/* A spring-damper's blocks from its scalar x (a length, an angle) over the
- * w local coordinates of the bodies blk: gradient g, d(x')/dq gd, Hessian
- * H (column i at H + i w; read with KC only) and generalized force Q = tau g,
- *   KC = -dQ/dq - cv dQ/dv = (k g + c gd) g^T + cv c g g^T - tau H,
- *   C = -dQ/dv = c g g^T */
-static void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, const double *g, const double *gd,
-                      const double *H, double tau, double cv, const lw_bmat *KC, const lw_bmat *Cm)
+/* A spring-damper's blocks over the w local coordinates of the bodies blk,
+ * from the gradient g = u[0] of its scalar x (a length, an angle) and
+ * generalized force Q = tau g:
+ *   KC = -dQ/dq - cv dQ/dv = sum_k u[k] v[k]^T - tau H,  C = -dQ/dv = c g g^T
+ * (entry (j, i) = row j, column i; nv outer products, v[0] = k g + c gd +
+ * cv c g and the rest of the Hessian's terms; H: column i at H + i w, or
+ * NULL, read with KC only) */
+static void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, int nv, const double *const u[],
+                      const double *const v[], const double *H, double tau, const lw_bmat *KC, const lw_bmat *Cm)
 {
-  int nqb = m->nqb;
-  for (int i = 0; i < w; i++) {
-    int gi = blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
-    double ai = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
-    for (int j = 0; j < w; j++) {
-      int gj = blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
-      if (KC)
-        bm_add(m, KC, gj, gi, g[j] * ai - tau * H[i * w + j]);
-      if (Cm && f->c != 0.0)
-        bm_add(m, Cm, gj, gi, f->c * g[j] * g[i]);
+  int nqb = m->nqb, nblk = w / nqb;
+  const double *g = u[0];
+  double cc = Cm ? f->c : 0.0;
+  for (int kb = 0; kb < nblk; kb++)
+    for (int lb = 0; lb < nblk; lb++) {
+      int ldk = 0, ldc = 0;
+      double *pk = KC ? bm_part(m, KC, blk[lb], blk[kb], &ldk) : NULL;
+      double *pc = cc != 0.0 ? bm_part(m, Cm, blk[lb], blk[kb], &ldc) : NULL;
+      for (int ii = 0; ii < nqb; ii++) {
+        int i = kb * nqb + ii;
+        double v0 = v[0][i], v1 = nv > 1 ? v[1][i] : 0.0, v2 = nv > 2 ? v[2][i] : 0.0;
+        for (int jj = 0; jj < nqb && pk; jj++) {
+          int j = lb * nqb + jj;
+          double a = u[0][j] * v0;
+          if (nv > 1)
+            a += u[1][j] * v1 + u[2][j] * v2;
+          if (H)
+            a -= tau * H[i * w + j];
+          pk[ii * ldk + jj] += a;
+        }
+        for (int jj = 0; jj < nqb && pc; jj++)
+          pc[ii * ldc + jj] += cc * g[lb * nqb + jj] * g[i];
+      }
     }
-  }
 }
 
 /* A joint spring-damper, tau = -k (x - x0) - c x' (x' at the forces'
- * velocity argument v), acting as Q = tau g (sd_blocks) */
+ * velocity argument v), acting as Q = tau g: -dQ/dq = -g a^T - tau H with
+ * a = k g + c (gd + cv g), H = d2x/dq2.  For an angle x = atan2(S, C),
+ *   H = (gC gS^T - gS gC^T + C HS - S HC) / r2 - dr2 g^T / r2
+ * (rows i; dr2 = 2 (S gS + C gC)), HS and HC constant (m->ch_v): the
+ * outer products go through sd_blocks, the constant parts from their
+ * nonzeros */
 static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
                          const lw_bmat *KC, const lw_bmat *Cm)
 {
@@ -805,11 +882,31 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
   sx o;
   sx_eval(m, c->kind, ve, c->nblk, c->blk, p->q, p->v, &o);
   double x = lw_coord_continue(m, d, f->coord, o.x - c->offset);
-  double tau = -f->k * (x - f->rest) - f->c * o.xd, H[4 * LW_MAXQB * LW_MAXQB];
-  for (int i = 0; i < o.w && KC; i++)
-    for (int j = 0; j < o.w; j++)
-      H[i * o.w + j] = sx_hess(&o, j, i);
-  sd_blocks(m, f, c->blk, o.w, o.g, o.gd, H, tau, cv, KC, Cm);
+  double tau = -f->k * (x - f->rest) - f->c * o.xd;
+  int w = o.w, nqb = m->nqb;
+  double a[2 * LW_MAXQB], b[2 * LW_MAXQB], e[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++)
+    a[i] = f->k * o.g[i] + f->c * o.gd[i] + cv * f->c * o.g[i];
+  double cs = -tau, cc = 0.0;
+  if (o.angle) {
+    double r2 = o.r2;
+    for (int i = 0; i < w; i++) {
+      a[i] += tau * 2.0 * (o.S * o.gS[i] + o.C * o.gC[i]) / r2;
+      b[i] = -tau * o.gC[i] / r2;
+      e[i] = tau * o.gS[i] / r2;
+    }
+    cs = -tau * o.C / r2;
+    cc = tau * o.S / r2;
+  }
+  const double *u[3] = {o.g, o.gS, o.gC}, *v[3] = {a, b, e};
+  sd_blocks(m, f, c->blk, w, o.angle ? 3 : 1, u, v, NULL, tau, KC, Cm);
+  if (!KC)
+    return;
+  for (int n = m->ch_ptr[f->coord]; n < m->ch_ptr[f->coord + 1]; n++) {
+    int i = m->ch_ij[2 * n], j = m->ch_ij[2 * n + 1];
+    bm_add(m, KC, c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb), c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb),
+           cs * m->ch_v[2 * n] + cc * m->ch_v[2 * n + 1]);
+  }
 }
 
 /* A spring-damper between two points, F = k (l - l0) + c l' along
@@ -851,7 +948,11 @@ static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_poin
         hji += X[c * w + j] * PX[c * w + i];
       H[i * w + j] = hji;
     }
-  sd_blocks(m, f, f->blk, w, g, gd, H, tau, cv, KC, Cm);
+  double a[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++)
+    a[i] = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
+  const double *gu[1] = {g}, *av[1] = {a};
+  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm);
 }
 
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],

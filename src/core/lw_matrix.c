@@ -69,27 +69,27 @@ void lw_chol_dense_solve(const double *a, int n, double *x)
   }
 }
 
-/* nrhs right-hand sides at once, row-major (Y[i * nrhs + c]): the updates
+/* nrhs right-hand sides at once, row-major (Y[i * ld + c]): the updates
  * of the sides are independent, so they overlap instead of waiting on one
  * another as a single side's do */
-static inline void chol_solve_multi_n(const double *a, int n, double *Y, const int nrhs)
+static inline void chol_solve_multi_n(const double *a, int n, double *Y, int ld, const int nrhs)
 {
   for (int j = 0; j < n; j++) {
     const double *restrict cj = a + (size_t)j * n;
-    double *restrict yj = Y + (size_t)j * nrhs;
+    double *restrict yj = Y + (size_t)j * ld;
     for (int c = 0; c < nrhs; c++)
       yj[c] *= cj[j];
     for (int i = j + 1; i < n; i++) {
       double l = cj[i];
       if (l == 0.0)
         continue;
-      double *restrict yi = Y + (size_t)i * nrhs;
+      double *restrict yi = Y + (size_t)i * ld;
       for (int c = 0; c < nrhs; c++)
         yi[c] -= l * yj[c];
     }
   }
   for (int j = n - 1; j >= 0; j--) {
-    double *restrict yj = Y + (size_t)j * nrhs;
+    double *restrict yj = Y + (size_t)j * ld;
     double djj = a[(size_t)j * n + j];
     for (int c = 0; c < nrhs; c++)
       yj[c] *= djj;
@@ -97,23 +97,26 @@ static inline void chol_solve_multi_n(const double *a, int n, double *Y, const i
       double l = a[(size_t)k * n + j];
       if (l == 0.0)
         continue;
-      double *restrict yk = Y + (size_t)k * nrhs;
+      double *restrict yk = Y + (size_t)k * ld;
       for (int c = 0; c < nrhs; c++)
         yk[c] -= l * yj[c];
     }
   }
 }
 
-/* written out for a few sides (the sensitivities of a few parameters); one
- * side by lw_chol_dense_solve */
+/* in chunks of LW_FEW_CHUNK sides, then the rest, each of a width written
+ * out (LW_FOR_FEW; many sides at once); one side by lw_chol_dense_solve */
 void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
 {
   if (nrhs == 1) {
     lw_chol_dense_solve(a, n, Y);
     return;
   }
-#define CALL(P) chol_solve_multi_n(a, n, Y, P)
-  LW_FOR_FEW(nrhs, CALL)
+  int c0 = 0;
+  for (; nrhs - c0 > LW_FEW_CHUNK && nrhs <= 4 * LW_FEW_CHUNK; c0 += LW_FEW_CHUNK)
+    chol_solve_multi_n(a, n, Y + c0, nrhs, LW_FEW_CHUNK);
+#define CALL(P) chol_solve_multi_n(a, n, Y + c0, nrhs, P)
+  LW_FOR_FEW(nrhs - c0, CALL)
 #undef CALL
 }
 

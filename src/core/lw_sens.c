@@ -100,6 +100,13 @@ static void kkt_solve(const double *A, int n, int nq, double sc, const int *ipiv
       B[(size_t)j * n + i] *= sc;
 }
 
+/* the reciprocals of the pivots of an n x n LU */
+static void lu_recip(const double *A, int n, double *d)
+{
+  for (int i = 0; i < n; i++)
+    d[i] = 1.0 / A[(size_t)i * n + i];
+}
+
 static void kkt_scale(double *A, int n, int nq, double sc)
 {
   for (int j = 0; j < nq; j++) /* J rows */
@@ -160,6 +167,7 @@ typedef struct {
   double h, c2, c4;
   double *M, *AP, *KM, *FP, *FV, *FA;
   int *ipP, *ipM;
+  double *dP, *dM; /* (n1) reciprocals of the pivots of the LUs of AP and KM */
   double sP, sM; /* scales of the constraint rows in AP and KM */
   /* the step's linearization in structured form (lw_lin_blocks): the
    * position matrix A = c4 M + K + C' + H(lambda) (AP = [A J^T; J 0]), the
@@ -181,6 +189,12 @@ typedef struct {
   double *rtmp;  /* (n1 x p) scratch of the solves by rows (forward) */
   char *act; /* (p) the parameter's step columns are nonzero */
   int *alist, nact; /* the parameters with act set, in order */
+  /* forward: the columns carried (live), in the order they became live.
+   * A parameter's column is exactly zero until its step columns or the
+   * initial state first depend on it (a spline value late in the run):
+   * until then it is not carried.  col[j]: its place among the nl live
+   * columns, or -1; live[c]: the parameter in place c */
+  int *col, *live, nl;
   double *plo, *phi; /* (p) outside [plo, phi] a parameter's step columns are 0 */
   int *plist, nplain; /* the parameters that are not a time function's coefficient */
   int term_tg; /* some parameter changes an objective's term (weight, target) */
@@ -402,7 +416,10 @@ static int ap_factor_dense(sens *s)
         s->AP[(size_t)j * n1 + i] += s->Ab.off[(size_t)j * nq + i];
   kkt_add_jac(s, s->AP, 1.0);
   kkt_scale(s->AP, n1, nq, s->sP);
-  return lw_lu_dense(s->AP, n1, s->ipP);
+  if (lw_lu_dense(s->AP, n1, s->ipP))
+    return -1;
+  lu_recip(s->AP, n1, s->dP);
+  return 0;
 }
 
 /* y = A x (trans: A^T x) for an n x n block, column-major; written out for
@@ -435,35 +452,35 @@ static void blk_mv(const double *A, int n, const double *x, double *y, int trans
 }
 
 /* LU solve (lw_lu_dense's factors, pivots' reciprocals d) for nrhs sides
- * stored by rows, Y[i * nrhs + c]: the sides' operations interleave */
+ * stored by rows, Y[i * ld + c]: the sides' operations interleave */
 static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
-                                   const int nrhs)
+                                   int ld, const int nrhs)
 {
   if (!trans) {
     for (int k = 0; k < n; k++)
       if (ipiv[k] != k)
         for (int c = 0; c < nrhs; c++) {
-          double t = Y[(size_t)k * nrhs + c];
-          Y[(size_t)k * nrhs + c] = Y[(size_t)ipiv[k] * nrhs + c];
-          Y[(size_t)ipiv[k] * nrhs + c] = t;
+          double t = Y[(size_t)k * ld + c];
+          Y[(size_t)k * ld + c] = Y[(size_t)ipiv[k] * ld + c];
+          Y[(size_t)ipiv[k] * ld + c] = t;
         }
     for (int j = 0; j < n; j++) { /* L, unit lower */
-      const double *cj = A + (size_t)j * n, *restrict yj = Y + (size_t)j * nrhs;
+      const double *cj = A + (size_t)j * n, *restrict yj = Y + (size_t)j * ld;
       for (int i = j + 1; i < n; i++) {
         double l = cj[i];
-        double *restrict yi = Y + (size_t)i * nrhs;
+        double *restrict yi = Y + (size_t)i * ld;
         for (int c = 0; c < nrhs; c++)
           yi[c] -= l * yj[c];
       }
     }
     for (int j = n - 1; j >= 0; j--) { /* U */
       const double *cj = A + (size_t)j * n;
-      double *restrict yj = Y + (size_t)j * nrhs;
+      double *restrict yj = Y + (size_t)j * ld;
       for (int c = 0; c < nrhs; c++)
         yj[c] *= d[j];
       for (int i = 0; i < j; i++) {
         double u = cj[i];
-        double *restrict yi = Y + (size_t)i * nrhs;
+        double *restrict yi = Y + (size_t)i * ld;
         for (int c = 0; c < nrhs; c++)
           yi[c] -= u * yj[c];
       }
@@ -472,10 +489,10 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
   }
   for (int j = 0; j < n; j++) { /* U^T */
     const double *cj = A + (size_t)j * n;
-    double *restrict yj = Y + (size_t)j * nrhs;
+    double *restrict yj = Y + (size_t)j * ld;
     for (int i = 0; i < j; i++) {
       double u = cj[i];
-      const double *restrict yi = Y + (size_t)i * nrhs;
+      const double *restrict yi = Y + (size_t)i * ld;
       for (int c = 0; c < nrhs; c++)
         yj[c] -= u * yi[c];
     }
@@ -484,10 +501,10 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
   }
   for (int j = n - 1; j >= 0; j--) { /* L^T */
     const double *cj = A + (size_t)j * n;
-    double *restrict yj = Y + (size_t)j * nrhs;
+    double *restrict yj = Y + (size_t)j * ld;
     for (int i = j + 1; i < n; i++) {
       double l = cj[i];
-      const double *restrict yi = Y + (size_t)i * nrhs;
+      const double *restrict yi = Y + (size_t)i * ld;
       for (int c = 0; c < nrhs; c++)
         yj[c] -= l * yi[c];
     }
@@ -495,16 +512,19 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
   for (int k = n - 1; k >= 0; k--)
     if (ipiv[k] != k)
       for (int c = 0; c < nrhs; c++) {
-        double t = Y[(size_t)k * nrhs + c];
-        Y[(size_t)k * nrhs + c] = Y[(size_t)ipiv[k] * nrhs + c];
-        Y[(size_t)ipiv[k] * nrhs + c] = t;
+        double t = Y[(size_t)k * ld + c];
+        Y[(size_t)k * ld + c] = Y[(size_t)ipiv[k] * ld + c];
+        Y[(size_t)ipiv[k] * ld + c] = t;
       }
 }
 
 static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
 {
-#define CALL(P) lu_solve_rows_n(A, n, ipiv, d, trans, Y, P)
-  LW_FOR_FEW(nrhs, CALL)
+  int c0 = 0;
+  for (; nrhs - c0 > LW_FEW_CHUNK && nrhs <= 4 * LW_FEW_CHUNK; c0 += LW_FEW_CHUNK)
+    lu_solve_rows_n(A, n, ipiv, d, trans, Y + c0, nrhs, LW_FEW_CHUNK);
+#define CALL(P) lu_solve_rows_n(A, n, ipiv, d, trans, Y + c0, nrhs, P)
+  LW_FOR_FEW(nrhs - c0, CALL)
 #undef CALL
 }
 
@@ -602,7 +622,7 @@ static void ap_solve_t(sens *s, double *b)
 /* The columns go in chunks of LW_ROWS_CHUNK, then what is left: a chunk of
  * a constant width keeps a row's sums in registers (for a few columns,
  * LW_FOR_FEW makes the width of the one chunk a constant too). */
-#define LW_ROWS_CHUNK 8
+#define LW_ROWS_CHUNK LW_FEW_CHUNK
 #define LW_ROWS_CHUNKS(p, chunk)                                                                                     \
   do {                                                                                                             \
     int c0_ = 0;                                                                                                   \
@@ -744,24 +764,16 @@ static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, cons
 #undef CALL
 }
 
-/* B (n1 x p, by rows) to columns in T (n1 each) or back */
-static void rows_cols(const double *restrict B, double *restrict T, int n1, int p, int back)
+/* a saddle-point matrix by its LU (kkt_solve; d its pivots' reciprocals)
+ * for the p columns of B by rows */
+static void kkt_solve_rows(sens *s, const double *K, double sc, const int *ipiv, const double *d, double *B, int p)
 {
-  for (int i = 0; i < n1; i++)
-    for (int c = 0; c < p; c++) {
-      if (back)
-        T[(size_t)i * p + c] = B[(size_t)c * n1 + i];
-      else
-        T[(size_t)c * n1 + i] = B[(size_t)i * p + c];
-    }
-}
-
-/* a saddle-point matrix by its LU (kkt_solve) for the p columns of B by rows */
-static void kkt_solve_rows(sens *s, const double *K, double sc, const int *ipiv, double *B, int p)
-{
-  rows_cols(B, s->rtmp, s->n1, p, 0);
-  kkt_solve(K, s->n1, s->nq, sc, ipiv, 0, s->rtmp, p);
-  rows_cols(s->rtmp, B, s->n1, p, 1);
+  size_t r0 = (size_t)s->nq * p, r1 = (size_t)s->n1 * p;
+  for (size_t i = r0; i < r1; i++)
+    B[i] *= sc;
+  lu_solve_rows(K, s->n1, ipiv, d, 0, B, p);
+  for (size_t i = r0; i < r1; i++)
+    B[i] *= sc;
 }
 
 /* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows, in place
@@ -771,7 +783,7 @@ static void ap_solve_rows(sens *s, double *B, int p)
   int nq = s->nq, nc = s->nc;
   double *T = s->rtmp;
   if (!s->ap_struct) {
-    kkt_solve_rows(s, s->AP, s->sP, s->ipP, B, p);
+    kkt_solve_rows(s, s->AP, s->sP, s->ipP, s->dP, B, p);
     return;
   }
   double *F = B, *G = B + (size_t)nq * p;
@@ -791,7 +803,7 @@ static void km_solve_rows(sens *s, double *B, int p)
   int nq = s->nq, nc = s->nc;
   double *T = s->rtmp;
   if (!s->km_schur) {
-    kkt_solve_rows(s, s->KM, s->sM, s->ipM, B, p);
+    kkt_solve_rows(s, s->KM, s->sM, s->ipM, s->dM, B, p);
     return;
   }
   double *F = B, *G = B + (size_t)nq * p;
@@ -805,8 +817,8 @@ static void km_solve_rows(sens *s, double *B, int p)
   memcpy(F, T, sizeof(double) * (size_t)nq * p);
 }
 
-/* R (n1 x p by rows) = sign times the step's parameter columns F (n1 each;
- * zero where not active) */
+/* R (n1 x p by rows, the live columns) = sign times the step's parameter
+ * columns F (n1 each; zero where not active; every active one is live) */
 static void scatter_cols(const sens *s, const double *F, double sign, double *R, int p)
 {
   int n1 = s->n1;
@@ -814,24 +826,45 @@ static void scatter_cols(const sens *s, const double *F, double sign, double *R,
   for (int a = 0; a < s->nact; a++) {
     int j = s->alist[a];
     const double *f = F + (size_t)j * n1;
+    int c = s->col[j];
     for (int i = 0; i < n1; i++)
-      R[(size_t)i * p + j] = sign * f[i];
+      R[(size_t)i * p + c] = sign * f[i];
   }
 }
 
-/* the controllers' integrals by rows: out = base + h/2 e', the errors'
- * derivatives e' = pe + eq q' + eqd qd' (gradients at one state, nz x nq) */
+/* the controllers' integrals by rows (the p live columns): out = base +
+ * h/2 e', the errors' derivatives e' = pe + eq q' + eqd qd' (gradients at
+ * one state, nz x nq; pe nz x s->p by parameter) */
 static void carry_rows(const sens *s, const double *eq, const double *eqd, const double *pe, const double *Sq,
                        const double *Sqd, const double *base, double *out, int p)
 {
   int nq = s->nq;
   for (int i = 0; i < s->nz; i++)
     for (int c = 0; c < p; c++) {
-      double e = pe[(size_t)i * p + c];
+      double e = pe[(size_t)i * s->p + s->live[c]];
       for (int l = 0; l < nq; l++)
         e += eq[(size_t)i * nq + l] * Sq[(size_t)l * p + c] + eqd[(size_t)i * nq + l] * Sqd[(size_t)l * p + c];
       out[(size_t)i * p + c] = base[(size_t)i * p + c] + 0.5 * s->h * e;
     }
+}
+
+/* the step's active parameters become live (a controller's error depends
+ * on a parameter only where the step does: its pe are 0 elsewhere): Sx (nx
+ * rows of nl) widens by a zero column for each, in place from its end */
+static void live_cols(sens *s, double *Sx)
+{
+  for (int j = 0; j < s->p; j++) {
+    if (s->col[j] >= 0 || !s->act[j])
+      continue;
+    int nl = s->nl;
+    for (size_t i = (size_t)s->nx; i-- > 0;) {
+      Sx[i * (nl + 1) + nl] = 0.0;
+      for (int c = nl; c-- > 0;)
+        Sx[i * (nl + 1) + c] = Sx[i * nl + c];
+    }
+    s->col[j] = nl;
+    s->live[s->nl++] = j;
+  }
 }
 
 /* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
@@ -908,6 +941,8 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
                  t);
     return -1;
   }
+  if (!s->km_schur)
+    lu_recip(s->KM, n1, s->dM);
   /* multipliers of the projections: as the step found them, or again
    * (with the rows' time terms Phi_t, gamma) */
   if (s->km_schur && mult[0] != 0.0) {
@@ -1358,10 +1393,11 @@ static void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->Ab.blk, s->Ab.off, s->Hv.blk, s->Hv.off, s->Ha.blk, s->Ha.off,
                   s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
-                  s->FA,  s->ipP, s->ipM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
+                  s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
-                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist, s->rtmp};
+                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist, s->rtmp,
+                  s->col, s->live};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
 }
@@ -1395,11 +1431,16 @@ static int sens_alloc(sens *s)
   s->FA = calloc((size_t)n1 * p, sizeof(double));
   s->act = calloc((size_t)p + 1, 1);
   s->alist = calloc((size_t)p + 1, sizeof(int));
+  s->col = malloc(sizeof(int) * ((size_t)p + 1));
+  s->live = calloc((size_t)p + 1, sizeof(int));
   s->plist = calloc((size_t)p + 1, sizeof(int));
   s->plo = calloc((size_t)p + 1, sizeof(double));
   s->phi = calloc((size_t)p + 1, sizeof(double));
-  if (!s->alist || !s->plist || !s->plo || !s->phi)
+  if (!s->alist || !s->plist || !s->plo || !s->phi || !s->col || !s->live)
     return -1;
+  for (int j = 0; j < p; j++)
+    s->col[j] = -1;
+  s->nl = 0;
   s->nact = s->nplain = 0;
   for (int j = 0; j < s->p; j++) {
     const lw_tangent *tg = s->tg[j];
@@ -1410,6 +1451,8 @@ static int sens_alloc(sens *s)
   }
   s->ipP = calloc((size_t)n1 + 1, sizeof(int));
   s->ipM = calloc((size_t)n1 + 1, sizeof(int));
+  s->dP = calloc((size_t)n1 + 1, sizeof(double));
+  s->dM = calloc((size_t)n1 + 1, sizeof(double));
   s->qds = calloc((size_t)nq + 1, sizeof(double));
   s->qdds = calloc((size_t)nq + 1, sizeof(double));
   s->sig = calloc((size_t)s->nc + 1, sizeof(double));
@@ -1445,7 +1488,8 @@ static int sens_alloc(sens *s)
       return -1;
   }
   return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->WP && s->SP &&
-                 s->ipS && s->apt && s->Ainv && s->SPd && s->FP && s->FV && s->FA && s->Y && s->YT
+                 s->ipS && s->apt && s->Ainv && s->SPd && s->FP && s->FV && s->FA && s->Y && s->YT && s->ipP &&
+                 s->ipM && s->dP && s->dM
              ? 0
              : -1;
 }
@@ -1629,11 +1673,18 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
       goto out2;
     }
     if (forward && p > 0) {
-      /* by columns into Sn, then by rows into Sx */
+      /* by columns into Sn, then the nonzero ones by rows into Sx */
       initial_sens(s, &L, Sn, nx, R, R2);
       for (int j = 0; j < p; j++)
         for (int i = 0; i < nx; i++)
-          Sx[(size_t)i * p + j] = Sn[(size_t)j * nx + i];
+          if (Sn[(size_t)j * nx + i] != 0.0) {
+            s->col[j] = s->nl;
+            s->live[s->nl++] = j;
+            break;
+          }
+      for (int c = 0; c < s->nl; c++)
+        for (int i = 0; i < nx; i++)
+          Sx[(size_t)i * s->nl + c] = Sn[(size_t)s->live[c] * nx + i];
     }
     if (opt->keep_outputs) {
       res->ncols = 1 + ncols * (1 + p);
@@ -1659,7 +1710,12 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
             status = err->status;
             goto out2;
           }
-          /* Sx by rows: q', qd', qdd', lambda', z' (nq, nq, nq, nc, nz rows of p) */
+          live_cols(s, Sx);
+        }
+        if (forward && s->nl > 0) {
+          /* the nl live columns are carried: Sx by rows, q', qd', qdd',
+           * lambda', z' (nq, nq, nq, nc, nz rows of nl) */
+          int p = s->nl;
           size_t np = (size_t)nq * p;
           double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * p;
           /* scratch: ah', bh', the carry c', M ah' */
@@ -1729,8 +1785,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           for (int x = 0; x < nx; x++) {
             double ex = s->e2[x];
             if (ex != 0.0)
-              for (int j = 0; j < p; j++)
-                g[j] += ex * Sx[(size_t)x * p + j];
+              for (int c = 0; c < s->nl; c++)
+                g[s->live[c]] += ex * Sx[(size_t)x * s->nl + c];
           }
           for (int j = 0; j < p; j++)
             g[j] += dotn(ncols, gyo, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
@@ -1740,8 +1796,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         for (int j = 0; j < p; j++) {
           double *z = Z + (size_t)j * ncols;
           memcpy(z, s->YT + (size_t)j * ncols, sizeof(double) * (size_t)ncols);
-          for (int x = 0; x < nx; x++) {
-            double sx = Sx[(size_t)x * p + j];
+          for (int x = 0, c = s->col[j]; c >= 0 && x < nx; x++) {
+            double sx = Sx[(size_t)x * s->nl + c];
             if (sx != 0.0)
               for (int c = 0; c < ncols; c++)
                 z[c] += s->Y[(size_t)x * ncols + c] * sx;
