@@ -99,7 +99,8 @@ static lw_desc *cart_with_spline(int p)
   return d;
 }
 
-static double best_of(int nrep, const lw_desc *d, lw_sens_method m, int p, size_t *peak)
+/* threads: lw_sens_options.threads (forward: 1 one thread, 0 the simulation stepped alongside) */
+static double best_of(int nrep, const lw_desc *d, lw_sens_method m, int p, size_t *peak, int threads)
 {
   int *P = malloc(sizeof(int) * (size_t)(p > 0 ? p : 1));
   for (int j = 0; j < p; j++)
@@ -107,7 +108,7 @@ static double best_of(int nrep, const lw_desc *d, lw_sens_method m, int p, size_
   int O[1] = {lw_desc_objective_index(d, "swing")};
   double best = INFINITY;
   for (int r = 0; r < nrep; r++) {
-    lw_sens_options o = {.method = m, .nparams = p, .params = P, .nobj = 1, .objectives = O};
+    lw_sens_options o = {.method = m, .nparams = p, .params = P, .nobj = 1, .objectives = O, .threads = threads};
     lw_sens_result res;
     double t0 = now_s();
     if (lw_sensitivity(d, &o, &res)) {
@@ -126,10 +127,11 @@ static double best_of(int nrep, const lw_desc *d, lw_sens_method m, int p, size_
 static void scaling(void)
 {
   printf("\ngradient cost against the number of parameters: double pendulum on a cart, 3 s at h = 5 ms,\n"
-         "a force spline with p values (one parameter each); the three timed in turn, best of 7 rounds\n"
-         "(3 at p = 1000); ratios to one simulation\n");
-  printf("%6s %10s %10s %8s %10s %8s %12s\n", "p", "sim [s]", "adjoint", "ratio", "forward", "ratio",
-         "adjoint mem");
+         "a force spline with p values (one parameter each); the four timed in turn, best of 7 rounds\n"
+         "(3 at p = 1000); ratios to one simulation; forward on one thread, and with the simulation\n"
+         "stepped on a second thread alongside (wall time)\n");
+  printf("%6s %10s %10s %8s %10s %8s %10s %8s %12s\n", "p", "sim [s]", "adjoint", "ratio", "fwd 1 th", "ratio",
+         "fwd 2 th", "ratio", "adjoint mem");
   double adj10 = 0, adj1000 = 0;
   int ps[3] = {10, 100, 1000};
   for (int i = 0; i < 3; i++) {
@@ -137,9 +139,9 @@ static void scaling(void)
     lw_desc *d = cart_with_spline(p);
     lw_error err;
     lw_model *m = lw_compile(d, &err);
-    /* the simulation and the two gradients in turn, round after round,
-     * best of each: a slower minute of the host falls on all three */
-    double ts = INFINITY, ta = INFINITY, tf = INFINITY;
+    /* the simulation and the gradients in turn, round after round, best of
+     * each: a slower minute of the host falls on all of them */
+    double ts = INFINITY, ta = INFINITY, tf = INFINITY, tf2 = INFINITY;
     size_t peak = 0;
     for (int r = 0; r < (p > 100 ? 3 : 7); r++) {
       lw_sim_result sr;
@@ -147,12 +149,13 @@ static void scaling(void)
       lw_simulate(m, d->solver.t_end, d->solver.step, &sr, NULL, NULL);
       ts = fmin(ts, now_s() - t0);
       lw_sim_result_clear(&sr);
-      ta = fmin(ta, best_of(1, d, LW_SENS_ADJOINT, p, &peak));
-      tf = fmin(tf, best_of(1, d, LW_SENS_FORWARD, p, NULL));
+      ta = fmin(ta, best_of(1, d, LW_SENS_ADJOINT, p, &peak, 1));
+      tf = fmin(tf, best_of(1, d, LW_SENS_FORWARD, p, NULL, 1));
+      tf2 = fmin(tf2, best_of(1, d, LW_SENS_FORWARD, p, NULL, 0));
     }
     lw_model_free(m);
-    printf("%6d %10.5f %10.5f %7.1fx %10.5f %7.1fx %9.2f MB   (1 + 0.2 p = %.0f)\n", p, ts, ta, ta / ts, tf,
-           tf / ts, peak / 1e6, 1 + 0.2 * p);
+    printf("%6d %10.5f %10.5f %7.1fx %10.5f %7.1fx %10.5f %7.1fx %9.2f MB   (1 + 0.2 p = %.0f)\n", p, ts, ta,
+           ta / ts, tf, tf / ts, tf2, tf2 / ts, peak / 1e6, 1 + 0.2 * p);
     if (p == 10)
       adj10 = ta;
     if (p == 1000)

@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int run(const char *args, char **out, char **err)
 {
@@ -121,12 +122,14 @@ static void test_demo_and_chain(void)
 /* sensitivity: JSON fields, forward = adjoint, bad names, CSV over time */
 static void test_sensitivity(void)
 {
-  double g[2][5];
-  const char *methods[2] = {"forward", "adjoint"};
-  for (int k = 0; k < 2; k++) {
+  double g[3][5];
+  /* the forward with and without the second thread: the same gradient */
+  const char *methods[3] = {"forward", "adjoint", "forward"}, *extra[3] = {"", "", " --one-thread"};
+  int threads[3] = {sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1, 1, 1};
+  for (int k = 0; k < 3; k++) {
     g_autofree char *args = g_strdup_printf("sensitivity %s/five-bar.json --objective psi2 --method %s "
-                                            "--t-end 0.3 --json",
-                                            LW_MODELS_DIR, methods[k]);
+                                            "--t-end 0.3 --json%s",
+                                            LW_MODELS_DIR, methods[k], extra[k]);
     g_autofree char *out = NULL, *err = NULL;
     g_assert_cmpint(run(args, &out, &err), ==, 0);
     JsonParser *p;
@@ -134,14 +137,17 @@ static void test_sensitivity(void)
     g_assert_cmpstr(json_object_get_string_member(o, "method"), ==, methods[k]);
     g_assert_cmpfloat(json_object_get_double_member(o, "objective"), >, 0);
     g_assert_cmpfloat(json_object_get_double_member(o, "wall_time_s"), >, 0);
+    g_assert_cmpint(json_object_get_int_member(o, "threads"), ==, threads[k]);
     JsonObject *gr = json_object_get_object_member(o, "gradient");
     const char *names[5] = {"Ls1", "Ls2", "mA1", "rG", "LA1"};
     for (int j = 0; j < 5; j++)
       g[k][j] = json_object_get_double_member(gr, names[j]);
     g_object_unref(p);
   }
-  for (int j = 0; j < 5; j++)
+  for (int j = 0; j < 5; j++) {
     g_assert_cmpfloat(fabs(g[0][j] - g[1][j]), <=, 1e-8 * fabs(g[1][j]));
+    g_assert_cmpfloat(g[0][j], ==, g[2][j]);
+  }
   /* unknown names are refused with the known ones listed */
   g_autofree char *a1 = g_strdup_printf("sensitivity %s/five-bar.json --objective nope", LW_MODELS_DIR);
   g_autofree char *o1 = NULL, *e1 = NULL;

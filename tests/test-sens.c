@@ -824,6 +824,65 @@ static void test_output_table(void)
   lw_desc_free(d);
 }
 
+static int cancel_at_30(double fraction, void *user)
+{
+  (void)user;
+  return fraction > 0.3;
+}
+
+/* the forward on two threads (the simulation stepped alongside, the step
+ * data taken from the states) gives what one thread gives: gradient and
+ * output table, on every model */
+static void test_two_threads(void)
+{
+  int two = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+  for (size_t i = 0; i < G_N_ELEMENTS(lwt_models); i++) {
+    lw_desc *d = lwt_read(lwt_models[i]);
+    d->solver.t_end = fmin(d->solver.t_end, 0.5);
+    int p = d->nparams < 12 ? d->nparams : 12, *P = g_new(int, p), *O = g_new(int, d->nobjectives);
+    for (int j = 0; j < p; j++)
+      P[j] = j;
+    for (int o = 0; o < d->nobjectives; o++)
+      O[o] = o;
+    lw_sens_options o2 = {.method = LW_SENS_FORWARD, .nparams = p, .params = P, .nobj = d->nobjectives,
+                          .objectives = O, .keep_outputs = 1},
+                    o1 = o2;
+    o1.threads = 1;
+    lw_sens_result r1, r2;
+    g_assert_cmpint(lw_sensitivity(d, &o1, &r1), ==, LW_OK);
+    g_assert_cmpint(lw_sensitivity(d, &o2, &r2), ==, LW_OK);
+    g_assert_cmpint(r1.threads, ==, 1);
+    g_assert_cmpint(r2.threads, ==, two ? 2 : 1);
+    double e = 0, big = 0;
+    for (int k = 0; k < p * d->nobjectives; k++) {
+      e = fmax(e, fabs(r1.gradient[k] - r2.gradient[k]));
+      big = fmax(big, fabs(r1.gradient[k]));
+    }
+    g_assert_cmpint(r1.rows, ==, r2.rows);
+    g_assert_cmpint(r1.ncols, ==, r2.ncols);
+    double et = 0;
+    for (size_t k = 0; k < (size_t)r1.rows * r1.ncols; k++)
+      et = fmax(et, fabs(r1.table[k] - r2.table[k]) / fmax(fabs(r1.table[k]), 1.0));
+    g_test_message("%s: %d threads, one thread %.3f s, two %.3f s; gradients differ by %.2e (largest %.3e), "
+                   "tables by %.2e",
+                   d->name, r2.threads, r1.wall_time_s, r2.wall_time_s, e, big, et);
+    g_assert_cmpfloat(big, >, 0.0);
+    g_assert_cmpfloat(e, <=, 1e-12 * big);
+    g_assert_cmpfloat(et, <=, 1e-12);
+    lw_sens_result_clear(&r1);
+    lw_sens_result_clear(&r2);
+    /* cancelled part way: both threads stop, the steps so far are said */
+    o2.progress = cancel_at_30;
+    g_assert_cmpint(lw_sensitivity(d, &o2, &r2), ==, -1);
+    g_assert_cmpint(r2.steps, >, 0);
+    g_assert_cmpint(r2.steps, <, r2.sim_steps / 2);
+    lw_sens_result_clear(&r2);
+    g_free(P);
+    g_free(O);
+    lw_desc_free(d);
+  }
+}
+
 /* a spline value takes effect late in the run (or not at all): its column
  * is exactly zero until then and is carried from then on; the gradient and
  * the output table as with the value alone, and as the adjoint's */
@@ -945,6 +1004,20 @@ static void test_failure(void)
     g_assert_cmpint(st, ==, LW_ERR_SOLVER);
     g_assert_true(isfinite(r.error.time) && r.error.time > 0 && r.error.time < 3.0);
     g_assert_nonnull(strstr(r.error.msg, "t = "));
+    if (ms[k] == LW_SENS_FORWARD) {
+      /* the same failure, at the same step, on one thread */
+      lw_sens_options o1 = opt;
+      o1.threads = 1;
+      lw_sens_result r1;
+      g_assert_cmpint(lw_sensitivity(d, &o1, &r1), ==, LW_ERR_SOLVER);
+      g_assert_cmpint(r1.threads, ==, 1);
+      g_assert_cmpint(r.threads, ==, sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1);
+      g_assert_cmpfloat(r1.error.time, ==, r.error.time);
+      g_assert_cmpstr(r1.error.msg, ==, r.error.msg);
+      g_assert_cmpint(r1.steps, ==, r.steps);
+      g_assert_cmpint(r.steps, >, 0);
+      lw_sens_result_clear(&r1);
+    }
     lw_sens_result_clear(&r);
   }
   lw_desc_free(d);
@@ -994,6 +1067,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sens/swing-up-zero-control", test_swing_up_zero_control);
   g_test_add_func("/sens/output-table", test_output_table);
   g_test_add_func("/sens/late-columns", test_late_columns);
+  g_test_add_func("/sens/two-threads", test_two_threads);
   g_test_add_func("/sens/bad-requests", test_bad_requests);
   g_test_add_func("/sens/failure", test_failure);
   return g_test_run();

@@ -6,7 +6,7 @@
  *   linkwright-cli generate-chain N [--out FILE] [--planar|--spatial]
  *   linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]
  *                  [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S]
- *                  [--fd-step X]
+ *                  [--fd-step X] [--one-thread]
  *
  * Exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure. */
 #include <gio/gio.h>
@@ -31,6 +31,7 @@ static void usage(FILE *f)
         "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
         "  linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]\n"
         "                 [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S] [--fd-step X]\n"
+        "                 [--one-thread]\n"
         "  linkwright-cli optimize MODEL [--problem NAME] [--json] [--out OPTIMIZED]\n"
         "                 [--algorithm lbfgs|mma|slsqp|auglag] [--gradient adjoint|forward|fd]\n"
         "                 [--max-evaluations N] [--multistart N] [--quiet]\n"
@@ -393,11 +394,12 @@ static int cmd_sensitivity(int argc, char **argv)
 {
   const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL;
   double t_end = NAN, fd_step = 0;
-  int json = 0;
+  int json = 0, one_thread = 0;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},           {"--objective", OPT_TEXT, &objective},
                          {"--params", OPT_TEXT, &params},        {"--method", OPT_TEXT, &method},
                          {"--csv", OPT_TEXT, &csv},              {"--t-end", OPT_POSITIVE, &t_end},
-                         {"--fd-step", OPT_POSITIVE, &fd_step}, {NULL, 0, NULL}};
+                         {"--fd-step", OPT_POSITIVE, &fd_step}, {"--one-thread", OPT_FLAG, &one_thread},
+                         {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, &file);
   if (rc)
     return rc;
@@ -472,7 +474,7 @@ static int cmd_sensitivity(int argc, char **argv)
   if (!isnan(t_end))
     d->solver.t_end = t_end;
   int last = -10;
-  lw_sens_options opt = {.method = mth, .nparams = np, .params = P, .nobj = 1, .objectives = O,
+  lw_sens_options opt = {.method = mth, .threads = one_thread ? 1 : 0, .nparams = np, .params = P, .nobj = 1, .objectives = O,
                          .fd_step = fd_step, .keep_outputs = csv != NULL,
                          .progress = (!json && isatty(2)) ? sens_progress : NULL, .user = &last};
   lw_sens_result r;
@@ -526,8 +528,8 @@ static int cmd_sensitivity(int argc, char **argv)
     }
     g_string_append_printf(s, ", \"steps\": %ld, \"wall_time_s\": ", r.steps);
     json_num(s, r.wall_time_s);
-    g_string_append_printf(s, ", \"peak_bytes\": %zu, \"checkpointed\": %s", r.peak_bytes,
-                           r.recomputed ? "true" : "false");
+    g_string_append_printf(s, ", \"peak_bytes\": %zu, \"checkpointed\": %s, \"threads\": %d", r.peak_bytes,
+                           r.recomputed ? "true" : "false", r.threads ? r.threads : 1);
     if (st != LW_OK) {
       g_string_append(s, ", \"error\": {\"message\": ");
       json_str(s, r.error.msg);

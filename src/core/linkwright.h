@@ -490,6 +490,8 @@ typedef struct {
   double fd_step;         /* LW_SENS_FD: step relative to max(|value|, 1); 0: 1e-6 */
   int keep_outputs;       /* forward: every output and its sensitivities over time */
   size_t memory_limit;    /* adjoint: bytes of stored states before checkpointing (0: 512 MiB) */
+  int threads;            /* forward: 0 steps the simulation on a second thread alongside where the
+                             machine has two processors (dense models), 1 keeps to one */
   lw_progress_fn progress;
   void *user;
 } lw_sens_options;
@@ -504,6 +506,7 @@ typedef struct {
   double wall_time_s;
   size_t peak_bytes;      /* stored states (adjoint) or sensitivity arrays (forward) */
   int recomputed;         /* adjoint: 1 when segments were recomputed from checkpoints */
+  int threads;            /* threads the run used (forward: 2 when the simulation was stepped alongside) */
   /* forward with keep_outputs: rows x ncols, each row: t, the outputs, then
    * for every output column c and parameter j: d y_c / d rho_j (c-major) */
   long rows;

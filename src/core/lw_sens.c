@@ -23,10 +23,14 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* LAPACK (Fortran, hidden string lengths last) */
 extern void dgesvd_(const char *ju, const char *jv, const int *m, const int *n, double *a,
@@ -232,9 +236,8 @@ static size_t state_len(const sens *s)
   return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + aux_len(s);
 }
 
-static void state_save(const sens *s, double *st)
+static void state_save_d(const sens *s, const lw_data *d, double *st)
 {
-  const lw_data *d = s->d;
   int nq = s->nq;
   st[0] = d->t0;
   st[1] = (double)d->nstep;
@@ -258,6 +261,11 @@ static void state_save(const sens *s, double *st)
     for (int j = 0; j < nc && d->schur_ok; j++, L += nc - j + 1)
       memcpy(L, d->S + (size_t)j * nc + j, sizeof(double) * (size_t)(nc - j));
   }
+}
+
+static void state_save(const sens *s, double *st)
+{
+  state_save_d(s, s->d, st);
 }
 
 /* the Jacobian kept with state st into d->jac; with S, also the factor of
@@ -1595,13 +1603,129 @@ static void sens_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_err
   s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled;
 }
 
+/* ---- the forward sensitivities on two threads ------------------------------
+ * One thread steps the simulation (its own lw_data) and stores each state,
+ * with the step's Jacobian and Schur factor (aux), in a ring; the calling
+ * thread linearizes the steps from the ring and carries the sensitivities.
+ * The two stay in step through two counters: states made, states taken. */
+enum { PIPE_SLOTS = 128 };
+
+typedef struct {
+  sens *s;
+  lw_data *d;
+  double *ring;
+  size_t sl;
+  long N;
+  atomic_long made, taken;
+  atomic_int stop, done;
+  lw_error err; /* the stepping thread's failure (done set, made < N) */
+  pthread_t th;
+  int started;
+} lw_pipe;
+
+/* the taking thread waits a little: spins, then gives the processor up */
+static void pipe_wait(int *spins)
+{
+  if (++*spins < 200)
+    return;
+  if (*spins < 300) {
+    sched_yield();
+    return;
+  }
+  struct timespec ts = {0, 20000};
+  nanosleep(&ts, NULL);
+}
+
+static void *pipe_run(void *arg)
+{
+  lw_pipe *pp = arg;
+  const sens *s = pp->s;
+  for (long k = 1; k <= pp->N; k++) {
+    lw_step_info info;
+    if (atomic_load_explicit(&pp->stop, memory_order_relaxed) || lw_step(s->m, pp->d, &info, &pp->err))
+      break;
+    /* the ring full: sleep while the other thread takes a quarter of it
+     * (it is the slower one; spinning would only burn the processor) */
+    if (k - atomic_load_explicit(&pp->taken, memory_order_acquire) > PIPE_SLOTS)
+      while (k - atomic_load_explicit(&pp->taken, memory_order_acquire) > 3 * PIPE_SLOTS / 4) {
+        if (atomic_load_explicit(&pp->stop, memory_order_relaxed))
+          goto out;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+      }
+    state_save_d(s, pp->d, pp->ring + pp->sl * (size_t)(k % PIPE_SLOTS));
+    atomic_store_explicit(&pp->made, k, memory_order_release);
+  }
+out:
+  atomic_store_explicit(&pp->done, 1, memory_order_release);
+  return NULL;
+}
+
+/* start stepping from the initial state (lw_initialize again, into the
+ * thread's own data); NULL: run on one thread */
+static lw_pipe *pipe_start(sens *s)
+{
+  lw_pipe *pp = calloc(1, sizeof *pp);
+  if (!pp)
+    return NULL;
+  pp->s = s;
+  pp->sl = state_len(s);
+  pp->N = s->N;
+  pp->d = lw_data_new(s->m);
+  pp->ring = malloc(sizeof(double) * pp->sl * PIPE_SLOTS);
+  atomic_init(&pp->made, 0);
+  atomic_init(&pp->taken, 0);
+  atomic_init(&pp->stop, 0);
+  atomic_init(&pp->done, 0);
+  if (!pp->d || !pp->ring || lw_initialize(s->m, pp->d, &pp->err) ||
+      pthread_create(&pp->th, NULL, pipe_run, pp)) {
+    lw_data_free(pp->d);
+    free(pp->ring);
+    free(pp);
+    return NULL;
+  }
+  pp->started = 1;
+  return pp;
+}
+
+/* state k (1 .. N) into st; -1 when the stepping failed before it (the
+ * error in pp->err) */
+static int pipe_get(lw_pipe *pp, long k, double *st)
+{
+  int spins = 0;
+  while (atomic_load_explicit(&pp->made, memory_order_acquire) < k) {
+    if (atomic_load_explicit(&pp->done, memory_order_acquire) &&
+        atomic_load_explicit(&pp->made, memory_order_acquire) < k)
+      return -1;
+    pipe_wait(&spins);
+  }
+  memcpy(st, pp->ring + pp->sl * (size_t)(k % PIPE_SLOTS), sizeof(double) * pp->sl);
+  atomic_store_explicit(&pp->taken, k, memory_order_release);
+  return 0;
+}
+
+static void pipe_stop(lw_pipe *pp)
+{
+  if (!pp)
+    return;
+  atomic_store(&pp->stop, 1);
+  pthread_join(pp->th, NULL);
+  lw_data_free(pp->d);
+  free(pp->ring);
+  free(pp);
+}
+
 static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
 {
   sens S = {0}, *s = &S;
   int status = LW_OK;
   lw_error *err = &res->error;
   sens_init(s, m, tg, opt->method == LW_SENS_VALUE ? 0 : opt->nparams, err);
-  s->aux = opt->method == LW_SENS_ADJOINT && m->dense;
+  /* the forward on two threads: the stepping thread keeps each step's
+   * constraint data with the state (aux), as the adjoint's forward pass */
+  int pipelined = opt->method == LW_SENS_FORWARD && s->p > 0 && m->dense && opt->threads != 1 &&
+                  sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+  s->aux = (opt->method == LW_SENS_ADJOINT || pipelined) && m->dense;
   s->no = opt->nobj;
   s->obj = opt->objectives;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
@@ -1609,7 +1733,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
    * (then checkpoints); the step data kept with them must not be what
    * makes it checkpoint */
   size_t limit = opt->memory_limit ? opt->memory_limit : ((size_t)512 << 20);
-  if (s->aux && state_len(s) * sizeof(double) * (size_t)(s->N + 1) > limit) {
+  if (!pipelined && s->aux && state_len(s) * sizeof(double) * (size_t)(s->N + 1) > limit) {
     s->aux = 0;
     if (state_len(s) * sizeof(double) * (size_t)(s->N + 1) > limit)
       s->aux = 1; /* checkpoints either way */
@@ -1645,6 +1769,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   double *Sx = NULL, *Sn = NULL, *Z = NULL, *R = NULL, *R2 = NULL;
   double *store = NULL, *seg = NULL, *ab = NULL, *bb = NULL, *cx = NULL, *mu = NULL, *tmp = NULL, *zb = NULL;
   init_lin L = {0};
+  lw_pipe *pipe = NULL;
   double t_start = now_s();
   if (lw_initialize(m, s->d, err)) {
     status = err->status ? err->status : LW_ERR_MODEL;
@@ -1695,18 +1820,30 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         goto out2;
       }
     }
+    if (pipelined)
+      pipe = pipe_start(s);
+    res->threads = pipe ? 2 : 1;
     for (long k = 0; k <= s->N; k++) {
       if (k > 0) {
         memcpy(st0, st1, sizeof(double) * sl);
-        lw_step_info info;
-        state_load(s, st0);
-        if (lw_step(m, s->d, &info, err)) {
-          status = LW_ERR_SOLVER;
-          goto out2;
+        if (pipe) {
+          if (pipe_get(pipe, k, st1)) {
+            *err = pipe->err;
+            status = LW_ERR_SOLVER;
+            goto out2;
+          }
+          state_load(s, st1);
+        } else {
+          lw_step_info info;
+          state_load(s, st0);
+          if (lw_step(m, s->d, &info, err)) {
+            status = LW_ERR_SOLVER;
+            goto out2;
+          }
+          state_save(s, st1);
         }
-        state_save(s, st1);
         if (forward && p > 0) {
-          if (lin_step(s, st0, st1, 1)) {
+          if (lin_step(s, st0, st1, !pipe)) {
             status = err->status;
             goto out2;
           }
@@ -2017,6 +2154,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     }
   }
 out2:
+  pipe_stop(pipe);
   res->sim_steps = s->N;
   res->wall_time_s = now_s() - t_start;
   free(st0);
