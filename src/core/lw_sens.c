@@ -205,7 +205,8 @@ typedef struct {
   /* the adjoint's stored states carry the step's constraint Jacobian and
    * the Cholesky factor of S = J M^-1 J^T (its lower triangle): the
    * backward pass linearizes each step without evaluating the rows and
-   * factorizing S again, for 2 nc (nqb + (nc + 1) / 4) more doubles a state */
+   * factorizing S again, for 2 nc (nqb + (nc + 1) / 4) more doubles a state;
+   * aux = 2 (the forward on two threads): W = M^-1 J^T as well */
   int aux;
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
@@ -228,7 +229,8 @@ typedef struct {
  * and the multipliers of the step's exact projections (a flag, sigma, kappa) */
 static size_t aux_len(const sens *s)
 {
-  return s->aux ? (size_t)s->nc * 2 * s->nqb + (size_t)s->nc * (s->nc + 1) / 2 : 0;
+  size_t w = (size_t)s->nc * 2 * s->nqb;
+  return s->aux ? w + (size_t)s->nc * (s->nc + 1) / 2 + (s->aux > 1 ? w : 0) : 0;
 }
 
 static size_t state_len(const sens *s)
@@ -260,6 +262,8 @@ static void state_save_d(const sens *s, const lw_data *d, double *st)
     memcpy(jac, d->jac, sizeof(double) * (size_t)nc * 2 * s->nqb);
     for (int j = 0; j < nc && d->schur_ok; j++, L += nc - j + 1)
       memcpy(L, d->S + (size_t)j * nc + j, sizeof(double) * (size_t)(nc - j));
+    if (s->aux > 1 && d->schur_ok)
+      memcpy(jac + (size_t)nc * 2 * s->nqb + (size_t)nc * (nc + 1) / 2, d->W, sizeof(double) * (size_t)nc * 2 * s->nqb);
   }
 }
 
@@ -312,7 +316,10 @@ static void aux_load(const sens *s, const double *st, int with_s)
     return;
   for (int j = 0; j < nc; j++, L += nc - j + 1)
     memcpy(d->S + (size_t)j * nc + j, L, sizeof(double) * (size_t)(nc - j));
-  lw_schur_w(s->m, d);
+  if (s->aux > 1)
+    memcpy(d->W, L, sizeof(double) * (size_t)nc * 2 * s->nqb);
+  else
+    lw_schur_w(s->m, d);
 }
 
 /* sc J into the constraint rows and sc J^T into the multiplier columns of
@@ -1608,14 +1615,15 @@ static void sens_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_err
  * with the step's Jacobian and Schur factor (aux), in a ring; the calling
  * thread linearizes the steps from the ring and carries the sensitivities.
  * The two stay in step through two counters: states made, states taken. */
-enum { PIPE_SLOTS = 128 };
+enum { PIPE_SLOTS = 128, PIPE_MIN_SLOTS = 8 };
+#define PIPE_BYTES ((size_t)32 << 20) /* the ring's size at most */
 
 typedef struct {
   sens *s;
   lw_data *d;
   double *ring;
   size_t sl;
-  long N;
+  long N, nslot; /* slots: PIPE_SLOTS, fewer for large states */
   atomic_long made, taken;
   atomic_int stop, done;
   lw_error err; /* the stepping thread's failure (done set, made < N) */
@@ -1646,14 +1654,14 @@ static void *pipe_run(void *arg)
       break;
     /* the ring full: sleep while the other thread takes a quarter of it
      * (it is the slower one; spinning would only burn the processor) */
-    if (k - atomic_load_explicit(&pp->taken, memory_order_acquire) > PIPE_SLOTS)
-      while (k - atomic_load_explicit(&pp->taken, memory_order_acquire) > 3 * PIPE_SLOTS / 4) {
+    if (k - atomic_load_explicit(&pp->taken, memory_order_acquire) > pp->nslot)
+      while (k - atomic_load_explicit(&pp->taken, memory_order_acquire) > 3 * pp->nslot / 4) {
         if (atomic_load_explicit(&pp->stop, memory_order_relaxed))
           goto out;
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
       }
-    state_save_d(s, pp->d, pp->ring + pp->sl * (size_t)(k % PIPE_SLOTS));
+    state_save_d(s, pp->d, pp->ring + pp->sl * (size_t)(k % pp->nslot));
     atomic_store_explicit(&pp->made, k, memory_order_release);
   }
 out:
@@ -1662,17 +1670,22 @@ out:
 }
 
 /* start stepping from the initial state (lw_initialize again, into the
- * thread's own data); NULL: run on one thread */
+ * thread's own data); NULL: run on one thread (also when a ring of
+ * PIPE_MIN_SLOTS states would exceed PIPE_BYTES: a large model) */
 static lw_pipe *pipe_start(sens *s)
 {
+  size_t sl = state_len(s), fit = PIPE_BYTES / (sizeof(double) * sl);
+  if (fit < PIPE_MIN_SLOTS)
+    return NULL;
   lw_pipe *pp = calloc(1, sizeof *pp);
   if (!pp)
     return NULL;
   pp->s = s;
-  pp->sl = state_len(s);
+  pp->sl = sl;
+  pp->nslot = fit < PIPE_SLOTS ? (long)fit : PIPE_SLOTS;
   pp->N = s->N;
   pp->d = lw_data_new(s->m);
-  pp->ring = malloc(sizeof(double) * pp->sl * PIPE_SLOTS);
+  pp->ring = malloc(sizeof(double) * pp->sl * (size_t)pp->nslot);
   atomic_init(&pp->made, 0);
   atomic_init(&pp->taken, 0);
   atomic_init(&pp->stop, 0);
@@ -1699,7 +1712,7 @@ static int pipe_get(lw_pipe *pp, long k, double *st)
       return -1;
     pipe_wait(&spins);
   }
-  memcpy(st, pp->ring + pp->sl * (size_t)(k % PIPE_SLOTS), sizeof(double) * pp->sl);
+  memcpy(st, pp->ring + pp->sl * (size_t)(k % pp->nslot), sizeof(double) * pp->sl);
   atomic_store_explicit(&pp->taken, k, memory_order_release);
   return 0;
 }
@@ -1726,6 +1739,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
   int pipelined = opt->method == LW_SENS_FORWARD && s->p > 0 && m->dense && opt->threads != 1 &&
                   sysconf(_SC_NPROCESSORS_ONLN) >= 2;
   s->aux = (opt->method == LW_SENS_ADJOINT || pipelined) && m->dense;
+  if (pipelined)
+    s->aux = 2; /* W = M^-1 J^T too: the ring holds a few states, and the taking thread is the slower */
   s->no = opt->nobj;
   s->obj = opt->objectives;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
@@ -1820,8 +1835,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         goto out2;
       }
     }
-    if (pipelined)
-      pipe = pipe_start(s);
+    if (pipelined && !(pipe = pipe_start(s)))
+      s->aux = 0; /* one thread after all: no step data to keep */
     res->threads = pipe ? 2 : 1;
     for (long k = 0; k <= s->N; k++) {
       if (k > 0) {
