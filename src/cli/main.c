@@ -474,8 +474,8 @@ static int cmd_sensitivity(int argc, char **argv)
   if (!isnan(t_end))
     d->solver.t_end = t_end;
   int last = -10;
-  lw_sens_options opt = {.method = mth, .threads = one_thread ? 1 : 0, .nparams = np, .params = P, .nobj = 1, .objectives = O,
-                         .fd_step = fd_step, .keep_outputs = csv != NULL,
+  lw_sens_options opt = {.method = mth, .nparams = np, .params = P, .nobj = 1, .objectives = O,
+                         .fd_step = fd_step, .keep_outputs = csv != NULL, .threads = one_thread ? 1 : 0,
                          .progress = (!json && isatty(2)) ? sens_progress : NULL, .user = &last};
   lw_sens_result r;
   int st = lw_sensitivity(d, &opt, &r);

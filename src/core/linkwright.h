@@ -504,7 +504,7 @@ typedef struct {
                              simulation or the objectives use; its gradient is exactly 0 */
   long steps, sim_steps;  /* steps done / asked */
   double wall_time_s;
-  size_t peak_bytes;      /* stored states (adjoint) or sensitivity arrays (forward) */
+  size_t peak_bytes;      /* stored states (adjoint) or sensitivity arrays and the ring of states (forward) */
   int recomputed;         /* adjoint: 1 when segments were recomputed from checkpoints */
   int threads;            /* threads the run used (forward: 2 when the simulation was stepped alongside) */
   /* forward with keep_outputs: rows x ncols, each row: t, the outputs, then

@@ -904,8 +904,8 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
     return;
   for (int n = m->ch_ptr[f->coord]; n < m->ch_ptr[f->coord + 1]; n++) {
     int i = m->ch_ij[2 * n], j = m->ch_ij[2 * n + 1];
-    bm_add(m, KC, c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb), c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb),
-           cs * m->ch_v[2 * n] + cc * m->ch_v[2 * n + 1]);
+    int gi = c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb), gj = c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
+    bm_add(m, KC, gj, gi, cs * m->ch_v[2 * n] + cc * m->ch_v[2 * n + 1]);
   }
 }
 

@@ -1974,7 +1974,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         goto out2;
       }
     }
-    res->peak_bytes = sizeof(double) * (size_t)nx * p * 2;
+    res->peak_bytes = sizeof(double) * ((size_t)nx * p * 2 + (pipe ? pipe->sl * (size_t)pipe->nslot : 0));
     goto out2;
   }
 
