@@ -586,8 +586,7 @@ static int ap_factor(sens *s)
     sp_assemble(s, nqb);
   if (lw_lu_dense(s->SP, nc, s->ipS))
     return -1;
-  for (int i = 0; i < nc; i++)
-    s->SPd[i] = 1.0 / s->SP[(size_t)i * nc + i];
+  lu_recip(s->SP, nc, s->SPd);
   return 0;
 }
 
@@ -791,45 +790,43 @@ static void kkt_solve_rows(sens *s, const double *K, double sc, const int *ipiv,
     B[i] *= sc;
 }
 
-/* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows, in place
- * (ap_solve by rows) */
-static void ap_solve_rows(sens *s, double *B, int p)
+/* [B J^T; J 0] [x; y] = [f; g] (B block-diagonal, inverses Binv; W = B^-1
+ * J^T by rows) for the p columns of F = [f; g] by rows, in place, through
+ * the Schur complement J B^-1 J^T: by its LU (SP; B not symmetric) or its
+ * Cholesky factor (d->S):  y = (J B^-1 J^T)^-1 (J B^-1 f - g),  x = B^-1 f - W y */
+static void schur_solve_rows(sens *s, const double *Binv, const double *W, int lu, double *B, int p)
 {
   int nq = s->nq, nc = s->nc;
-  double *T = s->rtmp;
-  if (!s->ap_struct) {
-    kkt_solve_rows(s, s->AP, s->sP, s->ipP, s->dP, B, p);
-    return;
-  }
-  double *F = B, *G = B + (size_t)nq * p;
+  double *F = B, *G = B + (size_t)nq * p, *T = s->rtmp;
   memset(T, 0, sizeof(double) * (size_t)nq * p);
-  blocks_rows(s->m, s->Ainv, NULL, 0.0, 1.0, F, T, p); /* A^-1 f */
+  blocks_rows(s->m, Binv, NULL, 0.0, 1.0, F, T, p); /* B^-1 f */
   memcpy(F, T, sizeof(double) * (size_t)nq * p);
   for (size_t i = 0; i < (size_t)nc * p; i++)
     G[i] = -G[i];
-  rowmat_rows(s->m, s->d->jac, 1.0, F, G, p); /* J A^-1 f - g */
-  lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
-  rowmat_t_rows(s->m, s->WP, -1.0, G, F, p); /* A^-1 f - WP^T y */
+  rowmat_rows(s->m, s->d->jac, 1.0, F, G, p); /* J B^-1 f - g */
+  if (lu)
+    lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
+  else
+    lw_chol_dense_solve_multi(s->d->S, nc, G, p);
+  rowmat_t_rows(s->m, W, -1.0, G, F, p); /* B^-1 f - W y */
+}
+
+/* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows, in place */
+static void ap_solve_rows(sens *s, double *B, int p)
+{
+  if (s->ap_struct)
+    schur_solve_rows(s, s->Ainv, s->WP, 1, B, p);
+  else
+    kkt_solve_rows(s, s->AP, s->sP, s->ipP, s->dP, B, p);
 }
 
 /* [M J^T; J 0] [x; y] = [f; g] by rows, in place (km_solve by rows) */
 static void km_solve_rows(sens *s, double *B, int p)
 {
-  int nq = s->nq, nc = s->nc;
-  double *T = s->rtmp;
-  if (!s->km_schur) {
+  if (s->km_schur)
+    schur_solve_rows(s, s->m->minv_blocks, s->d->W, 0, B, p);
+  else
     kkt_solve_rows(s, s->KM, s->sM, s->ipM, s->dM, B, p);
-    return;
-  }
-  double *F = B, *G = B + (size_t)nq * p;
-  memset(T, 0, sizeof(double) * (size_t)nq * p);
-  blocks_rows(s->m, s->m->minv_blocks, NULL, 0.0, 1.0, F, T, p); /* M^-1 f */
-  for (size_t i = 0; i < (size_t)nc * p; i++)
-    G[i] = -G[i];
-  rowmat_rows(s->m, s->d->W, 1.0, F, G, p); /* J M^-1 f - g */
-  lw_chol_dense_solve_multi(s->d->S, nc, G, p);
-  rowmat_t_rows(s->m, s->d->W, -1.0, G, T, p); /* M^-1 f - W y */
-  memcpy(F, T, sizeof(double) * (size_t)nq * p);
 }
 
 /* R (n1 x p by rows, the live columns) = sign times the step's parameter
@@ -1046,11 +1043,10 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
   return 0;
 }
 
-/* output values at state st into s->yrow; with lin, the output Jacobian Y
- * (ncols x nx, x = [q qd qdd lambda]) and parameter columns YT (ncols x p) */
 enum { OUT_EVERY = 1, OUT_FINAL = 2 };
 
-/* the outputs at state st; with lin, also their derivatives Y, YT for the
+/* the outputs at state st into s->yrow; with lin, also their derivatives
+ * Y (ncols x nx, x = [q qd qdd lambda z]) and YT (ncols x p) for the
  * outputs read at this state (at the last state, final is set).  The rows
  * of an output not read here are left as they were: its objective
  * derivatives gy are exactly 0 at this state. */
@@ -1628,7 +1624,6 @@ typedef struct {
   atomic_int stop, done;
   lw_error err; /* the stepping thread's failure (done set, made < N) */
   pthread_t th;
-  int started;
 } lw_pipe;
 
 /* the taking thread waits a little: spins, then gives the processor up */
@@ -1697,7 +1692,6 @@ static lw_pipe *pipe_start(sens *s)
     free(pp);
     return NULL;
   }
-  pp->started = 1;
   return pp;
 }
 
@@ -1738,9 +1732,9 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
    * constraint data with the state (aux), as the adjoint's forward pass */
   int pipelined = opt->method == LW_SENS_FORWARD && s->p > 0 && m->dense && opt->threads != 1 &&
                   sysconf(_SC_NPROCESSORS_ONLN) >= 2;
-  s->aux = (opt->method == LW_SENS_ADJOINT || pipelined) && m->dense;
-  if (pipelined)
-    s->aux = 2; /* W = M^-1 J^T too: the ring holds a few states, and the taking thread is the slower */
+  /* with pipelined, W = M^-1 J^T too: the ring holds a few states, and the
+   * taking thread is the slower */
+  s->aux = pipelined ? 2 : opt->method == LW_SENS_ADJOINT && m->dense;
   s->no = opt->nobj;
   s->obj = opt->objectives;
   s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
@@ -1940,16 +1934,18 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
               for (int c = 0; c < s->nl; c++)
                 g[s->live[c]] += ex * Sx[(size_t)x * s->nl + c];
           }
-          for (int j = 0; j < p; j++)
+          for (int a = 0; a < s->nplain; a++) { /* YT and gth are 0 for time-function values */
+            int j = s->plist[a];
             g[j] += dotn(ncols, gyo, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
+          }
         }
       } else if (forward && p > 0) {
         /* Z = Y Sx + YT (only the used outputs' rows of Y are filled) */
         for (int j = 0; j < p; j++) {
           double *z = Z + (size_t)j * ncols;
           memcpy(z, s->YT + (size_t)j * ncols, sizeof(double) * (size_t)ncols);
-          for (int x = 0, c = s->col[j]; c >= 0 && x < nx; x++) {
-            double sx = Sx[(size_t)x * s->nl + c];
+          for (int x = 0, cj = s->col[j]; cj >= 0 && x < nx; x++) {
+            double sx = Sx[(size_t)x * s->nl + cj];
             if (sx != 0.0)
               for (int c = 0; c < ncols; c++)
                 z[c] += s->Y[(size_t)x * ncols + c] * sx;
