@@ -4,50 +4,41 @@
  * changes, so that every frame sends the whole area to the display), with
  * the renderer the application uses on software GL (GSK's cairo renderer,
  * unless GSK_RENDERER says otherwise).  Frame intervals from the frame
- * clock, reported as the application reports them: a frame is late when
- * its interval is over 1.5 times the median.
+ * clock and the processor time, reported as the application reports them
+ * (lw-frame-stats.c).
  *
  *   gtk-tick WIDTH HEIGHT SECONDS */
 #include <gtk/gtk.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "lw-frame-stats.h"
+
 static struct {
   GArray *iv;
   gint64 last;
   double seconds;
   int done;
+  LwCpuMark cpu; /* at the first frame */
 } bench;
-
-static int cmp_double(gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void report(void)
 {
-  GArray *ft = bench.iv;
-  guint n = ft->len;
-  double sum = 0;
-  for (guint i = 0; i < n; i++)
-    sum += g_array_index(ft, double, i);
-  GArray *sorted = g_array_copy(ft);
-  g_array_sort(sorted, cmp_double);
-  double med = n ? g_array_index(sorted, double, n / 2) : 0, worst = n ? g_array_index(sorted, double, n - 1) : 0;
-  guint late = 0;
-  for (guint i = 0; i < n; i++)
-    late += g_array_index(ft, double, i) > 1.5 * med;
-  double mean = n ? sum / n : 0;
-  g_print("frames %u, mean interval %.2f ms (%.1f fps), median %.2f ms, worst %.2f ms, late %u\n", n, 1e3 * mean,
-          mean > 0 ? 1 / mean : 0, 1e3 * med, 1e3 * worst, late);
-  g_array_unref(sorted);
+  LwCpuMark end;
+  lw_cpu_mark(&end);
+  GString *out = g_string_new(NULL);
+  lw_frame_stats_append(out, bench.iv);
+  lw_cpu_stats_append(out, &bench.cpu, &end, bench.iv->len);
+  g_print("%s\n", out->str);
+  g_string_free(out, TRUE);
 }
 
 static gboolean tick(GtkWidget *w, GdkFrameClock *clock, gpointer user)
 {
   (void)user;
   gint64 t = gdk_frame_clock_get_frame_time(clock);
+  if (!bench.last)
+    lw_cpu_mark(&bench.cpu);
   if (bench.last) {
     double d = (double)(t - bench.last) * 1e-6;
     g_array_append_val(bench.iv, d);

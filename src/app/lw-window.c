@@ -29,6 +29,7 @@
 
 #include "lw-autosave.h"
 #include "lw-editor.h"
+#include "lw-frame-stats.h"
 #include "lw-inspector.h"
 #include "lw-palette.h"
 #include "lw-prop-editor.h"
@@ -113,6 +114,7 @@ struct _LwWindow {
   /* frame statistics (--bench-fps) */
   GArray *frame_times;   /* intervals between displayed frames, s */
   gint64 bench_start_us;
+  LwCpuMark bench_cpu; /* at bench_start_us */
 };
 
 G_DEFINE_FINAL_TYPE(LwWindow, lw_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -286,43 +288,20 @@ static void record_frame_time(LwWindow *self, gint64 now)
   }
 }
 
-static int cmp_double(gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void bench_report_and_quit(LwWindow *self)
 {
-  GArray *ft = self->frame_times;
-  guint n = ft->len;
-  double sum = 0;
-  for (guint i = 0; i < n; i++)
-    sum += g_array_index(ft, double, i);
-  GArray *order = g_array_copy(ft);
-  g_array_sort(ft, cmp_double);
-  double mean = n ? sum / n : 0, p95 = n ? g_array_index(ft, double, (guint)(0.95 * (n - 1))) : 0;
-  double worst = n ? g_array_index(ft, double, n - 1) : 0;
-  /* frames that missed a refresh (intervals over 1.5 times the median),
-   * named by their place in the run */
-  double med = n ? g_array_index(ft, double, n / 2) : 0;
-  GString *late = g_string_new(NULL);
-  guint nlate = 0;
-  for (guint i = 0; i < n; i++)
-    if (g_array_index(order, double, i) > 1.5 * med) {
-      if (++nlate <= 6)
-        g_string_append_printf(late, "%s%u (%.1f ms)", nlate > 1 ? ", " : " ", i + 1,
-                               1e3 * g_array_index(order, double, i));
-    }
+  LwCpuMark end;
+  lw_cpu_mark(&end);
+  GString *out = g_string_new(NULL);
+  lw_frame_stats_append(out, self->frame_times);
   int scale = gtk_widget_get_scale_factor(self->view);
-  g_print("frames %u, mean interval %.2f ms (%.1f fps), median %.2f ms, 95th percentile %.2f ms, worst %.2f ms, "
-          "late %u%s%s, render %.2f ms, view %dx%d, simulated t = %.3f s, real-time factor %.2f\n",
-          n, 1e3 * mean, mean > 0 ? 1 / mean : 0, 1e3 * med, 1e3 * p95, 1e3 * worst, nlate, nlate ? ":" : "",
-          late->str, lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), scale * gtk_widget_get_width(self->view),
-          scale * gtk_widget_get_height(self->view), lw_sim_runner_get_time(self->runner),
-          lw_sim_runner_get_real_time_factor(self->runner));
-  g_string_free(late, TRUE);
-  g_array_unref(order);
+  g_string_append_printf(out, ", render %.2f ms, view %dx%d, simulated t = %.3f s, real-time factor %.2f",
+                         lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), scale * gtk_widget_get_width(self->view),
+                         scale * gtk_widget_get_height(self->view), lw_sim_runner_get_time(self->runner),
+                         lw_sim_runner_get_real_time_factor(self->runner));
+  lw_cpu_stats_append(out, &self->bench_cpu, &end, self->frame_times->len);
+  g_print("%s\n", out->str);
+  g_string_free(out, TRUE);
   g_application_quit(G_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
 }
 
@@ -386,8 +365,10 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
 
   const LwAutomation *au = lw_application_get_automation(LW_APPLICATION(gtk_window_get_application(GTK_WINDOW(self))));
   if (au && au->bench_fps > 0 && !self->automation_done) {
-    if (!self->bench_start_us && st == LW_RUNNER_RUNNING)
+    if (!self->bench_start_us && st == LW_RUNNER_RUNNING) {
       self->bench_start_us = now;
+      lw_cpu_mark(&self->bench_cpu);
+    }
     if (self->bench_start_us && (now - self->bench_start_us) * 1e-6 >= au->bench_fps) {
       self->automation_done = TRUE;
       bench_report_and_quit(self); /* reads the real-time factor before the pause resets it */
