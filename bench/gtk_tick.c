@@ -37,11 +37,11 @@ static gboolean tick(GtkWidget *w, GdkFrameClock *clock, gpointer user)
 {
   (void)user;
   gint64 t = gdk_frame_clock_get_frame_time(clock);
-  if (!bench.last)
-    lw_cpu_mark(&bench.cpu);
   if (bench.last) {
     double d = (double)(t - bench.last) * 1e-6;
     g_array_append_val(bench.iv, d);
+  } else {
+    lw_cpu_mark(&bench.cpu);
   }
   bench.last = t;
   gtk_widget_queue_draw(w);
