@@ -3,7 +3,9 @@
 the real application on an example, press Run as a screen reader would, read
 the result the window shows, and check that every control has a name.
 Run inside its own D-Bus session:  dbus-run-session -- e2e.py APP MODEL CLI
-TAP output."""
+TAP output: into the file LW_TAP_FILE names when it is set (the session's
+daemons inherit the standard output: the test runs them with it on the
+standard error and shows the file), else on the standard output."""
 import os
 import subprocess
 import sys
@@ -17,6 +19,10 @@ tests = []
 
 def report(ok, name, detail=""):
     tests.append((ok, name, detail))
+
+
+class Stop(Exception):
+    """The checks that follow cannot be made: report those made so far."""
 
 
 def find_app(name, timeout=30):
@@ -73,7 +79,7 @@ try:
     app = find_app("linkwright")
     report(app is not None, "the application appears on the accessibility bus")
     if app is None:
-        raise SystemExit
+        raise Stop
     # the window is built once the model is open
     end = time.time() + 30
     run = None
@@ -148,6 +154,8 @@ try:
     ok = ok and abs(float(value) - final) <= 1e-5 * max(1.0, abs(final))
     value = f"{value} (command line: {final:.9g})"
     report(ok, "the inspector shows the final r2.x", value)
+except Stop:
+    pass
 finally:
     proc.terminate()
     try:
@@ -155,9 +163,11 @@ finally:
     except subprocess.TimeoutExpired:
         proc.kill()
 
-print(f"1..{len(tests)}")
+tap = open(os.environ["LW_TAP_FILE"], "w") if os.environ.get("LW_TAP_FILE") else sys.stdout
+print(f"1..{len(tests)}", file=tap)
 for i, (ok, name, detail) in enumerate(tests, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} {name}" + (f"  # {detail}" if detail and ok else ""))
+    print(f"{'ok' if ok else 'not ok'} {i} {name}" + (f"  # {detail}" if detail and ok else ""), file=tap)
     if detail and not ok:
-        print(f"# {detail}")
+        print(f"# {detail}", file=tap)
+tap.flush()
 sys.exit(0 if all(t[0] for t in tests) else 1)
