@@ -574,110 +574,113 @@ static int force_blocks(const lw_model *m, const lw_force *f, const int **blk)
   }
 }
 
-/* the DOT rows' constant Hessians A^T B + B^T A, and whether the step's
- * linearization couples bodies (the cases lw_lin_blocks writes across two) */
-int lw_lin_prepare(lw_model *m)
+/* A bilinear form of q (a row or a coordinate) as hess_table reads it */
+typedef struct {
+  int skip;  /* no Hessian kept */
+  int angle; /* the Hessian of c.d as well (an angle's cosine side) */
+  const lw_vexpr *a, *b, *c, *d;
+  int nblk;
+  const int *blk;
+} hform;
+
+static void row_form(const lw_model *m, int k, hform *f)
 {
-  int nqb = m->nqb, nd = m->nd, total = 0;
-  double A[3 * 2 * LW_MAXQB], B[3 * 2 * LW_MAXQB];
-  m->lin_coupled = 0;
-  m->rh_ptr = calloc((size_t)m->nc + 1, sizeof(int));
-  m->rq0 = malloc(sizeof(int) * 2 * ((size_t)m->nc + 1));
-  if (!m->rh_ptr || !m->rq0)
+  const lw_row *r = &m->rows[k];
+  *f = (hform){r->kind != LW_ROW_DOT, 0, &r->a, &r->b, &r->c, &r->d, r->nblk, r->blk};
+}
+
+static void coord_form(const lw_model *m, int k, hform *f)
+{
+  const lw_coord *c = &m->coords[k];
+  *f = (hform){0, c->kind == LW_ROW_ANGLE, &c->a, &c->b, &c->c, &c->d, c->nblk, c->blk};
+}
+
+/* The constant Hessians of n bilinear forms over their bodies' coordinates
+ * (w = nblk nqb of them): H(a.b) = A^T B + B^T A, and H(c.d) as a second
+ * value (nval = 2) for angles.  Form k's entries where a value is nonzero:
+ * ptr[k] .. ptr[k + 1], at local coordinates (ij[2e], ij[2e + 1]) with
+ * values v[nval e ..].  *cross (when given) is set where an entry couples
+ * two bodies.  Counted in a first pass, filled in a second. */
+static int hess_table(const lw_model *m, int n, void (*get)(const lw_model *, int, hform *), int nval, int **ptr,
+                      int **ij, double **v, int *cross)
+{
+  int nqb = m->nqb, nd = m->nd;
+  double A[3 * 2 * LW_MAXQB], B[3 * 2 * LW_MAXQB], C[3 * 2 * LW_MAXQB], D[3 * 2 * LW_MAXQB];
+  *ptr = calloc((size_t)n + 1, sizeof(int));
+  if (!*ptr)
     return -1;
-  for (int r = 0; r < m->nc; r++)
-    for (int k = 0; k < 2; k++)
-      m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->rows[r].blk[k] * nqb : -1;
   for (int pass = 0; pass < 2; pass++) {
-    int n = 0;
-    for (int r = 0; r < m->nc; r++) {
-      const lw_row *row = &m->rows[r];
-      int w = row->nblk * nqb;
+    int e = 0;
+    for (int k = 0; k < n; k++) {
+      hform f;
+      get(m, k, &f);
       if (pass == 0)
-        m->rh_ptr[r] = n;
-      if (row->kind != LW_ROW_DOT) {
-        if (row->nblk > 1)
-          m->lin_coupled = 1;
+        (*ptr)[k] = e;
+      if (f.skip)
         continue;
+      int w = f.nblk * nqb;
+      vx_matrix(m, f.a, f.nblk, f.blk, A);
+      vx_matrix(m, f.b, f.nblk, f.blk, B);
+      if (f.angle) {
+        vx_matrix(m, f.c, f.nblk, f.blk, C);
+        vx_matrix(m, f.d, f.nblk, f.blk, D);
       }
-      vx_matrix(m, &row->a, row->nblk, row->blk, A);
-      vx_matrix(m, &row->b, row->nblk, row->blk, B);
       for (int i = 0; i < w; i++)
         for (int j = 0; j < w; j++) {
-          double h = 0;
-          for (int c = 0; c < nd; c++)
-            h += A[c * w + i] * B[c * w + j] + B[c * w + i] * A[c * w + j];
-          if (h == 0.0)
+          double h[2] = {0, 0};
+          for (int c = 0; c < nd; c++) {
+            h[0] += A[c * w + i] * B[c * w + j] + B[c * w + i] * A[c * w + j];
+            if (f.angle)
+              h[1] += C[c * w + i] * D[c * w + j] + D[c * w + i] * C[c * w + j];
+          }
+          if (h[0] == 0.0 && h[1] == 0.0)
             continue;
           if (pass) {
-            m->rh_ij[2 * n] = i;
-            m->rh_ij[2 * n + 1] = j;
-            m->rh_v[n] = h;
-          } else if (i / nqb != j / nqb) {
-            m->lin_coupled = 1;
+            (*ij)[2 * e] = i;
+            (*ij)[2 * e + 1] = j;
+            for (int l = 0; l < nval; l++)
+              (*v)[(size_t)nval * e + l] = h[l];
+          } else if (cross && i / nqb != j / nqb) {
+            *cross = 1;
           }
-          n++;
+          e++;
         }
     }
     if (pass == 0) {
-      m->rh_ptr[m->nc] = total = n;
-      m->rh_ij = malloc(sizeof(int) * 2 * ((size_t)total + 1));
-      m->rh_v = malloc(sizeof(double) * ((size_t)total + 1));
-      if (!m->rh_ij || !m->rh_v)
+      (*ptr)[n] = e;
+      *ij = malloc(sizeof(int) * 2 * ((size_t)e + 1));
+      *v = malloc(sizeof(double) * (size_t)nval * ((size_t)e + 1));
+      if (!*ij || !*v)
         return -1;
     }
   }
+  return 0;
+}
+
+/* the DOT rows' and the coordinates' constant Hessians, and whether the
+ * step's linearization couples bodies (the cases lw_lin_blocks writes
+ * across two) */
+int lw_lin_prepare(lw_model *m)
+{
+  int nqb = m->nqb;
+  m->lin_coupled = 0;
+  m->rq0 = malloc(sizeof(int) * 2 * ((size_t)m->nc + 1));
+  if (!m->rq0)
+    return -1;
+  for (int r = 0; r < m->nc; r++) {
+    for (int k = 0; k < 2; k++)
+      m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->rows[r].blk[k] * nqb : -1;
+    if (m->rows[r].kind != LW_ROW_DOT && m->rows[r].nblk > 1)
+      m->lin_coupled = 1;
+  }
+  if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled))
+    return -1;
   for (int n = 0; n < m->nforces; n++) {
     const int *blk;
     if (force_blocks(m, &m->forces[n], &blk) > 1)
       m->lin_coupled = 1;
   }
-  /* the coordinates' constant Hessians */
-  double C[3 * 2 * LW_MAXQB], D[3 * 2 * LW_MAXQB];
-  m->ch_ptr = calloc((size_t)m->ncoords + 1, sizeof(int));
-  if (!m->ch_ptr)
-    return -1;
-  for (int pass = 0; pass < 2; pass++) {
-    int n = 0;
-    for (int k = 0; k < m->ncoords; k++) {
-      const lw_coord *c = &m->coords[k];
-      int w = c->nblk * nqb, angle = c->kind == LW_ROW_ANGLE;
-      if (pass == 0)
-        m->ch_ptr[k] = n;
-      vx_matrix(m, &c->a, c->nblk, c->blk, A);
-      vx_matrix(m, &c->b, c->nblk, c->blk, B);
-      if (angle) {
-        vx_matrix(m, &c->c, c->nblk, c->blk, C);
-        vx_matrix(m, &c->d, c->nblk, c->blk, D);
-      }
-      for (int i = 0; i < w; i++)
-        for (int j = 0; j < w; j++) {
-          double hs = 0, hc = 0;
-          for (int e = 0; e < nd; e++) {
-            hs += A[e * w + j] * B[e * w + i] + B[e * w + j] * A[e * w + i];
-            if (angle)
-              hc += C[e * w + j] * D[e * w + i] + D[e * w + j] * C[e * w + i];
-          }
-          if (hs == 0.0 && hc == 0.0)
-            continue;
-          if (pass) {
-            m->ch_ij[2 * n] = i;
-            m->ch_ij[2 * n + 1] = j;
-            m->ch_v[2 * n] = hs;
-            m->ch_v[2 * n + 1] = hc;
-          }
-          n++;
-        }
-    }
-    if (pass == 0) {
-      m->ch_ptr[m->ncoords] = n;
-      m->ch_ij = malloc(sizeof(int) * 2 * ((size_t)n + 1));
-      m->ch_v = malloc(sizeof(double) * 2 * ((size_t)n + 1));
-      if (!m->ch_ij || !m->ch_v)
-        return -1;
-    }
-  }
-  return 0;
+  return hess_table(m, m->ncoords, coord_form, 2, &m->ch_ptr, &m->ch_ij, &m->ch_v, NULL);
 }
 
 /* B(gi, gj) += v */
