@@ -14,9 +14,6 @@ static inline int lw_qb_mod(int i, int nqb) { return nqb == 4 ? i & 3 : nqb == 1
 /* call(N) with N a constant for a few columns or sides (1-6, 8: the
  * compiler unrolls their loops and keeps a row's sums in registers), else
  * with the variable n */
-/* up to 4 times this many sides go in chunks of it (a width LW_FOR_FEW
- * writes out); more go at once (the loop over them vectorizes) */
-#define LW_FEW_CHUNK 8
 #define LW_FOR_FEW(n, call)                                                                                          \
   switch (n) {                                                                                                     \
   case 1: call(1); break;                                                                                        \
@@ -28,6 +25,17 @@ static inline int lw_qb_mod(int i, int nqb) { return nqb == 4 ? i & 3 : nqb == 1
   case 8: call(8); break;                                                                                        \
   default: call(n); break;                                                                                       \
   }
+/* n sides from side c0 on, call(c0, N) for each chunk: up to 4 times
+ * LW_FEW_CHUNK sides go in chunks of it, the rest in one (each of a width
+ * LW_FOR_FEW writes out); more sides go at once (the loop over them
+ * vectorizes).  c0 is an int variable of the caller, set here. */
+#define LW_FEW_CHUNK 8
+#define LW_FEW_CHUNKS(n, c0, call)                                                                                   \
+  do {                                                                                                             \
+    for (c0 = 0; (n) - c0 > LW_FEW_CHUNK && (n) <= 4 * LW_FEW_CHUNK; c0 += LW_FEW_CHUNK)                          \
+      call(LW_FEW_CHUNK);                                                                                          \
+    LW_FOR_FEW((n) - c0, call)                                                                                     \
+  } while (0)
 
 /* A vector linear in q: V = c + sum_t (w0 r0 + w1 u + w2 v + w3 w) over the
  * bodies t (3-D); planar: V = c + sum_t (w0 r0 + w1 u + w2 S u).  Ground

@@ -112,11 +112,9 @@ void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
     lw_chol_dense_solve(a, n, Y);
     return;
   }
-  int c0 = 0;
-  for (; nrhs - c0 > LW_FEW_CHUNK && nrhs <= 4 * LW_FEW_CHUNK; c0 += LW_FEW_CHUNK)
-    chol_solve_multi_n(a, n, Y + c0, nrhs, LW_FEW_CHUNK);
+  int c0;
 #define CALL(P) chol_solve_multi_n(a, n, Y + c0, nrhs, P)
-  LW_FOR_FEW(nrhs - c0, CALL)
+  LW_FEW_CHUNKS(nrhs, c0, CALL);
 #undef CALL
 }
 

@@ -535,11 +535,9 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
 
 static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
 {
-  int c0 = 0;
-  for (; nrhs - c0 > LW_FEW_CHUNK && nrhs <= 4 * LW_FEW_CHUNK; c0 += LW_FEW_CHUNK)
-    lu_solve_rows_n(A, n, ipiv, d, trans, Y + c0, nrhs, LW_FEW_CHUNK);
+  int c0;
 #define CALL(P) lu_solve_rows_n(A, n, ipiv, d, trans, Y + c0, nrhs, P)
-  LW_FOR_FEW(nrhs - c0, CALL)
+  LW_FEW_CHUNKS(nrhs, c0, CALL);
 #undef CALL
 }
 
@@ -1861,57 +1859,57 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         if (forward && s->nl > 0) {
           /* the nl live columns are carried: Sx by rows, q', qd', qdd',
            * lambda', z' (nq, nq, nq, nc, nz rows of nl) */
-          int p = s->nl;
-          size_t np = (size_t)nq * p;
-          double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * p;
+          int nl = s->nl;
+          size_t np = (size_t)nq * nl;
+          double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * nl;
           /* scratch: ah', bh', the carry c', M ah' */
-          double *AH = Sn, *BH = Sn + np, *DC = Sn + 2 * np, *MAH = DC + (size_t)s->nz * p;
+          double *AH = Sn, *BH = Sn + np, *DC = Sn + 2 * np, *MAH = DC + (size_t)s->nz * nl;
           /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd') */
           for (size_t i = 0; i < np; i++) {
             AH[i] = -(s->c4 * Sq[i] + 2.0 * s->c2 * Sqd[i] + Sqdd[i]);
             BH[i] = -(s->c2 * Sq[i] + Sqd[i]);
           }
           memset(MAH, 0, sizeof(double) * np);
-          blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, p);
+          blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, nl);
           /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
-          scatter_cols(s, s->FP, -1.0, R, p);
+          scatter_cols(s, s->FP, -1.0, R, nl);
           for (size_t i = 0; i < np; i++)
             R[i] -= MAH[i];
-          bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, p);
+          bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, nl);
           if (s->nz) {
             /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
-            carry_rows(s, s->eqa, s->eqda, s->pea, Sq, Sqd, Sz, DC, p);
+            carry_rows(s, s->eqa, s->eqda, s->pea, Sq, Sqd, Sz, DC, nl);
             for (int i = 0; i < s->nz; i++)
               for (int l = 0; l < nq; l++) {
                 double rc = s->Rc[(size_t)i * nq + l];
                 if (rc == 0.0)
                   continue;
-                for (int c = 0; c < p; c++)
-                  R[(size_t)l * p + c] -= rc * DC[(size_t)i * p + c];
+                for (int c = 0; c < nl; c++)
+                  R[(size_t)l * nl + c] -= rc * DC[(size_t)i * nl + c];
               }
           }
-          ap_solve_rows(s, R, p);
+          ap_solve_rows(s, R, nl);
           memcpy(Sq, R, sizeof(double) * np);
-          memcpy(Sl, R + np, sizeof(double) * (size_t)nc * p);
+          memcpy(Sl, R + np, sizeof(double) * (size_t)nc * nl);
           /* velocity: KM [qd'; .] = -(FV + (DVq - c2 M) q' - M bh'; RV q') */
-          scatter_cols(s, s->FV, -1.0, R, p);
-          bmat_rows(m, &s->Hv, s->c2, -1.0, Sq, R, p);
-          blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, BH, R, p);
-          rowmat_rows(m, s->RV, -1.0, Sq, R + np, p);
-          km_solve_rows(s, R, p);
+          scatter_cols(s, s->FV, -1.0, R, nl);
+          bmat_rows(m, &s->Hv, s->c2, -1.0, Sq, R, nl);
+          blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, BH, R, nl);
+          rowmat_rows(m, s->RV, -1.0, Sq, R + np, nl);
+          km_solve_rows(s, R, nl);
           memcpy(Sqd, R, sizeof(double) * np);
           /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
-          scatter_cols(s, s->FA, -1.0, R, p);
-          bmat_rows(m, &s->Ha, s->c4, -1.0, Sq, R, p);
+          scatter_cols(s, s->FA, -1.0, R, nl);
+          bmat_rows(m, &s->Ha, s->c4, -1.0, Sq, R, nl);
           for (size_t i = 0; i < np; i++)
             R[i] += MAH[i];
-          rowmat_rows(m, s->RA, -1.0, Sq, R + np, p);
-          rowmat_rows(m, s->RAd, -1.0, Sqd, R + np, p);
-          km_solve_rows(s, R, p);
+          rowmat_rows(m, s->RA, -1.0, Sq, R + np, nl);
+          rowmat_rows(m, s->RAd, -1.0, Sqd, R + np, nl);
+          km_solve_rows(s, R, nl);
           memcpy(Sqdd, R, sizeof(double) * np);
           /* z' = c' + h/2 e'(state k) */
           if (s->nz)
-            carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, p);
+            carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, nl);
         }
       } else {
         memcpy(st1, st0, sizeof(double) * sl);
