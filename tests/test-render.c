@@ -920,13 +920,17 @@ static void test_widget(void)
  * picks on software GL): the scene drawn into the view's own framebuffer
  * and read back must give the same picture as GtkGLArea's texture, the
  * right way up. */
-static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, gboolean readback, widget_probe *pr,
-                                  char **node_kind)
+enum { VIA_THREAD, VIA_READBACK, VIA_GLAREA };
+static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, int via, widget_probe *pr, char **node_kind)
 {
-  if (readback)
-    g_unsetenv("LW_VIEW_NO_READBACK");
-  else
+  if (via == VIA_GLAREA)
     g_setenv("LW_VIEW_NO_READBACK", "1", TRUE);
+  else
+    g_unsetenv("LW_VIEW_NO_READBACK");
+  if (via == VIA_READBACK)
+    g_setenv("LW_VIEW_NO_THREAD", "1", TRUE);
+  else
+    g_unsetenv("LW_VIEW_NO_THREAD");
   /* both pictures of a still view (anti-aliased), and the frame drawn ahead
    * on the read-back path shown: a frame clock tick later */
   lwt_spin(0.3);
@@ -947,6 +951,7 @@ static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, gboolean read
   gsk_render_node_unref(node);
   g_object_unref(pt);
   g_unsetenv("LW_VIEW_NO_READBACK");
+  g_unsetenv("LW_VIEW_NO_THREAD");
   return tex;
 }
 
@@ -1097,31 +1102,9 @@ static void test_widget_auto_frame(void)
   view_window_close(win, &pr, &sc);
 }
 
-static void test_widget_readback(void)
+/* a picture read back (a) against GtkGLArea's (b) */
+static void compare_pictures(GdkTexture *a, GdkTexture *b)
 {
-  scene sc;
-  widget_probe pr;
-  GtkWidget *view, *win = five_bar_window(&sc, &pr, 400, 300, &view);
-  if (!win)
-    return;
-  if (!GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(GTK_NATIVE(win)))) {
-    /* GTK picks its renderer once per process: the 'render-cairo' test runs this */
-    g_test_skip("needs GSK_RENDERER=cairo (the render-cairo test)");
-    view_window_close(win, &pr, &sc);
-    return;
-  }
-  if (gdk_gl_context_get_api(gtk_gl_area_get_context(GTK_GL_AREA(view))) == GDK_GL_API_GLES) {
-    g_test_skip("the read-back path is for desktop GL; on OpenGL ES the view uses GtkGLArea's");
-    view_window_close(win, &pr, &sc);
-    return;
-  }
-
-  g_autofree char *kind_a = NULL, *kind_b = NULL;
-  GdkTexture *a = widget_texture(win, view, TRUE, &pr, &kind_a);
-  GdkTexture *b = widget_texture(win, view, FALSE, &pr, &kind_b);
-  g_test_message("read back: %s; GtkGLArea: %s", kind_a, kind_b);
-  g_assert_cmpstr(kind_a, ==, "GskCairoNode");
-  g_assert_cmpstr(kind_b, !=, "GskCairoNode");
   int w = gdk_texture_get_width(a), h = gdk_texture_get_height(a);
   g_assert_cmpint(w, ==, gdk_texture_get_width(b));
   g_assert_cmpint(h, ==, gdk_texture_get_height(b));
@@ -1175,6 +1158,63 @@ static void test_widget_readback(void)
   g_assert_cmpfloat(block_worst, <=, 6.0);
   g_free(pa);
   g_free(pb);
+}
+
+static void test_widget_readback(void)
+{
+  scene sc;
+  widget_probe pr;
+  GtkWidget *view, *win = five_bar_window(&sc, &pr, 400, 300, &view);
+  if (!win)
+    return;
+  if (!GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(GTK_NATIVE(win)))) {
+    /* GTK picks its renderer once per process: the 'render-cairo' test runs this */
+    g_test_skip("needs GSK_RENDERER=cairo (the render-cairo test)");
+    view_window_close(win, &pr, &sc);
+    return;
+  }
+  if (gdk_gl_context_get_api(gtk_gl_area_get_context(GTK_GL_AREA(view))) == GDK_GL_API_GLES) {
+    g_test_skip("the read-back path is for desktop GL; on OpenGL ES the view uses GtkGLArea's");
+    view_window_close(win, &pr, &sc);
+    return;
+  }
+
+  g_autofree char *kind_a = NULL, *kind_b = NULL, *kind_c = NULL;
+  /* drawn on the view's render thread (the default), on the interface's
+   * thread, and by GtkGLArea */
+  GdkTexture *a = widget_texture(win, view, VIA_THREAD, &pr, &kind_a);
+  gboolean threaded = lw_view3d_get_threaded(LW_VIEW3D(view));
+  GdkTexture *c = widget_texture(win, view, VIA_READBACK, &pr, &kind_c);
+  g_assert_false(lw_view3d_get_threaded(LW_VIEW3D(view)));
+  GdkTexture *b = widget_texture(win, view, VIA_GLAREA, &pr, &kind_b);
+  g_test_message("render thread: %s (%s); read back: %s; GtkGLArea: %s", kind_a,
+                 threaded ? "drawn there" : "not available", kind_c, kind_b);
+  g_assert_cmpstr(kind_a, ==, "GskCairoNode");
+  g_assert_cmpstr(kind_c, ==, "GskCairoNode");
+  g_assert_cmpstr(kind_b, !=, "GskCairoNode");
+  /* surfaceless EGL (which this program's own tests draw with) is there:
+   * the view must have drawn on its thread */
+  if (epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
+    g_assert_true(threaded);
+  compare_pictures(a, b);
+  compare_pictures(c, b);
+  g_object_unref(a);
+  g_object_unref(b);
+  g_object_unref(c);
+
+  /* the mechanism moved (0.4 s on): the thread's picture follows */
+  for (int k = 0; k < 400; k++) {
+    lw_step_info info;
+    lw_error err;
+    g_assert_cmpint(lw_step(sc.m, sc.d, &info, &err), ==, LW_OK);
+  }
+  scene_update(&sc);
+  lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
+  g_clear_pointer(&kind_a, g_free);
+  g_clear_pointer(&kind_b, g_free);
+  a = widget_texture(win, view, VIA_THREAD, &pr, &kind_a);
+  b = widget_texture(win, view, VIA_GLAREA, &pr, &kind_b);
+  compare_pictures(a, b);
   g_object_unref(a);
   g_object_unref(b);
   view_window_close(win, &pr, &sc);

@@ -190,10 +190,22 @@ static void lw_application_finalize(GObject *object)
   G_OBJECT_CLASS(lw_application_parent_class)->finalize(object);
 }
 
+/* the windows go before the process ends: their views' render threads
+ * (and the GL threads under them) are stopped and joined, not left running
+ * into exit */
+static void lw_application_shutdown(GApplication *app)
+{
+  GList *l;
+  while ((l = gtk_application_get_windows(GTK_APPLICATION(app))))
+    gtk_window_destroy(GTK_WINDOW(l->data));
+  G_APPLICATION_CLASS(lw_application_parent_class)->shutdown(app);
+}
+
 static void lw_application_class_init(LwApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS(klass);
   app_class->startup = lw_application_startup;
+  app_class->shutdown = lw_application_shutdown;
   app_class->activate = lw_application_activate;
   app_class->open = lw_application_open;
   app_class->handle_local_options = lw_application_handle_local_options;

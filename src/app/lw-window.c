@@ -115,6 +115,7 @@ struct _LwWindow {
   GArray *frame_times;   /* intervals between displayed frames, s */
   gint64 bench_start_us;
   LwCpuMark bench_cpu; /* at bench_start_us */
+  guint64 bench_pictures; /* the view's pictures by then */
 };
 
 G_DEFINE_FINAL_TYPE(LwWindow, lw_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -295,7 +296,8 @@ static void bench_report_and_quit(LwWindow *self)
   GString *out = g_string_new(NULL);
   lw_frame_stats_append(out, self->frame_times);
   int scale = gtk_widget_get_scale_factor(self->view);
-  g_string_append_printf(out, ", render %.2f ms, view %dx%d, simulated t = %.3f s, real-time factor %.2f",
+  g_string_append_printf(out, ", pictures %" G_GUINT64_FORMAT ", render %.2f ms, view %dx%d, simulated t = %.3f s, real-time factor %.2f",
+                         lw_view3d_get_pictures(LW_VIEW3D(self->view)) - self->bench_pictures,
                          lw_view3d_get_frame_time_ms(LW_VIEW3D(self->view)), scale * gtk_widget_get_width(self->view),
                          scale * gtk_widget_get_height(self->view), lw_sim_runner_get_time(self->runner),
                          lw_sim_runner_get_real_time_factor(self->runner));
@@ -368,6 +370,7 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
     if (!self->bench_start_us && st == LW_RUNNER_RUNNING) {
       self->bench_start_us = now;
       lw_cpu_mark(&self->bench_cpu);
+      self->bench_pictures = lw_view3d_get_pictures(LW_VIEW3D(self->view));
     }
     if (self->bench_start_us && (now - self->bench_start_us) * 1e-6 >= au->bench_fps) {
       self->automation_done = TRUE;

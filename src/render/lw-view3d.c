@@ -7,6 +7,7 @@
  * survive a re-realize (moving the widget to another window).
  */
 #include "lw-view3d.h"
+#include "lw-render-thread.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -25,6 +26,8 @@
 /* two changes of the picture this close: it is moving (frames drawn ahead) */
 #define ASYNC_GAP_US 100000
 #define RB_RING 3           /* pictures read back in turn */
+/* what the render thread has not been told yet */
+enum { RT_MODEL = 1, RT_TRACES = 2, RT_OPT = 4, RT_SEL = 8, RT_SCALE = 16, RT_ALL = 31 };
 
 typedef struct {
   double *xyz;
@@ -86,6 +89,18 @@ struct _LwView3d {
   guint rb_tick;
   gboolean rb_tick_only;      /* this redraw is only to show that frame */
   guint64 gen;                /* counts the changes of the picture */
+  guint64 pictures;           /* counts the pictures shown */
+  gboolean threaded;          /* the last one drawn on the render thread */
+  /* software path with a render thread (lw-render-thread.h): the scene is
+   * drawn and read back there; rt_img is the picture taken last */
+  lw_render_thread *rt;
+  gboolean rt_failed;
+  gboolean rt_primed;         /* its first frame asked for */
+  guint rt_dirty;
+  guint64 rt_gen;
+  int rt_w, rt_h;
+  cairo_surface_t *rt_img;
+  guint64 rt_shown_gen;       /* the generation rt_img shows */
   gint64 prev_change;         /* the change before last_change */
 
   /* pointer */
@@ -208,6 +223,7 @@ static void apply_selection(LwView3d *self, lw_pick p)
   if (!path)
     p = (lw_pick){LW_PICK_NONE, -1};
   self->sel = p;
+  self->rt_dirty |= RT_SEL;
   if (self->renderer)
     lw_renderer_set_selection(self->renderer, p);
   changed(self);
@@ -249,6 +265,7 @@ static void lw_view3d_realize(GtkWidget *widget)
 }
 
 static void rb_drop_images(LwView3d *self);
+static void rt_free(LwView3d *self);
 
 /* nothing drawn ahead any more: the pending frame is dropped */
 static void stop_readahead(LwView3d *self)
@@ -283,6 +300,7 @@ static void lw_view3d_unrealize(GtkWidget *widget)
     gtk_gl_area_make_current(GTK_GL_AREA(self));
     gl = !gtk_gl_area_get_error(GTK_GL_AREA(self));
   }
+  rt_free(self);
   readback_free(self, gl);
   if (self->renderer) {
     if (gl)
@@ -358,14 +376,16 @@ static void widen_frame(LwView3d *self, const lw_render_state *s, int w, int h)
   fit_frame(self, self->frame_lo, self->frame_hi, w, h);
 }
 
-/* draw the scene into the bound framebuffer, w x h device pixels */
-static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
+/* the camera for a frame of w x h device pixels (fitted, refitted to a new
+ * shape, or widened to the motion); TRUE when the picture has been still
+ * long enough to be drawn with anti-aliasing */
+static gboolean frame_begin(LwView3d *self, int w, int h, gint64 t0)
 {
-  gint64 t0 = g_get_monotonic_time();
   const lw_render_state *s = self->has_state ? &self->state : NULL;
   if (self->need_fit && (s || !self->desc) && w > 0 && h > 0) {
     double lo[3], hi[3];
     lw_renderer_reset_scale(self->renderer);
+    self->rt_dirty |= RT_SCALE;
     lw_renderer_bounds(self->renderer, s, lo, hi);
     add_trace_bounds(self, lo, hi); /* a run already made: its whole motion */
     lw_renderer_up(self->renderer, self->cam.up);
@@ -377,17 +397,31 @@ static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
   } else if (self->auto_frame && !self->no_follow && s && w > 0 && h > 0) {
     widen_frame(self, s, w, h);
   }
-  gboolean still = t0 - self->last_change >= AA_IDLE_US;
+  return t0 - self->last_change >= AA_IDLE_US;
+}
+
+/* a frame drawn (or handed to the render thread): anti-aliased once the
+ * picture stays still */
+static void frame_end(LwView3d *self, gboolean still)
+{
+  if (!still && !self->aa_source)
+    self->aa_source = g_timeout_add(AA_IDLE_US / 1000 + 20, aa_timeout, self);
+  g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
+}
+
+/* draw the scene into the bound framebuffer, w x h device pixels */
+static void draw_scene(LwView3d *self, int w, int h, gboolean finish)
+{
+  gint64 t0 = g_get_monotonic_time();
+  gboolean still = frame_begin(self, w, h, t0);
   lw_renderer_set_samples(self->renderer, still ? AA_SAMPLES : 0);
-  lw_renderer_draw(self->renderer, &self->cam, w, h, s);
+  lw_renderer_draw(self->renderer, &self->cam, w, h, self->has_state ? &self->state : NULL);
   if (finish)
     glFinish(); /* the frame time includes the rasterisation */
   else
     glFlush(); /* rasterised while the caller goes on */
   self->frame_ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
-  if (!still && !self->aa_source)
-    self->aa_source = g_timeout_add(AA_IDLE_US / 1000 + 20, aa_timeout, self);
-  g_signal_emit(self, signals[SIGNAL_RENDERED], 0);
+  frame_end(self, still);
 }
 
 /* GtkGLArea 4.8 allows desktop GL only (its use-es is a yes or no): this
@@ -426,6 +460,7 @@ static gboolean lw_view3d_render(GtkGLArea *area, GdkGLContext *context)
   }
   lw_renderer_set_flip_y(self->renderer, FALSE);
   draw_scene(self, w, h, TRUE);
+  self->pictures++;
   return TRUE;
 }
 
@@ -464,6 +499,7 @@ static void readback_image(LwView3d *self, int w, int h)
   glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, cairo_image_surface_get_data(img)); /* the top row first */
   glPixelStorei(GL_PACK_ROW_LENGTH, 0);
   self->rb_img = img;
+  self->pictures++;
 }
 
 /* a frame drawn ahead is waiting to be read back: redraw the view */
@@ -476,8 +512,133 @@ static gboolean rb_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer dat
     gtk_widget_queue_draw(widget);
     return G_SOURCE_CONTINUE;
   }
+  if (self->rt && lw_render_thread_has_new(self->rt)) {
+    gtk_widget_queue_draw(widget); /* shown at this frame */
+    return G_SOURCE_CONTINUE;
+  }
+  if (self->rt && lw_render_thread_busy(self->rt))
+    return G_SOURCE_CONTINUE;
   self->rb_tick = 0;
   return G_SOURCE_REMOVE;
+}
+
+/* the picture img (w x h device pixels) over the whole view, painted
+ * through cairo: a cairo node's surface is composited by pixman (a memory
+ * texture would be converted pixel by pixel through floating point: a fifth
+ * more of the main thread) */
+static void paint_picture(LwView3d *self, GtkSnapshot *snapshot, cairo_surface_t *img, int w, int h)
+{
+  GtkWidget *widget = GTK_WIDGET(self);
+  double sw = gtk_widget_get_width(widget), sh = gtk_widget_get_height(widget);
+  cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, (float)sw, (float)sh));
+  cairo_scale(cr, sw / w, sh / h);
+  cairo_set_source_surface(cr, img, 0, 0);
+  cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+  cairo_paint(cr);
+  cairo_destroy(cr);
+}
+
+static void rt_free(LwView3d *self)
+{
+  g_clear_pointer(&self->rt, lw_render_thread_free);
+  self->rt_img = NULL;
+  self->rt_primed = FALSE;
+  self->rt_gen = 0;
+  self->rt_w = self->rt_h = 0;
+}
+
+/* tell the render thread what changed besides the state */
+static void rt_sync(LwView3d *self)
+{
+  guint d = self->rt_dirty;
+  self->rt_dirty = 0;
+  if (d & RT_MODEL)
+    lw_render_thread_set_model(self->rt, self->desc);
+  if (d & RT_OPT)
+    lw_render_thread_set_options(self->rt, &self->opt);
+  if (d & RT_SEL)
+    lw_render_thread_set_selection(self->rt, self->sel);
+  if (d & RT_TRACES) {
+    int n = (int)self->traces->len;
+    const double **xyz = g_newa(const double *, MAX(n, 1));
+    int *np = g_newa(int, MAX(n, 1));
+    for (int k = 0; k < n; k++) {
+      const trace_copy *t = &g_array_index(self->traces, trace_copy, k);
+      xyz[k] = t->xyz, np[k] = t->n;
+    }
+    lw_render_thread_set_traces(self->rt, n, xyz, np);
+  }
+  if (d & RT_SCALE)
+    lw_render_thread_reset_scale(self->rt);
+}
+
+/* the render thread, started at the first frame of the software path; FALSE
+ * (this frame drawn here) while it starts and until it has drawn a first
+ * frame (llvmpipe compiles the shaders' variants then: 15-50 ms nobody
+ * waits for), when it could not start or when LW_VIEW_NO_THREAD is set */
+static gboolean rt_usable(LwView3d *self, int w, int h)
+{
+  if (self->rt_failed || g_getenv("LW_VIEW_NO_THREAD"))
+    return FALSE;
+  if (!self->rt) {
+    self->rt = lw_render_thread_new();
+    self->rt_dirty = RT_ALL;
+  }
+  switch (lw_render_thread_get_status(self->rt)) {
+  case LW_RENDER_THREAD_READY:
+    if (!self->rt_img && !self->rt_primed) {
+      rt_sync(self);
+      lw_render_thread_submit(self->rt, &self->cam, w, h, 0, self->has_state ? &self->state : NULL, self->gen);
+      self->rt_primed = TRUE;
+    }
+    if (!self->rt_img && !lw_render_thread_has_new(self->rt))
+      return FALSE;
+    stop_readahead(self); /* a frame drawn ahead here is not waited for */
+    return TRUE;
+  case LW_RENDER_THREAD_FAILED:
+    g_message("the 3-D view draws on the interface's thread: %s", lw_render_thread_error(self->rt));
+    rt_free(self);
+    self->rt_failed = TRUE;
+    return FALSE;
+  default:
+    return FALSE;
+  }
+}
+
+/* The software path with the render thread: a new picture is handed over
+ * when the scene or the size changed.  While the picture keeps changing it
+ * is shown when done (at a later frame: rb_tick_cb), the newest done shown
+ * meanwhile; a still one is waited for. */
+static void thread_snapshot(LwView3d *self, GtkSnapshot *snapshot, int w, int h)
+{
+  if (self->rt_gen != self->gen || self->rt_w != w || self->rt_h != h || !self->rt_img) {
+    gboolean moving = self->last_change - self->prev_change < ASYNC_GAP_US;
+    gboolean still = frame_begin(self, w, h, g_get_monotonic_time());
+    rt_sync(self);
+    lw_render_thread_submit(self->rt, &self->cam, w, h, still ? AA_SAMPLES : 0,
+                            self->has_state ? &self->state : NULL, self->gen);
+    self->rt_gen = self->gen;
+    self->rt_w = w, self->rt_h = h;
+    if (!moving || !self->rt_img)
+      lw_render_thread_wait(self->rt, self->gen);
+    else if (!self->rb_tick)
+      self->rb_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self), rb_tick_cb, NULL, NULL);
+    frame_end(self, still);
+  }
+  guint64 gen;
+  double ms;
+  cairo_surface_t *img = lw_render_thread_take(self->rt, &gen, &ms);
+  if (img && (img != self->rt_img || gen != self->rt_shown_gen))
+    self->pictures++;
+  self->rt_shown_gen = gen;
+  if (img) {
+    self->rt_img = img;
+    self->frame_ms = ms;
+  }
+  self->threaded = self->rt_img != NULL;
+  if (self->rt_img)
+    paint_picture(self, snapshot, self->rt_img, cairo_image_surface_get_width(self->rt_img),
+                  cairo_image_surface_get_height(self->rt_img));
 }
 
 /* With GTK's cairo renderer (chosen on software GL: see lw-application.c)
@@ -498,6 +659,10 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   device_size(self, &w, &h);
   if (w <= 0 || h <= 0)
     return TRUE;
+  if (rt_usable(self, w, h)) {
+    thread_snapshot(self, snapshot, w, h);
+    return TRUE;
+  }
   gtk_gl_area_make_current(GTK_GL_AREA(self));
   if (gtk_gl_area_get_error(GTK_GL_AREA(self)))
     return FALSE;
@@ -570,23 +735,17 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
   }
-  /* painted through cairo: a cairo node's surface is composited by pixman
-   * (a memory texture would be converted pixel by pixel through floating
-   * point: a fifth more of the main thread) */
-  double sw = gtk_widget_get_width(widget), sh = gtk_widget_get_height(widget);
-  cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, (float)sw, (float)sh));
-  cairo_scale(cr, sw / w, sh / h);
-  cairo_set_source_surface(cr, self->rb_img, 0, 0);
-  cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
-  cairo_paint(cr);
-  cairo_destroy(cr);
+  self->threaded = FALSE;
+  paint_picture(self, snapshot, self->rb_img, w, h);
   return TRUE;
 }
 
 static void lw_view3d_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
-  if (!readback_snapshot(LW_VIEW3D(widget), snapshot))
+  if (!readback_snapshot(LW_VIEW3D(widget), snapshot)) {
+    LW_VIEW3D(widget)->threaded = FALSE;
     GTK_WIDGET_CLASS(lw_view3d_parent_class)->snapshot(widget, snapshot);
+  }
 }
 
 /* ---- pointer -------------------------------------------------------- */
@@ -709,6 +868,7 @@ static void lw_view3d_set_property(GObject *obj, guint prop, const GValue *value
     gboolean v = g_value_get_boolean(value);
     if (*f != v) {
       *f = v;
+      self->rt_dirty |= RT_OPT;
       if (self->renderer)
         lw_renderer_set_options(self->renderer, &self->opt);
       changed(self);
@@ -727,6 +887,7 @@ static void lw_view3d_set_property(GObject *obj, guint prop, const GValue *value
 
 static void clear_trace_copies(LwView3d *self)
 {
+  self->rt_dirty |= RT_TRACES;
   for (guint k = 0; k < self->traces->len; k++)
     g_free(g_array_index(self->traces, trace_copy, k).xyz);
   g_array_set_size(self->traces, 0);
@@ -751,6 +912,7 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->selection);
   g_free(self->gl_error);
   rb_drop_images(self);
+  rt_free(self);
   G_OBJECT_CLASS(lw_view3d_parent_class)->finalize(obj);
 }
 
@@ -848,6 +1010,7 @@ void lw_view3d_set_model(LwView3d *self, const lw_desc *desc)
   lw_desc *copy = desc ? lw_desc_copy(desc) : NULL;
   lw_desc_free(self->desc);
   self->desc = copy;
+  self->rt_dirty |= RT_MODEL;
   self->has_state = FALSE;
   clear_trace_copies(self);
   if (self->renderer) {
@@ -903,6 +1066,7 @@ void lw_view3d_set_trace(LwView3d *self, int k, const double *xyz, int n)
   g_free(t->xyz);
   t->xyz = xyz && n > 0 ? g_memdup2(xyz, sizeof(double) * 3 * (size_t)n) : NULL;
   t->n = t->xyz ? n : 0;
+  self->rt_dirty |= RT_TRACES;
   if (self->renderer)
     lw_renderer_set_trace(self->renderer, k, t->xyz, t->n);
   changed(self);
@@ -954,6 +1118,18 @@ const char *lw_view3d_get_gl_error(LwView3d *self)
 {
   g_return_val_if_fail(LW_IS_VIEW3D(self), NULL);
   return self->gl_error;
+}
+
+gboolean lw_view3d_get_threaded(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), FALSE);
+  return self->threaded;
+}
+
+guint64 lw_view3d_get_pictures(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), 0);
+  return self->pictures;
 }
 
 double lw_view3d_get_frame_time_ms(LwView3d *self)

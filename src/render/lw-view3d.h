@@ -53,6 +53,12 @@ void lw_view3d_set_selection(LwView3d *self, const char *path);
 const char *lw_view3d_get_gl_error(LwView3d *self);
 /* Wall time of the last frame's drawing, GPU work included (glFinish), ms. */
 double lw_view3d_get_frame_time_ms(LwView3d *self);
+/* how many different pictures the view has shown (a frame of GTK's that
+ * shows the picture of the frame before does not count) */
+guint64 lw_view3d_get_pictures(LwView3d *self);
+/* the picture shown last was drawn on the view's render thread (software
+ * path: lw-render-thread.h) */
+gboolean lw_view3d_get_threaded(LwView3d *self);
 /* The camera (for tests and for saving a view); set_camera queues a redraw
  * and cancels a pending automatic fit. */
 void lw_view3d_get_camera(LwView3d *self, lw_camera *cam);
