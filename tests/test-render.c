@@ -932,10 +932,19 @@ static GdkTexture *widget_texture(GtkWidget *win, GtkWidget *view, int via, widg
   else
     g_unsetenv("LW_VIEW_NO_THREAD");
   /* both pictures of a still view (anti-aliased), and the frame drawn ahead
-   * on the read-back path shown: a frame clock tick later */
+   * on the read-back path shown: a frame clock tick later; the view's
+   * pictures counted until no new one has come for a quarter of a second
+   * (the anti-aliased one follows the last change by 0.15-0.35 s) */
   lwt_spin(0.3);
   g_assert_true(wait_frame(pr, view));
-  lwt_spin(0.3);
+  guint64 shown = lw_view3d_get_pictures(LW_VIEW3D(view));
+  for (int k = 0; k < 20; k++) {
+    lwt_spin(0.25);
+    guint64 now = lw_view3d_get_pictures(LW_VIEW3D(view));
+    if (now == shown && k >= 1)
+      break;
+    shown = now;
+  }
   int w = gtk_widget_get_width(view), h = gtk_widget_get_height(view);
   GdkPaintable *pt = gtk_widget_paintable_new(view);
   GtkSnapshot *snap = gtk_snapshot_new();
@@ -1182,6 +1191,13 @@ static void test_widget_readback(void)
   g_autofree char *kind_a = NULL, *kind_b = NULL, *kind_c = NULL;
   /* drawn on the view's render thread (the default), on the interface's
    * thread, and by GtkGLArea */
+  /* the render thread starts at the view's first frame and takes over once
+   * it has drawn one (its shaders compiled: seconds under the sanitizers) */
+  gboolean egl = epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless");
+  for (int k = 0; k < 150 && egl && !lw_view3d_get_threaded(LW_VIEW3D(view)); k++) {
+    g_assert_true(wait_frame(&pr, view));
+    lwt_spin(0.1);
+  }
   GdkTexture *a = widget_texture(win, view, VIA_THREAD, &pr, &kind_a);
   gboolean threaded = lw_view3d_get_threaded(LW_VIEW3D(view));
   GdkTexture *c = widget_texture(win, view, VIA_READBACK, &pr, &kind_c);
@@ -1194,7 +1210,7 @@ static void test_widget_readback(void)
   g_assert_cmpstr(kind_b, !=, "GskCairoNode");
   /* surfaceless EGL (which this program's own tests draw with) is there:
    * the view must have drawn on its thread */
-  if (epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
+  if (egl)
     g_assert_true(threaded);
   compare_pictures(a, b);
   compare_pictures(c, b);

@@ -70,8 +70,7 @@ struct lw_render_thread {
   EGLDisplay dpy;
   EGLContext ctx;
   lw_renderer *r;
-  GLuint fbo, color, depth;
-  int fw, fh;
+  lw_readback_fb fb;
   gboolean warm;
 };
 
@@ -168,11 +167,7 @@ static void worker_done(lw_render_thread *t)
   if (t->ctx == EGL_NO_CONTEXT)
     goto display;
   eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx);
-  if (t->fbo) {
-    glDeleteFramebuffers(1, &t->fbo);
-    glDeleteTextures(1, &t->color);
-    glDeleteRenderbuffers(1, &t->depth);
-  }
+  lw_readback_fb_free(&t->fb);
   if (t->r)
     lw_renderer_free(t->r);
   t->r = NULL;
@@ -186,55 +181,6 @@ display:
   g_mutex_unlock(&egl_lock);
   t->dpy = EGL_NO_DISPLAY;
   eglReleaseThread();
-}
-
-/* the framebuffer sized w x h: the colour in a texture of unsized format
- * given as B8G8R8A8, which Mesa stores so, and the read-back is a copy */
-static gboolean worker_fbo(lw_render_thread *t, int w, int h)
-{
-  if (t->fbo && t->fw == w && t->fh == h)
-    return TRUE;
-  if (t->fbo) {
-    glDeleteFramebuffers(1, &t->fbo);
-    glDeleteTextures(1, &t->color);
-    glDeleteRenderbuffers(1, &t->depth);
-    t->fbo = 0;
-  }
-  glGenFramebuffers(1, &t->fbo);
-  glGenTextures(1, &t->color);
-  glBindTexture(GL_TEXTURE_2D, t->color);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, NULL);
-  glBindTexture(GL_TEXTURE_2D, 0);
-  glGenRenderbuffers(1, &t->depth);
-  glBindRenderbuffer(GL_RENDERBUFFER, t->depth);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, w, h);
-  glBindRenderbuffer(GL_RENDERBUFFER, 0);
-  glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->color, 0);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, t->depth);
-  t->fw = w, t->fh = h;
-  t->warm = FALSE;
-  return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-}
-
-/* a slot's surface of w x h, on storage of its own (a surface cairo
- * allocated is taken to be clear until it is marked dirty) */
-static cairo_surface_t *slot_surface(lw_render_thread *t, int k, int w, int h)
-{
-  cairo_surface_t *img = t->slot[k];
-  if (img && (cairo_image_surface_get_width(img) != w || cairo_image_surface_get_height(img) != h))
-    g_clear_pointer(&t->slot[k], cairo_surface_destroy);
-  if (!t->slot[k]) {
-    int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
-    guchar *data = g_malloc((gsize)stride * (gsize)h);
-    img = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32, w, h, stride);
-    static cairo_user_data_key_t key;
-    cairo_surface_set_user_data(img, &key, data, g_free);
-    t->slot[k] = img;
-  }
-  return t->slot[k];
 }
 
 /* apply what came with the frame to the worker's renderer */
@@ -264,9 +210,12 @@ static void worker_frame(lw_render_thread *t, job *j)
 {
   gint64 t0 = g_get_monotonic_time();
   const lw_render_state *s = j->has_state ? &j->state : NULL;
-  if (j->w <= 0 || j->h <= 0 || !worker_fbo(t, j->w, j->h))
+  if (j->w <= 0 || j->h <= 0)
     return;
-  glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+  if (t->fb.w != j->w || t->fb.h != j->h)
+    t->warm = FALSE;
+  if (!lw_readback_fb_size(&t->fb, j->w, j->h))
+    return;
   lw_renderer_set_flip_y(t->r, TRUE);
   if (!t->warm && j->samples > 1 && s) {
     /* llvmpipe compiles shader variants at the first draw into a kind of
@@ -284,13 +233,7 @@ static void worker_frame(lw_render_thread *t, job *j)
   while (k == t->ready || k == t->shown)
     k++;
   g_mutex_unlock(&t->lock);
-  cairo_surface_t *img = slot_surface(t, k, j->w, j->h);
-  glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glPixelStorei(GL_PACK_ROW_LENGTH, cairo_image_surface_get_stride(img) / 4);
-  glReadPixels(0, 0, j->w, j->h, GL_BGRA, GL_UNSIGNED_BYTE, cairo_image_surface_get_data(img));
-  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  lw_readback_read(&t->fb, lw_readback_surface(&t->slot[k], j->w, j->h));
 
   g_mutex_lock(&t->lock);
   t->slot_gen[k] = j->gen;
@@ -517,4 +460,69 @@ cairo_surface_t *lw_render_thread_take(lw_render_thread *t, guint64 *gen, double
     *ms = t->shown >= 0 ? t->slot_ms[t->shown] : 0.0;
   g_mutex_unlock(&t->lock);
   return img;
+}
+
+/* ---- read-back helpers ------------------------------------------------- */
+void lw_readback_fb_free(lw_readback_fb *f)
+{
+  if (f->fbo) {
+    glDeleteFramebuffers(1, &f->fbo);
+    glDeleteTextures(1, &f->color);
+    glDeleteRenderbuffers(1, &f->depth);
+  }
+  *f = (lw_readback_fb){0};
+}
+
+gboolean lw_readback_fb_size(lw_readback_fb *f, int w, int h)
+{
+  if (f->fbo && f->w == w && f->h == h) {
+    glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
+    return TRUE;
+  }
+  lw_readback_fb_free(f);
+  glGenFramebuffers(1, &f->fbo);
+  glGenTextures(1, &f->color);
+  glBindTexture(GL_TEXTURE_2D, f->color);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, NULL);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glGenRenderbuffers(1, &f->depth);
+  glBindRenderbuffer(GL_RENDERBUFFER, f->depth);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, w, h);
+  glBindRenderbuffer(GL_RENDERBUFFER, 0);
+  glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, f->color, 0);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, f->depth);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    lw_readback_fb_free(f);
+    return FALSE;
+  }
+  f->w = w, f->h = h;
+  return TRUE;
+}
+
+cairo_surface_t *lw_readback_surface(cairo_surface_t **img, int w, int h)
+{
+  if (*img && (cairo_image_surface_get_width(*img) != w || cairo_image_surface_get_height(*img) != h))
+    g_clear_pointer(img, cairo_surface_destroy);
+  if (!*img) {
+    int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
+    guchar *data = g_malloc((gsize)stride * (gsize)h);
+    *img = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32, w, h, stride);
+    static cairo_user_data_key_t key;
+    cairo_surface_set_user_data(*img, &key, data, g_free);
+  }
+  return *img;
+}
+
+void lw_readback_read(const lw_readback_fb *f, cairo_surface_t *img)
+{
+  glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glPixelStorei(GL_PACK_ROW_LENGTH, cairo_image_surface_get_stride(img) / 4);
+  glReadPixels(0, 0, f->w, f->h, GL_BGRA, GL_UNSIGNED_BYTE, cairo_image_surface_get_data(img));
+  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }

@@ -14,6 +14,7 @@
 #define LW_RENDER_THREAD_H
 
 #include <cairo.h>
+#include <epoxy/gl.h>
 #include <glib.h>
 
 #include "lw-render.h"
@@ -64,6 +65,27 @@ gboolean lw_render_thread_has_new(lw_render_thread *t);
  * one is taken.  NULL before the first.  gen and ms (the time the worker
  * took to draw and read it back) may be NULL. */
 cairo_surface_t *lw_render_thread_take(lw_render_thread *t, guint64 *gen, double *ms);
+
+/* ---- read-back helpers (also for the view's own path) ---------------- */
+/* A framebuffer to read pictures back from: its colour in a texture of
+ * unsized format given as B8G8R8A8, which Mesa stores so (the read-back is
+ * then a copy, where a renderbuffer's R8G8B8A8 was swizzled pixel by
+ * pixel), with a 24-bit depth buffer.  Needs the context current. */
+typedef struct {
+  GLuint fbo, color, depth;
+  int w, h;
+} lw_readback_fb;
+/* made (again) for w x h and bound; FALSE (and freed) when incomplete */
+gboolean lw_readback_fb_size(lw_readback_fb *f, int w, int h);
+void lw_readback_fb_free(lw_readback_fb *f);
+/* *img as an ARGB32 surface of w x h (made again at another size), on
+ * storage of its own: a surface cairo allocated is taken to be clear until
+ * it is marked dirty */
+cairo_surface_t *lw_readback_surface(cairo_surface_t **img, int w, int h);
+/* f's picture (drawn upside down: the top row first) into img as it is
+ * stored, neither flushed nor marked dirty (either would make cairo copy it
+ * for the snapshots old render nodes keep of it) */
+void lw_readback_read(const lw_readback_fb *f, cairo_surface_t *img);
 
 G_END_DECLS
 #endif

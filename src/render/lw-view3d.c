@@ -66,8 +66,7 @@ struct _LwView3d {
 
   /* software path (GTK's cairo renderer): our own framebuffer, read back
    * straight into the format cairo composites */
-  GLuint rb_fbo, rb_color, rb_depth; /* rb_color: a texture */
-  int rb_w, rb_h;
+  lw_readback_fb rb;
   /* while the picture keeps changing, the frame drawn at one snapshot is
    * read back at the next, so that llvmpipe's threads draw while GTK
    * composites: the picture shown is one frame old */
@@ -81,14 +80,15 @@ struct _LwView3d {
   int rb_next;                /* the one to write next */
   cairo_surface_t *rb_img;    /* the last picture read back (in rb_ring) */
   guint64 rb_img_gen;         /* the generation it shows */
-  gboolean rb_warm;           /* a frame without multisampling drawn in rb_fbo */
+  gboolean rb_warm;           /* a frame without multisampling drawn in rb */
   gboolean rb_bgra;           /* desktop GL: the read-back path can be used */
-  gboolean rb_pending;        /* a frame is being drawn into rb_fbo */
+  gboolean rb_pending;        /* a frame is being drawn into rb */
   guint64 rb_pending_gen;
   double rb_submit_ms;        /* the time the submission took */
   guint rb_tick;
   gboolean rb_tick_only;      /* this redraw is only to show that frame */
   guint64 gen;                /* counts the changes of the picture */
+  gboolean aa_only;           /* the change since: anti-aliasing only */
   guint64 pictures;           /* counts the pictures shown */
   gboolean threaded;          /* the last one drawn on the render thread */
   /* software path with a render thread (lw-render-thread.h): the scene is
@@ -139,6 +139,7 @@ static void changed(LwView3d *self)
   self->last_change = g_get_monotonic_time();
   self->gen++;
   self->rb_tick_only = FALSE;
+  self->aa_only = FALSE;
   gtk_gl_area_queue_render(GTK_GL_AREA(self));
 }
 
@@ -149,6 +150,7 @@ static gboolean aa_timeout(gpointer data)
     return G_SOURCE_CONTINUE;
   self->aa_source = 0;
   self->gen++;
+  self->aa_only = TRUE;
   gtk_gl_area_queue_render(GTK_GL_AREA(self));
   return G_SOURCE_REMOVE;
 }
@@ -281,13 +283,9 @@ static void stop_readahead(LwView3d *self)
  * current: gl) and picture */
 static void readback_free(LwView3d *self, gboolean gl)
 {
-  if (gl && self->rb_fbo) {
-    glDeleteFramebuffers(1, &self->rb_fbo);
-    glDeleteTextures(1, &self->rb_color);
-    glDeleteRenderbuffers(1, &self->rb_depth);
-  }
-  self->rb_fbo = self->rb_color = self->rb_depth = 0;
-  self->rb_w = self->rb_h = 0;
+  if (gl)
+    lw_readback_fb_free(&self->rb);
+  self->rb = (lw_readback_fb){0};
   stop_readahead(self);
   rb_drop_images(self);
 }
@@ -472,32 +470,13 @@ static void rb_drop_images(LwView3d *self)
   self->rb_next = 0;
 }
 
-/* the picture in rb_fbo into rb_img: drawn upside down into B8G8R8A8
- * storage, it is read as it is stored (cairo's ARGB32), one copy, into the
- * oldest surface of the ring (not flushed nor marked dirty: either would
- * copy it for the snapshots of frames GTK no longer draws) */
+/* the picture in the read-back framebuffer into rb_img: the oldest surface
+ * of the ring, which no frame GTK will draw again shows */
 static void readback_image(LwView3d *self, int w, int h)
 {
-  cairo_surface_t *img = self->rb_ring[self->rb_next];
-  if (img && (cairo_image_surface_get_width(img) != w || cairo_image_surface_get_height(img) != h))
-    g_clear_pointer(&self->rb_ring[self->rb_next], cairo_surface_destroy);
-  if (!self->rb_ring[self->rb_next]) {
-    /* on storage of our own: a surface cairo allocated is taken to be
-     * clear until it is marked dirty, and would be drawn as nothing */
-    int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
-    guchar *data = g_malloc((gsize)stride * (gsize)h);
-    img = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_ARGB32, w, h, stride);
-    static cairo_user_data_key_t key;
-    cairo_surface_set_user_data(img, &key, data, g_free);
-    self->rb_ring[self->rb_next] = img;
-  }
-  img = self->rb_ring[self->rb_next];
+  cairo_surface_t *img = lw_readback_surface(&self->rb_ring[self->rb_next], w, h);
   self->rb_next = (self->rb_next + 1) % RB_RING;
-  glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glPixelStorei(GL_PACK_ROW_LENGTH, cairo_image_surface_get_stride(img) / 4);
-  glReadPixels(0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, cairo_image_surface_get_data(img)); /* the top row first */
-  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+  lw_readback_read(&self->rb, img);
   self->rb_img = img;
   self->pictures++;
 }
@@ -608,18 +587,21 @@ static gboolean rt_usable(LwView3d *self, int w, int h)
 /* The software path with the render thread: a new picture is handed over
  * when the scene or the size changed.  While the picture keeps changing it
  * is shown when done (at a later frame: rb_tick_cb), the newest done shown
- * meanwhile; a still one is waited for. */
+ * meanwhile; so is the anti-aliased picture of a scene already shown (a
+ * large model's takes a tenth of a second); any other still one is waited
+ * for. */
 static void thread_snapshot(LwView3d *self, GtkSnapshot *snapshot, int w, int h)
 {
   if (self->rt_gen != self->gen || self->rt_w != w || self->rt_h != h || !self->rt_img) {
     gboolean moving = self->last_change - self->prev_change < ASYNC_GAP_US;
+    gboolean smoothing = self->aa_only && self->rt_w == w && self->rt_h == h;
     gboolean still = frame_begin(self, w, h, g_get_monotonic_time());
     rt_sync(self);
     lw_render_thread_submit(self->rt, &self->cam, w, h, still ? AA_SAMPLES : 0,
                             self->has_state ? &self->state : NULL, self->gen);
     self->rt_gen = self->gen;
     self->rt_w = w, self->rt_h = h;
-    if (!moving || !self->rt_img)
+    if (!self->rt_img || (!moving && !smoothing))
       lw_render_thread_wait(self->rt, self->gen);
     else if (!self->rb_tick)
       self->rb_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self), rb_tick_cb, NULL, NULL);
@@ -666,41 +648,22 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   gtk_gl_area_make_current(GTK_GL_AREA(self));
   if (gtk_gl_area_get_error(GTK_GL_AREA(self)))
     return FALSE;
-  if (!self->rb_fbo || self->rb_w != w || self->rb_h != h) {
+  if (!self->rb.fbo || self->rb.w != w || self->rb.h != h) {
     readback_free(self, TRUE);
-    glGenFramebuffers(1, &self->rb_fbo);
-    /* the colour in a texture of unsized format given as B8G8R8A8: Mesa
-     * then stores it so, and the read-back is a copy (a renderbuffer's
-     * R8G8B8A8 was swizzled pixel by pixel) */
-    glGenTextures(1, &self->rb_color);
-    glBindTexture(GL_TEXTURE_2D, self->rb_color);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, NULL);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    glGenRenderbuffers(1, &self->rb_depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, self->rb_depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, w, h);
-    glBindRenderbuffer(GL_RENDERBUFFER, 0);
-    glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, self->rb_color, 0);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, self->rb_depth);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (!lw_readback_fb_size(&self->rb, w, h)) {
       readback_free(self, TRUE);
       return FALSE; /* GtkGLArea's own path */
     }
-    self->rb_w = w, self->rb_h = h;
     self->rb_warm = FALSE;
   }
   if (!self->rb_warm && self->has_state) {
     /* llvmpipe compiles shader variants at the first draw into a kind of
      * framebuffer.  The frames of a moving picture go without multisampling
-     * straight into rb_fbo, the still ones through a multisampled buffer:
+     * straight into rb, the still ones through a multisampled buffer:
      * one frame of the first kind drawn now, while the picture is still,
      * keeps that compilation (15-35 ms) out of the first frame of a run.
      * The still frame drawn next overwrites it. */
-    glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, self->rb.fbo);
     lw_renderer_set_flip_y(self->renderer, TRUE);
     lw_renderer_set_samples(self->renderer, 0);
     lw_renderer_draw(self->renderer, &self->cam, w, h, &self->state);
@@ -719,7 +682,7 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   self->rb_tick_only = FALSE;
   if (!self->rb_img || self->rb_img_gen != self->gen || !tick_only) {
     gboolean async = self->rb_img && moving;
-    glBindFramebuffer(GL_FRAMEBUFFER, self->rb_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, self->rb.fbo);
     lw_renderer_set_flip_y(self->renderer, TRUE);
     draw_scene(self, w, h, !async);
     if (async) {
