@@ -569,6 +569,10 @@ static gboolean rt_usable(LwView3d *self, int w, int h)
       rt_sync(self);
       lw_render_thread_submit(self->rt, &self->cam, w, h, 0, self->has_state ? &self->state : NULL, self->gen);
       self->rt_primed = TRUE;
+      /* taken over at the frame after it is done, while the view is still
+       * (rb_tick_cb) */
+      if (!self->rb_tick)
+        self->rb_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self), rb_tick_cb, NULL, NULL);
     }
     if (!self->rt_img && !lw_render_thread_has_new(self->rt))
       return FALSE;
@@ -601,7 +605,10 @@ static void thread_snapshot(LwView3d *self, GtkSnapshot *snapshot, int w, int h)
                             self->has_state ? &self->state : NULL, self->gen);
     self->rt_gen = self->gen;
     self->rt_w = w, self->rt_h = h;
-    if (!self->rt_img || (!moving && !smoothing))
+    /* the first frame of a moving picture on the thread: the last one read
+     * back here is shown meanwhile */
+    gboolean fallback = !self->rt_img && moving && self->rb_img;
+    if ((!self->rt_img && !fallback) || (!moving && !smoothing))
       lw_render_thread_wait(self->rt, self->gen);
     else if (!self->rb_tick)
       self->rb_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self), rb_tick_cb, NULL, NULL);
@@ -618,9 +625,9 @@ static void thread_snapshot(LwView3d *self, GtkSnapshot *snapshot, int w, int h)
     self->frame_ms = ms;
   }
   self->threaded = self->rt_img != NULL;
-  if (self->rt_img)
-    paint_picture(self, snapshot, self->rt_img, cairo_image_surface_get_width(self->rt_img),
-                  cairo_image_surface_get_height(self->rt_img));
+  cairo_surface_t *shown = self->rt_img ? self->rt_img : self->rb_img;
+  if (shown)
+    paint_picture(self, snapshot, shown, cairo_image_surface_get_width(shown), cairo_image_surface_get_height(shown));
 }
 
 /* With GTK's cairo renderer (chosen on software GL: see lw-application.c)
