@@ -118,6 +118,7 @@ static double *copy_into(double **buf, size_t *cap, const double *src, size_t n)
 static gboolean worker_init(lw_render_thread *t)
 {
   const char *problem = NULL;
+  GError *err = NULL; /* freed by hand: the gotos below would skip an autoptr's initialisation */
   if (!epoxy_has_egl() || !epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless")) {
     problem = "EGL_MESA_platform_surfaceless is not available";
     goto fail;
@@ -144,12 +145,12 @@ static gboolean worker_init(lw_render_thread *t)
     problem = "no OpenGL 3.3 core context";
     goto fail;
   }
-  g_autoptr(GError) err = NULL;
   t->r = lw_renderer_new(&err);
   if (!t->r) {
     g_mutex_lock(&t->lock);
     t->error = g_strdup(err->message);
     g_mutex_unlock(&t->lock);
+    g_error_free(err);
     return FALSE;
   }
   return TRUE;
