@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lw-render.h"
+#include "lw-render-thread.h"
 #include "lw-view3d.h"
 
 #define W 320
@@ -116,6 +117,17 @@ static void scene_update(scene *sc)
     lw_body_pose(sc->m, sc->d, b, sc->pose + 12 * b, sc->pose + 12 * b + 3);
   lw_scene_geometry(sc->m, sc->d, sc->joints, sc->forces);
   sc->s.t = lw_data_time(sc->d);
+}
+
+/* n steps on, and the state updated */
+static void scene_advance(scene *sc, int n)
+{
+  for (int k = 0; k < n; k++) {
+    lw_step_info info;
+    lw_error err;
+    g_assert_cmpint(lw_step(sc->m, sc->d, &info, &err), ==, LW_OK);
+  }
+  scene_update(sc);
 }
 
 static void scene_open(scene *sc, const char *file)
@@ -719,10 +731,7 @@ static void test_draw_time(void)
     int n = 60;
     gint64 t0 = g_get_monotonic_time();
     for (int i = 0; i < n; i++) {
-      lw_step_info info;
-      lw_error err;
-      g_assert_cmpint(lw_step(sc.m, sc.d, &info, &err), ==, LW_OK);
-      scene_update(&sc);
+      scene_advance(&sc, 1);
       lw_renderer_draw(r, &cam, W, H, &sc.s);
       glFinish();
     }
@@ -731,6 +740,90 @@ static void test_draw_time(void)
                    per);
     g_assert_cmpfloat(per, <, 100);
   }
+  lw_renderer_free(r);
+  scene_close(&sc);
+}
+
+/* lw-render-thread: the picture the thread draws is the one this context
+ * draws with the same settings, to the bit (same renderer, same Mesa):
+ * the five-bar with a trace and a selection, then moved with the selection
+ * cleared, where of two frames handed over at once the newer is shown */
+static int thread_vs_here(lw_render_thread *t, lw_renderer *r, const lw_camera *cam, const lw_render_state *s,
+                          guint64 gen)
+{
+  g_assert_true(lw_render_thread_wait(t, gen));
+  guint64 got = 0;
+  double ms = 0;
+  cairo_surface_t *img = lw_render_thread_take(t, &got, &ms);
+  g_assert_nonnull(img);
+  g_assert_cmpuint(got, ==, gen);
+  g_assert_cmpint(cairo_image_surface_get_width(img), ==, W);
+  g_assert_cmpint(cairo_image_surface_get_height(img), ==, H);
+  lw_renderer_set_flip_y(r, TRUE); /* as the thread draws: the top row first */
+  guint8 *px = render_at(r, cam, s, W, H);
+  lw_renderer_set_flip_y(r, FALSE);
+  const guint8 *data = cairo_image_surface_get_data(img);
+  int stride = cairo_image_surface_get_stride(img), worst = 0;
+  long coloured = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const guint8 *a = data + (size_t)y * stride + 4 * x, *b = px + 4 * ((size_t)y * W + x); /* B G R A, R G B A */
+      worst = MAX(worst, MAX(abs(a[2] - b[0]), MAX(abs(a[1] - b[1]), MAX(abs(a[0] - b[2]), abs(a[3] - b[3])))));
+      coloured += chroma(b) > 0.25;
+    }
+  g_free(px);
+  g_test_message("frame %" G_GUINT64_FORMAT " on the thread: %.2f ms, largest channel difference %d, %ld coloured "
+                 "pixels",
+                 gen, ms, worst, coloured);
+  g_assert_cmpint(coloured, >, 1000);
+  return worst;
+}
+
+static void test_thread(void)
+{
+  REQUIRE_GL();
+  scene sc;
+  scene_open(&sc, "five-bar.json");
+  lw_renderer *r = renderer_for(&sc);
+  lw_camera cam;
+  five_bar_camera(&cam);
+  lw_pick sel = {LW_PICK_BODY, 1};
+  lw_renderer_set_selection(r, sel);
+  double xyz[3 * 60];
+  for (int i = 0; i < 60; i++)
+    xyz[3 * i] = 0.5 + 0.4 * cos(0.1 * i), xyz[3 * i + 1] = -1.5 + 0.3 * sin(0.1 * i), xyz[3 * i + 2] = 0;
+  lw_renderer_set_trace(r, 0, xyz, 60);
+
+  lw_render_thread *t = lw_render_thread_new();
+  for (int k = 0; k < 1000 && lw_render_thread_get_status(t) == LW_RENDER_THREAD_STARTING; k++)
+    g_usleep(10000);
+  g_assert_cmpint(lw_render_thread_get_status(t), ==, LW_RENDER_THREAD_READY);
+  g_assert_null(lw_render_thread_error(t));
+  g_assert_null(lw_render_thread_take(t, NULL, NULL)); /* nothing drawn yet */
+  lw_render_thread_set_model(t, lw_model_desc(sc.m));
+  lw_render_thread_set_selection(t, sel);
+  const double *txyz[1] = {xyz};
+  int tn[1] = {60};
+  lw_render_thread_set_traces(t, 1, txyz, tn);
+  lw_render_thread_submit(t, &cam, W, H, 4, &sc.s, 1);
+  g_assert_cmpint(thread_vs_here(t, r, &cam, &sc.s, 1), ==, 0);
+  g_assert_false(lw_render_thread_has_new(t));
+
+  /* moved 0.3 s on, the selection cleared; frame 2 handed over and at once
+   * replaced by frame 3 (2 may be dropped), without multisampling */
+  lw_render_state before = sc.s;
+  double *pose0 = g_memdup2(sc.pose, sizeof(double) * 12 * (size_t)sc.s.nbodies);
+  before.body_pose = pose0;
+  scene_advance(&sc, 300);
+  lw_pick none = {LW_PICK_NONE, -1};
+  lw_renderer_set_selection(r, none);
+  lw_render_thread_set_selection(t, none);
+  lw_render_thread_submit(t, &cam, W, H, 0, &before, 2);
+  lw_render_thread_submit(t, &cam, W, H, 0, &sc.s, 3);
+  g_free(pose0); /* copied by submit */
+  lw_renderer_set_samples(r, 0);
+  g_assert_cmpint(thread_vs_here(t, r, &cam, &sc.s, 3), ==, 0);
+  lw_render_thread_free(t);
   lw_renderer_free(r);
   scene_close(&sc);
 }
@@ -899,10 +992,7 @@ static void test_widget(void)
   double total = 0;
   int n = 30;
   for (int i = 0; i < n; i++) {
-    lw_step_info info;
-    lw_error err;
-    g_assert_cmpint(lw_step(sc.m, sc.d, &info, &err), ==, LW_OK);
-    scene_update(&sc);
+    scene_advance(&sc, 1);
     lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
     g_assert_true(wait_frame(&pr, view));
     total += lw_view3d_get_frame_time_ms(LW_VIEW3D(view));
@@ -1219,12 +1309,7 @@ static void test_widget_readback(void)
   g_object_unref(c);
 
   /* the mechanism moved (0.4 s on): the thread's picture follows */
-  for (int k = 0; k < 400; k++) {
-    lw_step_info info;
-    lw_error err;
-    g_assert_cmpint(lw_step(sc.m, sc.d, &info, &err), ==, LW_OK);
-  }
-  scene_update(&sc);
+  scene_advance(&sc, 400);
   lw_view3d_set_state(LW_VIEW3D(view), &sc.s);
   g_clear_pointer(&kind_a, g_free);
   g_clear_pointer(&kind_b, g_free);
@@ -1248,6 +1333,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/pick", test_pick);
   g_test_add_func("/render/fit", test_fit);
   g_test_add_func("/render/draw-time", test_draw_time);
+  g_test_add_func("/render/thread", test_thread);
   g_test_add_func("/render/widget", test_widget);
   g_test_add_func("/render/widget/readback", test_widget_readback);
   g_test_add_func("/render/widget/auto-frame", test_widget_auto_frame);

@@ -17,10 +17,9 @@
 #define RING 3
 
 /* The surfaceless display is one for the whole process, shared by the views'
- * threads: initialised by the first, terminated by the last (which ends
- * llvmpipe's threads for it). */
+ * threads and by anyone else who uses it (the renderer's tests do): it is
+ * initialised under this lock and never terminated here. */
 static GMutex egl_lock;
-static int egl_users;
 
 typedef struct {
   double *xyz;
@@ -132,7 +131,6 @@ static gboolean worker_init(lw_render_thread *t)
     problem = "cannot initialise a surfaceless EGL display";
     goto fail;
   }
-  egl_users++;
   g_mutex_unlock(&egl_lock);
   if (!eglBindAPI(EGL_OPENGL_API)) {
     problem = "EGL cannot bind desktop OpenGL";
@@ -165,21 +163,16 @@ static void worker_done(lw_render_thread *t)
 {
   if (t->dpy == EGL_NO_DISPLAY)
     return;
-  if (t->ctx == EGL_NO_CONTEXT)
-    goto display;
-  eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx);
-  lw_readback_fb_free(&t->fb);
-  if (t->r)
-    lw_renderer_free(t->r);
-  t->r = NULL;
-  eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-  eglDestroyContext(t->dpy, t->ctx);
-  t->ctx = EGL_NO_CONTEXT;
-display:
-  g_mutex_lock(&egl_lock);
-  if (--egl_users == 0)
-    eglTerminate(t->dpy);
-  g_mutex_unlock(&egl_lock);
+  if (t->ctx != EGL_NO_CONTEXT) {
+    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx);
+    lw_readback_fb_free(&t->fb);
+    if (t->r)
+      lw_renderer_free(t->r);
+    t->r = NULL;
+    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(t->dpy, t->ctx);
+    t->ctx = EGL_NO_CONTEXT;
+  }
   t->dpy = EGL_NO_DISPLAY;
   eglReleaseThread();
 }
@@ -252,6 +245,8 @@ static gpointer worker(gpointer data)
   g_cond_broadcast(&t->cond);
   g_mutex_unlock(&t->lock);
   if (!ok) {
+    /* said here, when it happens (the view may draw no other frame) */
+    g_message("the 3-D view draws on the interface's thread: %s", t->error);
     worker_done(t);
     return NULL;
   }

@@ -578,8 +578,7 @@ static gboolean rt_usable(LwView3d *self, int w, int h)
       return FALSE;
     stop_readahead(self); /* a frame drawn ahead here is not waited for */
     return TRUE;
-  case LW_RENDER_THREAD_FAILED:
-    g_message("the 3-D view draws on the interface's thread: %s", lw_render_thread_error(self->rt));
+  case LW_RENDER_THREAD_FAILED: /* the thread said why */
     rt_free(self);
     self->rt_failed = TRUE;
     return FALSE;
