@@ -1282,7 +1282,9 @@ static void test_widget_readback(void)
   /* drawn on the view's render thread (the default), on the interface's
    * thread, and by GtkGLArea */
   /* the render thread starts at the view's first frame and takes over once
-   * it has drawn one (its shaders compiled: seconds under the sanitizers) */
+   * it has drawn one (its shaders compiled: seconds under the sanitizers);
+   * this test wants it whatever the environment says */
+  g_unsetenv("LW_VIEW_NO_THREAD");
   gboolean egl = epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless");
   for (int k = 0; k < 150 && egl && !lw_view3d_get_threaded(LW_VIEW3D(view)); k++) {
     g_assert_true(wait_frame(&pr, view));

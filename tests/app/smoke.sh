@@ -53,7 +53,7 @@ done
 i=$((i + 1))
 png="$out/five-bar-no-egl.png"
 rm -f "$png"
-log=$(__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent timeout 120 "$app" --flat-out --screenshot "$png" --quit-after-run \
+log=$(env -u LW_VIEW_NO_THREAD __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent timeout 120 "$app" --flat-out --screenshot "$png" --quit-after-run \
   "$models_dir/five-bar.json" 2>&1)
 rc=$?
 read -r w h colors < <(identify -format '%w %h %k\n' "$png" 2>/dev/null || echo "0 0 0")
