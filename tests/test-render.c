@@ -920,6 +920,10 @@ static GtkWidget *five_bar_window(scene *sc, widget_probe *pr, int w, int h, Gtk
 static void test_widget(void)
 {
   gl_down(); /* the headless context is not needed any more */
+  /* the probe reads the picture from the framebuffer bound at "rendered":
+   * drawn here, not on the view's render thread (/render/thread and
+   * /render/widget/readback test that one) */
+  g_setenv("LW_VIEW_NO_THREAD", "1", TRUE);
   scene sc;
   widget_probe pr;
   GtkWidget *view, *win = five_bar_window(&sc, &pr, 480, 360, &view);
@@ -1084,6 +1088,7 @@ static gboolean origins_in_view(const lw_camera *cam, const lw_render_state *s, 
  * view, never narrows, and stays where the user put it */
 static void test_widget_auto_frame(void)
 {
+  g_setenv("LW_VIEW_NO_THREAD", "1", TRUE); /* the probe reads the framebuffer drawn here */
   scene sc;
   widget_probe pr;
   GtkWidget *view, *win = five_bar_window(&sc, &pr, 480, 360, &view);
