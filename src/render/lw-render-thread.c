@@ -28,7 +28,7 @@ typedef struct {
 
 /* what the caller hands over for the next frame */
 typedef struct {
-  gboolean frame; /* a frame is asked for */
+  gboolean frame; /* a frame is asked for (in the caller's job) */
   lw_camera cam;
   int w, h, samples;
   guint64 gen;
@@ -259,18 +259,18 @@ static gpointer worker(gpointer data)
       g_mutex_unlock(&t->lock);
       break;
     }
-    /* take the frame: its state by swapping buffers, the rest by moving */
+    /* take the frame: its state by swapping buffers (the state points into
+     * the buffers, which move with it), the rest by moving */
     job *n = &t->next;
-    j.frame = TRUE;
     j.cam = n->cam, j.w = n->w, j.h = n->h, j.samples = n->samples, j.gen = n->gen;
     j.has_state = n->has_state;
-    if (n->has_state) {
-      lw_render_state s = n->state;
-      s.body_pose = copy_into(&j.pose, &j.cap_pose, n->state.body_pose, 12 * (size_t)s.nbodies);
-      s.joints = copy_into(&j.joints, &j.cap_joints, n->state.joints, 6 * (size_t)s.njoints);
-      s.forces = copy_into(&j.forces, &j.cap_forces, n->state.forces, 6 * (size_t)s.nforces);
-      j.state = s;
-    }
+    j.state = n->state;
+    double *buf[3] = {j.pose, j.joints, j.forces};
+    size_t cap[3] = {j.cap_pose, j.cap_joints, j.cap_forces};
+    j.pose = n->pose, j.joints = n->joints, j.forces = n->forces;
+    j.cap_pose = n->cap_pose, j.cap_joints = n->cap_joints, j.cap_forces = n->cap_forces;
+    n->pose = buf[0], n->joints = buf[1], n->forces = buf[2];
+    n->cap_pose = cap[0], n->cap_joints = cap[1], n->cap_forces = cap[2];
     j.model_set = n->model_set, j.model = n->model;
     j.opt_set = n->opt_set, j.opt = n->opt;
     j.sel_set = n->sel_set, j.sel = n->sel;

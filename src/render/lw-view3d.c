@@ -616,7 +616,7 @@ static void thread_snapshot(LwView3d *self, GtkSnapshot *snapshot, int w, int h)
   guint64 gen;
   double ms;
   cairo_surface_t *img = lw_render_thread_take(self->rt, &gen, &ms);
-  if (img && (img != self->rt_img || gen != self->rt_shown_gen))
+  if (img && gen != self->rt_shown_gen)
     self->pictures++;
   self->rt_shown_gen = gen;
   if (img) {
