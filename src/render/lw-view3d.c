@@ -553,7 +553,7 @@ static void rt_sync(LwView3d *self)
 
 /* the render thread, started at the first frame of the software path; FALSE
  * (this frame drawn here) while it starts and until it has drawn a first
- * frame (llvmpipe compiles the shaders' variants then: 15-50 ms nobody
+ * frame (llvmpipe compiles the shaders' variants then: tens of ms nobody
  * waits for), when it could not start or when LW_VIEW_NO_THREAD is set */
 static gboolean rt_usable(LwView3d *self, int w, int h)
 {
