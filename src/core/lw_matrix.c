@@ -3,6 +3,7 @@
  * LAPACK Cholesky for small models, CHOLMOD (symbolic analysis once,
  * numeric factorization per call) for large ones. */
 #include "lw_internal.h"
+#include "lw_rowvec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,6 +75,34 @@ void lw_chol_dense_solve(const double *a, int n, double *x)
  * another as a single side's do */
 static inline void chol_solve_multi_n(const double *a, int n, double *Y, int ld, const int nrhs)
 {
+  if (nrhs <= LW_ROWVEC_MAX) {
+    /* a few sides: by rows, each held in registers while the rows found
+     * before it are taken off (the operations of the column sweeps below,
+     * in the same order) */
+    lw_rowvec r;
+    for (int i = 0; i < n; i++) {
+      lw_rv_load(&r, Y + (size_t)i * ld, nrhs);
+      for (int j = 0; j < i; j++) {
+        double l = a[(size_t)j * n + i];
+        if (l != 0.0)
+          lw_rv_axmy(&r, l, Y + (size_t)j * ld, nrhs);
+      }
+      lw_rv_scale(&r, a[(size_t)i * n + i], nrhs);
+      lw_rv_store(&r, Y + (size_t)i * ld, nrhs);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      lw_rv_load(&r, Y + (size_t)i * ld, nrhs);
+      const double *ci = a + (size_t)i * n;
+      for (int j = n - 1; j > i; j--) {
+        double l = ci[j];
+        if (l != 0.0)
+          lw_rv_axmy(&r, l, Y + (size_t)j * ld, nrhs);
+      }
+      lw_rv_scale(&r, ci[i], nrhs);
+      lw_rv_store(&r, Y + (size_t)i * ld, nrhs);
+    }
+    return;
+  }
   for (int j = 0; j < n; j++) {
     const double *restrict cj = a + (size_t)j * n;
     double *restrict yj = Y + (size_t)j * ld;
@@ -106,7 +135,7 @@ static inline void chol_solve_multi_n(const double *a, int n, double *Y, int ld,
 
 /* in chunks of LW_FEW_CHUNK sides, then the rest, each of a width written
  * out (LW_FOR_FEW; many sides at once); one side by lw_chol_dense_solve */
-void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
+LW_CLONES void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs)
 {
   if (nrhs == 1) {
     lw_chol_dense_solve(a, n, Y);

@@ -20,6 +20,7 @@
  * The step matrices are dense (models up to a few hundred coordinates). */
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
+#include "lw_rowvec.h"
 
 #include <float.h>
 #include <math.h>
@@ -479,26 +480,46 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
           Y[(size_t)k * ld + c] = Y[(size_t)ipiv[k] * ld + c];
           Y[(size_t)ipiv[k] * ld + c] = t;
         }
-    for (int j = 0; j < n; j++) { /* L, unit lower */
-      const double *cj = A + (size_t)j * n, *restrict yj = Y + (size_t)j * ld;
-      for (int i = j + 1; i < n; i++) {
-        double l = cj[i];
-        double *restrict yi = Y + (size_t)i * ld;
-        for (int c = 0; c < nrhs; c++)
-          yi[c] -= l * yj[c];
+    if (nrhs > LW_ROWVEC_MAX) {
+      for (int j = 0; j < n; j++) { /* L, unit lower */
+        const double *cj = A + (size_t)j * n, *restrict yj = Y + (size_t)j * ld;
+        for (int i = j + 1; i < n; i++) {
+          double l = cj[i];
+          double *restrict yi = Y + (size_t)i * ld;
+          for (int c = 0; c < nrhs; c++)
+            yi[c] -= l * yj[c];
+        }
       }
+      for (int j = n - 1; j >= 0; j--) { /* U */
+        const double *cj = A + (size_t)j * n;
+        double *restrict yj = Y + (size_t)j * ld;
+        for (int c = 0; c < nrhs; c++)
+          yj[c] *= d[j];
+        for (int i = 0; i < j; i++) {
+          double u = cj[i];
+          double *restrict yi = Y + (size_t)i * ld;
+          for (int c = 0; c < nrhs; c++)
+            yi[c] -= u * yj[c];
+        }
+      }
+      return;
     }
-    for (int j = n - 1; j >= 0; j--) { /* U */
-      const double *cj = A + (size_t)j * n;
-      double *restrict yj = Y + (size_t)j * ld;
-      for (int c = 0; c < nrhs; c++)
-        yj[c] *= d[j];
-      for (int i = 0; i < j; i++) {
-        double u = cj[i];
-        double *restrict yi = Y + (size_t)i * ld;
-        for (int c = 0; c < nrhs; c++)
-          yi[c] -= u * yj[c];
-      }
+    /* a few sides: by rows, each held in registers while the rows found
+     * before it are taken off (the same operations, in the same order, as
+     * the column sweeps above) */
+    lw_rowvec r;
+    for (int i = 1; i < n; i++) { /* L, unit lower */
+      lw_rv_load(&r, Y + (size_t)i * ld, nrhs);
+      for (int j = 0; j < i; j++)
+        lw_rv_axmy(&r, A[(size_t)j * n + i], Y + (size_t)j * ld, nrhs);
+      lw_rv_store(&r, Y + (size_t)i * ld, nrhs);
+    }
+    for (int i = n - 1; i >= 0; i--) { /* U */
+      lw_rv_load(&r, Y + (size_t)i * ld, nrhs);
+      for (int j = n - 1; j > i; j--)
+        lw_rv_axmy(&r, A[(size_t)j * n + i], Y + (size_t)j * ld, nrhs);
+      lw_rv_scale(&r, d[i], nrhs);
+      lw_rv_store(&r, Y + (size_t)i * ld, nrhs);
     }
     return;
   }
@@ -533,7 +554,7 @@ static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, cons
       }
 }
 
-static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
+LW_CLONES static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
 {
   int c0;
 #define CALL(P) lu_solve_rows_n(A, n, ipiv, d, trans, Y + c0, nrhs, P)
@@ -644,29 +665,44 @@ static void ap_solve_t(sens *s, double *b)
       chunk(c0_, (p) - c0_);                                                                                       \
   } while (0)
 
+/* The body's size nqb is a constant in these kernels too (LW_FOR_NQB: the
+ * planar body's 4, the spatial body's 12), so that the loops over a
+ * body's coordinates unroll.  The kernels are inlined into each
+ * (nqb, width) case by force: the compiler's own limits would leave one
+ * copy with both as variables. */
+#define LW_KERNEL static inline __attribute__((always_inline))
+#define LW_FOR_NQB(nqb, call)                                                                                        \
+  do {                                                                                                             \
+    if ((nqb) == 4) {                                                                                              \
+      call(4);                                                                                                     \
+    } else if ((nqb) == 12) {                                                                                      \
+      call(12);                                                                                                    \
+    } else {                                                                                                       \
+      call(nqb);                                                                                                   \
+    }                                                                                                              \
+  } while (0)
+
 /* columns c0 .. c0 + n of row i of body b: Y += alpha (A + cb B) X */
-static inline void blocks_chunk(int nqb, const double *Ab, const double *Bb, double cb, double alpha,
+LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, double cb, double alpha,
                                 const double *restrict Xb, double *restrict yi, int i, int p, int c0, const int n)
 {
-  double acc[LW_ROWS_CHUNK] = {0};
+  lw_rowvec acc;
+  lw_rv_zero(&acc, n);
   for (int j = 0; j < nqb; j++) {
     double a = alpha * (Ab[j * nqb + i] + (Bb ? cb * Bb[j * nqb + i] : 0.0));
     if (a == 0.0)
       continue; /* the blocks of point masses and of most derivatives are sparse */
-    const double *restrict xj = Xb + (size_t)j * p + c0;
-    for (int c = 0; c < n; c++)
-      acc[c] += a * xj[c];
+    lw_rv_axpy(&acc, a, Xb + (size_t)j * p + c0, n);
   }
-  for (int c = 0; c < n; c++)
-    yi[c0 + c] += acc[c];
+  lw_rv_add_to(&acc, 1.0, yi + c0, n);
 }
 
 /* Y += alpha (A + cb B) X, A and B block-diagonal (the bodies' nqb x nqb
  * blocks; B NULL: A alone) */
-static inline void blocks_rows_n(const lw_model *m, const double *A, const double *B, double cb, double alpha,
-                                 const double *restrict X, double *restrict Y, const int p)
+LW_KERNEL void blocks_rows_n(const lw_model *m, const int nqb, const double *A, const double *B, double cb,
+                                 double alpha, const double *restrict X, double *restrict Y, const int p)
 {
-  int nqb = m->nqb, bb = nqb * nqb;
+  int bb = nqb * nqb;
   for (int b = 0; b < m->nb; b++) {
     const double *Ab = A + (size_t)b * bb, *Bb = B ? B + (size_t)b * bb : NULL;
     const double *Xb = X + (size_t)b * nqb * p;
@@ -679,68 +715,73 @@ static inline void blocks_rows_n(const lw_model *m, const double *A, const doubl
   }
 }
 
-/* columns c0 .. c0 + n of row r: y += alpha R X */
-static inline void rowmat_chunk(const lw_model *m, const double *g, int r, double alpha, const double *restrict X,
-                                double *restrict y, int p, int c0, const int n)
+/* columns c0 .. c0 + n of row r: y += alpha R X (g: the row's entries, q0
+ * its two blocks' first coordinates, the second -1 when it has one) */
+LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, double alpha,
+                                const double *restrict X, double *restrict y, int p, int c0, const int n)
 {
-  double acc[LW_ROWS_CHUNK] = {0};
-  for (int k = 0; k < 2 && m->rq0[2 * r + k] >= 0; k++)
-    for (int i = 0; i < m->nqb; i++) {
-      double a = g[k * m->nqb + i];
-      const double *restrict x = X + (size_t)(m->rq0[2 * r + k] + i) * p + c0;
-      for (int c = 0; c < n; c++)
-        acc[c] += a * x[c];
-    }
-  for (int c = 0; c < n; c++)
-    y[c0 + c] += alpha * acc[c];
+  lw_rowvec acc;
+  lw_rv_zero(&acc, n);
+  for (int k = 0; k < 2 && q0[k] >= 0; k++) {
+    const double *restrict x = X + (size_t)q0[k] * p + c0;
+    for (int i = 0; i < nqb; i++)
+      lw_rv_axpy(&acc, g[k * nqb + i], x + (size_t)i * p, n);
+  }
+  lw_rv_add_to(&acc, alpha, y + c0, n);
 }
 
 /* Y (nc rows) += alpha R X, R by rows like d->jac */
-static inline void rowmat_rows_n(const lw_model *m, const double *R, double alpha, const double *restrict X,
-                                 double *restrict Y, const int p)
+LW_KERNEL void rowmat_rows_n(const lw_model *m, const int nqb, const double *R, double alpha,
+                                 const double *restrict X, double *restrict Y, const int p)
 {
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * m->nqb;
+    const double *g = R + (size_t)r * 2 * nqb;
+    const int *q0 = m->rq0 + 2 * r;
     double *y = Y + (size_t)r * p;
-#define CHUNK(c0, n) rowmat_chunk(m, g, r, alpha, X, y, p, c0, n)
+#define CHUNK(c0, n) rowmat_chunk(nqb, g, q0, alpha, X, y, p, c0, n)
     LW_ROWS_CHUNKS(p, CHUNK);
 #undef CHUNK
   }
 }
 
 /* columns c0 .. c0 + n of row r: X += alpha R^T y */
-static inline void rowmat_t_chunk(const lw_model *m, const double *g, int r, double alpha, const double *restrict y,
-                                  double *restrict X, int p, int c0, const int n)
+LW_KERNEL void rowmat_t_chunk(const int nqb, const double *g, const int *q0, double alpha,
+                                  const double *restrict y, double *restrict X, int p, int c0, const int n)
 {
-  double yr[LW_ROWS_CHUNK];
-  for (int c = 0; c < n; c++)
-    yr[c] = y[c0 + c];
-  for (int k = 0; k < 2 && m->rq0[2 * r + k] >= 0; k++)
-    for (int i = 0; i < m->nqb; i++) {
-      double a = alpha * g[k * m->nqb + i];
-      double *restrict x = X + (size_t)(m->rq0[2 * r + k] + i) * p + c0;
-      for (int c = 0; c < n; c++)
-        x[c] += a * yr[c];
-    }
+  lw_rowvec yr;
+  lw_rv_load(&yr, y + c0, n);
+  lw_rv_scale(&yr, alpha, n);
+  for (int k = 0; k < 2 && q0[k] >= 0; k++) {
+    double *restrict x = X + (size_t)q0[k] * p + c0;
+    for (int i = 0; i < nqb; i++)
+      lw_rv_add_to(&yr, g[k * nqb + i], x + (size_t)i * p, n);
+  }
 }
 
 /* X (nq rows) += alpha R^T Y */
-static inline void rowmat_t_rows_n(const lw_model *m, const double *R, double alpha, const double *restrict Y,
-                                   double *restrict X, const int p)
+LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int nqb, const double *R, double alpha,
+                                   const double *restrict Y, double *restrict X, const int p)
 {
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * m->nqb, *y = Y + (size_t)r * p;
-#define CHUNK(c0, n) rowmat_t_chunk(m, g, r, alpha, y, X, p, c0, n)
+    const double *g = R + (size_t)r * 2 * nqb, *y = Y + (size_t)r * p;
+    const int *q0 = m->rq0 + 2 * r;
+#define CHUNK(c0, n) rowmat_t_chunk(nqb, g, q0, alpha, y, X, p, c0, n)
     LW_ROWS_CHUNKS(p, CHUNK);
 #undef CHUNK
   }
 }
 
-static void blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
+LW_CLONES static void blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
                         const double *X, double *Y, int p)
 {
-#define CALL(P) blocks_rows_n(m, A, B, cb, alpha, X, Y, P)
-  LW_FOR_FEW(p, CALL)
+#define CALL(P) blocks_rows_n(m, NQB, A, B, cb, alpha, X, Y, P)
+#define BY_NQB(N)                                                                                                  \
+  {                                                                                                                \
+    const int NQB = (N);                                                                                           \
+    LW_FOR_FEW(p, CALL)                                                                                            \
+  }
+  LW_FOR_NQB(m->nqb, BY_NQB);
+#undef BY_NQB
 #undef CALL
 }
 
@@ -762,17 +803,29 @@ static void bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alp
     }
 }
 
-static void rowmat_rows(const lw_model *m, const double *R, double alpha, const double *X, double *Y, int p)
+LW_CLONES static void rowmat_rows(const lw_model *m, const double *R, double alpha, const double *X, double *Y, int p)
 {
-#define CALL(P) rowmat_rows_n(m, R, alpha, X, Y, P)
-  LW_FOR_FEW(p, CALL)
+#define CALL(P) rowmat_rows_n(m, NQB, R, alpha, X, Y, P)
+#define BY_NQB(N)                                                                                                  \
+  {                                                                                                                \
+    const int NQB = (N);                                                                                           \
+    LW_FOR_FEW(p, CALL)                                                                                            \
+  }
+  LW_FOR_NQB(m->nqb, BY_NQB);
+#undef BY_NQB
 #undef CALL
 }
 
-static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, const double *Y, double *X, int p)
+LW_CLONES static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, const double *Y, double *X, int p)
 {
-#define CALL(P) rowmat_t_rows_n(m, R, alpha, Y, X, P)
-  LW_FOR_FEW(p, CALL)
+#define CALL(P) rowmat_t_rows_n(m, NQB, R, alpha, Y, X, P)
+#define BY_NQB(N)                                                                                                  \
+  {                                                                                                                \
+    const int NQB = (N);                                                                                           \
+    LW_FOR_FEW(p, CALL)                                                                                            \
+  }
+  LW_FOR_NQB(m->nqb, BY_NQB);
+#undef BY_NQB
 #undef CALL
 }
 

@@ -1,0 +1,156 @@
+/* lw_rowvec.h: a row of up to 8 columns held in vector registers, for the
+ * kernels that carry several sides at once stored by rows (the forward
+ * sensitivities' columns, Y[i * ld + c]).
+ *
+ * The compiler does not vectorize "acc[c] += a * x[c]" over a handful of
+ * columns well by itself (it unrolls it into scalar adds); written with
+ * GCC's vector types, a row of n columns is one 4-wide vector for each
+ * four, then a 2-wide one and a scalar for what is left.  With n a
+ * constant (LW_FOR_FEW) the tests on n fold away and the row stays in
+ * registers; on a processor without 4-wide vectors the compiler splits
+ * them into pairs.  The order of the operations on each column is the one
+ * a scalar loop would do, so the results do not depend on the width. */
+#ifndef LW_ROWVEC_H
+#define LW_ROWVEC_H
+
+#include <string.h>
+
+/* The kernels that use these rows come in two builds chosen when the
+ * program starts (GCC's function multiversioning): one for processors
+ * with AVX2, whose 4-wide vectors take one instruction instead of two,
+ * and the default one.  Neither contracts a multiply and an add into one
+ * rounding (ISO C mode), so both give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LW_CLONES
+#endif
+
+/* the helpers below are always inlined: a 4-wide vector never crosses a
+ * call, whatever the target (GCC warns of the ABI of such a call anyway,
+ * at the end of the file that includes this one) */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+typedef double lw_v4d __attribute__((vector_size(32)));
+typedef double lw_v2d __attribute__((vector_size(16)));
+
+#define LW_ROWVEC_MAX 8
+#define LW_RV_INLINE static inline __attribute__((always_inline))
+
+typedef struct {
+  lw_v4d a[LW_ROWVEC_MAX / 4];
+  lw_v2d b;
+  double c;
+} lw_rowvec;
+
+LW_RV_INLINE lw_v4d lw_v4d_load(const double *p)
+{
+  lw_v4d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+LW_RV_INLINE lw_v2d lw_v2d_load(const double *p)
+{
+  lw_v2d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+LW_RV_INLINE void lw_v4d_store(double *p, lw_v4d v) { memcpy(p, &v, sizeof v); }
+LW_RV_INLINE void lw_v2d_store(double *p, lw_v2d v) { memcpy(p, &v, sizeof v); }
+
+/* r = 0 */
+LW_RV_INLINE void lw_rv_zero(lw_rowvec *r, const int n)
+{
+  (void)n;
+  for (int v = 0; v < LW_ROWVEC_MAX / 4; v++)
+    r->a[v] = (lw_v4d){0, 0, 0, 0};
+  r->b = (lw_v2d){0, 0};
+  r->c = 0.0;
+}
+
+/* r = x[0 .. n) */
+LW_RV_INLINE void lw_rv_load(lw_rowvec *r, const double *x, const int n)
+{
+  lw_rv_zero(r, n); /* the parts past n: never read, set so that nothing is read unset */
+  for (int v = 0; v < n / 4; v++)
+    r->a[v] = lw_v4d_load(x + 4 * v);
+  if (n & 2)
+    r->b = lw_v2d_load(x + (n & ~3));
+  if (n & 1)
+    r->c = x[n - 1];
+}
+
+/* x[0 .. n) = r */
+LW_RV_INLINE void lw_rv_store(const lw_rowvec *r, double *x, const int n)
+{
+  for (int v = 0; v < n / 4; v++)
+    lw_v4d_store(x + 4 * v, r->a[v]);
+  if (n & 2)
+    lw_v2d_store(x + (n & ~3), r->b);
+  if (n & 1)
+    x[n - 1] = r->c;
+}
+
+/* r += a x */
+LW_RV_INLINE void lw_rv_axpy(lw_rowvec *r, double a, const double *x, const int n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  for (int v = 0; v < n / 4; v++)
+    r->a[v] += a4 * lw_v4d_load(x + 4 * v);
+  if (n & 2)
+    r->b += (lw_v2d){a, a} * lw_v2d_load(x + (n & ~3));
+  if (n & 1)
+    r->c += a * x[n - 1];
+}
+
+/* r -= a x */
+LW_RV_INLINE void lw_rv_axmy(lw_rowvec *r, double a, const double *x, const int n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  for (int v = 0; v < n / 4; v++)
+    r->a[v] -= a4 * lw_v4d_load(x + 4 * v);
+  if (n & 2)
+    r->b -= (lw_v2d){a, a} * lw_v2d_load(x + (n & ~3));
+  if (n & 1)
+    r->c -= a * x[n - 1];
+}
+
+/* r *= a */
+LW_RV_INLINE void lw_rv_scale(lw_rowvec *r, double a, const int n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  for (int v = 0; v < n / 4; v++)
+    r->a[v] *= a4;
+  if (n & 2)
+    r->b *= (lw_v2d){a, a};
+  if (n & 1)
+    r->c *= a;
+}
+
+/* y[0 .. n) += a r */
+LW_RV_INLINE void lw_rv_add_to(const lw_rowvec *r, double a, double *y, const int n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  for (int v = 0; v < n / 4; v++)
+    lw_v4d_store(y + 4 * v, lw_v4d_load(y + 4 * v) + a4 * r->a[v]);
+  if (n & 2)
+    lw_v2d_store(y + (n & ~3), lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * r->b);
+  if (n & 1)
+    y[n - 1] += a * r->c;
+}
+
+/* y[0 .. n) += a x[0 .. n) without a row in registers (x and y distinct) */
+LW_RV_INLINE void lw_row_axpy(double *restrict y, double a, const double *restrict x, const int n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  for (int v = 0; v < n / 4; v++)
+    lw_v4d_store(y + 4 * v, lw_v4d_load(y + 4 * v) + a4 * lw_v4d_load(x + 4 * v));
+  if (n & 2)
+    lw_v2d_store(y + (n & ~3), lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * lw_v2d_load(x + (n & ~3)));
+  if (n & 1)
+    y[n - 1] += a * x[n - 1];
+}
+
+#endif
