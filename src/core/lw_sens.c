@@ -467,9 +467,14 @@ static void blk_mv(const double *A, int n, const double *x, double *y, int trans
     blk_mv_n(A, x, y, trans, n);
 }
 
+/* a kernel inlined into each case of its callers (a side count or a
+ * body's size a constant) by force: the compiler's own limits would leave
+ * one copy with them as variables, and outside a caller's AVX2 build */
+#define LW_KERNEL static inline __attribute__((always_inline))
+
 /* LU solve (lw_lu_dense's factors, pivots' reciprocals d) for nrhs sides
  * stored by rows, Y[i * ld + c]: the sides' operations interleave */
-static inline void lu_solve_rows_n(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
+LW_KERNEL void lu_solve_rows_n(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
                                    int ld, const int nrhs)
 {
   if (!trans) {
@@ -667,10 +672,8 @@ static void ap_solve_t(sens *s, double *b)
 
 /* The body's size nqb is a constant in these kernels too (LW_FOR_NQB: the
  * planar body's 4, the spatial body's 12), so that the loops over a
- * body's coordinates unroll.  The kernels are inlined into each
- * (nqb, width) case by force: the compiler's own limits would leave one
- * copy with both as variables. */
-#define LW_KERNEL static inline __attribute__((always_inline))
+ * body's coordinates unroll. */
+
 #define LW_FOR_NQB(nqb, call)                                                                                        \
   do {                                                                                                             \
     if ((nqb) == 4) {                                                                                              \
@@ -689,7 +692,7 @@ LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, d
   lw_rowvec acc;
   lw_rv_zero(&acc, n);
   for (int j = 0; j < nqb; j++) {
-    double a = alpha * (Ab[j * nqb + i] + (Bb ? cb * Bb[j * nqb + i] : 0.0));
+    double a = Bb ? alpha * (Ab[j * nqb + i] + cb * Bb[j * nqb + i]) : alpha * Ab[j * nqb + i];
     if (a == 0.0)
       continue; /* the blocks of point masses and of most derivatives are sparse */
     lw_rv_axpy(&acc, a, Xb + (size_t)j * p + c0, n);
@@ -774,14 +777,20 @@ LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int nqb, const double *R
 LW_CLONES static void blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
                         const double *X, double *Y, int p)
 {
-#define CALL(P) blocks_rows_n(m, NQB, A, B, cb, alpha, X, Y, P)
+#define CALL(P) blocks_rows_n(m, NQB, A, NULL, 0.0, alpha, X, Y, P)
+#define CALL_B(P) blocks_rows_n(m, NQB, A, B, cb, alpha, X, Y, P)
 #define BY_NQB(N)                                                                                                  \
   {                                                                                                                \
     const int NQB = (N);                                                                                           \
-    LW_FOR_FEW(p, CALL)                                                                                            \
+    if (B) {                                                                                                       \
+      LW_FOR_FEW(p, CALL_B)                                                                                        \
+    } else {                                                                                                       \
+      LW_FOR_FEW(p, CALL)                                                                                          \
+    }                                                                                                              \
   }
   LW_FOR_NQB(m->nqb, BY_NQB);
 #undef BY_NQB
+#undef CALL_B
 #undef CALL
 }
 
@@ -789,7 +798,7 @@ LW_CLONES static void blocks_rows(const lw_model *m, const double *A, const doub
  * bodies */
 static void bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y, int p)
 {
-  blocks_rows(m, B->blk, m->mass_blocks, -cm, alpha, X, Y, p);
+  blocks_rows(m, B->blk, cm != 0.0 ? m->mass_blocks : NULL, -cm, alpha, X, Y, p);
   if (!B->off)
     return;
   int nq = m->nq;
