@@ -867,7 +867,7 @@ static void schur_solve_rows(sens *s, const double *Binv, const double *W, int l
   if (lu)
     lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
   else
-    lw_chol_dense_solve_multi(s->d->S, nc, G, p);
+    lw_chol_dense_solve_multi(s->d->S, nc, G, p); /* y: the multipliers' part of the solution */
   rowmat_t_rows(s->m, W, -1.0, G, F, p); /* B^-1 f - W y */
 }
 
@@ -891,16 +891,37 @@ static void km_solve_rows(sens *s, double *B, int p)
 
 /* R (n1 x p by rows, the live columns) = sign times the step's parameter
  * columns F (n1 each; zero where not active; every active one is live) */
+/* every live column active, in the order of alist: row by row, the row's
+ * entries taken from the p columns (a width LW_FOR_FEW writes out) */
+static inline void scatter_rows_n(const double *const *f, double sign, double *restrict R, int n1, const int p)
+{
+  for (int i = 0; i < n1; i++)
+    for (int c = 0; c < p; c++)
+      R[(size_t)i * p + c] = sign * f[c][i];
+}
+
 static void scatter_cols(const sens *s, const double *F, double sign, double *R, int p)
 {
   int n1 = s->n1;
+  const double *f[LW_FEW_CHUNK];
+  int rows = s->nact == p && p <= LW_FEW_CHUNK;
+  for (int a = 0; rows && a < p; a++) {
+    rows = s->col[s->alist[a]] == a;
+    f[a] = F + (size_t)s->alist[a] * n1;
+  }
+  if (rows) {
+#define CALL(P) scatter_rows_n(f, sign, R, n1, P)
+    LW_FOR_FEW(p, CALL)
+#undef CALL
+    return;
+  }
   memset(R, 0, sizeof(double) * (size_t)n1 * p);
   for (int a = 0; a < s->nact; a++) {
     int j = s->alist[a];
-    const double *f = F + (size_t)j * n1;
+    const double *fj = F + (size_t)j * n1;
     int c = s->col[j];
     for (int i = 0; i < n1; i++)
-      R[(size_t)i * p + c] = sign * f[i];
+      R[(size_t)i * p + c] = sign * fj[i];
   }
 }
 
