@@ -475,7 +475,7 @@ static void blk_mv(const double *A, int n, const double *x, double *y, int trans
 /* LU solve (lw_lu_dense's factors, pivots' reciprocals d) for nrhs sides
  * stored by rows, Y[i * ld + c]: the sides' operations interleave */
 LW_KERNEL void lu_solve_rows_n(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
-                                   int ld, const int nrhs)
+                               int ld, const int nrhs)
 {
   if (!trans) {
     for (int k = 0; k < n; k++)
@@ -559,7 +559,8 @@ LW_KERNEL void lu_solve_rows_n(const double *A, int n, const int *ipiv, const do
       }
 }
 
-LW_CLONES static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y, int nrhs)
+LW_CLONES static void lu_solve_rows(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
+                                    int nrhs)
 {
   int c0;
 #define CALL(P) lu_solve_rows_n(A, n, ipiv, d, trans, Y + c0, nrhs, P)
@@ -661,6 +662,7 @@ static void ap_solve_t(sens *s, double *b)
  * a constant width keeps a row's sums in registers (for a few columns,
  * LW_FOR_FEW makes the width of the one chunk a constant too). */
 #define LW_ROWS_CHUNK LW_FEW_CHUNK
+_Static_assert(LW_ROWS_CHUNK <= LW_ROWVEC_MAX, "a chunk of columns is one lw_rowvec");
 #define LW_ROWS_CHUNKS(p, chunk)                                                                                     \
   do {                                                                                                             \
     int c0_ = 0;                                                                                                   \
@@ -687,7 +689,7 @@ static void ap_solve_t(sens *s, double *b)
 
 /* columns c0 .. c0 + n of row i of body b: Y += alpha (A + cb B) X */
 LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, double cb, double alpha,
-                                const double *restrict Xb, double *restrict yi, int i, int p, int c0, const int n)
+                            const double *restrict Xb, double *restrict yi, int i, int p, int c0, const int n)
 {
   lw_rowvec acc;
   lw_rv_zero(&acc, n);
@@ -703,7 +705,7 @@ LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, d
 /* Y += alpha (A + cb B) X, A and B block-diagonal (the bodies' nqb x nqb
  * blocks; B NULL: A alone) */
 LW_KERNEL void blocks_rows_n(const lw_model *m, const int nqb, const double *A, const double *B, double cb,
-                                 double alpha, const double *restrict X, double *restrict Y, const int p)
+                             double alpha, const double *restrict X, double *restrict Y, const int p)
 {
   int bb = nqb * nqb;
   for (int b = 0; b < m->nb; b++) {
@@ -721,7 +723,7 @@ LW_KERNEL void blocks_rows_n(const lw_model *m, const int nqb, const double *A, 
 /* columns c0 .. c0 + n of row r: y += alpha R X (g: the row's entries, q0
  * its two blocks' first coordinates, the second -1 when it has one) */
 LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, double alpha,
-                                const double *restrict X, double *restrict y, int p, int c0, const int n)
+                            const double *restrict X, double *restrict y, int p, int c0, const int n)
 {
   lw_rowvec acc;
   lw_rv_zero(&acc, n);
@@ -735,7 +737,7 @@ LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, doubl
 
 /* Y (nc rows) += alpha R X, R by rows like d->jac */
 LW_KERNEL void rowmat_rows_n(const lw_model *m, const int nqb, const double *R, double alpha,
-                                 const double *restrict X, double *restrict Y, const int p)
+                             const double *restrict X, double *restrict Y, const int p)
 {
   for (int r = 0; r < m->nc; r++) {
     const double *g = R + (size_t)r * 2 * nqb;
@@ -749,7 +751,7 @@ LW_KERNEL void rowmat_rows_n(const lw_model *m, const int nqb, const double *R, 
 
 /* columns c0 .. c0 + n of row r: X += alpha R^T y */
 LW_KERNEL void rowmat_t_chunk(const int nqb, const double *g, const int *q0, double alpha,
-                                  const double *restrict y, double *restrict X, int p, int c0, const int n)
+                              const double *restrict y, double *restrict X, int p, int c0, const int n)
 {
   lw_rowvec yr;
   lw_rv_load(&yr, y + c0, n);
@@ -763,7 +765,7 @@ LW_KERNEL void rowmat_t_chunk(const int nqb, const double *g, const int *q0, dou
 
 /* X (nq rows) += alpha R^T Y */
 LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int nqb, const double *R, double alpha,
-                                   const double *restrict Y, double *restrict X, const int p)
+                               const double *restrict Y, double *restrict X, const int p)
 {
   for (int r = 0; r < m->nc; r++) {
     const double *g = R + (size_t)r * 2 * nqb, *y = Y + (size_t)r * p;
@@ -775,7 +777,7 @@ LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int nqb, const double *R
 }
 
 LW_CLONES static void blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
-                        const double *X, double *Y, int p)
+                                  const double *X, double *Y, int p)
 {
 #define CALL(P) blocks_rows_n(m, NQB, A, NULL, 0.0, alpha, X, Y, P)
 #define CALL_B(P) blocks_rows_n(m, NQB, A, B, cb, alpha, X, Y, P)
