@@ -687,6 +687,16 @@ _Static_assert(LW_ROWS_CHUNK <= LW_ROWVEC_MAX, "a chunk of columns is one lw_row
     }                                                                                                              \
   } while (0)
 
+/* CALL(P) (a macro of the caller's) with NQB, the body's size, and P, the
+ * number of columns p, constants as far as LW_FOR_NQB and LW_FOR_FEW make
+ * them */
+#define LW_NQB_FEW_(N)                                                                                             \
+  {                                                                                                                \
+    const int NQB = (N);                                                                                           \
+    LW_FOR_FEW(p, CALL)                                                                                            \
+  }
+#define LW_FOR_NQB_FEW(nqb) LW_FOR_NQB(nqb, LW_NQB_FEW_)
+
 /* columns c0 .. c0 + n of row i of body b: Y += alpha (A + cb B) X */
 LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, double cb, double alpha,
                             const double *restrict Xb, double *restrict yi, int i, int p, int c0, const int n)
@@ -779,21 +789,15 @@ LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int nqb, const double *R
 LW_CLONES static void blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
                                   const double *X, double *Y, int p)
 {
-#define CALL(P) blocks_rows_n(m, NQB, A, NULL, 0.0, alpha, X, Y, P)
-#define CALL_B(P) blocks_rows_n(m, NQB, A, B, cb, alpha, X, Y, P)
-#define BY_NQB(N)                                                                                                  \
-  {                                                                                                                \
-    const int NQB = (N);                                                                                           \
-    if (B) {                                                                                                       \
-      LW_FOR_FEW(p, CALL_B)                                                                                        \
-    } else {                                                                                                       \
-      LW_FOR_FEW(p, CALL)                                                                                          \
-    }                                                                                                              \
-  }
-  LW_FOR_NQB(m->nqb, BY_NQB);
-#undef BY_NQB
-#undef CALL_B
+  if (B) {
+#define CALL(P) blocks_rows_n(m, NQB, A, B, cb, alpha, X, Y, P)
+    LW_FOR_NQB_FEW(m->nqb);
 #undef CALL
+  } else { /* a literal NULL: the sums of A + cb B are left out of the code */
+#define CALL(P) blocks_rows_n(m, NQB, A, NULL, 0.0, alpha, X, Y, P)
+    LW_FOR_NQB_FEW(m->nqb);
+#undef CALL
+  }
 }
 
 /* Y += alpha (B - cm M) X for a matrix of blocks B and its entries between
@@ -817,26 +821,14 @@ static void bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alp
 LW_CLONES static void rowmat_rows(const lw_model *m, const double *R, double alpha, const double *X, double *Y, int p)
 {
 #define CALL(P) rowmat_rows_n(m, NQB, R, alpha, X, Y, P)
-#define BY_NQB(N)                                                                                                  \
-  {                                                                                                                \
-    const int NQB = (N);                                                                                           \
-    LW_FOR_FEW(p, CALL)                                                                                            \
-  }
-  LW_FOR_NQB(m->nqb, BY_NQB);
-#undef BY_NQB
+  LW_FOR_NQB_FEW(m->nqb);
 #undef CALL
 }
 
 LW_CLONES static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, const double *Y, double *X, int p)
 {
 #define CALL(P) rowmat_t_rows_n(m, NQB, R, alpha, Y, X, P)
-#define BY_NQB(N)                                                                                                  \
-  {                                                                                                                \
-    const int NQB = (N);                                                                                           \
-    LW_FOR_FEW(p, CALL)                                                                                            \
-  }
-  LW_FOR_NQB(m->nqb, BY_NQB);
-#undef BY_NQB
+  LW_FOR_NQB_FEW(m->nqb);
 #undef CALL
 }
 
