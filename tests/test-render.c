@@ -312,6 +312,14 @@ static lw_renderer *renderer_for(const scene *sc)
   return r;
 }
 
+/* the five-bar, a renderer on it and the camera on the five-bar */
+static lw_renderer *five_bar_open(scene *sc, lw_camera *cam)
+{
+  scene_open(sc, "five-bar.json");
+  five_bar_camera(cam);
+  return renderer_for(sc);
+}
+
 /* ---- tests ---------------------------------------------------------- */
 
 /* the shaders come from the GResource linked in with the renderer */
@@ -357,11 +365,9 @@ static void test_five_bar_reference(void)
 {
   REQUIRE_GL();
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  lw_renderer *r = renderer_for(&sc);
-  five_bar_trace(&sc, r);
   lw_camera cam;
-  five_bar_camera(&cam);
+  lw_renderer *r = five_bar_open(&sc, &cam);
+  five_bar_trace(&sc, r);
   image *img = g_new(image, 1);
   render(r, &cam, &sc.s, img);
   compare_reference(img, "five-bar");
@@ -418,11 +424,9 @@ static void test_five_bar_content(void)
 {
   REQUIRE_GL();
   scene sc;
-  scene_open(&sc, "five-bar.json");
   lw_camera cam;
-  five_bar_camera(&cam);
+  lw_renderer *r = five_bar_open(&sc, &cam);
   image *full = g_new(image, 1), *empty = g_new(image, 1), *sel = g_new(image, 1), *nojoints = g_new(image, 1);
-  lw_renderer *r = renderer_for(&sc);
   render(r, &cam, &sc.s, full);
 
   lw_renderer *e = renderer_for(NULL);
@@ -485,10 +489,8 @@ static void test_pick(void)
 {
   REQUIRE_GL();
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  lw_renderer *r = renderer_for(&sc);
   lw_camera cam;
-  five_bar_camera(&cam);
+  lw_renderer *r = five_bar_open(&sc, &cam);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
   glViewport(0, 0, W, H);
   double w[3], x, y;
@@ -719,10 +721,8 @@ static void test_draw_time(void)
 {
   REQUIRE_GL();
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  lw_renderer *r = renderer_for(&sc);
   lw_camera cam;
-  five_bar_camera(&cam);
+  lw_renderer *r = five_bar_open(&sc, &cam);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
   lw_renderer_draw(r, &cam, W, H, &sc.s);
   glFinish();
@@ -783,10 +783,8 @@ static void test_thread(void)
 {
   REQUIRE_GL();
   scene sc;
-  scene_open(&sc, "five-bar.json");
-  lw_renderer *r = renderer_for(&sc);
   lw_camera cam;
-  five_bar_camera(&cam);
+  lw_renderer *r = five_bar_open(&sc, &cam);
   lw_pick sel = {LW_PICK_BODY, 1};
   lw_renderer_set_selection(r, sel);
   double xyz[3 * 60];

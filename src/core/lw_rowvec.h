@@ -35,7 +35,11 @@ typedef double lw_v4d __attribute__((vector_size(32)));
 typedef double lw_v2d __attribute__((vector_size(16)));
 
 #define LW_ROWVEC_MAX 8
-#define LW_RV_INLINE static inline __attribute__((always_inline))
+/* a kernel, or a helper of one, inlined into each case of its callers
+ * (a side count or a body's size a constant) by force: the compiler's own
+ * limits would leave one copy with them as variables, and outside a
+ * caller's AVX2 build */
+#define LW_KERNEL static inline __attribute__((always_inline))
 
 typedef struct {
   lw_v4d a[LW_ROWVEC_MAX / 4];
@@ -43,27 +47,26 @@ typedef struct {
   double c;
 } lw_rowvec;
 
-LW_RV_INLINE lw_v4d lw_v4d_load(const double *p)
+LW_KERNEL lw_v4d lw_v4d_load(const double *p)
 {
   lw_v4d v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
-LW_RV_INLINE lw_v2d lw_v2d_load(const double *p)
+LW_KERNEL lw_v2d lw_v2d_load(const double *p)
 {
   lw_v2d v;
   memcpy(&v, p, sizeof v);
   return v;
 }
 
-LW_RV_INLINE void lw_v4d_store(double *p, lw_v4d v) { memcpy(p, &v, sizeof v); }
-LW_RV_INLINE void lw_v2d_store(double *p, lw_v2d v) { memcpy(p, &v, sizeof v); }
+LW_KERNEL void lw_v4d_store(double *p, lw_v4d v) { memcpy(p, &v, sizeof v); }
+LW_KERNEL void lw_v2d_store(double *p, lw_v2d v) { memcpy(p, &v, sizeof v); }
 
 /* r = 0 */
-LW_RV_INLINE void lw_rv_zero(lw_rowvec *r, const int n)
+LW_KERNEL void lw_rv_zero(lw_rowvec *r)
 {
-  (void)n;
   for (int v = 0; v < LW_ROWVEC_MAX / 4; v++)
     r->a[v] = (lw_v4d){0, 0, 0, 0};
   r->b = (lw_v2d){0, 0};
@@ -71,9 +74,9 @@ LW_RV_INLINE void lw_rv_zero(lw_rowvec *r, const int n)
 }
 
 /* r = x[0 .. n) */
-LW_RV_INLINE void lw_rv_load(lw_rowvec *r, const double *x, const int n)
+LW_KERNEL void lw_rv_load(lw_rowvec *r, const double *x, const int n)
 {
-  lw_rv_zero(r, n); /* the parts past n: never read, set so that nothing is read unset */
+  lw_rv_zero(r); /* the parts past n: never read, set so that nothing is read unset */
   for (int v = 0; v < n / 4; v++)
     r->a[v] = lw_v4d_load(x + 4 * v);
   if (n & 2)
@@ -83,7 +86,7 @@ LW_RV_INLINE void lw_rv_load(lw_rowvec *r, const double *x, const int n)
 }
 
 /* x[0 .. n) = r */
-LW_RV_INLINE void lw_rv_store(const lw_rowvec *r, double *x, const int n)
+LW_KERNEL void lw_rv_store(const lw_rowvec *r, double *x, const int n)
 {
   for (int v = 0; v < n / 4; v++)
     lw_v4d_store(x + 4 * v, r->a[v]);
@@ -94,7 +97,7 @@ LW_RV_INLINE void lw_rv_store(const lw_rowvec *r, double *x, const int n)
 }
 
 /* r += a x */
-LW_RV_INLINE void lw_rv_axpy(lw_rowvec *r, double a, const double *x, const int n)
+LW_KERNEL void lw_rv_axpy(lw_rowvec *r, double a, const double *x, const int n)
 {
   lw_v4d a4 = {a, a, a, a};
   for (int v = 0; v < n / 4; v++)
@@ -106,7 +109,7 @@ LW_RV_INLINE void lw_rv_axpy(lw_rowvec *r, double a, const double *x, const int 
 }
 
 /* r -= a x */
-LW_RV_INLINE void lw_rv_axmy(lw_rowvec *r, double a, const double *x, const int n)
+LW_KERNEL void lw_rv_axmy(lw_rowvec *r, double a, const double *x, const int n)
 {
   lw_v4d a4 = {a, a, a, a};
   for (int v = 0; v < n / 4; v++)
@@ -118,7 +121,7 @@ LW_RV_INLINE void lw_rv_axmy(lw_rowvec *r, double a, const double *x, const int 
 }
 
 /* r *= a */
-LW_RV_INLINE void lw_rv_scale(lw_rowvec *r, double a, const int n)
+LW_KERNEL void lw_rv_scale(lw_rowvec *r, double a, const int n)
 {
   lw_v4d a4 = {a, a, a, a};
   for (int v = 0; v < n / 4; v++)
@@ -130,7 +133,7 @@ LW_RV_INLINE void lw_rv_scale(lw_rowvec *r, double a, const int n)
 }
 
 /* y[0 .. n) += a r */
-LW_RV_INLINE void lw_rv_add_to(const lw_rowvec *r, double a, double *y, const int n)
+LW_KERNEL void lw_rv_add_to(const lw_rowvec *r, double a, double *y, const int n)
 {
   lw_v4d a4 = {a, a, a, a};
   for (int v = 0; v < n / 4; v++)
@@ -139,18 +142,6 @@ LW_RV_INLINE void lw_rv_add_to(const lw_rowvec *r, double a, double *y, const in
     lw_v2d_store(y + (n & ~3), lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * r->b);
   if (n & 1)
     y[n - 1] += a * r->c;
-}
-
-/* y[0 .. n) += a x[0 .. n) without a row in registers (x and y distinct) */
-LW_RV_INLINE void lw_row_axpy(double *restrict y, double a, const double *restrict x, const int n)
-{
-  lw_v4d a4 = {a, a, a, a};
-  for (int v = 0; v < n / 4; v++)
-    lw_v4d_store(y + 4 * v, lw_v4d_load(y + 4 * v) + a4 * lw_v4d_load(x + 4 * v));
-  if (n & 2)
-    lw_v2d_store(y + (n & ~3), lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * lw_v2d_load(x + (n & ~3)));
-  if (n & 1)
-    y[n - 1] += a * x[n - 1];
 }
 
 #endif

@@ -467,11 +467,6 @@ static void blk_mv(const double *A, int n, const double *x, double *y, int trans
     blk_mv_n(A, x, y, trans, n);
 }
 
-/* a kernel inlined into each case of its callers (a side count or a
- * body's size a constant) by force: the compiler's own limits would leave
- * one copy with them as variables, and outside a caller's AVX2 build */
-#define LW_KERNEL static inline __attribute__((always_inline))
-
 /* LU solve (lw_lu_dense's factors, pivots' reciprocals d) for nrhs sides
  * stored by rows, Y[i * ld + c]: the sides' operations interleave */
 LW_KERNEL void lu_solve_rows_n(const double *A, int n, const int *ipiv, const double *d, int trans, double *Y,
@@ -702,7 +697,7 @@ LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, d
                             const double *restrict Xb, double *restrict yi, int i, int p, int c0, const int n)
 {
   lw_rowvec acc;
-  lw_rv_zero(&acc, n);
+  lw_rv_zero(&acc);
   for (int j = 0; j < nqb; j++) {
     double a = Bb ? alpha * (Ab[j * nqb + i] + cb * Bb[j * nqb + i]) : alpha * Ab[j * nqb + i];
     if (a == 0.0)
@@ -736,7 +731,7 @@ LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, doubl
                             const double *restrict X, double *restrict y, int p, int c0, const int n)
 {
   lw_rowvec acc;
-  lw_rv_zero(&acc, n);
+  lw_rv_zero(&acc);
   for (int k = 0; k < 2 && q0[k] >= 0; k++) {
     const double *restrict x = X + (size_t)q0[k] * p + c0;
     for (int i = 0; i < nqb; i++)
