@@ -399,6 +399,8 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y);
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
+void lw_tangent_mass_mul_k(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
+                           double *const *y);
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */
 lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err);

@@ -13,6 +13,7 @@
  * differentiated by hand: bilinear dot products, atan2 angles, the spring
  * length, torques; the tests check each against central differences. */
 #include "lw_internal.h"
+#include "lw_rowvec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1186,19 +1187,36 @@ void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const dou
 }
 
 /* y += M' x with the tangent mass blocks */
-void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y)
+LW_KERNEL void tangent_mass_mul_n(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
+                                   double *const *y, const int nqb)
 {
-  int nqb = m->nqb;
   for (int b = 0; b < m->nb; b++) {
     if (!tg->body_on[b])
       continue;
     const double *M = tg->dm->mass_blocks + (size_t)b * nqb * nqb;
-    const double *xb = x + (size_t)b * nqb;
-    double *yb = y + (size_t)b * nqb;
-    for (int j = 0; j < nqb; j++)
-      for (int i = 0; i < nqb; i++)
-        yb[i] += M[j * nqb + i] * xb[j];
+    for (int v = 0; v < k; v++) {
+      const double *xb = x[v] + (size_t)b * nqb;
+      double *yb = y[v] + (size_t)b * nqb;
+      for (int j = 0; j < nqb; j++)
+        for (int i = 0; i < nqb; i++)
+          yb[i] += M[j * nqb + i] * xb[j];
+    }
   }
+}
+
+/* y[v] += dM x[v] for the k vectors x[v] (dM: the tangent's mass blocks;
+ * each block is loaded once for them all) */
+void lw_tangent_mass_mul_k(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
+                           double *const *y)
+{
+#define CALL(N) tangent_mass_mul_n(m, tg, k, x, y, N)
+  LW_FOR_NQB(m->nqb, CALL);
+#undef CALL
+}
+
+void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y)
+{
+  lw_tangent_mass_mul_k(m, tg, 1, &x, &y);
 }
 
 /* ---- outputs ---------------------------------------------------------------- */

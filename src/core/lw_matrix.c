@@ -178,8 +178,7 @@ int lw_lu_dense(double *A, int n, int *ipiv)
       double *cj = A + (size_t)j * n, a = cj[k];
       if (a == 0.0)
         continue;
-      for (int i = k + 1; i < n; i++)
-        cj[i] -= ck[i] * a;
+      lw_run_axmy(cj + k + 1, a, ck + k + 1, n - k - 1);
     }
   }
   for (int k = 0; k < n; k++)
@@ -193,22 +192,25 @@ int lw_lu_dense(double *A, int n, int *ipiv)
  * copy: n^3 operations, against LU and n solves for the columns of the
  * identity.  Returns -1 when a pivot falls below 1e-14 of the largest
  * entry of A. */
-static inline int inv_small_n(const double *A, double *inv, const int n)
+LW_KERNEL int inv_small_n(const double *A, double *inv, const int n)
 {
   double a[LW_MAXQB * LW_MAXQB], amax = 0;
   int perm[LW_MAXQB];
   memcpy(a, A, sizeof(double) * (size_t)n * n);
-  for (int i = 0; i < n * n; i++)
-    amax = fmax(amax, fabs(a[i]));
+  for (int i = 0; i < n * n; i++) {
+    double v = fabs(a[i]);
+    amax = v > amax ? v : amax;
+  }
   for (int i = 0; i < n; i++)
     perm[i] = i;
   /* in place: column k of a becomes column k of the inverse (rows permuted) */
   for (int k = 0; k < n; k++) {
+    double *ak = a + k * n;
     int p = k;
     for (int i = k + 1; i < n; i++)
-      if (fabs(a[k * n + i]) > fabs(a[k * n + p]))
+      if (fabs(ak[i]) > fabs(ak[p]))
         p = i;
-    if (!(fabs(a[k * n + p]) > 1e-14 * amax))
+    if (!(fabs(ak[p]) > 1e-14 * amax))
       return -1;
     if (p != k) {
       for (int j = 0; j < n; j++) {
@@ -220,17 +222,21 @@ static inline int inv_small_n(const double *A, double *inv, const int n)
       perm[k] = perm[p];
       perm[p] = t;
     }
-    double r = 1.0 / a[k * n + k];
-    a[k * n + k] = 1.0;
+    double r = 1.0 / ak[k];
+    ak[k] = 1.0;
     for (int j = 0; j < n; j++)
       a[j * n + k] *= r; /* row k */
-    for (int i = 0; i < n; i++) {
-      if (i == k)
-        continue;
-      double f = a[k * n + i];
-      a[k * n + i] = 0.0;
-      for (int j = 0; j < n; j++)
-        a[j * n + i] -= f * a[j * n + k];
+    /* every other row i less f_i times row k, a column at a time; column
+     * k's own entries first become 0, so that they end as 0 - f_i r */
+    double f[LW_MAXQB];
+    memcpy(f, ak, sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++)
+      if (i != k)
+        ak[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+      double *aj = a + j * n, akj = aj[k];
+      lw_run_axmy(aj, akj, f, n); /* row k too, then put back */
+      aj[k] = akj;
     }
   }
   /* the row exchanges of A become column exchanges of its inverse */

@@ -24,6 +24,22 @@
 #define LW_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define LW_CLONES
+/* y[0 .. len) -= a x[0 .. len), for a run of a length known only when it
+ * runs (a column below a pivot): four at a time, then two, then one */
+LW_KERNEL void lw_run_axmy(double *restrict y, double a, const double *restrict x, int len)
+{
+  lw_v4d a4 = {a, a, a, a};
+  int i = 0;
+  for (; i + 4 <= len; i += 4)
+    lw_v4d_store(y + i, lw_v4d_load(y + i) - a4 * lw_v4d_load(x + i));
+  if (len - i >= 2) {
+    lw_v2d_store(y + i, lw_v2d_load(y + i) - (lw_v2d){a, a} * lw_v2d_load(x + i));
+    i += 2;
+  }
+  if (i < len)
+    y[i] -= a * x[i];
+}
+
 #endif
 
 /* the helpers below are always inlined: a 4-wide vector never crosses a
@@ -40,6 +56,21 @@ typedef double lw_v2d __attribute__((vector_size(16)));
  * limits would leave one copy with them as variables, and outside a
  * caller's AVX2 build */
 #define LW_KERNEL static inline __attribute__((always_inline))
+
+/* The body's size nqb is a constant in kernels (LW_FOR_NQB: the
+ * planar body's 4, the spatial body's 12), so that the loops over a
+ * body's coordinates unroll. */
+
+#define LW_FOR_NQB(nqb, call)                                                                                        \
+  do {                                                                                                             \
+    if ((nqb) == 4) {                                                                                              \
+      call(4);                                                                                                     \
+    } else if ((nqb) == 12) {                                                                                      \
+      call(12);                                                                                                    \
+    } else {                                                                                                       \
+      call(nqb);                                                                                                   \
+    }                                                                                                              \
+  } while (0)
 
 typedef struct {
   lw_v4d a[LW_ROWVEC_MAX / 4];
@@ -142,6 +173,22 @@ LW_KERNEL void lw_rv_add_to(const lw_rowvec *r, double a, double *y, const int n
     lw_v2d_store(y + (n & ~3), lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * r->b);
   if (n & 1)
     y[n - 1] += a * r->c;
+}
+
+/* y[0 .. len) -= a x[0 .. len), for a run of a length known only when it
+ * runs (a column below a pivot): four at a time, then two, then one */
+LW_KERNEL void lw_run_axmy(double *restrict y, double a, const double *restrict x, int len)
+{
+  lw_v4d a4 = {a, a, a, a};
+  int i = 0;
+  for (; i + 4 <= len; i += 4)
+    lw_v4d_store(y + i, lw_v4d_load(y + i) - a4 * lw_v4d_load(x + i));
+  if (len - i >= 2) {
+    lw_v2d_store(y + i, lw_v2d_load(y + i) - (lw_v2d){a, a} * lw_v2d_load(x + i));
+    i += 2;
+  }
+  if (i < len)
+    y[i] -= a * x[i];
 }
 
 #endif

@@ -667,21 +667,6 @@ _Static_assert(LW_ROWS_CHUNK <= LW_ROWVEC_MAX, "a chunk of columns is one lw_row
       chunk(c0_, (p) - c0_);                                                                                       \
   } while (0)
 
-/* The body's size nqb is a constant in these kernels too (LW_FOR_NQB: the
- * planar body's 4, the spatial body's 12), so that the loops over a
- * body's coordinates unroll. */
-
-#define LW_FOR_NQB(nqb, call)                                                                                        \
-  do {                                                                                                             \
-    if ((nqb) == 4) {                                                                                              \
-      call(4);                                                                                                     \
-    } else if ((nqb) == 12) {                                                                                      \
-      call(12);                                                                                                    \
-    } else {                                                                                                       \
-      call(nqb);                                                                                                   \
-    }                                                                                                              \
-  } while (0)
-
 /* CALL(P) (a macro of the caller's) with NQB, the body's size, and P, the
  * number of columns p, constants as far as LW_FOR_NQB and LW_FOR_FEW make
  * them */
@@ -1094,9 +1079,11 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
     memset(fa, 0, sizeof(double) * (size_t)n1);
     lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
     lw_lin_jvp(m, d, &pt, &dir, &o1);
-    lw_tangent_mass_mul(m, tg, s->qdds, fp);
-    lw_tangent_mass_mul(m, tg, s->e, fv);
-    lw_tangent_mass_mul(m, tg, s->e2, fa);
+    {
+      const double *x[3] = {s->qdds, s->e, s->e2};
+      double *y[3] = {fp, fv, fa};
+      lw_tangent_mass_mul_k(m, tg, 3, x, y);
+    }
     for (int i = 0; i < nq; i++) {
       fp[i] += -s->dQ[i] + s->dJ[0][i];
       fv[i] += s->dJ[1][i];
