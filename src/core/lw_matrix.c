@@ -149,7 +149,7 @@ LW_CLONES void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int 
 
 /* LU with partial pivoting in place (column-major), for small dense
  * matrices (the sensitivities' step matrices); -1 when a pivot falls below 1e-14 of the largest */
-int lw_lu_dense(double *A, int n, int *ipiv)
+LW_CLONES int lw_lu_dense(double *A, int n, int *ipiv)
 {
   double umax = 0;
   for (int k = 0; k < n; k++) {
@@ -246,7 +246,7 @@ LW_KERNEL int inv_small_n(const double *A, double *inv, const int n)
 }
 
 /* written out for the planar (4) and the spatial body (12) */
-int lw_inv_small(const double *A, int n, double *inv)
+LW_CLONES int lw_inv_small(const double *A, int n, double *inv)
 {
   if (n == 4)
     return inv_small_n(A, inv, 4);

@@ -24,22 +24,6 @@
 #define LW_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define LW_CLONES
-/* y[0 .. len) -= a x[0 .. len), for a run of a length known only when it
- * runs (a column below a pivot): four at a time, then two, then one */
-LW_KERNEL void lw_run_axmy(double *restrict y, double a, const double *restrict x, int len)
-{
-  lw_v4d a4 = {a, a, a, a};
-  int i = 0;
-  for (; i + 4 <= len; i += 4)
-    lw_v4d_store(y + i, lw_v4d_load(y + i) - a4 * lw_v4d_load(x + i));
-  if (len - i >= 2) {
-    lw_v2d_store(y + i, lw_v2d_load(y + i) - (lw_v2d){a, a} * lw_v2d_load(x + i));
-    i += 2;
-  }
-  if (i < len)
-    y[i] -= a * x[i];
-}
-
 #endif
 
 /* the helpers below are always inlined: a 4-wide vector never crosses a
@@ -173,6 +157,19 @@ LW_KERNEL void lw_rv_add_to(const lw_rowvec *r, double a, double *y, const int n
     lw_v2d_store(y + (n & ~3), lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * r->b);
   if (n & 1)
     y[n - 1] += a * r->c;
+}
+
+/* y[0 .. n) = a r - y[0 .. n), summed as -y + a r (so the bits are those
+ * of negating y first, then adding) */
+LW_KERNEL void lw_rv_add_to_neg(const lw_rowvec *r, double a, double *y, const int n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  for (int v = 0; v < n / 4; v++)
+    lw_v4d_store(y + 4 * v, -lw_v4d_load(y + 4 * v) + a4 * r->a[v]);
+  if (n & 2)
+    lw_v2d_store(y + (n & ~3), -lw_v2d_load(y + (n & ~3)) + (lw_v2d){a, a} * r->b);
+  if (n & 1)
+    y[n - 1] = -y[n - 1] + a * r->c;
 }
 
 /* y[0 .. len) -= a x[0 .. len), for a run of a length known only when it

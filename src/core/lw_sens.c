@@ -191,7 +191,6 @@ typedef struct {
   double *apt; /* (nq) scratch of ap_solve */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   double *kxm;   /* (nq) scratch of km_solve */
-  double *rtmp;  /* (n1 x p) scratch of the solves by rows (forward) */
   char *act; /* (p) the parameter's step columns are nonzero */
   int *alist, nact; /* the parameters with act set, in order */
   /* forward: the columns carried (live), in the order they became live.
@@ -563,50 +562,88 @@ LW_CLONES static void lu_solve_rows(const double *A, int n, const int *ipiv, con
 #undef CALL
 }
 
-/* SP(r, c) = g_r . A^-1 g_c and SP(c, r) = g_c . A^-1 g_r over the pairs
- * of rows r <= c that share a body (m->spair) */
-static inline void sp_assemble(sens *s, const int nqb)
+/* y = A x for a body's nqb x nqb block (column-major), a column of A at a
+ * time in vectors (nqb a multiple of 4: the planar and the spatial body) */
+LW_KERNEL void blk_mv_v(const double *restrict A, const double *restrict x, double *restrict y, const int nqb)
 {
-  const lw_model *m = s->m;
-  const double *jac = s->d->jac, *WP = s->WP;
-  for (int k = 0; k < m->nspair; k++) {
-    const int *p = m->spair + 4 * k;
-    double a = 0, b = 0;
-    for (int i = 0; i < nqb; i++) {
-      a += jac[p[1] + i] * WP[p[2] + i];
-      b += jac[p[2] + i] * WP[p[1] + i];
-    }
-    s->SP[p[3]] += a;
-    if (p[3] != p[0])
-      s->SP[p[0]] += b;
+  if (nqb % 4) {
+    blk_mv_n(A, x, y, 0, nqb);
+    return;
   }
+  lw_v4d acc[LW_MAXQB / 4];
+  for (int v = 0; v < nqb / 4; v++)
+    acc[v] = (lw_v4d){0, 0, 0, 0};
+  for (int j = 0; j < nqb; j++) {
+    lw_v4d xj = {x[j], x[j], x[j], x[j]};
+    for (int v = 0; v < nqb / 4; v++)
+      acc[v] += lw_v4d_load(A + j * nqb + 4 * v) * xj;
+  }
+  for (int v = 0; v < nqb / 4; v++)
+    lw_v4d_store(y + 4 * v, acc[v]);
+}
+
+/* a . b over a body's nqb coordinates, summed in their order */
+LW_KERNEL double blk_dot(const double *restrict a, const double *restrict b, const int nqb)
+{
+  double s = 0;
+  if (nqb % 4) {
+    for (int i = 0; i < nqb; i++)
+      s += a[i] * b[i];
+    return s;
+  }
+  for (int v = 0; v < nqb / 4; v++) {
+    lw_v4d t = lw_v4d_load(a + 4 * v) * lw_v4d_load(b + 4 * v);
+    s += t[0];
+    s += t[1];
+    s += t[2];
+    s += t[3];
+  }
+  return s;
 }
 
 /* the inverses of the bodies' blocks of A, WP = A^-1 J^T by rows and
- * blocks, and the LU of SP = J A^-1 J^T (not symmetric: A holds the forces'
- * derivatives) */
-static int ap_factor(sens *s)
+ * blocks, and SP = J A^-1 J^T: SP(r, c) = g_r . A^-1 g_c and SP(c, r) =
+ * g_c . A^-1 g_r over the pairs of rows r <= c that share a body
+ * (m->spair) */
+LW_KERNEL int ap_assemble_n(sens *s, const int nqb)
 {
   const lw_model *m = s->m;
-  const lw_data *d = s->d;
-  int nc = s->nc, nqb = s->nqb, w = 2 * nqb, bb = nqb * nqb;
+  const double *jac = s->d->jac;
+  double *WP = s->WP;
+  int nc = s->nc, w = 2 * nqb, bb = nqb * nqb;
   for (int b = 0; b < m->nb; b++)
     if (lw_inv_small(s->Ab.blk + (size_t)b * bb, nqb, s->Ainv + (size_t)b * bb))
       return -1;
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++)
-      blk_mv(s->Ainv + (size_t)row->blk[k] * bb, nqb, d->jac + (size_t)r * w + k * nqb,
-             s->WP + (size_t)r * w + k * nqb, 0);
+      blk_mv_v(s->Ainv + (size_t)row->blk[k] * bb, jac + (size_t)r * w + k * nqb, WP + (size_t)r * w + k * nqb,
+               nqb);
   }
   memset(s->SP, 0, sizeof(double) * (size_t)nc * nc);
-  if (nqb == 4)
-    sp_assemble(s, 4);
-  else
-    sp_assemble(s, nqb);
-  if (lw_lu_dense(s->SP, nc, s->ipS))
+  for (int k = 0; k < m->nspair; k++) {
+    const int *p = m->spair + 4 * k;
+    s->SP[p[3]] += blk_dot(jac + p[1], WP + p[2], nqb);
+    if (p[3] != p[0])
+      s->SP[p[0]] += blk_dot(jac + p[2], WP + p[1], nqb);
+  }
+  return 0;
+}
+
+LW_CLONES static int ap_assemble(sens *s)
+{
+#define CALL(N) return ap_assemble_n(s, N)
+  LW_FOR_NQB(s->nqb, CALL);
+#undef CALL
+}
+
+/* AP's blocks inverted, and the LU of SP = J A^-1 J^T (not symmetric: A
+ * holds the forces' derivatives) */
+static int ap_factor(sens *s)
+{
+  if (ap_assemble(s) || lw_lu_dense(s->SP, s->nc, s->ipS))
     return -1;
-  lu_recip(s->SP, nc, s->SPd);
+  lu_recip(s->SP, s->nc, s->SPd);
   return 0;
 }
 
@@ -710,9 +747,10 @@ LW_KERNEL void blocks_rows_n(const lw_model *m, const int nqb, const double *A, 
   }
 }
 
-/* columns c0 .. c0 + n of row r: y += alpha R X (g: the row's entries, q0
- * its two blocks' first coordinates, the second -1 when it has one) */
-LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, double alpha,
+/* columns c0 .. c0 + n of row r: y += alpha R X, or with neg y = alpha R X
+ * - y (g: the row's entries, q0 its two blocks' first coordinates, the
+ * second -1 when it has one) */
+LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, double alpha, const int neg,
                             const double *restrict X, double *restrict y, int p, int c0, const int n)
 {
   lw_rowvec acc;
@@ -722,18 +760,21 @@ LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, doubl
     for (int i = 0; i < nqb; i++)
       lw_rv_axpy(&acc, g[k * nqb + i], x + (size_t)i * p, n);
   }
-  lw_rv_add_to(&acc, alpha, y + c0, n);
+  if (neg)
+    lw_rv_add_to_neg(&acc, alpha, y + c0, n);
+  else
+    lw_rv_add_to(&acc, alpha, y + c0, n);
 }
 
-/* Y (nc rows) += alpha R X, R by rows like d->jac */
-LW_KERNEL void rowmat_rows_n(const lw_model *m, const int nqb, const double *R, double alpha,
+/* Y (nc rows) += alpha R X (neg: Y = alpha R X - Y), R by rows like d->jac */
+LW_KERNEL void rowmat_rows_n(const lw_model *m, const int nqb, const double *R, double alpha, const int neg,
                              const double *restrict X, double *restrict Y, const int p)
 {
   for (int r = 0; r < m->nc; r++) {
     const double *g = R + (size_t)r * 2 * nqb;
     const int *q0 = m->rq0 + 2 * r;
     double *y = Y + (size_t)r * p;
-#define CHUNK(c0, n) rowmat_chunk(nqb, g, q0, alpha, X, y, p, c0, n)
+#define CHUNK(c0, n) rowmat_chunk(nqb, g, q0, alpha, neg, X, y, p, c0, n)
     LW_ROWS_CHUNKS(p, CHUNK);
 #undef CHUNK
   }
@@ -798,11 +839,19 @@ static void bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alp
     }
 }
 
-LW_CLONES static void rowmat_rows(const lw_model *m, const double *R, double alpha, const double *X, double *Y, int p)
+/* Y += alpha R X, or with neg Y = alpha R X - Y */
+LW_CLONES static void rowmat_rows(const lw_model *m, const double *R, double alpha, int neg, const double *X,
+                                  double *Y, int p)
 {
-#define CALL(P) rowmat_rows_n(m, NQB, R, alpha, X, Y, P)
-  LW_FOR_NQB_FEW(m->nqb);
+  if (neg) {
+#define CALL(P) rowmat_rows_n(m, NQB, R, alpha, 1, X, Y, P)
+    LW_FOR_NQB_FEW(m->nqb);
 #undef CALL
+  } else {
+#define CALL(P) rowmat_rows_n(m, NQB, R, alpha, 0, X, Y, P)
+    LW_FOR_NQB_FEW(m->nqb);
+#undef CALL
+  }
 }
 
 LW_CLONES static void rowmat_t_rows(const lw_model *m, const double *R, double alpha, const double *Y, double *X, int p)
@@ -825,42 +874,45 @@ static void kkt_solve_rows(sens *s, const double *K, double sc, const int *ipiv,
 }
 
 /* [B J^T; J 0] [x; y] = [f; g] (B block-diagonal, inverses Binv; W = B^-1
- * J^T by rows) for the p columns of F = [f; g] by rows, in place, through
- * the Schur complement J B^-1 J^T: by its LU (SP; B not symmetric) or its
- * Cholesky factor (d->S):  y = (J B^-1 J^T)^-1 (J B^-1 f - g),  x = B^-1 f - W y */
-static void schur_solve_rows(sens *s, const double *Binv, const double *W, int lu, double *B, int p)
+ * J^T by rows) for the p columns of F = [f; g] by rows: x into X (nq x p),
+ * y in place of g; through the Schur complement J B^-1 J^T, by its LU
+ * (SP; B not symmetric) or its Cholesky factor (d->S):
+ *   y = (J B^-1 J^T)^-1 (J B^-1 f - g),  x = B^-1 f - W y */
+static void schur_solve_rows(sens *s, const double *Binv, const double *W, int lu, double *B, double *X, int p)
 {
   int nq = s->nq, nc = s->nc;
-  double *F = B, *G = B + (size_t)nq * p, *T = s->rtmp;
-  memset(T, 0, sizeof(double) * (size_t)nq * p);
-  blocks_rows(s->m, Binv, NULL, 0.0, 1.0, F, T, p); /* B^-1 f */
-  memcpy(F, T, sizeof(double) * (size_t)nq * p);
-  for (size_t i = 0; i < (size_t)nc * p; i++)
-    G[i] = -G[i];
-  rowmat_rows(s->m, s->d->jac, 1.0, F, G, p); /* J B^-1 f - g */
+  double *F = B, *G = B + (size_t)nq * p;
+  memset(X, 0, sizeof(double) * (size_t)nq * p);
+  blocks_rows(s->m, Binv, NULL, 0.0, 1.0, F, X, p);  /* B^-1 f */
+  rowmat_rows(s->m, s->d->jac, 1.0, 1, X, G, p); /* J B^-1 f - g */
   if (lu)
     lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
   else
     lw_chol_dense_solve_multi(s->d->S, nc, G, p); /* y: the multipliers' part of the solution */
-  rowmat_t_rows(s->m, W, -1.0, G, F, p); /* B^-1 f - W y */
+  rowmat_t_rows(s->m, W, -1.0, G, X, p); /* B^-1 f - W y */
 }
 
-/* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows, in place */
-static void ap_solve_rows(sens *s, double *B, int p)
+/* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows: x into X,
+ * y in place of g */
+static void ap_solve_rows(sens *s, double *B, double *X, int p)
 {
-  if (s->ap_struct)
-    schur_solve_rows(s, s->Ainv, s->WP, 1, B, p);
-  else
+  if (s->ap_struct) {
+    schur_solve_rows(s, s->Ainv, s->WP, 1, B, X, p);
+  } else {
     kkt_solve_rows(s, s->AP, s->sP, s->ipP, s->dP, B, p);
+    memcpy(X, B, sizeof(double) * (size_t)s->nq * p);
+  }
 }
 
-/* [M J^T; J 0] [x; y] = [f; g] by rows, in place (km_solve by rows) */
-static void km_solve_rows(sens *s, double *B, int p)
+/* [M J^T; J 0] [x; y] = [f; g] by rows (km_solve by rows): x into X */
+static void km_solve_rows(sens *s, double *B, double *X, int p)
 {
-  if (s->km_schur)
-    schur_solve_rows(s, s->m->minv_blocks, s->d->W, 0, B, p);
-  else
+  if (s->km_schur) {
+    schur_solve_rows(s, s->m->minv_blocks, s->d->W, 0, B, X, p);
+  } else {
     kkt_solve_rows(s, s->KM, s->sM, s->ipM, s->dM, B, p);
+    memcpy(X, B, sizeof(double) * (size_t)s->nq * p);
+  }
 }
 
 /* R (n1 x p by rows, the live columns) = sign times the step's parameter
@@ -1464,7 +1516,7 @@ static void sens_free(sens *s)
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
-                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist, s->rtmp,
+                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
                   s->col, s->live};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
@@ -1857,8 +1909,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     Z = calloc((size_t)ncols * (p ? p : 1) + 1, sizeof(double));
     R = calloc((size_t)(L.nv > n1 ? L.nv : n1) * (p ? p : 1) + 1, sizeof(double));
     R2 = calloc(2 * (size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
-    s->rtmp = calloc((size_t)n1 * (p ? p : 1), sizeof(double));
-    if (!Sx || !Sn || !Z || !R || !R2 || !s->rtmp) {
+    if (!Sx || !Sn || !Z || !R || !R2) {
       lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the forward sensitivities");
       status = LW_ERR_NOMEM;
       goto out2;
@@ -1947,25 +1998,22 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
                   R[(size_t)l * nl + c] -= rc * DC[(size_t)i * nl + c];
               }
           }
-          ap_solve_rows(s, R, nl);
-          memcpy(Sq, R, sizeof(double) * np);
+          ap_solve_rows(s, R, Sq, nl);
           memcpy(Sl, R + np, sizeof(double) * (size_t)nc * nl);
           /* velocity: KM [qd'; .] = -(FV + (DVq - c2 M) q' - M bh'; RV q') */
           scatter_cols(s, s->FV, -1.0, R, nl);
           bmat_rows(m, &s->Hv, s->c2, -1.0, Sq, R, nl);
           blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, BH, R, nl);
-          rowmat_rows(m, s->RV, -1.0, Sq, R + np, nl);
-          km_solve_rows(s, R, nl);
-          memcpy(Sqd, R, sizeof(double) * np);
+          rowmat_rows(m, s->RV, -1.0, 0, Sq, R + np, nl);
+          km_solve_rows(s, R, Sqd, nl);
           /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
           scatter_cols(s, s->FA, -1.0, R, nl);
           bmat_rows(m, &s->Ha, s->c4, -1.0, Sq, R, nl);
           for (size_t i = 0; i < np; i++)
             R[i] += MAH[i];
-          rowmat_rows(m, s->RA, -1.0, Sq, R + np, nl);
-          rowmat_rows(m, s->RAd, -1.0, Sqd, R + np, nl);
-          km_solve_rows(s, R, nl);
-          memcpy(Sqdd, R, sizeof(double) * np);
+          rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
+          rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
+          km_solve_rows(s, R, Sqdd, nl);
           /* z' = c' + h/2 e'(state k) */
           if (s->nz)
             carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, nl);
