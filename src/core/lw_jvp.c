@@ -476,7 +476,11 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
   if (!o->dvel && !o->dacc)
     pr.qd = NULL;
   sc s;
+  /* along a parameter alone, only the rows and forces it reaches */
+  const char *row_on = !state && tg ? tg->row_on : NULL, *force_on = !state && tg ? tg->force_on : NULL;
   for (int r = 0; want_rows && r < nc; r++) {
+    if (row_on && !row_on[r])
+      continue;
     const lw_row *row = &m->rows[r];
     if (!active(dir, state, row->nblk, row->blk, tg && tg->row_on[r]))
       continue;
@@ -509,7 +513,8 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
   lw_lin_dir df = *dir;
   df.dqd = dir->dv;
   for (int n = 0; n < m->nforces; n++)
-    force_jvp(m, d, n, p, &pf, dir, &df, state, dQ);
+    if (!force_on || force_on[n])
+      force_jvp(m, d, n, p, &pf, dir, &df, state, dQ);
 }
 
 /* ---- step matrices ------------------------------------------------------------
