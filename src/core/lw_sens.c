@@ -159,6 +159,19 @@ static int pinv(double *A, int m, int n, double *P)
 }
 
 /* ---- the engine ------------------------------------------------------------ */
+/* Where the factors of the Schur complements SP = J A^-1 J^T and S = J
+ * M^-1 J^T can be nonzero: the entries of rows that share a body
+ * (m->spair) and the fill-in of their elimination without row exchanges,
+ * found once.  The solves by rows visit only these: row i's entries left
+ * of the diagonal in the order j = 0 .. i-1 (lp, lj, their places in the
+ * column-major n x n matrix lpos), right of it in the order j = n-1 .. i+1
+ * (up, uj; places upos in an LU's U, cpos in a Cholesky factor's L^T).
+ * Outside them a factor holds exact zeros.  The five-bar's factors are 60 %
+ * zeros. */
+typedef struct {
+  int *lp, *lj, *lpos, *up, *uj, *upos, *cpos;
+} tri_lists;
+
 typedef struct {
   const lw_model *m;
   lw_data *d;
@@ -190,6 +203,8 @@ typedef struct {
   int *ipS;
   double *apt; /* (nq) scratch of ap_solve */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
+  tri_lists tri;     /* where SP's LU and S's Cholesky factor can be nonzero (forward by rows) */
+  int sp_swapped;    /* SP's LU exchanged rows this step: its zeros are elsewhere */
   double *kxm;   /* (nq) scratch of km_solve */
   char *act; /* (p) the parameter's step columns are nonzero */
   int *alist, nact; /* the parameters with act set, in order */
@@ -208,6 +223,7 @@ typedef struct {
    * factorizing S again, for 2 nc (nqb + (nc + 1) / 4) more doubles a state;
    * aux = 2 (the forward on two threads): W = M^-1 J^T as well */
   int aux;
+  int forward_rows; /* the forward's solves by rows: spl and sl are kept */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
    * kept) and OUT_FINAL (a final term reads it) */
@@ -643,6 +659,9 @@ static int ap_factor(sens *s)
 {
   if (ap_assemble(s) || lw_lu_dense(s->SP, s->nc, s->ipS))
     return -1;
+  s->sp_swapped = 0;
+  for (int k = 0; k < s->nc; k++)
+    s->sp_swapped |= s->ipS[k] != k;
   lu_recip(s->SP, s->nc, s->SPd);
   return 0;
 }
@@ -682,6 +701,116 @@ static void ap_solve_t(sens *s, double *b)
   a_solve_t(s, t);
   for (int i = 0; i < nq; i++)
     f[i] += t[i];
+}
+
+/* ---- the factors' nonzeros -------------------------------------------- */
+static void tri_free(tri_lists *t)
+{
+  free(t->lp);
+  free(t->lj);
+  free(t->lpos);
+  free(t->up);
+  free(t->uj);
+  free(t->upos);
+  free(t->cpos);
+}
+
+static int tri_init(tri_lists *t, const lw_model *m)
+{
+  int n = m->nc;
+  size_t half = (size_t)n * (n - 1) / 2 + 1;
+  char *nz = calloc((size_t)n * n + 1, 1);
+  t->lp = calloc((size_t)n + 1, sizeof(int));
+  t->up = calloc((size_t)n + 1, sizeof(int));
+  t->lj = calloc(half, sizeof(int));
+  t->uj = calloc(half, sizeof(int));
+  t->lpos = calloc(half, sizeof(int));
+  t->upos = calloc(half, sizeof(int));
+  t->cpos = calloc(half, sizeof(int));
+  if (!nz || !t->lp || !t->up || !t->lj || !t->uj || !t->lpos || !t->upos || !t->cpos) {
+    free(nz);
+    return -1;
+  }
+  for (int k = 0; k < m->nspair; k++) {
+    nz[m->spair[4 * k]] = 1;
+    nz[m->spair[4 * k + 3]] = 1;
+  }
+  for (int k = 0; k < n; k++) /* fill-in: (i, j) from (i, k) and (k, j) */
+    for (int j = k + 1; j < n; j++)
+      if (nz[(size_t)j * n + k])
+        for (int i = k + 1; i < n; i++)
+          if (nz[(size_t)k * n + i])
+            nz[(size_t)j * n + i] = 1;
+  int kl = 0, ku = 0;
+  for (int i = 0; i < n; i++) {
+    t->lp[i] = kl;
+    for (int j = 0; j < i; j++)
+      if (nz[(size_t)j * n + i]) {
+        t->lj[kl] = j;
+        t->lpos[kl++] = j * n + i;
+      }
+    t->up[i] = ku;
+    for (int j = n - 1; j > i; j--)
+      if (nz[(size_t)j * n + i] || nz[(size_t)i * n + j]) {
+        t->uj[ku] = j;
+        t->upos[ku] = j * n + i;
+        t->cpos[ku++] = i * n + j;
+      }
+  }
+  t->lp[n] = kl;
+  t->up[n] = ku;
+  free(nz);
+  return 0;
+}
+
+/* the two triangular solves of a factor A (n x n) for nrhs (a few) sides
+ * by rows (ld apart), over the entries the lists name, with the
+ * operations of the dense loops in their order: lw_lu_dense's LU (ipiv;
+ * U's places upos; rows scaled by d, the pivots' reciprocals) or
+ * lw_chol_dense's factor (d NULL: no exchanges, L^T's places cpos, rows
+ * scaled by the diagonal after each solve) */
+LW_KERNEL void tri_solve_rows_n(const tri_lists *t, const double *A, int n, const int *ipiv, const double *d,
+                                double *Y, int ld, const int nrhs)
+{
+  int chol = d == NULL;
+  const int *up = chol ? t->cpos : t->upos;
+  if (ipiv)
+    for (int k = 0; k < n; k++)
+      if (ipiv[k] != k)
+        for (int c = 0; c < nrhs; c++) {
+          double x = Y[(size_t)k * ld + c];
+          Y[(size_t)k * ld + c] = Y[(size_t)ipiv[k] * ld + c];
+          Y[(size_t)ipiv[k] * ld + c] = x;
+        }
+  lw_rowvec r;
+  for (int i = 0; i < n; i++) {
+    int k0 = t->lp[i], k1 = t->lp[i + 1];
+    if (k0 == k1 && !chol)
+      continue;
+    lw_rv_load(&r, Y + (size_t)i * ld, nrhs);
+    for (int k = k0; k < k1; k++)
+      lw_rv_axmy(&r, A[t->lpos[k]], Y + (size_t)t->lj[k] * ld, nrhs);
+    if (chol)
+      lw_rv_scale(&r, A[(size_t)i * n + i], nrhs);
+    lw_rv_store(&r, Y + (size_t)i * ld, nrhs);
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    lw_rv_load(&r, Y + (size_t)i * ld, nrhs);
+    for (int k = t->up[i]; k < t->up[i + 1]; k++)
+      lw_rv_axmy(&r, A[up[k]], Y + (size_t)t->uj[k] * ld, nrhs);
+    lw_rv_scale(&r, chol ? A[(size_t)i * n + i] : d[i], nrhs);
+    lw_rv_store(&r, Y + (size_t)i * ld, nrhs);
+  }
+}
+
+/* for at most 4 LW_FEW_CHUNK sides (wider blocks go by the dense sweeps) */
+LW_CLONES static void tri_solve_rows(const tri_lists *t, const double *A, int n, const int *ipiv, const double *d,
+                                     double *Y, int nrhs)
+{
+  int c0;
+#define CALL(P) tri_solve_rows_n(t, A, n, ipiv, d, Y + c0, nrhs, P)
+  LW_FEW_CHUNKS(nrhs, c0, CALL);
+#undef CALL
 }
 
 /* ---- the forward sensitivities by rows ---------------------------------
@@ -885,10 +1014,15 @@ static void schur_solve_rows(sens *s, const double *Binv, const double *W, int l
   memset(X, 0, sizeof(double) * (size_t)nq * p);
   blocks_rows(s->m, Binv, NULL, 0.0, 1.0, F, X, p);  /* B^-1 f */
   rowmat_rows(s->m, s->d->jac, 1.0, 1, X, G, p); /* J B^-1 f - g */
-  if (lu)
+  /* y: the multipliers' part of the solution */
+  if (s->forward_rows && !lu)
+    tri_solve_rows(&s->tri, s->d->S, nc, NULL, NULL, G, p);
+  else if (s->forward_rows && !s->sp_swapped)
+    tri_solve_rows(&s->tri, s->SP, nc, NULL, s->SPd, G, p);
+  else if (lu)
     lu_solve_rows(s->SP, nc, s->ipS, s->SPd, 0, G, p);
   else
-    lw_chol_dense_solve_multi(s->d->S, nc, G, p); /* y: the multipliers' part of the solution */
+    lw_chol_dense_solve_multi(s->d->S, nc, G, p);
   rowmat_t_rows(s->m, W, -1.0, G, X, p); /* B^-1 f - W y */
 }
 
@@ -1520,6 +1654,7 @@ static void sens_free(sens *s)
                   s->col, s->live};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
+  tri_free(&s->tri);
 }
 
 static int sens_alloc(sens *s)
@@ -1909,7 +2044,12 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
     Z = calloc((size_t)ncols * (p ? p : 1) + 1, sizeof(double));
     R = calloc((size_t)(L.nv > n1 ? L.nv : n1) * (p ? p : 1) + 1, sizeof(double));
     R2 = calloc(2 * (size_t)(L.nv > n1 ? L.nv : n1) + 1, sizeof(double));
-    if (!Sx || !Sn || !Z || !R || !R2) {
+    int tri_ok = 1;
+    if (p <= 4 * LW_FEW_CHUNK && m->dense) {
+      tri_ok = tri_init(&s->tri, m) == 0;
+      s->forward_rows = 1;
+    }
+    if (!Sx || !Sn || !Z || !R || !R2 || !tri_ok) {
       lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the forward sensitivities");
       status = LW_ERR_NOMEM;
       goto out2;
