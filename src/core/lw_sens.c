@@ -229,6 +229,10 @@ typedef struct {
    * kept) and OUT_FINAL (a final term reads it) */
   char *out_used;
   char *y_const; /* rows of Y filled once: point outputs are linear in the state */
+  /* Y's nonzeros by columns (ynz_p, ynz: x ascending) and the x they reach
+   * (yx, nyx ascending), for Y^T g while no used output's Y changes from
+   * state to state (y_varies): found again after Y is written (y_dirty) */
+  int *ynz_p, *ynz, *yx, nyx, y_dirty, y_varies;
   double *Y, *YT, *yrow, *dy;
   double *gy, *gth; /* (no x ncols), (no x p) at the current state */
   double *value, *grad;
@@ -1318,6 +1322,10 @@ static void outputs_at(sens *s, const double *st, int lin, int final)
     int c0 = m->out_col[k], w = m->outputs[k].width;
     lw_output_type ty = m->outputs[k].type;
     int linear = ty == LW_OUT_POSITION || ty == LW_OUT_VELOCITY || ty == LW_OUT_ACCELERATION;
+    if (!s->y_const[k])
+      s->y_dirty = 1;
+    if (!linear || ty == LW_OUT_CONTROL)
+      s->y_varies = 1;
     for (int x = 0; x < nx && !s->y_const[k]; x++) {
       unit(s->e, nx, x);
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
@@ -1407,14 +1415,43 @@ static void objectives_at(sens *s, double wi, double wf, double *value)
 }
 
 /* y (nx) += Y^T g from the rows of Y (ncols x nx) that g weights: those of
- * an objective's outputs, a few of the ncols */
-static void yt_gy(const sens *s, const double *g, double *y)
+ * an objective's outputs, a few of the ncols.  Returns the number of the x
+ * where y can have changed, listed in *xs, or -1 for any x */
+static int yt_gy(sens *s, const double *g, double *y, const int **xs)
 {
-  int nc = s->ncols;
+  int nc = s->ncols, nx = s->nx;
+  if (s->y_varies) {
+    for (int c = 0; c < nc; c++)
+      if (g[c] != 0.0)
+        for (int x = 0; x < nx; x++)
+          y[x] += s->Y[(size_t)x * nc + c] * g[c];
+    return -1;
+  }
+  if (s->y_dirty) {
+    int k = 0;
+    for (int c = 0; c < nc; c++) {
+      s->ynz_p[c] = k;
+      for (int x = 0; x < nx; x++)
+        if (s->Y[(size_t)x * nc + c] != 0.0)
+          s->ynz[k++] = x;
+    }
+    s->ynz_p[nc] = k;
+    s->nyx = 0;
+    for (int x = 0; x < nx; x++)
+      for (int c = 0; c < nc; c++)
+        if (s->Y[(size_t)x * nc + c] != 0.0) {
+          s->yx[s->nyx++] = x;
+          break;
+        }
+    s->y_dirty = 0;
+  }
+  /* the terms of the dense loop that are not exactly 0, in its order */
   for (int c = 0; c < nc; c++)
     if (g[c] != 0.0)
-      for (int x = 0; x < s->nx; x++)
-        y[x] += s->Y[(size_t)x * nc + c] * g[c];
+      for (int k = s->ynz_p[c]; k < s->ynz_p[c + 1]; k++)
+        y[s->ynz[k]] += s->Y[(size_t)s->ynz[k] * nc + c] * g[c];
+  *xs = s->yx;
+  return s->nyx;
 }
 
 static void weights(const sens *s, long k, double *wi, double *wf)
@@ -1649,6 +1686,7 @@ static void sens_free(sens *s)
                   s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
+                  s->ynz_p, s->ynz, s->yx,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
                   s->col, s->live};
@@ -1724,6 +1762,10 @@ static int sens_alloc(sens *s)
   s->rhs = calloc((size_t)n1 + 1, sizeof(double));
   s->out_used = calloc((size_t)s->m->nout + 1, 1);
   s->y_const = calloc((size_t)s->m->nout + 1, 1);
+  s->ynz_p = calloc((size_t)s->ncols + 1, sizeof(int));
+  s->ynz = calloc((size_t)s->ncols * nx + 1, sizeof(int));
+  s->yx = calloc((size_t)nx + 1, sizeof(int));
+  s->y_dirty = 1;
   s->Y = calloc((size_t)s->ncols * nx + 1, sizeof(double));
   s->YT = calloc((size_t)s->ncols * p + 1, sizeof(double));
   s->yrow = calloc((size_t)s->ncols + 1, sizeof(double));
@@ -1743,7 +1785,7 @@ static int sens_alloc(sens *s)
       return -1;
   }
   return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->WP && s->SP &&
-                 s->ipS && s->apt && s->Ainv && s->SPd && s->FP && s->FV && s->FA && s->Y && s->YT && s->ipP &&
+                 s->ipS && s->apt && s->Ainv && s->SPd && s->FP && s->FV && s->FA && s->Y && s->YT && s->ynz_p && s->ynz && s->yx && s->ipP &&
                  s->ipM && s->dP && s->dM
              ? 0
              : -1;
@@ -2171,9 +2213,11 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
         for (int o = 0; o < no; o++) {
           const double *gyo = s->gy + (size_t)o * ncols;
           memset(s->e2, 0, sizeof(double) * (size_t)nx);
-          yt_gy(s, gyo, s->e2);
+          const int *xs = NULL;
+          int nxs = yt_gy(s, gyo, s->e2, &xs);
           double *g = s->grad + (size_t)o * p;
-          for (int x = 0; x < nx; x++) {
+          for (int a = 0; a < (nxs < 0 ? nx : nxs); a++) {
+            int x = nxs < 0 ? a : xs[a];
             double ex = s->e2[x];
             if (ex != 0.0)
               for (int c = 0; c < s->nl; c++)
@@ -2311,7 +2355,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           double *a = ab + (size_t)o * nq, *b = bb + (size_t)o * nq;
           /* cotangent of [q qd qdd lambda] at state k: outputs + history */
           memset(cx, 0, sizeof(double) * (size_t)nx);
-          yt_gy(s, s->gy + (size_t)o * ncols, cx);
+          const int *xs;
+          yt_gy(s, s->gy + (size_t)o * ncols, cx, &xs);
           for (int i = 0; i < nq; i++) {
             cx[i] += -s->c4 * a[i] - s->c2 * b[i];
             cx[nq + i] += -2.0 * s->c2 * a[i] - b[i];
