@@ -720,7 +720,16 @@ static int check_func(const lw_func *f, const char *path, lw_error *err)
   return 0;
 }
 
-lw_model *lw_compile(const lw_desc *src, lw_error *err)
+static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err);
+
+lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0, err); }
+
+/* the model's constants alone, for a tangent model (lw_jvp.c): without the
+ * tables of the step's linearization (lw_lin_prepare), which only the
+ * model simulated reads */
+lw_model *lw_compile_constants(const lw_desc *src, lw_error *err) { return compile(src, 1, err); }
+
+static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
 {
   char path[256];
   rowset rs = {0};
@@ -1411,7 +1420,7 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err)
       }
     }
   }
-  if (lw_lin_prepare(m))
+  if (!constants_only && lw_lin_prepare(m))
     FAIL("", "out of memory");
   free(c.R);
   free(ps.p);

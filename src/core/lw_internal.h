@@ -392,6 +392,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C);
 /* the DOT rows' Hessians and m->lin_coupled (compile time); -1: no memory */
 int lw_lin_prepare(lw_model *m);
+lw_model *lw_compile_constants(const lw_desc *src, lw_error *err);
 /* y += alpha B x, y += alpha B^T x */
 void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
 void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);

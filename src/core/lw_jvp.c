@@ -1575,7 +1575,7 @@ lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
   lw_tangent *t = NULL;
   for (int k = 0; k < 4; k++) {
     pp->value = v + off[k];
-    mk[k] = lw_compile(dd, err);
+    mk[k] = lw_compile_constants(dd, err);
     if (!mk[k]) {
       char msg[sizeof err->msg];
       snprintf(msg, sizeof msg, "%s", err->msg);
@@ -1586,7 +1586,7 @@ lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
   }
   pp->value = v;
   t = calloc(1, sizeof *t);
-  t->dm = lw_compile(dd, err);
+  t->dm = lw_compile_constants(dd, err);
   if (!t->dm) {
     free(t);
     t = NULL;
@@ -1623,7 +1623,7 @@ static void tangent_flags(lw_tangent *t, const lw_model *m)
 lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err)
 {
   lw_tangent t = {0};
-  t.dm = lw_compile(desc, err);
+  t.dm = lw_compile_constants(desc, err);
   if (!t.dm)
     return NULL;
   tangent_flags(&t, t.dm);
