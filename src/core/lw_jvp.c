@@ -111,7 +111,7 @@ typedef struct {
 /* a.b with a, b linear in q; ta, tb tangent vexprs or NULL */
 static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, const lw_vexpr *ta,
                    const lw_vexpr *tb, int nblk, const int *blk, const lw_lin_point *p,
-                   const lw_lin_dir *dir, sc *s)
+                   const lw_lin_dir *dir, int need_g, sc *s)
 {
   int nd = m->nd, w = 2 * m->nqb;
   double va[3], vb[3], dva[3], dvb[3];
@@ -121,8 +121,10 @@ static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, cons
   s->dv = dot(nd, dva, vb) + dot(nd, va, dvb);
   memset(s->g, 0, sizeof(double) * (size_t)w);
   memset(s->dg, 0, sizeof(double) * (size_t)w);
-  lw_vexpr_grad(m, a, vb, 1.0, nblk, blk, s->g);
-  lw_vexpr_grad(m, b, va, 1.0, nblk, blk, s->g);
+  if (need_g) {
+    lw_vexpr_grad(m, a, vb, 1.0, nblk, blk, s->g);
+    lw_vexpr_grad(m, b, va, 1.0, nblk, blk, s->g);
+  }
   lw_vexpr_grad(m, a, dvb, 1.0, nblk, blk, s->dg);
   lw_vexpr_grad(m, b, dva, 1.0, nblk, blk, s->dg);
   if (ta) {
@@ -172,31 +174,34 @@ static void sc_angle(int w, sc *S, const sc *C)
 }
 
 /* a row or a joint coordinate: kind with vexprs a..d */
+/* need_g: s->g is wanted (an angle's derivatives need its dot products'
+ * anyway); otherwise it is left 0 */
 static void sc_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const v[4],
                     const lw_vexpr *const tv[4], int nblk, const int *blk, const lw_lin_point *p,
-                    const lw_lin_dir *dir, sc *s)
+                    const lw_lin_dir *dir, int need_g, sc *s)
 {
   int tg = tv != NULL;
-  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, s);
+  need_g = need_g || kind == LW_ROW_ANGLE;
+  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, need_g, s);
   if (kind == LW_ROW_ANGLE) {
     sc C;
-    sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, &C);
+    sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, 1, &C);
     sc_angle(2 * m->nqb, s, &C);
   }
 }
 
 static void row_sc(const lw_model *m, const lw_model *tm, int r, const lw_lin_point *p,
-                   const lw_lin_dir *dir, sc *s)
+                   const lw_lin_dir *dir, int need_g, sc *s)
 {
   const lw_row *row = &m->rows[r];
   const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
   if (tm) {
     const lw_row *tr = &tm->rows[r];
     const lw_vexpr *tv[4] = {&tr->a, &tr->b, &tr->c, &tr->d};
-    sc_eval(m, row->kind, v, tv, row->nblk, row->blk, p, dir, s);
+    sc_eval(m, row->kind, v, tv, row->nblk, row->blk, p, dir, need_g, s);
     s->dv -= tr->c0;
   } else {
-    sc_eval(m, row->kind, v, NULL, row->nblk, row->blk, p, dir, s);
+    sc_eval(m, row->kind, v, NULL, row->nblk, row->blk, p, dir, need_g, s);
   }
 }
 
@@ -208,10 +213,10 @@ static void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin
   if (tm) {
     const lw_coord *tc = &tm->coords[ci];
     const lw_vexpr *tv[4] = {&tc->a, &tc->b, &tc->c, &tc->d};
-    sc_eval(m, c->kind, v, tv, c->nblk, c->blk, p, dir, s);
+    sc_eval(m, c->kind, v, tv, c->nblk, c->blk, p, dir, 1, s);
     s->dv -= tc->offset;
   } else {
-    sc_eval(m, c->kind, v, NULL, c->nblk, c->blk, p, dir, s);
+    sc_eval(m, c->kind, v, NULL, c->nblk, c->blk, p, dir, 1, s);
   }
 }
 
@@ -484,7 +489,7 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
     const lw_row *row = &m->rows[r];
     if (!active(dir, state, row->nblk, row->blk, tg && tg->row_on[r]))
       continue;
-    row_sc(m, tm, r, &pr, dir, &s);
+    row_sc(m, tm, r, &pr, dir, dir->dqdd != NULL, &s); /* s.g only for qdd's direction */
     double df = 0, dfd = 0, dfdd = 0;
     if (tm && row->func >= 0)
       func_tan(tg, 2, row->func, &m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
@@ -1260,7 +1265,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     for (int r = m->joint_row0[op->joint]; r < m->joint_row0[op->joint + 1]; r++) {
       const lw_row *row = &m->rows[r];
       sc s;
-      row_sc(m, tm, r, &pr, dir, &s);
+      row_sc(m, tm, r, &pr, dir, 1, &s);
       for (int kb = 0; kb < row->nblk; kb++)
         if (row->blk[kb] == b)
           for (int i = 0; i < nd; i++)

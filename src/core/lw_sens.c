@@ -1356,8 +1356,8 @@ static void outputs_at(sens *s, const double *st, int lin, int final)
         continue; /* outputs do not read time functions: YT stays 0 */
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
-      if (!s->tg[j] || !s->tg[j]->any)
-        continue;
+      if (!s->tg[j] || !s->tg[j]->any || (linear && !s->tg[j]->out_on[k]))
+        continue; /* a point's output moves with the parameter only through its vector */
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, s->tg[j], -1};
       lw_output_jvp(m, d, s->tg[j], k, &pt, &dir, s->dy);
       for (int i = 0; i < w; i++)
