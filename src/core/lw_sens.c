@@ -891,7 +891,8 @@ LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, doubl
   for (int k = 0; k < 2 && q0[k] >= 0; k++) {
     const double *restrict x = X + (size_t)q0[k] * p + c0;
     for (int i = 0; i < nqb; i++)
-      lw_rv_axpy(&acc, g[k * nqb + i], x + (size_t)i * p, n);
+      if (g[k * nqb + i] != 0.0) /* the rows of natural coordinates are mostly zeros */
+        lw_rv_axpy(&acc, g[k * nqb + i], x + (size_t)i * p, n);
   }
   if (neg)
     lw_rv_add_to_neg(&acc, alpha, y + c0, n);
