@@ -1051,6 +1051,9 @@ static void test_block_inverse(void)
   double S[9] = {1, 2, 3, 2, 4, 6, 0, 1, 1}; /* two proportional columns */
   double X[9];
   g_assert_cmpint(lw_inv_small(S, 3, X), ==, -1);
+  double S4[16] = {1, 0, 2, 1, 0, 3, 1, 1, 2, 6, 2, 2, 1, 0, 2, 1}; /* the planar body's size: columns 1 and 4 equal */
+  double X4[16];
+  g_assert_cmpint(lw_inv_small(S4, 4, X4), ==, -1);
 }
 
 int main(int argc, char **argv)

@@ -1265,10 +1265,14 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
     if (!s->act[j])
       continue;
     s->alist[s->nact++] = j;
-    memset(fp, 0, sizeof(double) * (size_t)n1);
-    memset(fv, 0, sizeof(double) * (size_t)n1);
-    memset(fa, 0, sizeof(double) * (size_t)n1);
+    memset(fp, 0, sizeof(double) * (size_t)nq);
+    memset(fv, 0, sizeof(double) * (size_t)nq);
+    memset(fa, 0, sizeof(double) * (size_t)nq);
     lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    /* the constraint rows' derivatives straight into the columns */
+    o1.dphi = fp + nq;
+    o1.dvel = fv + nq;
+    o1.dacc = fa + nq;
     lw_lin_jvp(m, d, &pt, &dir, &o1);
     {
       const double *x[3] = {s->qdds, s->e, s->e2};
@@ -1280,9 +1284,6 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
       fv[i] += s->dJ[1][i];
       fa[i] += s->dJ[2][i];
     }
-    memcpy(fp + nq, s->dphi, sizeof(double) * (size_t)nc);
-    memcpy(fv + nq, s->dvel, sizeof(double) * (size_t)nc);
-    memcpy(fa + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
   if (s->nz) {
     memcpy(d->fbc, ST_Z(s, sb), sizeof(double) * (size_t)s->nz);
