@@ -164,16 +164,14 @@ LW_CLONES int lw_lu_dense(double *A, int n, int *ipiv)
     ipiv[k] = p;
     if (!(best > 0))
       return -1;
-    umax = fmax(umax, best);
+    umax = best > umax ? best : umax;
     if (p != k)
       for (int j = 0; j < n; j++) {
         double t = A[(size_t)j * n + k];
         A[(size_t)j * n + k] = A[(size_t)j * n + p];
         A[(size_t)j * n + p] = t;
       }
-    double inv = 1.0 / ck[k];
-    for (int i = k + 1; i < n; i++)
-      ck[i] *= inv;
+    lw_run_scale(ck + k + 1, 1.0 / ck[k], n - k - 1);
     for (int j = k + 1; j < n; j++) {
       double *cj = A + (size_t)j * n, a = cj[k];
       if (a == 0.0)
