@@ -852,10 +852,11 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
  * (entry (j, i) = row j, column i; nv outer products, v[0] = k g + c gd +
  * cv c g and the rest of the Hessian's terms; H: column i at H + i w, or
  * NULL, read with KC only) */
-static void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, int nv, const double *const u[],
-                      const double *const v[], const double *H, double tau, const lw_bmat *KC, const lw_bmat *Cm)
+LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, int nv,
+                         const double *const u[], const double *const v[], const double *H, double tau,
+                         const lw_bmat *KC, const lw_bmat *Cm, const int nqb)
 {
-  int nqb = m->nqb, nblk = w / nqb;
+  int nblk = w / nqb;
   const double *g = u[0];
   double cc = Cm ? f->c : 0.0;
   for (int kb = 0; kb < nblk; kb++)
@@ -913,7 +914,7 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
     cc = tau * o.S / r2;
   }
   const double *u[3] = {o.g, o.gS, o.gC}, *v[3] = {a, b, e};
-  sd_blocks(m, f, c->blk, w, o.angle ? 3 : 1, u, v, NULL, tau, KC, Cm);
+  sd_blocks(m, f, c->blk, w, o.angle ? 3 : 1, u, v, NULL, tau, KC, Cm, m->nqb);
   if (!KC)
     return;
   for (int n = m->ch_ptr[f->coord]; n < m->ch_ptr[f->coord + 1]; n++) {
@@ -927,10 +928,9 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
  * e = v / l, l = |v|, v linear in q (V over the local coordinates), acting
  * as Q = -F g with g = dl/dq = V^T e: sd_blocks with tau = -F,
  *   H = d2l/dq2 = V^T (I - e e^T) V / l,  d(l')/dq = V^T (I - e e^T) v' / l */
-static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
-                         const lw_bmat *Cm)
+LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv,
+                              const lw_bmat *KC, const lw_bmat *Cm, const int nd, const int w)
 {
-  int nd = m->nd, w = f->nblk * m->nqb;
   double X[3 * 2 * LW_MAXQB], PX[3 * 2 * LW_MAXQB], v[3], vd[3], e[3], pv[3];
   vx_matrix(m, &f->v, f->nblk, f->blk, X);
   lw_vexpr_eval(m, &f->v, p->q, v);
@@ -966,7 +966,25 @@ static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_poin
   for (int i = 0; i < w; i++)
     a[i] = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
   const double *gu[1] = {g}, *av[1] = {a};
-  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm);
+  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm, nd == 2 ? 4 : 12); /* the body's size */
+}
+
+/* the sizes constants for a planar or spatial spring between one or two
+ * bodies, so that the loops over them unroll */
+static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
+                         const lw_bmat *Cm)
+{
+  int nd = m->nd, w = f->nblk * m->nqb;
+  if (nd == 2 && w == 8)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 8);
+  else if (nd == 2 && w == 4)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4);
+  else if (nd == 3 && w == 24)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 24);
+  else if (nd == 3 && w == 12)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 12);
+  else
+    point_sd_lin_n(m, f, p, cv, KC, Cm, nd, w);
 }
 
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
