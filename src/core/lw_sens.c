@@ -1125,6 +1125,42 @@ static void live_cols(sens *s, double *Sx)
   }
 }
 
+/* the predictor's terms of the carried columns: ah' = -(c4 q' + 2 c2 qd' +
+ * qdd'), bh' = -(c2 q' + qd'), n entries, in vectors */
+LW_CLONES static void predictor_rows(double *restrict ah, double *restrict bh, const double *restrict q1,
+                                     const double *restrict q2, const double *restrict q3, double c2, double c4,
+                                     size_t n)
+{
+  lw_v4d a2 = {c2, c2, c2, c2}, a4 = {c4, c4, c4, c4}, b2 = a2 * (lw_v4d){2.0, 2.0, 2.0, 2.0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    lw_v4d x1 = lw_v4d_load(q1 + i), x2 = lw_v4d_load(q2 + i);
+    lw_v4d_store(ah + i, -(a4 * x1 + b2 * x2 + lw_v4d_load(q3 + i)));
+    lw_v4d_store(bh + i, -(a2 * x1 + x2));
+  }
+  for (; i < n; i++) {
+    ah[i] = -(c4 * q1[i] + 2.0 * c2 * q2[i] + q3[i]);
+    bh[i] = -(c2 * q1[i] + q2[i]);
+  }
+}
+
+/* y += x, or with sub y -= x, n entries, in vectors */
+LW_CLONES static void vec_add(double *restrict y, int sub, const double *restrict x, size_t n)
+{
+  size_t i = 0;
+  if (!sub) {
+    for (; i + 4 <= n; i += 4)
+      lw_v4d_store(y + i, lw_v4d_load(y + i) + lw_v4d_load(x + i));
+    for (; i < n; i++)
+      y[i] += x[i];
+  } else {
+    for (; i + 4 <= n; i += 4)
+      lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i));
+    for (; i < n; i++)
+      y[i] -= x[i];
+  }
+}
+
 /* a parameter's step columns: fp += -dQ + dJ0, fv += dJ1, fa += dJ2 over
  * the nq coordinates, in vectors (the compiler leaves the loop scalar for
  * fear the seven arrays overlap) */
@@ -2176,16 +2212,12 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* scratch: ah', bh', the carry c', M ah' */
           double *AH = Sn, *BH = Sn + np, *DC = Sn + 2 * np, *MAH = DC + (size_t)s->nz * nl;
           /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd') */
-          for (size_t i = 0; i < np; i++) {
-            AH[i] = -(s->c4 * Sq[i] + 2.0 * s->c2 * Sqd[i] + Sqdd[i]);
-            BH[i] = -(s->c2 * Sq[i] + Sqd[i]);
-          }
+          predictor_rows(AH, BH, Sq, Sqd, Sqdd, s->c2, s->c4, np);
           memset(MAH, 0, sizeof(double) * np);
           blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, nl);
           /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
           scatter_cols(s, s->FP, -1.0, R, nl);
-          for (size_t i = 0; i < np; i++)
-            R[i] -= MAH[i];
+          vec_add(R, 1, MAH, np);
           bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, nl);
           if (s->nz) {
             /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
@@ -2210,8 +2242,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
           scatter_cols(s, s->FA, -1.0, R, nl);
           bmat_rows(m, &s->Ha, s->c4, -1.0, Sq, R, nl);
-          for (size_t i = 0; i < np; i++)
-            R[i] += MAH[i];
+          vec_add(R, 0, MAH, np);
           rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
           rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
           km_solve_rows(s, R, Sqdd, nl);
