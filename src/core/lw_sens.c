@@ -192,6 +192,7 @@ typedef struct {
    * Hessian terms H(sigma), H(kappa) of the velocity and acceleration
    * problems, the damping C = -dQ/dv; the rate matrices by rows */
   lw_bmat Ab, Hv, Ha, Cb;
+  int undamped; /* the model's C is zero: no products with it */
   double *RV, *RA, *RAd;
   /* AP solved through the bodies' blocks of A and the Schur complement
    * SP = J A^-1 J^T (no coupling between bodies in A, well-conditioned mass
@@ -1161,6 +1162,36 @@ LW_CLONES static void vec_add(double *restrict y, int sub, const double *restric
   }
 }
 
+/* the step's rates from the states a (n) and b: qd* = c2 (q - qn) - qdn,
+ * qdd* = c4 (q - qn) - 2 c2 qdn - qddn, in vectors */
+LW_CLONES static void step_rates(double *restrict qds, double *restrict qdds, const double *restrict q,
+                                 const double *restrict qn, const double *restrict qdn,
+                                 const double *restrict qddn, double c2, double c4, int nq)
+{
+  lw_v4d a2 = {c2, c2, c2, c2}, a4 = {c4, c4, c4, c4}, b2 = (lw_v4d){2.0, 2.0, 2.0, 2.0} * a2;
+  int i = 0;
+  for (; i + 4 <= nq; i += 4) {
+    lw_v4d dq = lw_v4d_load(q + i) - lw_v4d_load(qn + i), v = lw_v4d_load(qdn + i);
+    lw_v4d_store(qds + i, a2 * dq - v);
+    lw_v4d_store(qdds + i, a4 * dq - b2 * v - lw_v4d_load(qddn + i));
+  }
+  for (; i < nq; i++) {
+    qds[i] = c2 * (q[i] - qn[i]) - qdn[i];
+    qdds[i] = c4 * (q[i] - qn[i]) - 2.0 * c2 * qdn[i] - qddn[i];
+  }
+}
+
+/* y += a x, n entries, in vectors */
+LW_CLONES static void vec_axpy(double *restrict y, double a, const double *restrict x, size_t n)
+{
+  lw_v4d a4 = {a, a, a, a};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    lw_v4d_store(y + i, lw_v4d_load(y + i) + a4 * lw_v4d_load(x + i));
+  for (; i < n; i++)
+    y[i] += a * x[i];
+}
+
 /* a parameter's step columns: fp += -dQ + dJ0, fv += dJ1, fa += dJ2 over
  * the nq coordinates, in vectors (the compiler leaves the loop scalar for
  * fear the seven arrays overlap) */
@@ -1229,10 +1260,7 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
             s->Rc[(size_t)i * nq + c->blk[k] * s->nqb + l] = m->fbs[i].ki * g[k * s->nqb + l];
     }
   }
-  for (int i = 0; i < nq; i++) {
-    s->qds[i] = s->c2 * (q[i] - qn[i]) - qdn[i];
-    s->qdds[i] = s->c4 * (q[i] - qn[i]) - 2.0 * s->c2 * qdn[i] - qddn[i];
-  }
+  step_rates(s->qds, s->qdds, q, qn, qdn, qddn, s->c2, s->c4, nq);
   fresh = fresh && d->schur_ok;
   const double *mult = ST_MULT(s, sb);
   /* through M^-1 only when the mass blocks are well conditioned: a point
@@ -1292,8 +1320,7 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
     memset(s->RAd, 0, sizeof(double) * nr);
     const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
     lw_lin_blocks(m, d, &pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
-    for (size_t i = 0; i < nbb; i++)
-      s->Ab.blk[i] += s->c4 * m->mass_blocks[i];
+    vec_axpy(s->Ab.blk, s->c4, m->mass_blocks, nbb);
   }
   if (s->ap_struct ? ap_factor(s) : ap_factor_dense(s)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", t,
@@ -1945,6 +1972,15 @@ static void sens_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_err
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
   s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled;
+  /* no force depends on the velocities: springs without damping, forces
+   * and torques of time alone (C = -dQ/dv is zero) */
+  s->undamped = 1;
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    int spring = f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER;
+    if (spring ? f->c != 0.0 : f->type != LW_FORCE_FORCE && f->type != LW_FORCE_TORQUE)
+      s->undamped = 0;
+  }
 }
 
 /* ---- the forward sensitivities on two threads ------------------------------
@@ -2218,7 +2254,8 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
           scatter_cols(s, s->FP, -1.0, R, nl);
           vec_add(R, 1, MAH, np);
-          bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, nl);
+          if (!s->undamped)
+            bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, nl);
           if (s->nz) {
             /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
             carry_rows(s, s->eqa, s->eqda, s->pea, Sq, Sqd, Sz, DC, nl);
