@@ -929,7 +929,7 @@ static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f,
  * as Q = -F g with g = dl/dq = V^T e: sd_blocks with tau = -F,
  *   H = d2l/dq2 = V^T (I - e e^T) V / l,  d(l')/dq = V^T (I - e e^T) v' / l */
 LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv,
-                              const lw_bmat *KC, const lw_bmat *Cm, const int nd, const int w)
+                              const lw_bmat *KC, const lw_bmat *Cm, const int nd, const int nqb, const int w)
 {
   double X[3 * 2 * LW_MAXQB], PX[3 * 2 * LW_MAXQB], v[3], vd[3], e[3], pv[3];
   vx_matrix(m, &f->v, f->nblk, f->blk, X);
@@ -966,7 +966,7 @@ LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin
   for (int i = 0; i < w; i++)
     a[i] = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
   const double *gu[1] = {g}, *av[1] = {a};
-  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm, nd == 2 ? 4 : 12); /* the body's size */
+  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm, nqb);
 }
 
 /* the sizes constants for a planar or spatial spring between one or two
@@ -974,17 +974,17 @@ LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin
 static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
                          const lw_bmat *Cm)
 {
-  int nd = m->nd, w = f->nblk * m->nqb;
-  if (nd == 2 && w == 8)
-    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 8);
-  else if (nd == 2 && w == 4)
-    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4);
-  else if (nd == 3 && w == 24)
-    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 24);
-  else if (nd == 3 && w == 12)
-    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 12);
+  int nd = m->nd, nqb = m->nqb, w = f->nblk * nqb;
+  if (nqb == 4 && w == 8)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4, 8);
+  else if (nqb == 4 && w == 4)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4, 4);
+  else if (nqb == 12 && w == 24)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 12, 24);
+  else if (nqb == 12 && w == 12)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 12, 12);
   else
-    point_sd_lin_n(m, f, p, cv, KC, Cm, nd, w);
+    point_sd_lin_n(m, f, p, cv, KC, Cm, nd, nqb, w);
 }
 
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],

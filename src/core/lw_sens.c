@@ -224,7 +224,7 @@ typedef struct {
    * factorizing S again, for 2 nc (nqb + (nc + 1) / 4) more doubles a state;
    * aux = 2 (the forward on two threads): W = M^-1 J^T as well */
   int aux;
-  int forward_rows; /* the forward's solves by rows: spl and sl are kept */
+  int forward_rows; /* the forward's Schur solves by rows go by tri (set up for them) */
   double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
   /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
    * kept) and OUT_FINAL (a final term reads it) */
@@ -1055,8 +1055,6 @@ static void km_solve_rows(sens *s, double *B, double *X, int p)
   }
 }
 
-/* R (n1 x p by rows, the live columns) = sign times the step's parameter
- * columns F (n1 each; zero where not active; every active one is live) */
 /* every live column active, in the order of alist: row by row, the row's
  * entries taken from the p columns (a width LW_FOR_FEW writes out) */
 static inline void scatter_rows_n(const double *const *f, double sign, double *restrict R, int n1, const int p)
@@ -1066,6 +1064,8 @@ static inline void scatter_rows_n(const double *const *f, double sign, double *r
       R[(size_t)i * p + c] = sign * f[c][i];
 }
 
+/* R (n1 x p by rows, the live columns) = sign times the step's parameter
+ * columns F (n1 each; zero where not active; every active one is live) */
 static void scatter_cols(const sens *s, const double *F, double sign, double *R, int p)
 {
   int n1 = s->n1;
@@ -1145,23 +1145,6 @@ LW_CLONES static void predictor_rows(double *restrict ah, double *restrict bh, c
   }
 }
 
-/* y += x, or with sub y -= x, n entries, in vectors */
-LW_CLONES static void vec_add(double *restrict y, int sub, const double *restrict x, size_t n)
-{
-  size_t i = 0;
-  if (!sub) {
-    for (; i + 4 <= n; i += 4)
-      lw_v4d_store(y + i, lw_v4d_load(y + i) + lw_v4d_load(x + i));
-    for (; i < n; i++)
-      y[i] += x[i];
-  } else {
-    for (; i + 4 <= n; i += 4)
-      lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i));
-    for (; i < n; i++)
-      y[i] -= x[i];
-  }
-}
-
 /* the step's rates from the states a (n) and b: qd* = c2 (q - qn) - qdn,
  * qdd* = c4 (q - qn) - 2 c2 qdn - qddn, in vectors */
 LW_CLONES static void step_rates(double *restrict qds, double *restrict qdds, const double *restrict q,
@@ -1181,15 +1164,10 @@ LW_CLONES static void step_rates(double *restrict qds, double *restrict qdds, co
   }
 }
 
-/* y += a x, n entries, in vectors */
+/* y += a x, n entries (a = 1 or -1: y + x or y - x, exactly), in vectors */
 LW_CLONES static void vec_axpy(double *restrict y, double a, const double *restrict x, size_t n)
 {
-  lw_v4d a4 = {a, a, a, a};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    lw_v4d_store(y + i, lw_v4d_load(y + i) + a4 * lw_v4d_load(x + i));
-  for (; i < n; i++)
-    y[i] += a * x[i];
+  lw_run_axpy(y, a, x, (int)n);
 }
 
 /* a parameter's step columns: fp += -dQ + dJ0, fv += dJ1, fa += dJ2 over
@@ -1405,7 +1383,7 @@ static void outputs_at(sens *s, const double *st, int lin, int final)
     int linear = ty == LW_OUT_POSITION || ty == LW_OUT_VELOCITY || ty == LW_OUT_ACCELERATION;
     if (!s->y_const[k])
       s->y_dirty = 1;
-    if (!linear || ty == LW_OUT_CONTROL)
+    if (!linear)
       s->y_varies = 1;
     for (int x = 0; x < nx && !s->y_const[k]; x++) {
       unit(s->e, nx, x);
@@ -2253,7 +2231,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, nl);
           /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
           scatter_cols(s, s->FP, -1.0, R, nl);
-          vec_add(R, 1, MAH, np);
+          vec_axpy(R, -1.0, MAH, np);
           if (!s->undamped)
             bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, nl);
           if (s->nz) {
@@ -2279,7 +2257,7 @@ static int run(const lw_model *m, const lw_sens_options *opt, lw_sens_result *re
           /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
           scatter_cols(s, s->FA, -1.0, R, nl);
           bmat_rows(m, &s->Ha, s->c4, -1.0, Sq, R, nl);
-          vec_add(R, 0, MAH, np);
+          vec_axpy(R, 1.0, MAH, np);
           rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
           rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
           km_solve_rows(s, R, Sqdd, nl);
