@@ -294,11 +294,75 @@ LW_KERNEL int inv_small_4(const double *A, double *inv)
   return 0;
 }
 
+/* inv = A^-1 for n = 4 by cofactors (the adjugate over the determinant,
+ * from the twelve 2 x 2 minors of the first two and the last two rows):
+ * no pivots to search and no chain of divisions, so the operations of the
+ * four columns overlap.  Returns -1, leaving inv alone, when |det A| is
+ * not above 1e-10 of the product of A's columns' largest entries (a
+ * near-singular block, for the elimination with pivoting to decide). */
+LW_KERNEL int inv_cofactor_4(const double *A, double *inv)
+{
+  /* m[r][c] = A(r, c): A is column-major */
+#define M(r, c) A[(c) * 4 + (r)]
+  double s0 = M(0, 0) * M(1, 1) - M(1, 0) * M(0, 1), s1 = M(0, 0) * M(1, 2) - M(1, 0) * M(0, 2);
+  double s2 = M(0, 0) * M(1, 3) - M(1, 0) * M(0, 3), s3 = M(0, 1) * M(1, 2) - M(1, 1) * M(0, 2);
+  double s4 = M(0, 1) * M(1, 3) - M(1, 1) * M(0, 3), s5 = M(0, 2) * M(1, 3) - M(1, 2) * M(0, 3);
+  double c5 = M(2, 2) * M(3, 3) - M(3, 2) * M(2, 3), c4 = M(2, 1) * M(3, 3) - M(3, 1) * M(2, 3);
+  double c3 = M(2, 1) * M(3, 2) - M(3, 1) * M(2, 2), c2 = M(2, 0) * M(3, 3) - M(3, 0) * M(2, 3);
+  double c1 = M(2, 0) * M(3, 2) - M(3, 0) * M(2, 2), c0 = M(2, 0) * M(3, 1) - M(3, 0) * M(2, 1);
+  double det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
+  double cm[4];
+  for (int j = 0; j < 4; j++) {
+    double v = 0;
+    for (int i = 0; i < 4; i++)
+      v = fmax(v, fabs(M(i, j)));
+    cm[j] = v;
+  }
+  if (!(fabs(det) > 1e-10 * ((cm[0] * cm[1]) * (cm[2] * cm[3]))))
+    return -1;
+  double r = 1.0 / det;
+  /* B = A^-1, column-major: B(r, c) = inv[c * 4 + r] */
+#define B(i, j) inv[(j) * 4 + (i)]
+  B(0, 0) = (M(1, 1) * c5 - M(1, 2) * c4 + M(1, 3) * c3) * r;
+  B(0, 1) = (-M(0, 1) * c5 + M(0, 2) * c4 - M(0, 3) * c3) * r;
+  B(0, 2) = (M(3, 1) * s5 - M(3, 2) * s4 + M(3, 3) * s3) * r;
+  B(0, 3) = (-M(2, 1) * s5 + M(2, 2) * s4 - M(2, 3) * s3) * r;
+  B(1, 0) = (-M(1, 0) * c5 + M(1, 2) * c2 - M(1, 3) * c1) * r;
+  B(1, 1) = (M(0, 0) * c5 - M(0, 2) * c2 + M(0, 3) * c1) * r;
+  B(1, 2) = (-M(3, 0) * s5 + M(3, 2) * s2 - M(3, 3) * s1) * r;
+  B(1, 3) = (M(2, 0) * s5 - M(2, 2) * s2 + M(2, 3) * s1) * r;
+  B(2, 0) = (M(1, 0) * c4 - M(1, 1) * c2 + M(1, 3) * c0) * r;
+  B(2, 1) = (-M(0, 0) * c4 + M(0, 1) * c2 - M(0, 3) * c0) * r;
+  B(2, 2) = (M(3, 0) * s4 - M(3, 1) * s2 + M(3, 3) * s0) * r;
+  B(2, 3) = (-M(2, 0) * s4 + M(2, 1) * s2 - M(2, 3) * s0) * r;
+  B(3, 0) = (-M(1, 0) * c3 + M(1, 1) * c1 - M(1, 2) * c0) * r;
+  B(3, 1) = (M(0, 0) * c3 - M(0, 1) * c1 + M(0, 2) * c0) * r;
+  B(3, 2) = (-M(3, 0) * s3 + M(3, 1) * s1 - M(3, 2) * s0) * r;
+  B(3, 3) = (M(2, 0) * s3 - M(2, 1) * s1 + M(2, 2) * s0) * r;
+#undef B
+#undef M
+  /* one step of refinement, X += X (I - A X), in vectors: the cofactors'
+   * round-off (a few ulps more than elimination's) taken back */
+  lw_v4d a[4], x[4], rr[4];
+  for (int j = 0; j < 4; j++) {
+    a[j] = lw_v4d_load(A + 4 * j);
+    x[j] = lw_v4d_load(inv + 4 * j);
+  }
+  for (int j = 0; j < 4; j++) {
+    lw_v4d ax = a[0] * x[j][0] + a[1] * x[j][1] + a[2] * x[j][2] + a[3] * x[j][3];
+    lw_v4d e = {j == 0, j == 1, j == 2, j == 3};
+    rr[j] = e - ax;
+  }
+  for (int j = 0; j < 4; j++)
+    lw_v4d_store(inv + 4 * j, x[j] + (x[0] * rr[j][0] + x[1] * rr[j][1] + x[2] * rr[j][2] + x[3] * rr[j][3]));
+  return 0;
+}
+
 /* written out for the planar (4) and the spatial body (12) */
 LW_CLONES int lw_inv_small(const double *A, int n, double *inv)
 {
   if (n == 4)
-    return inv_small_4(A, inv);
+    return inv_cofactor_4(A, inv) == 0 ? 0 : inv_small_4(A, inv);
   if (n == 12)
     return inv_small_n(A, inv, 12);
   return inv_small_n(A, inv, n);
