@@ -314,8 +314,10 @@ LW_KERNEL int inv_cofactor_4(const double *A, double *inv)
   double cm[4];
   for (int j = 0; j < 4; j++) {
     double v = 0;
-    for (int i = 0; i < 4; i++)
-      v = fmax(v, fabs(M(i, j)));
+    for (int i = 0; i < 4; i++) {
+      double x = fabs(M(i, j));
+      v = x > v ? x : v;
+    }
     cm[j] = v;
   }
   if (!(fabs(det) > 1e-10 * ((cm[0] * cm[1]) * (cm[2] * cm[3]))))
