@@ -1054,6 +1054,30 @@ static void test_block_inverse(void)
   double S4[16] = {1, 0, 2, 1, 0, 3, 1, 1, 2, 6, 2, 2, 1, 0, 2, 1}; /* the planar body's size: columns 1 and 4 equal */
   double X4[16];
   g_assert_cmpint(lw_inv_small(S4, 4, X4), ==, -1);
+  /* a 4 x 4 block near singular but invertible (its determinant 1e-11 of
+   * its columns' sizes: past the adjugates, to the elimination with
+   * pivoting): the inverse still comes */
+  double N4[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1e-11};
+  g_assert_cmpint(lw_inv_small(N4, 4, X4), ==, 0);
+  g_assert_cmpfloat(fabs(X4[12] + 1e11), <, 1e-3);
+  g_assert_cmpfloat(fabs(X4[15] - 1e11), <, 1e-3);
+  g_assert_cmpfloat(fabs(X4[0] - 1.0), <, 1e-15);
+  /* a block like a body's in the position matrix (mass over h^2/4 and a
+   * little stiffness): the adjugates' inverse as close as elimination's */
+  double B4[16], Y4[16];
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < 4; i++)
+      B4[j * 4 + i] = 4e6 * ((i == j) * (i < 2 ? 1.0 / 3.0 : 1.0 / 3.0) + (i == (j + 2) % 4) / 6.0) + 1e2 * (i + 2 * j);
+  g_assert_cmpint(lw_inv_small(B4, 4, Y4), ==, 0);
+  double err = 0;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      double sum = 0;
+      for (int k = 0; k < 4; k++)
+        sum += B4[k * 4 + i] * Y4[j * 4 + k];
+      err = fmax(err, fabs(sum - (i == j)));
+    }
+  g_assert_cmpfloat(err, <, 1e-15);
 }
 
 int main(int argc, char **argv)

@@ -294,69 +294,90 @@ LW_KERNEL int inv_small_4(const double *A, double *inv)
   return 0;
 }
 
-/* inv = A^-1 for n = 4 by cofactors (the adjugate over the determinant,
- * from the twelve 2 x 2 minors of the first two and the last two rows):
- * no pivots to search and no chain of divisions, so the operations of the
- * four columns overlap.  Returns -1, leaving inv alone, when |det A| is
- * not above 1e-10 of the product of A's columns' largest entries (a
- * near-singular block, for the elimination with pivoting to decide). */
-LW_KERNEL int inv_cofactor_4(const double *A, double *inv)
+/* inv = A^-1 for n = 4 by the adjugates of its 2 x 2 blocks: with the
+ * blocks P, Q, R, S of the rows (memory read by rows, which inverts the
+ * transpose: the inverse comes out column-major, like A) and X# the
+ * adjugate of X (X# X = |X| I),
+ *   |A| = |P||S| + |Q||R| - tr((P# Q)(S# R)),
+ *   A^-1 = [X# Y#; Z# W#] / |A|,  X = |S| P - Q (S# R),  Y = |Q| R - S (P# Q)#,
+ *                                  Z = |R| Q - P (S# R)#,  W = |P| S - R (P# Q):
+ * each 2 x 2 block is one vector, so that the whole takes a few dozen
+ * vector operations and no chain of pivots and divisions.  Then one step
+ * of refinement, X += X (I - A X), takes back the few ulps more that
+ * these products leave than elimination does.  Returns -1, leaving inv
+ * alone, when |det A| is not above 1e-10 of the product of A's columns'
+ * largest entries (a block near singular, for the elimination with
+ * pivoting to decide). */
+typedef long long lw_v4i __attribute__((vector_size(32)));
+#define LW_SHUF2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (lw_v4i){i, j, k, l})
+#define LW_SHUF(a, i, j, k, l) __builtin_shuffle((a), (lw_v4i){i, j, k, l})
+
+/* 2 x 2 blocks as vectors [x00 x01 x10 x11] */
+LW_KERNEL lw_v4d mat2_mul(lw_v4d a, lw_v4d b) /* a b */
 {
-  /* m[r][c] = A(r, c): A is column-major */
-#define M(r, c) A[(c) * 4 + (r)]
-  double s0 = M(0, 0) * M(1, 1) - M(1, 0) * M(0, 1), s1 = M(0, 0) * M(1, 2) - M(1, 0) * M(0, 2);
-  double s2 = M(0, 0) * M(1, 3) - M(1, 0) * M(0, 3), s3 = M(0, 1) * M(1, 2) - M(1, 1) * M(0, 2);
-  double s4 = M(0, 1) * M(1, 3) - M(1, 1) * M(0, 3), s5 = M(0, 2) * M(1, 3) - M(1, 2) * M(0, 3);
-  double c5 = M(2, 2) * M(3, 3) - M(3, 2) * M(2, 3), c4 = M(2, 1) * M(3, 3) - M(3, 1) * M(2, 3);
-  double c3 = M(2, 1) * M(3, 2) - M(3, 1) * M(2, 2), c2 = M(2, 0) * M(3, 3) - M(3, 0) * M(2, 3);
-  double c1 = M(2, 0) * M(3, 2) - M(3, 0) * M(2, 2), c0 = M(2, 0) * M(3, 1) - M(3, 0) * M(2, 1);
-  double det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
-  double cm[4];
+  return a * LW_SHUF(b, 0, 3, 0, 3) + LW_SHUF(a, 1, 0, 3, 2) * LW_SHUF(b, 2, 1, 2, 1);
+}
+LW_KERNEL lw_v4d mat2_adj_mul(lw_v4d a, lw_v4d b) /* a# b */
+{
+  return LW_SHUF(a, 3, 3, 0, 0) * b - LW_SHUF(a, 1, 1, 2, 2) * LW_SHUF(b, 2, 3, 0, 1);
+}
+LW_KERNEL lw_v4d mat2_mul_adj(lw_v4d a, lw_v4d b) /* a b# */
+{
+  return a * LW_SHUF(b, 3, 0, 3, 0) - LW_SHUF(a, 1, 0, 3, 2) * LW_SHUF(b, 2, 1, 2, 1);
+}
+LW_KERNEL lw_v4d mat2_adj(lw_v4d a) /* a# */
+{
+  return LW_SHUF(a, 3, 1, 2, 0) * (lw_v4d){1.0, -1.0, -1.0, 1.0};
+}
+
+LW_KERNEL int inv_blocks_4(const double *A, double *inv)
+{
+  lw_v4d r0 = lw_v4d_load(A), r1 = lw_v4d_load(A + 4), r2 = lw_v4d_load(A + 8), r3 = lw_v4d_load(A + 12);
+  lw_v4d P = LW_SHUF2(r0, r1, 0, 1, 4, 5), Q = LW_SHUF2(r0, r1, 2, 3, 6, 7);
+  lw_v4d R = LW_SHUF2(r2, r3, 0, 1, 4, 5), S = LW_SHUF2(r2, r3, 2, 3, 6, 7);
+  /* |P| |Q| |R| |S| at once */
+  lw_v4d d00 = LW_SHUF2(P, Q, 0, 4, 0, 4), d11 = LW_SHUF2(P, Q, 3, 7, 3, 7);
+  lw_v4d d01 = LW_SHUF2(P, Q, 1, 5, 1, 5), d10 = LW_SHUF2(P, Q, 2, 6, 2, 6);
+  lw_v4d e00 = LW_SHUF2(R, S, 0, 4, 0, 4), e11 = LW_SHUF2(R, S, 3, 7, 3, 7);
+  lw_v4d e01 = LW_SHUF2(R, S, 1, 5, 1, 5), e10 = LW_SHUF2(R, S, 2, 6, 2, 6);
+  lw_v4d dpq = d00 * d11 - d01 * d10, drs = e00 * e11 - e01 * e10; /* [|P| |Q| ..], [|R| |S| ..] */
+  double dP = dpq[0], dQ = dpq[1], dR = drs[0], dS = drs[1];
+  lw_v4d PQ = mat2_adj_mul(P, Q), SR = mat2_adj_mul(S, R);
+  lw_v4d tr = PQ * LW_SHUF(SR, 0, 2, 1, 3);
+  double det = dP * dS + dQ * dR - ((tr[0] + tr[1]) + (tr[2] + tr[3]));
+  /* the columns' largest entries (of the memory's rows: A's columns) */
+  lw_v4d sign = {-0.0, -0.0, -0.0, -0.0};
+  lw_v4d a0 = (lw_v4d)((lw_v4i)r0 & ~(lw_v4i)sign), a1 = (lw_v4d)((lw_v4i)r1 & ~(lw_v4i)sign);
+  lw_v4d a2 = (lw_v4d)((lw_v4i)r2 & ~(lw_v4i)sign), a3 = (lw_v4d)((lw_v4i)r3 & ~(lw_v4i)sign);
+  double cm = 1.0;
+  lw_v4d rows[4] = {a0, a1, a2, a3};
   for (int j = 0; j < 4; j++) {
-    double v = 0;
-    for (int i = 0; i < 4; i++) {
-      double x = fabs(M(i, j));
-      v = x > v ? x : v;
-    }
-    cm[j] = v;
+    lw_v4d v = rows[j];
+    double x = v[0] > v[1] ? v[0] : v[1], y = v[2] > v[3] ? v[2] : v[3];
+    cm *= x > y ? x : y;
   }
-  if (!(fabs(det) > 1e-10 * ((cm[0] * cm[1]) * (cm[2] * cm[3]))))
+  if (!(fabs(det) > 1e-10 * cm))
     return -1;
-  double r = 1.0 / det;
-  /* B = A^-1, column-major: B(r, c) = inv[c * 4 + r] */
-#define B(i, j) inv[(j) * 4 + (i)]
-  B(0, 0) = (M(1, 1) * c5 - M(1, 2) * c4 + M(1, 3) * c3) * r;
-  B(0, 1) = (-M(0, 1) * c5 + M(0, 2) * c4 - M(0, 3) * c3) * r;
-  B(0, 2) = (M(3, 1) * s5 - M(3, 2) * s4 + M(3, 3) * s3) * r;
-  B(0, 3) = (-M(2, 1) * s5 + M(2, 2) * s4 - M(2, 3) * s3) * r;
-  B(1, 0) = (-M(1, 0) * c5 + M(1, 2) * c2 - M(1, 3) * c1) * r;
-  B(1, 1) = (M(0, 0) * c5 - M(0, 2) * c2 + M(0, 3) * c1) * r;
-  B(1, 2) = (-M(3, 0) * s5 + M(3, 2) * s2 - M(3, 3) * s1) * r;
-  B(1, 3) = (M(2, 0) * s5 - M(2, 2) * s2 + M(2, 3) * s1) * r;
-  B(2, 0) = (M(1, 0) * c4 - M(1, 1) * c2 + M(1, 3) * c0) * r;
-  B(2, 1) = (-M(0, 0) * c4 + M(0, 1) * c2 - M(0, 3) * c0) * r;
-  B(2, 2) = (M(3, 0) * s4 - M(3, 1) * s2 + M(3, 3) * s0) * r;
-  B(2, 3) = (-M(2, 0) * s4 + M(2, 1) * s2 - M(2, 3) * s0) * r;
-  B(3, 0) = (-M(1, 0) * c3 + M(1, 1) * c1 - M(1, 2) * c0) * r;
-  B(3, 1) = (M(0, 0) * c3 - M(0, 1) * c1 + M(0, 2) * c0) * r;
-  B(3, 2) = (-M(3, 0) * s3 + M(3, 1) * s1 - M(3, 2) * s0) * r;
-  B(3, 3) = (M(2, 0) * s3 - M(2, 1) * s1 + M(2, 2) * s0) * r;
-#undef B
-#undef M
-  /* one step of refinement, X += X (I - A X), in vectors: the cofactors'
-   * round-off (a few ulps more than elimination's) taken back */
-  lw_v4d a[4], x[4], rr[4];
+  lw_v4d X = dS * P - mat2_mul(Q, SR), W = dP * S - mat2_mul(R, PQ);
+  lw_v4d Y = dQ * R - mat2_mul_adj(S, PQ), Z = dR * Q - mat2_mul_adj(P, SR);
+  double rd = 1.0 / det;
+  lw_v4d Xa = mat2_adj(X) * rd, Ya = mat2_adj(Y) * rd, Za = mat2_adj(Z) * rd, Wa = mat2_adj(W) * rd;
+  /* [X# Y#; Z# W#] by rows */
+  lw_v4d x[4] = {LW_SHUF2(Xa, Ya, 0, 1, 4, 5), LW_SHUF2(Xa, Ya, 2, 3, 6, 7), LW_SHUF2(Za, Wa, 0, 1, 4, 5),
+                 LW_SHUF2(Za, Wa, 2, 3, 6, 7)};
+  /* refinement, on the memory's rows (the transpose: (A^T)^-1 = (A^-1)^T
+   * refined as X += X (I - A^T X) with rows of A^T being columns of A... the
+   * same step on the transposes) */
+  lw_v4d a[4] = {r0, r1, r2, r3}, rr[4];
   for (int j = 0; j < 4; j++) {
-    a[j] = lw_v4d_load(A + 4 * j);
-    x[j] = lw_v4d_load(inv + 4 * j);
-  }
-  for (int j = 0; j < 4; j++) {
-    lw_v4d ax = a[0] * x[j][0] + a[1] * x[j][1] + a[2] * x[j][2] + a[3] * x[j][3];
+    /* T = A^T as stored by rows = a[]: (A^T X)_j-th row = sum_k T[j][k] x[k] */
+    lw_v4d ax = x[0] * a[j][0] + x[1] * a[j][1] + x[2] * a[j][2] + x[3] * a[j][3];
     lw_v4d e = {j == 0, j == 1, j == 2, j == 3};
     rr[j] = e - ax;
   }
+  /* rows of X (I - T X) = X rr: row j = sum_k x[j][k] rr[k] */
   for (int j = 0; j < 4; j++)
-    lw_v4d_store(inv + 4 * j, x[j] + (x[0] * rr[j][0] + x[1] * rr[j][1] + x[2] * rr[j][2] + x[3] * rr[j][3]));
+    lw_v4d_store(inv + 4 * j, x[j] + (rr[0] * x[j][0] + rr[1] * x[j][1] + rr[2] * x[j][2] + rr[3] * x[j][3]));
   return 0;
 }
 
@@ -364,7 +385,7 @@ LW_KERNEL int inv_cofactor_4(const double *A, double *inv)
 LW_CLONES int lw_inv_small(const double *A, int n, double *inv)
 {
   if (n == 4)
-    return inv_cofactor_4(A, inv) == 0 ? 0 : inv_small_4(A, inv);
+    return inv_blocks_4(A, inv) == 0 ? 0 : inv_small_4(A, inv);
   if (n == 12)
     return inv_small_n(A, inv, 12);
   return inv_small_n(A, inv, n);
