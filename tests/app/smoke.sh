@@ -23,7 +23,7 @@ for m in "${models[@]}"; do
   name=$(basename "$m" .json)
   png="$out/$name.png"
   rm -f "$png"
-  log=$(timeout 120 "$app" --flat-out --screenshot "$png" --quit-after-run "$m" 2>&1)
+  log=$(timeout 120 env ${LW_SAN_PRELOAD:+"LD_PRELOAD=$LW_SAN_PRELOAD"} "$app" --flat-out --screenshot "$png" --quit-after-run "$m" 2>&1)
   rc=$?
   if [ $rc -ne 0 ]; then
     echo "not ok $i $name: exit $rc"
@@ -53,7 +53,8 @@ done
 i=$((i + 1))
 png="$out/five-bar-no-egl.png"
 rm -f "$png"
-log=$(env -u LW_VIEW_NO_THREAD __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent timeout 120 "$app" --flat-out --screenshot "$png" --quit-after-run \
+log=$(env -u LW_VIEW_NO_THREAD __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent timeout 120 \
+  env ${LW_SAN_PRELOAD:+"LD_PRELOAD=$LW_SAN_PRELOAD"} "$app" --flat-out --screenshot "$png" --quit-after-run \
   "$models_dir/five-bar.json" 2>&1)
 rc=$?
 read -r w h colors < <(identify -format '%w %h %k\n' "$png" 2>/dev/null || echo "0 0 0")
