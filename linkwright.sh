@@ -119,7 +119,8 @@ case "$cmd" in
     LW_VIEW_NO_THREAD=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 LW_SAN_PRELOAD="$san_preload" \
       meson test -C build-sanitize --print-errorlogs --num-processes 2 --wrapper "$PWD/tests/san-preload.sh" || status=1
-    count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog.json || status=1
+    # (meson names the log of a run with a wrapper after the wrapper)
+    count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog-san-preload.sh.json || status=1
     exit $status
     ;;
   bench)
