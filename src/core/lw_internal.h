@@ -335,6 +335,11 @@ const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, siz
 typedef struct {
   lw_model *dm;        /* same layout as the model; numbers are derivatives */
   char *row_on, *force_on, *body_on, *coord_on, *out_on, *term_on; /* nonzero parts */
+  /* of those, the rows whose vectors move (not only their constant or
+   * driver), the forces whose vector v moves: along the parameter alone a
+   * row without is its constant's derivative, a spring without needs no
+   * derivative of its vector */
+  char *row_vx_on, *force_vx_on;
   int grav_on, init_on, any;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the

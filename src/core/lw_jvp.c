@@ -353,8 +353,10 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
     if (!active(dir, state, f->nblk, f->blk, fon))
       break;
     double v[3], vd[3], dv[3], dvd[3];
-    vx_jvp(m, &f->v, fon ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
-    vx_jvp(m, &f->v, fon ? &tf->v : NULL, p->v, dir->dv, 1, vd, dvd);
+    /* the derivative of the vector itself only where it moves */
+    const lw_vexpr *tv = fon && tg->force_vx_on[n] ? &tf->v : NULL;
+    vx_jvp(m, &f->v, tv, p->q, dir->dq, 0, v, dv);
+    vx_jvp(m, &f->v, tv, p->v, dir->dv, 1, vd, dvd);
     double l = sqrt(dot(nd, v, v));
     if (l < 1e-300)
       break;
@@ -373,8 +375,8 @@ static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *
     double g[2 * LW_MAXQB] = {0};
     lw_vexpr_grad(m, &f->v, e, -dF, f->nblk, f->blk, g);
     lw_vexpr_grad(m, &f->v, de, -F, f->nblk, f->blk, g);
-    if (fon)
-      lw_vexpr_grad(m, &tf->v, e, -F, f->nblk, f->blk, g);
+    if (tv)
+      lw_vexpr_grad(m, tv, e, -F, f->nblk, f->blk, g);
     blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
     break;
   }
@@ -489,10 +491,21 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
     const lw_row *row = &m->rows[r];
     if (!active(dir, state, row->nblk, row->blk, tg && tg->row_on[r]))
       continue;
-    row_sc(m, tm, r, &pr, dir, dir->dqdd != NULL, &s); /* s.g only for qdd's direction */
     double df = 0, dfd = 0, dfdd = 0;
     if (tm && row->func >= 0)
       func_tan(tg, 2, row->func, &m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
+    if (row_on && !tg->row_vx_on[r]) {
+      /* along the parameter alone, with the row's vectors unmoved, only
+       * its constant moves: its gradient, rate and second-order term stay */
+      if (o->dphi)
+        o->dphi[r] = (0.0 - tm->rows[r].c0) - df;
+      if (o->dvel)
+        o->dvel[r] = 0.0 - dfd;
+      if (o->dacc)
+        o->dacc[r] = 0.0 - dfdd;
+      continue;
+    }
+    row_sc(m, tm, r, &pr, dir, dir->dqdd != NULL, &s); /* s.g only for qdd's direction */
     if (o->dphi)
       o->dphi[r] = s.dv - df;
     if (o->dvel)
@@ -1437,10 +1450,13 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
     const lw_vexpr *vb[4] = {&rs[0]->b, &rs[1]->b, &rs[2]->b, &rs[3]->b};
     const lw_vexpr *vc[4] = {&rs[0]->c, &rs[1]->c, &rs[2]->c, &rs[3]->c};
     const lw_vexpr *vd[4] = {&rs[0]->d, &rs[1]->d, &rs[2]->d, &rs[3]->d};
-    vx_comb(&ro->a, va, c, &on);
-    vx_comb(&ro->b, vb, c, &on);
-    vx_comb(&ro->c, vc, c, &on);
-    vx_comb(&ro->d, vd, c, &on);
+    int vx_on = 0;
+    vx_comb(&ro->a, va, c, &vx_on);
+    vx_comb(&ro->b, vb, c, &vx_on);
+    vx_comb(&ro->c, vc, c, &vx_on);
+    vx_comb(&ro->d, vd, c, &vx_on);
+    t->row_vx_on[r] = (char)vx_on;
+    on |= vx_on;
     const double *c0[4] = {&rs[0]->c0, &rs[1]->c0, &rs[2]->c0, &rs[3]->c0};
     ro->c0 = comb(c0, 0, c, &on);
     if (rs[0]->func >= 0) {
@@ -1487,7 +1503,10 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       if (!vx_same(&fs[0]->v, &fs[k]->v) || fs[0]->type != fs[k]->type)
         return -1;
     const lw_vexpr *vv[4] = {&fs[0]->v, &fs[1]->v, &fs[2]->v, &fs[3]->v};
-    vx_comb(&fo->v, vv, c, &on);
+    int vx_on = 0;
+    vx_comb(&fo->v, vv, c, &vx_on);
+    t->force_vx_on[n] = (char)vx_on;
+    on |= vx_on;
     const double *kk[4] = {&fs[0]->k, &fs[1]->k, &fs[2]->k, &fs[3]->k};
     const double *cc[4] = {&fs[0]->c, &fs[1]->c, &fs[2]->c, &fs[3]->c};
     const double *rr[4] = {&fs[0]->rest, &fs[1]->rest, &fs[2]->rest, &fs[3]->rest};
@@ -1579,6 +1598,8 @@ void lw_tangent_free(lw_tangent *t)
   free(t->coord_on);
   free(t->out_on);
   free(t->term_on);
+  free(t->row_vx_on);
+  free(t->force_vx_on);
   free(t);
 }
 
@@ -1641,6 +1662,8 @@ static void tangent_flags(lw_tangent *t, const lw_model *m)
   t->coord_on = calloc((size_t)m->ncoords + 1, 1);
   t->out_on = calloc((size_t)m->nout + 1, 1);
   t->term_on = calloc((size_t)m->nterms + 1, 1);
+  t->row_vx_on = calloc((size_t)m->nc + 1, 1);
+  t->force_vx_on = calloc((size_t)m->nforces + 1, 1);
 }
 
 lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err)
@@ -1659,6 +1682,8 @@ lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err)
   free(t.coord_on);
   free(t.out_on);
   free(t.term_on);
+  free(t.row_vx_on);
+  free(t.force_vx_on);
   return t.dm;
 }
 
