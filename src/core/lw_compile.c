@@ -655,8 +655,12 @@ static int apply_params(lw_desc *d, lw_error *err)
   }
   for (int i = 0; i < d->nparams; i++) {
     lw_param_desc *p = &d->params[i];
-    char path[200];
-    snprintf(path, sizeof path, "parameters/%s", p->name ? p->name : "?");
+    /* the path for a message, formatted only when there is one (a spline
+     * can bring a thousand parameters, and a model is compiled often) */
+    char path[200] = "";
+#define LW_PARAM_PATH() snprintf(path, sizeof path, "parameters/%s", p->name ? p->name : "?")
+    if (!p->name || !*p->name || i == dup || p->ntargets == 0 || !isfinite(p->value))
+      LW_PARAM_PATH();
     if (!p->name || !*p->name) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter without a name");
       return -1;
@@ -676,6 +680,7 @@ static int apply_params(lw_desc *d, lw_error *err)
     for (int k = 0; k < p->ntargets; k++) {
       double *f = lw_desc_field(d, p->targets[k]);
       if (!f) {
+        LW_PARAM_PATH();
         lw_set_error(err, LW_ERR_MODEL, path, NAN,
                      "parameter '%s' names '%s', which is not a numeric field of this model",
                      p->name, p->targets[k]);
@@ -683,6 +688,7 @@ static int apply_params(lw_desc *d, lw_error *err)
       }
       *f = p->value;
     }
+#undef LW_PARAM_PATH
   }
   return 0;
 }

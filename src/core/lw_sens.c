@@ -207,8 +207,7 @@ typedef struct {
   tri_lists tri;     /* where SP's LU and S's Cholesky factor can be nonzero (forward by rows) */
   int sp_swapped;    /* SP's LU exchanged rows this step: its zeros are elsewhere */
   double *kxm;   /* (nq) scratch of km_solve */
-  char *act; /* (p) the parameter's step columns are nonzero */
-  int *alist, nact; /* the parameters with act set, in order */
+  int *alist, nact; /* the parameters whose step columns are nonzero at this step, in order */
   /* forward: the columns carried (live), in the order they became live.
    * A parameter's column is exactly zero until its step columns or the
    * initial state first depend on it (a spline value late in the run):
@@ -217,6 +216,11 @@ typedef struct {
   int *col, *live, nl;
   double *plo, *phi; /* (p) outside [plo, phi] a parameter's step columns are 0 */
   int *plist, nplain; /* the parameters that are not a time function's coefficient */
+  /* the time functions' coefficients by time: bucket b of nbkt over [bk_t0,
+   * bk_t0 + nbkt / bk_scale) lists (bk_ptr, bk_idx, ascending) those whose
+   * [plo, phi] meets it, so that a step visits only the few near its time */
+  int nbkt, *bk_ptr, *bk_idx;
+  double bk_t0, bk_scale;
   int term_tg; /* some parameter changes an objective's term (weight, target) */
   /* the adjoint's stored states carry the step's constraint Jacobian and
    * the Cholesky factor of S = J M^-1 J^T (its lower triangle): the
@@ -1112,8 +1116,9 @@ static void carry_rows(const sens *s, const double *eq, const double *eqd, const
  * rows of nl) widens by a zero column for each, in place from its end */
 static void live_cols(sens *s, double *Sx)
 {
-  for (int j = 0; j < s->p; j++) {
-    if (s->col[j] >= 0 || !s->act[j])
+  for (int a = 0; a < s->nact; a++) {
+    int j = s->alist[a];
+    if (s->col[j] >= 0)
       continue;
     int nl = s->nl;
     for (size_t i = (size_t)s->nx; i-- > 0;) {
@@ -1188,6 +1193,17 @@ LW_CLONES static void step_cols_add(double *restrict fp, double *restrict fv, do
     fv[i] += j1[i];
     fa[i] += j2[i];
   }
+}
+
+/* the bucket of time t: floor((t - t0) scale), within 0 .. nbkt - 1 (a
+ * monotone map, so that t in [lo, hi] falls between the buckets of lo and
+ * hi) */
+static int bk_of(const sens *s, double t)
+{
+  double x = (t - s->bk_t0) * s->bk_scale;
+  if (!(x > 0.0))
+    return 0;
+  return x >= (double)(s->nbkt - 1) ? s->nbkt - 1 : (int)x;
 }
 
 /* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
@@ -1307,23 +1323,25 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
                  t);
     return -1;
   }
-  /* parameter columns; act[j] = 0 marks a column that is exactly zero
-   * (not written): a spline value far from t */
+  /* parameter columns; a parameter left out of alist has a column that is
+   * exactly zero (not written): a spline value far from t */
   for (int i = 0; i < nq; i++) {
     s->e[i] = qd[i] - s->qds[i];
     s->e2[i] = qdd[i] - s->qdds[i];
   }
   s->nact = 0;
-  for (int j = 0; j < s->p; j++) {
+  /* the parameters that are not time functions' coefficients, and those
+   * coefficients listed in t's bucket, merged in ascending order */
+  const int *bl = s->nbkt ? s->bk_idx + s->bk_ptr[bk_of(s, t)] : NULL;
+  int nbl = s->nbkt ? s->bk_ptr[bk_of(s, t) + 1] - s->bk_ptr[bk_of(s, t)] : 0;
+  for (int ia = 0, ib = 0; ia < s->nplain || ib < nbl;) {
+    int j = ib >= nbl || (ia < s->nplain && s->plist[ia] < bl[ib]) ? s->plist[ia++] : bl[ib++];
     /* a time function's coefficient: most are far from t (a long spline) */
-    if (t < s->plo[j] || t > s->phi[j]) {
-      s->act[j] = 0;
+    if (t < s->plo[j] || t > s->phi[j])
       continue;
-    }
     double *fp = s->FP + (size_t)j * n1, *fv = s->FV + (size_t)j * n1, *fa = s->FA + (size_t)j * n1;
     const lw_tangent *tg = s->tg[j];
-    s->act[j] = (char)lw_tangent_active(m, tg, t);
-    if (!s->act[j])
+    if (!lw_tangent_active(m, tg, t))
       continue;
     s->alist[s->nact++] = j;
     memset(fp, 0, sizeof(double) * (size_t)nq);
@@ -1410,9 +1428,8 @@ static void outputs_at(sens *s, const double *st, int lin, int final)
         s->Y[(size_t)(nx + i) * nc + c0] = -m->fbs[i].ki;
     }
     s->y_const[k] = linear;
-    for (int j = 0; j < s->p; j++) {
-      if (s->tg[j] && s->tg[j]->fn_kind)
-        continue; /* outputs do not read time functions: YT stays 0 */
+    for (int a = 0; a < s->nplain; a++) { /* outputs do not read time functions: their YT stays 0 */
+      int j = s->plist[a];
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
       if (!s->tg[j] || !s->tg[j]->any || (linear && !s->tg[j]->out_on[k]))
@@ -1746,12 +1763,64 @@ static void sens_free(sens *s)
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->ynz_p, s->ynz, s->yx,
-                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->act, s->Rc, s->eqa, s->eqda,
+                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
-                  s->col, s->live};
+                  s->col, s->live, s->bk_ptr, s->bk_idx};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   tri_free(&s->tri);
+}
+
+/* the buckets of the time functions' coefficients (none: nbkt = 0) */
+static int bk_init(sens *s)
+{
+  int nf = 0;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int j = 0; j < s->p; j++) {
+    if (!s->tg[j] || !s->tg[j]->fn_kind)
+      continue;
+    nf++;
+    double e[2] = {s->plo[j], s->phi[j]};
+    for (int k = 0; k < 2; k++)
+      if (isfinite(e[k])) {
+        lo = fmin(lo, e[k]);
+        hi = fmax(hi, e[k]);
+      }
+  }
+  s->nbkt = 0;
+  if (nf == 0)
+    return 0;
+  s->nbkt = nf < 1024 ? nf : 1024;
+  s->bk_t0 = isfinite(lo) ? lo : 0.0;
+  s->bk_scale = hi > lo ? s->nbkt / (hi - lo) : 0.0;
+  s->bk_ptr = calloc((size_t)s->nbkt + 1, sizeof(int));
+  if (!s->bk_ptr)
+    return -1;
+  /* count, then fill in ascending order of the parameters */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int j = 0; j < s->p; j++) {
+      if (!s->tg[j] || !s->tg[j]->fn_kind || !(s->plo[j] <= s->phi[j]))
+        continue;
+      int b1 = bk_of(s, s->phi[j]);
+      for (int b = bk_of(s, s->plo[j]); b <= b1; b++)
+        if (pass == 0)
+          s->bk_ptr[b + 1]++;
+        else
+          s->bk_idx[s->bk_ptr[b]++] = j;
+    }
+    if (pass == 0) {
+      for (int b = 0; b < s->nbkt; b++)
+        s->bk_ptr[b + 1] += s->bk_ptr[b];
+      s->bk_idx = malloc(sizeof(int) * ((size_t)s->bk_ptr[s->nbkt] + 1));
+      if (!s->bk_idx)
+        return -1;
+    } else { /* the fill moved each start to the next bucket's */
+      for (int b = s->nbkt; b > 0; b--)
+        s->bk_ptr[b] = s->bk_ptr[b - 1];
+      s->bk_ptr[0] = 0;
+    }
+  }
+  return 0;
 }
 
 static int sens_alloc(sens *s)
@@ -1781,7 +1850,6 @@ static int sens_alloc(sens *s)
   s->FP = calloc((size_t)n1 * p, sizeof(double));
   s->FV = calloc((size_t)n1 * p, sizeof(double));
   s->FA = calloc((size_t)n1 * p, sizeof(double));
-  s->act = calloc((size_t)p + 1, 1);
   s->alist = calloc((size_t)p + 1, sizeof(int));
   s->col = malloc(sizeof(int) * ((size_t)p + 1));
   s->live = calloc((size_t)p + 1, sizeof(int));
@@ -1801,6 +1869,8 @@ static int sens_alloc(sens *s)
     if (!tg || !tg->fn_kind)
       s->plist[s->nplain++] = j;
   }
+  if (bk_init(s))
+    return -1;
   s->ipP = calloc((size_t)n1 + 1, sizeof(int));
   s->ipM = calloc((size_t)n1 + 1, sizeof(int));
   s->dP = calloc((size_t)n1 + 1, sizeof(double));
