@@ -309,8 +309,13 @@ LW_KERNEL int inv_small_4(const double *A, double *inv)
  * largest entries (a block near singular, for the elimination with
  * pivoting to decide). */
 typedef long long lw_v4i __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define LW_SHUF2(a, b, i, j, k, l) __builtin_shufflevector((a), (b), i, j, k, l)
+#define LW_SHUF(a, i, j, k, l) __builtin_shufflevector((a), (a), i, j, k, l)
+#else
 #define LW_SHUF2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (lw_v4i){i, j, k, l})
 #define LW_SHUF(a, i, j, k, l) __builtin_shuffle((a), (lw_v4i){i, j, k, l})
+#endif
 
 /* 2 x 2 blocks as vectors [x00 x01 x10 x11] */
 LW_KERNEL lw_v4d mat2_mul(lw_v4d a, lw_v4d b) /* a b */
@@ -365,12 +370,11 @@ LW_KERNEL int inv_blocks_4(const double *A, double *inv)
   /* [X# Y#; Z# W#] by rows */
   lw_v4d x[4] = {LW_SHUF2(Xa, Ya, 0, 1, 4, 5), LW_SHUF2(Xa, Ya, 2, 3, 6, 7), LW_SHUF2(Za, Wa, 0, 1, 4, 5),
                  LW_SHUF2(Za, Wa, 2, 3, 6, 7)};
-  /* refinement, on the memory's rows (the transpose: (A^T)^-1 = (A^-1)^T
-   * refined as X += X (I - A^T X) with rows of A^T being columns of A... the
-   * same step on the transposes) */
+  /* the refinement on the transposes, as they are in the registers: the
+   * rows a[j] of T = A^T (A's columns) and x[j] of X = T^-1 (those of
+   * A^-1); rr = I - T X by rows, row j = e_j - sum_k T[j][k] x[k] */
   lw_v4d a[4] = {r0, r1, r2, r3}, rr[4];
   for (int j = 0; j < 4; j++) {
-    /* T = A^T as stored by rows = a[]: (A^T X)_j-th row = sum_k T[j][k] x[k] */
     lw_v4d ax = x[0] * a[j][0] + x[1] * a[j][1] + x[2] * a[j][2] + x[3] * a[j][3];
     lw_v4d e = {j == 0, j == 1, j == 2, j == 3};
     rr[j] = e - ax;
