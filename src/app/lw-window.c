@@ -116,8 +116,8 @@ struct _LwWindow {
   gint64 bench_start_us;
   LwCpuMark bench_cpu; /* at bench_start_us */
   guint64 bench_pictures; /* the view's pictures by then */
-  gint64 bench_shown_us; /* when the model was shown, and Run pressed */
-  gint64 bench_run_us;
+  gint64 bench_shown_us;   /* when the model was shown */
+  gint64 bench_run_us;     /* when Run was pressed */
   gboolean bench_threaded; /* the view on its render thread by then */
   guint bench_waits;     /* checks for the view's render thread before Run */
 };

@@ -646,6 +646,15 @@ static int first_duplicate(const lw_desc *d)
   return dup;
 }
 
+/* "parameters/NAME", for a message about parameter p (formatted only when
+ * there is one: a spline can bring a thousand parameters, and a model is
+ * compiled often) */
+static const char *param_path(char *buf, size_t n, const lw_param_desc *p)
+{
+  snprintf(buf, n, "parameters/%s", p->name ? p->name : "?");
+  return buf;
+}
+
 static int apply_params(lw_desc *d, lw_error *err)
 {
   int dup = first_duplicate(d);
@@ -653,42 +662,38 @@ static int apply_params(lw_desc *d, lw_error *err)
     lw_set_error(err, LW_ERR_NOMEM, "parameters", NAN, "out of memory");
     return -1;
   }
+  char path[200];
   for (int i = 0; i < d->nparams; i++) {
     lw_param_desc *p = &d->params[i];
-    /* the path for a message, formatted only when there is one (a spline
-     * can bring a thousand parameters, and a model is compiled often) */
-    char path[200] = "";
-#define LW_PARAM_PATH() snprintf(path, sizeof path, "parameters/%s", p->name ? p->name : "?")
-    if (!p->name || !*p->name || i == dup || p->ntargets == 0 || !isfinite(p->value))
-      LW_PARAM_PATH();
     if (!p->name || !*p->name) {
-      lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter without a name");
+      lw_set_error(err, LW_ERR_MODEL, param_path(path, sizeof path, p), NAN, "parameter without a name");
       return -1;
     }
     if (i == dup) {
-      lw_set_error(err, LW_ERR_MODEL, path, NAN, "duplicate parameter name '%s'", p->name);
+      lw_set_error(err, LW_ERR_MODEL, param_path(path, sizeof path, p), NAN, "duplicate parameter name '%s'",
+                   p->name);
       return -1;
     }
     if (p->ntargets == 0) {
-      lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter '%s' is bound to no field", p->name);
+      lw_set_error(err, LW_ERR_MODEL, param_path(path, sizeof path, p), NAN, "parameter '%s' is bound to no field",
+                   p->name);
       return -1;
     }
     if (!isfinite(p->value)) {
-      lw_set_error(err, LW_ERR_MODEL, path, NAN, "parameter '%s' value is not finite", p->name);
+      lw_set_error(err, LW_ERR_MODEL, param_path(path, sizeof path, p), NAN, "parameter '%s' value is not finite",
+                   p->name);
       return -1;
     }
     for (int k = 0; k < p->ntargets; k++) {
       double *f = lw_desc_field(d, p->targets[k]);
       if (!f) {
-        LW_PARAM_PATH();
-        lw_set_error(err, LW_ERR_MODEL, path, NAN,
+        lw_set_error(err, LW_ERR_MODEL, param_path(path, sizeof path, p), NAN,
                      "parameter '%s' names '%s', which is not a numeric field of this model",
                      p->name, p->targets[k]);
         return -1;
       }
       *f = p->value;
     }
-#undef LW_PARAM_PATH
   }
   return 0;
 }

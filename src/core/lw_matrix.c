@@ -243,57 +243,6 @@ LW_KERNEL int inv_small_n(const double *A, double *inv, const int n)
   return 0;
 }
 
-/* inv_small_n for n = 4, the four columns held in vectors: the same
- * operations in the same order */
-LW_KERNEL int inv_small_4(const double *A, double *inv)
-{
-  lw_v4d c[4];
-  double amax = 0;
-  int perm[4] = {0, 1, 2, 3};
-  for (int j = 0; j < 4; j++)
-    c[j] = lw_v4d_load(A + 4 * j);
-  for (int i = 0; i < 16; i++) {
-    double v = fabs(A[i]);
-    amax = v > amax ? v : amax;
-  }
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; k++) {
-    int p = k;
-    for (int i = k + 1; i < 4; i++)
-      if (fabs(c[k][i]) > fabs(c[k][p]))
-        p = i;
-    if (!(fabs(c[k][p]) > 1e-14 * amax))
-      return -1;
-    if (p != k) {
-      for (int j = 0; j < 4; j++) {
-        double t = c[j][k];
-        c[j][k] = c[j][p];
-        c[j][p] = t;
-      }
-      int t = perm[k];
-      perm[k] = perm[p];
-      perm[p] = t;
-    }
-    double r = 1.0 / c[k][k];
-    c[k][k] = 1.0;
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++)
-      c[j][k] *= r; /* row k */
-    lw_v4d f = c[k];
-    c[k] = (lw_v4d){0, 0, 0, 0};
-    c[k][k] = f[k];
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-      double akj = c[j][k];
-      c[j] = c[j] - (lw_v4d){akj, akj, akj, akj} * f;
-      c[j][k] = akj;
-    }
-  }
-  for (int j = 0; j < 4; j++)
-    lw_v4d_store(inv + 4 * perm[j], c[j]);
-  return 0;
-}
-
 /* inv = A^-1 for n = 4 by the adjugates of its 2 x 2 blocks: with the
  * blocks P, Q, R, S of the rows (memory read by rows, which inverts the
  * transpose: the inverse comes out column-major, like A) and X# the
@@ -389,7 +338,7 @@ LW_KERNEL int inv_blocks_4(const double *A, double *inv)
 LW_CLONES int lw_inv_small(const double *A, int n, double *inv)
 {
   if (n == 4)
-    return inv_blocks_4(A, inv) == 0 ? 0 : inv_small_4(A, inv);
+    return inv_blocks_4(A, inv) == 0 ? 0 : inv_small_n(A, inv, 4);
   if (n == 12)
     return inv_small_n(A, inv, 12);
   return inv_small_n(A, inv, n);

@@ -203,19 +203,11 @@ LW_KERNEL void lw_run_axpy(double *restrict y, double a, const double *restrict 
 }
 
 /* y[0 .. len) -= a x[0 .. len), for a run of a length known only when it
- * runs (a column below a pivot): four at a time, then two, then one */
+ * runs (a column below a pivot): lw_run_axpy with -a, the same bits (the
+ * product with -a is the product with a negated, exactly) */
 LW_KERNEL void lw_run_axmy(double *restrict y, double a, const double *restrict x, int len)
 {
-  lw_v4d a4 = {a, a, a, a};
-  int i = 0;
-  for (; i + 4 <= len; i += 4)
-    lw_v4d_store(y + i, lw_v4d_load(y + i) - a4 * lw_v4d_load(x + i));
-  if (len - i >= 2) {
-    lw_v2d_store(y + i, lw_v2d_load(y + i) - (lw_v2d){a, a} * lw_v2d_load(x + i));
-    i += 2;
-  }
-  if (i < len)
-    y[i] -= a * x[i];
+  lw_run_axpy(y, -a, x, len);
 }
 
 #endif

@@ -1332,8 +1332,9 @@ static int lin_step(sens *s, const double *sa, const double *sb, int fresh)
   s->nact = 0;
   /* the parameters that are not time functions' coefficients, and those
    * coefficients listed in t's bucket, merged in ascending order */
-  const int *bl = s->nbkt ? s->bk_idx + s->bk_ptr[bk_of(s, t)] : NULL;
-  int nbl = s->nbkt ? s->bk_ptr[bk_of(s, t) + 1] - s->bk_ptr[bk_of(s, t)] : 0;
+  int bt = s->nbkt ? bk_of(s, t) : 0;
+  const int *bl = s->nbkt ? s->bk_idx + s->bk_ptr[bt] : NULL;
+  int nbl = s->nbkt ? s->bk_ptr[bt + 1] - s->bk_ptr[bt] : 0;
   for (int ia = 0, ib = 0; ia < s->nplain || ib < nbl;) {
     int j = ib >= nbl || (ia < s->nplain && s->plist[ia] < bl[ib]) ? s->plist[ia++] : bl[ib++];
     /* a time function's coefficient: most are far from t (a long spline) */
