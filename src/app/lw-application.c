@@ -11,6 +11,7 @@
 struct _LwApplication {
   AdwApplication parent_instance;
   LwAutomation automation;
+  gboolean recovery_offered;
 };
 
 G_DEFINE_FINAL_TYPE(LwApplication, lw_application, ADW_TYPE_APPLICATION)
@@ -139,28 +140,43 @@ static void lw_application_startup(GApplication *app)
   gtk_icon_theme_add_resource_path(theme, "/io/github/linkwright/Linkwright/icons");
 }
 
+/* A model left by a crash or a kill is offered back once, in the first
+ * window, whether the process started with a file or without.  The dialog
+ * comes after the window is presented: presenting the window again would
+ * raise it over its dialog where no window manager keeps dialogs on top. */
+static void offer_recovery_once(LwApplication *self, LwWindow *w)
+{
+  const LwAutomation *au = &self->automation;
+  if (self->recovery_offered || au->screenshot || au->quit_after_run || au->bench_fps > 0)
+    return; /* not in a run without a user */
+  self->recovery_offered = TRUE;
+  lw_window_offer_recovery(w);
+}
+
 static void lw_application_activate(GApplication *app)
 {
+  LwApplication *self = LW_APPLICATION(app);
   GtkWindow *win = gtk_application_get_active_window(GTK_APPLICATION(app));
-  if (!win) {
-    LwWindow *w = lw_window_new(LW_APPLICATION(app));
-    lw_window_open_builtin(w);
-    win = GTK_WINDOW(w);
+  if (win) {
     gtk_window_present(win);
-    /* a model left by a crash or a kill is offered back */
-    lw_window_offer_recovery(w);
+    return;
   }
-  gtk_window_present(win);
+  LwWindow *w = lw_window_new(self);
+  lw_window_open_builtin(w);
+  gtk_window_present(GTK_WINDOW(w));
+  offer_recovery_once(self, w);
 }
 
 static void lw_application_open(GApplication *app, GFile **files, int n_files, const char *hint)
 {
   (void)hint;
+  LwApplication *self = LW_APPLICATION(app);
   for (int i = 0; i < n_files; i++) {
-    LwWindow *w = lw_window_new(LW_APPLICATION(app));
+    LwWindow *w = lw_window_new(self);
     if (!lw_window_open_file(w, files[i]))
       lw_window_open_builtin_keep_message(w);
     gtk_window_present(GTK_WINDOW(w));
+    offer_recovery_once(self, w);
   }
 }
 

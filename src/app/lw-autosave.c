@@ -18,26 +18,35 @@ static char *autosave_dir(void)
   return g_build_filename(g_get_user_cache_dir(), "linkwright", "autosave", NULL);
 }
 
-/* "DIR/PID-N.json" -> "DIR/PID-N.lock" */
-static char *lock_path(const char *json)
+/* "DIR/PID-N.json" -> "DIR/PID-N" + suffix */
+static char *beside(const char *json, const char *suffix)
 {
   g_autofree char *base = g_str_has_suffix(json, ".json") ? g_strndup(json, strlen(json) - 5) : g_strdup(json);
-  return g_strconcat(base, ".lock", NULL);
+  return g_strconcat(base, suffix, NULL);
+}
+
+static char *lock_path(const char *json)
+{
+  return beside(json, ".lock");
+}
+
+static char *origin_path(const char *json)
+{
+  return beside(json, ".origin");
 }
 
 /* the lock files this process holds: path of the autosave -> fd + 1 */
 static GHashTable *held;
 
-char *lw_autosave_path_new(void)
+/* Lock the autosave's lock file for as long as this process lives (or
+ * until lw_autosave_remove): the kernel lets go of it when the process ends
+ * however it ends, so a file whose lock can be taken was left behind, even
+ * when its PID now belongs to another process. */
+static void hold_lock(const char *path)
 {
-  static int counter;
-  g_autofree char *dir = autosave_dir();
-  g_autofree char *name = g_strdup_printf("%d-%d.json", (int)getpid(), ++counter);
-  char *path = g_build_filename(dir, name, NULL);
-  /* a lock held as long as this process lives: the kernel lets go of it
-   * when the process ends however it ends, so a file whose lock can be
-   * taken was left behind, even when its PID now belongs to another
-   * process */
+  if (held && g_hash_table_contains(held, path))
+    return;
+  g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *lp = lock_path(path);
   int fd = -1;
   if (g_mkdir_with_parents(dir, 0700) == 0)
@@ -46,15 +55,38 @@ char *lw_autosave_path_new(void)
     close(fd);
     fd = -1;
   }
-  if (fd >= 0) {
-    if (!held)
-      held = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_hash_table_insert(held, g_strdup(path), GINT_TO_POINTER(fd + 1));
-  }
+  if (fd < 0)
+    return;
+  if (!held)
+    held = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert(held, g_strdup(path), GINT_TO_POINTER(fd + 1));
+}
+
+char *lw_autosave_path_new(void)
+{
+  static int counter;
+  g_autofree char *dir = autosave_dir();
+  g_autofree char *name = g_strdup_printf("%d-%d.json", (int)getpid(), ++counter);
+  char *path = g_build_filename(dir, name, NULL);
+  hold_lock(path);
   return path;
 }
 
-gboolean lw_autosave_write(const char *path, const lw_desc *d, GError **error)
+static gboolean write_origin(const char *path, const char *uri, const char *display_name, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (uri)
+    g_key_file_set_string(kf, "origin", "uri", uri);
+  if (display_name)
+    g_key_file_set_string(kf, "origin", "display-name", display_name);
+  gsize len = 0;
+  g_autofree char *data = g_key_file_to_data(kf, &len, NULL);
+  g_autofree char *op = origin_path(path);
+  return g_file_set_contents(op, data, (gssize)len, error);
+}
+
+gboolean lw_autosave_write(const char *path, const lw_desc *d, const char *uri, const char *display_name,
+                           GError **error)
 {
   g_autofree char *dir = g_path_get_dirname(path);
   if (g_mkdir_with_parents(dir, 0700) != 0) {
@@ -62,7 +94,25 @@ gboolean lw_autosave_write(const char *path, const lw_desc *d, GError **error)
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s: %s", dir, g_strerror(e));
     return FALSE;
   }
+  hold_lock(path);
+  /* the origin first: the model's file is the newer of the two, and the
+   * one whose time says which autosave is the newest */
+  if (!write_origin(path, uri, display_name, error))
+    return FALSE;
   return lw_model_write_file(d, path, error);
+}
+
+gboolean lw_autosave_read_origin(const char *path, char **uri, char **display_name)
+{
+  *uri = NULL;
+  *display_name = NULL;
+  g_autofree char *op = origin_path(path);
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (!g_key_file_load_from_file(kf, op, G_KEY_FILE_NONE, NULL))
+    return FALSE;
+  *uri = g_key_file_get_string(kf, "origin", "uri", NULL);
+  *display_name = g_key_file_get_string(kf, "origin", "display-name", NULL);
+  return TRUE;
 }
 
 void lw_autosave_remove(const char *path)
@@ -70,6 +120,8 @@ void lw_autosave_remove(const char *path)
   if (!path)
     return;
   g_unlink(path);
+  g_autofree char *op = origin_path(path);
+  g_unlink(op);
   g_autofree char *lp = lock_path(path);
   g_unlink(lp);
   gpointer fd1;
@@ -112,8 +164,11 @@ char *lw_autosave_find_orphan(void)
       g_autofree char *lp = g_build_filename(dir, name, NULL);
       g_autofree char *base = g_strndup(lp, strlen(lp) - 5);
       g_autofree char *json = g_strconcat(base, ".json", NULL);
-      if (!g_file_test(json, G_FILE_TEST_EXISTS) && !owner_alive(json, 0))
+      if (!g_file_test(json, G_FILE_TEST_EXISTS) && !owner_alive(json, 0)) {
+        g_autofree char *op = origin_path(json);
+        g_unlink(op);
         g_unlink(lp);
+      }
       continue;
     }
     if (!g_str_has_suffix(name, ".json"))

@@ -8,7 +8,13 @@
  * Undo: a design applied from the optimization panel replaces the model;
  * the model before it goes on a small undo stack (copies of the whole
  * description, with its modified flag), and win.undo / win.redo move
- * between them.  Opening another file starts a new history.
+ * between them.  Opening another file starts a new history.  An entry keeps
+ * the file and name of its document, so that undoing New gives back the
+ * model with its file.
+ *
+ * Replacing the document (open, recent, examples, new, recovery, closing)
+ * always goes through lw_window_confirm_replace, which asks before unsaved
+ * changes are dropped.
  *
  * Editing (win.edit-mode): a palette beside the view and an editor layer
  * over it build the model with the mouse, and the inspector page edits
@@ -80,6 +86,7 @@ struct _LwWindow {
   gboolean editing;
   char *autosave_path;   /* this window's autosave file */
   gboolean closing_confirmed;
+  AdwMessageDialog *confirm_dialog; /* Save / Discard / Cancel, while it is up */
   AdwMessageDialog *recovery_dialog;
   char *recovery_path;
   GtkWidget *plot_view;  /* LwPlotView */
@@ -90,6 +97,7 @@ struct _LwWindow {
   GFile *file;           /* NULL: built-in or example (save asks where) */
   char *display_name;
   gboolean modified;     /* changed since loaded or saved (an applied design) */
+  guint doc_id;          /* which document (opened, new, recovered) the model is a state of */
   GPtrArray *undo, *redo; /* UndoEntry, the newest last */
   LwSimRunner *runner;
   lw_data *view_data;    /* poses from recorded q, main thread only */
@@ -125,6 +133,7 @@ struct _LwWindow {
 G_DEFINE_FINAL_TYPE(LwWindow, lw_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void show_frame(LwWindow *self, guint k);
+static guint next_doc_id(void);
 static void update_actions(LwWindow *self);
 static void watch_focus(LwWindow *self);
 
@@ -549,11 +558,24 @@ static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const 
   return TRUE;
 }
 
+/* The Recent menu lists the files this application opened or saved, in
+ * this group: a file chooser adds every file chosen to the user's recent
+ * list (GTK does, on accepting), also one that then fails to open. */
+#define RECENT_GROUP "Linkwright"
+
 static void add_recent(GFile *file)
 {
   g_autofree char *uri = g_file_get_uri(file);
-  if (g_str_has_prefix(uri, "file:"))
-    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+  if (!g_str_has_prefix(uri, "file:"))
+    return;
+  const char *groups[] = {RECENT_GROUP, NULL};
+  GtkRecentData data = {
+    .mime_type = (char *)"application/json",
+    .app_name = (char *)g_get_application_name(),
+    .app_exec = (char *)"linkwright %u",
+    .groups = (char **)groups,
+  };
+  gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data);
 }
 
 static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
@@ -591,6 +613,7 @@ static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
   if (user_file)
     add_recent(file);
   self->modified = FALSE;
+  self->doc_id = next_doc_id();
   g_ptr_array_set_size(self->undo, 0);
   g_ptr_array_set_size(self->redo, 0);
   refresh_editing(self);
@@ -956,12 +979,17 @@ static void run_optimization_cb(GSimpleAction *a, GVariant *p, gpointer user)
 typedef struct {
   lw_desc *desc;
   gboolean modified;
+  guint doc_id;         /* the document it is a state of, */
+  GFile *file;          /* with its file (NULL: none) */
+  char *display_name;   /* and name */
 } UndoEntry;
 
 static void undo_entry_free(gpointer p)
 {
   UndoEntry *e = p;
   lw_desc_free(e->desc);
+  g_clear_object(&e->file);
+  g_free(e->display_name);
   g_free(e);
 }
 
@@ -970,9 +998,34 @@ static void push_current(LwWindow *self, GPtrArray *stack)
   UndoEntry *e = g_new(UndoEntry, 1);
   e->desc = lw_desc_copy(self->desc);
   e->modified = self->modified;
+  e->doc_id = self->doc_id;
+  e->file = self->file ? g_object_ref(self->file) : NULL;
+  e->display_name = g_strdup(self->display_name);
   if (stack->len >= UNDO_DEPTH)
     g_ptr_array_remove_index(stack, 0);
   g_ptr_array_add(stack, e);
+}
+
+/* a document saved under a new name: its states on the stacks go with it */
+static void rename_undo_entries(LwWindow *self)
+{
+  GPtrArray *stacks[] = {self->undo, self->redo};
+  for (guint s = 0; s < G_N_ELEMENTS(stacks); s++)
+    for (guint i = 0; i < stacks[s]->len; i++) {
+      UndoEntry *e = g_ptr_array_index(stacks[s], i);
+      if (e->doc_id != self->doc_id)
+        continue;
+      g_set_object(&e->file, self->file);
+      g_free(e->display_name);
+      e->display_name = g_strdup(self->display_name);
+    }
+}
+
+/* a document other than the states on the stacks: a new model, a recovered one */
+static guint next_doc_id(void)
+{
+  static guint last;
+  return ++last;
 }
 
 static void update_subtitle(LwWindow *self)
@@ -1009,7 +1062,8 @@ static void write_autosave(LwWindow *self)
   if (!self->autosave_path)
     self->autosave_path = lw_autosave_path_new();
   g_autoptr(GError) error = NULL;
-  if (!lw_autosave_write(self->autosave_path, self->desc, &error))
+  g_autofree char *uri = self->file ? g_file_get_uri(self->file) : NULL;
+  if (!lw_autosave_write(self->autosave_path, self->desc, uri, self->display_name, &error))
     g_warning("autosave: %s", error->message);
 }
 
@@ -1041,6 +1095,30 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   g_free(poses);
   g_free(joints);
   g_free(forces);
+}
+
+/* the header's status for a model that cannot run, as the live check found it */
+static const char *check_status_text(const lw_check_result *chk)
+{
+  if (!chk->compiled)
+    return _("incomplete model");
+  if (!chk->assembled)
+    return _("cannot assemble");
+  if (chk->nredundant > 0)
+    return _("assembled · redundant constraints");
+  return _("assembled · cannot run");
+}
+
+/* no runner: the time scale and the time shown go back to 0 */
+static void reset_time(LwWindow *self)
+{
+  self->shown_time = 0;
+  self->shown_frame = 0;
+  self->updating_scale = TRUE;
+  gtk_adjustment_set_upper(self->time_adjustment, 0);
+  gtk_adjustment_set_value(self->time_adjustment, 0);
+  self->updating_scale = FALSE;
+  gtk_inscription_set_text(GTK_INSCRIPTION(self->time_label), "0.000 s");
 }
 
 /* Make desc (taken) the document whether or not it can run.  Returns TRUE
@@ -1086,8 +1164,8 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
                                              chk.err.msg);
       show_message(self, msg);
     }
-    gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label),
-                             chk.compiled ? _("cannot assemble") : _("incomplete model"));
+    gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label), check_status_text(&chk));
+    reset_time(self);
   }
   if (keep_camera)
     lw_view3d_keep_camera(LW_VIEW3D(self->view));
@@ -1141,6 +1219,11 @@ static void undo_redo(LwWindow *self, GPtrArray *from, GPtrArray *to, const char
     return;
   UndoEntry *e = g_ptr_array_steal_index(from, from->len - 1);
   push_current(self, to);
+  /* the entry's document, with its file (undoing New gives the file back) */
+  self->doc_id = e->doc_id;
+  g_set_object(&self->file, e->file);
+  g_free(self->display_name);
+  self->display_name = g_strdup(e->display_name);
   set_document(self, g_steal_pointer(&e->desc), e->modified);
   toast(self, done);
   undo_entry_free(e);
@@ -1198,6 +1281,7 @@ static void new_document(LwWindow *self, gboolean planar)
   if (self->desc)
     push_current(self, self->undo);
   g_ptr_array_set_size(self->redo, 0);
+  self->doc_id = next_doc_id();
   g_clear_object(&self->file);
   g_free(self->display_name);
   self->display_name = g_strdup(_("Untitled"));
@@ -1210,18 +1294,30 @@ static void new_document(LwWindow *self, gboolean planar)
   update_actions(self);
 }
 
+static void new_planar_then(LwWindow *self, gpointer data)
+{
+  (void)data;
+  new_document(self, TRUE);
+}
+
+static void new_spatial_then(LwWindow *self, gpointer data)
+{
+  (void)data;
+  new_document(self, FALSE);
+}
+
 static void new_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  new_document(user, TRUE);
+  lw_window_confirm_replace(user, _("Starting a new model"), new_planar_then, NULL, NULL);
 }
 
 static void new_spatial_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  new_document(user, FALSE);
+  lw_window_confirm_replace(user, _("Starting a new model"), new_spatial_then, NULL, NULL);
 }
 
 static void edit_mode_cb(GSimpleAction *a, GVariant *value, gpointer user)
@@ -1324,6 +1420,28 @@ static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
   gtk_window_close(GTK_WINDOW(user));
 }
 
+/* a replacement of the document waiting for the user's answer */
+typedef struct {
+  LwWindow *self; /* a reference */
+  LwWindowReplaceFunc fn;
+  gpointer data;
+  GDestroyNotify destroy;
+} Replace;
+
+static void replace_free(Replace *r)
+{
+  if (r->destroy)
+    r->destroy(r->data);
+  g_object_unref(r->self);
+  g_free(r);
+}
+
+static void replace_run(Replace *r)
+{
+  r->fn(r->self, r->data);
+  replace_free(r);
+}
+
 /* open / save / export dialogs: one native chooser, the choice handed to fn */
 typedef void (*FileChosenFn)(LwWindow *self, GFile *file, gboolean csv);
 
@@ -1331,6 +1449,7 @@ typedef struct {
   LwWindow *self;
   FileChosenFn fn;
   gboolean csv;
+  Replace *then; /* Save As before a replacement: run once saved */
 } FileDialog;
 
 static void file_dialog_response_cb(GtkNativeDialog *dialog, int response, gpointer user)
@@ -1340,13 +1459,20 @@ static void file_dialog_response_cb(GtkNativeDialog *dialog, int response, gpoin
     g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
     fd->fn(fd->self, file, fd->csv);
   }
+  if (fd->then) {
+    /* saved (nothing unsaved left): go on; cancelled or failed: keep all */
+    if (response == GTK_RESPONSE_ACCEPT && !fd->self->modified)
+      replace_run(fd->then);
+    else
+      replace_free(fd->then);
+  }
   g_free(fd);
   g_object_unref(dialog);
 }
 
 /* filters: NULL-terminated pairs of name and pattern */
-static void file_dialog(LwWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
-                        const char *suggest, const char *const *filters, FileChosenFn fn, gboolean csv)
+static FileDialog *file_dialog(LwWindow *self, const char *title, GtkFileChooserAction action, const char *accept,
+                               const char *suggest, const char *const *filters, FileChosenFn fn, gboolean csv)
 {
   GtkFileChooserNative *native = gtk_file_chooser_native_new(title, GTK_WINDOW(self), action, accept, _("_Cancel"));
   if (suggest)
@@ -1358,15 +1484,27 @@ static void file_dialog(LwWindow *self, const char *title, GtkFileChooserAction 
     gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f);
   }
   FileDialog *fd = g_new(FileDialog, 1);
-  *fd = (FileDialog){self, fn, csv};
+  *fd = (FileDialog){self, fn, csv, NULL};
   g_signal_connect(native, "response", G_CALLBACK(file_dialog_response_cb), fd);
   gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+  return fd;
+}
+
+static void open_file_then(LwWindow *self, gpointer file)
+{
+  lw_window_open_file(self, file);
+}
+
+/* asks first when the model has unsaved changes */
+static void open_file_confirmed(LwWindow *self, GFile *file)
+{
+  lw_window_confirm_replace(self, _("Opening another model"), open_file_then, g_object_ref(file), g_object_unref);
 }
 
 static void open_chosen(LwWindow *self, GFile *file, gboolean csv)
 {
   (void)csv;
-  lw_window_open_file(self, file);
+  open_file_confirmed(self, file);
 }
 
 static void open_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -1377,27 +1515,45 @@ static void open_cb(GSimpleAction *a, GVariant *p, gpointer user)
   file_dialog(user, _("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), NULL, filters, open_chosen, FALSE);
 }
 
-static void save_to(LwWindow *self, GFile *file, gboolean csv)
+/* Save the model to file; FALSE with the message shown when it failed */
+static gboolean save_file(LwWindow *self, GFile *file)
 {
-  (void)csv;
   g_autofree char *path = g_file_get_path(file);
   g_autoptr(GError) error = NULL;
   if (!path || !lw_model_write_file(self->desc, path, &error)) {
     g_autofree char *msg = g_strdup_printf(_("Cannot save %s: %s"), path ? path : "?",
                                            error ? error->message : _("not a local file"));
     show_message(self, msg);
-    return;
+    return FALSE;
   }
   g_set_object(&self->file, file);
   g_free(self->display_name);
   self->display_name = g_file_get_parse_name(file);
   self->modified = FALSE;
-  /* saved: nothing to recover */
+  rename_undo_entries(self);
+  /* saved: nothing to recover; the next change autosaves to a new file
+   * under a new lock */
   lw_autosave_remove(self->autosave_path);
+  g_clear_pointer(&self->autosave_path, g_free);
   adw_window_title_set_subtitle(self->window_title, self->display_name);
   add_recent(file);
   g_autofree char *msg = g_strdup_printf(_("Saved %s"), self->display_name);
   toast(self, msg);
+  return TRUE;
+}
+
+static void save_to(LwWindow *self, GFile *file, gboolean csv)
+{
+  (void)csv;
+  save_file(self, file);
+}
+
+/* Save As; then (may be NULL) runs once the model is saved */
+static void save_as_dialog(LwWindow *self, Replace *then)
+{
+  g_autofree char *suggest = g_strdup_printf("%s.json", self->desc->name && *self->desc->name ? self->desc->name : "model");
+  FileDialog *fd = file_dialog(self, _("Save Model"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), suggest, NULL, save_to, FALSE);
+  fd->then = then;
 }
 
 static void save_as_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -1407,8 +1563,77 @@ static void save_as_cb(GSimpleAction *a, GVariant *p, gpointer user)
   LwWindow *self = user;
   if (!self->desc)
     return;
-  g_autofree char *suggest = g_strdup_printf("%s.json", self->desc->name && *self->desc->name ? self->desc->name : "model");
-  file_dialog(self, _("Save Model"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), suggest, NULL, save_to, FALSE);
+  save_as_dialog(self, NULL);
+}
+
+/* ---- replacing the document: never without asking ------------------------------ */
+/* the dialog's Save: to the file, or Save As; r goes on only once saved */
+static void save_then(LwWindow *self, Replace *r)
+{
+  if (!self->file) {
+    save_as_dialog(self, r);
+    return;
+  }
+  if (save_file(self, self->file))
+    replace_run(r);
+  else
+    replace_free(r); /* the reason is shown; the model and its changes stay */
+}
+
+static void confirm_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
+{
+  LwWindow *self = user;
+  Replace *r = g_object_steal_data(G_OBJECT(dialog), "replace");
+  if (self->confirm_dialog == dialog) {
+    g_object_remove_weak_pointer(G_OBJECT(dialog), (gpointer *)&self->confirm_dialog);
+    self->confirm_dialog = NULL;
+  }
+  if (!r)
+    return;
+  if (!g_strcmp0(response, "discard"))
+    replace_run(r);
+  else if (!g_strcmp0(response, "save"))
+    save_then(self, r);
+  else
+    replace_free(r);
+}
+
+void lw_window_confirm_replace(LwWindow *self, const char *what, LwWindowReplaceFunc fn, gpointer data,
+                               GDestroyNotify destroy)
+{
+  g_return_if_fail(LW_IS_WINDOW(self));
+  g_return_if_fail(fn != NULL);
+  Replace *r = g_new(Replace, 1);
+  *r = (Replace){g_object_ref(self), fn, data, destroy};
+  if (!self->modified) {
+    replace_run(r);
+    return;
+  }
+  if (self->confirm_dialog) {
+    /* one question at a time: the one asked stands */
+    gtk_window_present(GTK_WINDOW(self->confirm_dialog));
+    replace_free(r);
+    return;
+  }
+  GtkWidget *dialog = adw_message_dialog_new(GTK_WINDOW(self), _("Save changes?"), NULL);
+  const char *name = self->desc && self->desc->name && *self->desc->name ? self->desc->name : self->display_name;
+  /* TRANSLATORS: the second %s is an action, e.g. "Opening another model" */
+  adw_message_dialog_format_body(ADW_MESSAGE_DIALOG(dialog),
+                                 _("“%s” has changes that are not saved. %s discards them unless they are saved "
+                                   "first."),
+                                 name ? name : _("Untitled"), what);
+  adw_message_dialog_add_responses(ADW_MESSAGE_DIALOG(dialog), "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                   "save", self->file ? _("_Save") : _("_Save As…"), NULL);
+  adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response(ADW_MESSAGE_DIALOG(dialog), "save");
+  adw_message_dialog_set_close_response(ADW_MESSAGE_DIALOG(dialog), "cancel");
+  /* freed with the dialog unless a response takes it */
+  g_object_set_data_full(G_OBJECT(dialog), "replace", r, (GDestroyNotify)replace_free);
+  g_signal_connect(dialog, "response", G_CALLBACK(confirm_response_cb), self);
+  self->confirm_dialog = ADW_MESSAGE_DIALOG(dialog);
+  g_object_add_weak_pointer(G_OBJECT(dialog), (gpointer *)&self->confirm_dialog);
+  gtk_window_present(GTK_WINDOW(dialog));
 }
 
 static void save_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -1464,7 +1689,7 @@ static GList *recent_sorted(void)
   GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default()), *out = NULL;
   for (GList *l = items; l; l = l->next) {
     GtkRecentInfo *info = l->data;
-    if (g_str_has_suffix(gtk_recent_info_get_uri(info), ".json"))
+    if (g_str_has_suffix(gtk_recent_info_get_uri(info), ".json") && gtk_recent_info_has_group(info, RECENT_GROUP))
       out = g_list_prepend(out, gtk_recent_info_ref(info));
   }
   g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
@@ -1493,7 +1718,7 @@ static void open_recent_cb(GSimpleAction *a, GVariant *p, gpointer user)
   GtkRecentInfo *info = g_list_nth_data(items, (guint)k);
   if (info) {
     g_autoptr(GFile) f = g_file_new_for_uri(gtk_recent_info_get_uri(info));
-    lw_window_open_file(self, f);
+    open_file_confirmed(self, f);
   } else
     toast(self, _("No such recent model"));
   g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
@@ -1506,12 +1731,18 @@ static void recent_changed_cb(GtkRecentManager *rm, gpointer user)
 }
 
 /* examples gallery: every model shipped in the resource */
+static void open_example_then(LwWindow *self, gpointer name)
+{
+  lw_window_open_example(self, name);
+}
+
 static void example_activated_cb(GtkListBox *box, GtkListBoxRow *row, gpointer user)
 {
   LwWindow *self = user;
-  const char *name = g_object_get_data(G_OBJECT(row), "example");
-  lw_window_open_example(self, name);
+  char *name = g_strdup(g_object_get_data(G_OBJECT(row), "example"));
+  /* the gallery goes first: the question, if any, is the window's */
   gtk_window_destroy(GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(box))));
+  lw_window_confirm_replace(self, _("Opening an example"), open_example_then, name, g_free);
 }
 
 static void examples_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -1656,21 +1887,10 @@ static gboolean close_later(gpointer window)
   return G_SOURCE_REMOVE;
 }
 
-static void close_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
+/* Discard, or saved: the window closes */
+static void close_then(LwWindow *self, gpointer data)
 {
-  (void)dialog;
-  LwWindow *self = user;
-  if (!g_strcmp0(response, "cancel"))
-    return;
-  if (!g_strcmp0(response, "save")) {
-    if (!self->file) {
-      g_action_group_activate_action(G_ACTION_GROUP(self), "save-as", NULL);
-      return; /* closing waits for the user to choose where */
-    }
-    save_to(self, self->file, FALSE);
-    if (self->modified)
-      return; /* the save failed: its message is shown, the window stays */
-  }
+  (void)data;
   self->closing_confirmed = TRUE;
   /* after the dialog has finished its response: closing the window from
    * inside it would leave the dialog with a destroyed parent */
@@ -1681,18 +1901,7 @@ static gboolean lw_window_close_request(GtkWindow *window)
 {
   LwWindow *self = LW_WINDOW(window);
   if (self->modified && !self->closing_confirmed) {
-    GtkWidget *dialog = adw_message_dialog_new(window, _("Save changes?"), NULL);
-    adw_message_dialog_format_body(ADW_MESSAGE_DIALOG(dialog),
-                                   _("“%s” has changes that are not saved. Without saving they are lost."),
-                                   self->desc && self->desc->name ? self->desc->name : self->display_name);
-    adw_message_dialog_add_responses(ADW_MESSAGE_DIALOG(dialog), "cancel", _("_Cancel"), "discard", _("_Discard"),
-                                     "save", _("_Save"), NULL);
-    adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
-    adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "save", ADW_RESPONSE_SUGGESTED);
-    adw_message_dialog_set_default_response(ADW_MESSAGE_DIALOG(dialog), "save");
-    adw_message_dialog_set_close_response(ADW_MESSAGE_DIALOG(dialog), "cancel");
-    g_signal_connect(dialog, "response", G_CALLBACK(close_response_cb), self);
-    gtk_window_present(GTK_WINDOW(dialog));
+    lw_window_confirm_replace(self, _("Closing the window"), close_then, NULL, NULL);
     return TRUE;
   }
   /* closed on purpose: nothing to recover */
@@ -1717,6 +1926,12 @@ static void lw_window_dispose(GObject *object)
     self->tick_id = 0;
   }
   g_signal_handlers_disconnect_by_data(gtk_recent_manager_get_default(), self);
+  if (self->confirm_dialog) {
+    AdwMessageDialog *dialog = self->confirm_dialog;
+    g_object_remove_weak_pointer(G_OBJECT(dialog), (gpointer *)&self->confirm_dialog);
+    self->confirm_dialog = NULL;
+    gtk_window_destroy(GTK_WINDOW(dialog));
+  }
   if (self->runner) {
     g_signal_handlers_disconnect_by_func(self->runner, runner_state_cb, self);
     lw_sim_runner_cancel(self->runner);
@@ -1981,9 +2196,16 @@ gboolean lw_window_recover_file(LwWindow *self, const char *path)
   if (self->desc)
     push_current(self, self->undo);
   g_ptr_array_set_size(self->redo, 0);
+  self->doc_id = next_doc_id();
+  /* the file it was edited from, when the autosave names it: Save writes
+   * there again */
+  g_autofree char *uri = NULL, *name = NULL;
+  lw_autosave_read_origin(path, &uri, &name);
   g_clear_object(&self->file);
+  if (uri)
+    self->file = g_file_new_for_uri(uri);
   g_free(self->display_name);
-  self->display_name = g_strdup(_("Recovered model"));
+  self->display_name = name && *name ? g_steal_pointer(&name) : g_strdup(_("Recovered model"));
   set_document(self, d, TRUE);
   lw_view3d_reset_camera(LW_VIEW3D(self->view));
   /* this window's own autosave takes over */
@@ -1995,11 +2217,17 @@ gboolean lw_window_recover_file(LwWindow *self, const char *path)
   return TRUE;
 }
 
+static void recover_then(LwWindow *self, gpointer path)
+{
+  lw_window_recover_file(self, path);
+}
+
 static void recovery_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
 {
   LwWindow *self = user;
   if (!g_strcmp0(response, "recover"))
-    lw_window_recover_file(self, self->recovery_path);
+    lw_window_confirm_replace(self, _("Recovering the unsaved model"), recover_then, g_strdup(self->recovery_path),
+                              g_free);
   else if (!g_strcmp0(response, "discard"))
     lw_autosave_remove(self->recovery_path);
   g_clear_pointer(&self->recovery_path, g_free);

@@ -24,6 +24,24 @@ void lw_window_open_builtin_keep_message(LwWindow *self);
 /* An example shipped with the application, by file stem ("four-bar"). */
 gboolean lw_window_open_example(LwWindow *self, const char *name);
 
+/* What replaces the document once the user has agreed (see below). */
+typedef void (*LwWindowReplaceFunc)(LwWindow *self, gpointer data);
+/* Every action that replaces the document goes through here, so that no
+ * unsaved change is ever dropped without a question.  When the model has no
+ * unsaved changes, fn runs at once.  Otherwise a dialog asks Save / Discard /
+ * Cancel: Discard runs fn; Save saves (to the model's file, or asks where
+ * with Save As when it has none) and runs fn only once the save succeeded;
+ * Cancel, a failed save or a cancelled Save As keep everything as it was.
+ * what says in a few words what is about to happen, as the start of the
+ * sentence "… discards them unless they are saved first." (e.g. _("Opening
+ * another model"), _("Starting a new model")).  destroy (may be NULL) frees
+ * data whether fn ran or not.  A new entry of the examples gallery (a
+ * template, say) opens its model from fn:
+ *   lw_window_confirm_replace(win, _("Opening the template"), open_template,
+ *                             g_strdup(name), g_free); */
+void lw_window_confirm_replace(LwWindow *self, const char *what, LwWindowReplaceFunc fn, gpointer data,
+                               GDestroyNotify destroy);
+
 /* For tests and automation. */
 const lw_desc *lw_window_get_desc(LwWindow *self);
 LwSimRunner *lw_window_get_runner(LwWindow *self);
@@ -35,6 +53,9 @@ GtkWidget *lw_window_get_inspector(LwWindow *self);
 GtkWidget *lw_window_get_opt_panel(LwWindow *self);
 /* The model was changed (an optimized design applied) since it was loaded or saved. */
 gboolean lw_window_get_modified(LwWindow *self);
+GFile *lw_window_get_file(LwWindow *self); /* where Save writes; NULL: it asks */
+const char *lw_window_get_display_name(LwWindow *self); /* the file's name as shown under the title */
+const char *lw_window_get_status_text(LwWindow *self); /* the header's status line */
 double lw_window_get_shown_time(LwWindow *self); /* time of the frame on screen */
 GtkAdjustment *lw_window_get_time_adjustment(LwWindow *self); /* the time scale's */
 /* Editing (see lw-editor.h, lw-prop-editor.h, lw-palette.h). */
