@@ -2130,6 +2130,24 @@ gboolean lw_window_get_modified(LwWindow *self)
   return self->modified;
 }
 
+GFile *lw_window_get_file(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->file;
+}
+
+const char *lw_window_get_display_name(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->display_name;
+}
+
+const char *lw_window_get_status_text(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return gtk_inscription_get_text(GTK_INSCRIPTION(self->status_label));
+}
+
 /* ---- editing: public API -------------------------------------------------------- */
 /* Delete is the key of win.delete: while a text field has the focus it
  * belongs to the field */

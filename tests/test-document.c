@@ -1,0 +1,770 @@
+/* The window's document: nothing the user has not saved is dropped without
+ * a question (Save / Discard / Cancel before New, Open, Open Recent, an
+ * example, a recovered model, closing), undoing New gives back the file,
+ * autosaves keep their lock and the model's file, and the small things a
+ * user sees: the time scale of a new model, the Recent menu after a failed
+ * open, the status of a redundant model, the width going to the 3-D view,
+ * a Replay button unlike Run.  Needs a display (the test command starts
+ * Xvfb); autosaves and the recent list go to a private directory. */
+#include "lw-test.h"
+
+#include <adwaita.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "lw-application.h"
+#include "lw-autosave.h"
+#include "lw-window.h"
+#include "lw_io.h"
+
+static LwApplication *app;
+static char *tmp_dir;
+
+/* ---- helpers ------------------------------------------------------------------ */
+static gboolean is_mapped(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w));
+}
+
+static gboolean runner_idle(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
+  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
+}
+
+static void act(LwWindow *w, const char *name)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+  lwt_spin(0.2);
+}
+
+static char *json_of(LwWindow *w)
+{
+  return lw_model_to_json(lw_window_get_desc(w));
+}
+
+/* a copy of a shipped model in a directory of its own */
+static char *copy_model(const char *name)
+{
+  static int n;
+  g_autofree char *sub = g_strdup_printf("m%d", ++n);
+  g_autofree char *dir = g_build_filename(tmp_dir, sub, NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+  g_autofree char *src = g_build_filename(LW_MODELS_DIR, name, NULL);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true(g_file_get_contents(src, &data, &len, NULL));
+  char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
+  return path;
+}
+
+static LwWindow *show(LwWindow *w)
+{
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lwt_spin(0.3);
+  return w;
+}
+
+/* a window on a copy of a shipped model (its path in *path) */
+static LwWindow *window_on(const char *model, char **path)
+{
+  char *p = copy_model(model);
+  LwWindow *w = lw_window_new(app);
+  g_autoptr(GFile) f = g_file_new_for_path(p);
+  g_assert_true(lw_window_open_file(w, f));
+  if (path)
+    *path = p;
+  else
+    g_free(p);
+  return show(w);
+}
+
+/* an edit as the property page makes it: the first body twice as heavy */
+static void edit(LwWindow *w)
+{
+  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
+  d->bodies[0].mass *= 2;
+  g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "mass");
+  lwt_spin(0.1);
+  g_assert_true(lw_window_get_modified(w));
+}
+
+/* the message dialog a window shows (transient for it), or NULL */
+static AdwMessageDialog *dialog_for(LwWindow *w)
+{
+  AdwMessageDialog *found = NULL;
+  GList *all = gtk_window_list_toplevels();
+  for (GList *l = all; l; l = l->next)
+    if (ADW_IS_MESSAGE_DIALOG(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
+        gtk_widget_get_visible(GTK_WIDGET(l->data)))
+      found = ADW_MESSAGE_DIALOG(l->data);
+  g_list_free(all);
+  return found;
+}
+
+/* answer the window's question; the dialog goes (as after a click on
+ * its button, which closes it: emitting the response alone does not) */
+static void respond(LwWindow *w, const char *response)
+{
+  AdwMessageDialog *ask = dialog_for(w);
+  g_assert_nonnull(ask);
+  g_object_ref(ask);
+  adw_message_dialog_response(ask, response);
+  if (gtk_widget_get_visible(GTK_WIDGET(ask)))
+    gtk_window_destroy(GTK_WINDOW(ask));
+  g_object_unref(ask);
+  lwt_spin(0.3);
+}
+
+/* the file chooser a window shows (GTK's own dialog: no portal here) */
+static GtkWidget *chooser_for(LwWindow *w)
+{
+  GtkWidget *found = NULL;
+  GList *all = gtk_window_list_toplevels();
+  for (GList *l = all; l; l = l->next)
+    if (GTK_IS_FILE_CHOOSER(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
+        gtk_widget_get_visible(GTK_WIDGET(l->data)))
+      found = l->data;
+  g_list_free(all);
+  return found;
+}
+
+/* choose path in the window's file chooser and accept, as a user would */
+static void choose(LwWindow *w, const char *path, gboolean save)
+{
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  GtkWidget *chooser = chooser_for(w);
+  g_assert_nonnull(chooser);
+  g_autoptr(GFile) f = g_file_new_for_path(path);
+  if (save) {
+    g_autoptr(GFile) dir = g_file_get_parent(f);
+    g_autofree char *base = g_file_get_basename(f);
+    gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
+    lwt_spin(0.5);
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), base);
+  } else
+    gtk_file_chooser_set_file(GTK_FILE_CHOOSER(chooser), f, NULL);
+  lwt_spin(1.0); /* the folder loads, the file is selected */
+  gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  lwt_spin(0.5);
+}
+
+static void assert_kept(LwWindow *w, const char *json, GFile *file)
+{
+  g_autofree char *now = json_of(w);
+  g_assert_cmpstr(now, ==, json);
+  g_assert_true(lw_window_get_modified(w));
+  g_assert_true(lw_window_get_file(w) && g_file_equal(lw_window_get_file(w), file));
+}
+
+/* ---- 1. asking before the document is replaced ----------------------------------- */
+/* New and New Spatial: Cancel keeps all; Discard starts the new model, and
+ * Undo brings back the old one with its file and name */
+static void test_ask_new(void)
+{
+  const char *actions[] = {"new", "new-spatial"};
+  for (guint i = 0; i < G_N_ELEMENTS(actions); i++) {
+    g_autofree char *path = NULL;
+    LwWindow *w = window_on("four-bar.json", &path);
+    g_autoptr(GFile) file = g_file_new_for_path(path);
+    g_autofree char *name = g_strdup(lw_window_get_display_name(w));
+    edit(w);
+    g_autofree char *edited = json_of(w);
+    act(w, actions[i]);
+    g_assert_nonnull(dialog_for(w));
+    assert_kept(w, edited, file);
+    respond(w, "cancel");
+    g_assert_null(dialog_for(w));
+    assert_kept(w, edited, file);
+    act(w, actions[i]);
+    respond(w, "discard");
+    g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
+    g_assert_null(lw_window_get_file(w));
+    act(w, "undo");
+    assert_kept(w, edited, file);
+    g_assert_cmpstr(lw_window_get_display_name(w), ==, name);
+    gtk_window_destroy(GTK_WINDOW(w));
+  }
+}
+
+/* Open Recent: Cancel keeps all; Save writes the edit to its file, then opens */
+static void test_ask_open_recent(void)
+{
+  g_autofree char *path = NULL, *other = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  LwWindow *w2 = window_on("pendulum.json", &other); /* the newest recent file */
+  gtk_window_destroy(GTK_WINDOW(w2));
+  g_autoptr(GFile) ofile = g_file_new_for_path(other);
+  g_autofree char *ouri = g_file_get_uri(ofile);
+  for (int k = 0; k < 50 && !gtk_recent_manager_has_item(gtk_recent_manager_get_default(), ouri); k++)
+    lwt_spin(0.1);
+  lwt_spin(0.3);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  g_action_group_activate_action(G_ACTION_GROUP(w), "open-recent", g_variant_new_int32(0));
+  lwt_spin(0.3);
+  g_assert_nonnull(dialog_for(w));
+  assert_kept(w, edited, file);
+  respond(w, "cancel");
+  assert_kept(w, edited, file);
+  g_action_group_activate_action(G_ACTION_GROUP(w), "open-recent", g_variant_new_int32(0));
+  lwt_spin(0.3);
+  respond(w, "save");
+  g_autofree char *on_disk = NULL;
+  g_assert_true(g_file_get_contents(path, &on_disk, NULL, NULL));
+  g_assert_cmpstr(on_disk, ==, edited);
+  g_assert_true(g_file_equal(lw_window_get_file(w), ofile));
+  g_assert_false(lw_window_get_modified(w));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+static GtkWidget *find_widget(GtkWidget *root, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *f = find_widget(c, type);
+    if (f)
+      return f;
+  }
+  return NULL;
+}
+
+/* the examples gallery: an example asks first */
+static void test_ask_example(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  for (int round = 0; round < 2; round++) {
+    act(w, "examples");
+    GtkWidget *gallery = NULL;
+    GList *all = gtk_window_list_toplevels();
+    for (GList *l = all; l; l = l->next)
+      if (ADW_IS_WINDOW(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w))
+        gallery = l->data;
+    g_list_free(all);
+    g_assert_nonnull(gallery);
+    GtkWidget *list = find_widget(gallery, GTK_TYPE_LIST_BOX);
+    g_assert_nonnull(list);
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(list), 0);
+    g_assert_nonnull(row);
+    g_signal_emit_by_name(list, "row-activated", row);
+    lwt_spin(0.3);
+    g_assert_nonnull(dialog_for(w));
+    assert_kept(w, edited, file);
+    respond(w, round == 0 ? "cancel" : "discard");
+  }
+  g_autofree char *now = json_of(w);
+  g_assert_cmpstr(now, !=, edited);
+  g_assert_null(lw_window_get_file(w)); /* an example has no file */
+  g_assert_false(lw_window_get_modified(w));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* Open (the file chooser): the file chosen, the question, then Discard opens it */
+static void test_ask_open(void)
+{
+  g_autofree char *path = NULL, *other = copy_model("pendulum.json");
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  act(w, "open");
+  choose(w, other, FALSE);
+  g_assert_nonnull(dialog_for(w));
+  assert_kept(w, edited, file);
+  respond(w, "cancel");
+  assert_kept(w, edited, file);
+  act(w, "open");
+  choose(w, other, FALSE);
+  respond(w, "discard");
+  g_autoptr(GFile) ofile = g_file_new_for_path(other);
+  g_assert_true(g_file_equal(lw_window_get_file(w), ofile));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* Save that fails (the file's folder is gone): nothing is replaced */
+static void test_ask_save_fails(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  g_autofree char *dir = g_path_get_dirname(path);
+  g_assert_cmpint(g_unlink(path), ==, 0);
+  g_assert_cmpint(g_rmdir(dir), ==, 0);
+  act(w, "new");
+  respond(w, "save");
+  assert_kept(w, edited, file);
+  g_assert_nonnull(lw_window_get_message(w));
+  g_assert_nonnull(strstr(lw_window_get_message(w), "Cannot save"));
+  g_assert_null(dialog_for(w));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a model without a file: Save asks where (Save As); cancelled, nothing is
+ * replaced; saved, the new model follows */
+static void test_ask_save_as(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  act(w, "new"); /* nothing unsaved: no question */
+  g_assert_null(dialog_for(w));
+  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
+  lw_desc_add_body(d, "b1");
+  g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "add a body");
+  lwt_spin(0.2);
+  g_assert_true(lw_window_get_modified(w));
+  g_assert_null(lw_window_get_file(w));
+  g_autofree char *edited = json_of(w);
+  act(w, "new-spatial");
+  respond(w, "save");
+  GtkWidget *chooser = chooser_for(w);
+  g_assert_nonnull(chooser);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_CANCEL);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  lwt_spin(0.3);
+  g_autofree char *now = json_of(w);
+  g_assert_cmpstr(now, ==, edited);
+  g_assert_true(lw_window_get_modified(w));
+  act(w, "new-spatial");
+  respond(w, "save");
+  g_autofree char *target = g_build_filename(tmp_dir, "saved-as.json", NULL);
+  choose(w, target, TRUE);
+  g_autofree char *on_disk = NULL;
+  g_assert_true(g_file_get_contents(target, &on_disk, NULL, NULL));
+  g_assert_cmpstr(on_disk, ==, edited);
+  g_assert_false(lw_window_get_desc(w)->planar); /* the spatial model followed */
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* an autosave left by a process that has gone: Recover asks first too */
+static void test_ask_recover(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  g_autofree char *dir = g_build_filename(tmp_dir, "cache", "linkwright", "autosave", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+  g_autofree char *orphan = g_build_filename(dir, "999999-1.json", NULL);
+  g_autofree char *orphan_lock = g_build_filename(dir, "999999-1.lock", NULL);
+  g_autofree char *model = NULL;
+  g_autofree char *src = g_build_filename(LW_MODELS_DIR, "pendulum.json", NULL);
+  g_assert_true(g_file_get_contents(src, &model, NULL, NULL));
+  g_assert_true(g_file_set_contents(orphan, model, -1, NULL));
+  g_assert_true(g_file_set_contents(orphan_lock, "", -1, NULL));
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  g_assert_true(lw_window_offer_recovery(w));
+  GtkWidget *offer = lw_window_get_recovery_dialog(w);
+  g_assert_nonnull(offer);
+  g_object_ref(offer);
+  adw_message_dialog_response(ADW_MESSAGE_DIALOG(offer), "recover");
+  gtk_window_destroy(GTK_WINDOW(offer));
+  lwt_spin(0.3);
+  AdwMessageDialog *ask = dialog_for(w);
+  g_assert_nonnull(ask);
+  g_assert_true(GTK_WIDGET(ask) != offer);
+  g_object_unref(offer);
+  assert_kept(w, edited, file);
+  respond(w, "cancel");
+  assert_kept(w, edited, file);
+  g_assert_true(g_file_test(orphan, G_FILE_TEST_EXISTS)); /* still there for later */
+  lw_autosave_remove(orphan);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* the question, as drawn (for the report: build/screenshots/document) */
+static void save_dialog_shot(AdwMessageDialog *dialog, const char *name)
+{
+  lwt_spin(0.4);
+  GtkWidget *wd = GTK_WIDGET(dialog);
+  GdkPaintable *paintable = gtk_widget_paintable_new(wd);
+  int dw = gtk_widget_get_width(wd), dh = gtk_widget_get_height(wd);
+  GtkSnapshot *snap = gtk_snapshot_new();
+  gdk_paintable_snapshot(paintable, snap, dw, dh);
+  GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+  g_mkdir_with_parents(LW_DOC_SHOT_DIR, 0755);
+  g_autofree char *png = g_build_filename(LW_DOC_SHOT_DIR, name, NULL);
+  if (node && dw > 0 && dh > 0) {
+    GdkTexture *tex =
+      gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(wd)), node, &GRAPHENE_RECT_INIT(0, 0, dw, dh));
+    if (gdk_texture_save_to_png(tex, png))
+      g_test_message("screenshot %s", png);
+    g_object_unref(tex);
+  }
+  if (node)
+    gsk_render_node_unref(node);
+  g_object_unref(paintable);
+}
+
+/* closing: the same question; Save on a model without a file asks where and closes once saved */
+static void test_close_save_as(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  g_object_add_weak_pointer(G_OBJECT(w), (gpointer *)&w);
+  gtk_window_close(GTK_WINDOW(w));
+  lwt_spin(0.3);
+  AdwMessageDialog *ask = dialog_for(w);
+  g_assert_nonnull(ask);
+  save_dialog_shot(ask, "save-discard-cancel.png");
+  respond(w, "save");
+  g_autofree char *target = g_build_filename(tmp_dir, "closed-saved.json", NULL);
+  choose(w, target, TRUE);
+  lwt_spin(0.5);
+  g_assert_null(w); /* closed */
+  g_autofree char *on_disk = NULL;
+  g_assert_true(g_file_get_contents(target, &on_disk, NULL, NULL));
+  g_assert_cmpstr(on_disk, ==, edited);
+}
+
+/* ---- 2. autosave ------------------------------------------------------------------ */
+static gboolean lock_held(const char *autosave)
+{
+  g_autofree char *stem = g_strndup(autosave, strlen(autosave) - strlen(".json"));
+  g_autofree char *lock = g_strconcat(stem, ".lock", NULL);
+  int fd = g_open(lock, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
+    return FALSE;
+  /* a lock of this process's window conflicts with one taken on another open file */
+  gboolean held = flock(fd, LOCK_EX | LOCK_NB) != 0;
+  close(fd);
+  return held;
+}
+
+/* after a Save, the next autosave is locked again (else a later start
+ * could not tell it from a crashed one's, nor a crashed one's from ours) */
+static void test_autosave_lock_after_save(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  edit(w);
+  g_autofree char *first = g_strdup(lw_window_get_autosave_path(w));
+  g_assert_nonnull(first);
+  g_assert_true(lock_held(first));
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  g_assert_true(lw_window_save_to_file(w, file));
+  g_assert_false(g_file_test(first, G_FILE_TEST_EXISTS));
+  edit(w);
+  const char *next = lw_window_get_autosave_path(w);
+  g_assert_nonnull(next);
+  g_assert_true(g_file_test(next, G_FILE_TEST_EXISTS));
+  g_assert_true(lock_held(next));
+  g_autofree char *orphan = lw_autosave_find_orphan();
+  g_assert_null(orphan); /* this process's own is not offered */
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a recovered model is its file again, modified, the same model */
+static void test_recover_origin(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  g_autofree char *name = g_strdup(lw_window_get_display_name(w));
+  const char *as = lw_window_get_autosave_path(w);
+  g_assert_nonnull(as);
+  /* what a killed process leaves: its autosave and what lies beside it */
+  g_autofree char *dir = g_path_get_dirname(as);
+  g_autofree char *stem = g_strndup(as, strlen(as) - strlen(".json"));
+  const char *suffixes[] = {".json", ".origin"};
+  for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    g_autofree char *src = g_strconcat(stem, suffixes[i], NULL);
+    g_autofree char *dst = g_strdup_printf("%s/999998-1%s", dir, suffixes[i]);
+    g_autofree char *data = NULL;
+    gsize len;
+    if (g_file_get_contents(src, &data, &len, NULL))
+      g_assert_true(g_file_set_contents(dst, data, (gssize)len, NULL));
+  }
+  g_autofree char *orphan = g_strdup_printf("%s/999998-1.json", dir);
+  LwWindow *w2 = show(lw_window_new(app));
+  lw_window_open_builtin(w2);
+  g_assert_true(lw_window_recover_file(w2, orphan));
+  g_autofree char *back = json_of(w2);
+  g_assert_cmpstr(back, ==, edited);
+  g_assert_true(lw_window_get_modified(w2));
+  g_assert_nonnull(lw_window_get_file(w2));
+  g_assert_true(g_file_equal(lw_window_get_file(w2), file));
+  g_assert_cmpstr(lw_window_get_display_name(w2), ==, name);
+  gtk_window_destroy(GTK_WINDOW(w2));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* ---- 3. smaller things -------------------------------------------------------------- */
+/* a new model starts at t = 0 on the time scale */
+static void test_new_resets_time(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
+  act(w, "run");
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  lwt_spin(0.3);
+  GtkAdjustment *adj = lw_window_get_time_adjustment(w);
+  g_assert_cmpfloat(gtk_adjustment_get_value(adj), >, 1.0);
+  act(w, "new");
+  g_assert_cmpfloat(lw_window_get_shown_time(w), ==, 0.0);
+  g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, 0.0);
+  g_assert_cmpfloat(gtk_adjustment_get_upper(adj), ==, 0.0);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* the labels of the window's Recent menu */
+static GPtrArray *recent_menu_labels(LwWindow *w)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  GtkWidget *split = find_widget(GTK_WIDGET(w), ADW_TYPE_SPLIT_BUTTON);
+  g_assert_nonnull(split);
+  GMenuModel *menu = adw_split_button_get_menu_model(ADW_SPLIT_BUTTON(split));
+  for (int s = 0; s < g_menu_model_get_n_items(menu); s++) {
+    g_autoptr(GMenuModel) section = g_menu_model_get_item_link(menu, s, G_MENU_LINK_SECTION);
+    if (!section)
+      continue;
+    for (int i = 0; i < g_menu_model_get_n_items(section); i++) {
+      g_autofree char *action = NULL, *label = NULL;
+      g_menu_model_get_item_attribute(section, i, G_MENU_ATTRIBUTE_ACTION, "s", &action);
+      if (g_strcmp0(action, "win.open-recent"))
+        continue;
+      g_menu_model_get_item_attribute(section, i, G_MENU_ATTRIBUTE_LABEL, "s", &label);
+      g_ptr_array_add(out, g_steal_pointer(&label));
+    }
+  }
+  return out;
+}
+
+static gboolean has_label(GPtrArray *labels, const char *label)
+{
+  for (guint i = 0; i < labels->len; i++)
+    if (!g_strcmp0(g_ptr_array_index(labels, i), label))
+      return TRUE;
+  return FALSE;
+}
+
+/* files that fail to open (broken JSON, a model that cannot assemble) stay
+ * out of the Recent menu; one that opens goes in */
+static void test_failed_open_not_recent(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  g_autofree char *broken = g_build_filename(tmp_dir, "broken-json.json", NULL);
+  g_assert_true(g_file_set_contents(broken, "{\"name\": \"x\", \"bodies\": [", -1, NULL));
+  /* a four-bar whose links are too short to close */
+  g_autofree char *src = g_build_filename(LW_MODELS_DIR, "four-bar.json", NULL);
+  g_autofree char *fb = NULL;
+  g_assert_true(g_file_get_contents(src, &fb, NULL, NULL));
+  lw_error err;
+  lw_desc *d = lw_model_read_data(fb, -1, "four-bar.json", NULL, &err);
+  g_assert_nonnull(d);
+  for (int b = 0; b < d->nbodies; b++)
+    for (int k = 0; k < d->bodies[b].npoints; k++)
+      for (int c = 0; c < 3; c++)
+        d->bodies[b].points[k].p[c] *= 0.1;
+  g_autofree char *no_assembly = g_build_filename(tmp_dir, "cannot-assemble.json", NULL);
+  g_assert_true(lw_model_write_file(d, no_assembly, NULL));
+  lw_desc_free(d);
+  g_autofree char *good = copy_model("double-pendulum.json");
+  const char *bad[] = {broken, no_assembly};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    act(w, "open");
+    choose(w, bad[i], FALSE);
+    g_assert_nonnull(lw_window_get_message(w));
+    g_test_message("%s: %s", bad[i], lw_window_get_message(w));
+  }
+  act(w, "open");
+  choose(w, good, FALSE);
+  g_assert_null(lw_window_get_message(w));
+  g_autoptr(GPtrArray) labels = NULL;
+  for (int k = 0; k < 30; k++) { /* the recent list is written asynchronously */
+    lwt_spin(0.1);
+    g_clear_pointer(&labels, g_ptr_array_unref);
+    labels = recent_menu_labels(w);
+    if (has_label(labels, "double-pendulum.json"))
+      break;
+  }
+  lwt_spin(0.5);
+  g_clear_pointer(&labels, g_ptr_array_unref);
+  labels = recent_menu_labels(w);
+  for (guint i = 0; i < labels->len; i++)
+    g_test_message("recent: %s", (char *)g_ptr_array_index(labels, i));
+  g_assert_true(has_label(labels, "double-pendulum.json"));
+  g_assert_false(has_label(labels, "broken-json.json"));
+  g_assert_false(has_label(labels, "cannot-assemble.json"));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a redundant but assembled model says so, not "cannot assemble" */
+static void test_redundant_status(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  g_autofree char *src = g_build_filename(LW_MODELS_DIR, "four-bar.json", NULL);
+  g_autofree char *fb = NULL;
+  g_assert_true(g_file_get_contents(src, &fb, NULL, NULL));
+  /* joint A twice: two dependent equations, the linkage still assembled */
+  char *at = strstr(fb, "\"joints\": [");
+  g_assert_nonnull(at);
+  at += strlen("\"joints\": [");
+  GString *text = g_string_new_len(fb, at - fb);
+  g_string_append(text, "{\"name\": \"A2\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"crank\", "
+                        "\"at\": [0, 0]},");
+  g_string_append(text, at);
+  lw_error err;
+  lw_desc *d = lw_model_read_data(text->str, (gssize)text->len, "redundant.json", NULL, &err);
+  g_string_free(text, TRUE);
+  g_assert_nonnull(d);
+  g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "a redundant joint");
+  lwt_spin(0.2);
+  const char *status = lw_window_get_status_text(w);
+  g_test_message("status: %s", status);
+  g_assert_null(strstr(status, "cannot assemble"));
+  g_assert_nonnull(strstr(status, "assembled"));
+  g_assert_nonnull(strstr(status, "redundant"));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a wider window widens the 3-D view, not the side panel; narrower again,
+ * the view keeps a useful width in edit mode; the divider has a handle */
+static void test_paned(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  GtkWidget *paned = find_widget(GTK_WIDGET(w), GTK_TYPE_PANED);
+  g_assert_nonnull(paned);
+  g_assert_true(gtk_paned_get_wide_handle(GTK_PANED(paned)));
+  GtkWidget *view = lw_window_get_view(w);
+  GtkWidget *side = gtk_paned_get_end_child(GTK_PANED(paned));
+  gtk_window_set_default_size(GTK_WINDOW(w), 1100, 760);
+  lwt_spin(1.0);
+  int v1 = gtk_widget_get_width(view), s1 = gtk_widget_get_width(side), w1 = gtk_widget_get_width(GTK_WIDGET(w));
+  gtk_window_set_default_size(GTK_WINDOW(w), 1400, 860);
+  lwt_spin(1.0);
+  int v2 = gtk_widget_get_width(view), s2 = gtk_widget_get_width(side), w2 = gtk_widget_get_width(GTK_WIDGET(w));
+  g_test_message("window %d -> %d: view %d -> %d, side panel %d -> %d", w1, w2, v1, v2, s1, s2);
+  g_assert_cmpint(w2 - w1, >, 200);
+  g_assert_cmpint(s2, ==, s1);
+  g_assert_cmpint(v2 - v1, ==, w2 - w1);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  lwt_spin(1.0);
+  g_autofree char *png = g_build_filename(LW_DOC_SHOT_DIR, "edit-enlarged.png", NULL);
+  g_mkdir_with_parents(LW_DOC_SHOT_DIR, 0755);
+  if (lw_window_save_screenshot(w, png, NULL))
+    g_test_message("screenshot %s", png);
+  gtk_window_set_default_size(GTK_WINDOW(w), 900, 700);
+  lwt_spin(1.0);
+  int v3 = gtk_widget_get_width(view);
+  g_test_message("window %d in edit mode: view %d", gtk_widget_get_width(GTK_WIDGET(w)), v3);
+  g_assert_cmpint(v3, >=, 360);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+static GtkWidget *button_for_action(GtkWidget *root, const char *action)
+{
+  if (GTK_IS_ACTIONABLE(root) && !g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(root)), action))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *f = button_for_action(c, action);
+    if (f)
+      return f;
+  }
+  return NULL;
+}
+
+static const char *icon_of(GtkWidget *button)
+{
+  const char *icon = gtk_button_get_icon_name(GTK_BUTTON(button));
+  if (icon)
+    return icon;
+  GtkWidget *content = find_widget(button, ADW_TYPE_BUTTON_CONTENT);
+  return content ? adw_button_content_get_icon_name(ADW_BUTTON_CONTENT(content)) : NULL;
+}
+
+/* Replay does not look like Run: its own icon and a label */
+static void test_replay_unlike_run(void)
+{
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  GtkWidget *run = button_for_action(GTK_WIDGET(w), "win.run");
+  GtkWidget *replay = button_for_action(GTK_WIDGET(w), "win.play");
+  g_assert_nonnull(run);
+  g_assert_nonnull(replay);
+  g_test_message("Run: %s; Replay: %s", icon_of(run), icon_of(replay));
+  g_assert_cmpstr(icon_of(replay), !=, icon_of(run));
+  GtkWidget *content = find_widget(replay, ADW_TYPE_BUTTON_CONTENT);
+  g_assert_nonnull(content);
+  g_assert_cmpstr(adw_button_content_get_label(ADW_BUTTON_CONTENT(content)), ==, "Replay");
+  g_assert_cmpstr(gtk_widget_get_tooltip_text(replay), !=, gtk_widget_get_tooltip_text(run));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+static void rm_rf(const char *path)
+{
+  GDir *d = g_dir_open(path, 0, NULL);
+  if (d) {
+    const char *n;
+    while ((n = g_dir_read_name(d))) {
+      g_autofree char *p = g_build_filename(path, n, NULL);
+      rm_rf(p);
+    }
+    g_dir_close(d);
+    g_rmdir(path);
+  } else
+    g_unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+  /* autosaves and the recent list of this test in a private directory */
+  tmp_dir = g_dir_make_tmp("lw-document-XXXXXX", NULL);
+  g_autofree char *cache = g_build_filename(tmp_dir, "cache", NULL);
+  g_autofree char *data = g_build_filename(tmp_dir, "data", NULL);
+  g_setenv("XDG_CACHE_HOME", cache, TRUE);
+  g_setenv("XDG_DATA_HOME", data, TRUE);
+  g_setenv("LANGUAGE", "C", TRUE);
+  g_test_init(&argc, &argv, NULL);
+  if (!gtk_init_check()) {
+    printf("1..0 # SKIP no display (the test command starts Xvfb)\n");
+    return 0;
+  }
+  adw_init();
+  app = lw_application_new();
+  g_application_register(G_APPLICATION(app), NULL, NULL);
+  g_test_add_func("/document/ask/new", test_ask_new);
+  g_test_add_func("/document/ask/open-recent", test_ask_open_recent);
+  g_test_add_func("/document/ask/example", test_ask_example);
+  g_test_add_func("/document/ask/open", test_ask_open);
+  g_test_add_func("/document/ask/save-fails", test_ask_save_fails);
+  g_test_add_func("/document/ask/save-as", test_ask_save_as);
+  g_test_add_func("/document/ask/recover", test_ask_recover);
+  g_test_add_func("/document/ask/close-save-as", test_close_save_as);
+  g_test_add_func("/document/autosave/lock-after-save", test_autosave_lock_after_save);
+  g_test_add_func("/document/autosave/recover-origin", test_recover_origin);
+  g_test_add_func("/document/new-resets-time", test_new_resets_time);
+  g_test_add_func("/document/failed-open-not-recent", test_failed_open_not_recent);
+  g_test_add_func("/document/redundant-status", test_redundant_status);
+  g_test_add_func("/document/paned", test_paned);
+  g_test_add_func("/document/replay-unlike-run", test_replay_unlike_run);
+  int rc = g_test_run();
+  g_object_unref(app);
+  rm_rf(tmp_dir);
+  g_free(tmp_dir);
+  return rc;
+}
