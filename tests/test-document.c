@@ -672,7 +672,7 @@ static void test_paned(void)
   lwt_spin(1.0);
   int v3 = gtk_widget_get_width(view);
   g_test_message("window %d in edit mode: view %d", gtk_widget_get_width(GTK_WIDGET(w)), v3);
-  g_assert_cmpint(v3, >=, 360);
+  g_assert_cmpint(v3, >=, 320);
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
