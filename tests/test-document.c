@@ -194,6 +194,31 @@ static void test_ask_new(void)
   }
 }
 
+/* New with nothing unsaved (no question), then Undo: the model comes back
+ * with its file and name, and Save writes there again */
+static void test_undo_new_file(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  g_autofree char *name = g_strdup(lw_window_get_display_name(w));
+  g_autofree char *before = json_of(w);
+  act(w, "new");
+  g_assert_null(dialog_for(w));
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
+  g_assert_null(lw_window_get_file(w));
+  act(w, "undo");
+  g_autofree char *back = json_of(w);
+  g_assert_cmpstr(back, ==, before);
+  g_assert_nonnull(lw_window_get_file(w));
+  g_assert_true(g_file_equal(lw_window_get_file(w), file));
+  g_assert_cmpstr(lw_window_get_display_name(w), ==, name);
+  g_assert_false(lw_window_get_modified(w));
+  act(w, "redo");
+  g_assert_null(lw_window_get_file(w));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* Open Recent: Cancel keeps all; Save writes the edit to its file, then opens */
 static void test_ask_open_recent(void)
 {
@@ -748,6 +773,7 @@ int main(int argc, char **argv)
   app = lw_application_new();
   g_application_register(G_APPLICATION(app), NULL, NULL);
   g_test_add_func("/document/ask/new", test_ask_new);
+  g_test_add_func("/document/undo-new-file", test_undo_new_file);
   g_test_add_func("/document/ask/open-recent", test_ask_open_recent);
   g_test_add_func("/document/ask/example", test_ask_example);
   g_test_add_func("/document/ask/open", test_ask_open);
