@@ -1580,6 +1580,14 @@ static void save_then(LwWindow *self, Replace *r)
     replace_free(r); /* the reason is shown; the model and its changes stay */
 }
 
+static gboolean destroy_dialog_later(gpointer dialog)
+{
+  if (gtk_widget_get_realized(dialog)) /* not yet gone with a button's click */
+    gtk_window_destroy(GTK_WINDOW(dialog));
+  g_object_unref(dialog);
+  return G_SOURCE_REMOVE;
+}
+
 static void confirm_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
 {
   LwWindow *self = user;
@@ -1590,6 +1598,10 @@ static void confirm_response_cb(AdwMessageDialog *dialog, const char *response, 
   }
   if (!r)
     return;
+  /* answered: the question goes, however the answer came (a button closes
+   * its dialog, a response given otherwise does not) */
+  gtk_widget_set_visible(GTK_WIDGET(dialog), FALSE);
+  g_idle_add(destroy_dialog_later, g_object_ref(dialog));
   if (!g_strcmp0(response, "discard"))
     replace_run(r);
   else if (!g_strcmp0(response, "save"))
