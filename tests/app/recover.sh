@@ -81,7 +81,7 @@ round() {
   # the first restart offers the model back
   "$app" "$tmp/four-bar.json" >"$tmp/second.log" 2>&1 &
   pid2=$!
-  dlg=$(wait_window "Recover the unsaved model?" 30) || {
+  dlg=$(wait_window "Recover the unsaved model[?]" 30) || {
     echo "no recovery offered"
     kill -9 $pid2
     return 1
