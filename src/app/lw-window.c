@@ -1582,8 +1582,7 @@ static void save_then(LwWindow *self, Replace *r)
 
 static gboolean destroy_dialog_later(gpointer dialog)
 {
-  if (gtk_widget_get_realized(dialog)) /* not yet gone with a button's click */
-    gtk_window_destroy(GTK_WINDOW(dialog));
+  gtk_window_destroy(GTK_WINDOW(dialog)); /* nothing when a button's click has already */
   g_object_unref(dialog);
   return G_SOURCE_REMOVE;
 }
