@@ -174,7 +174,7 @@ void lw_four_bar_analyze(const LwFourBar *fb, LwFourBarInfo *info)
     info->assembly = LW_ASSEMBLY_OK;
 }
 
-gboolean lw_four_bar_pose(const LwFourBar *fb, double theta, double B[2], double C[2])
+gboolean lw_four_bar_pose(const LwFourBar *fb, double theta, gboolean crossed, double B[2], double C[2])
 {
   double a = fb->crank, b = fb->coupler, c = fb->rocker, d = fb->ground;
   if (lw_grashof_classify(d, a, b, c) == LW_GRASHOF_INVALID || !isfinite(theta))
@@ -188,15 +188,17 @@ gboolean lw_four_bar_pose(const LwFourBar *fb, double theta, double B[2], double
   /* the angle at B between B -> D and B -> C, law of cosines in B C D */
   double psi = acos(clamp1((b * b + f * f - c * c) / (2 * b * f)));
   double beta = atan2(fy, fx);
+  if (crossed)
+    psi = -psi;
   C[0] = B[0] + b * cos(beta + psi);
   C[1] = B[1] + b * sin(beta + psi);
   return TRUE;
 }
 
-gboolean lw_four_bar_coupler_point(const LwFourBar *fb, double theta, double P[2])
+gboolean lw_four_bar_coupler_point(const LwFourBar *fb, double theta, gboolean crossed, double P[2])
 {
   double B[2], C[2];
-  if (!lw_four_bar_pose(fb, theta, B, C))
+  if (!lw_four_bar_pose(fb, theta, crossed, B, C))
     return FALSE;
   double ux = (C[0] - B[0]) / fb->coupler, uy = (C[1] - B[1]) / fb->coupler;
   P[0] = B[0] + fb->point_along * ux - fb->point_offset * uy;
@@ -338,7 +340,7 @@ lw_desc *lw_four_bar_desc(const LwFourBar *fb)
   double B[2], C[2];
   if (info.assembly != LW_ASSEMBLY_OK || !positive(fb->density) || !isfinite(fb->crank_speed) ||
       !isfinite(fb->point_along) || !isfinite(fb->point_offset) ||
-      !lw_four_bar_pose(fb, fb->crank_angle, B, C))
+      !lw_four_bar_pose(fb, fb->crank_angle, FALSE, B, C))
     return NULL;
   g_autofree char *text =
       g_strdup_printf(_("Four-bar from the template: ground %g m, crank %g m, coupler %g m, rocker %g m (%s), "

@@ -58,12 +58,12 @@ LwGrashofClass lw_grashof_classify(double ground, double crank, double coupler, 
 const char *lw_grashof_class_name(LwGrashofClass c);     /* translated, e.g. "Crank-rocker" */
 const char *lw_grashof_class_meaning(LwGrashofClass c);  /* translated: what turns, what rocks */
 void lw_four_bar_analyze(const LwFourBar *fb, LwFourBarInfo *info);
-/* Crank pin B and rocker pin C at crank angle theta, the open assembly (C
- * to the left of the line B -> D); FALSE when it does not assemble there. */
-gboolean lw_four_bar_pose(const LwFourBar *fb, double theta, double B[2], double C[2]);
-/* The coupler point at crank angle theta (open assembly); FALSE when it does
- * not assemble there. */
-gboolean lw_four_bar_coupler_point(const LwFourBar *fb, double theta, double P[2]);
+/* Crank pin B and rocker pin C at crank angle theta, in the open assembly
+ * (C to the left of the line B -> D) or the crossed one (to its right);
+ * FALSE when it does not assemble there. */
+gboolean lw_four_bar_pose(const LwFourBar *fb, double theta, gboolean crossed, double B[2], double C[2]);
+/* The coupler point at crank angle theta; FALSE when it does not assemble there. */
+gboolean lw_four_bar_coupler_point(const LwFourBar *fb, double theta, gboolean crossed, double P[2]);
 /* Why info->assembly is not OK, in the user's length unit (metres times
  * `unit` and its name); NULL when it is OK.  Free with g_free. */
 char *lw_four_bar_assembly_text(const LwFourBar *fb, const LwFourBarInfo *info, double unit,
