@@ -342,6 +342,34 @@ static void test_four_bar_model(void)
   lw_desc_free(d);
 }
 
+/* a linkage of each class runs its default 5 s from its start, through the
+ * rocking linkages' dead points (where only the crank stops) */
+static void test_four_bar_classes_run(void)
+{
+  static const double cases[][5] = {
+    {2, 0.5, 2, 1.5, 90}, {1, 3, 3.5, 2.5, 30}, {3, 2.5, 1, 2, 40},
+    {2, 1.5, 2, 0.5, 90}, {2, 1, 2, 1, 60},     {3, 1.5, 2, 1.2, 20},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    LwFourBar fb = four_bar(cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4] * DEG);
+    lw_desc *d = lw_four_bar_desc(&fb);
+    g_assert_nonnull(d);
+    lw_error err;
+    lw_model *m = lw_compile(d, &err);
+    g_assert_nonnull(m);
+    lw_sim_result res;
+    int st = lw_simulate(m, d->solver.t_end, d->solver.step, &res, NULL, NULL);
+    g_test_message("%s: status %d, %ld rows, max |Phi| %.2g",
+                   lw_grashof_class_name(lw_grashof_classify(fb.ground, fb.crank, fb.coupler, fb.rocker)), st,
+                   res.rows, res.max_constraint_residual);
+    g_assert_cmpint(st, ==, LW_OK);
+    g_assert_cmpfloat(res.max_constraint_residual, <, 1e-6);
+    lw_sim_result_clear(&res);
+    lw_model_free(m);
+    lw_desc_free(d);
+  }
+}
+
 /* ---- slider-crank -------------------------------------------------------------- */
 static double slider_x(const Assembled *a)
 {
@@ -550,6 +578,8 @@ static void test_dialog_four_bar(void)
   g_assert_nonnull(gallery);
   GtkWidget *row = find_named(gallery, "template-four-bar");
   g_assert_nonnull(row);
+  g_assert_true(lwt_wait_until(is_mapped, gallery, 10));
+  save_png(gallery, "gallery.png");
   gtk_widget_activate(row);
   lwt_spin(0.3);
   LwTemplateDialog *dlg = LW_TEMPLATE_DIALOG(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
@@ -659,6 +689,7 @@ int main(int argc, char **argv)
   g_test_add_func("/templates/transmission-rocking", test_transmission_rocking);
   g_test_add_func("/templates/four-bar-assembly", test_four_bar_assembly);
   g_test_add_func("/templates/four-bar-model", test_four_bar_model);
+  g_test_add_func("/templates/four-bar-classes-run", test_four_bar_classes_run);
   g_test_add_func("/templates/slider-crank", test_slider_crank);
   g_test_add_func("/templates/slider-crank-short-rod", test_slider_crank_short_rod);
   g_test_add_func("/templates/slider-crank-model", test_slider_crank_model);

@@ -112,7 +112,8 @@ const char *lw_grashof_class_meaning(LwGrashofClass c)
   case LW_GRASHOF_DOUBLE_ROCKER:
     return _("s + l < p + q, coupler shortest: the coupler turns fully, crank and rocker rock");
   case LW_GRASHOF_CHANGE_POINT:
-    return _("s + l = p + q: the links fall in line once per turn, where the motion can change branch");
+    return _("s + l = p + q: all four links fall in line once per turn, where the motion can change branch "
+             "and a run may stop");
   case LW_GRASHOF_TRIPLE_ROCKER: return _("s + l > p + q: no link turns fully, crank and rocker rock");
   default: return _("Every length must be a positive number");
   }
