@@ -549,12 +549,18 @@ static void save_png(GtkWidget *w, const char *name)
 {
   g_mkdir_with_parents(LW_TEMPLATES_SHOT_DIR, 0755);
   g_autofree char *path = g_build_filename(LW_TEMPLATES_SHOT_DIR, name, NULL);
-  lwt_spin(0.3);
+  /* a window just mapped may not have drawn yet: its paintable is empty until it has */
   GdkPaintable *paintable = gtk_widget_paintable_new(w);
-  int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
-  GtkSnapshot *snap = gtk_snapshot_new();
-  gdk_paintable_snapshot(paintable, snap, width, height);
-  GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+  GskRenderNode *node = NULL;
+  int width = 0, height = 0;
+  for (int tries = 0; !node && tries < 50; tries++) {
+    lwt_spin(0.1);
+    width = gtk_widget_get_width(w);
+    height = gtk_widget_get_height(w);
+    GtkSnapshot *snap = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, snap, width, height);
+    node = gtk_snapshot_free_to_node(snap);
+  }
   g_assert_nonnull(node);
   GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(w));
   GdkTexture *tex = gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, width, height));
