@@ -687,6 +687,31 @@ static void test_dialog_slider_crank(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* Cancel (and Escape, its binding) leaves the model alone; a dialog goes
+ * with its window */
+static void test_dialog_cancel(void)
+{
+  LwWindow *w = new_window();
+  const lw_desc *before = lw_window_get_desc(w);
+  guint undo0 = lw_window_get_undo_depth(w);
+  LwTemplateDialog *dlg = lw_template_dialog_new(w, LW_TEMPLATE_FOUR_BAR);
+  gtk_window_present(GTK_WINDOW(dlg));
+  g_assert_true(lwt_wait_until(is_mapped, dlg, 10));
+  set_field(dlg, "fb-crank", 0.7);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(dlg), "window.close", NULL));
+  lwt_spin(0.2);
+  g_assert_null(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
+  g_assert_true(lw_window_get_desc(w) == before);
+  g_assert_cmpuint(lw_window_get_undo_depth(w), ==, undo0);
+  g_assert_false(lw_window_get_modified(w));
+  dlg = lw_template_dialog_new(w, LW_TEMPLATE_SLIDER_CRANK);
+  gtk_window_present(GTK_WINDOW(dlg));
+  g_assert_true(lwt_wait_until(is_mapped, dlg, 10));
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+  g_assert_null(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -705,6 +730,7 @@ int main(int argc, char **argv)
     g_application_register(G_APPLICATION(app), NULL, NULL);
     g_test_add_func("/templates/dialog-four-bar", test_dialog_four_bar);
     g_test_add_func("/templates/dialog-slider-crank", test_dialog_slider_crank);
+    g_test_add_func("/templates/dialog-cancel", test_dialog_cancel);
   } else
     g_test_message("no display: the dialog's tests are skipped (the test command starts Xvfb)");
   int rc = g_test_run();
