@@ -263,6 +263,22 @@ static GtkWidget *find_widget(GtkWidget *root, GType type)
   return NULL;
 }
 
+/* the gallery's list of shipped examples (its rows name their example) */
+static GtkWidget *examples_list(GtkWidget *root)
+{
+  if (GTK_IS_LIST_BOX(root)) {
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(root), 0);
+    if (row && g_object_get_data(G_OBJECT(row), "example"))
+      return root;
+  }
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *f = examples_list(c);
+    if (f)
+      return f;
+  }
+  return NULL;
+}
+
 /* the examples gallery: an example asks first */
 static void test_ask_example(void)
 {
@@ -280,10 +296,9 @@ static void test_ask_example(void)
         gallery = l->data;
     g_list_free(all);
     g_assert_nonnull(gallery);
-    GtkWidget *list = find_widget(gallery, GTK_TYPE_LIST_BOX);
+    GtkWidget *list = examples_list(gallery);
     g_assert_nonnull(list);
     GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(list), 0);
-    g_assert_nonnull(row);
     g_signal_emit_by_name(list, "row-activated", row);
     lwt_spin(0.3);
     g_assert_nonnull(dialog_for(w));
@@ -294,6 +309,36 @@ static void test_ask_example(void)
   g_assert_cmpstr(now, !=, edited);
   g_assert_null(lw_window_get_file(w)); /* an example has no file */
   g_assert_false(lw_window_get_modified(w));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a model built by a template of the gallery (lw_window_open_document):
+ * the same question; Cancel frees it, Discard opens it */
+static void test_ask_template(void)
+{
+  g_autofree char *path = NULL;
+  LwWindow *w = window_on("four-bar.json", &path);
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  edit(w);
+  g_autofree char *edited = json_of(w);
+  for (int round = 0; round < 2; round++) {
+    lw_desc *d = lwt_read("pendulum.json");
+    g_assert_false(lw_window_open_document(w, d, "Untitled pendulum"));
+    lwt_spin(0.2);
+    g_assert_nonnull(dialog_for(w));
+    assert_kept(w, edited, file);
+    respond(w, round == 0 ? "cancel" : "discard");
+  }
+  lw_desc *pendulum = lwt_read("pendulum.json");
+  g_autofree char *expect = lw_model_to_json(pendulum);
+  lw_desc_free(pendulum);
+  g_autofree char *now = json_of(w);
+  g_assert_cmpstr(now, ==, expect);
+  g_assert_null(lw_window_get_file(w));
+  g_assert_cmpstr(lw_window_get_display_name(w), ==, "Untitled pendulum");
+  g_assert_true(lw_window_get_modified(w));
+  act(w, "undo"); /* the edited four-bar, with its file */
+  assert_kept(w, edited, file);
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
@@ -777,6 +822,7 @@ int main(int argc, char **argv)
   g_test_add_func("/document/ask/open-recent", test_ask_open_recent);
   g_test_add_func("/document/ask/example", test_ask_example);
   g_test_add_func("/document/ask/open", test_ask_open);
+  g_test_add_func("/document/ask/template", test_ask_template);
   g_test_add_func("/document/ask/save-fails", test_ask_save_fails);
   g_test_add_func("/document/ask/save-as", test_ask_save_as);
   g_test_add_func("/document/ask/recover", test_ask_recover);

@@ -42,6 +42,13 @@ typedef void (*LwWindowReplaceFunc)(LwWindow *self, gpointer data);
 void lw_window_confirm_replace(LwWindow *self, const char *what, LwWindowReplaceFunc fn, gpointer data,
                                GDestroyNotify destroy);
 
+/* Make desc (taken) a new document named display_name, modified and without
+ * a file (Save asks where), undoable.  When the model shown has unsaved
+ * changes, asks first (lw_window_confirm_replace): desc waits for the
+ * answer and is freed on Cancel.  TRUE when desc became the document at
+ * once and assembled (it can run). */
+gboolean lw_window_open_document(LwWindow *self, lw_desc *desc, const char *display_name);
+
 /* For tests and automation. */
 const lw_desc *lw_window_get_desc(LwWindow *self);
 LwSimRunner *lw_window_get_runner(LwWindow *self);
