@@ -210,6 +210,7 @@ static void test_edit_time(void)
   double t_compile = ms_since(t0);
   t0 = g_get_monotonic_time();
   lw_prop_editor_set_document(pe, d, &chk);
+  lw_prop_editor_get_text(pe, "solver/t_end"); /* the page brought up to date */
   double t_props = ms_since(t0);
   LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
   t0 = g_get_monotonic_time();
@@ -289,6 +290,7 @@ static void test_focus_stays(void)
   const char *pm = "bodies/link1/mass";
   gtk_widget_grab_focus(entry_of(w, pm));
   settle(1);
+  g_test_message("before: entry %p, focus in it: %d", (void *)entry_of(w, pm), focus_in(w, entry_of(w, pm)));
   g_assert_true(lw_prop_editor_enter(props_of(w), pm, "0.8"));
   settle(2);
   g_assert_cmpfloat(field_value(w, pm), ==, 0.8);
@@ -297,6 +299,10 @@ static void test_focus_stays(void)
                  f && gtk_widget_get_ancestor(f, GTK_TYPE_ENTRY)
                    ? (char *)g_object_get_data(G_OBJECT(gtk_widget_get_ancestor(f, GTK_TYPE_ENTRY)), "path")
                    : "-");
+  for (GtkWidget *a = f; a; a = gtk_widget_get_parent(a))
+    g_test_message("  in %s %s", G_OBJECT_TYPE_NAME(a), gtk_widget_get_name(a));
+  g_test_message("focus entry %p, field entry %p, page's %p", (void *)gtk_widget_get_ancestor(f, GTK_TYPE_ENTRY),
+                 (void *)entry_of(w, pm), (void *)lw_prop_editor_get_entry(props_of(w), pm));
   g_assert_true(focus_in(w, entry_of(w, pm)));
   /* also when the edit renames the element (its fields are new) */
   const char *pn = "bodies/link1/name";
