@@ -1141,6 +1141,11 @@ typedef struct {
   int index;          /* in doc->params, -1 while unbound */
   GtkWidget *value, *scale, *toggle;
   gboolean binding;   /* the widgets are being set from the document */
+  /* what the widgets show: a row is set again only when it changed */
+  int shown_index;
+  double shown_value;
+  const double *shown_range;
+  gboolean shown_degrees;
 } ParamRow;
 
 static lw_quantity param_quantity(const lw_desc *d, const lw_param_desc *p)
@@ -1199,10 +1204,18 @@ static void param_row_update(LwPropEditor *self, ParamRow *r)
   if (r->index < 0 || r->index >= self->doc->nparams)
     return;
   const lw_param_desc *p = &self->doc->params[r->index];
+  const double *range = g_hash_table_lookup(self->sliders, p->name);
+  if (r->shown_index == r->index && r->shown_value == p->value && r->shown_range == range &&
+      r->shown_degrees == self->degrees)
+    return;
+  gboolean rebound = r->shown_index != r->index;
+  r->shown_index = r->index;
+  r->shown_value = p->value;
+  r->shown_range = range;
+  r->shown_degrees = self->degrees;
   char text[96];
   param_value_text(self, p, p->value, text, sizeof text);
   gtk_label_set_text(GTK_LABEL(r->value), text);
-  const double *range = g_hash_table_lookup(self->sliders, p->name);
   r->binding = TRUE;
   gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(r->toggle), range != NULL);
   gtk_widget_set_visible(r->scale, range != NULL);
@@ -1211,6 +1224,9 @@ static void param_row_update(LwPropEditor *self, ParamRow *r)
     gtk_range_set_increments(GTK_RANGE(r->scale), (range[1] - range[0]) / 100, (range[1] - range[0]) / 10);
     gtk_range_set_value(GTK_RANGE(r->scale), p->value);
   }
+  r->binding = FALSE;
+  if (!rebound)
+    return;
   g_autofree char *tip = g_strdup_printf(_("Show %s as a slider"), p->name);
   gtk_widget_set_tooltip_text(r->toggle, tip);
   gtk_accessible_update_property(GTK_ACCESSIBLE(r->toggle), GTK_ACCESSIBLE_PROPERTY_LABEL, tip, -1);
@@ -1271,6 +1287,7 @@ static GtkWidget *param_box_new(LwPropEditor *self)
   ParamRow *r = g_new0(ParamRow, 1);
   r->self = self;
   r->index = -1;
+  r->shown_index = -1;
   GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
   r->scale = gtk_scale_new(GTK_ORIENTATION_HORIZONTAL, NULL);
   gtk_widget_set_size_request(r->scale, 160, -1);
