@@ -315,6 +315,164 @@ static void test_focus_stays(void)
   settle(1);
 }
 
+/* ---- 4: units and expressions ------------------------------------------------ */
+static void enter_ok(LwWindow *w, const char *path, const char *text)
+{
+  if (!lw_prop_editor_enter(props_of(w), path, text))
+    g_error("field %s refused '%s': %s", path, text, lw_prop_editor_get_error(props_of(w), path));
+  settle(1);
+}
+
+static void test_units(void)
+{
+  LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-units");
+  LwPropEditor *pe = props_of(w);
+  g_assert_true(lw_prop_editor_get_degrees(pe)); /* the default */
+  pick(w, "bodies/link1");
+  const char *pa = "bodies/link1/angle", *px = "bodies/link1/points/end/0", *pm = "bodies/link1/mass";
+  g_assert_cmpstr(lw_prop_editor_get_text(pe, pa), ==, "-90");
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, pa), ==, "deg");
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, px), ==, "m");
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, pm), ==, "kg");
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, "bodies/link1/inertia/2"), ==, "kg m²");
+  enter_ok(w, px, "250 mm");
+  g_assert_cmpfloat_with_epsilon(field_value(w, px), 0.25, 1e-15);
+  g_assert_cmpstr(lw_prop_editor_get_text(pe, px), ==, "0.25");
+  enter_ok(w, pm, "2*0.35");
+  g_assert_cmpfloat_with_epsilon(field_value(w, pm), 0.7, 1e-15);
+  enter_ok(w, pm, "350 g");
+  g_assert_cmpfloat_with_epsilon(field_value(w, pm), 0.35, 1e-15);
+  enter_ok(w, pa, "-45");
+  g_assert_cmpfloat_with_epsilon(field_value(w, pa), -G_PI / 4, 1e-15);
+  enter_ok(w, pa, "-pi/2 rad");
+  g_assert_cmpfloat_with_epsilon(field_value(w, pa), -G_PI / 2, 1e-15);
+  g_assert_cmpstr(lw_prop_editor_get_text(pe, pa), ==, "-90");
+  /* a unit of another quantity is refused, the model unchanged */
+  guint depth = lw_window_get_undo_depth(w);
+  g_assert_false(lw_prop_editor_enter(pe, pa, "90 kg"));
+  g_test_message("90 kg as an angle: %s", lw_prop_editor_get_error(pe, pa));
+  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, pa), "not a unit of angle"));
+  g_assert_false(lw_prop_editor_enter(pe, px, "2 +"));
+  g_test_message("'2 +': %s", lw_prop_editor_get_error(pe, px));
+  g_assert_false(lw_prop_editor_enter(pe, px, "1/0"));
+  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, px), "division by zero"));
+  g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth);
+  g_assert_cmpfloat_with_epsilon(field_value(w, pa), -G_PI / 2, 1e-15);
+  shot(w, "units-degrees");
+  /* radians: the switch (and the setting) */
+  lw_prop_editor_set_degrees(pe, FALSE);
+  settle(1);
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, pa), ==, "rad");
+  g_assert_cmpstr(lw_prop_editor_get_text(pe, pa), ==, "-1.570796327");
+  enter_ok(w, pa, "-1");
+  g_assert_cmpfloat(field_value(w, pa), ==, -1);
+  g_autoptr(GSettings) settings = g_settings_new("io.github.linkwright.Linkwright");
+  g_assert_false(g_settings_get_boolean(settings, "angles-in-degrees"));
+  g_settings_set_boolean(settings, "angles-in-degrees", TRUE);
+  settle(1);
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, pa), ==, "deg");
+  /* a joint's initial velocity and a spring's stiffness */
+  pick(w, "joints/shoulder");
+  const char *pv = "initial/shoulder/velocity";
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, pv), ==, "deg/s");
+  enter_ok(w, pv, "60 rpm");
+  const lw_desc *d = lw_window_get_desc(w);
+  double v = NAN;
+  for (int i = 0; i < d->ninitial; i++)
+    if (!g_strcmp0(d->initial[i].joint, "shoulder") && d->initial[i].has_velocity)
+      v = d->initial[i].velocity;
+  g_assert_cmpfloat_with_epsilon(v, 2 * G_PI, 1e-12);
+  g_assert_cmpstr(lw_prop_editor_get_text(pe, pv), ==, "360");
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+}
+
+static GtkWidget *find_type(GtkWidget *root, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *r = find_type(c, type);
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+/* the page scrolled to the parameters (for the screenshot) */
+static void scroll_to_array(LwPropEditor *pe)
+{
+  GtkWidget *sw = find_type(GTK_WIDGET(pe), GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *row = find_type(GTK_WIDGET(pe), ADW_TYPE_EXPANDER_ROW);
+  graphene_rect_t r;
+  if (sw && row && gtk_widget_compute_bounds(row, gtk_scrolled_window_get_child(GTK_SCROLLED_WINDOW(sw)), &r))
+    gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw)), r.origin.y - 150);
+}
+
+/* ---- 5: a parameter as a slider -------------------------------------------------- */
+static void test_slider(void)
+{
+  LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-slider");
+  LwPropEditor *pe = props_of(w);
+  g_assert_null(lw_prop_editor_get_selection(pe));
+  /* a parameter of its own: gravity y, -9.81, slides over +-50 % */
+  g_assert_true(lw_prop_editor_make_parameter(pe, "gravity/1"));
+  settle(1);
+  const lw_desc *d = lw_window_get_desc(w);
+  const char *gname = d->params[d->nparams - 1].name;
+  g_autofree char *gn = g_strdup(gname);
+  g_assert_true(lw_prop_editor_set_slider(pe, gn, TRUE));
+  GtkWidget *s = lw_prop_editor_get_slider(pe, gn);
+  g_assert_nonnull(s);
+  GtkAdjustment *a = gtk_range_get_adjustment(GTK_RANGE(s));
+  g_assert_cmpfloat_with_epsilon(gtk_adjustment_get_lower(a), -9.81 * 1.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon(gtk_adjustment_get_upper(a), -9.81 * 0.5, 1e-12);
+  guint depth = lw_window_get_undo_depth(w);
+  g_assert_true(lw_prop_editor_slide(pe, gn, -5.0));
+  settle(1);
+  g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth + 1);
+  d = lw_window_get_desc(w);
+  g_assert_cmpfloat(d->params[lw_desc_param_index(d, gn)].value, ==, -5.0);
+  g_assert_cmpfloat(d->gravity[1], ==, -5.0);
+  g_assert_cmpstr(lw_prop_editor_get_text(pe, "gravity/1"), ==, "-5");
+  /* the slider stays a slider through the edit, at its new value */
+  s = lw_prop_editor_get_slider(pe, gn);
+  g_assert_nonnull(s);
+  g_assert_cmpfloat(gtk_range_get_value(GTK_RANGE(s)), ==, -5.0);
+  /* an array's element: the range of the optimization problem's bounds */
+  g_assert_true(lw_prop_editor_expand_array(pe, "u", TRUE));
+  settle(2);
+  g_assert_true(lw_prop_editor_set_slider(pe, "u[2]", TRUE));
+  s = lw_prop_editor_get_slider(pe, "u[2]");
+  g_assert_nonnull(s);
+  a = gtk_range_get_adjustment(GTK_RANGE(s));
+  g_assert_cmpfloat(gtk_adjustment_get_lower(a), ==, -100);
+  g_assert_cmpfloat(gtk_adjustment_get_upper(a), ==, 100);
+  g_assert_true(lw_prop_editor_slide(pe, "u[2]", 25));
+  settle(1);
+  d = lw_window_get_desc(w);
+  g_assert_cmpfloat(d->params[lw_desc_param_index(d, "u[2]")].value, ==, 25);
+  g_assert_cmpfloat(d->forces[0].func.knots[2], ==, 25);
+  g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth + 2);
+  scroll_to_array(pe);
+  shot(w, "slider");
+  /* undone as any edit */
+  g_action_group_activate_action(G_ACTION_GROUP(w), "undo", NULL);
+  settle(1);
+  d = lw_window_get_desc(w);
+  g_assert_cmpfloat(d->params[lw_desc_param_index(d, "u[2]")].value, ==, 0);
+  /* the next run uses the model's value: the compiled model has it */
+  g_assert_true(lw_prop_editor_slide(pe, "u[2]", 40));
+  settle(1);
+  lw_error err;
+  lw_model *m = lw_compile(lw_window_get_desc(w), &err);
+  g_assert_nonnull(m);
+  g_assert_cmpfloat(lw_model_desc(m)->forces[0].func.knots[2], ==, 40);
+  lw_model_free(m);
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -330,6 +488,8 @@ int main(int argc, char **argv)
   g_test_add_func("/inspector/edit-time", test_edit_time);
   g_test_add_func("/inspector/focus-out-applies", test_focus_out_applies);
   g_test_add_func("/inspector/focus-stays", test_focus_stays);
+  g_test_add_func("/inspector/units", test_units);
+  g_test_add_func("/inspector/slider", test_slider);
   int rc = g_test_run();
   g_object_unref(app);
   return rc;

@@ -501,11 +501,13 @@ static char *param_name_for(const lw_desc *d, const char *path)
   g_auto(GStrv) parts = g_strsplit(path, "/", -1);
   GString *s = g_string_new(NULL);
   static const char *const axes[] = {"x", "y", "z"};
-  for (int i = 1; parts[i]; i++) {
+  /* a model-wide vector keeps its own name: gravity/1 -> gravity_y */
+  int first = g_strv_length(parts) == 2 && g_ascii_isdigit(parts[1][0]) ? 0 : 1;
+  for (int i = first; parts[i]; i++) {
     if (!strcmp(parts[i], "points") || !strcmp(parts[i], "function"))
       continue;
     const char *p = parts[i];
-    if (g_ascii_isdigit(p[0]) && !p[1] && p[0] < '3' && i > 1 && strcmp(parts[i - 1], "function"))
+    if (g_ascii_isdigit(p[0]) && !p[1] && p[0] < '3' && i > first && strcmp(parts[i - 1], "function"))
       p = axes[p[0] - '0'];
     g_string_append_printf(s, "%s%s", s->len ? "_" : "", p);
   }
@@ -1810,7 +1812,7 @@ static void rebuild_all(LwPropEditor *self)
   GtkWidget *child;
   while ((child = gtk_widget_get_first_child(self->box)))
     section_remove(self, child);
-  g_hash_table_remove_all(self->sliders);
+  stash_clear(self);
   rebuild(self);
 }
 
