@@ -1628,7 +1628,8 @@ static void section_remove(LwPropEditor *self, GtkWidget *sec)
       }
   } else
     g_hash_table_foreach_remove(self->fields, field_in_section, sec);
-  if (g_object_get_data(G_OBJECT(sec), "form")) {
+  /* the form's widgets, unless a new form has replaced them already */
+  if (self->obj_name && gtk_widget_is_ancestor(self->obj_name, sec)) {
     self->obj_name = self->obj_output = self->obj_measure = self->obj_target = self->obj_weight = NULL;
     self->obj_error = NULL;
   }
