@@ -28,15 +28,13 @@
 static LwApplication *app;
 static char *tmp_dir;
 
-/* ---- helpers ---------------------------------------------------------------- */
-static gboolean is_mapped(gpointer w)
-{
+/* ---- helpers ----------------------------------------------------------------
+ */
+static gboolean is_mapped(gpointer w) {
   return gtk_widget_get_mapped(GTK_WIDGET(w));
 }
 
-
-static LwPropEditor *props_of(LwWindow *w)
-{
+static LwPropEditor *props_of(LwWindow *w) {
   return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
 }
 
@@ -44,8 +42,7 @@ static LwPropEditor *props_of(LwWindow *w)
 static double settle_longest, settle_busy;
 
 /* let the window lay out and draw until the main loop is quiet */
-static void settle(double timeout_s)
-{
+static void settle(double timeout_s) {
   gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
   int quiet = 0;
   settle_longest = settle_busy = 0;
@@ -62,8 +59,7 @@ static void settle(double timeout_s)
 
 /* the cart's force spline with p values, one parameter u[k] per value,
  * its problems kept (they bound u[*] to [-100, 100]) */
-static lw_desc *cart_with_spline(int p)
-{
+static lw_desc *cart_with_spline(int p) {
   lw_desc *d = lwt_read("cart-pendulum.json");
   lw_force_desc *f = &d->forces[0];
   free(f->func.knots);
@@ -89,8 +85,7 @@ static lw_desc *cart_with_spline(int p)
 }
 
 /* a window on a model description, in edit mode */
-static LwWindow *window_on(lw_desc *d, const char *stem)
-{
+static LwWindow *window_on(lw_desc *d, const char *stem) {
   g_autofree char *file = g_strdup_printf("%s.json", stem);
   g_autofree char *path = g_build_filename(tmp_dir, file, NULL);
   g_autoptr(GError) error = NULL;
@@ -102,25 +97,26 @@ static LwWindow *window_on(lw_desc *d, const char *stem)
   g_assert_true(lw_window_open_file(w, gf));
   gtk_window_present(GTK_WINDOW(w));
   g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode",
+                                     g_variant_new_boolean(TRUE));
   settle(20);
   return w;
 }
 
-static void pick(LwWindow *w, const char *path)
-{
+static void pick(LwWindow *w, const char *path) {
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
   settle(5);
   g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, path);
 }
 
 /* the entry of a field, found in the page as a user would */
-static GtkWidget *find_entry(GtkWidget *root, const char *path)
-{
-  if (GTK_IS_ENTRY(root) && !g_strcmp0(g_object_get_data(G_OBJECT(root), "path"), path) &&
+static GtkWidget *find_entry(GtkWidget *root, const char *path) {
+  if (GTK_IS_ENTRY(root) &&
+      !g_strcmp0(g_object_get_data(G_OBJECT(root), "path"), path) &&
       gtk_widget_get_mapped(root))
     return root;
-  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c;
+       c = gtk_widget_get_next_sibling(c)) {
     GtkWidget *e = find_entry(c, path);
     if (e)
       return e;
@@ -128,24 +124,22 @@ static GtkWidget *find_entry(GtkWidget *root, const char *path)
   return NULL;
 }
 
-static GtkWidget *entry_of(LwWindow *w, const char *path)
-{
+static GtkWidget *entry_of(LwWindow *w, const char *path) {
   GtkWidget *e = find_entry(GTK_WIDGET(props_of(w)), path);
   if (!e)
     g_error("no field %s on the page", path);
   return e;
 }
 
-static int count_rows(GtkWidget *root)
-{
+static int count_rows(GtkWidget *root) {
   int n = ADW_IS_PREFERENCES_ROW(root) ? 1 : 0;
-  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c))
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c;
+       c = gtk_widget_get_next_sibling(c))
     n += count_rows(c);
   return n;
 }
 
-static double field_value(LwWindow *w, const char *path)
-{
+static double field_value(LwWindow *w, const char *path) {
   lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
   double *v = lw_desc_field(d, path);
   g_assert_nonnull(v);
@@ -155,17 +149,16 @@ static double field_value(LwWindow *w, const char *path)
 }
 
 /* the focus is in the entry (its text widget has it) */
-static gboolean focus_in(LwWindow *w, GtkWidget *entry)
-{
+static gboolean focus_in(LwWindow *w, GtkWidget *entry) {
   GtkWidget *f = gtk_root_get_focus(GTK_ROOT(w));
   return f && (f == entry || gtk_widget_is_ancestor(f, entry));
 }
 
-static void shot(LwWindow *w, const char *name)
-{
+static void shot(LwWindow *w, const char *name) {
   settle(2);
   const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir = g_build_filename(dir && *dir ? dir : ".", "inspector", NULL);
+  g_autofree char *sdir =
+      g_build_filename(dir && *dir ? dir : ".", "inspector", NULL);
   g_mkdir_with_parents(sdir, 0755);
   g_autofree char *file = g_strdup_printf("%s.png", name);
   g_autofree char *path = g_build_filename(sdir, file, NULL);
@@ -176,14 +169,13 @@ static void shot(LwWindow *w, const char *name)
     g_test_message("no screenshot %s: %s", path, error->message);
 }
 
-static double ms_since(gint64 t0)
-{
+static double ms_since(gint64 t0) {
   return (double)(g_get_monotonic_time() - t0) / 1000.0;
 }
 
-/* ---- 1: an edit on a model with 1000 parameters ----------------------------- */
-static void test_edit_time(void)
-{
+/* ---- 1: an edit on a model with 1000 parameters -----------------------------
+ */
+static void test_edit_time(void) {
   LwWindow *w = window_on(cart_with_spline(1000), "cart-1000");
   LwPropEditor *pe = props_of(w);
   g_assert_null(lw_prop_editor_get_selection(pe));
@@ -197,12 +189,15 @@ static void test_edit_time(void)
   double best = 1e9, best_frame = 1e9;
   for (int round = 0; round < 3; round++) {
     gint64 t0 = g_get_monotonic_time();
-    g_assert_true(lw_prop_editor_enter(pe, "solver/t_end", round % 2 ? "3" : "2.5"));
+    g_assert_true(
+        lw_prop_editor_enter(pe, "solver/t_end", round % 2 ? "3" : "2.5"));
     double edit = ms_since(t0);
     settle(10);
     double all = ms_since(t0);
-    g_test_message("edit %d: %.1f ms synchronous, %.1f ms until the main loop is quiet (busy %.1f ms after the "
-                   "edit, longest iteration %.1f ms)", round, edit, all, settle_busy, settle_longest);
+    g_test_message("edit %d: %.1f ms synchronous, %.1f ms until the main loop "
+                   "is quiet (busy %.1f ms after the "
+                   "edit, longest iteration %.1f ms)",
+                   round, edit, all, settle_busy, settle_longest);
     best = MIN(best, edit);
     best_frame = MIN(best_frame, all);
   }
@@ -243,13 +238,18 @@ static void test_edit_time(void)
   double t_opt = ms_since(t0);
   settle(10);
   busy[3] = settle_busy;
-  g_test_message("main loop after each (layout, drawing): property page %.1f ms, inspector %.1f ms, sensitivity "
-                 "panel %.1f ms, optimization panel %.1f ms", busy[0], busy[1], busy[2], busy[3]);
+  g_test_message("main loop after each (layout, drawing): property page %.1f "
+                 "ms, inspector %.1f ms, sensitivity "
+                 "panel %.1f ms, optimization panel %.1f ms",
+                 busy[0], busy[1], busy[2], busy[3]);
   lw_model_free(m);
   lw_check_result_clear(&chk);
-  g_test_message("best edit: %.1f ms synchronous, %.1f ms with its frame; lw_check %.1f ms, lw_compile %.1f ms, "
-                 "property page %.2f ms, inspector %.2f ms, sensitivity panel %.1f ms, optimization panel %.1f ms",
-                 best, best_frame, t_check, t_compile, t_props, t_inspector, t_sens, t_opt);
+  g_test_message("best edit: %.1f ms synchronous, %.1f ms with its frame; "
+                 "lw_check %.1f ms, lw_compile %.1f ms, "
+                 "property page %.2f ms, inspector %.2f ms, sensitivity panel "
+                 "%.1f ms, optimization panel %.1f ms",
+                 best, best_frame, t_check, t_compile, t_props, t_inspector,
+                 t_sens, t_opt);
   g_assert_cmpint(rows, <, 100);
   /* this page's share and the inspector's stay well under a frame */
   g_assert_cmpfloat(t_props + t_inspector, <, 16.0);
@@ -262,9 +262,9 @@ static void test_edit_time(void)
   settle(1);
 }
 
-/* ---- 2: Tab and a click elsewhere apply what was typed ------------------------ */
-static void test_focus_out_applies(void)
-{
+/* ---- 2: Tab and a click elsewhere apply what was typed
+ * ------------------------ */
+static void test_focus_out_applies(void) {
   LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-focus");
   pick(w, "bodies/link1");
   const char *px = "bodies/link1/points/end/0";
@@ -305,9 +305,9 @@ static void test_focus_out_applies(void)
   settle(1);
 }
 
-/* ---- 3: Enter keeps the focus in the field ---------------------------------- */
-static void test_focus_stays(void)
-{
+/* ---- 3: Enter keeps the focus in the field ----------------------------------
+ */
+static void test_focus_stays(void) {
   LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-enter");
   pick(w, "bodies/link1");
   const char *pm = "bodies/link1/mass";
@@ -318,8 +318,9 @@ static void test_focus_stays(void)
   g_assert_cmpfloat(field_value(w, pm), ==, 0.8);
   GtkWidget *f = gtk_root_get_focus(GTK_ROOT(w));
   GtkWidget *fe = f ? gtk_widget_get_ancestor(f, GTK_TYPE_ENTRY) : NULL;
-  g_test_message("focus after Enter: %s (field %s)", f ? G_OBJECT_TYPE_NAME(f) : "none",
-                 fe ? (const char *)g_object_get_data(G_OBJECT(fe), "path") : "-");
+  g_test_message(
+      "focus after Enter: %s (field %s)", f ? G_OBJECT_TYPE_NAME(f) : "none",
+      fe ? (const char *)g_object_get_data(G_OBJECT(fe), "path") : "-");
   g_assert_true(focus_in(w, entry_of(w, pm)));
   /* also when the edit renames the element (its fields are new) */
   const char *pn = "bodies/link1/name";
@@ -331,26 +332,28 @@ static void test_focus_stays(void)
   settle(1);
 }
 
-/* ---- 4: units and expressions ------------------------------------------------ */
-static void enter_ok(LwWindow *w, const char *path, const char *text)
-{
+/* ---- 4: units and expressions
+ * ------------------------------------------------ */
+static void enter_ok(LwWindow *w, const char *path, const char *text) {
   if (!lw_prop_editor_enter(props_of(w), path, text))
-    g_error("field %s refused '%s': %s", path, text, lw_prop_editor_get_error(props_of(w), path));
+    g_error("field %s refused '%s': %s", path, text,
+            lw_prop_editor_get_error(props_of(w), path));
   settle(1);
 }
 
-static void test_units(void)
-{
+static void test_units(void) {
   LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-units");
   LwPropEditor *pe = props_of(w);
   g_assert_true(lw_prop_editor_get_degrees(pe)); /* the default */
   pick(w, "bodies/link1");
-  const char *pa = "bodies/link1/angle", *px = "bodies/link1/points/end/0", *pm = "bodies/link1/mass";
+  const char *pa = "bodies/link1/angle", *px = "bodies/link1/points/end/0",
+             *pm = "bodies/link1/mass";
   g_assert_cmpstr(lw_prop_editor_get_text(pe, pa), ==, "-90");
   g_assert_cmpstr(lw_prop_editor_get_unit(pe, pa), ==, "deg");
   g_assert_cmpstr(lw_prop_editor_get_unit(pe, px), ==, "m");
   g_assert_cmpstr(lw_prop_editor_get_unit(pe, pm), ==, "kg");
-  g_assert_cmpstr(lw_prop_editor_get_unit(pe, "bodies/link1/inertia/2"), ==, "kg m²");
+  g_assert_cmpstr(lw_prop_editor_get_unit(pe, "bodies/link1/inertia/2"), ==,
+                  "kg m²");
   enter_ok(w, px, "250 mm");
   g_assert_cmpfloat_with_epsilon(field_value(w, px), 0.25, 1e-15);
   g_assert_cmpstr(lw_prop_editor_get_text(pe, px), ==, "0.25");
@@ -367,11 +370,13 @@ static void test_units(void)
   guint depth = lw_window_get_undo_depth(w);
   g_assert_false(lw_prop_editor_enter(pe, pa, "90 kg"));
   g_test_message("90 kg as an angle: %s", lw_prop_editor_get_error(pe, pa));
-  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, pa), "not a unit of angle"));
+  g_assert_nonnull(
+      strstr(lw_prop_editor_get_error(pe, pa), "not a unit of angle"));
   g_assert_false(lw_prop_editor_enter(pe, px, "2 +"));
   g_test_message("'2 +': %s", lw_prop_editor_get_error(pe, px));
   g_assert_false(lw_prop_editor_enter(pe, px, "1/0"));
-  g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, px), "division by zero"));
+  g_assert_nonnull(
+      strstr(lw_prop_editor_get_error(pe, px), "division by zero"));
   g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth);
   g_assert_cmpfloat_with_epsilon(field_value(w, pa), -G_PI / 2, 1e-15);
   shot(w, "units-degrees");
@@ -382,7 +387,8 @@ static void test_units(void)
   g_assert_cmpstr(lw_prop_editor_get_text(pe, pa), ==, "-1.570796327");
   enter_ok(w, pa, "-1");
   g_assert_cmpfloat(field_value(w, pa), ==, -1);
-  g_autoptr(GSettings) settings = g_settings_new("io.github.linkwright.Linkwright");
+  g_autoptr(GSettings) settings =
+      g_settings_new("io.github.linkwright.Linkwright");
   g_assert_false(g_settings_get_boolean(settings, "angles-in-degrees"));
   g_settings_set_boolean(settings, "angles-in-degrees", TRUE);
   settle(1);
@@ -395,7 +401,8 @@ static void test_units(void)
   const lw_desc *d = lw_window_get_desc(w);
   double v = NAN;
   for (int i = 0; i < d->ninitial; i++)
-    if (!g_strcmp0(d->initial[i].joint, "shoulder") && d->initial[i].has_velocity)
+    if (!g_strcmp0(d->initial[i].joint, "shoulder") &&
+        d->initial[i].has_velocity)
       v = d->initial[i].velocity;
   g_assert_cmpfloat_with_epsilon(v, 2 * G_PI, 1e-12);
   g_assert_cmpstr(lw_prop_editor_get_text(pe, pv), ==, "360");
@@ -403,11 +410,11 @@ static void test_units(void)
   settle(1);
 }
 
-static GtkWidget *find_type(GtkWidget *root, GType type)
-{
+static GtkWidget *find_type(GtkWidget *root, GType type) {
   if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
     return root;
-  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c;
+       c = gtk_widget_get_next_sibling(c)) {
     GtkWidget *r = find_type(c, type);
     if (r)
       return r;
@@ -416,18 +423,21 @@ static GtkWidget *find_type(GtkWidget *root, GType type)
 }
 
 /* the page scrolled to the parameters (for the screenshot) */
-static void scroll_to_array(LwPropEditor *pe)
-{
+static void scroll_to_array(LwPropEditor *pe) {
   GtkWidget *sw = find_type(GTK_WIDGET(pe), GTK_TYPE_SCROLLED_WINDOW);
   GtkWidget *row = find_type(GTK_WIDGET(pe), ADW_TYPE_EXPANDER_ROW);
   graphene_rect_t r;
-  if (sw && row && gtk_widget_compute_bounds(row, gtk_scrolled_window_get_child(GTK_SCROLLED_WINDOW(sw)), &r))
-    gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw)), r.origin.y - 150);
+  if (sw && row &&
+      gtk_widget_compute_bounds(
+          row, gtk_scrolled_window_get_child(GTK_SCROLLED_WINDOW(sw)), &r))
+    gtk_adjustment_set_value(
+        gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw)),
+        r.origin.y - 150);
 }
 
-/* ---- 5: a parameter as a slider -------------------------------------------------- */
-static void test_slider(void)
-{
+/* ---- 5: a parameter as a slider
+ * -------------------------------------------------- */
+static void test_slider(void) {
   LwWindow *w = window_on(lwt_read("cart-pendulum.json"), "cart-slider");
   LwPropEditor *pe = props_of(w);
   g_assert_null(lw_prop_editor_get_selection(pe));
@@ -441,8 +451,10 @@ static void test_slider(void)
   GtkWidget *s = lw_prop_editor_get_slider(pe, gn);
   g_assert_nonnull(s);
   GtkAdjustment *a = gtk_range_get_adjustment(GTK_RANGE(s));
-  g_assert_cmpfloat_with_epsilon(gtk_adjustment_get_lower(a), -9.81 * 1.5, 1e-12);
-  g_assert_cmpfloat_with_epsilon(gtk_adjustment_get_upper(a), -9.81 * 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon(gtk_adjustment_get_lower(a), -9.81 * 1.5,
+                                 1e-12);
+  g_assert_cmpfloat_with_epsilon(gtk_adjustment_get_upper(a), -9.81 * 0.5,
+                                 1e-12);
   guint depth = lw_window_get_undo_depth(w);
   g_assert_true(lw_prop_editor_slide(pe, gn, -5.0));
   settle(1);
@@ -489,8 +501,7 @@ static void test_slider(void)
   settle(1);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   if (!gtk_init_check()) {
     printf("1..0 # SKIP no display (the test command starts Xvfb)\n");

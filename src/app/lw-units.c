@@ -27,21 +27,29 @@ static const struct {
   Dim dim;
   const char *name;
 } quantities[LW_Q_COUNT] = {
-  [LW_Q_NONE] = {"", "", 1, {{0, 0, 0, 0}}, N_("number")},
-  [LW_Q_LENGTH] = {"m", "m", 1, {{1, 0, 0, 0}}, N_("length")},
-  [LW_Q_ANGLE] = {"rad", "deg", G_PI / 180, {{0, 0, 0, 1}}, N_("angle")},
-  [LW_Q_MASS] = {"kg", "kg", 1, {{0, 1, 0, 0}}, N_("mass")},
-  [LW_Q_INERTIA] = {"kg m²", "kg m²", 1, {{2, 1, 0, 0}}, N_("moment of inertia")},
-  [LW_Q_STIFFNESS] = {"N/m", "N/m", 1, {{0, 1, -2, 0}}, N_("stiffness")},
-  [LW_Q_ROT_STIFFNESS] = {"N m/rad", "N m/rad", 1, {{2, 1, -2, -1}}, N_("torsional stiffness")},
-  [LW_Q_DAMPING] = {"N s/m", "N s/m", 1, {{0, 1, -1, 0}}, N_("damping")},
-  [LW_Q_ROT_DAMPING] = {"N m s/rad", "N m s/rad", 1, {{2, 1, -1, -1}}, N_("torsional damping")},
-  [LW_Q_FORCE] = {"N", "N", 1, {{1, 1, -2, 0}}, N_("force")},
-  [LW_Q_TORQUE] = {"N m", "N m", 1, {{2, 1, -2, 0}}, N_("torque")},
-  [LW_Q_TIME] = {"s", "s", 1, {{0, 0, 1, 0}}, N_("time")},
-  [LW_Q_VELOCITY] = {"m/s", "m/s", 1, {{1, 0, -1, 0}}, N_("velocity")},
-  [LW_Q_ANG_VELOCITY] = {"rad/s", "deg/s", G_PI / 180, {{0, 0, -1, 1}}, N_("angular velocity")},
-  [LW_Q_ACCELERATION] = {"m/s²", "m/s²", 1, {{1, 0, -2, 0}}, N_("acceleration")},
+    [LW_Q_NONE] = {"", "", 1, {{0, 0, 0, 0}}, N_("number")},
+    [LW_Q_LENGTH] = {"m", "m", 1, {{1, 0, 0, 0}}, N_("length")},
+    [LW_Q_ANGLE] = {"rad", "deg", G_PI / 180, {{0, 0, 0, 1}}, N_("angle")},
+    [LW_Q_MASS] = {"kg", "kg", 1, {{0, 1, 0, 0}}, N_("mass")},
+    [LW_Q_INERTIA] =
+        {"kg m²", "kg m²", 1, {{2, 1, 0, 0}}, N_("moment of inertia")},
+    [LW_Q_STIFFNESS] = {"N/m", "N/m", 1, {{0, 1, -2, 0}}, N_("stiffness")},
+    [LW_Q_ROT_STIFFNESS] =
+        {"N m/rad", "N m/rad", 1, {{2, 1, -2, -1}}, N_("torsional stiffness")},
+    [LW_Q_DAMPING] = {"N s/m", "N s/m", 1, {{0, 1, -1, 0}}, N_("damping")},
+    [LW_Q_ROT_DAMPING] = {"N m s/rad",
+                          "N m s/rad",
+                          1,
+                          {{2, 1, -1, -1}},
+                          N_("torsional damping")},
+    [LW_Q_FORCE] = {"N", "N", 1, {{1, 1, -2, 0}}, N_("force")},
+    [LW_Q_TORQUE] = {"N m", "N m", 1, {{2, 1, -2, 0}}, N_("torque")},
+    [LW_Q_TIME] = {"s", "s", 1, {{0, 0, 1, 0}}, N_("time")},
+    [LW_Q_VELOCITY] = {"m/s", "m/s", 1, {{1, 0, -1, 0}}, N_("velocity")},
+    [LW_Q_ANG_VELOCITY] =
+        {"rad/s", "deg/s", G_PI / 180, {{0, 0, -1, 1}}, N_("angular velocity")},
+    [LW_Q_ACCELERATION] =
+        {"m/s²", "m/s²", 1, {{1, 0, -2, 0}}, N_("acceleration")},
 };
 
 /* unit names: factor to SI and dimension */
@@ -50,15 +58,33 @@ static const struct {
   double factor;
   Dim dim;
 } units[] = {
-  {"m", 1, {{1, 0, 0, 0}}},          {"mm", 1e-3, {{1, 0, 0, 0}}},     {"cm", 1e-2, {{1, 0, 0, 0}}},
-  {"km", 1e3, {{1, 0, 0, 0}}},       {"um", 1e-6, {{1, 0, 0, 0}}},     {"µm", 1e-6, {{1, 0, 0, 0}}},
-  {"in", 0.0254, {{1, 0, 0, 0}}},    {"kg", 1, {{0, 1, 0, 0}}},        {"g", 1e-3, {{0, 1, 0, 0}}},
-  {"mg", 1e-6, {{0, 1, 0, 0}}},      {"t", 1e3, {{0, 1, 0, 0}}},       {"s", 1, {{0, 0, 1, 0}}},
-  {"ms", 1e-3, {{0, 0, 1, 0}}},      {"min", 60, {{0, 0, 1, 0}}},      {"h", 3600, {{0, 0, 1, 0}}},
-  {"rad", 1, {{0, 0, 0, 1}}},        {"mrad", 1e-3, {{0, 0, 0, 1}}},   {"deg", G_PI / 180, {{0, 0, 0, 1}}},
-  {"°", G_PI / 180, {{0, 0, 0, 1}}}, {"rev", 2 * G_PI, {{0, 0, 0, 1}}}, {"rpm", G_PI / 30, {{0, 0, -1, 1}}},
-  {"Hz", 1, {{0, 0, -1, 0}}},        {"N", 1, {{1, 1, -2, 0}}},        {"kN", 1e3, {{1, 1, -2, 0}}},
-  {"mN", 1e-3, {{1, 1, -2, 0}}},     {"Nm", 1, {{2, 1, -2, 0}}},       {"J", 1, {{2, 1, -2, 0}}},
+    {"m", 1, {{1, 0, 0, 0}}},
+    {"mm", 1e-3, {{1, 0, 0, 0}}},
+    {"cm", 1e-2, {{1, 0, 0, 0}}},
+    {"km", 1e3, {{1, 0, 0, 0}}},
+    {"um", 1e-6, {{1, 0, 0, 0}}},
+    {"µm", 1e-6, {{1, 0, 0, 0}}},
+    {"in", 0.0254, {{1, 0, 0, 0}}},
+    {"kg", 1, {{0, 1, 0, 0}}},
+    {"g", 1e-3, {{0, 1, 0, 0}}},
+    {"mg", 1e-6, {{0, 1, 0, 0}}},
+    {"t", 1e3, {{0, 1, 0, 0}}},
+    {"s", 1, {{0, 0, 1, 0}}},
+    {"ms", 1e-3, {{0, 0, 1, 0}}},
+    {"min", 60, {{0, 0, 1, 0}}},
+    {"h", 3600, {{0, 0, 1, 0}}},
+    {"rad", 1, {{0, 0, 0, 1}}},
+    {"mrad", 1e-3, {{0, 0, 0, 1}}},
+    {"deg", G_PI / 180, {{0, 0, 0, 1}}},
+    {"°", G_PI / 180, {{0, 0, 0, 1}}},
+    {"rev", 2 * G_PI, {{0, 0, 0, 1}}},
+    {"rpm", G_PI / 30, {{0, 0, -1, 1}}},
+    {"Hz", 1, {{0, 0, -1, 0}}},
+    {"N", 1, {{1, 1, -2, 0}}},
+    {"kN", 1e3, {{1, 1, -2, 0}}},
+    {"mN", 1e-3, {{1, 1, -2, 0}}},
+    {"Nm", 1, {{2, 1, -2, 0}}},
+    {"J", 1, {{2, 1, -2, 0}}},
 };
 
 typedef struct {
@@ -72,51 +98,45 @@ typedef struct {
 
 #define MAX_DEPTH 64
 
-const char *lw_quantity_unit(lw_quantity q, int degrees)
-{
+const char *lw_quantity_unit(lw_quantity q, int degrees) {
   g_return_val_if_fail(q >= 0 && q < LW_Q_COUNT, "");
   return degrees ? quantities[q].unit_deg : quantities[q].unit;
 }
 
-double lw_quantity_factor(lw_quantity q, int degrees)
-{
+double lw_quantity_factor(lw_quantity q, int degrees) {
   g_return_val_if_fail(q >= 0 && q < LW_Q_COUNT, 1);
   return degrees ? quantities[q].factor_deg : 1;
 }
 
-const char *lw_quantity_name(lw_quantity q)
-{
+const char *lw_quantity_name(lw_quantity q) {
   g_return_val_if_fail(q >= 0 && q < LW_Q_COUNT, "");
   return _(quantities[q].name);
 }
 
-static void fail(Parser *ps, const char *msg)
-{
+static void fail(Parser *ps, const char *msg) {
   if (ps->failed)
     return;
   ps->failed = TRUE;
   g_snprintf(ps->err, ps->errlen, "%s", msg);
 }
 
-static void skip_space(Parser *ps)
-{
+static void skip_space(Parser *ps) {
   while (*ps->p == ' ' || *ps->p == '\t')
     ps->p++;
 }
 
 /* a letter of a name: ASCII letters, '°' and 'µ' (UTF-8) */
-static int name_char_len(const char *p)
-{
+static int name_char_len(const char *p) {
   if (g_ascii_isalpha(*p) || *p == '_')
     return 1;
-  if ((unsigned char)p[0] == 0xC2 && ((unsigned char)p[1] == 0xB0 || (unsigned char)p[1] == 0xB5))
+  if ((unsigned char)p[0] == 0xC2 &&
+      ((unsigned char)p[1] == 0xB0 || (unsigned char)p[1] == 0xB5))
     return 2;
   return 0;
 }
 
 /* the name at p (NUL-terminated into buf); its length in bytes */
-static size_t read_name(const char *p, char *buf, size_t len)
-{
+static size_t read_name(const char *p, char *buf, size_t len) {
   size_t n = 0;
   int k;
   while ((k = name_char_len(p + n)) > 0)
@@ -127,8 +147,7 @@ static size_t read_name(const char *p, char *buf, size_t len)
 
 static double parse_expr(Parser *ps);
 
-static double parse_number(Parser *ps)
-{
+static double parse_number(Parser *ps) {
   const char *q = ps->p;
   while (g_ascii_isdigit(*q))
     q++;
@@ -160,8 +179,7 @@ static double parse_number(Parser *ps)
   return v;
 }
 
-static double call_function(Parser *ps, const char *name, double x)
-{
+static double call_function(Parser *ps, const char *name, double x) {
   if (!strcmp(name, "sqrt")) {
     if (x < 0)
       fail(ps, _("the square root of a negative number"));
@@ -182,8 +200,7 @@ static double call_function(Parser *ps, const char *name, double x)
   return NAN;
 }
 
-static double parse_primary(Parser *ps)
-{
+static double parse_primary(Parser *ps) {
   skip_space(ps);
   if (g_ascii_isdigit(*ps->p) || *ps->p == '.')
     return parse_number(ps);
@@ -201,7 +218,8 @@ static double parse_primary(Parser *ps)
   char name[32];
   size_t n = read_name(ps->p, name, sizeof name);
   if (n == 0) {
-    fail(ps, *ps->p ? _("a number was expected") : _("the expression ends too early"));
+    fail(ps, *ps->p ? _("a number was expected")
+                    : _("the expression ends too early"));
     return NAN;
   }
   const char *after = ps->p + n;
@@ -231,8 +249,7 @@ static double parse_primary(Parser *ps)
 static double parse_unary(Parser *ps);
 
 /* x ^ y, right associative */
-static double parse_power(Parser *ps)
-{
+static double parse_power(Parser *ps) {
   double x = parse_primary(ps);
   skip_space(ps);
   if (*ps->p == '^') {
@@ -243,8 +260,7 @@ static double parse_power(Parser *ps)
   return x;
 }
 
-static double parse_unary(Parser *ps)
-{
+static double parse_unary(Parser *ps) {
   if (++ps->depth > MAX_DEPTH) {
     fail(ps, _("the expression is nested too deeply"));
     return NAN;
@@ -262,8 +278,7 @@ static double parse_unary(Parser *ps)
   return v;
 }
 
-static double parse_term(Parser *ps)
-{
+static double parse_term(Parser *ps) {
   double v = parse_unary(ps);
   for (;;) {
     skip_space(ps);
@@ -280,8 +295,7 @@ static double parse_term(Parser *ps)
   }
 }
 
-static double parse_expr(Parser *ps)
-{
+static double parse_expr(Parser *ps) {
   if (++ps->depth > MAX_DEPTH) {
     fail(ps, _("the expression is nested too deeply"));
     return NAN;
@@ -301,8 +315,7 @@ static double parse_expr(Parser *ps)
 }
 
 /* an integer power after a unit name: ^2, ^-1, ², ³ (1 when none) */
-static int parse_unit_power(Parser *ps)
-{
+static int parse_unit_power(Parser *ps) {
   const unsigned char *u = (const unsigned char *)ps->p;
   if (u[0] == 0xC2 && (u[1] == 0xB2 || u[1] == 0xB3)) {
     ps->p += 2;
@@ -325,8 +338,7 @@ static int parse_unit_power(Parser *ps)
 }
 
 /* "N m/rad", "kg m^2", "m/s²": factor to SI and dimension */
-static double parse_unit(Parser *ps, Dim *dim)
-{
+static double parse_unit(Parser *ps, Dim *dim) {
   double factor = 1;
   memset(dim, 0, sizeof *dim);
   int sign = 1;
@@ -365,13 +377,12 @@ static double parse_unit(Parser *ps, Dim *dim)
   }
 }
 
-static gboolean dim_equal(const Dim *a, const Dim *b)
-{
+static gboolean dim_equal(const Dim *a, const Dim *b) {
   return !memcmp(a->dim, b->dim, sizeof a->dim);
 }
 
-int lw_units_parse(const char *text, lw_quantity q, int degrees, double *si, char *err, size_t errlen)
-{
+int lw_units_parse(const char *text, lw_quantity q, int degrees, double *si,
+                   char *err, size_t errlen) {
   g_return_val_if_fail(q >= 0 && q < LW_Q_COUNT && si && err && errlen > 0, 0);
   err[0] = 0;
   Parser ps = {text ? text : "", text ? text : "", 0, err, errlen, FALSE};
@@ -393,7 +404,8 @@ int lw_units_parse(const char *text, lw_quantity q, int degrees, double *si, cha
     factor = parse_unit(&ps, &dim);
     if (!ps.failed && !dim_equal(&dim, &quantities[q].dim)) {
       char msg[200];
-      g_snprintf(msg, sizeof msg, _("'%s' is not a unit of %s (%s)"), unit, lw_quantity_name(q),
+      g_snprintf(msg, sizeof msg, _("'%s' is not a unit of %s (%s)"), unit,
+                 lw_quantity_name(q),
                  *quantities[q].unit ? quantities[q].unit : _("no unit"));
       fail(&ps, msg);
       return LW_UNITS_WRONG_UNIT;
@@ -414,8 +426,8 @@ int lw_units_parse(const char *text, lw_quantity q, int degrees, double *si, cha
   return LW_UNITS_OK;
 }
 
-void lw_units_format(double si, lw_quantity q, int degrees, char *buf, size_t len)
-{
+void lw_units_format(double si, lw_quantity q, int degrees, char *buf,
+                     size_t len) {
   g_return_if_fail(q >= 0 && q < LW_Q_COUNT && buf && len > 0);
   double v = si / lw_quantity_factor(q, degrees);
   g_ascii_formatd(buf, (int)len, "%.10g", v);

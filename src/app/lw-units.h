@@ -43,8 +43,10 @@ const char *lw_quantity_name(lw_quantity q);
  * and LW_UNITS_WRONG_UNIT when the text was a value with a unit of another
  * quantity, LW_UNITS_INVALID when it was not a value at all. */
 enum { LW_UNITS_WRONG_UNIT = -1, LW_UNITS_INVALID = 0, LW_UNITS_OK = 1 };
-int lw_units_parse(const char *text, lw_quantity q, int degrees, double *si, char *err, size_t errlen);
+int lw_units_parse(const char *text, lw_quantity q, int degrees, double *si,
+                   char *err, size_t errlen);
 
 /* Format an SI value in the quantity's display unit, without the unit
  * ("%.10g", C locale). */
-void lw_units_format(double si, lw_quantity q, int degrees, char *buf, size_t len);
+void lw_units_format(double si, lw_quantity q, int degrees, char *buf,
+                     size_t len);
