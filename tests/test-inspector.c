@@ -258,6 +258,14 @@ static void test_edit_time(void) {
   g_assert_true(lw_prop_editor_enter(pe, "solver/t_end", "2"));
   settle(5);
   g_assert_true(entry_of(w, "solver/step") == step);
+  /* the inspector (out of edit mode): the 1000 parameters are one row too */
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
+  settle(10);
+  int irows = count_rows(GTK_WIDGET(ins));
+  g_test_message("rows in the inspector: %d; u[1000]: %s", irows, lw_inspector_lookup(ins, "u[1000]"));
+  g_assert_cmpint(irows, <, 100);
+  g_assert_nonnull(lw_inspector_lookup(ins, "u[1000]"));
+  shot(w, "inspector-1000-parameters");
   gtk_window_destroy(GTK_WINDOW(w));
   settle(1);
 }
