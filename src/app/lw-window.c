@@ -38,6 +38,7 @@
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 #include "lw-sens-panel.h"
+#include "lw-template-dialog.h"
 #include "lw-view3d.h"
 
 #define BUILTIN_MODEL "resource:///io/github/linkwright/Linkwright/models/five-bar.json"
@@ -1563,10 +1564,30 @@ static void examples_cb(GSimpleAction *a, GVariant *p, gpointer user)
   }
   g_strfreev(names);
   g_signal_connect(list, "row-activated", G_CALLBACK(example_activated_cb), self);
-  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), list);
+  GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append(GTK_BOX(content), lw_template_gallery_new(self));
+  gtk_box_append(GTK_BOX(content), list);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), content);
   gtk_box_append(GTK_BOX(box), scroller);
   adw_window_set_content(ADW_WINDOW(win), box);
   gtk_window_present(GTK_WINDOW(win));
+}
+
+gboolean lw_window_open_document(LwWindow *self, lw_desc *desc, const char *display_name)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_return_val_if_fail(desc != NULL, FALSE);
+  /* undoable like New: the model before it stays on the undo stack */
+  if (self->desc)
+    push_current(self, self->undo);
+  g_ptr_array_set_size(self->redo, 0);
+  g_clear_object(&self->file);
+  g_free(self->display_name);
+  self->display_name = g_strdup(display_name);
+  gboolean runnable = set_document(self, desc, TRUE);
+  write_autosave(self);
+  update_actions(self);
+  return runnable;
 }
 
 static const GActionEntry win_actions[] = {

@@ -24,6 +24,10 @@ void lw_window_open_builtin_keep_message(LwWindow *self);
 /* An example shipped with the application, by file stem ("four-bar"). */
 gboolean lw_window_open_example(LwWindow *self, const char *name);
 
+/* Make desc (taken) a new document named display_name, modified and without
+ * a file (Save asks where), undoable; TRUE when it assembled and can run. */
+gboolean lw_window_open_document(LwWindow *self, lw_desc *desc, const char *display_name);
+
 /* For tests and automation. */
 const lw_desc *lw_window_get_desc(LwWindow *self);
 LwSimRunner *lw_window_get_runner(LwWindow *self);
