@@ -2016,8 +2016,9 @@ const char *lw_prop_editor_get_selection(LwPropEditor *self)
 {
   g_return_val_if_fail(LW_IS_PROP_EDITOR(self), NULL);
   int i;
-  /* an element that is gone is no longer the selection (as the page will show) */
-  if (self->selection && lw_desc_find(self->doc, self->selection, &i) == LW_ELEM_NONE)
+  /* an element that is gone is no longer the selection (as the page will
+   * show); one being renamed is, by its new name */
+  if (self->selection && !self->renamed_to && lw_desc_find(self->doc, self->selection, &i) == LW_ELEM_NONE)
     return NULL;
   return self->selection;
 }
