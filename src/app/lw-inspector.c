@@ -1,9 +1,20 @@
-/* lw-inspector.c: the inspector panel (see lw-inspector.h). */
+/* lw-inspector.c: the inspector panel (see lw-inspector.h).
+ *
+ * The page is described by the same functions in three passes: one that
+ * only lists its groups and rows (its shape), one that builds them, one
+ * that sets the values of the rows already there.  A new model whose page
+ * has the shape of the one shown (an edited value, a parameter changed) is
+ * shown by the third: no row is built again.  An array of parameters
+ * (u[0], u[1]...) is one row that opens onto a list, which makes only the
+ * rows on screen. */
 #include "lw-inspector.h"
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <math.h>
 #include <string.h>
+
+typedef enum { PASS_SHAPE, PASS_BUILD, PASS_UPDATE } Pass;
 
 struct _LwInspector {
   GtkWidget parent_instance;
@@ -16,6 +27,10 @@ struct _LwInspector {
   GPtrArray *out_labels; /* (ncols) value labels of the outputs */
   GtkWidget *time_row;
   GHashTable *rows;      /* title -> value label (lookup) */
+  Pass pass;
+  GString *shape;        /* what PASS_SHAPE lists */
+  char *shown_shape;     /* the shape of the page shown */
+  guint rebuild_idle;
 };
 
 G_DEFINE_FINAL_TYPE(LwInspector, lw_inspector, GTK_TYPE_WIDGET)
@@ -32,6 +47,10 @@ static void clear_groups(LwInspector *self)
 
 static GtkWidget *group_new(LwInspector *self, const char *title, const char *description)
 {
+  if (self->pass == PASS_SHAPE)
+    g_string_append_printf(self->shape, "G\x1f%s\x1f%s\n", title, description ? description : "");
+  if (self->pass != PASS_BUILD)
+    return NULL;
   GtkWidget *g = adw_preferences_group_new();
   adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
   if (description)
@@ -62,6 +81,16 @@ static GtkWidget *row_add_widget(LwInspector *self, GtkWidget *group, const char
 static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
                           const char *value)
 {
+  if (self->pass == PASS_SHAPE) {
+    g_string_append_printf(self->shape, "R\x1f%s\x1f%s\n", title, subtitle ? subtitle : "");
+    return NULL;
+  }
+  if (self->pass == PASS_UPDATE) {
+    GtkWidget *l = g_hash_table_lookup(self->rows, title);
+    if (l && GTK_IS_LABEL(l) && g_strcmp0(gtk_label_get_text(GTK_LABEL(l)), value))
+      gtk_label_set_text(GTK_LABEL(l), value);
+    return l;
+  }
   GtkWidget *label = gtk_label_new(value);
   gtk_label_set_selectable(GTK_LABEL(label), TRUE);
   gtk_label_set_xalign(GTK_LABEL(label), 1);
@@ -76,6 +105,10 @@ static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title
 static GtkWidget *row_add_live(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
                                const char *value)
 {
+  if (self->pass == PASS_SHAPE)
+    g_string_append_printf(self->shape, "L\x1f%s\x1f%s\n", title, subtitle ? subtitle : "");
+  if (self->pass != PASS_BUILD)
+    return g_hash_table_lookup(self->rows, title);
   GtkWidget *text = gtk_inscription_new(value);
   gtk_inscription_set_min_chars(GTK_INSCRIPTION(text), 13); /* "-1.23457e-05" */
   gtk_inscription_set_xalign(GTK_INSCRIPTION(text), 1);
@@ -231,30 +264,156 @@ static void show_overview(LwInspector *self)
   row_add(self, g, _("Run"), NULL, buf);
 }
 
+/* the parameter reaches the selection (every one does for the overview) */
+static gboolean param_shown(LwInspector *self, const lw_param_desc *p)
+{
+  if (!self->selection)
+    return TRUE;
+  size_t n = strlen(self->selection);
+  for (int k = 0; k < p->ntargets; k++)
+    if (strncmp(p->targets[k], self->selection, n) == 0 && p->targets[k][n] == '/')
+      return TRUE;
+  return FALSE;
+}
+
+static char *targets_text(const lw_param_desc *p)
+{
+  /* targets is counted, not NULL-terminated */
+  GString *targets = g_string_new(NULL);
+  for (int k = 0; k < p->ntargets; k++)
+    g_string_append_printf(targets, "%s%s", k ? ", " : "", p->targets[k]);
+  return g_string_free(targets, FALSE);
+}
+
+/* "u" of "u[12]" (NULL when the name is not an element of an array) */
+static char *array_base(const char *name)
+{
+  const char *b = strchr(name, '[');
+  return b && b > name && g_str_has_suffix(name, "]") ? g_strndup(name, (gsize)(b - name)) : NULL;
+}
+
+/* the rows of an array's list, for the rows on screen only */
+static void array_item_setup_cb(GtkSignalListItemFactory *f, GtkListItem *item, gpointer user)
+{
+  (void)f;
+  (void)user;
+  GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start(row, 12);
+  gtk_widget_set_margin_end(row, 12);
+  gtk_widget_set_margin_top(row, 3);
+  gtk_widget_set_margin_bottom(row, 3);
+  GtkWidget *name = gtk_label_new(NULL), *value = gtk_label_new(NULL);
+  gtk_label_set_xalign(GTK_LABEL(name), 0);
+  gtk_widget_set_hexpand(name, TRUE);
+  gtk_label_set_xalign(GTK_LABEL(value), 1);
+  gtk_label_set_selectable(GTK_LABEL(value), TRUE);
+  gtk_widget_add_css_class(value, "numeric");
+  gtk_box_append(GTK_BOX(row), name);
+  gtk_box_append(GTK_BOX(row), value);
+  gtk_list_item_set_child(item, row);
+}
+
+static void array_item_bind_cb(GtkSignalListItemFactory *f, GtkListItem *item, gpointer user)
+{
+  LwInspector *self = user;
+  int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(f), "first")) + (int)gtk_list_item_get_position(item);
+  GtkWidget *name = gtk_widget_get_first_child(gtk_list_item_get_child(item));
+  if (!self->desc || index >= self->desc->nparams)
+    return;
+  char buf[64];
+  fmt_num(buf, sizeof buf, self->desc->params[index].value);
+  gtk_label_set_text(GTK_LABEL(name), self->desc->params[index].name);
+  gtk_label_set_text(GTK_LABEL(gtk_widget_get_next_sibling(name)), buf);
+}
+
+/* an array of n parameters from first: one row with their range, that
+ * opens onto the list of them */
+static void show_param_array(LwInspector *self, GtkWidget *g, int first, int n, const char *base)
+{
+  const lw_desc *d = self->desc;
+  g_autofree char *title = g_strdup_printf("%s[%d]", base, n);
+  g_autofree char *t0 = targets_text(&d->params[first]);
+  g_autofree char *sub = g_strdup_printf(_("%d values: %s, …"), n, t0);
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = first; i < first + n; i++) {
+    lo = fmin(lo, d->params[i].value);
+    hi = fmax(hi, d->params[i].value);
+  }
+  char a[32], b[32];
+  fmt_num(a, sizeof a, lo);
+  fmt_num(b, sizeof b, hi);
+  g_autofree char *range = g_strdup_printf(_("%s to %s"), a, b);
+  if (self->pass == PASS_SHAPE) {
+    g_string_append_printf(self->shape, "A\x1f%s\x1f%s\n", title, sub);
+    return;
+  }
+  if (self->pass == PASS_UPDATE) {
+    GtkWidget *l = g_hash_table_lookup(self->rows, title);
+    if (l)
+      gtk_label_set_text(GTK_LABEL(l), range);
+    GListModel *m = l ? g_object_get_data(G_OBJECT(l), "list-model") : NULL;
+    if (m)
+      g_list_model_items_changed(m, 0, (guint)n, (guint)n); /* the rows on screen bound again */
+    return;
+  }
+  GtkWidget *row = adw_expander_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
+  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+  adw_expander_row_set_subtitle(ADW_EXPANDER_ROW(row), sub);
+  GtkWidget *label = gtk_label_new(range);
+  gtk_widget_add_css_class(label, "numeric");
+  adw_expander_row_add_action(ADW_EXPANDER_ROW(row), label);
+  GtkStringList *names = gtk_string_list_new(NULL);
+  for (int i = 0; i < n; i++)
+    gtk_string_list_append(names, d->params[first + i].name);
+  g_object_set_data(G_OBJECT(label), "list-model", names);
+  GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+  g_object_set_data(G_OBJECT(f), "first", GINT_TO_POINTER(first));
+  g_signal_connect(f, "setup", G_CALLBACK(array_item_setup_cb), self);
+  g_signal_connect(f, "bind", G_CALLBACK(array_item_bind_cb), self);
+  GtkWidget *list = gtk_list_view_new(GTK_SELECTION_MODEL(gtk_no_selection_new(G_LIST_MODEL(names))), f);
+  GtkWidget *scroller = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_min_content_height(GTK_SCROLLED_WINDOW(scroller), 240);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), list);
+  adw_expander_row_add_row(ADW_EXPANDER_ROW(row), scroller);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), row);
+  g_hash_table_replace(self->rows, g_strdup(title), label);
+}
+
 /* parameters that reach the selection (all of them for the overview) */
 static void show_params(LwInspector *self)
 {
   const lw_desc *d = self->desc;
   GtkWidget *g = NULL;
-  for (int i = 0; i < d->nparams; i++) {
+  gboolean any = FALSE;
+  for (int i = 0; i < d->nparams;) {
     const lw_param_desc *p = &d->params[i];
-    gboolean hit = self->selection == NULL;
-    for (int k = 0; !hit && k < p->ntargets; k++) {
-      size_t n = strlen(self->selection);
-      hit = strncmp(p->targets[k], self->selection, n) == 0 && p->targets[k][n] == '/';
-    }
-    if (!hit)
+    if (!param_shown(self, p)) {
+      i++;
       continue;
-    if (!g)
+    }
+    if (!any)
       g = group_new(self, _("Parameters"), NULL);
+    any = TRUE;
+    g_autofree char *base = array_base(p->name);
+    int n = 1;
+    while (base && i + n < d->nparams && param_shown(self, &d->params[i + n])) {
+      g_autofree char *b2 = array_base(d->params[i + n].name);
+      if (g_strcmp0(base, b2))
+        break;
+      n++;
+    }
+    if (n > 1) {
+      show_param_array(self, g, i, n, base);
+      i += n;
+      continue;
+    }
     char buf[64];
     fmt_num(buf, sizeof buf, p->value);
-    /* targets is counted, not NULL-terminated */
-    GString *targets = g_string_new(NULL);
-    for (int k = 0; k < p->ntargets; k++)
-      g_string_append_printf(targets, "%s%s", k ? ", " : "", p->targets[k]);
-    row_add(self, g, p->name, targets->str, buf);
-    g_string_free(targets, TRUE);
+    g_autofree char *targets = targets_text(p);
+    row_add(self, g, p->name, targets, buf);
+    i++;
   }
 }
 
@@ -267,7 +426,8 @@ static void show_outputs(LwInspector *self)
   self->time_row = row_add_live(self, g, _("Time"), "s", "0");
 }
 
-static void rebuild(LwInspector *self);
+static void rebuild_soon(LwInspector *self);
+static void flush(LwInspector *self);
 
 void lw_inspector_set_model(LwInspector *self, const lw_model *model)
 {
@@ -292,14 +452,12 @@ void lw_inspector_set_model(LwInspector *self, const lw_model *model)
   } else
     self->ncols = 0;
   g_clear_pointer(&self->selection, g_free);
-  rebuild(self);
+  rebuild_soon(self);
 }
 
-static void rebuild(LwInspector *self)
+/* the page in the pass set (its groups, its values, or its shape) */
+static void show_page(LwInspector *self)
 {
-  clear_groups(self);
-  if (!self->desc)
-    return;
   const lw_desc *d = self->desc;
   int i;
   lw_elem_kind kind = lw_desc_find(d, self->selection, &i);
@@ -318,10 +476,63 @@ static void rebuild(LwInspector *self)
   show_outputs(self);
   char **names = g_object_get_data(G_OBJECT(self), "column-names");
   if (names && self->ncols) {
-    GtkWidget *g = gtk_widget_get_last_child(self->box);
-    for (int c = 0; c < self->ncols; c++)
-      g_ptr_array_add(self->out_labels, row_add_live(self, g, names[c], NULL, "—"));
+    GtkWidget *g = self->pass == PASS_BUILD ? gtk_widget_get_last_child(self->box) : NULL;
+    for (int c = 0; c < self->ncols; c++) {
+      GtkWidget *l = row_add_live(self, g, names[c], NULL, "—");
+      if (self->pass == PASS_BUILD)
+        g_ptr_array_add(self->out_labels, l);
+    }
   }
+}
+
+/* built again only when the shape of the page changed; else its values set */
+static void rebuild(LwInspector *self)
+{
+  if (!self->desc) {
+    clear_groups(self);
+    g_clear_pointer(&self->shown_shape, g_free);
+    return;
+  }
+  g_string_truncate(self->shape, 0);
+  g_string_append_printf(self->shape, "%s\n", self->selection ? self->selection : "");
+  self->pass = PASS_SHAPE;
+  show_page(self);
+  if (self->shown_shape && !strcmp(self->shown_shape, self->shape->str)) {
+    self->pass = PASS_UPDATE;
+    show_page(self);
+  } else {
+    clear_groups(self);
+    g_free(self->shown_shape);
+    self->shown_shape = g_strdup(self->shape->str);
+    self->pass = PASS_BUILD;
+    show_page(self);
+  }
+  self->pass = PASS_BUILD;
+}
+
+/* the window gives a model, then (its view having been given the model)
+ * clears the selection and sets it again: the page follows once they are
+ * done, or at once when asked about */
+static gboolean rebuild_idle_cb(gpointer user)
+{
+  LwInspector *self = user;
+  self->rebuild_idle = 0;
+  rebuild(self);
+  return G_SOURCE_REMOVE;
+}
+
+static void rebuild_soon(LwInspector *self)
+{
+  if (!self->rebuild_idle)
+    self->rebuild_idle = g_idle_add_full(G_PRIORITY_HIGH_IDLE, rebuild_idle_cb, self, NULL);
+}
+
+static void flush(LwInspector *self)
+{
+  if (!self->rebuild_idle)
+    return;
+  g_clear_handle_id(&self->rebuild_idle, g_source_remove);
+  rebuild(self);
 }
 
 void lw_inspector_set_selection(LwInspector *self, const char *path)
@@ -331,18 +542,23 @@ void lw_inspector_set_selection(LwInspector *self, const char *path)
     return;
   g_free(self->selection);
   self->selection = g_strdup(path);
-  rebuild(self);
+  rebuild_soon(self);
 }
 
 const char *lw_inspector_get_selection(LwInspector *self)
 {
   g_return_val_if_fail(LW_IS_INSPECTOR(self), NULL);
+  int i;
+  /* an element that is not in the model is not shown (the overview is) */
+  if (self->selection && (!self->desc || lw_desc_find(self->desc, self->selection, &i) == LW_ELEM_NONE))
+    return NULL;
   return self->selection;
 }
 
 void lw_inspector_set_outputs(LwInspector *self, double t, const double *outputs)
 {
   g_return_if_fail(LW_IS_INSPECTOR(self));
+  flush(self);
   char buf[64];
   if (self->time_row) {
     g_snprintf(buf, sizeof buf, "%.4f", t);
@@ -357,6 +573,7 @@ void lw_inspector_set_outputs(LwInspector *self, double t, const double *outputs
 const char *lw_inspector_lookup(LwInspector *self, const char *title)
 {
   g_return_val_if_fail(LW_IS_INSPECTOR(self), NULL);
+  flush(self);
   GtkWidget *value = g_hash_table_lookup(self->rows, title);
   if (value && GTK_IS_INSCRIPTION(value))
     return gtk_inscription_get_text(GTK_INSCRIPTION(value));
@@ -366,6 +583,7 @@ const char *lw_inspector_lookup(LwInspector *self, const char *title)
 static void lw_inspector_dispose(GObject *object)
 {
   LwInspector *self = LW_INSPECTOR(object);
+  g_clear_handle_id(&self->rebuild_idle, g_source_remove);
   g_clear_pointer(&self->scroller, gtk_widget_unparent);
   G_OBJECT_CLASS(lw_inspector_parent_class)->dispose(object);
 }
@@ -378,6 +596,8 @@ static void lw_inspector_finalize(GObject *object)
   g_strfreev(g_object_steal_data(object, "column-names"));
   g_ptr_array_unref(self->out_labels);
   g_hash_table_unref(self->rows);
+  g_string_free(self->shape, TRUE);
+  g_free(self->shown_shape);
   G_OBJECT_CLASS(lw_inspector_parent_class)->finalize(object);
 }
 
@@ -393,6 +613,8 @@ static void lw_inspector_class_init(LwInspectorClass *klass)
 static void lw_inspector_init(LwInspector *self)
 {
   self->out_labels = g_ptr_array_new();
+  self->shape = g_string_new(NULL);
+  self->pass = PASS_BUILD;
   self->rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   self->scroller = gtk_scrolled_window_new();
   gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);

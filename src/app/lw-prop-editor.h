@@ -1,8 +1,14 @@
 /* lw-prop-editor.h: every property of the selected body, joint or force of
  * the document being edited (or of the model, with nothing selected), as
- * fields with units.  A field is applied with Enter; a value that is not a
- * number or not allowed is refused with the reason under the field, and the
- * model is not changed.  Each numeric field has a button that makes a named
+ * fields with units.  A field is applied with Enter, Tab or when the focus
+ * leaves it; it takes an expression ("pi/2", "2*0.35") and a unit ("250
+ * mm", "90 deg"), converted to the field's own (angles shown in degrees or
+ * radians as the "angles-in-degrees" setting says; the model keeps radians).
+ * A value that is not a number or not allowed is refused with the reason
+ * under the field, and the model is not changed (on focus loss the field
+ * shows the model's value again).  The model page lists the parameters, an
+ * array of them as one row that opens onto a list; a parameter's row can
+ * become a slider whose value becomes the model's on release.  Each numeric field has a button that makes a named
  * parameter of it (for sensitivities and optimization).
  *
  * Accepted edits are new descriptions handed to the "edit" signal, as the
@@ -19,7 +25,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(LwPropEditor, lw_prop_editor, LW, PROP_EDITOR, GtkWidget)
 
 GtkWidget *lw_prop_editor_new(void);
-/* The document (copied) and its live check (may be NULL). */
+/* The document (copied) and its live check (may be NULL).  Only the parts
+ * of the page whose shape changed are built again; the other fields take
+ * their new values in place, and the focus stays where it was. */
 void lw_prop_editor_set_document(LwPropEditor *self, const lw_desc *doc, const lw_check_result *check);
 /* "bodies/NAME", "joints/NAME", "forces/NAME" or NULL (the model) */
 void lw_prop_editor_set_selection(LwPropEditor *self, const char *path);
@@ -53,5 +61,19 @@ const char *lw_prop_editor_get_objective_error(LwPropEditor *self);
 void lw_prop_editor_scroll_to_end(LwPropEditor *self);
 /* Remove an objective (and the problems that optimize it), as its trash button does. */
 gboolean lw_prop_editor_remove_objective(LwPropEditor *self, const char *name);
+
+/* The entry of a field (NULL when not shown), and the unit shown beside it. */
+GtkWidget *lw_prop_editor_get_entry(LwPropEditor *self, const char *path);
+const char *lw_prop_editor_get_unit(LwPropEditor *self, const char *path);
+/* Angles in degrees (TRUE) or radians: the page's switch (and the setting). */
+void lw_prop_editor_set_degrees(LwPropEditor *self, gboolean degrees);
+gboolean lw_prop_editor_get_degrees(LwPropEditor *self);
+/* Open or close the row of a parameter array ("u" for u[0], u[1]...). */
+gboolean lw_prop_editor_expand_array(LwPropEditor *self, const char *base, gboolean expanded);
+/* A parameter's row shown as a slider (its toggle), the slider (NULL when
+ * not shown), and a slider moved to a value and released. */
+gboolean lw_prop_editor_set_slider(LwPropEditor *self, const char *name, gboolean on);
+GtkWidget *lw_prop_editor_get_slider(LwPropEditor *self, const char *name);
+gboolean lw_prop_editor_slide(LwPropEditor *self, const char *name, double value);
 
 G_END_DECLS
