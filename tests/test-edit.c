@@ -475,8 +475,8 @@ static void build_four_bar(LwWindow *w, gboolean shots)
     enter(w, field, names[j]);
   }
   pick(w, "joints/A");
-  enter(w, "initial/A/value", "1.5707963267948966");
-  enter(w, "initial/A/velocity", "6");
+  enter(w, "initial/A/value", "90"); /* degrees: the interface's default unit of angle */
+  enter(w, "initial/A/velocity", "6 rad/s");
   /* the coupler's midpoint, plotted and traced */
   pick(w, "bodies/coupler");
   g_assert_true(lw_prop_editor_add_point(props_of(w)));
@@ -1239,7 +1239,7 @@ static void test_tutorial(void)
   /* a motor on A: the crank turns at 6 rad/s */
   g_assert_true(drop_at(w, "motor", 0, 0));
   pick(w, "joints/A");
-  enter(w, "drivers/motor1/function/1", "6");
+  enter(w, "drivers/motor1/function/1", "6 rad/s");
   shot(w, "tutorial-07-motor");
   g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "0 left by the motors"));
   /* run, and plot the coupler point's path */
