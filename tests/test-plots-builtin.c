@@ -375,6 +375,44 @@ static void test_output_types_io(void)
   g_unlink(path);
 }
 
+/* the n-th GtkDropDown under w (depth first) */
+static GtkWidget *find_dropdown(GtkWidget *w, int *n)
+{
+  if (GTK_IS_DROP_DOWN(w) && (*n)-- == 0)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *f = find_dropdown(c, n);
+    if (f)
+      return f;
+  }
+  return NULL;
+}
+
+/* with LW_PLOTS_SHOT_DIR set: the window with stacked plots and the
+ * cursor, and the screen with the chooser's list open (X root window) */
+static void take_shots(LwWindow *w, LwPlotPage *page)
+{
+  const char *dir = g_getenv("LW_PLOTS_SHOT_DIR");
+  if (!dir)
+    return;
+  g_mkdir_with_parents(dir, 0755);
+  gtk_window_set_default_size(GTK_WINDOW(w), 1400, 900);
+  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
+  gtk_adjustment_set_value(lw_window_get_time_adjustment(w), 1.25);
+  lwt_spin(1.0);
+  g_autofree char *stacked = g_build_filename(dir, "plots-stacked.png", NULL);
+  g_assert_true(lw_window_save_screenshot(w, stacked, NULL));
+  lw_plot_page_show_group(page, "Joints");
+  int n = 1;
+  GtkWidget *dd = find_dropdown(GTK_WIDGET(page), &n);
+  g_assert_nonnull(dd);
+  g_signal_emit_by_name(dd, "activate");
+  lwt_spin(1.0);
+  g_autofree char *chooser = g_build_filename(dir, "plots-chooser.png", NULL);
+  g_autofree char *cmd = g_strdup_printf("import -window root %s", chooser);
+  g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL);
+}
+
 /* plots against time share their time axis and a cursor at the scale's
  * time; a plot of one length against another is drawn at equal aspect */
 static void test_stacked_and_aspect(void)
@@ -386,7 +424,9 @@ static void test_stacked_and_aspect(void)
   g_assert_true(lw_plot_page_add_chosen(page, FALSE));
   g_assert_true(lw_plot_page_choose(page, "kinetic_energy", "time"));
   g_assert_true(lw_plot_page_add_chosen(page, TRUE));
-  g_assert_true(lw_plot_page_choose(page, "coupler.end.y", "coupler.end.x"));
+  /* the coupler's midpoint, as a click on it would add it */
+  lw_plot_page_add_point(page, 1, (const double[]){1, 0, 0}, "coupler(1, 0)");
+  g_assert_true(lw_plot_page_choose(page, "coupler(1, 0).y", "coupler(1, 0).x"));
   g_assert_true(lw_plot_page_add_chosen(page, FALSE));
   g_assert_cmpuint(lw_plot_page_get_n_plots(page), ==, 3);
   run_flat_out(w);
@@ -447,6 +487,7 @@ static void test_stacked_and_aspect(void)
       g_assert_true(y[i] >= y0 && y[i] <= y1);
     }
   }
+  take_shots(w, page);
   gtk_window_destroy(GTK_WINDOW(w));
   g_unlink(path);
 }
