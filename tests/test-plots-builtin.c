@@ -9,6 +9,8 @@
  * types in files and objectives.
  */
 #include <adwaita.h>
+#include <dlfcn.h>
+#include <string.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -19,6 +21,8 @@
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 #include "lw-test.h"
+#include "lw-camera.h"
+#include "lw-view3d.h"
 #include "lw-window.h"
 
 static LwApplication *app;
@@ -492,6 +496,146 @@ static void test_stacked_and_aspect(void)
   g_unlink(path);
 }
 
+/* ---- the real pointer: XTest events through the X server -------------------- */
+/* libX11 and libXtst are opened at run time, so that the test needs no
+ * build dependency; without them (or off X11) it is skipped */
+typedef struct {
+  void *x11, *xtst, *dpy;
+  unsigned long root;
+  void *(*open_display)(const char *);
+  int (*close_display)(void *);
+  int (*flush)(void *);
+  unsigned long (*default_root)(void *);
+  int (*translate)(void *, unsigned long, unsigned long, int, int, int *, int *, unsigned long *);
+  int (*fake_motion)(void *, int, int, int, unsigned long);
+  int (*fake_button)(void *, unsigned int, int, unsigned long);
+  unsigned long (*surface_xid)(GdkSurface *);
+} xpointer;
+
+static gboolean xpointer_open(xpointer *xp)
+{
+  memset(xp, 0, sizeof *xp);
+  if (strcmp(G_OBJECT_TYPE_NAME(gdk_display_get_default()), "GdkX11Display"))
+    return FALSE;
+  xp->x11 = dlopen("libX11.so.6", RTLD_NOW);
+  xp->xtst = dlopen("libXtst.so.6", RTLD_NOW);
+  if (!xp->x11 || !xp->xtst)
+    return FALSE;
+  *(void **)&xp->open_display = dlsym(xp->x11, "XOpenDisplay");
+  *(void **)&xp->close_display = dlsym(xp->x11, "XCloseDisplay");
+  *(void **)&xp->flush = dlsym(xp->x11, "XFlush");
+  *(void **)&xp->default_root = dlsym(xp->x11, "XDefaultRootWindow");
+  *(void **)&xp->translate = dlsym(xp->x11, "XTranslateCoordinates");
+  *(void **)&xp->fake_motion = dlsym(xp->xtst, "XTestFakeMotionEvent");
+  *(void **)&xp->fake_button = dlsym(xp->xtst, "XTestFakeButtonEvent");
+  *(void **)&xp->surface_xid = dlsym(RTLD_DEFAULT, "gdk_x11_surface_get_xid");
+  if (!xp->open_display || !xp->close_display || !xp->flush || !xp->default_root || !xp->translate ||
+      !xp->fake_motion || !xp->fake_button || !xp->surface_xid)
+    return FALSE;
+  xp->dpy = xp->open_display(NULL);
+  if (!xp->dpy)
+    return FALSE;
+  xp->root = xp->default_root(xp->dpy);
+  return TRUE;
+}
+
+static void xpointer_close(xpointer *xp)
+{
+  if (xp->dpy)
+    xp->close_display(xp->dpy);
+  if (xp->xtst)
+    dlclose(xp->xtst);
+  if (xp->x11)
+    dlclose(xp->x11);
+}
+
+/* the screen position of point (x, y) of a widget */
+static void root_point(xpointer *xp, GtkWidget *w, double x, double y, int *rx, int *ry)
+{
+  GtkNative *nat = gtk_widget_get_native(w);
+  graphene_point_t in = GRAPHENE_POINT_INIT((float)x, (float)y), out;
+  g_assert_true(gtk_widget_compute_point(w, GTK_WIDGET(nat), &in, &out));
+  double sx, sy;
+  gtk_native_get_surface_transform(nat, &sx, &sy);
+  unsigned long child;
+  g_assert_true(xp->translate(xp->dpy, xp->surface_xid(gtk_native_get_surface(nat)), xp->root,
+                              (int)lround(out.x + sx), (int)lround(out.y + sy), rx, ry, &child));
+}
+
+static void xmove(xpointer *xp, int x, int y)
+{
+  xp->fake_motion(xp->dpy, -1, x, y, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.04);
+}
+
+static void xbutton(xpointer *xp, gboolean press)
+{
+  xp->fake_button(xp->dpy, 1, press, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.1);
+}
+
+
+/* a click on the coupler's middle in the 3-D view adds that point to the
+ * Points group, in the coupler's own coordinates */
+static void test_click_point(void)
+{
+  xpointer xp;
+  if (!xpointer_open(&xp)) {
+    xpointer_close(&xp);
+    g_test_skip("needs X11 with the XTest extension (libX11, libXtst)");
+    return;
+  }
+  g_autofree char *path = four_bar_without_outputs();
+  LwWindow *w = open_window(path);
+  lwt_spin(1.0);
+  GtkWidget *view = lw_window_get_view(w);
+  if (lw_view3d_get_gl_error(LW_VIEW3D(view))) {
+    g_test_skip("no OpenGL: nothing to pick");
+    gtk_window_destroy(GTK_WINDOW(w));
+    xpointer_close(&xp);
+    return;
+  }
+  LwPlotPage *page = LW_PLOT_PAGE(lw_window_get_plot_page(w));
+  g_auto(GStrv) before = lw_plot_page_dup_group_labels(page, "Points");
+  /* where the coupler's point (1, 0) is on screen at t = 0 */
+  LwSimRunner *r = lw_window_get_runner(w);
+  const lw_model *m = lw_sim_runner_get_model(r);
+  double *q = g_new0(double, lw_model_nq(m)), t, o[3], R[9], pw[3];
+  g_assert_true(lw_sim_runner_get_frame(r, 0, &t, q, NULL));
+  lw_data *d = lw_data_new(m);
+  lw_data_set_state(m, d, t, q, NULL, NULL, NULL);
+  lw_body_pose(m, d, 1, o, R);
+  for (int i = 0; i < 3; i++)
+    pw[i] = o[i] + R[3 * i] * 1.0;
+  lw_camera cam;
+  lw_view3d_get_camera(LW_VIEW3D(view), &cam);
+  double px, py;
+  g_assert_true(lw_camera_project(&cam, gtk_widget_get_width(view), gtk_widget_get_height(view), pw, &px, &py));
+  int rx, ry;
+  root_point(&xp, view, px, py, &rx, &ry);
+  xmove(&xp, rx, ry);
+  xbutton(&xp, TRUE);
+  xbutton(&xp, FALSE);
+  lwt_spin(0.5);
+  g_auto(GStrv) after = lw_plot_page_dup_group_labels(page, "Points");
+  g_assert_cmpuint(g_strv_length(after), ==, g_strv_length(before) + 2);
+  const char *label = after[g_strv_length(after) - 2];
+  g_test_message("clicked at pixel (%.1f, %.1f): %s", px, py, label);
+  g_assert_true(g_str_has_prefix(label, "coupler("));
+  /* the label holds the point in body coordinates: within a pixel of (1, 0) */
+  double bx = g_ascii_strtod(label + strlen("coupler("), NULL);
+  double by = g_ascii_strtod(strchr(label, ',') + 1, NULL);
+  g_assert_cmpfloat(fabs(bx - 1.0), <, 0.02);
+  g_assert_cmpfloat(fabs(by), <, 0.02);
+  lw_data_free(d);
+  g_free(q);
+  gtk_window_destroy(GTK_WINDOW(w));
+  xpointer_close(&xp);
+  g_unlink(path);
+}
+
 /* round-off is not motion: 0 to 1.2e-17 autoscales to a readable range
  * about 0, while a small real motion still fills the axis */
 static void test_roundoff_autoscale(void)
@@ -544,5 +688,6 @@ int main(int argc, char **argv)
   g_application_register(G_APPLICATION(app), NULL, NULL);
   g_test_add_func("/plots-builtin/four-bar", test_four_bar);
   g_test_add_func("/plots-builtin/stacked-and-aspect", test_stacked_and_aspect);
+  g_test_add_func("/plots-builtin/click-point", test_click_point);
   return g_test_run();
 }
