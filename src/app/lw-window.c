@@ -41,6 +41,7 @@
 #include "lw-prop-editor.h"
 #include "lw-opt-panel.h"
 #include "lw_io.h"
+#include "lw-plot-page.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 #include "lw-sens-panel.h"
@@ -50,11 +51,6 @@
 #define BUILTIN_MODEL "resource:///io/github/linkwright/Linkwright/models/five-bar.json"
 
 static const double speeds[] = {0.1, 0.25, 0.5, 1.0, 2.0, 4.0};
-
-typedef struct {
-  int xcol, ycol;   /* output columns; xcol -1: time */
-  guint series;     /* in the plot */
-} PlotSeries;
 
 #define PLOT_INTERVAL_US 33000 /* the plots during a live run: 30 Hz */
 #define TEXT_INTERVAL_US 99000 /* the time slider and the status text: 10 Hz */
@@ -72,7 +68,7 @@ struct _LwWindow {
   GtkWidget *open_button;
   GtkWidget *time_scale, *time_label, *speed_dropdown;
   GtkAdjustment *time_adjustment;
-  GtkWidget *plots_page, *plot_y_dropdown, *plot_x_dropdown;
+  GtkWidget *plots_page;
   GtkWidget *side_stack;
   GtkWidget *palette_revealer, *inspector_stack;
   LwInspector *inspector;
@@ -90,7 +86,7 @@ struct _LwWindow {
   AdwMessageDialog *confirm_dialog; /* Save / Discard / Cancel, while it is up */
   AdwMessageDialog *recovery_dialog;
   char *recovery_path;
-  GtkWidget *plot_view;  /* LwPlotView */
+  LwPlotPage *plot_page;
   GSettings *settings;   /* NULL when the schema is not installed */
 
   /* the document */
@@ -104,7 +100,7 @@ struct _LwWindow {
   lw_data *view_data;    /* poses from recorded q, main thread only */
   int nq, ncols, nbodies, njoints, nforces;
   double *q, *outputs, *poses, *joints, *forces;
-  GtkStringList *column_names;
+  int n_user_outputs;    /* the model file's outputs (the built-in ones follow) */
 
   /* playback and live display */
   guint tick_id;
@@ -114,8 +110,6 @@ struct _LwWindow {
   gint64 last_plot_us, last_text_us; /* plots; slider and status: last refreshed during a live run */
   guint shown_frame;
   gboolean updating_scale;
-  GArray *plot_series;   /* PlotSeries */
-  guint plotted_frames;  /* frames already appended to the plot */
   guint live_frames;     /* frames already shown live (the rest are new) */
   char *message;
   gboolean automation_done;
@@ -249,7 +243,7 @@ static void update_traces(LwWindow *self, guint nframes)
   double *buf = g_new(double, nframes), *xyz = g_new0(double, 3 * (gsize)nframes);
   for (int o = 0; o < d->noutputs; o++) {
     int w = lw_model_output_width(m, o);
-    if (d->outputs[o].type == LW_OUT_POSITION) {
+    if (d->outputs[o].type == LW_OUT_POSITION && o < self->n_user_outputs) { /* not the built-in points */
       for (int i = 0; i < w && i < 3; i++) {
         lw_sim_runner_copy_column(self->runner, col + i, 0, nframes, buf);
         for (guint f = 0; f < nframes; f++)
@@ -261,26 +255,6 @@ static void update_traces(LwWindow *self, guint nframes)
   }
   g_free(buf);
   g_free(xyz);
-}
-
-/* append the frames recorded since the last call to every plot series */
-static void update_plot(LwWindow *self, guint nframes)
-{
-  if (!self->plot_series->len || nframes <= self->plotted_frames)
-    return;
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  guint first = self->plotted_frames, n = nframes - first;
-  double *x = g_new(double, n), *y = g_new(double, n);
-  for (guint i = 0; i < self->plot_series->len; i++) {
-    PlotSeries *s = &g_array_index(self->plot_series, PlotSeries, i);
-    lw_sim_runner_copy_column(self->runner, s->xcol, first, n, x);
-    lw_sim_runner_copy_column(self->runner, s->ycol, first, n, y);
-    lw_plot_series_append_many(plot, s->series, x, y, n);
-  }
-  g_free(x);
-  g_free(y);
-  self->plotted_frames = nframes;
-  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
 }
 
 static void set_scale_range(LwWindow *self)
@@ -351,7 +325,7 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
     gboolean ended = st != LW_RUNNER_RUNNING;
     if (now - self->last_plot_us >= PLOT_INTERVAL_US || ended) {
       self->last_plot_us = now;
-      update_plot(self, n);
+      lw_plot_page_update(self->plot_page, n);
     }
     if ((self->last_plot_us != now && now - self->last_text_us >= TEXT_INTERVAL_US) || ended) {
       self->last_text_us = now;
@@ -398,42 +372,6 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
 }
 
 /* ---- loading ---------------------------------------------------------------- */
-static void clear_plot(LwWindow *self)
-{
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  while (lw_plot_get_n_series(plot) > 0)
-    lw_plot_remove_series(plot, 0);
-  g_array_set_size(self->plot_series, 0);
-  self->plotted_frames = 0;
-  lw_plot_reset_view(plot);
-  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
-}
-
-static void add_series(LwWindow *self, int xcol, int ycol)
-{
-  if (ycol < 0 || ycol >= self->ncols || xcol >= self->ncols)
-    return;
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  const char *yname = gtk_string_list_get_string(self->column_names, (guint)ycol + 1);
-  const char *xname = gtk_string_list_get_string(self->column_names, (guint)(xcol + 1));
-  g_autofree char *name = xcol < 0 ? g_strdup(yname) : g_strdup_printf("%s vs %s", yname, xname);
-  PlotSeries s = {xcol, ycol, lw_plot_add_series(plot, name)};
-  g_array_append_val(self->plot_series, s);
-  lw_plot_set_x_label(plot, xcol < 0 ? "t [s]" : xname);
-  /* the frames so far */
-  guint n = self->runner ? lw_sim_runner_get_n_frames(self->runner) : 0;
-  if (n) {
-    double *x = g_new(double, n), *y = g_new(double, n);
-    lw_sim_runner_copy_column(self->runner, xcol, 0, n, x);
-    lw_sim_runner_copy_column(self->runner, ycol, 0, n, y);
-    lw_plot_series_append_many(plot, s.series, x, y, n);
-    g_free(x);
-    g_free(y);
-  }
-  self->plotted_frames = n;
-  lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
-}
-
 static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user);
 static void refresh_editing(LwWindow *self);
 
@@ -462,13 +400,22 @@ static gboolean bench_start_cb(gpointer data)
 static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const char *display_name,
                               const LwSourceMap *map, lw_error *err)
 {
-  lw_model *m = lw_compile(desc, err);
+  lw_model *user_model = lw_compile(desc, err);
+  if (!user_model) {
+    lw_error_locate(err, display_name, map);
+    return FALSE;
+  }
+  /* the runner records the model's outputs and, after them, the built-in
+   * ones the Plots page offers (the document keeps only its own) */
+  lw_model *m = lw_plot_page_compile(desc, err);
   if (!m) {
+    lw_model_free(user_model);
     lw_error_locate(err, display_name, map);
     return FALSE;
   }
   LwSimRunner *runner = lw_sim_runner_new(m, err); /* takes m, also on failure */
   if (!runner) {
+    lw_model_free(user_model);
     lw_error_locate(err, display_name, map);
     return FALSE;
   }
@@ -507,31 +454,16 @@ static gboolean install_model(LwWindow *self, lw_desc *desc, GFile *file, const 
   self->poses = g_new0(double, 12 * (gsize)self->nbodies + 1);
   self->joints = g_new0(double, 6 * (gsize)self->njoints + 1);
   self->forces = g_new0(double, 6 * (gsize)self->nforces + 1);
-  /* the view works on the compiled copy (parameters applied) */
-  const lw_desc *compiled = lw_model_desc(mv);
-  lw_view3d_set_model(LW_VIEW3D(self->view), compiled);
+  /* the view and the inspector work on the compiled copy (parameters
+   * applied) of the model's own outputs, which come first in every frame */
+  lw_view3d_set_model(LW_VIEW3D(self->view), lw_model_desc(user_model));
   lw_view3d_clear_traces(LW_VIEW3D(self->view));
-  lw_inspector_set_model(self->inspector, mv);
+  lw_inspector_set_model(self->inspector, user_model);
+  self->n_user_outputs = lw_model_noutputs(user_model);
+  lw_model_free(user_model);
   lw_sens_panel_set_desc(self->sens_panel, desc);
   lw_opt_panel_set_desc(self->opt_panel, desc);
-  /* plot choices: time, then every output column */
-  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->column_names));
-  gtk_string_list_splice(self->column_names, 0, n, NULL);
-  gtk_string_list_append(self->column_names, _("time"));
-  for (int c = 0; c < self->ncols; c++) {
-    char b[128];
-    lw_model_output_column_name(mv, c, b, sizeof b);
-    gtk_string_list_append(self->column_names, b);
-  }
-  clear_plot(self);
-  /* by default the first output, every component, against time */
-  if (compiled->noutputs > 0)
-    for (int c = 0; c < lw_model_output_width(mv, 0); c++)
-      add_series(self, -1, c);
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  lw_plot_set_title(plot, compiled->noutputs ? lw_model_output_name(mv, 0) : NULL);
-  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plot_y_dropdown), self->ncols > 0 ? 1 : 0);
-  gtk_drop_down_set_selected(GTK_DROP_DOWN(self->plot_x_dropdown), 0);
+  lw_plot_page_set_runner(self->plot_page, runner, self->n_user_outputs);
 
   self->playing = FALSE;
   self->shown_frame = 0;
@@ -668,7 +600,7 @@ static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user)
     /* catch up with the last frames */
     show_frame(self, n - 1);
     update_traces(self, n);
-    update_plot(self, n);
+    lw_plot_page_update(self->plot_page, n);
     set_scale_range(self);
     self->live_frames = n;
   }
@@ -806,11 +738,7 @@ static void reset_cb(GSimpleAction *a, GVariant *p, gpointer user)
   self->playing = FALSE;
   lw_sim_runner_reset(self->runner);
   /* keep the chosen series, drop their data */
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  for (guint i = 0; i < self->plot_series->len; i++)
-    lw_plot_series_clear(plot, g_array_index(self->plot_series, PlotSeries, i).series);
-  self->plotted_frames = 0;
-  update_plot(self, 1);
+  lw_plot_page_rewind(self->plot_page);
   lw_view3d_clear_traces(LW_VIEW3D(self->view));
   self->live_frames = 1;
   show_frame(self, 0);
@@ -935,25 +863,15 @@ static void add_series_cb(GSimpleAction *a, GVariant *p, gpointer user)
   (void)a;
   (void)p;
   LwWindow *self = user;
-  int y = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->plot_y_dropdown)) - 1;
-  int x = (int)gtk_drop_down_get_selected(GTK_DROP_DOWN(self->plot_x_dropdown)) - 1;
-  if (y < 0) {
+  if (!lw_plot_page_add_chosen(self->plot_page, FALSE))
     toast(self, _("Choose a quantity to plot"));
-    return;
-  }
-  /* a plot has one horizontal axis: a different one starts a new plot */
-  if (self->plot_series->len && g_array_index(self->plot_series, PlotSeries, 0).xcol != x)
-    clear_plot(self);
-  add_series(self, x, y);
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  lw_plot_set_title(plot, NULL);
 }
 
 static void clear_plot_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  clear_plot(user);
+  lw_plot_page_clear(LW_WINDOW(user)->plot_page);
 }
 
 static void run_sensitivity_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -1153,9 +1071,7 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
     lw_view3d_set_model(LW_VIEW3D(self->view), desc);
     lw_view3d_clear_traces(LW_VIEW3D(self->view));
     lw_inspector_set_model(self->inspector, NULL);
-    clear_plot(self);
-    guint n = g_list_model_get_n_items(G_LIST_MODEL(self->column_names));
-    gtk_string_list_splice(self->column_names, 0, n, NULL);
+    lw_plot_page_set_runner(self->plot_page, NULL, 0);
     self->ncols = 0;
     adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : self->display_name);
     if (desc->nbodies == 0)
@@ -1661,8 +1577,9 @@ static void export_chosen(LwWindow *self, GFile *file, gboolean csv)
 {
   g_autofree char *path = g_file_get_path(file);
   g_autoptr(GError) error = NULL;
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
-  int w = MAX(gtk_widget_get_width(self->plot_view), 640), h = MAX(gtk_widget_get_height(self->plot_view), 400);
+  GtkWidget *view = lw_plot_page_get_current_view(self->plot_page);
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(view));
+  int w = MAX(gtk_widget_get_width(view), 640), h = MAX(gtk_widget_get_height(view), 400);
   gboolean ok = csv ? lw_plot_export_csv(plot, path, &error) : lw_plot_export(plot, path, w, h, &error);
   if (!ok)
     show_message(self, error->message);
@@ -2011,7 +1928,6 @@ static void lw_window_finalize(GObject *object)
   lw_desc_free(self->desc);
   g_clear_object(&self->file);
   g_clear_object(&self->settings);
-  g_clear_object(&self->column_names);
   g_free(self->display_name);
   g_free(self->q);
   g_free(self->outputs);
@@ -2021,7 +1937,6 @@ static void lw_window_finalize(GObject *object)
   g_free(self->message);
   g_free(self->autosave_path);
   g_free(self->recovery_path);
-  g_array_unref(self->plot_series);
   g_ptr_array_unref(self->undo);
   g_ptr_array_unref(self->redo);
   if (self->frame_times)
@@ -2054,8 +1969,6 @@ static void lw_window_class_init(LwWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, LwWindow, time_adjustment);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, speed_dropdown);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, plots_page);
-  gtk_widget_class_bind_template_child(widget_class, LwWindow, plot_y_dropdown);
-  gtk_widget_class_bind_template_child(widget_class, LwWindow, plot_x_dropdown);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, side_stack);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, inspector);
   gtk_widget_class_bind_template_child(widget_class, LwWindow, inspector_stack);
@@ -2069,7 +1982,6 @@ static void lw_window_class_init(LwWindowClass *klass)
 static void lw_window_init(LwWindow *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
-  self->plot_series = g_array_new(FALSE, FALSE, sizeof(PlotSeries));
   self->undo = g_ptr_array_new_with_free_func(undo_entry_free);
   self->redo = g_ptr_array_new_with_free_func(undo_entry_free);
   self->real_time = TRUE;
@@ -2119,19 +2031,16 @@ static void lw_window_init(LwWindow *self)
                               g_variant_new_boolean(g_settings_get_boolean(self->settings, "show-traces")));
   }
 
-  self->plot_view = lw_plot_view_new();
-  gtk_widget_set_vexpand(self->plot_view, TRUE);
-  gtk_box_append(GTK_BOX(self->plots_page), self->plot_view);
-  self->column_names = gtk_string_list_new(NULL);
-  gtk_drop_down_set_model(GTK_DROP_DOWN(self->plot_y_dropdown), G_LIST_MODEL(self->column_names));
-  gtk_drop_down_set_model(GTK_DROP_DOWN(self->plot_x_dropdown), G_LIST_MODEL(self->column_names));
+  self->plot_page = LW_PLOT_PAGE(lw_plot_page_new());
+  gtk_widget_set_vexpand(GTK_WIDGET(self->plot_page), TRUE);
+  gtk_box_append(GTK_BOX(self->plots_page), GTK_WIDGET(self->plot_page));
+  lw_plot_page_set_time_adjustment(self->plot_page, self->time_adjustment);
+  lw_plot_page_watch_view(self->plot_page, self->view);
   g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(scale_changed_cb), self);
   g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(recent_changed_cb), self);
   rebuild_recent_menu(self);
   self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), tick_cb, self, NULL);
   name_inner_buttons(self->speed_dropdown, _("Playback speed"));
-  name_inner_buttons(self->plot_y_dropdown, _("Plot quantity"));
-  name_inner_buttons(self->plot_x_dropdown, _("Plot against"));
   name_inner_buttons(GTK_WIDGET(self->open_button), _("Recent models and examples"));
 }
 
@@ -2167,9 +2076,15 @@ GtkWidget *lw_window_get_view(LwWindow *self)
   return self->view;
 }
 
+GtkWidget *lw_window_get_plot_page(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return GTK_WIDGET(self->plot_page);
+}
+
 GtkWidget *lw_window_get_plot_view(LwWindow *self)
 {
-  return self->plot_view;
+  return lw_plot_page_get_plot_view(self->plot_page, 0);
 }
 
 GtkWidget *lw_window_get_sens_panel(LwWindow *self)

@@ -54,7 +54,8 @@ const lw_desc *lw_window_get_desc(LwWindow *self);
 LwSimRunner *lw_window_get_runner(LwWindow *self);
 const char *lw_window_get_message(LwWindow *self); /* the message bar's text, NULL when hidden */
 GtkWidget *lw_window_get_view(LwWindow *self);
-GtkWidget *lw_window_get_plot_view(LwWindow *self);
+GtkWidget *lw_window_get_plot_view(LwWindow *self); /* the first plot of the Plots page */
+GtkWidget *lw_window_get_plot_page(LwWindow *self);  /* an LwPlotPage */
 GtkWidget *lw_window_get_sens_panel(LwWindow *self);
 GtkWidget *lw_window_get_inspector(LwWindow *self);
 GtkWidget *lw_window_get_opt_panel(LwWindow *self);

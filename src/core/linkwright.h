@@ -113,6 +113,10 @@ typedef enum {
   LW_OUT_POTENTIAL_ENERGY,
   LW_OUT_TOTAL_ENERGY,
   LW_OUT_CONTROL,       /* a controller's force / torque along its actuated coordinate */
+  LW_OUT_SPRING_LENGTH, /* a spring-damper's length l, or a joint spring-damper's coordinate x */
+  LW_OUT_SPRING_FORCE,  /* its tension k (l - l0) + c dl/dt (joint: k (x - x0) + c dx/dt) */
+  LW_OUT_DISSIPATED_ENERGY, /* energy taken out by every damper since the start: the
+                               integral of sum c v^2 by the trapezoidal rule over the steps */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -227,7 +231,7 @@ typedef struct {
   lw_place place;
   char *joint;     /* joint outputs */
   int coordinate;
-  char *force;     /* control: the controller */
+  char *force;     /* control: the controller; spring outputs: the spring-damper */
 } lw_output_desc;
 
 typedef struct {
@@ -355,6 +359,15 @@ const char *lw_opt_algorithm_name(lw_opt_algorithm a);
 int lw_opt_algorithm_from_name(const char *s);
 int lw_desc_problem_index(const lw_desc *d, const char *name);
 void lw_place_set_ref(lw_place *pl, const char *ref);
+/* Append, after the description's own outputs, one output for every
+ * quantity a user may want to plot without declaring it: each joint's
+ * coordinates and their rates (named J.q, or J.q0, J.q1, ... for joints of
+ * several; J.qd...) and reaction force (J.reaction), each spring-damper's
+ * and joint spring-damper's length and force (S.length, S.force), each
+ * controller's effort (C.effort), each body's named points (B.P), and the
+ * kinetic, potential, total and dissipated energies.  A name already used
+ * gets a '#' and a number appended.  Returns the number added. */
+int lw_desc_add_builtin_outputs(lw_desc *d);
 /* An N-link pendulum chain (planar, or spatial with revolute joints about z). */
 lw_desc *lw_desc_chain(int n, int spatial);
 
@@ -392,6 +405,9 @@ int lw_model_nforces(const lw_model *m);
 int lw_model_noutputs(const lw_model *m);
 int lw_model_output_width(const lw_model *m, int k); /* scalars in output k */
 const char *lw_model_output_name(const lw_model *m, int k);
+/* SI unit of output k's scalars ("m", "rad", "N", "N m", "J", ...; "" when
+ * they mix units) */
+const char *lw_model_output_unit(const lw_model *m, int k);
 int lw_model_output_columns(const lw_model *m); /* sum of widths */
 /* Column label of scalar column c (e.g. "r2.x"), written into buf. */
 void lw_model_output_column_name(const lw_model *m, int c, char *buf, size_t len);

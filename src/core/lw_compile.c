@@ -1209,6 +1209,8 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     }
     if (f->nblk == 2)
       pair_add(&ps, f->blk[0], f->blk[1]);
+    if ((f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c != 0.0)
+      m->ndampers++;
   }
 
   /* outputs */
@@ -1266,6 +1268,21 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
              lw_force_type_name(d->forces[o->force].type));
       break;
     }
+    case LW_OUT_SPRING_LENGTH:
+    case LW_OUT_SPRING_FORCE: {
+      snprintf(path, sizeof path, "outputs/%s/force", od->name);
+      o->force = -1;
+      for (int k = 0; od->force && k < d->nforces; k++)
+        if (!strcmp(d->forces[k].name, od->force))
+          o->force = k;
+      if (o->force < 0)
+        FAIL(path, "output '%s': spring-damper '%s' does not exist", od->name, od->force ? od->force : "(missing)");
+      if (d->forces[o->force].type != LW_FORCE_SPRING_DAMPER &&
+          d->forces[o->force].type != LW_FORCE_JOINT_SPRING_DAMPER)
+        FAIL(path, "output '%s': force '%s' is a %s, not a spring_damper or joint_spring_damper", od->name,
+             od->force, lw_force_type_name(d->forces[o->force].type));
+      break;
+    }
     case LW_OUT_REACTION_FORCE: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ji = -1;
@@ -1320,6 +1337,9 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       if (t->output < 0)
         FAIL(path, "objective '%s': output '%s' does not exist", od->name,
              td->output ? td->output : "(missing)");
+      if (m->outputs[t->output].type == LW_OUT_DISSIPATED_ENERGY)
+        FAIL(path, "objective '%s': output '%s' (dissipated_energy) cannot be used in an objective: "
+                   "its sensitivities are not computed", od->name, td->output);
       t->col = m->out_col[t->output];
       t->width = m->outputs[t->output].width;
       snprintf(path, sizeof path, "objectives/%s/terms/%d/component", od->name, k);
@@ -1501,6 +1521,48 @@ const char *lw_model_output_name(const lw_model *m, int k) { return m->desc->out
 int lw_model_output_columns(const lw_model *m) { return m->ncols; }
 int lw_model_planar(const lw_model *m) { return m->planar; }
 const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
+
+/* the unit of a joint coordinate: an angle or a length */
+static int coord_is_angle(const lw_model *m, int ci)
+{
+  return ci >= 0 && m->coords[ci].kind == LW_ROW_ANGLE;
+}
+
+const char *lw_model_output_unit(const lw_model *m, int k)
+{
+  const lw_output *o = &m->outputs[k];
+  switch (o->type) {
+  case LW_OUT_POSITION:
+    return "m";
+  case LW_OUT_VELOCITY:
+    return "m/s";
+  case LW_OUT_ACCELERATION:
+    return "m/s^2";
+  case LW_OUT_JOINT_COORDINATE:
+    return coord_is_angle(m, o->coord) ? "rad" : "m";
+  case LW_OUT_JOINT_VELOCITY:
+    return coord_is_angle(m, o->coord) ? "rad/s" : "m/s";
+  case LW_OUT_REACTION_FORCE:
+    return "N";
+  case LW_OUT_CONTROL:
+    return coord_is_angle(m, m->forces[o->force].coord) ? "N m" : "N";
+  case LW_OUT_SPRING_LENGTH:
+  case LW_OUT_SPRING_FORCE: {
+    const lw_force *f = &m->forces[o->force];
+    int angle = f->type == LW_FORCE_JOINT_SPRING_DAMPER && coord_is_angle(m, f->coord);
+    if (o->type == LW_OUT_SPRING_LENGTH)
+      return angle ? "rad" : "m";
+    return angle ? "N m" : "N";
+  }
+  case LW_OUT_KINETIC_ENERGY:
+  case LW_OUT_POTENTIAL_ENERGY:
+  case LW_OUT_TOTAL_ENERGY:
+  case LW_OUT_DISSIPATED_ENERGY:
+    return "J";
+  default:
+    return "";
+  }
+}
 
 void lw_model_output_column_name(const lw_model *m, int col, char *buf, size_t len)
 {

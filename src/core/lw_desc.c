@@ -483,7 +483,8 @@ static const char *force_names[LW_FORCE_NTYPES] = {
   "spring_damper", "joint_spring_damper", "force", "torque", "pid", "state_feedback"};
 static const char *output_names[LW_OUT_NTYPES] = {
   "position", "velocity", "acceleration", "joint_coordinate", "joint_velocity",
-  "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control"};
+  "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control",
+  "spring_length", "spring_force", "dissipated_energy"};
 
 static int name_index(const char **names, int n, const char *s)
 {

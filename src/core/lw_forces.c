@@ -73,6 +73,42 @@ void lw_fb_reset(const lw_model *m, lw_data *d)
   for (int i = 0; i < m->nfbs; i++)
     d->fbz[i] = d->fbc[i] = d->fbcs[i] = 0.0;
   d->fb_beta = 0.0;
+  d->dissipated = 0.0;
+}
+
+void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
+                     double *x, double *xd)
+{
+  if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+    const lw_coord *c = &m->coords[f->coord];
+    *x = lw_coord_continue(m, d, f->coord, lw_coord_eval(m, c, q, NULL));
+    *xd = lw_coord_rate(m, c, q, qd);
+    return;
+  }
+  double v[3], vd[3], l = 0, ld = 0;
+  lw_vexpr_eval(m, &f->v, q, v);
+  lw_vexpr_eval_lin(m, &f->v, qd, vd);
+  for (int i = 0; i < m->nd; i++)
+    l += v[i] * v[i];
+  l = sqrt(l);
+  for (int i = 0; l >= 1e-300 && i < m->nd; i++)
+    ld += v[i] * vd[i] / l;
+  *x = l;
+  *xd = ld;
+}
+
+double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd)
+{
+  double P = 0;
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    if ((f->type != LW_FORCE_SPRING_DAMPER && f->type != LW_FORCE_JOINT_SPRING_DAMPER) || f->c == 0.0)
+      continue;
+    double x, xd;
+    lw_spring_state(m, d, f, q, qd, &x, &xd);
+    P += f->c * xd * xd;
+  }
+  return P;
 }
 
 /* Q += forces; vals += ks K + cs C when vals != NULL.  Controllers add only

@@ -361,6 +361,17 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
       }
       break;
     }
+    case LW_OUT_SPRING_LENGTH:
+    case LW_OUT_SPRING_FORCE: {
+      const lw_force *f = &m->forces[op->force];
+      double x, xd;
+      lw_spring_state(m, d, f, d->q, d->qd, &x, &xd);
+      o[0] = op->type == LW_OUT_SPRING_LENGTH ? x : f->k * (x - f->rest) + f->c * xd;
+      break;
+    }
+    case LW_OUT_DISSIPATED_ENERGY:
+      o[0] = d->dissipated;
+      break;
     case LW_OUT_KINETIC_ENERGY:
     case LW_OUT_POTENTIAL_ENERGY:
     case LW_OUT_TOTAL_ENERGY: {

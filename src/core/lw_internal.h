@@ -147,6 +147,7 @@ struct lw_model {
   lw_vexpr *joint_z;    /* (njoints) joint axis on body 1 (drawing) */
   int nforces;
   lw_force *forces;
+  int ndampers;         /* spring-dampers and joint spring-dampers with c != 0 */
   int nfbs;
   lw_fb *fbs;           /* controllers' measured coordinates */
   int ninit;
@@ -242,6 +243,10 @@ struct lw_data {
   double *fbz, *fbc;                 /* (nfbs) */
   double *fbcs;                      /* (nfbs) fbc of the last step */
   double fb_beta;
+  /* energy the dampers took out since the last initialization or state
+   * change: the trapezoidal sum of h/2 (P_n + P_n+1) over the steps, P the
+   * damper power lw_damper_power (LW_OUT_DISSIPATED_ENERGY) */
+  double dissipated;
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
@@ -325,6 +330,13 @@ double lw_fb_error(const lw_model *m, const lw_data *d, int i, const double *q, 
 void lw_fb_step_begin(const lw_model *m, lw_data *d, double h);
 void lw_fb_step_end(const lw_model *m, lw_data *d, double h);
 void lw_fb_reset(const lw_model *m, lw_data *d);
+/* a spring-damper's length (joint spring-damper: its coordinate, unwrapped)
+ * x and its rate xd at q, qd */
+void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
+                     double *x, double *xd);
+/* power the dampers take out at q, qd: sum c xd^2 over the spring-dampers
+ * and joint spring-dampers (>= 0 for c >= 0) */
+double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 
 void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);

@@ -1261,6 +1261,40 @@ void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *
 }
 
 /* ---- outputs ---------------------------------------------------------------- */
+/* a spring-damper's length (joint: coordinate) x and rate xd at p, and
+ * their derivatives along dir and the tangent model tm (NULL: none) */
+static void spring_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
+                       const lw_lin_dir *dir, double *x, double *dx, double *xd, double *dxd)
+{
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  int nd = m->nd;
+  *x = *dx = *xd = *dxd = 0.0;
+  if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+    const lw_coord *c = &m->coords[f->coord];
+    sc cs;
+    coord_sc(m, tm, f->coord, p, dir, &cs);
+    *x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
+    *dx = cs.dv;
+    *xd = cs.r;
+    *dxd = cs.dr;
+    return;
+  }
+  /* l = |v|, dl/dt = v.vd / l with v = V(q), vd = V_lin(qd) */
+  double v[3], dv[3], vd[3] = {0, 0, 0}, dvd[3] = {0, 0, 0};
+  vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
+  if (p->qd)
+    vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->qd, dir->dqd, 1, vd, dvd);
+  double l = sqrt(dot(nd, v, v));
+  if (l < 1e-300)
+    return;
+  double dl = dot(nd, v, dv) / l, vvd = dot(nd, v, vd);
+  *x = l;
+  *dx = dl;
+  *xd = vvd / l;
+  *dxd = (dot(nd, dv, vd) + dot(nd, v, dvd)) / l - vvd * dl / (l * l);
+}
+
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy)
 {
@@ -1303,6 +1337,22 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
             dy[i] -= sgn * (s.dg[kb * nqb + i] * p->l[0][r] +
                             (dir->dl ? s.g[kb * nqb + i] * dir->dl[r] : 0.0));
     }
+    break;
+  }
+  case LW_OUT_SPRING_LENGTH:
+  case LW_OUT_SPRING_FORCE: {
+    const lw_force *f = &m->forces[op->force];
+    const lw_force *tf = tm ? &tm->forces[op->force] : NULL;
+    double x, dx, xd, dxd;
+    spring_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
+    if (op->type == LW_OUT_SPRING_LENGTH) {
+      dy[0] = dx;
+      break;
+    }
+    /* F = k (x - x0) + c xd */
+    dy[0] = f->k * dx + f->c * dxd;
+    if (tf)
+      dy[0] += tf->k * (x - f->rest) - f->k * tf->rest + tf->c * xd;
     break;
   }
   case LW_OUT_CONTROL: {
@@ -1361,6 +1411,9 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     dy[0] = s;
     break;
   }
+  case LW_OUT_DISSIPATED_ENERGY:
+    dy[0] = NAN; /* an integral over the run: not differentiated (objectives refuse it) */
+    break;
   default:
     break;
   }

@@ -373,6 +373,8 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   d->nstep++;
   if (m->nfbs)
     lw_fb_step_end(m, d, h);
+  if (m->ndampers) /* trapezoidal rule over the step, like the controllers' integrals */
+    d->dissipated += 0.5 * h * (lw_damper_power(m, d, d->qn, d->qdn) + lw_damper_power(m, d, d->q, d->qd));
   lw_coords_update(m, d);
   if (info) {
     info->iterations = it;

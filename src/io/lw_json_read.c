@@ -676,7 +676,8 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
-               "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy or control)", type);
+               "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy, control, "
+               "spring_length, spring_force or dissipated_energy)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -695,6 +696,8 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     get_int(r, o, "coordinate", path, &od->coordinate);
     break;
   case LW_OUT_CONTROL:
+  case LW_OUT_SPRING_LENGTH:
+  case LW_OUT_SPRING_FORCE:
     od->force = dup_or_null(need_str(r, o, "force", path));
     break;
   default:

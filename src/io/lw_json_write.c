@@ -447,6 +447,8 @@ char *lw_model_to_json(const lw_desc *d)
       kvstr(&w, "joint", o->joint ? o->joint : "");
       break;
     case LW_OUT_CONTROL:
+    case LW_OUT_SPRING_LENGTH:
+    case LW_OUT_SPRING_FORCE:
       kvstr(&w, "force", o->force ? o->force : "");
       break;
     default:

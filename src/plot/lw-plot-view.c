@@ -27,6 +27,15 @@ struct _LwPlotView {
 
 G_DEFINE_FINAL_TYPE(LwPlotView, lw_plot_view, GTK_TYPE_WIDGET)
 
+enum { SIGNAL_VIEW_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* the user moved the view: zoom, pan or back to automatic */
+static void lw_plot_view_changed(LwPlotView *self)
+{
+  g_signal_emit(self, signals[SIGNAL_VIEW_CHANGED], 0);
+}
+
 static void lw_plot_view_sync_accessible(LwPlotView *self)
 {
   const char *title = lw_plot_get_title(self->plot);
@@ -63,6 +72,7 @@ static void lw_plot_view_zoom_at(LwPlotView *self, double factor, double px, dou
   lw_plot_zoom_xy(self->plot, fx, fy, cx, cy);
   lw_plot_view_clear_hover(self);
   gtk_widget_queue_draw(GTK_WIDGET(self));
+  lw_plot_view_changed(self);
 }
 
 static void lw_plot_view_zoom_center(LwPlotView *self, double factor)
@@ -72,6 +82,7 @@ static void lw_plot_view_zoom_center(LwPlotView *self, double factor)
   lw_plot_zoom(self->plot, factor, 0.5 * (x0 + x1), 0.5 * (y0 + y1));
   lw_plot_view_clear_hover(self);
   gtk_widget_queue_draw(GTK_WIDGET(self));
+  lw_plot_view_changed(self);
 }
 
 static void lw_plot_view_action(GtkWidget *widget, const char *name, GVariant *param)
@@ -86,6 +97,7 @@ static void lw_plot_view_action(GtkWidget *widget, const char *name, GVariant *p
     lw_plot_reset_view(self->plot);
     lw_plot_view_clear_hover(self);
     gtk_widget_queue_draw(widget);
+    lw_plot_view_changed(self);
   }
 }
 
@@ -165,6 +177,7 @@ static void lw_plot_view_drag_update(GtkGestureDrag *gesture, double ox, double 
   lw_plot_set_view(self->plot, self->start_x0, self->start_x1, self->start_y0, self->start_y1);
   lw_plot_pan(self->plot, -ox * self->units_x, oy * self->units_y);
   gtk_widget_queue_draw(GTK_WIDGET(self));
+  lw_plot_view_changed(self);
 }
 
 static void lw_plot_view_drag_end(GtkGestureDrag *gesture, double ox, double oy, LwPlotView *self)
@@ -241,6 +254,8 @@ static void lw_plot_view_class_init(LwPlotViewClass *klass)
   widget_class->measure = lw_plot_view_measure;
   widget_class->css_changed = lw_plot_view_css_changed;
   gtk_widget_class_set_css_name(widget_class, "plot");
+  signals[SIGNAL_VIEW_CHANGED] = g_signal_new("view-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                              NULL, NULL, G_TYPE_NONE, 0);
   /* a chart is an image to assistive technologies, named by its title */
   gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 

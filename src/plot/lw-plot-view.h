@@ -4,6 +4,9 @@
  * pans, a double click returns to the automatic view, hovering shows the
  * nearest point. Actions: plot.reset-view, plot.zoom-in, plot.zoom-out
  * (also Ctrl+0, Ctrl+plus, Ctrl+minus while focused).
+ *
+ * Signal "view-changed" (no arguments) after the user zooms, pans or returns
+ * to the automatic view, so that plots sharing an axis can follow.
  */
 #ifndef LW_PLOT_VIEW_H
 #define LW_PLOT_VIEW_H

@@ -76,6 +76,10 @@ struct _LwPlot {
   GPtrArray *series; /* LwSeries * */
   gboolean manual;
   double vx0, vx1, vy0, vy1; /* the manual view */
+  gboolean manual_x;         /* only x manual (vx0, vx1), y automatic */
+  double floor;              /* unit scale below which a range is round-off */
+  gboolean equal_aspect;     /* a data unit as long on x as on y */
+  double cursor;             /* x of the cursor line, NaN: none */
   LwLayout layout;           /* of the last draw */
   int hover_series;          /* -1: none */
   gboolean exporting;        /* drawing a file: quality over speed */
@@ -114,6 +118,8 @@ LwPlot *lw_plot_new(void)
   plot->bg = lw_plot_default_bg;
   plot->series = g_ptr_array_new_with_free_func(lw_series_free);
   plot->hover_series = -1;
+  plot->floor = 1.0;
+  plot->cursor = NAN;
   return plot;
 }
 
@@ -342,13 +348,15 @@ const double *lw_plot_series_get_y(const LwPlot *plot, guint series)
 }
 
 /* ---- view -------------------------------------------------------------- */
-/* Widen [lo, hi] by frac of its span on each side; a flat (or empty-looking)
- * range becomes +-10 % around its value, or +-1 around zero. */
-static void lw_pad_range(double *lo, double *hi, double frac)
+/* Widen [lo, hi] by frac of its span on each side.  A flat range, or one
+ * whose span is round-off (below 1e-12 of max(|value|, floor): 0 to 1e-17
+ * is no motion for a quantity of unit scale), becomes +-10 % of
+ * max(|value|, floor) around its middle (+-1 around zero with no floor). */
+static void lw_pad_range(double *lo, double *hi, double frac, double floor)
 {
   double span = *hi - *lo, mag = fmax(fabs(*lo), fabs(*hi));
-  if (!(span > mag * 1e-12)) {
-    double c = 0.5 * (*lo + *hi), half = mag > 0 ? 0.1 * mag : 1.0;
+  if (!(span > fmax(mag, floor) * 1e-12)) {
+    double scale = fmax(mag, floor), c = 0.5 * (*lo + *hi), half = scale > 0 ? 0.1 * scale : 1.0;
     *lo = c - half;
     *hi = c + half;
     return;
@@ -381,8 +389,8 @@ void lw_plot_get_auto_view(const LwPlot *plot, double *x0, double *x1, double *y
   }
   /* x is usually time, whose ends matter less than the y extremes, which
    * must never touch the frame */
-  lw_pad_range(&xmin, &xmax, 0.02);
-  lw_pad_range(&ymin, &ymax, 0.05);
+  lw_pad_range(&xmin, &xmax, 0.02, plot->floor);
+  lw_pad_range(&ymin, &ymax, 0.05, plot->floor);
   if (x0)
     *x0 = xmin;
   if (x1)
@@ -393,21 +401,90 @@ void lw_plot_get_auto_view(const LwPlot *plot, double *x0, double *x1, double *y
     *y1 = ymax;
 }
 
+static gboolean lw_span_ok(double lo, double hi);
+
+/* the view before equal aspect: manual, automatic, or automatic in y only */
+static void lw_plot_base_view(const LwPlot *plot, double *v)
+{
+  if (plot->manual) {
+    v[0] = plot->vx0, v[1] = plot->vx1, v[2] = plot->vy0, v[3] = plot->vy1;
+    return;
+  }
+  lw_plot_get_auto_view(plot, &v[0], &v[1], &v[2], &v[3]);
+  if (plot->manual_x)
+    v[0] = plot->vx0, v[1] = plot->vx1;
+}
+
+/* widen the narrower axis of v about its middle so that a data unit takes
+ * as many pixels on x as on y in a data area aw x ah */
+static void lw_equalize(double *v, double aw, double ah)
+{
+  if (!(aw > 0) || !(ah > 0))
+    return;
+  double ux = (v[1] - v[0]) / aw, uy = (v[3] - v[2]) / ah, u = fmax(ux, uy);
+  double cx = 0.5 * (v[0] + v[1]), cy = 0.5 * (v[2] + v[3]);
+  v[0] = cx - 0.5 * u * aw;
+  v[1] = cx + 0.5 * u * aw;
+  v[2] = cy - 0.5 * u * ah;
+  v[3] = cy + 0.5 * u * ah;
+}
+
 void lw_plot_get_view(const LwPlot *plot, double *x0, double *x1, double *y0, double *y1)
 {
   g_return_if_fail(plot != NULL);
-  if (!plot->manual) {
-    lw_plot_get_auto_view(plot, x0, x1, y0, y1);
-    return;
-  }
+  double v[4];
+  lw_plot_base_view(plot, v);
+  if (plot->equal_aspect && plot->layout.valid)
+    lw_equalize(v, plot->layout.aw, plot->layout.ah);
   if (x0)
-    *x0 = plot->vx0;
+    *x0 = v[0];
   if (x1)
-    *x1 = plot->vx1;
+    *x1 = v[1];
   if (y0)
-    *y0 = plot->vy0;
+    *y0 = v[2];
   if (y1)
-    *y1 = plot->vy1;
+    *y1 = v[3];
+}
+
+void lw_plot_set_x_range(LwPlot *plot, double x0, double x1)
+{
+  g_return_if_fail(plot != NULL);
+  if (!lw_span_ok(x0, x1))
+    return;
+  plot->vx0 = x0;
+  plot->vx1 = x1;
+  if (!plot->manual)
+    plot->manual_x = TRUE;
+}
+
+void lw_plot_set_scale_floor(LwPlot *plot, double floor)
+{
+  g_return_if_fail(plot != NULL);
+  plot->floor = isfinite(floor) && floor > 0 ? floor : 0.0;
+}
+
+void lw_plot_set_equal_aspect(LwPlot *plot, gboolean equal)
+{
+  g_return_if_fail(plot != NULL);
+  plot->equal_aspect = equal;
+}
+
+gboolean lw_plot_get_equal_aspect(const LwPlot *plot)
+{
+  g_return_val_if_fail(plot != NULL, FALSE);
+  return plot->equal_aspect;
+}
+
+void lw_plot_set_cursor(LwPlot *plot, double x)
+{
+  g_return_if_fail(plot != NULL);
+  plot->cursor = isfinite(x) ? x : NAN;
+}
+
+double lw_plot_get_cursor(const LwPlot *plot)
+{
+  g_return_val_if_fail(plot != NULL, NAN);
+  return plot->cursor;
 }
 
 /* A span is usable when the ticks and the pixel mapping still resolve it. */
@@ -423,6 +500,7 @@ void lw_plot_set_view(LwPlot *plot, double x0, double x1, double y0, double y1)
   if (!lw_span_ok(x0, x1) || !lw_span_ok(y0, y1))
     return;
   plot->manual = TRUE;
+  plot->manual_x = FALSE;
   plot->vx0 = x0;
   plot->vx1 = x1;
   plot->vy0 = y0;
@@ -432,13 +510,14 @@ void lw_plot_set_view(LwPlot *plot, double x0, double x1, double y0, double y1)
 gboolean lw_plot_is_autoscaled(const LwPlot *plot)
 {
   g_return_val_if_fail(plot != NULL, TRUE);
-  return !plot->manual;
+  return !plot->manual && !plot->manual_x;
 }
 
 void lw_plot_reset_view(LwPlot *plot)
 {
   g_return_if_fail(plot != NULL);
   plot->manual = FALSE;
+  plot->manual_x = FALSE;
 }
 
 void lw_plot_zoom_xy(LwPlot *plot, double fx, double fy, double cx, double cy)
@@ -643,6 +722,16 @@ static void lw_plot_compute_frame(LwPlot *plot, cairo_t *cr, double width, doubl
   double right = fmax(LW_PLOT_PAD, 0.5 * lw_text_width(cr, xl) + 2);
   l->ax = round(left);
   l->aw = fmax(floor(width - right - l->ax), 1);
+
+  if (plot->equal_aspect) {
+    /* the range for this data area (the margins came from the last one's
+     * labels), and its y ticks again */
+    double v[4];
+    lw_plot_base_view(plot, v);
+    lw_equalize(v, l->aw, l->ah);
+    l->x0 = v[0], l->x1 = v[1], l->y0 = v[2], l->y1 = v[3];
+    f->nyt = lw_plot_nice_ticks(l->y0, l->y1, ny, f->yt, LW_PLOT_MAX_TICKS, &f->ystep);
+  }
 
   guint nx = (guint)CLAMP(l->aw / 60, 2, 12);
   for (int iter = 0; iter < 6; iter++) {
@@ -1156,6 +1245,21 @@ static void lw_draw_hover(LwPlot *plot, cairo_t *cr, const LwLayout *l)
   lw_show_text(cr, bx + 6, by + h / 2, text, 0, 0.5);
 }
 
+/* the cursor: a vertical line across the data area at its x */
+static void lw_draw_cursor(const LwPlot *plot, cairo_t *cr, const LwLayout *l)
+{
+  if (!isfinite(plot->cursor) || plot->cursor < l->x0 || plot->cursor > l->x1)
+    return;
+  double px = round(lw_map_x(l, plot->cursor)) + 0.5;
+  cairo_save(cr);
+  cairo_set_source_rgba(cr, 0.85, 0.15, 0.15, 0.8);
+  cairo_set_line_width(cr, 1);
+  cairo_move_to(cr, px, l->ay);
+  cairo_line_to(cr, px, l->ay + l->ah);
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
 void lw_plot_draw(LwPlot *plot, cairo_t *cr, double width, double height)
 {
   g_return_if_fail(plot != NULL && cr != NULL);
@@ -1184,6 +1288,7 @@ void lw_plot_draw(LwPlot *plot, cairo_t *cr, double width, double height)
   for (guint i = 0; i < plot->series->len; i++)
     lw_draw_series(cr, g_ptr_array_index(plot->series, i), l, bars, !plot->exporting);
   g_array_unref(bars);
+  lw_draw_cursor(plot, cr, l);
   cairo_restore(cr);
 
   lw_source(cr, &plot->fg, 0.5);

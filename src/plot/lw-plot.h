@@ -92,6 +92,24 @@ void lw_plot_zoom_xy(LwPlot *plot, double fx, double fy, double cx, double cy);
 /* Move the view by (dx, dy) data units: the data appears to move the other way. */
 void lw_plot_pan(LwPlot *plot, double dx, double dy);
 
+/* Only the x range manual (time shared by stacked plots): y stays
+ * automatic; a manual view keeps its y and takes this x.  Ignored unless
+ * x0 < x1, both finite.  lw_plot_reset_view() makes x automatic again. */
+void lw_plot_set_x_range(LwPlot *plot, double x0, double x1);
+/* Autoscale treats a range as round-off, and shows +-10 % of max(|value|,
+ * floor) around it instead, when its span is below 1e-12 max(|value|,
+ * floor): data of 0 to 1.2e-17 of a unit-scale quantity is a flat line at
+ * 0, not an axis from 0 to 1.2e-17.  Default 1 (SI units of a mechanism);
+ * 0 trusts any span. */
+void lw_plot_set_scale_floor(LwPlot *plot, double floor);
+/* Equal aspect: the view drawn is widened on one axis so that a data unit
+ * is as long on x as on y (a coupler curve keeps its shape). */
+void lw_plot_set_equal_aspect(LwPlot *plot, gboolean equal);
+gboolean lw_plot_get_equal_aspect(const LwPlot *plot);
+/* A vertical cursor line at x (the time shown elsewhere); NaN removes it. */
+void lw_plot_set_cursor(LwPlot *plot, double x);
+double lw_plot_get_cursor(const LwPlot *plot);
+
 /* ---- ticks (public for the tests and for callers labelling other things) ---- */
 /* "Nice" ticks for [lo, hi]: multiples of a step of 1, 2 or 5 x 10^k, about
  * max_ticks of them (at least 2 whenever lo < hi), all inside [lo, hi].

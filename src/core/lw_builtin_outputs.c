@@ -1,0 +1,83 @@
+/* lw_builtin_outputs.c: the outputs every model offers for plotting
+ * without declaring them (lw_desc_add_builtin_outputs). */
+#include "linkwright.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* an output named base, or base#2, base#3, ... when that name is taken */
+static lw_output_desc *add_unique(lw_desc *d, const char *base, lw_output_type type)
+{
+  char name[256];
+  snprintf(name, sizeof name, "%s", base);
+  for (int k = 2; lw_desc_name_used(d, name); k++)
+    snprintf(name, sizeof name, "%s#%d", base, k);
+  return lw_desc_add_output(d, name, type);
+}
+
+static void add_joint_outputs(lw_desc *d, int j, int *n)
+{
+  char base[256];
+  int nc = lw_joint_ncoords(d->joints[j].type, d->planar);
+  for (int c = 0; c < nc; c++) {
+    if (nc == 1)
+      snprintf(base, sizeof base, "%s.q", d->joints[j].name);
+    else
+      snprintf(base, sizeof base, "%s.q%d", d->joints[j].name, c);
+    lw_output_desc *o = add_unique(d, base, LW_OUT_JOINT_COORDINATE);
+    o->joint = strdup(d->joints[j].name);
+    o->coordinate = c;
+    if (nc == 1)
+      snprintf(base, sizeof base, "%s.qd", d->joints[j].name);
+    else
+      snprintf(base, sizeof base, "%s.qd%d", d->joints[j].name, c);
+    o = add_unique(d, base, LW_OUT_JOINT_VELOCITY);
+    o->joint = strdup(d->joints[j].name);
+    o->coordinate = c;
+    *n += 2;
+  }
+  snprintf(base, sizeof base, "%s.reaction", d->joints[j].name);
+  lw_output_desc *o = add_unique(d, base, LW_OUT_REACTION_FORCE);
+  o->joint = strdup(d->joints[j].name);
+  (*n)++;
+}
+
+static void add_force_outputs(lw_desc *d, int f, int *n)
+{
+  char base[256];
+  lw_force_type t = d->forces[f].type;
+  if (t == LW_FORCE_SPRING_DAMPER || t == LW_FORCE_JOINT_SPRING_DAMPER) {
+    snprintf(base, sizeof base, "%s.length", d->forces[f].name);
+    add_unique(d, base, LW_OUT_SPRING_LENGTH)->force = strdup(d->forces[f].name);
+    snprintf(base, sizeof base, "%s.force", d->forces[f].name);
+    add_unique(d, base, LW_OUT_SPRING_FORCE)->force = strdup(d->forces[f].name);
+    *n += 2;
+  } else if (lw_force_is_controller(t)) {
+    snprintf(base, sizeof base, "%s.effort", d->forces[f].name);
+    add_unique(d, base, LW_OUT_CONTROL)->force = strdup(d->forces[f].name);
+    (*n)++;
+  }
+}
+
+int lw_desc_add_builtin_outputs(lw_desc *d)
+{
+  int n = 0;
+  int nj = d->njoints, nf = d->nforces, nb = d->nbodies;
+  for (int j = 0; j < nj; j++)
+    add_joint_outputs(d, j, &n);
+  for (int f = 0; f < nf; f++)
+    add_force_outputs(d, f, &n);
+  static const lw_output_type energies[] = {LW_OUT_KINETIC_ENERGY, LW_OUT_POTENTIAL_ENERGY, LW_OUT_TOTAL_ENERGY,
+                                            LW_OUT_DISSIPATED_ENERGY};
+  for (size_t k = 0; k < sizeof energies / sizeof energies[0]; k++, n++)
+    add_unique(d, lw_output_type_name(energies[k]), energies[k]);
+  char base[256];
+  for (int b = 0; b < nb; b++)
+    for (int p = 0; p < d->bodies[b].npoints; p++, n++) {
+      snprintf(base, sizeof base, "%s.%s", d->bodies[b].name, d->bodies[b].points[p].name);
+      lw_output_desc *o = add_unique(d, base, LW_OUT_POSITION);
+      o->body = strdup(d->bodies[b].name);
+      lw_place_set_ref(&o->place, d->bodies[b].points[p].name);
+    }
+  return n;
+}
