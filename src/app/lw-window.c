@@ -1075,6 +1075,8 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
     lw_view3d_set_model(LW_VIEW3D(self->view), desc);
     lw_view3d_clear_traces(LW_VIEW3D(self->view));
     lw_inspector_set_model(self->inspector, NULL);
+    lw_sens_panel_set_model_state(self->sens_panel, desc, FALSE, chk.status != LW_OK ? chk.err.msg : NULL);
+    lw_opt_panel_set_model_state(self->opt_panel, desc, FALSE, chk.status != LW_OK ? chk.err.msg : NULL);
     clear_plot(self);
     guint n = g_list_model_get_n_items(G_LIST_MODEL(self->column_names));
     gtk_string_list_splice(self->column_names, 0, n, NULL);
