@@ -994,6 +994,7 @@ static void problem_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
 
 static void show_model_status(LwOptPanel *self)
 {
+  lw_panel_set_warning(self->status_label, !self->runnable);
   if (!self->runnable) {
     g_autofree char *text = lw_panel_cannot_run_text(self->reason, _("Optimize"));
     set_status(self, text);

@@ -72,3 +72,11 @@ char *lw_panel_cannot_run_text(const char *reason, const char *what)
   return g_strdup_printf(_("The model cannot run: %s\n%s is off until the model runs (the Run button is off too)."),
                          r, what);
 }
+
+void lw_panel_set_warning(GtkWidget *status, gboolean warning)
+{
+  if (warning)
+    gtk_widget_add_css_class(status, "warning");
+  else
+    gtk_widget_remove_css_class(status, "warning");
+}

@@ -33,5 +33,7 @@ char *lw_panel_format(const char *fmt, double v, double scale);
 /* The sentence shown when the model on screen cannot be simulated:
  * "The model cannot run: REASON" and what is off until it runs. */
 char *lw_panel_cannot_run_text(const char *reason, const char *what);
+/* The status label in the warning colour (the model cannot run) or not. */
+void lw_panel_set_warning(GtkWidget *status, gboolean warning);
 
 G_END_DECLS

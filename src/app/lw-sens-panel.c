@@ -503,7 +503,9 @@ static GtkWidget *param_array_row(LwSensPanel *self, int first, int count)
   GtkWidget *row = adw_expander_row_new();
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
   adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
-  g_autofree char *sub = g_strdup_printf(ngettext("%d parameter %s", "%d parameters %s", count), count, base);
+  g_autofree char *sub =
+    g_strdup_printf(ngettext("%d element of the parameter array %s", "%d elements of the parameter array %s", count),
+                    count, base);
   adw_expander_row_set_subtitle(ADW_EXPANDER_ROW(row), sub);
   ParamArray *pa = g_new0(ParamArray, 1);
   pa->panel = self;
@@ -572,6 +574,7 @@ static void orphan_job(LwSensPanel *self)
 static void show_model_status(LwSensPanel *self)
 {
   gtk_widget_set_sensitive(self->run_button, self->runnable && self->desc && self->desc->nobjectives > 0);
+  lw_panel_set_warning(self->status_label, !self->runnable);
   if (!self->runnable) {
     g_autofree char *text = lw_panel_cannot_run_text(self->reason, _("Compute"));
     set_status(self, text);
@@ -703,6 +706,8 @@ static void lw_sens_panel_init(LwSensPanel *self)
   adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(tg), self->output_dropdown);
   self->plot_view = lw_plot_view_new();
   gtk_widget_set_size_request(self->plot_view, -1, 260);
+  /* the page scrolls under the wheel; Ctrl+wheel zooms the plot */
+  lw_plot_view_set_wheel_zoom(LW_PLOT_VIEW(self->plot_view), FALSE);
   gtk_widget_set_vexpand(self->plot_view, TRUE);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(tg), self->plot_view);
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensitivity"), -1);
