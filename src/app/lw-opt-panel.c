@@ -1011,11 +1011,9 @@ static void show_model_status(LwOptPanel *self)
 void lw_opt_panel_set_model_state(LwOptPanel *self, const lw_desc *desc, gboolean runnable, const char *reason)
 {
   g_return_if_fail(LW_IS_OPT_PANEL(self));
-  if (self->busy) {
-    orphan_job(self);
+  orphan_job(self); /* its result, when it comes, is not this model's */
+  if (self->busy)
     set_busy(self, FALSE);
-  }
-  orphan_job(self);
   drop_result(self);
   g_array_set_size(self->hist, 0);
   plot_reset(self);

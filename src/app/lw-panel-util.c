@@ -67,10 +67,11 @@ char *lw_panel_format(const char *fmt, double v, double scale)
 char *lw_panel_cannot_run_text(const char *reason, const char *what)
 {
   const char *r = reason && *reason ? reason : _("the model is incomplete");
+  const char *stop = g_str_has_suffix(r, ".") ? "" : ".";
   /* TRANSLATORS: the first %s is why the model cannot be simulated, the
-   * second what stays off ("Compute", "Optimize") */
-  return g_strdup_printf(_("The model cannot run: %s\n%s is off until the model runs (the Run button is off too)."),
-                         r, what);
+   * second a full stop when it has none, the third what stays off
+   * ("Compute", "Optimize") */
+  return g_strdup_printf(_("The model cannot run: %s%s\n%s is off until the model runs, like Run."), r, stop, what);
 }
 
 void lw_panel_set_warning(GtkWidget *status, gboolean warning)
