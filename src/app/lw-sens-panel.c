@@ -511,7 +511,7 @@ static GtkWidget *param_array_row(LwSensPanel *self, int first, int count)
   pa->panel = self;
   pa->first = first;
   pa->count = count;
-  pa->check = param_check(self, base, TRUE);
+  pa->check = param_check(self, base, FALSE);
   g_object_set_data(G_OBJECT(pa->check), "lw-param-array", pa);
   adw_expander_row_add_prefix(ADW_EXPANDER_ROW(row), pa->check);
   g_ptr_array_add(self->param_arrays, pa);
@@ -520,9 +520,23 @@ static GtkWidget *param_array_row(LwSensPanel *self, int first, int count)
   return row;
 }
 
+/* the names of the parameters left out (NULL when none): an edit keeps them out */
+static GHashTable *left_out_params(LwSensPanel *self)
+{
+  GHashTable *off = NULL;
+  for (int j = 0; self->desc && self->param_on && j < self->desc->nparams; j++)
+    if (!self->param_on[j]) {
+      if (!off)
+        off = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add(off, g_strdup(self->desc->params[j].name));
+    }
+  return off;
+}
+
 /* one row per parameter, one expander per array of them: a model may have
- * hundreds of elements, and this runs on every edit */
-static void build_param_rows(LwSensPanel *self)
+ * hundreds of elements, and this runs on every edit; the parameters named
+ * in off are left out */
+static void build_param_rows(LwSensPanel *self, GHashTable *off)
 {
   for (guint i = 0; i < self->param_rows->len; i++)
     adw_preferences_group_remove(ADW_PREFERENCES_GROUP(self->params_group), g_ptr_array_index(self->param_rows, i));
@@ -533,7 +547,7 @@ static void build_param_rows(LwSensPanel *self)
     return;
   self->param_on = g_new(gboolean, self->desc->nparams + 1);
   for (int j = 0; j < self->desc->nparams; j++)
-    self->param_on[j] = TRUE;
+    self->param_on[j] = !off || !g_hash_table_contains(off, self->desc->params[j].name);
   for (int j = 0; j < self->desc->nparams;) {
     int run = array_run(self->desc, j);
     GtkWidget *row = run > 1 ? param_array_row(self, j, run) : param_row(self, j);
@@ -590,6 +604,7 @@ void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gbool
 {
   g_return_if_fail(LW_IS_SENS_PANEL(self));
   orphan_job(self);
+  g_autoptr(GHashTable) off = left_out_params(self);
   lw_desc_free(self->desc);
   self->desc = desc ? lw_desc_copy(desc) : NULL;
   self->runnable = desc && runnable;
@@ -603,7 +618,7 @@ void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gbool
   gtk_string_list_splice(self->objectives, 0, n, NULL);
   for (int i = 0; self->desc && i < self->desc->nobjectives; i++)
     gtk_string_list_append(self->objectives, self->desc->objectives[i].name);
-  build_param_rows(self);
+  build_param_rows(self, off);
   take_columns(self, NULL);
   show_model_status(self);
   gtk_widget_set_size_request(self->chart, -1, 36);
