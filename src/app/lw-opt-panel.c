@@ -61,6 +61,8 @@ struct _LwOptPanel {
   CompareSide side[2];
 
   lw_desc *desc;
+  gboolean runnable;         /* the model compiles and assembles */
+  char *reason;              /* why it cannot run */
   gboolean busy;
   OptJob *job;               /* the run shown (a reference), or NULL */
   char *status;
@@ -71,6 +73,7 @@ struct _LwOptPanel {
   gboolean have_result;
   lw_opt_result result;
   lw_desc *result_base;      /* the model as it was when the run started */
+  int result_problem;        /* the problem it solved */
   lw_desc *optimized;        /* result_base with the optimized values */
 
   guint tick_id;
@@ -167,17 +170,40 @@ static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable
 }
 
 /* ---- small helpers ------------------------------------------------------- */
-static char *fmt_num(double v)
+/* v in a column whose largest magnitude is scale (round-off shows as 0) */
+static void set_text_num(GtkWidget *label, double v, double scale)
 {
-  if (isnan(v))
-    return g_strdup("–");
-  return g_strdup_printf("%.6g", v);
+  g_autofree char *s = lw_panel_format("%.6g", v, scale);
+  gtk_label_set_text(GTK_LABEL(label), s);
 }
 
-static void set_text_num(GtkWidget *label, double v)
+static double fmax_finite(double a, double b)
 {
-  g_autofree char *s = fmt_num(v);
-  gtk_label_set_text(GTK_LABEL(label), s);
+  return isfinite(b) ? fmax(a, fabs(b)) : a;
+}
+
+/* the largest magnitudes of the run shown: objective (and best), constraint
+ * violation (with the constraints' bounds, what a violation is measured
+ * against) and projected gradient */
+static void column_scales(LwOptPanel *self, double *fs, double *vs, double *ps)
+{
+  *fs = *vs = *ps = 0;
+  for (guint i = 0; i < self->hist->len; i++) {
+    const ProgressPoint *p = &g_array_index(self->hist, ProgressPoint, i);
+    *fs = fmax_finite(fmax_finite(*fs, p->f), p->best_f);
+    *vs = fmax_finite(*vs, p->violation);
+    *ps = fmax_finite(*ps, p->pgnorm);
+  }
+  if (self->have_result) {
+    *fs = fmax_finite(fmax_finite(*fs, self->result.f0), self->result.f);
+    *vs = fmax_finite(*vs, self->result.violation);
+    *ps = fmax_finite(fmax_finite(*ps, self->result.pgnorm0), self->result.pgnorm);
+  }
+  const lw_desc *d = self->have_result ? self->result_base : self->desc;
+  int k = self->have_result ? self->result_problem : -1;
+  if (d && k >= 0 && k < d->nproblems)
+    for (int c = 0; c < d->problems[k].ncons; c++)
+      *vs = fmax_finite(*vs, d->problems[k].cons[c].value);
 }
 
 static void set_status(LwOptPanel *self, const char *text)
@@ -319,13 +345,15 @@ static void show_progress(LwOptPanel *self)
   gtk_label_set_text(GTK_LABEL(self->eval_value), ev);
   g_autofree char *it = g_strdup_printf("%d", p->iteration);
   gtk_label_set_text(GTK_LABEL(self->iter_value), it);
+  double fs, vs, ps;
+  column_scales(self, &fs, &vs, &ps);
   if (p->failed)
     gtk_label_set_text(GTK_LABEL(self->f_value), _("failed"));
   else
-    set_text_num(self->f_value, p->f);
-  set_text_num(self->best_value, p->best_f);
-  set_text_num(self->viol_value, p->violation);
-  set_text_num(self->pg_value, p->pgnorm);
+    set_text_num(self->f_value, p->f, fs);
+  set_text_num(self->best_value, p->best_f, fs);
+  set_text_num(self->viol_value, p->violation, vs);
+  set_text_num(self->pg_value, p->pgnorm, ps);
   if (self->busy && self->max_evaluations > 0)
     gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar),
                                   MIN(1.0, (double)p->evaluation / self->max_evaluations));
@@ -669,10 +697,12 @@ static void show_design(LwOptPanel *self)
 static void show_result(LwOptPanel *self)
 {
   const lw_opt_result *r = &self->result;
-  g_autofree char *f = g_strdup_printf("%.6g → %.6g", r->f0, r->f);
+  double fs, vs, ps;
+  column_scales(self, &fs, &vs, &ps);
+  g_autofree char *f = g_strdup_printf("%.6g → %.6g", lw_panel_clean(r->f0, fs), lw_panel_clean(r->f, fs));
   gtk_label_set_text(GTK_LABEL(self->res_f), f);
-  set_text_num(self->res_viol, r->violation);
-  g_autofree char *pg = g_strdup_printf("%.3g → %.3g", r->pgnorm0, r->pgnorm);
+  set_text_num(self->res_viol, r->violation, vs);
+  g_autofree char *pg = g_strdup_printf("%.3g → %.3g", lw_panel_clean(r->pgnorm0, ps), lw_panel_clean(r->pgnorm, ps));
   gtk_label_set_text(GTK_LABEL(self->res_pg), pg);
   g_autofree char *ev = g_strdup_printf(_("%d (%d improved, %d failed)"), r->evaluations, r->iterations,
                                         r->failed_evaluations);
@@ -726,6 +756,7 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
   memset(&job->result, 0, sizeof job->result);
   self->have_result = TRUE;
   self->result_base = g_steal_pointer(&job->base);
+  self->result_problem = job->problem;
   g_clear_pointer(&self->job, job_unref);
   set_busy(self, FALSE);
   const lw_opt_result *r = &self->result;
@@ -745,9 +776,11 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
   if (cancelled)
     text = g_strdup_printf(
       _("Cancelled after %d evaluations. The best design so far is shown; apply it or discard it."), r->evaluations);
-  else
-    text = g_strdup_printf(
-      _("Done: the objective went from %.6g to %.6g. Apply the design to the model or discard it."), r->f0, r->f);
+  else {
+    double fs = fmax(fabs(r->f0), fabs(r->f));
+    text = g_strdup_printf(_("Done: the objective went from %.6g to %.6g. Apply the design to the model or discard it."),
+                           lw_panel_clean(r->f0, fs), lw_panel_clean(r->f, fs));
+  }
   if (r->failed_evaluations && r->last_failure[0]) {
     g_autofree char *more = g_strdup_printf(_("%s\n%d evaluations failed; the last: %s"), text,
                                             r->failed_evaluations, r->last_failure);
@@ -763,6 +796,11 @@ void lw_opt_panel_run(LwOptPanel *self)
   g_return_if_fail(LW_IS_OPT_PANEL(self));
   if (self->busy) {
     lw_opt_panel_cancel(self);
+    return;
+  }
+  if (!self->runnable) {
+    g_autofree char *text = lw_panel_cannot_run_text(self->reason, _("Optimize"));
+    set_status(self, text);
     return;
   }
   int k = selected_problem(self);
@@ -885,7 +923,7 @@ static void show_problem(LwOptPanel *self)
   g_ptr_array_set_size(self->var_rows, 0);
   g_ptr_array_set_size(self->var_checks, 0);
   int k = selected_problem(self);
-  gtk_widget_set_sensitive(self->run_button, k >= 0);
+  gtk_widget_set_sensitive(self->run_button, k >= 0 && self->runnable);
   if (k < 0) {
     adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->problem_group), NULL);
     adw_action_row_set_subtitle(ADW_ACTION_ROW(self->objective_row), "–");
@@ -954,19 +992,37 @@ static void problem_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
   show_problem(LW_OPT_PANEL(user));
 }
 
-void lw_opt_panel_set_desc(LwOptPanel *self, const lw_desc *desc)
+static void show_model_status(LwOptPanel *self)
+{
+  lw_panel_set_warning(self->status_label, !self->runnable);
+  if (!self->runnable) {
+    g_autofree char *text = lw_panel_cannot_run_text(self->reason, _("Optimize"));
+    set_status(self, text);
+    gtk_widget_set_tooltip_text(self->run_button, text);
+    return;
+  }
+  gtk_widget_set_tooltip_text(self->run_button, _("Optimize the design, or cancel (Ctrl+Shift+O)"));
+  set_status(self, self->desc && self->desc->nproblems
+                     ? _("Choose a problem, its variables and the algorithm, then optimize.")
+                     : _("This model has no optimization problems. Add one to the model file (see the model format, "
+                         "problems)."));
+}
+
+void lw_opt_panel_set_model_state(LwOptPanel *self, const lw_desc *desc, gboolean runnable, const char *reason)
 {
   g_return_if_fail(LW_IS_OPT_PANEL(self));
-  if (self->busy) {
-    orphan_job(self);
+  orphan_job(self); /* its result, when it comes, is not this model's */
+  if (self->busy)
     set_busy(self, FALSE);
-  }
   drop_result(self);
   g_array_set_size(self->hist, 0);
   plot_reset(self);
   show_progress(self);
   lw_desc_free(self->desc);
   self->desc = desc ? lw_desc_copy(desc) : NULL;
+  self->runnable = desc && runnable;
+  g_free(self->reason);
+  self->reason = g_strdup(desc ? reason : _("there is no model"));
   g_signal_handlers_block_by_func(self->problem_row, problem_changed_cb, self);
   guint n = g_list_model_get_n_items(G_LIST_MODEL(self->problems));
   gtk_string_list_splice(self->problems, 0, n, NULL);
@@ -976,10 +1032,12 @@ void lw_opt_panel_set_desc(LwOptPanel *self, const lw_desc *desc)
     adw_combo_row_set_selected(ADW_COMBO_ROW(self->problem_row), 0);
   g_signal_handlers_unblock_by_func(self->problem_row, problem_changed_cb, self);
   show_problem(self);
-  set_status(self, self->desc && self->desc->nproblems
-                     ? _("Choose a problem, its variables and the algorithm, then optimize.")
-                     : _("This model has no optimization problems. Add one to the model file (see the model format, "
-                         "problems)."));
+  show_model_status(self);
+}
+
+void lw_opt_panel_set_desc(LwOptPanel *self, const lw_desc *desc)
+{
+  lw_opt_panel_set_model_state(self, desc, desc != NULL, NULL);
 }
 
 /* ---- for tests and scripts -------------------------------------------------------------- */
@@ -1108,6 +1166,7 @@ static void lw_opt_panel_finalize(GObject *object)
     g_free(self->side[i].forces);
   }
   g_free(self->status);
+  g_free(self->reason);
   g_array_unref(self->hist);
   g_ptr_array_unref(self->var_rows);
   g_ptr_array_unref(self->var_checks);
@@ -1227,6 +1286,8 @@ static void lw_opt_panel_init(LwOptPanel *self)
   lw_plot_add_series(plot, _("objective"));
   lw_plot_add_series(plot, _("best so far"));
   plot_labels(self);
+  /* the page scrolls under the wheel; Ctrl+wheel zooms the plot */
+  lw_plot_view_set_wheel_zoom(LW_PLOT_VIEW(self->plot_view), FALSE);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(pg), self->plot_view);
 
   /* the result */
@@ -1285,6 +1346,7 @@ static void lw_opt_panel_init(LwOptPanel *self)
   self->design_group = lw_panel_group(self->result_box, _("Design"));
 
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Optimization"), -1);
-  set_status(self, _("This model has no optimization problems."));
+  self->reason = g_strdup(_("there is no model"));
+  show_model_status(self);
   gtk_widget_set_sensitive(self->run_button, FALSE);
 }

@@ -24,8 +24,12 @@ G_BEGIN_DECLS
 #define LW_TYPE_OPT_PANEL (lw_opt_panel_get_type())
 G_DECLARE_FINAL_TYPE(LwOptPanel, lw_opt_panel, LW, OPT_PANEL, GtkWidget)
 
-/* The model (the panel keeps a copy); NULL clears.  Cancels a run and drops
- * the result. */
+/* The model on screen (the panel keeps a copy; NULL clears) and whether it
+ * can be simulated; when it cannot, reason says why, the page says so and
+ * Optimize is off.  Cancels a run (its result is dropped when it arrives)
+ * and drops the result.  Cheap enough to call on every edit. */
+void lw_opt_panel_set_model_state(LwOptPanel *self, const lw_desc *desc, gboolean runnable, const char *reason);
+/* The same for a model that runs. */
 void lw_opt_panel_set_desc(LwOptPanel *self, const lw_desc *desc);
 /* Start with the choices on screen, or cancel when running. */
 void lw_opt_panel_run(LwOptPanel *self);

@@ -3,6 +3,7 @@
 #include "lw-panel-util.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 GtkWidget *lw_panel_group(GtkWidget *box, const char *title)
 {
@@ -44,4 +45,39 @@ void lw_panel_set_busy(GtkWidget *button, GtkWidget *progress, gboolean busy, co
   gtk_widget_remove_css_class(button, busy ? "suggested-action" : "destructive-action");
   gtk_widget_add_css_class(button, busy ? "destructive-action" : "suggested-action");
   gtk_widget_set_visible(progress, busy);
+}
+
+double lw_panel_clean(double v, double scale)
+{
+  if (v == 0 || (isfinite(v) && isfinite(scale) && fabs(v) <= LW_PANEL_ROUNDOFF * scale))
+    return 0.0;
+  return v;
+}
+
+char *lw_panel_format(const char *fmt, double v, double scale)
+{
+  if (isnan(v))
+    return g_strdup("–");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  return g_strdup_printf(fmt, lw_panel_clean(v, scale));
+#pragma GCC diagnostic pop
+}
+
+char *lw_panel_cannot_run_text(const char *reason, const char *what)
+{
+  const char *r = reason && *reason ? reason : _("the model is incomplete");
+  const char *stop = g_str_has_suffix(r, ".") ? "" : ".";
+  /* TRANSLATORS: the first %s is why the model cannot be simulated, the
+   * second a full stop when it has none, the third what stays off
+   * ("Compute", "Optimize") */
+  return g_strdup_printf(_("The model cannot run: %s%s\n%s is off until the model runs, like Run."), r, stop, what);
+}
+
+void lw_panel_set_warning(GtkWidget *status, gboolean warning)
+{
+  if (warning)
+    gtk_widget_add_css_class(status, "warning");
+  else
+    gtk_widget_remove_css_class(status, "warning");
 }

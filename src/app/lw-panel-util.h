@@ -19,4 +19,21 @@ void lw_panel_run_controls(GtkWidget *box, const char *label, const char *toolti
  * (suggested) after; the progress bar shows while busy. */
 void lw_panel_set_busy(GtkWidget *button, GtkWidget *progress, gboolean busy, const char *label);
 
+/* A value that is this small a fraction of the largest magnitude of its
+ * column (or of the quantities it is compared with) is round-off and is
+ * printed as 0: double precision carries about 16 digits, and results
+ * that went through a simulation keep about 12 of them. */
+#define LW_PANEL_ROUNDOFF 1e-12
+/* v, or 0 when |v| <= LW_PANEL_ROUNDOFF * scale (scale >= 0, the largest
+ * magnitude shown beside v). */
+double lw_panel_clean(double v, double scale);
+/* v cleaned of round-off against scale, printed with printf format fmt
+ * (one double conversion, e.g. "%.6g"); "–" when v is NaN. */
+char *lw_panel_format(const char *fmt, double v, double scale);
+/* The sentence shown when the model on screen cannot be simulated:
+ * "The model cannot run: REASON" and what is off until it runs. */
+char *lw_panel_cannot_run_text(const char *reason, const char *what);
+/* The status label in the warning colour (the model cannot run) or not. */
+void lw_panel_set_warning(GtkWidget *status, gboolean warning);
+
 G_END_DECLS

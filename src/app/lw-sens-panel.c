@@ -10,16 +10,28 @@
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 
-/* what a worker needs; owned by the GTask */
+/* what a worker needs; owned by the GTask.  The panel points at the job it
+ * shows (self->job); a job the panel let go of (the model changed) is
+ * cancelled and its result dropped when it arrives. */
 typedef struct {
   lw_desc *desc;
   lw_sens_options opt;
   int *params;
   int objective;
   lw_sens_result result;
-  gint *cancel;     /* the panel's flag */
-  gint *progress;   /* per mille, the panel's */
+  GStrv columns;    /* output column names, found by the worker */
+  gint cancel;
+  gint progress;    /* per mille */
 } SensJob;
+
+/* parameters NAME[0], NAME[1], ... side by side in the model: one
+ * expander whose element rows are built when it is first opened */
+typedef struct {
+  LwSensPanel *panel;
+  int first, count;
+  GtkWidget *check;          /* all of them */
+  GPtrArray *checks;         /* per element, once built */
+} ParamArray;
 
 struct _LwSensPanel {
   GtkWidget parent_instance;
@@ -27,7 +39,10 @@ struct _LwSensPanel {
   GtkWidget *objective_row, *method_row;
   GtkStringList *objectives;
   GtkWidget *params_group;
-  GPtrArray *param_checks;   /* GtkCheckButton per parameter */
+  GPtrArray *param_rows;     /* rows of params_group, one per parameter or array */
+  GPtrArray *param_arrays;   /* ParamArray */
+  gboolean *param_on;        /* (desc->nparams) chosen for the gradient */
+  gboolean syncing;          /* checks being set from param_on */
   GtkWidget *run_button, *progress_bar, *status_label;
   GtkWidget *chart;          /* gradient bars */
   GtkWidget *output_dropdown;
@@ -35,9 +50,11 @@ struct _LwSensPanel {
   GtkWidget *plot_view;
 
   lw_desc *desc;
+  gboolean runnable;         /* the model compiles and assembles */
+  char *reason;              /* why it cannot run */
   int ncols;                 /* output columns of the model */
   gboolean busy;
-  gint cancel, progress;
+  SensJob *job;              /* the job shown while busy (owned by its task) */
   guint progress_source;
   char *status;
 
@@ -49,6 +66,8 @@ struct _LwSensPanel {
 };
 
 G_DEFINE_FINAL_TYPE(LwSensPanel, lw_sens_panel, GTK_TYPE_WIDGET)
+
+static void take_columns(LwSensPanel *self, char **columns);
 
 static void set_status(LwSensPanel *self, const char *text)
 {
@@ -63,14 +82,15 @@ static void sens_job_free(gpointer p)
   lw_desc_free(job->desc);
   g_free(job->params);
   lw_sens_result_clear(&job->result);
+  g_strfreev(job->columns);
   g_free(job);
 }
 
 static int job_progress(double fraction, void *user)
 {
   SensJob *job = user;
-  g_atomic_int_set(job->progress, (gint)(1000 * fraction));
-  return g_atomic_int_get(job->cancel);
+  g_atomic_int_set(&job->progress, (gint)(1000 * fraction));
+  return g_atomic_int_get(&job->cancel);
 }
 
 static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
@@ -81,6 +101,17 @@ static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable
   job->opt.progress = job_progress;
   job->opt.user = job;
   lw_sensitivity(job->desc, &job->opt, &job->result);
+  /* the output columns the sensitivities over time are of */
+  lw_error err;
+  lw_model *m = lw_compile(job->desc, &err);
+  int nc = m ? lw_model_output_columns(m) : 0;
+  job->columns = g_new0(char *, nc + 1);
+  for (int c = 0; c < nc; c++) {
+    char b[128];
+    lw_model_output_column_name(m, c, b, sizeof b);
+    job->columns[c] = g_strdup(b);
+  }
+  lw_model_free(m);
   g_task_return_boolean(task, TRUE);
 }
 
@@ -108,7 +139,7 @@ static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer
     pango_layout_set_text(name_l, self->desc->params[self->result_params[j]].name, -1);
     pango_layout_get_pixel_size(name_l, &tw, &th);
     name_max = MAX(name_max, tw);
-    g_snprintf(buf, sizeof buf, "%.5g", self->result.gradient[j]);
+    g_snprintf(buf, sizeof buf, "%.5g", lw_panel_clean(self->result.gradient[j], gmax));
     pango_layout_set_text(value_l, buf, -1);
     pango_layout_get_pixel_size(value_l, &tw, &th);
     value_max = MAX(value_max, tw);
@@ -121,7 +152,7 @@ static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer
   pango_layout_set_ellipsize(name_l, PANGO_ELLIPSIZE_MIDDLE);
   pango_layout_set_alignment(name_l, PANGO_ALIGN_RIGHT);
   for (int j = 0; j < np; j++) {
-    double g = self->result.gradient[j];
+    double g = lw_panel_clean(self->result.gradient[j], gmax);
     double y = 4 + j * row_h;
     double len = gmax > 0 ? half * g / gmax : 0;
     if (g >= 0)
@@ -160,6 +191,9 @@ static void fill_plot(LwSensPanel *self)
   const lw_sens_result *r = &self->result;
   if (!self->have_result || r->status != LW_OK || !r->table || c == GTK_INVALID_LIST_POSITION ||
       (int)c >= self->ncols) {
+    /* no labels left over from another result or model */
+    lw_plot_set_y_label(plot, NULL);
+    lw_plot_set_x_label(plot, NULL);
     lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
     return;
   }
@@ -194,9 +228,13 @@ static void output_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
 static void update_accessible_summary(LwSensPanel *self)
 {
   GString *s = g_string_new(_("Gradient"));
-  for (int j = 0; self->have_result && self->result.status == LW_OK && j < self->result.nparams; j++)
+  gboolean ok = self->have_result && self->result.status == LW_OK;
+  double gmax = 0;
+  for (int j = 0; ok && j < self->result.nparams; j++)
+    gmax = fmax(gmax, fabs(self->result.gradient[j]));
+  for (int j = 0; ok && j < self->result.nparams; j++)
     g_string_append_printf(s, "%s %s = %.6g", j ? "," : ":", self->desc->params[self->result_params[j]].name,
-                           self->result.gradient[j]);
+                           lw_panel_clean(self->result.gradient[j], gmax));
   gtk_accessible_update_property(GTK_ACCESSIBLE(self->chart), GTK_ACCESSIBLE_PROPERTY_LABEL, s->str, -1);
   g_string_free(s, TRUE);
 }
@@ -210,7 +248,8 @@ static void set_busy(LwSensPanel *self, gboolean busy)
 static gboolean progress_tick(gpointer user)
 {
   LwSensPanel *self = user;
-  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), g_atomic_int_get(&self->progress) / 1000.0);
+  if (self->job)
+    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), g_atomic_int_get(&self->job->progress) / 1000.0);
   return G_SOURCE_CONTINUE;
 }
 
@@ -221,13 +260,16 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
   GTask *task = G_TASK(res);
   SensJob *job = g_task_get_task_data(task);
   g_task_propagate_boolean(task, NULL);
+  if (job != self->job)
+    return; /* started on a model that has changed since: not this model's numbers */
+  self->job = NULL;
   g_clear_handle_id(&self->progress_source, g_source_remove);
   set_busy(self, FALSE);
-  gboolean cancelled = g_atomic_int_get(&self->cancel);
-  if (cancelled) {
-    set_status(self, _("Cancelled; the previous result is kept."));
+  if (g_atomic_int_get(&job->cancel)) {
+    set_status(self, self->have_result ? _("Cancelled; the previous result is kept.") : _("Cancelled."));
     return;
   }
+  take_columns(self, job->columns);
   if (self->have_result)
     lw_sens_result_clear(&self->result);
   g_free(self->result_params);
@@ -246,7 +288,7 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
                     : job->opt.method == LW_SENS_ADJOINT ? _("adjoint")
                                                          : _("central differences");
     text = g_strdup_printf(_("%s = %.8g   (%s, %ld steps, %.3f s)"), job->desc->objectives[job->objective].name,
-                           r->value[0], m, r->steps, r->wall_time_s);
+                           lw_panel_clean(r->value[0], fabs(r->value[0])), m, r->steps, r->wall_time_s);
     for (int j = 0; j < r->nparams; j++)
       if (!r->depends[j]) {
         g_autofree char *more = g_strdup_printf(_("%s\n%s does not reach this objective: its gradient is exactly 0."),
@@ -271,7 +313,13 @@ void lw_sens_panel_run(LwSensPanel *self)
 {
   g_return_if_fail(LW_IS_SENS_PANEL(self));
   if (self->busy) {
-    g_atomic_int_set(&self->cancel, 1);
+    if (self->job)
+      g_atomic_int_set(&self->job->cancel, 1);
+    return;
+  }
+  if (!self->runnable) {
+    g_autofree char *text = lw_panel_cannot_run_text(self->reason, _("Compute"));
+    set_status(self, text);
     return;
   }
   if (!self->desc || self->desc->nobjectives == 0) {
@@ -285,9 +333,9 @@ void lw_sens_panel_run(LwSensPanel *self)
     job->objective = 0;
   job->params = g_new0(int, self->desc->nparams + 1);
   int np = 0;
-  for (guint j = 0; j < self->param_checks->len; j++)
-    if (gtk_check_button_get_active(GTK_CHECK_BUTTON(g_ptr_array_index(self->param_checks, j))))
-      job->params[np++] = (int)j;
+  for (int j = 0; j < self->desc->nparams; j++)
+    if (self->param_on[j])
+      job->params[np++] = j;
   if (np == 0) {
     sens_job_free(job);
     set_status(self, _("Choose at least one parameter."));
@@ -301,10 +349,7 @@ void lw_sens_panel_run(LwSensPanel *self)
   job->opt.nobj = 1;
   job->opt.objectives = &job->objective;
   job->opt.keep_outputs = job->opt.method == LW_SENS_FORWARD;
-  job->cancel = &self->cancel;
-  job->progress = &self->progress;
-  g_atomic_int_set(&self->cancel, 0);
-  g_atomic_int_set(&self->progress, 0);
+  self->job = job;
   set_busy(self, TRUE);
   set_status(self, _("Computing…"));
   self->progress_source = g_timeout_add(100, progress_tick, self);
@@ -350,72 +395,249 @@ void lw_sens_panel_select(LwSensPanel *self, const char *objective, lw_sens_meth
   adw_combo_row_set_selected(ADW_COMBO_ROW(self->method_row), mi);
 }
 
-void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc)
+/* ---- the parameters ---------------------------------------------------- */
+static void param_toggled_cb(GtkCheckButton *check, gpointer user);
+
+static GtkWidget *param_check(LwSensPanel *self, const char *name, gboolean active)
+{
+  GtkWidget *check = gtk_check_button_new();
+  gtk_check_button_set_active(GTK_CHECK_BUTTON(check), active);
+  gtk_widget_set_valign(check, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(check), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  g_signal_connect(check, "toggled", G_CALLBACK(param_toggled_cb), self);
+  return check;
+}
+
+/* a row with a check for parameter j */
+static GtkWidget *param_row(LwSensPanel *self, int j)
+{
+  const lw_param_desc *p = &self->desc->params[j];
+  GtkWidget *row = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), p->name);
+  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+  g_autofree char *sub = g_strdup_printf("%.6g  ·  %s", p->value, p->ntargets ? p->targets[0] : "");
+  adw_action_row_set_subtitle(ADW_ACTION_ROW(row), sub);
+  GtkWidget *check = param_check(self, p->name, self->param_on[j]);
+  g_object_set_data(G_OBJECT(check), "lw-param", GINT_TO_POINTER(j + 1));
+  adw_action_row_add_prefix(ADW_ACTION_ROW(row), check);
+  adw_action_row_set_activatable_widget(ADW_ACTION_ROW(row), check);
+  return row;
+}
+
+/* the array's check: on, off, or inconsistent when some elements are chosen */
+static void param_array_sync(LwSensPanel *self, ParamArray *pa)
+{
+  int on = 0;
+  for (int j = pa->first; j < pa->first + pa->count; j++)
+    on += self->param_on[j] != 0;
+  self->syncing = TRUE;
+  gtk_check_button_set_inconsistent(GTK_CHECK_BUTTON(pa->check), on > 0 && on < pa->count);
+  gtk_check_button_set_active(GTK_CHECK_BUTTON(pa->check), on == pa->count);
+  for (guint k = 0; pa->checks && k < pa->checks->len; k++)
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(g_ptr_array_index(pa->checks, k)), self->param_on[pa->first + (int)k]);
+  self->syncing = FALSE;
+}
+
+static void param_toggled_cb(GtkCheckButton *check, gpointer user)
+{
+  LwSensPanel *self = user;
+  if (self->syncing || !self->desc)
+    return;
+  gboolean on = gtk_check_button_get_active(check);
+  int j = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(check), "lw-param")) - 1;
+  ParamArray *pa = g_object_get_data(G_OBJECT(check), "lw-param-array");
+  if (j >= 0 && j < self->desc->nparams)
+    self->param_on[j] = on;
+  else if (pa)
+    for (int k = pa->first; k < pa->first + pa->count; k++)
+      self->param_on[k] = on;
+  for (guint i = 0; i < self->param_arrays->len; i++) {
+    ParamArray *a = g_ptr_array_index(self->param_arrays, i);
+    if (a == pa || (j >= a->first && j < a->first + a->count))
+      param_array_sync(self, a);
+  }
+}
+
+static void param_array_expanded_cb(GObject *row, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  ParamArray *pa = user;
+  LwSensPanel *self = pa->panel;
+  if (pa->checks || !adw_expander_row_get_expanded(ADW_EXPANDER_ROW(row)))
+    return;
+  pa->checks = g_ptr_array_new();
+  for (int j = pa->first; j < pa->first + pa->count; j++) {
+    GtkWidget *r = param_row(self, j);
+    adw_expander_row_add_row(ADW_EXPANDER_ROW(row), r);
+    g_ptr_array_add(pa->checks, adw_action_row_get_activatable_widget(ADW_ACTION_ROW(r)));
+  }
+}
+
+static void param_array_free(gpointer p)
+{
+  ParamArray *pa = p;
+  if (pa->checks)
+    g_ptr_array_unref(pa->checks);
+  g_free(pa);
+}
+
+/* the length of the run of parameters NAME[k] from j (0 when j is no element) */
+static int array_run(const lw_desc *d, int j)
+{
+  const char *name = d->params[j].name, *br = strchr(name, '[');
+  if (!br || !g_str_has_suffix(name, "]"))
+    return 0;
+  size_t n = (size_t)(br - name) + 1;
+  int k = j + 1;
+  while (k < d->nparams && !strncmp(d->params[k].name, name, n) && g_str_has_suffix(d->params[k].name, "]"))
+    k++;
+  return k - j;
+}
+
+static GtkWidget *param_array_row(LwSensPanel *self, int first, int count)
+{
+  const lw_desc *d = self->desc;
+  const char *name = d->params[first].name;
+  g_autofree char *base = g_strndup(name, (gsize)(strchr(name, '[') - name));
+  g_autofree char *title = g_strdup_printf("%s … %s", name, d->params[first + count - 1].name);
+  GtkWidget *row = adw_expander_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
+  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+  g_autofree char *sub =
+    g_strdup_printf(ngettext("%d element of the parameter array %s", "%d elements of the parameter array %s", count),
+                    count, base);
+  adw_expander_row_set_subtitle(ADW_EXPANDER_ROW(row), sub);
+  ParamArray *pa = g_new0(ParamArray, 1);
+  pa->panel = self;
+  pa->first = first;
+  pa->count = count;
+  pa->check = param_check(self, base, FALSE);
+  g_object_set_data(G_OBJECT(pa->check), "lw-param-array", pa);
+  adw_expander_row_add_prefix(ADW_EXPANDER_ROW(row), pa->check);
+  g_ptr_array_add(self->param_arrays, pa);
+  g_signal_connect(row, "notify::expanded", G_CALLBACK(param_array_expanded_cb), pa);
+  param_array_sync(self, pa);
+  return row;
+}
+
+/* the names of the parameters left out (NULL when none): an edit keeps them out */
+static GHashTable *left_out_params(LwSensPanel *self)
+{
+  GHashTable *off = NULL;
+  for (int j = 0; self->desc && self->param_on && j < self->desc->nparams; j++)
+    if (!self->param_on[j]) {
+      if (!off)
+        off = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_add(off, g_strdup(self->desc->params[j].name));
+    }
+  return off;
+}
+
+/* one row per parameter, one expander per array of them: a model may have
+ * hundreds of elements, and this runs on every edit; the parameters named
+ * in off are left out */
+static void build_param_rows(LwSensPanel *self, GHashTable *off)
+{
+  for (guint i = 0; i < self->param_rows->len; i++)
+    adw_preferences_group_remove(ADW_PREFERENCES_GROUP(self->params_group), g_ptr_array_index(self->param_rows, i));
+  g_ptr_array_set_size(self->param_rows, 0);
+  g_ptr_array_set_size(self->param_arrays, 0);
+  g_clear_pointer(&self->param_on, g_free);
+  if (!self->desc)
+    return;
+  self->param_on = g_new(gboolean, self->desc->nparams + 1);
+  for (int j = 0; j < self->desc->nparams; j++)
+    self->param_on[j] = !off || !g_hash_table_contains(off, self->desc->params[j].name);
+  for (int j = 0; j < self->desc->nparams;) {
+    int run = array_run(self->desc, j);
+    GtkWidget *row = run > 1 ? param_array_row(self, j, run) : param_row(self, j);
+    adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->params_group), row);
+    g_ptr_array_add(self->param_rows, row);
+    j += MAX(run, 1);
+  }
+}
+
+/* the output columns a result's sensitivities over time are of, keeping
+ * the chosen one when it is still there */
+static void take_columns(LwSensPanel *self, char **columns)
+{
+  guint sel = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->output_dropdown));
+  g_autofree char *keep = sel != GTK_INVALID_LIST_POSITION && sel < g_list_model_get_n_items(G_LIST_MODEL(self->output_names))
+                            ? g_strdup(gtk_string_list_get_string(self->output_names, sel))
+                            : NULL;
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->output_names));
+  self->ncols = columns ? (int)g_strv_length(columns) : 0;
+  gtk_string_list_splice(self->output_names, 0, n, (const char *const *)columns);
+  for (int c = 0; keep && c < self->ncols; c++)
+    if (!strcmp(columns[c], keep))
+      gtk_drop_down_set_selected(GTK_DROP_DOWN(self->output_dropdown), (guint)c);
+}
+
+/* ---- the model ---------------------------------------------------------- */
+/* let go of the running job: it is cancelled, and its result is dropped */
+static void orphan_job(LwSensPanel *self)
+{
+  if (self->job)
+    g_atomic_int_set(&self->job->cancel, 1);
+  self->job = NULL;
+  g_clear_handle_id(&self->progress_source, g_source_remove);
+  if (self->busy)
+    set_busy(self, FALSE);
+}
+
+static void show_model_status(LwSensPanel *self)
+{
+  gtk_widget_set_sensitive(self->run_button, self->runnable && self->desc && self->desc->nobjectives > 0);
+  lw_panel_set_warning(self->status_label, !self->runnable);
+  if (!self->runnable) {
+    g_autofree char *text = lw_panel_cannot_run_text(self->reason, _("Compute"));
+    set_status(self, text);
+    gtk_widget_set_tooltip_text(self->run_button, text);
+    return;
+  }
+  gtk_widget_set_tooltip_text(self->run_button, _("Compute the gradient of the objective (Ctrl+G)"));
+  set_status(self, self->desc && self->desc->nobjectives ? _("Choose an objective and parameters, then compute.")
+                                                         : _("This model has no objectives."));
+}
+
+void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gboolean runnable, const char *reason)
 {
   g_return_if_fail(LW_IS_SENS_PANEL(self));
-  if (self->busy)
-    g_atomic_int_set(&self->cancel, 1);
+  orphan_job(self);
+  g_autoptr(GHashTable) off = left_out_params(self);
   lw_desc_free(self->desc);
   self->desc = desc ? lw_desc_copy(desc) : NULL;
+  self->runnable = desc && runnable;
+  g_free(self->reason);
+  self->reason = g_strdup(desc ? reason : _("there is no model"));
   if (self->have_result)
     lw_sens_result_clear(&self->result);
   self->have_result = FALSE;
   g_clear_pointer(&self->result_params, g_free);
-  /* objectives */
   guint n = g_list_model_get_n_items(G_LIST_MODEL(self->objectives));
   gtk_string_list_splice(self->objectives, 0, n, NULL);
   for (int i = 0; self->desc && i < self->desc->nobjectives; i++)
     gtk_string_list_append(self->objectives, self->desc->objectives[i].name);
-  /* parameters */
-  for (guint j = 0; j < self->param_checks->len; j++) {
-    GtkWidget *row = gtk_widget_get_ancestor(g_ptr_array_index(self->param_checks, j), ADW_TYPE_ACTION_ROW);
-    adw_preferences_group_remove(ADW_PREFERENCES_GROUP(self->params_group), row);
-  }
-  g_ptr_array_set_size(self->param_checks, 0);
-  for (int j = 0; self->desc && j < self->desc->nparams; j++) {
-    const lw_param_desc *p = &self->desc->params[j];
-    GtkWidget *row = adw_action_row_new();
-    adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), p->name);
-    adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
-    g_autofree char *sub = g_strdup_printf("%.6g  ·  %s", p->value, p->ntargets ? p->targets[0] : "");
-    adw_action_row_set_subtitle(ADW_ACTION_ROW(row), sub);
-    GtkWidget *check = gtk_check_button_new();
-    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), TRUE);
-    gtk_widget_set_valign(check, GTK_ALIGN_CENTER);
-    gtk_accessible_update_property(GTK_ACCESSIBLE(check), GTK_ACCESSIBLE_PROPERTY_LABEL, p->name, -1);
-    adw_action_row_add_prefix(ADW_ACTION_ROW(row), check);
-    adw_action_row_set_activatable_widget(ADW_ACTION_ROW(row), check);
-    adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->params_group), row);
-    g_ptr_array_add(self->param_checks, check);
-  }
-  /* output columns */
-  n = g_list_model_get_n_items(G_LIST_MODEL(self->output_names));
-  gtk_string_list_splice(self->output_names, 0, n, NULL);
-  self->ncols = 0;
-  if (self->desc) {
-    lw_error err;
-    lw_model *m = lw_compile(self->desc, &err);
-    if (m) {
-      self->ncols = lw_model_output_columns(m);
-      for (int c = 0; c < self->ncols; c++) {
-        char b[128];
-        lw_model_output_column_name(m, c, b, sizeof b);
-        gtk_string_list_append(self->output_names, b);
-      }
-      lw_model_free(m);
-    }
-  }
-  set_status(self, self->desc && self->desc->nobjectives ? _("Choose an objective and parameters, then compute.")
-                                                         : _("This model has no objectives."));
+  build_param_rows(self, off);
+  take_columns(self, NULL);
+  show_model_status(self);
+  gtk_widget_set_size_request(self->chart, -1, 36);
   gtk_widget_queue_draw(self->chart);
   update_accessible_summary(self);
   fill_plot(self);
 }
 
+void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc)
+{
+  lw_sens_panel_set_model_state(self, desc, desc != NULL, NULL);
+}
+
 static void lw_sens_panel_dispose(GObject *object)
 {
   LwSensPanel *self = LW_SENS_PANEL(object);
-  g_atomic_int_set(&self->cancel, 1);
+  if (self->job)
+    g_atomic_int_set(&self->job->cancel, 1);
+  self->job = NULL;
   g_clear_handle_id(&self->progress_source, g_source_remove);
   g_clear_pointer(&self->scroller, gtk_widget_unparent);
   G_OBJECT_CLASS(lw_sens_panel_parent_class)->dispose(object);
@@ -429,7 +651,10 @@ static void lw_sens_panel_finalize(GObject *object)
     lw_sens_result_clear(&self->result);
   g_free(self->result_params);
   g_free(self->status);
-  g_ptr_array_unref(self->param_checks);
+  g_free(self->reason);
+  g_free(self->param_on);
+  g_ptr_array_unref(self->param_rows);
+  g_ptr_array_unref(self->param_arrays);
   G_OBJECT_CLASS(lw_sens_panel_parent_class)->finalize(object);
 }
 
@@ -444,7 +669,8 @@ static void lw_sens_panel_class_init(LwSensPanelClass *klass)
 
 static void lw_sens_panel_init(LwSensPanel *self)
 {
-  self->param_checks = g_ptr_array_new();
+  self->param_rows = g_ptr_array_new();
+  self->param_arrays = g_ptr_array_new_with_free_func(param_array_free);
   self->scroller = gtk_scrolled_window_new();
   gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
@@ -495,7 +721,11 @@ static void lw_sens_panel_init(LwSensPanel *self)
   adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(tg), self->output_dropdown);
   self->plot_view = lw_plot_view_new();
   gtk_widget_set_size_request(self->plot_view, -1, 260);
+  /* the page scrolls under the wheel; Ctrl+wheel zooms the plot */
+  lw_plot_view_set_wheel_zoom(LW_PLOT_VIEW(self->plot_view), FALSE);
   gtk_widget_set_vexpand(self->plot_view, TRUE);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(tg), self->plot_view);
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensitivity"), -1);
+  self->reason = g_strdup(_("there is no model"));
+  show_model_status(self);
 }

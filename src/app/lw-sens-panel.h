@@ -12,7 +12,13 @@ G_BEGIN_DECLS
 #define LW_TYPE_SENS_PANEL (lw_sens_panel_get_type())
 G_DECLARE_FINAL_TYPE(LwSensPanel, lw_sens_panel, LW, SENS_PANEL, GtkWidget)
 
-/* The model (the panel keeps a copy); NULL clears. */
+/* The model on screen (the panel keeps a copy; NULL clears) and whether it
+ * can be simulated; when it cannot, reason says why, the page says so and
+ * Compute is off.  A running computation is cancelled and its result
+ * dropped, and the previous result is cleared: every number shown belongs
+ * to this model.  Cheap enough to call on every edit. */
+void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gboolean runnable, const char *reason);
+/* The same for a model that runs. */
 void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc);
 /* Start (or cancel, when running) with the choices on screen. */
 void lw_sens_panel_run(LwSensPanel *self);

@@ -1051,10 +1051,10 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
   lw_check_result chk;
   lw_check(desc, &chk);
   gboolean runnable = FALSE;
+  lw_error err = {0};
   if (chk.status == LW_OK) {
     g_autofree char *name = g_strdup(self->display_name ? self->display_name : _("Untitled"));
     g_autoptr(GFile) file = self->file ? g_object_ref(self->file) : NULL;
-    lw_error err;
     runnable = install_model(self, desc, file, name, NULL, &err);
   }
   if (!runnable) {
@@ -1072,6 +1072,10 @@ static gboolean set_document(LwWindow *self, lw_desc *desc, gboolean modified)
     lw_view3d_clear_traces(LW_VIEW3D(self->view));
     lw_inspector_set_model(self->inspector, NULL);
     lw_plot_page_set_runner(self->plot_page, NULL, 0);
+    /* the reason: the check's, or the compile's when the check passed */
+    const char *why = chk.status != LW_OK ? chk.err.msg : err.msg[0] ? err.msg : NULL;
+    lw_sens_panel_set_model_state(self->sens_panel, desc, FALSE, why);
+    lw_opt_panel_set_model_state(self->opt_panel, desc, FALSE, why);
     self->ncols = 0;
     adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : self->display_name);
     if (desc->nbodies == 0)

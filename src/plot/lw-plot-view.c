@@ -23,6 +23,7 @@ struct _LwPlotView {
   gboolean panning;
   double start_x0, start_x1, start_y0, start_y1; /* view when the drag began */
   double units_x, units_y;                       /* data units per pixel then */
+  gboolean ctrl_wheel_only;                      /* the plain wheel is left to the parent */
 };
 
 G_DEFINE_FINAL_TYPE(LwPlotView, lw_plot_view, GTK_TYPE_WIDGET)
@@ -105,6 +106,9 @@ static void lw_plot_view_action(GtkWidget *widget, const char *name, GVariant *p
 static gboolean lw_plot_view_scroll(GtkEventControllerScroll *controller, double dx, double dy, LwPlotView *self)
 {
   (void)dx;
+  if (self->ctrl_wheel_only &&
+      !(gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller)) & GDK_CONTROL_MASK))
+    return FALSE;
   /* a wheel notch is 1; touchpads report pixels, a few dozen per gesture */
   if (gtk_event_controller_scroll_get_unit(controller) == GDK_SCROLL_UNIT_SURFACE)
     dy /= 20;
@@ -321,4 +325,10 @@ void lw_plot_view_queue_update(LwPlotView *self)
   g_return_if_fail(LW_IS_PLOT_VIEW(self));
   lw_plot_view_sync_accessible(self);
   gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void lw_plot_view_set_wheel_zoom(LwPlotView *self, gboolean wheel_zoom)
+{
+  g_return_if_fail(LW_IS_PLOT_VIEW(self));
+  self->ctrl_wheel_only = !wheel_zoom;
 }

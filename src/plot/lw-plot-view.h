@@ -27,6 +27,10 @@ LwPlot *lw_plot_view_get_plot(LwPlotView *self);
 /* Redraw at the next frame (many calls per frame cost one draw) and bring
  * the accessible label up to date with the plot's title. */
 void lw_plot_view_queue_update(LwPlotView *self);
+/* Whether the mouse wheel zooms (the default).  Off, only Ctrl+wheel zooms
+ * and the plain wheel goes on to what holds the view (a plot inside a
+ * scrolled page scrolls the page). */
+void lw_plot_view_set_wheel_zoom(LwPlotView *self, gboolean wheel_zoom);
 
 G_END_DECLS
 
