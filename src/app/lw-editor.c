@@ -62,6 +62,12 @@ struct _LwEditor {
   gboolean hover;
   double hx, hy;
 
+  /* grab-and-drag of a body through the assembled positions */
+  lw_drag *kdrag;        /* the constrained solve, NULL when not dragging */
+  lw_data *kdata;        /* scratch for the poses of kdrag's model */
+  int kbody;             /* the grabbed body */
+  double kpoint[3];      /* the grabbed point, body axes */
+
   char *message;
   GtkDropTarget *drop;
   GtkGesture *gesture;
@@ -341,6 +347,18 @@ static void update_status(LwEditor *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, self->status, -1);
 }
 
+/* The view draws the bodies where the editor picks them: at the model's
+ * assembled pose.  A run may have left the view at a later frame; editing
+ * acts on the description, whose pose is the initial one, so the view
+ * returns to it (joints: njoints x 6 from lw_scene_geometry). */
+static void show_model_pose(LwEditor *self, const double *joints)
+{
+  if (!self->view)
+    return;
+  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos};
+  lw_view3d_set_state(self->view, &rs);
+}
+
 void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_result *check)
 {
   g_return_if_fail(LW_IS_EDITOR(self));
@@ -372,6 +390,8 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
     lw_scene_geometry(check->model, check->data, jg, self->fpos);
     for (int j = 0; j < d->njoints; j++)
       memcpy(self->jpos + 3 * j, jg + 6 * j, 3 * sizeof(double));
+    if (gtk_widget_get_visible(GTK_WIDGET(self)))
+      show_model_pose(self, jg);
     g_free(jg);
   } else
     for (int j = 0; j < d->njoints; j++) {
@@ -1010,6 +1030,124 @@ gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double 
   return move_to(self, a, x1, y1);
 }
 
+/* ---- grab and drag: the mechanism through its assembled positions -------
+ * With the move tool, pressing on a body's point or a pin on the ground
+ * moves that point (an edit of the geometry); pressing on a link's interior
+ * grabs the body there instead: while the button is held the mechanism
+ * moves through its assembled positions (lw_drag_solve, the model's drivers
+ * left out), the grabbed point following the pointer as closely as the
+ * joints allow, and on release the pose becomes the model's initial pose,
+ * one undoable edit. */
+
+/* natural coordinates (lw_drag's model) of the editor's poses */
+static void poses_to_q(const LwEditor *self, double *q)
+{
+  for (int b = 0; b < self->nbodies; b++) {
+    const double *o = self->pose + 12 * b, *R = o + 3;
+    if (dim(self) == 2) {
+      double *qb = q + 4 * b;
+      qb[0] = o[0], qb[1] = o[1], qb[2] = R[0], qb[3] = R[3];
+    } else {
+      double *qb = q + 12 * b;
+      for (int i = 0; i < 3; i++) {
+        qb[i] = o[i];
+        qb[3 + i] = R[3 * i];
+        qb[6 + i] = R[3 * i + 1];
+        qb[9 + i] = R[3 * i + 2];
+      }
+    }
+  }
+}
+
+/* the editor's poses, handles and the view follow the drag's pose */
+static void show_drag_pose(LwEditor *self)
+{
+  const lw_model *m = lw_drag_model(self->kdrag);
+  lw_data_set_state(m, self->kdata, 0, lw_drag_q(self->kdrag), NULL, NULL, NULL);
+  for (int b = 0; b < self->nbodies; b++)
+    lw_body_pose(m, self->kdata, b, self->pose + 12 * b, self->pose + 12 * b + 3);
+  double *jg = g_new0(double, 6 * (gsize)self->njoints + 1);
+  if (!self->fpos)
+    self->fpos = g_new0(double, 6 * (gsize)self->nforces + 1);
+  lw_scene_geometry(m, self->kdata, jg, self->fpos);
+  for (int j = 0; j < self->njoints; j++)
+    memcpy(self->jpos + 3 * j, jg + 6 * j, 3 * sizeof(double));
+  for (guint i = 0; i < self->anchors->len; i++) {
+    Anchor *a = &g_array_index(self->anchors, Anchor, i);
+    if (a->kind == ANCHOR_POINT)
+      body_world(self, a->body, self->doc->bodies[a->body].points[a->index].p, a->w);
+  }
+  show_model_pose(self, jg);
+  g_free(jg);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void end_body_drag(LwEditor *self)
+{
+  g_clear_pointer(&self->kdrag, lw_drag_free);
+  g_clear_pointer(&self->kdata, lw_data_free);
+}
+
+/* grab the body under (x, y) at the work-plane point there; FALSE when
+ * there is none or the model cannot be assembled */
+static gboolean begin_body_drag(LwEditor *self, double x, double y)
+{
+  double w[3];
+  int b = body_under(self, x, y);
+  if (b < 0 || !plane_point(self, x, y, w))
+    return FALSE;
+  lw_error err = {0};
+  lw_drag *g = lw_drag_new(self->doc, &err);
+  if (!g) {
+    refuse(self, _("The mechanism cannot be assembled: fix it before dragging it"));
+    return FALSE;
+  }
+  double *q = g_new0(double, (gsize)lw_drag_nq(g) + 1);
+  if (lw_model_nbodies(lw_drag_model(g)) == self->nbodies) {
+    poses_to_q(self, q);
+    lw_drag_set_q(g, q, lw_drag_nq(g));
+  }
+  g_free(q);
+  end_body_drag(self);
+  self->kdrag = g;
+  self->kdata = lw_data_new(lw_drag_model(g));
+  self->kbody = b;
+  body_local(self, b, w, self->kpoint);
+  return TRUE;
+}
+
+/* the grabbed point pulled toward the work-plane point under (x, y) */
+static void body_drag_to(LwEditor *self, double x, double y)
+{
+  double w[3];
+  if (!self->kdrag || !plane_point(self, x, y, w))
+    return;
+  lw_drag_info info;
+  lw_drag_solve(self->kdrag, self->kbody, self->kpoint, w, &info);
+  show_drag_pose(self);
+}
+
+/* the pose reached becomes the model's initial pose: one edit */
+static void finish_body_drag(LwEditor *self)
+{
+  lw_desc *d = lw_desc_copy(self->doc);
+  if (lw_drag_store(self->kdrag, d) == 0)
+    emit_edit(self, d, _("Drag the mechanism"));
+  else
+    lw_desc_free(d);
+  end_body_drag(self);
+}
+
+gboolean lw_editor_drag_body(LwEditor *self, double x0, double y0, double x1, double y1)
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
+  if (!begin_body_drag(self, x0, y0))
+    return FALSE;
+  body_drag_to(self, x1, y1);
+  finish_body_drag(self);
+  return TRUE;
+}
+
 /* ---- pointer ------------------------------------------------------------ */
 static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
 {
@@ -1024,6 +1162,8 @@ static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
     const Anchor *a = moved_anchor(self, x, y);
     if (a)
       self->moving = (int)(a - &g_array_index(self->anchors, Anchor, 0)) + 1;
+    else
+      begin_body_drag(self, x, y);
   }
   lw_view3d_get_camera(self->view, &self->cam0);
   gtk_widget_grab_focus(GTK_WIDGET(self->view));
@@ -1039,6 +1179,10 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
   gboolean shift = (self->mods & GDK_SHIFT_MASK) != 0;
   if (self->moving) {
     gtk_widget_queue_draw(GTK_WIDGET(self));
+    return;
+  }
+  if (self->kdrag) {
+    body_drag_to(self, self->x1, self->y1);
     return;
   }
   if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self)) {
@@ -1060,8 +1204,13 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
 static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
 {
   (void)g;
-  if (!self->dragging && self->button == GDK_BUTTON_PRIMARY)
+  if (self->kdrag && self->dragging) {
+    body_drag_to(self, self->x0 + ox, self->y0 + oy);
+    finish_body_drag(self);
+  } else if (!self->dragging && self->button == GDK_BUTTON_PRIMARY) {
+    end_body_drag(self);
     lw_editor_click(self, self->x0 + ox, self->y0 + oy);
+  }
   else if (self->moving && (guint)self->moving <= self->anchors->len) {
     /* the anchor taken when the button went down */
     move_to(self, &g_array_index(self->anchors, Anchor, self->moving - 1), self->x0 + ox, self->y0 + oy);
@@ -1313,6 +1462,7 @@ static void lw_editor_dispose(GObject *obj)
 static void lw_editor_finalize(GObject *obj)
 {
   LwEditor *self = LW_EDITOR(obj);
+  end_body_drag(self);
   clear_anchors(self);
   g_array_unref(self->anchors);
   lw_desc_free(self->doc);
