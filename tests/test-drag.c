@@ -13,8 +13,203 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <adwaita.h>
+#include <dlfcn.h>
+
 #include "linkwright.h"
+#include "lw-application.h"
+#include "lw-editor.h"
+#include "lw-palette.h"
+#include "lw-view3d.h"
+#include "lw-window.h"
 #include "lw_io.h"
+
+static LwApplication *app;
+
+/* ---- windows ------------------------------------------------------------ */
+static gboolean is_mapped(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w));
+}
+
+static gboolean runner_idle(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  LwRunnerState st = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
+  return st == LW_RUNNER_FINISHED || st == LW_RUNNER_FAILED;
+}
+
+static void act(LwWindow *w, const char *name)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+}
+
+static void set_state(LwWindow *w, const char *name, gboolean on)
+{
+  g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(on));
+}
+
+static LwEditor *editor_of(LwWindow *w)
+{
+  return LW_EDITOR(lw_window_get_editor(w));
+}
+
+static const char *shot_dir(void)
+{
+  const char *d = g_getenv("LW_SCREENSHOT_DIR");
+  return d && *d ? d : LW_DRAG_SHOT_DIR;
+}
+
+static void shot(LwWindow *w, const char *name)
+{
+  lwt_spin(0.4);
+  g_mkdir_with_parents(shot_dir(), 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
+  g_autoptr(GError) error = NULL;
+  if (lw_window_save_screenshot(w, path, &error))
+    g_test_message("screenshot %s", path);
+  else
+    g_test_message("no screenshot %s: %s", path, error->message);
+}
+
+/* a window with models/NAME open */
+static LwWindow *open_model(const char *name)
+{
+  LwWindow *w = lw_window_new(app);
+  g_autofree char *path = g_build_filename(LW_MODELS_DIR, name, NULL);
+  g_autoptr(GFile) f = g_file_new_for_path(path);
+  g_assert_true(lw_window_open_file(w, f));
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lwt_spin(0.3);
+  return w;
+}
+
+static gboolean view_drawn(gpointer w)
+{
+  double o[3] = {0, 0, 0}, x, y;
+  return lw_editor_world_to_view(editor_of(LW_WINDOW(w)), o, &x, &y);
+}
+
+static void enter_edit_mode(LwWindow *w)
+{
+  set_state(w, "edit-mode", TRUE);
+  g_assert_true(lwt_wait_until(is_mapped, editor_of(w), 10));
+  g_assert_true(lwt_wait_until(view_drawn, w, 10));
+  lwt_spin(0.5);
+}
+
+/* ---- the real pointer: XTest events through the X server -------------------- */
+/* libX11 and libXtst are opened at run time, so that the test needs no
+ * build dependency; without them (or off X11) it is skipped */
+typedef struct {
+  void *x11, *xtst, *dpy;
+  unsigned long root;
+  void *(*open_display)(const char *);
+  int (*close_display)(void *);
+  int (*flush)(void *);
+  unsigned long (*default_root)(void *);
+  int (*translate)(void *, unsigned long, unsigned long, int, int, int *, int *, unsigned long *);
+  int (*fake_motion)(void *, int, int, int, unsigned long);
+  int (*fake_button)(void *, unsigned int, int, unsigned long);
+  unsigned long (*surface_xid)(GdkSurface *);
+} xpointer;
+
+static gboolean xpointer_open(xpointer *xp)
+{
+  memset(xp, 0, sizeof *xp);
+  if (strcmp(G_OBJECT_TYPE_NAME(gdk_display_get_default()), "GdkX11Display"))
+    return FALSE;
+  xp->x11 = dlopen("libX11.so.6", RTLD_NOW);
+  xp->xtst = dlopen("libXtst.so.6", RTLD_NOW);
+  if (!xp->x11 || !xp->xtst)
+    return FALSE;
+  *(void **)&xp->open_display = dlsym(xp->x11, "XOpenDisplay");
+  *(void **)&xp->close_display = dlsym(xp->x11, "XCloseDisplay");
+  *(void **)&xp->flush = dlsym(xp->x11, "XFlush");
+  *(void **)&xp->default_root = dlsym(xp->x11, "XDefaultRootWindow");
+  *(void **)&xp->translate = dlsym(xp->x11, "XTranslateCoordinates");
+  *(void **)&xp->fake_motion = dlsym(xp->xtst, "XTestFakeMotionEvent");
+  *(void **)&xp->fake_button = dlsym(xp->xtst, "XTestFakeButtonEvent");
+  *(void **)&xp->surface_xid = dlsym(RTLD_DEFAULT, "gdk_x11_surface_get_xid");
+  if (!xp->open_display || !xp->close_display || !xp->flush || !xp->default_root || !xp->translate ||
+      !xp->fake_motion || !xp->fake_button || !xp->surface_xid)
+    return FALSE;
+  xp->dpy = xp->open_display(NULL);
+  if (!xp->dpy)
+    return FALSE;
+  xp->root = xp->default_root(xp->dpy);
+  return TRUE;
+}
+
+static void xpointer_close(xpointer *xp)
+{
+  if (xp->dpy)
+    xp->close_display(xp->dpy);
+  if (xp->xtst)
+    dlclose(xp->xtst);
+  if (xp->x11)
+    dlclose(xp->x11);
+}
+
+/* the screen position of point (x, y) of a widget */
+static void root_point(xpointer *xp, GtkWidget *w, double x, double y, int *rx, int *ry)
+{
+  GtkNative *nat = gtk_widget_get_native(w);
+  graphene_point_t in = GRAPHENE_POINT_INIT((float)x, (float)y), out;
+  g_assert_true(gtk_widget_compute_point(w, GTK_WIDGET(nat), &in, &out));
+  double sx, sy;
+  gtk_native_get_surface_transform(nat, &sx, &sy);
+  unsigned long child;
+  g_assert_true(xp->translate(xp->dpy, xp->surface_xid(gtk_native_get_surface(nat)), xp->root,
+                              (int)lround(out.x + sx), (int)lround(out.y + sy), rx, ry, &child));
+}
+
+static void xmove(xpointer *xp, int x, int y)
+{
+  xp->fake_motion(xp->dpy, -1, x, y, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.04);
+}
+
+static void xbutton(xpointer *xp, gboolean press)
+{
+  xp->fake_button(xp->dpy, 1, press, 0);
+  xp->flush(xp->dpy);
+  lwt_spin(0.1);
+}
+
+static void count_signal(gpointer counter)
+{
+  ++*(int *)counter;
+}
+
+static gboolean counter_positive(gpointer counter)
+{
+  return *(int *)counter > 0;
+}
+
+/* the pointer used by the helpers below: XTest when the display has it
+ * (LW_TEST_POINTER=signals forces the signal path), else NULL */
+static xpointer pointer_x;
+static xpointer *pointer;
+
+static void pointer_init(void)
+{
+  static gboolean tried;
+  if (tried)
+    return;
+  tried = TRUE;
+  if (!g_strcmp0(g_getenv("LW_TEST_POINTER"), "signals"))
+    return;
+  if (xpointer_open(&pointer_x))
+    pointer = &pointer_x;
+  else
+    xpointer_close(&pointer_x);
+  g_test_message("pointer: %s", pointer ? "X events (XTest)" : "signals of the drag source, drop target and gesture");
+}
+
 
 static lw_desc *read_model(const char *name)
 {
@@ -161,11 +356,213 @@ static void test_core_timing(void)
   g_assert_cmpfloat(ms5, <, 10);
 }
 
+/* before aiming with the real pointer: the palette has slid in, the editor
+ * is on screen and the layout has settled (a message bar comes or goes) */
+static gboolean palette_revealed(gpointer w)
+{
+  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
+  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
+         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
+}
+
+static gboolean count_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer counter)
+{
+  (void)widget, (void)clock;
+  ++*(int *)counter;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean two_ticks(gpointer counter)
+{
+  return *(int *)counter >= 2;
+}
+
+/* where the world's origin is on the screen, or FALSE while the view has
+ * no picture */
+static gboolean origin_on_screen(xpointer *xp, LwWindow *w, int *rx, int *ry)
+{
+  const double o[3] = {0, 0, 0};
+  double x, y;
+  if (!lw_editor_world_to_view(editor_of(w), o, &x, &y))
+    return FALSE;
+  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
+  return TRUE;
+}
+
+static void pointer_settle(xpointer *xp, LwWindow *w)
+{
+  g_assert_true(lwt_wait_until(palette_revealed, w, 20));
+  /* the layout has settled and the camera has been framed to it when the
+   * origin stays at the same screen point over two frames (on a loaded
+   * machine a frame can take longer than any fixed pause) */
+  GtkWidget *ed = GTK_WIDGET(editor_of(w));
+  gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+  int x0 = -1, y0 = -1;
+  gboolean had = origin_on_screen(xp, w, &x0, &y0);
+  for (;;) {
+    int ticks = 0, x1 = -1, y1 = -1;
+    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
+    gboolean ticked = lwt_wait_until(two_ticks, &ticks, 30);
+    gtk_widget_remove_tick_callback(ed, id);
+    g_assert_true(ticked);
+    gboolean has = origin_on_screen(xp, w, &x1, &y1);
+    if (had && has && x1 == x0 && y1 == y0)
+      break;
+    if (g_get_monotonic_time() > end)
+      g_error("the view did not settle within 30 s: the origin moved from (%d, %d) to (%d, %d)", x0, y0, x1, y1);
+    had = has, x0 = x1, y0 = y1;
+  }
+}
+
+
+/* ---- picking after a run ----------------------------------------------------- */
+/* After a run the view showed the last frame while the editor picked at the
+ * model's pose: entering edit mode returns the view to the model's pose, so
+ * that what is under the pointer is what a click takes. */
+static void test_pick_after_run(void)
+{
+  LwWindow *w = open_model("four-bar.json");
+  set_state(w, "real-time", FALSE);
+  act(w, "run");
+  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  lwt_spin(0.5);
+  LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
+  const lw_desc *d = lw_window_get_desc(w);
+  int crank = body_index(d, "crank"), rocker = body_index(d, "rocker");
+  /* the crank's and the rocker's middles at the model's pose */
+  const double cm[3] = {0, 0.25, 0};
+  double rm[3] = {2 + 0.75 * cos(d->bodies[rocker].angle), 0.75 * sin(d->bodies[rocker].angle), 0};
+  const double *pts[2] = {cm, rm};
+  int want[2] = {crank, rocker};
+  /* a frame of the run where the crank is not where the model has it */
+  GtkAdjustment *time = lw_window_get_time_adjustment(w);
+  gboolean moved = FALSE;
+  for (double t = 0.05; t <= 5 && !moved; t += 0.05) {
+    gtk_adjustment_set_value(time, t);
+    lwt_spin(0.05);
+    double x, y;
+    lw_pick pk = {0};
+    g_assert_true(lw_editor_world_to_view(editor_of(w), cm, &x, &y));
+    moved = !lw_view3d_pick(view, x, y, &pk) || pk.kind != LW_PICK_BODY || pk.index != crank;
+  }
+  g_assert_true(moved);
+  shot(w, "pick-run-frame");
+  enter_edit_mode(w);
+  for (int k = 0; k < 2; k++) {
+    double x, y;
+    g_assert_true(lw_editor_world_to_view(editor_of(w), pts[k], &x, &y));
+    lw_pick pk = {0};
+    g_assert_true(lw_view3d_pick(view, x, y, &pk));
+    g_assert_cmpint(pk.kind, ==, LW_PICK_BODY);
+    g_assert_cmpint(pk.index, ==, want[k]);
+    lw_editor_click(editor_of(w), x, y);
+    g_autofree char *path = g_strconcat("bodies/", d->bodies[want[k]].name, NULL);
+    g_assert_cmpstr(lw_view3d_get_selection(view), ==, path);
+  }
+  shot(w, "pick-after-run");
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* ---- grab and drag ------------------------------------------------------------- */
+/* the crank angle at the initial pose of the window's description, and
+ * the constraint residual there */
+static double assembled_crank(LwWindow *w, double *residual)
+{
+  const lw_desc *d = lw_window_get_desc(w);
+  lw_error err = {0};
+  lw_drag *g = lw_drag_new(d, &err);
+  g_assert_nonnull(g);
+  const lw_model *m = lw_drag_model(g);
+  lw_data *data = lw_data_new(m);
+  lw_data_set_state(m, data, 0, lw_drag_q(g), NULL, NULL, NULL);
+  *residual = lw_constraint_residual(m, data);
+  double a = crank_angle(g, body_index(d, "crank"));
+  lw_data_free(data);
+  lw_drag_free(g);
+  return a;
+}
+
+static void view_root_point(xpointer *xp, LwWindow *w, const double p[3], int *rx, int *ry)
+{
+  double x, y;
+  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
+  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
+}
+
+/* the crank grabbed at its interior and dragged, with the X pointer, round
+ * to -30 degrees: the mechanism follows assembled, the pose becomes the
+ * initial one, undo brings the old one back */
+static void test_drag_crank(void)
+{
+  pointer_init();
+  if (!pointer) {
+    g_test_skip("no XTest pointer");
+    return;
+  }
+  LwWindow *w = open_model("four-bar.json");
+  enter_edit_mode(w);
+  lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "move");
+  pointer_settle(pointer, w);
+  double a0 = lw_window_get_desc(w)->initial[0].value;
+  guint depth0 = lw_window_get_undo_depth(w);
+  const double r = 0.35, grab[3] = {0, r, 0};
+  const double ang = -30 * M_PI / 180;
+  int rx0, ry0, rx1, ry1;
+  view_root_point(pointer, w, grab, &rx0, &ry0);
+  int ended = 0;
+  gulong id = g_signal_connect_swapped(lw_editor_get_stroke_gesture(editor_of(w)), "drag-end",
+                                       G_CALLBACK(count_signal), &ended);
+  xmove(pointer, rx0, ry0);
+  xbutton(pointer, TRUE);
+  /* round the crank's pivot through 120 degrees, in steps */
+  for (int k = 1; k <= 24; k++) {
+    double a = M_PI / 2 + (ang - M_PI / 2) * k / 24;
+    double p[3] = {r * cos(a), r * sin(a), 0};
+    view_root_point(pointer, w, p, &rx1, &ry1);
+    xmove(pointer, rx1, ry1);
+    if (k == 12)
+      shot(w, "drag-four-bar-middle");
+  }
+  lwt_spin(0.2);
+  shot(w, "drag-four-bar-end");
+  xbutton(pointer, FALSE);
+  g_assert_true(lwt_wait_until(counter_positive, &ended, 60));
+  g_signal_handler_disconnect(lw_editor_get_stroke_gesture(editor_of(w)), id);
+  lwt_spin(0.3);
+  /* one edit; the description's initial crank angle where the pointer left it */
+  g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth0 + 1);
+  double a1 = lw_window_get_desc(w)->initial[0].value;
+  g_test_message("initial crank angle %.6f -> %.6f rad (pointer at %.6f)", a0, a1, ang);
+  g_assert_cmpfloat(fabs(a1 - ang), <, M_PI / 180);
+  double res;
+  double assembled = assembled_crank(w, &res);
+  g_assert_cmpfloat(res, <=, 1e-10);
+  g_assert_cmpfloat(fabs(assembled - ang), <, M_PI / 180);
+  shot(w, "drag-four-bar-released");
+  /* Ctrl+Z */
+  act(w, "undo");
+  lwt_spin(0.2);
+  g_assert_cmpfloat(lw_window_get_desc(w)->initial[0].value, ==, a0);
+  g_assert_cmpfloat(fabs(assembled_crank(w, &res) - a0), <, 1e-9);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/drag/core/four-bar", test_core_four_bar);
   g_test_add_func("/drag/core/bad-input", test_core_bad_input);
   g_test_add_func("/drag/core/timing", test_core_timing);
-  return g_test_run();
+  if (!gtk_init_check()) {
+    printf("# no display: the window tests are left out (the test command starts Xvfb)\n");
+    return g_test_run();
+  }
+  adw_init();
+  app = lw_application_new();
+  g_application_register(G_APPLICATION(app), NULL, NULL);
+  g_test_add_func("/drag/window/pick-after-run", test_pick_after_run);
+  g_test_add_func("/drag/window/drag-crank", test_drag_crank);
+  int rc = g_test_run();
+  g_object_unref(app);
+  return rc;
 }
