@@ -547,6 +547,177 @@ static void test_drag_crank(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+
+/* ---- the grid ------------------------------------------------------------------ */
+typedef struct {
+  guchar *px;
+  int w, h;
+  gsize stride;
+} picture;
+
+/* the window as drawn, RGBA */
+static picture window_picture(LwWindow *w, const char *name)
+{
+  lwt_spin(0.6);
+  g_mkdir_with_parents(shot_dir(), 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(lw_window_save_screenshot(w, path, &error));
+  g_test_message("screenshot %s", path);
+  GdkTexture *t = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  picture p = {NULL, gdk_texture_get_width(t), gdk_texture_get_height(t), 0};
+  p.stride = 4 * (gsize)p.w;
+  p.px = g_malloc(p.stride * (gsize)p.h);
+  gdk_texture_download(t, p.px, p.stride);
+  g_object_unref(t);
+  return p;
+}
+
+static double lum(const picture *p, int x, int y)
+{
+  const guchar *c = p->px + (gsize)y * p->stride + 4 * (gsize)x;
+  return 0.3 * c[2] + 0.59 * c[1] + 0.11 * c[0];
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* the centres of the grid lines crossing row y between x0 and x1: runs of
+ * pixels darker than the row's median */
+static int lines_on_row(const picture *p, int y, int x0, int x1, double *out, int max)
+{
+  int n = x1 - x0;
+  double *v = g_new(double, n), *sorted = g_new(double, n);
+  for (int x = x0; x < x1; x++)
+    v[x - x0] = sorted[x - x0] = lum(p, x, y);
+  qsort(sorted, n, sizeof(double), cmp_dbl);
+  double med = sorted[n / 2];
+  int k = 0;
+  for (int i = 0; i < n && k < max;) {
+    if (med - v[i] > 4) {
+      double sw = 0, sx = 0;
+      int j = i;
+      for (; j < n && med - v[j] > 4; j++)
+        sw += med - v[j], sx += (med - v[j]) * (x0 + j);
+      out[k++] = sx / sw;
+      i = j;
+    } else
+      i++;
+  }
+  g_free(v);
+  g_free(sorted);
+  return k;
+}
+
+/* the spacing (px) of the lines on a row near the view's top, checking
+ * that they reach both sides of the view */
+static double grid_spacing_px(LwWindow *w, const char *name)
+{
+  GtkWidget *view = lw_window_get_view(w);
+  graphene_point_t o;
+  g_assert_true(gtk_widget_compute_point(view, GTK_WIDGET(w), &GRAPHENE_POINT_INIT(0, 0), &o));
+  int vw = gtk_widget_get_width(view);
+  picture p = window_picture(w, name);
+  int x0 = (int)o.x + 2, x1 = (int)o.x + vw - 2, y = (int)o.y + 12;
+  double xs[800] = {0};
+  int n = lines_on_row(&p, y, x0, x1, xs, 800);
+  g_free(p.px);
+  g_assert_cmpint(n, >=, 3);
+  double d[800];
+  for (int i = 0; i + 1 < n; i++)
+    d[i] = xs[i + 1] - xs[i];
+  qsort(d, n - 1, sizeof(double), cmp_dbl);
+  double sp = d[(n - 1) / 2];
+  g_test_message("%s: %d lines on the top row, spacing %.2f px, first at %.1f, last at %.1f (view %d..%d)",
+                 name, n, sp, xs[0], xs[n - 1], x0, x1);
+  /* the grid reaches the view's sides */
+  g_assert_cmpfloat(xs[0] - x0, <, sp + 2);
+  g_assert_cmpfloat(x1 - xs[n - 1], <, sp + 2);
+  return sp;
+}
+
+/* pixels per metre along x at the origin */
+static double px_per_m(LwWindow *w)
+{
+  double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, xa, ya, xb, yb;
+  g_assert_true(lw_editor_world_to_view(editor_of(w), a, &xa, &ya));
+  g_assert_true(lw_editor_world_to_view(editor_of(w), b, &xb, &yb));
+  return xb - xa;
+}
+
+/* snapping along a row of pointer positions one cell long: every snapped x
+ * is a multiple of `spacing` and two neighbouring multiples come up */
+static void check_snap_spacing(LwWindow *w, double spacing)
+{
+  LwEditor *ed = editor_of(w);
+  /* a pointer row far from the link's ends (points snap before the grid) */
+  GtkWidget *view = lw_window_get_view(w);
+  double x = 0.2 * gtk_widget_get_width(view), y = 0.15 * gtk_widget_get_height(view);
+  for (int k = 0; k < 2; k++) {
+    double e[3] = {k, 0, 0}, ex, ey;
+    g_assert_true(lw_editor_world_to_view(ed, e, &ex, &ey));
+    g_assert_cmpfloat(hypot(ex - x, ey - y), >, 40);
+  }
+  double cell = spacing * px_per_m(w);
+  double lo = INFINITY, hi = -INFINITY;
+  for (double dx = 0; dx <= cell + 1; dx += 1) {
+    double s[3];
+    g_assert_true(lw_editor_snap(ed, x + dx, y, s));
+    double k = s[0] / spacing;
+    g_assert_cmpfloat(fabs(k - round(k)), <, 1e-6);
+    lo = fmin(lo, s[0]), hi = fmax(hi, s[0]);
+  }
+  g_assert_cmpfloat(fabs(hi - lo - spacing), <, 1e-9);
+}
+
+/* after the first link, the grid covers the view at the snapping spacing;
+ * zoomed in it keeps it, zoomed out it gets coarser by tens and snapping
+ * follows */
+static void test_grid(void)
+{
+  LwWindow *w = lw_window_new(app);
+  lw_window_open_builtin(w);
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  act(w, "new");
+  enter_edit_mode(w);
+  LwEditor *ed = editor_of(w);
+  double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, xa, ya, xb, yb;
+  g_assert_true(lw_editor_world_to_view(ed, a, &xa, &ya));
+  g_assert_true(lw_editor_world_to_view(ed, b, &xb, &yb));
+  g_assert_true(lw_editor_stroke(ed, "link", xa, ya, xb, yb));
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
+  lwt_spin(0.5);
+  LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
+  double sp = grid_spacing_px(w, "grid-first-link");
+  double ppm = px_per_m(w);
+  g_test_message("first link: %.1f px per m, grid %.4f m", ppm, sp / ppm);
+  g_assert_cmpfloat(fabs(sp / ppm - 0.1), <, 0.1 * 0.05);
+  check_snap_spacing(w, 0.1);
+  /* zoomed in: still the snapping step */
+  lw_view3d_zoom(view, 0.3);
+  sp = grid_spacing_px(w, "grid-zoomed-in");
+  ppm = px_per_m(w);
+  g_test_message("zoomed in: %.1f px per m, grid %.4f m", ppm, sp / ppm);
+  g_assert_cmpfloat(fabs(sp / ppm - 0.1), <, 0.1 * 0.05);
+  check_snap_spacing(w, 0.1);
+  /* zoomed far out: a coarser grid, and snapping on it */
+  lw_view3d_zoom(view, 40);
+  sp = grid_spacing_px(w, "grid-zoomed-out");
+  ppm = px_per_m(w);
+  double m = sp / ppm, decade = pow(10, round(log10(m / 0.1)));
+  g_test_message("zoomed out: %.2f px per m, grid %.4f m", ppm, m);
+  g_assert_cmpfloat(decade, >=, 10);
+  g_assert_cmpfloat(fabs(m / (0.1 * decade) - 1), <, 0.05);
+  check_snap_spacing(w, 0.1 * decade);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -562,6 +733,7 @@ int main(int argc, char **argv)
   g_application_register(G_APPLICATION(app), NULL, NULL);
   g_test_add_func("/drag/window/pick-after-run", test_pick_after_run);
   g_test_add_func("/drag/window/drag-crank", test_drag_crank);
+  g_test_add_func("/drag/window/grid", test_grid);
   int rc = g_test_run();
   g_object_unref(app);
   return rc;

@@ -233,6 +233,11 @@ static const Anchor *anchor_near(LwEditor *self, double x, double y, const Ancho
   return best;
 }
 
+static double grid_spacing(LwEditor *self)
+{
+  return self->view ? lw_view3d_get_grid_spacing(self->view) : self->grid;
+}
+
 /* snapped as a drop would be; a moved anchor snaps neither to itself nor,
  * for a body's point, to the points of its own body */
 static gboolean snap_except(LwEditor *self, double x, double y, const Anchor *moved, double out[3])
@@ -244,11 +249,14 @@ static gboolean snap_except(LwEditor *self, double x, double y, const Anchor *mo
   }
   if (!plane_point(self, x, y, out))
     return FALSE;
-  if (self->snap_grid && self->grid > 0) {
+  /* the spacing of the grid drawn: the snapping step, or coarser when the
+   * view is zoomed far out */
+  double step = grid_spacing(self);
+  if (self->snap_grid && step > 0) {
     int ax = dim(self) == 2 ? 2 : self->plane_axis;
     for (int i = 0; i < 3; i++)
       if (i != ax)
-        out[i] = self->grid * round(out[i] / self->grid);
+        out[i] = step * round(out[i] / step);
   }
   return TRUE;
 }
@@ -1549,6 +1557,7 @@ GtkWidget *lw_editor_new(LwView3d *view, LwPalette *palette)
 {
   LwEditor *self = g_object_new(LW_TYPE_EDITOR, NULL);
   self->view = view;
+  lw_view3d_set_grid_step(view, self->grid);
   self->palette = palette;
   g_signal_connect_object(view, "rendered", G_CALLBACK(view_rendered_cb), self, 0);
   if (palette) {
@@ -1576,6 +1585,8 @@ void lw_editor_set_grid_step(LwEditor *self, double step)
   g_return_if_fail(LW_IS_EDITOR(self));
   if (step > 0)
     self->grid = step;
+  if (step > 0 && self->view)
+    lw_view3d_set_grid_step(self->view, step);
 }
 
 void lw_editor_set_work_plane(LwEditor *self, int axis, double offset)
