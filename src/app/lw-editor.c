@@ -68,6 +68,10 @@ struct _LwEditor {
   int kbody;             /* the grabbed body */
   double kpoint[3];      /* the grabbed point, body axes */
 
+  /* the text labels of the last drawing (for tests of their placement) */
+  graphene_rect_t label_box[4];
+  int nlabel_boxes;
+
   char *message;
   GtkDropTarget *drop;
   GtkGesture *gesture;
@@ -1287,8 +1291,19 @@ static void ring(cairo_t *cr, double x, double y, double r)
   cairo_arc(cr, x, y, r, 0, 2 * G_PI);
 }
 
-/* the coordinates of world point p, written beside its place (x, y) in the view */
-static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double p[3], double x, double y)
+/* text drawn with its top-left corner at (x, y), its box kept */
+static void show_label(LwEditor *self, cairo_t *cr, PangoLayout *pl, double x, double y)
+{
+  int tw, th;
+  pango_layout_get_pixel_size(pl, &tw, &th);
+  cairo_move_to(cr, x, y);
+  pango_cairo_show_layout(cr, pl);
+  if (self->nlabel_boxes < (int)G_N_ELEMENTS(self->label_box))
+    self->label_box[self->nlabel_boxes++] = GRAPHENE_RECT_INIT((float)x, (float)y, (float)tw, (float)th);
+}
+
+/* the coordinates of world point p as text */
+static PangoLayout *coord_layout(LwEditor *self, GtkWidget *widget, const double p[3])
 {
   PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
   /* round-off of a point on an axis (1e-18) is shown as the 0 it is */
@@ -1298,9 +1313,68 @@ static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const do
   g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", c[0], c[1])
                                       : g_strdup_printf("(%.3g, %.3g, %.3g)", c[0], c[1], c[2]);
   pango_layout_set_text(pl, t, -1);
-  cairo_move_to(cr, x + 9, y + 4);
-  pango_cairo_show_layout(cr, pl);
+  return pl;
+}
+
+/* the coordinates of world point p, written beside its place (x, y) in the view */
+static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double p[3], double x, double y)
+{
+  PangoLayout *pl = coord_layout(self, widget, p);
+  show_label(self, cr, pl, x + 9, y + 4);
   g_object_unref(pl);
+}
+
+static gboolean boxes_overlap(double x0, double y0, double w0, double h0, double x1, double y1, double w1, double h1)
+{
+  const double gap = 3;
+  return x0 < x1 + w1 + gap && x1 < x0 + w0 + gap && y0 < y1 + h1 + gap && y1 < y0 + h0 + gap;
+}
+
+/* The labels of a stroke from view point (ax, ay) to (bx, by): the end's
+ * coordinates beside the pointer, as everywhere, and the length beside the
+ * stroke's middle, off the stroke on the side away from the coordinates;
+ * pushed further out along that side until the two never overlap (short
+ * strokes). */
+static void stroke_labels(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double a[3], const double b[3],
+                          double ax, double ay, double bx, double by)
+{
+  PangoLayout *cl = coord_layout(self, widget, b);
+  PangoLayout *ll = gtk_widget_create_pango_layout(widget, NULL);
+  g_autofree char *t = g_strdup_printf("%.3f m", hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]));
+  pango_layout_set_text(ll, t, -1);
+  int cw, ch, lw, lh;
+  pango_layout_get_pixel_size(cl, &cw, &ch);
+  pango_layout_get_pixel_size(ll, &lw, &lh);
+  double cx = bx + 9, cy = by + 4;
+  /* the stroke's normal pointing away from the coordinates' box (below right of the pointer) */
+  double dx = bx - ax, dy = by - ay, len = hypot(dx, dy);
+  double nx = 0, ny = -1;
+  if (len > 1e-9)
+    nx = -dy / len, ny = dx / len;
+  if (nx * (cx + 0.5 * cw - bx) + ny * (cy + 0.5 * ch - by) > 0)
+    nx = -nx, ny = -ny;
+  double mx = 0.5 * (ax + bx), my = 0.5 * (ay + by);
+  double lx = 0, ly = 0;
+  for (double off = 8; off < 400; off += 4) {
+    /* the box's centre `off` plus its half extent along the normal away from the stroke */
+    double half = 0.5 * (fabs(nx) * lw + fabs(ny) * lh);
+    lx = mx + nx * (off + half) - 0.5 * lw;
+    ly = my + ny * (off + half) - 0.5 * lh;
+    if (!boxes_overlap(lx, ly, lw, lh, cx, cy, cw, ch))
+      break;
+  }
+  show_label(self, cr, ll, lx, ly);
+  show_label(self, cr, cl, cx, cy);
+  g_object_unref(ll);
+  g_object_unref(cl);
+}
+
+int lw_editor_get_label_boxes(LwEditor *self, graphene_rect_t *boxes, int max)
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), 0);
+  int n = MIN(max, self->nlabel_boxes);
+  memcpy(boxes, self->label_box, sizeof(graphene_rect_t) * (size_t)MAX(n, 0));
+  return self->nlabel_boxes;
 }
 
 static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
@@ -1308,6 +1382,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
   LwEditor *self = LW_EDITOR(widget);
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+  self->nlabel_boxes = 0;
   double x, y;
   lw_view3d_get_camera(self->view, &self->cam_drawn);
   /* spatial models: the work plane, a 4 m square ruled every 0.5 m about
@@ -1401,12 +1476,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       cairo_move_to(cr, ax, ay);
       cairo_line_to(cr, bx, by);
       cairo_stroke(cr);
-      PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
-      g_autofree char *t = g_strdup_printf("%.3f m", hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]));
-      pango_layout_set_text(pl, t, -1);
-      cairo_move_to(cr, bx + 8, by + 4);
-      pango_cairo_show_layout(cr, pl);
-      g_object_unref(pl);
+      stroke_labels(self, widget, cr, a, b, ax, ay, bx, by);
     }
   }
   /* a point being moved: from where it was to where it lands */
@@ -1429,7 +1499,8 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     }
   }
   /* where a drop or a stroke would land */
-  if (self->hover && lw_editor_snap(self, self->hx, self->hy, a) && lw_editor_world_to_view(self, a, &x, &y)) {
+  if (self->hover && !self->stroking && lw_editor_snap(self, self->hx, self->hy, a) &&
+      lw_editor_world_to_view(self, a, &x, &y)) {
     cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.9);
     cairo_set_line_width(cr, 2);
     ring(cr, x, y, 6);

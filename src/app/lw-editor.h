@@ -48,6 +48,9 @@ gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double 
  * interior); the pose reached becomes the initial pose, one edit.  FALSE
  * when no body is there or the model cannot be assembled. */
 gboolean lw_editor_drag_body(LwEditor *self, double x0, double y0, double x1, double y1);
+/* The boxes (view coordinates) of the text labels of the last drawing, at
+ * most max of them; returns how many there were. */
+int lw_editor_get_label_boxes(LwEditor *self, graphene_rect_t *boxes, int max);
 /* A click: select what lies under (x, y) (NULL: nothing). */
 void lw_editor_click(LwEditor *self, double x, double y);
 
