@@ -415,6 +415,33 @@ static void pointer_settle(xpointer *xp, LwWindow *w)
 }
 
 
+/* press the button at root point (rx, ry) over the editor and wait until
+ * its gesture has begun a drag; a button left down (a failure before)
+ * is released first, and on a loaded server a press right after a release
+ * is now and then not seen as one: it is pressed again */
+static void press_at(LwWindow *w, int rx, int ry)
+{
+  int began = 0;
+  GtkGesture *gest = lw_editor_get_stroke_gesture(editor_of(w));
+  gulong id = g_signal_connect_swapped(gest, "drag-begin", G_CALLBACK(count_signal), &began);
+  for (int attempt = 0; attempt < 4 && !began; attempt++) {
+    xbutton(pointer, FALSE);
+    xmove(pointer, rx, ry);
+    lwt_spin(0.2);
+    xbutton(pointer, TRUE);
+    if (!lwt_wait_until(counter_positive, &began, 5)) {
+      g_test_message("press %d at (%d, %d) not seen", attempt, rx, ry);
+      xbutton(pointer, FALSE);
+      lwt_spin(0.8);
+    }
+  }
+  g_signal_handler_disconnect(gest, id);
+  if (!began) {
+    shot(w, "no-press");
+    g_error("the press at (%d, %d) did not start a drag", rx, ry);
+  }
+}
+
 /* ---- picking after a run ----------------------------------------------------- */
 /* After a run the view showed the last frame while the editor picked at the
  * model's pose: entering edit mode returns the view to the model's pose, so
@@ -512,8 +539,7 @@ static void test_drag_crank(void)
   int ended = 0;
   gulong id = g_signal_connect_swapped(lw_editor_get_stroke_gesture(editor_of(w)), "drag-end",
                                        G_CALLBACK(count_signal), &ended);
-  xmove(pointer, rx0, ry0);
-  xbutton(pointer, TRUE);
+  press_at(w, rx0, ry0);
   /* round the crank's pivot through 120 degrees, in steps */
   for (int k = 1; k <= 24; k++) {
     double a = M_PI / 2 + (ang - M_PI / 2) * k / 24;
@@ -749,26 +775,7 @@ static void test_stroke_labels(void)
     int rx0, ry0, rx1, ry1;
     view_root_point(pointer, w, a, &rx0, &ry0);
     view_root_point(pointer, w, b, &rx1, &ry1);
-    int began = 0;
-    GtkGesture *gest = lw_editor_get_stroke_gesture(editor_of(w));
-    gulong bid = g_signal_connect_swapped(gest, "drag-begin", G_CALLBACK(count_signal), &began);
-    /* on a loaded server a press right after a release is now and then
-     * not seen as one: press again */
-    for (int attempt = 0; attempt < 4 && !began; attempt++) {
-      xmove(pointer, rx0 + attempt, ry0);
-      lwt_spin(0.2);
-      xbutton(pointer, TRUE);
-      if (!lwt_wait_until(counter_positive, &began, 5)) {
-        g_test_message("stroke %u: press %d at (%d, %d) not seen", k, attempt, rx0, ry0);
-        xbutton(pointer, FALSE);
-        lwt_spin(0.8);
-      }
-    }
-    if (!began) {
-      shot(w, "labels-no-press");
-      g_error("stroke %u: the press at (%d, %d) did not start a drag", k, rx0, ry0);
-    }
-    g_signal_handler_disconnect(gest, bid);
+    press_at(w, rx0, ry0);
     for (int i = 1; i <= 8; i++)
       xmove(pointer, rx0 + (rx1 - rx0) * i / 8, ry0 + (ry1 - ry0) * i / 8);
     lwt_spin(0.2);
