@@ -1692,9 +1692,15 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
                                           {0.30f, 0.33f, 0.38f, 0.70f}};
     glUniform4fv(r->u[P_LINE][U_FADE], 1, r->grid_fade);
     glBindVertexArray(r->grid_vao);
+    /* minor lines a few pixels apart are drawn fainter: they are there
+     * (the snapping step) without greying the picture */
+    double cell_px = r->grid_key[0] / (2 * cam->distance * tan(0.5 * cam->fov_y)) * h;
+    float minor_fade = (float)fmin(fmax((cell_px - 4) / 12, 0.25), 1.0);
     for (int gi = 0; gi < 3; gi++)
       if (r->grid_count[gi] > 0) {
-        glUniform4fv(r->u[P_LINE][U_COLOR], 1, grid_rgba[gi]);
+        float rgba[4] = {grid_rgba[gi][0], grid_rgba[gi][1], grid_rgba[gi][2],
+                         grid_rgba[gi][3] * (gi == 0 ? minor_fade : 1.0f)};
+        glUniform4fv(r->u[P_LINE][U_COLOR], 1, rgba);
         glDrawArrays(GL_LINES, r->grid_first[gi], r->grid_count[gi]);
       }
     glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);
