@@ -62,6 +62,16 @@ struct _LwEditor {
   gboolean hover;
   double hx, hy;
 
+  /* grab-and-drag of a body through the assembled positions */
+  lw_drag *kdrag;        /* the constrained solve, NULL when not dragging */
+  lw_data *kdata;        /* scratch for the poses of kdrag's model */
+  int kbody;             /* the grabbed body */
+  double kpoint[3];      /* the grabbed point, body axes */
+
+  /* the text labels of the last drawing (for tests of their placement) */
+  graphene_rect_t label_box[4];
+  int nlabel_boxes;
+
   char *message;
   GtkDropTarget *drop;
   GtkGesture *gesture;
@@ -227,6 +237,11 @@ static const Anchor *anchor_near(LwEditor *self, double x, double y, const Ancho
   return best;
 }
 
+static double grid_spacing(LwEditor *self)
+{
+  return self->view ? lw_view3d_get_grid_spacing(self->view) : self->grid;
+}
+
 /* snapped as a drop would be; a moved anchor snaps neither to itself nor,
  * for a body's point, to the points of its own body */
 static gboolean snap_except(LwEditor *self, double x, double y, const Anchor *moved, double out[3])
@@ -238,11 +253,14 @@ static gboolean snap_except(LwEditor *self, double x, double y, const Anchor *mo
   }
   if (!plane_point(self, x, y, out))
     return FALSE;
-  if (self->snap_grid && self->grid > 0) {
+  /* the spacing of the grid drawn: the snapping step, or coarser when the
+   * view is zoomed far out */
+  double step = grid_spacing(self);
+  if (self->snap_grid && step > 0) {
     int ax = dim(self) == 2 ? 2 : self->plane_axis;
     for (int i = 0; i < 3; i++)
       if (i != ax)
-        out[i] = self->grid * round(out[i] / self->grid);
+        out[i] = step * round(out[i] / step);
   }
   return TRUE;
 }
@@ -341,6 +359,18 @@ static void update_status(LwEditor *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, self->status, -1);
 }
 
+/* The view draws the bodies where the editor picks them: at the model's
+ * assembled pose.  A run may have left the view at a later frame; editing
+ * acts on the description, whose pose is the initial one, so the view
+ * returns to it (joints: njoints x 6 from lw_scene_geometry). */
+static void show_model_pose(LwEditor *self, const double *joints)
+{
+  if (!self->view)
+    return;
+  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos};
+  lw_view3d_set_state(self->view, &rs);
+}
+
 void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_result *check)
 {
   g_return_if_fail(LW_IS_EDITOR(self));
@@ -372,6 +402,8 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
     lw_scene_geometry(check->model, check->data, jg, self->fpos);
     for (int j = 0; j < d->njoints; j++)
       memcpy(self->jpos + 3 * j, jg + 6 * j, 3 * sizeof(double));
+    if (gtk_widget_get_visible(GTK_WIDGET(self)))
+      show_model_pose(self, jg);
     g_free(jg);
   } else
     for (int j = 0; j < d->njoints; j++) {
@@ -1010,6 +1042,124 @@ gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double 
   return move_to(self, a, x1, y1);
 }
 
+/* ---- grab and drag: the mechanism through its assembled positions -------
+ * With the move tool, pressing on a body's point or a pin on the ground
+ * moves that point (an edit of the geometry); pressing on a link's interior
+ * grabs the body there instead: while the button is held the mechanism
+ * moves through its assembled positions (lw_drag_solve, the model's drivers
+ * left out), the grabbed point following the pointer as closely as the
+ * joints allow, and on release the pose becomes the model's initial pose,
+ * one undoable edit. */
+
+/* natural coordinates (lw_drag's model) of the editor's poses */
+static void poses_to_q(const LwEditor *self, double *q)
+{
+  for (int b = 0; b < self->nbodies; b++) {
+    const double *o = self->pose + 12 * b, *R = o + 3;
+    if (dim(self) == 2) {
+      double *qb = q + 4 * b;
+      qb[0] = o[0], qb[1] = o[1], qb[2] = R[0], qb[3] = R[3];
+    } else {
+      double *qb = q + 12 * b;
+      for (int i = 0; i < 3; i++) {
+        qb[i] = o[i];
+        qb[3 + i] = R[3 * i];
+        qb[6 + i] = R[3 * i + 1];
+        qb[9 + i] = R[3 * i + 2];
+      }
+    }
+  }
+}
+
+/* the editor's poses, handles and the view follow the drag's pose */
+static void show_drag_pose(LwEditor *self)
+{
+  const lw_model *m = lw_drag_model(self->kdrag);
+  lw_data_set_state(m, self->kdata, 0, lw_drag_q(self->kdrag), NULL, NULL, NULL);
+  for (int b = 0; b < self->nbodies; b++)
+    lw_body_pose(m, self->kdata, b, self->pose + 12 * b, self->pose + 12 * b + 3);
+  double *jg = g_new0(double, 6 * (gsize)self->njoints + 1);
+  if (!self->fpos)
+    self->fpos = g_new0(double, 6 * (gsize)self->nforces + 1);
+  lw_scene_geometry(m, self->kdata, jg, self->fpos);
+  for (int j = 0; j < self->njoints; j++)
+    memcpy(self->jpos + 3 * j, jg + 6 * j, 3 * sizeof(double));
+  for (guint i = 0; i < self->anchors->len; i++) {
+    Anchor *a = &g_array_index(self->anchors, Anchor, i);
+    if (a->kind == ANCHOR_POINT)
+      body_world(self, a->body, self->doc->bodies[a->body].points[a->index].p, a->w);
+  }
+  show_model_pose(self, jg);
+  g_free(jg);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void end_body_drag(LwEditor *self)
+{
+  g_clear_pointer(&self->kdrag, lw_drag_free);
+  g_clear_pointer(&self->kdata, lw_data_free);
+}
+
+/* grab the body under (x, y) at the work-plane point there; FALSE when
+ * there is none or the model cannot be assembled */
+static gboolean begin_body_drag(LwEditor *self, double x, double y)
+{
+  double w[3];
+  int b = body_under(self, x, y);
+  if (b < 0 || !plane_point(self, x, y, w))
+    return FALSE;
+  lw_error err = {0};
+  lw_drag *g = lw_drag_new(self->doc, &err);
+  if (!g) {
+    refuse(self, _("The mechanism cannot be assembled: fix it before dragging it"));
+    return FALSE;
+  }
+  double *q = g_new0(double, (gsize)lw_drag_nq(g) + 1);
+  if (lw_model_nbodies(lw_drag_model(g)) == self->nbodies) {
+    poses_to_q(self, q);
+    lw_drag_set_q(g, q, lw_drag_nq(g));
+  }
+  g_free(q);
+  end_body_drag(self);
+  self->kdrag = g;
+  self->kdata = lw_data_new(lw_drag_model(g));
+  self->kbody = b;
+  body_local(self, b, w, self->kpoint);
+  return TRUE;
+}
+
+/* the grabbed point pulled toward the work-plane point under (x, y) */
+static void body_drag_to(LwEditor *self, double x, double y)
+{
+  double w[3];
+  if (!self->kdrag || !plane_point(self, x, y, w))
+    return;
+  lw_drag_info info;
+  lw_drag_solve(self->kdrag, self->kbody, self->kpoint, w, &info);
+  show_drag_pose(self);
+}
+
+/* the pose reached becomes the model's initial pose: one edit */
+static void finish_body_drag(LwEditor *self)
+{
+  lw_desc *d = lw_desc_copy(self->doc);
+  if (lw_drag_store(self->kdrag, d) == 0)
+    emit_edit(self, d, _("Drag the mechanism"));
+  else
+    lw_desc_free(d);
+  end_body_drag(self);
+}
+
+gboolean lw_editor_drag_body(LwEditor *self, double x0, double y0, double x1, double y1)
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), FALSE);
+  if (!begin_body_drag(self, x0, y0))
+    return FALSE;
+  body_drag_to(self, x1, y1);
+  finish_body_drag(self);
+  return TRUE;
+}
+
 /* ---- pointer ------------------------------------------------------------ */
 static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
 {
@@ -1024,6 +1174,8 @@ static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
     const Anchor *a = moved_anchor(self, x, y);
     if (a)
       self->moving = (int)(a - &g_array_index(self->anchors, Anchor, 0)) + 1;
+    else
+      begin_body_drag(self, x, y);
   }
   lw_view3d_get_camera(self->view, &self->cam0);
   gtk_widget_grab_focus(GTK_WIDGET(self->view));
@@ -1039,6 +1191,10 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
   gboolean shift = (self->mods & GDK_SHIFT_MASK) != 0;
   if (self->moving) {
     gtk_widget_queue_draw(GTK_WIDGET(self));
+    return;
+  }
+  if (self->kdrag) {
+    body_drag_to(self, self->x1, self->y1);
     return;
   }
   if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self)) {
@@ -1060,8 +1216,13 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
 static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
 {
   (void)g;
-  if (!self->dragging && self->button == GDK_BUTTON_PRIMARY)
+  if (self->kdrag && self->dragging) {
+    body_drag_to(self, self->x0 + ox, self->y0 + oy);
+    finish_body_drag(self);
+  } else if (!self->dragging && self->button == GDK_BUTTON_PRIMARY) {
+    end_body_drag(self);
     lw_editor_click(self, self->x0 + ox, self->y0 + oy);
+  }
   else if (self->moving && (guint)self->moving <= self->anchors->len) {
     /* the anchor taken when the button went down */
     move_to(self, &g_array_index(self->anchors, Anchor, self->moving - 1), self->x0 + ox, self->y0 + oy);
@@ -1130,8 +1291,19 @@ static void ring(cairo_t *cr, double x, double y, double r)
   cairo_arc(cr, x, y, r, 0, 2 * G_PI);
 }
 
-/* the coordinates of world point p, written beside its place (x, y) in the view */
-static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double p[3], double x, double y)
+/* text drawn with its top-left corner at (x, y), its box kept */
+static void show_label(LwEditor *self, cairo_t *cr, PangoLayout *pl, double x, double y)
+{
+  int tw, th;
+  pango_layout_get_pixel_size(pl, &tw, &th);
+  cairo_move_to(cr, x, y);
+  pango_cairo_show_layout(cr, pl);
+  if (self->nlabel_boxes < (int)G_N_ELEMENTS(self->label_box))
+    self->label_box[self->nlabel_boxes++] = GRAPHENE_RECT_INIT((float)x, (float)y, (float)tw, (float)th);
+}
+
+/* the coordinates of world point p as text */
+static PangoLayout *coord_layout(LwEditor *self, GtkWidget *widget, const double p[3])
 {
   PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
   /* round-off of a point on an axis (1e-18) is shown as the 0 it is */
@@ -1141,9 +1313,68 @@ static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const do
   g_autofree char *t = dim(self) == 2 ? g_strdup_printf("(%.3g, %.3g)", c[0], c[1])
                                       : g_strdup_printf("(%.3g, %.3g, %.3g)", c[0], c[1], c[2]);
   pango_layout_set_text(pl, t, -1);
-  cairo_move_to(cr, x + 9, y + 4);
-  pango_cairo_show_layout(cr, pl);
+  return pl;
+}
+
+/* the coordinates of world point p, written beside its place (x, y) in the view */
+static void coord_label(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double p[3], double x, double y)
+{
+  PangoLayout *pl = coord_layout(self, widget, p);
+  show_label(self, cr, pl, x + 9, y + 4);
   g_object_unref(pl);
+}
+
+static gboolean boxes_overlap(double x0, double y0, double w0, double h0, double x1, double y1, double w1, double h1)
+{
+  const double gap = 3;
+  return x0 < x1 + w1 + gap && x1 < x0 + w0 + gap && y0 < y1 + h1 + gap && y1 < y0 + h0 + gap;
+}
+
+/* The labels of a stroke from view point (ax, ay) to (bx, by): the end's
+ * coordinates beside the pointer, as everywhere, and the length beside the
+ * stroke's middle, off the stroke on the side away from the coordinates;
+ * pushed further out along that side until the two never overlap (short
+ * strokes). */
+static void stroke_labels(LwEditor *self, GtkWidget *widget, cairo_t *cr, const double a[3], const double b[3],
+                          double ax, double ay, double bx, double by)
+{
+  PangoLayout *cl = coord_layout(self, widget, b);
+  PangoLayout *ll = gtk_widget_create_pango_layout(widget, NULL);
+  g_autofree char *t = g_strdup_printf("%.3f m", hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]));
+  pango_layout_set_text(ll, t, -1);
+  int cw, ch, lw, lh;
+  pango_layout_get_pixel_size(cl, &cw, &ch);
+  pango_layout_get_pixel_size(ll, &lw, &lh);
+  double cx = bx + 9, cy = by + 4;
+  /* the stroke's normal pointing away from the coordinates' box (below right of the pointer) */
+  double dx = bx - ax, dy = by - ay, len = hypot(dx, dy);
+  double nx = 0, ny = -1;
+  if (len > 1e-9)
+    nx = -dy / len, ny = dx / len;
+  if (nx * (cx + 0.5 * cw - bx) + ny * (cy + 0.5 * ch - by) > 0)
+    nx = -nx, ny = -ny;
+  double mx = 0.5 * (ax + bx), my = 0.5 * (ay + by);
+  double lx = 0, ly = 0;
+  for (double off = 8; off < 400; off += 4) {
+    /* the box's centre `off` plus its half extent along the normal away from the stroke */
+    double half = 0.5 * (fabs(nx) * lw + fabs(ny) * lh);
+    lx = mx + nx * (off + half) - 0.5 * lw;
+    ly = my + ny * (off + half) - 0.5 * lh;
+    if (!boxes_overlap(lx, ly, lw, lh, cx, cy, cw, ch))
+      break;
+  }
+  show_label(self, cr, ll, lx, ly);
+  show_label(self, cr, cl, cx, cy);
+  g_object_unref(ll);
+  g_object_unref(cl);
+}
+
+int lw_editor_get_label_boxes(LwEditor *self, graphene_rect_t *boxes, int max)
+{
+  g_return_val_if_fail(LW_IS_EDITOR(self), 0);
+  int n = MIN(max, self->nlabel_boxes);
+  memcpy(boxes, self->label_box, sizeof(graphene_rect_t) * (size_t)MAX(n, 0));
+  return self->nlabel_boxes;
 }
 
 static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
@@ -1151,6 +1382,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
   LwEditor *self = LW_EDITOR(widget);
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+  self->nlabel_boxes = 0;
   double x, y;
   lw_view3d_get_camera(self->view, &self->cam_drawn);
   /* spatial models: the work plane, a 4 m square ruled every 0.5 m about
@@ -1244,12 +1476,7 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       cairo_move_to(cr, ax, ay);
       cairo_line_to(cr, bx, by);
       cairo_stroke(cr);
-      PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
-      g_autofree char *t = g_strdup_printf("%.3f m", hypot(hypot(b[0] - a[0], b[1] - a[1]), b[2] - a[2]));
-      pango_layout_set_text(pl, t, -1);
-      cairo_move_to(cr, bx + 8, by + 4);
-      pango_cairo_show_layout(cr, pl);
-      g_object_unref(pl);
+      stroke_labels(self, widget, cr, a, b, ax, ay, bx, by);
     }
   }
   /* a point being moved: from where it was to where it lands */
@@ -1272,7 +1499,8 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     }
   }
   /* where a drop or a stroke would land */
-  if (self->hover && lw_editor_snap(self, self->hx, self->hy, a) && lw_editor_world_to_view(self, a, &x, &y)) {
+  if (self->hover && !self->stroking && lw_editor_snap(self, self->hx, self->hy, a) &&
+      lw_editor_world_to_view(self, a, &x, &y)) {
     cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.9);
     cairo_set_line_width(cr, 2);
     ring(cr, x, y, 6);
@@ -1313,6 +1541,7 @@ static void lw_editor_dispose(GObject *obj)
 static void lw_editor_finalize(GObject *obj)
 {
   LwEditor *self = LW_EDITOR(obj);
+  end_body_drag(self);
   clear_anchors(self);
   g_array_unref(self->anchors);
   lw_desc_free(self->doc);
@@ -1399,6 +1628,7 @@ GtkWidget *lw_editor_new(LwView3d *view, LwPalette *palette)
 {
   LwEditor *self = g_object_new(LW_TYPE_EDITOR, NULL);
   self->view = view;
+  lw_view3d_set_grid_step(view, self->grid);
   self->palette = palette;
   g_signal_connect_object(view, "rendered", G_CALLBACK(view_rendered_cb), self, 0);
   if (palette) {
@@ -1426,6 +1656,8 @@ void lw_editor_set_grid_step(LwEditor *self, double step)
   g_return_if_fail(LW_IS_EDITOR(self));
   if (step > 0)
     self->grid = step;
+  if (step > 0 && self->view)
+    lw_view3d_set_grid_step(self->view, step);
 }
 
 void lw_editor_set_work_plane(LwEditor *self, int axis, double offset)

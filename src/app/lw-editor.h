@@ -43,6 +43,14 @@ gboolean lw_editor_stroke(LwEditor *self, const char *tool, double x0, double y0
  * the work-plane point under (x1, y1), snapped (not to the points of its own
  * body).  A drawn link stretches with its point (lw_desc_move_point). */
 gboolean lw_editor_move(LwEditor *self, double x0, double y0, double x1, double y1);
+/* Grab the body under view point (x0, y0) and drag it to (x1, y1) through
+ * the mechanism's assembled positions (the move tool's drag on a link's
+ * interior); the pose reached becomes the initial pose, one edit.  FALSE
+ * when no body is there or the model cannot be assembled. */
+gboolean lw_editor_drag_body(LwEditor *self, double x0, double y0, double x1, double y1);
+/* The boxes (view coordinates) of the text labels of the last drawing, at
+ * most max of them; returns how many there were. */
+int lw_editor_get_label_boxes(LwEditor *self, graphene_rect_t *boxes, int max);
 /* A click: select what lies under (x, y) (NULL: nothing). */
 void lw_editor_click(LwEditor *self, double x, double y);
 

@@ -192,7 +192,9 @@ static void lw_palette_init(LwPalette *self)
   gtk_box_append(GTK_BOX(box), self->plane_box);
 
   GtkWidget *hint = gtk_label_new(_("Drag an item into the view. Draw a link or a spring by dragging from one "
-                                    "point to another in the view. With Move points, drag a point to move it."));
+                                    "point to another in the view. With Move points, drag a point to move it, "
+                                    "or drag a link along its length to move the mechanism through its "
+                                    "assembled positions (the pose it is left in becomes its initial pose)."));
   gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
   gtk_label_set_xalign(GTK_LABEL(hint), 0);
   gtk_label_set_max_width_chars(GTK_LABEL(hint), 20);

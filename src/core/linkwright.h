@@ -587,6 +587,40 @@ int lw_desc_name_used(const lw_desc *d, const char *name);
 /* PREFIX1, PREFIX2, ...: the first name nothing uses */
 void lw_desc_unique_name(const lw_desc *d, const char *prefix, char *buf, size_t len);
 
+/* ==== kinematic drag (lw_drag.c) ========================================
+ * A body point pulled toward a target moves the mechanism through its
+ * assembled positions: the point's distance to the target is least in the
+ * least-squares sense, the constraints hold exactly, the coordinates the
+ * point does not need keep their values.  The model's drivers are left out
+ * while dragging: a driven coordinate moves freely.  A target out of reach
+ * gives the nearest reachable pose. */
+typedef struct lw_drag lw_drag;
+typedef struct {
+  int iterations;
+  double distance;  /* from the point to the target at the solution */
+  double residual;  /* |Phi| at the solution */
+} lw_drag_info;
+/* Compiles d without its drivers and assembles its initial pose; NULL with
+ * err set when it cannot. */
+lw_drag *lw_drag_new(const lw_desc *d, lw_error *err);
+void lw_drag_free(lw_drag *g);
+int lw_drag_nq(const lw_drag *g);
+const double *lw_drag_q(const lw_drag *g);            /* the current pose */
+const lw_model *lw_drag_model(const lw_drag *g);
+/* Start from pose q (nq coordinates of the same model); -1 on a size mismatch. */
+int lw_drag_set_q(lw_drag *g, const double *q, int nq);
+/* World position of point p (body axes) of body b (0-based) at the pose. */
+int lw_drag_point(const lw_drag *g, int b, const double p[3], double out[3]);
+/* Move the pose so that point p of body b comes as near target as the
+ * constraints allow.  0 when the constraints hold (residual <= 1e-10) at the
+ * new pose; -1 on bad arguments or when they cannot be made to hold. */
+int lw_drag_solve(lw_drag *g, int b, const double p[3], const double target[3], lw_drag_info *info);
+/* Make the pose the description's initial pose: the bodies' position and
+ * angle (orientation) guesses and the initial values given for the degrees
+ * of freedom (angles on the turn nearest their old values).  d is the
+ * description the drag was made from; -1 if it no longer matches. */
+int lw_drag_store(const lw_drag *g, lw_desc *d);
+
 enum { LW_CHECK_REDUNDANT = 1, LW_CHECK_CONFLICT = 2 };
 
 typedef struct {

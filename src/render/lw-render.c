@@ -112,6 +112,7 @@ struct lw_renderer {
   int grid_first[4], grid_count[4];
   float grid_fade[4];
   int grid_built;
+  double grid_key[6]; /* step and the covered rectangle (u0 u1 v0 v1), height */
 
   int samples, max_samples;
   GLuint ms_fbo, ms_rb[2];
@@ -380,7 +381,7 @@ lw_renderer *lw_renderer_new(GError **error)
   lw_mesh_set_clear(&ms);
 
   glGetIntegerv(GL_MAX_SAMPLES, &r->max_samples);
-  r->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE};
+  r->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1};
   r->sel.kind = LW_PICK_NONE;
   r->sel.index = -1;
   r->up[1] = 1;
@@ -785,78 +786,77 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* a "nice" number (1, 2 or 5 times a power of ten) near x */
-static double nice_step(double x, int *mantissa)
+double lw_grid_step(const lw_camera *cam, double finest)
 {
-  double e = pow(10, floor(log10(x))), f = x / e;
-  int m = f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10;
-  if (m == 10) {
-    m = 1;
-    e *= 10;
-  }
-  if (mantissa)
-    *mantissa = m;
-  return m * e;
+  if (!(finest > 0))
+    finest = 0.1;
+  double seen = 2 * cam->distance * tan(0.5 * cam->fov_y); /* the view's height at the target */
+  double step = finest;
+  for (int k = 0; k < 30 && step * LW_GRID_MAX_CELLS < seen; k++)
+    step *= 10;
+  return step;
 }
 
-static void build_grid(lw_renderer *r)
+/* the grid's axes (gu, gv in the plane, n its normal) and its height h */
+static double grid_frame(const lw_renderer *r, double gu[3], double gv[3], double n[3])
 {
-  double n[3], gu[3], gv[3], lo = INFINITY;
   if (r->planar) {
     n[0] = n[1] = 0, n[2] = 1;
     gu[0] = 1, gu[1] = gu[2] = 0;
     gv[0] = 0, gv[1] = 1, gv[2] = 0;
-  } else {
-    /* the camera's horizontal basis: global x made horizontal */
-    lw_camera c;
-    lw_camera_init(&c);
-    lw_camera_set_up(&c, r->up);
-    c.yaw = c.pitch = 0;
-    double back[3];
-    lw_camera_axes(&c, gu, n, back);
-    memcpy(n, r->up, sizeof n);
-    lw_cross3(gu, n, gv); /* completes (gu, gv, n) right-handed */
+    /* just behind the mechanism */
+    return -2.5 * r->glyph;
   }
+  /* the camera's horizontal basis: global x made horizontal */
+  lw_camera c;
+  lw_camera_init(&c);
+  lw_camera_set_up(&c, r->up);
+  c.yaw = c.pitch = 0;
+  double back[3];
+  lw_camera_axes(&c, gu, n, back);
+  memcpy(n, r->up, 3 * sizeof(double));
+  lw_cross3(gu, n, gv); /* completes (gu, gv, n) right-handed */
+  double lo = INFINITY;
   for (int k = 0; k < 8; k++) {
     double p[3] = {(k & 1) ? r->bmax[0] : r->bmin[0], (k & 2) ? r->bmax[1] : r->bmin[1],
                    (k & 4) ? r->bmax[2] : r->bmin[2]};
     lo = fmin(lo, lw_dot3(p, n));
   }
-  /* planar: just behind the mechanism; spatial: a floor under it */
-  double h = r->planar ? -2.5 * r->glyph : lo - 0.01 * r->diag;
-  int mant;
-  double step = nice_step(r->diag / 10, &mant), major = mant == 5 ? 2 * step : 5 * step;
-  double half = (r->planar ? 1.6 : 1.25) * r->diag;
-  double c[3];
-  for (int i = 0; i < 3; i++)
-    c[i] = 0.5 * (r->bmin[i] + r->bmax[i]);
-  double cu = round(lw_dot3(c, gu) / major) * major, cv = round(lw_dot3(c, gv) / major) * major;
-  int nl = (int)ceil(half / step);
-  double ext = nl * step;
-  int maxv = 4 * 2 * (2 * nl + 1) + 8;
-  float *v = g_new(float, 3 * (size_t)maxv);
-  int count[4] = {0, 0, 0, 0}, nv = 0;
-  /* three passes so that each group is contiguous: minor, major, axes */
-  for (int pass = 0; pass < 3; pass++) {
-    int start = nv;
-    for (int dir = 0; dir < 2; dir++)
-      for (int l = -nl; l <= nl; l++) {
-        double a = (dir == 0 ? cu : cv) + l * step;
-        int is_axis = fabs(a) < 1e-9 * step;
-        int is_major = fabs(a / major - round(a / major)) < 1e-6;
-        int group = is_axis ? 2 : is_major ? 1 : 0;
-        if (group != pass)
-          continue;
-        /* dir 0: a line of constant u along v; dir 1: constant v along u */
-        for (int e = -1; e <= 1; e += 2) {
-          double u = dir == 0 ? a : cu + e * ext, w = dir == 0 ? cv + e * ext : a;
-          for (int i = 0; i < 3; i++)
-            v[3 * nv + i] = (float)(u * gu[i] + w * gv[i] + h * n[i]);
-          nv++;
-        }
-      }
-    count[pass] = nv - start;
+  /* a floor under it */
+  return lo - 0.01 * r->diag;
+}
+
+/* the part of the grid plane the view sees, in (u, v), whole major cells;
+ * rays above the horizon count as reaching out to `far` */
+static void visible_rect(const lw_renderer *r, const lw_camera *cam, int w, int h, const double gu[3],
+                         const double gv[3], const double n[3], double hgt, double major, double far,
+                         double rect[4])
+{
+  double eye[3];
+  lw_camera_eye(cam, eye);
+  rect[0] = rect[2] = INFINITY;
+  rect[1] = rect[3] = -INFINITY;
+  for (int k = 0; k < 9; k++) {
+    double o[3], d[3], p[3];
+    lw_camera_ray(cam, w, h, (k % 3) * 0.5 * w, (k / 3) * 0.5 * h, o, d);
+    double dn = lw_dot3(d, n), t = dn != 0 ? (hgt - lw_dot3(o, n)) / dn : -1;
+    if (!(t > 0) || t > far) {
+      /* toward the horizon: as far as `far` along the ray, on the plane */
+      t = far;
+    }
+    for (int i = 0; i < 3; i++)
+      p[i] = o[i] + t * d[i];
+    double u = lw_dot3(p, gu), v = lw_dot3(p, gv);
+    rect[0] = fmin(rect[0], u), rect[1] = fmax(rect[1], u);
+    rect[2] = fmin(rect[2], v), rect[3] = fmax(rect[3], v);
   }
+  (void)r;
+  rect[0] = floor(rect[0] / major) * major, rect[1] = ceil(rect[1] / major) * major;
+  rect[2] = floor(rect[2] / major) * major, rect[3] = ceil(rect[3] / major) * major;
+}
+
+static void upload_grid(lw_renderer *r, const float *v, int nv, const int count[3])
+{
   if (!r->grid_vao) {
     glGenVertexArrays(1, &r->grid_vao);
     glGenBuffers(1, &r->grid_vbo);
@@ -872,16 +872,78 @@ static void build_grid(lw_renderer *r)
   glBufferData(GL_ARRAY_BUFFER, sizeof(float) * 3 * (size_t)nv, v, GL_STATIC_DRAW);
   glBindVertexArray(0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
-  g_free(v);
   r->grid_first[0] = 0;
   for (int g = 0; g < 3; g++) {
     r->grid_count[g] = count[g];
     if (g > 0)
       r->grid_first[g] = r->grid_first[g - 1] + count[g - 1];
   }
+}
+
+/* The grid over what the camera sees, at the spacing lw_grid_step() gives;
+ * built again only when the spacing or the covered rectangle changes. */
+static void build_grid(lw_renderer *r, const lw_camera *cam, int w, int h)
+{
+  double n[3], gu[3], gv[3];
+  double hgt = grid_frame(r, gu, gv, n);
+  double step = lw_grid_step(cam, r->opt.grid_step), major = LW_GRID_MAJOR * step;
+  /* spatial views: no further than where the cells shrink below a pixel */
+  double far = cam->distance + 20 * major;
+  double rect[4];
+  visible_rect(r, cam, w, h, gu, gv, n, hgt, major, far, rect);
+  /* at most 2000 lines a direction: beyond, the cells are coarser anyway */
+  int nu = (int)lround((rect[1] - rect[0]) / step), nv_ = (int)lround((rect[3] - rect[2]) / step);
+  if (nu > 2000 || nv_ > 2000) {
+    double cu = 0.5 * (rect[0] + rect[1]), cv = 0.5 * (rect[2] + rect[3]);
+    cu = round(cu / major) * major, cv = round(cv / major) * major;
+    rect[0] = cu - 1000 * step, rect[1] = cu + 1000 * step;
+    rect[2] = cv - 1000 * step, rect[3] = cv + 1000 * step;
+    nu = nv_ = 2000;
+  }
+  double key[6] = {step, rect[0], rect[1], rect[2], rect[3], hgt};
+  if (r->grid_built && !memcmp(key, r->grid_key, sizeof key))
+    return;
+  memcpy(r->grid_key, key, sizeof key);
+  int maxv = 2 * (nu + 1) + 2 * (nv_ + 1) + 8;
+  float *v = g_new(float, 3 * (size_t)maxv);
+  int count[3] = {0, 0, 0}, nv = 0;
+  /* three passes so that each group is contiguous: minor, major, axes */
+  for (int pass = 0; pass < 3; pass++) {
+    int start = nv;
+    for (int dir = 0; dir < 2; dir++) {
+      int nl = dir == 0 ? nu : nv_;
+      double a0 = dir == 0 ? rect[0] : rect[2];
+      for (int l = 0; l <= nl; l++) {
+        double a = a0 + l * step;
+        long cell = lround(a / step);
+        int is_axis = cell == 0;
+        int is_major = cell % LW_GRID_MAJOR == 0;
+        int group = is_axis ? 2 : is_major ? 1 : 0;
+        if (group != pass)
+          continue;
+        a = cell * step;
+        /* dir 0: a line of constant u along v; dir 1: constant v along u */
+        for (int e = 0; e < 2; e++) {
+          double u = dir == 0 ? a : rect[e], wv = dir == 0 ? rect[2 + e] : a;
+          for (int i = 0; i < 3; i++)
+            v[3 * nv + i] = (float)(u * gu[i] + wv * gv[i] + hgt * n[i]);
+          nv++;
+        }
+      }
+    }
+    count[pass] = nv - start;
+  }
+  upload_grid(r, v, nv, count);
+  g_free(v);
+  /* planar: no fading, the grid reaches the view's edges; spatial: it
+   * fades out toward the horizon */
+  double c[3];
   for (int i = 0; i < 3; i++)
-    r->grid_fade[i] = (float)(cu * gu[i] + cv * gv[i] + h * n[i]);
-  r->grid_fade[3] = (float)ext;
+    c[i] = cam->target[i];
+  double ct = lw_dot3(c, n);
+  for (int i = 0; i < 3; i++)
+    r->grid_fade[i] = (float)(c[i] + (hgt - ct) * n[i]);
+  r->grid_fade[3] = r->planar ? 0.0f : (float)(far - cam->distance + 2 * cam->distance);
   r->grid_built = 1;
 }
 
@@ -918,7 +980,7 @@ static void measure(lw_renderer *r, const lw_render_state *s)
       double v[3] = {f[3] - f[0], f[4] - f[1], f[5] - f[2]};
       r->forces[k].turns = fmin(fmax(round(lw_norm3(v) / (2.2 * r->glyph)), 4), LW_COIL_MAX_TURNS);
     }
-  build_grid(r);
+  r->grid_built = 0; /* built again at the next drawing, at the new height */
   /* a model drawn without a state is measured again when one comes */
   r->scale_valid = !r->has_model || s != NULL;
 }
@@ -1623,14 +1685,22 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
   glUniformMatrix4fv(r->u[P_LINE][U_MV], 1, GL_FALSE, viewf);
   glUniformMatrix4fv(r->u[P_LINE][U_PROJ], 1, GL_FALSE, r->projf);
   glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);
+  if (r->opt.show_grid)
+    build_grid(r, cam, w, h);
   if (r->opt.show_grid && r->grid_built) {
     static const float grid_rgba[3][4] = {{0.42f, 0.45f, 0.50f, 0.22f}, {0.38f, 0.41f, 0.46f, 0.45f},
                                           {0.30f, 0.33f, 0.38f, 0.70f}};
     glUniform4fv(r->u[P_LINE][U_FADE], 1, r->grid_fade);
     glBindVertexArray(r->grid_vao);
+    /* minor lines a few pixels apart are drawn fainter: they are there
+     * (the snapping step) without greying the picture */
+    double cell_px = r->grid_key[0] / (2 * cam->distance * tan(0.5 * cam->fov_y)) * h;
+    float minor_fade = (float)fmin(fmax((cell_px - 4) / 12, 0.25), 1.0);
     for (int gi = 0; gi < 3; gi++)
       if (r->grid_count[gi] > 0) {
-        glUniform4fv(r->u[P_LINE][U_COLOR], 1, grid_rgba[gi]);
+        float rgba[4] = {grid_rgba[gi][0], grid_rgba[gi][1], grid_rgba[gi][2],
+                         grid_rgba[gi][3] * (gi == 0 ? minor_fade : 1.0f)};
+        glUniform4fv(r->u[P_LINE][U_COLOR], 1, rgba);
         glDrawArrays(GL_LINES, r->grid_first[gi], r->grid_count[gi]);
       }
     glUniform4f(r->u[P_LINE][U_FADE], 0, 0, 0, 0);

@@ -30,7 +30,19 @@ typedef struct {
 
 typedef struct {
   gboolean show_grid, show_joints, show_frames, show_forces, show_traces;
+  double grid_step; /* the finest grid spacing (the editor's snapping), m; <= 0: 0.1 */
 } lw_render_options;
+
+/* The grid: lines every lw_grid_step(), a major line every LW_GRID_MAJOR
+ * cells, over the whole visible part of the grid plane.  Its spacing is the
+ * finest step (the snapping step) times the power of ten that keeps at
+ * most LW_GRID_MAX_CELLS cells across the view's height at the camera's
+ * target (whatever the window's size or scale), so that a view zoomed far
+ * out shows a coarser grid, and snapping (which asks the same function)
+ * follows it. */
+#define LW_GRID_MAJOR 10
+#define LW_GRID_MAX_CELLS 100.0
+double lw_grid_step(const lw_camera *cam, double finest);
 
 typedef enum {
   LW_PICK_NONE,

@@ -829,6 +829,26 @@ static void lw_view3d_get_property(GObject *obj, guint prop, GValue *value, GPar
   }
 }
 
+void lw_view3d_set_grid_step(LwView3d *self, double step)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  if (!(step > 0) || step == self->opt.grid_step)
+    return;
+  self->opt.grid_step = step;
+  self->rt_dirty |= RT_OPT;
+  if (self->renderer)
+    lw_renderer_set_options(self->renderer, &self->opt);
+  changed(self);
+}
+
+double lw_view3d_get_grid_spacing(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), 0);
+  lw_camera cam;
+  lw_view3d_get_camera(self, &cam);
+  return lw_grid_step(&cam, self->opt.grid_step);
+}
+
 static void lw_view3d_set_property(GObject *obj, guint prop, const GValue *value, GParamSpec *pspec)
 {
   LwView3d *self = LW_VIEW3D(obj);
@@ -945,7 +965,7 @@ static void lw_view3d_init(LwView3d *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("3-D view"), -1);
 
   self->traces = g_array_new(FALSE, TRUE, sizeof(trace_copy));
-  self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE};
+  self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1};
   self->sel = (lw_pick){LW_PICK_NONE, -1};
   lw_camera_init(&self->cam);
   self->need_fit = TRUE;

@@ -78,5 +78,12 @@ void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow);
  * or when GL is not available. */
 gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out);
 
+/* The grid's finest spacing (the editor's snapping step), m; the grid
+ * drawn is that or, zoomed out, a power of ten coarser: the spacing
+ * lw_grid_step() gives for the current camera, which get_grid_spacing
+ * returns. */
+void lw_view3d_set_grid_step(LwView3d *self, double step);
+double lw_view3d_get_grid_spacing(LwView3d *self);
+
 G_END_DECLS
 #endif
