@@ -93,31 +93,54 @@ void lw_measure_bars_angle(LwMeasure *ms, const LwBodyPoint *p1, const LwBodyPoi
   ms->b[1] = *p4;
 }
 
-static void link_direction(const lw_model *m, const double *q, const LwBodyPoint bp[2], double e[3])
+void lw_body_point_at_pose(const double *poses, const LwBodyPoint *bp, double x[3])
 {
-  double x0[3], x1[3];
-  lw_body_point_position(m, q, &bp[0], x0);
-  lw_body_point_position(m, q, &bp[1], x1);
+  if (bp->body < 0) {
+    memcpy(x, bp->p, sizeof bp->p);
+    return;
+  }
+  const double *o = poses + 12 * (size_t)bp->body, *R = o + 3;
   for (int i = 0; i < 3; i++)
-    e[i] = x1[i] - x0[i];
+    x[i] = o[i] + R[3 * i] * bp->p[0] + R[3 * i + 1] * bp->p[1] + R[3 * i + 2] * bp->p[2];
 }
 
-double lw_measure_value(const lw_model *m, const double *q, const LwMeasure *ms)
+/* the value from the measure's points in global axes (x[0..1]: a, x[2..3]: b) */
+static double value_of_points(int planar, LwMeasureKind kind, double x[4][3])
 {
   double e1[3], e2[3];
-  link_direction(m, q, ms->a, e1);
-  if (ms->kind == LW_MEASURE_DISTANCE)
+  for (int i = 0; i < 3; i++) {
+    e1[i] = x[1][i] - x[0][i];
+    e2[i] = x[3][i] - x[2][i];
+  }
+  if (kind == LW_MEASURE_DISTANCE)
     return sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
-  link_direction(m, q, ms->b, e2);
   double c[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
   double dot = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
   double n1 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
   double n2 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
   if (n1 == 0.0 || n2 == 0.0)
     return NAN;
-  if (lw_model_planar(m))
+  if (planar)
     return atan2(c[2], dot);
   return atan2(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), dot);
+}
+
+double lw_measure_value(const lw_model *m, const double *q, const LwMeasure *ms)
+{
+  double x[4][3];
+  const LwBodyPoint *bp[4] = {&ms->a[0], &ms->a[1], &ms->b[0], &ms->b[1]};
+  for (int k = 0; k < 4; k++)
+    lw_body_point_position(m, q, bp[k], x[k]);
+  return value_of_points(lw_model_planar(m), ms->kind, x);
+}
+
+double lw_measure_value_at_pose(int planar, const double *poses, const LwMeasure *ms)
+{
+  double x[4][3];
+  const LwBodyPoint *bp[4] = {&ms->a[0], &ms->a[1], &ms->b[0], &ms->b[1]};
+  for (int k = 0; k < 4; k++)
+    lw_body_point_at_pose(poses, bp[k], x[k]);
+  return value_of_points(planar, ms->kind, x);
 }
 
 int lw_perturb_spring_force(double mass, const double x[3], const double v[3], const double target[3],

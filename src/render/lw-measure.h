@@ -45,6 +45,11 @@ void lw_measure_bars_angle(LwMeasure *ms, const LwBodyPoint *p1, const LwBodyPoi
  * [0, pi].  NAN when a direction has zero length. */
 double lw_measure_value(const lw_model *m, const double *q, const LwMeasure *ms);
 
+/* The same from a view's render state: poses (nbodies x 12: origin, then
+ * R row-major, as lw_render_state's body_pose). */
+void lw_body_point_at_pose(const double *poses, const LwBodyPoint *bp, double x[3]);
+double lw_measure_value_at_pose(int planar, const double *poses, const LwMeasure *ms);
+
 /* The perturbation spring: force on a body point at x moving at v toward
  * target, F = k (target - x) - c v with k = mass omega^2, c = 2 mass omega
  * (critical damping of the mass on the spring), omega = 2 pi LW_PERTURB_FREQ_HZ,
