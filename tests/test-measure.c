@@ -6,6 +6,14 @@
 #include "lw-measure.h"
 #include "lw-sim-runner.h"
 
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "lw-application.h"
+#include "lw-measure-actions.h"
+#include "lw-view3d.h"
+#include "lw-window.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -276,6 +284,117 @@ static void test_runner_perturbation(void)
   g_object_unref(free_r);
 }
 
+/* ---- through the window (needs a display) ------------------------------- */
+static LwApplication *app;
+
+static gboolean is_mapped(gpointer w) { return gtk_widget_get_mapped(GTK_WIDGET(w)); }
+
+static gboolean runner_idle(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
+  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
+}
+
+static LwWindow *example_window(const char *name)
+{
+  LwWindow *w = lw_window_new(app);
+  g_assert_true(lw_window_open_example(w, name));
+  gtk_window_set_default_size(GTK_WINDOW(w), 1200, 800);
+  gtk_window_present(GTK_WINDOW(w));
+  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lw_measure_actions_install(lw_window_get_view(w), G_ACTION_MAP(w));
+  lwt_spin(0.3);
+  return w;
+}
+
+static void shot(LwWindow *w, const char *name)
+{
+  lwt_spin(0.3);
+  g_mkdir_with_parents(LW_MEASURE_SHOT_DIR, 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  g_autofree char *path = g_build_filename(LW_MEASURE_SHOT_DIR, file, NULL);
+  g_autoptr(GError) error = NULL;
+  if (lw_window_save_screenshot(w, path, &error))
+    g_test_message("screenshot %s", path);
+  else
+    g_test_message("no screenshot %s: %s", path, error->message);
+}
+
+/* the five-bar running in real time with a distance (A1's end to B3B's
+ * start: joints 1 and 3) and an angle (A1 to B12) in the view; the values
+ * the overlay draws are those of the frame on screen */
+static void test_gui_five_bar(void)
+{
+  LwWindow *w = example_window("five-bar");
+  LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
+  g_action_group_activate_action(G_ACTION_GROUP(w), "measure", NULL);
+  g_assert_true(lw_view3d_get_measure_tool(view));
+  LwMeasureOverlay *mo = lw_view3d_get_measures(view);
+  LwBodyPoint j1 = bpt(0, 1.4142135623730951, 0, 0), j3 = bpt(3, 0, 0, 0);
+  LwMeasure ms;
+  lw_measure_distance(&ms, &j1, &j3);
+  lw_measure_overlay_add(mo, &ms);
+  lw_measure_axes_angle(&ms, 0, 1);
+  lw_measure_overlay_add(mo, &ms);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 2);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
+  g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
+  lwt_spin(1.5);
+  shot(w, "five-bar-measures-running");
+  g_action_group_activate_action(G_ACTION_GROUP(w), "clear-measures", NULL);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 0);
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+}
+
+/* the pendulum running with the view's grab held on the bob (P1 pulled
+ * 0.5 m up): the view's signal reaches the runner, the bob ends higher than
+ * in the unperturbed run */
+static void test_gui_perturbation(void)
+{
+  LwWindow *w = example_window("pendulum");
+  LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_nonnull(r);
+  lw_sim_runner_set_t_end(r, 1.0);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
+  g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
+  lwt_spin(0.2);
+  /* the grab as a Ctrl+press on P1 and a pull 0.5 m above it make it */
+  LwMeasureOverlay *mo = lw_view3d_get_measures(view);
+  lw_camera cam;
+  lw_view3d_get_camera(view, &cam);
+  int vw = gtk_widget_get_width(GTK_WIDGET(view)), vh = gtk_widget_get_height(GTK_WIDGET(view));
+  double p0[3] = {-1, 0, 0}, p1[3] = {-1, 0.5, 0}, x0, y0, x1, y1;
+  g_assert_true(lw_camera_project(&cam, vw, vh, p0, &x0, &y0));
+  g_assert_true(lw_camera_project(&cam, vw, vh, p1, &x1, &y1));
+  double pose[12] = {0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, 1}; /* the bob at frame 0 (angle pi) */
+  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL};
+  lw_measure_overlay_grab(mo, 1, &st, &cam, vw, vh, 0, x0, y0);
+  lw_measure_overlay_pull(mo, 1, &st, &cam, vw, vh, x1, y1);
+  int body;
+  double p[3], target[3];
+  g_assert_true(lw_view3d_get_perturbation(view, &body, p, target));
+  g_assert_cmpint(body, ==, 0);
+  g_assert_cmpfloat_with_epsilon(p[0], 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(target[1], 0.5, 0.02);
+  g_signal_emit_by_name(view, "perturbation-changed");
+  lwt_spin(0.4);
+  gtk_widget_queue_draw(GTK_WIDGET(view));
+  shot(w, "pendulum-perturbation-spring");
+  double F[3];
+  g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
+  g_assert_cmpfloat(F[1], >, 0);
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
+  lw_measure_overlay_release(mo);
+  g_signal_emit_by_name(view, "perturbation-changed");
+  g_assert_false(lw_sim_runner_get_perturbation_force(r, F));
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -285,5 +404,12 @@ int main(int argc, char **argv)
   g_test_add_func("/measure/core-point-force", test_core_point_force);
   g_test_add_func("/measure/spring-force", test_spring_force);
   g_test_add_func("/measure/runner-perturbation", test_runner_perturbation);
+  if (gtk_init_check()) {
+    adw_init();
+    app = lw_application_new();
+    g_application_register(G_APPLICATION(app), NULL, NULL);
+    g_test_add_func("/measure/gui/five-bar", test_gui_five_bar);
+    g_test_add_func("/measure/gui/perturbation", test_gui_perturbation);
+  }
   return g_test_run();
 }
