@@ -284,6 +284,66 @@ static void test_runner_perturbation(void)
   g_object_unref(free_r);
 }
 
+/* the Measure tool's clicks on the five-bar seen from the front: two joints
+ * make a distance (their true length), two links an angle, a point after a
+ * link starts over, Escape drops a half-made one, a click on a dimension
+ * selects it and Delete removes it */
+static void test_tool_clicks(void)
+{
+  lw_desc *ds = lwt_read("five-bar.json");
+  lw_model *m = lwt_compile(ds);
+  lw_data *d = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+  double poses[4 * 12];
+  for (int b = 0; b < 4; b++)
+    lw_body_pose(m, d, b, poses + 12 * b, poses + 12 * b + 3);
+  lw_render_state st = {0, 4, poses, 0, NULL, 0, NULL};
+  lw_camera cam;
+  lw_camera_init(&cam);
+  double lo[3] = {-1.5, -2.5, 0}, hi[3] = {2.5, 0.5, 0};
+  lw_camera_fit(&cam, lo, hi, 1);
+  int w = 800, h = 600;
+  double j1[3] = {-1, -1, 0}, j3[3] = {2, -1, 0}, x1, y1, x3, y3;
+  g_assert_true(lw_camera_project(&cam, w, h, j1, &x1, &y1));
+  g_assert_true(lw_camera_project(&cam, w, h, j3, &x3, &y3));
+  LwMeasureOverlay *mo = lw_measure_overlay_new();
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, x1 + 3, y1 - 2, -1);
+  g_assert_true(lw_measure_overlay_cancel(mo)); /* Escape */
+  g_assert_false(lw_measure_overlay_cancel(mo));
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, x1 + 3, y1 - 2, -1);
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, x3 - 2, y3 + 3, -1);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 1);
+  const LwMeasure *ms = lw_measure_overlay_get(mo, 0);
+  g_assert_cmpint(ms->kind, ==, LW_MEASURE_DISTANCE);
+  g_assert_cmpfloat_with_epsilon(lw_measure_value(m, lw_data_q(d), ms), 3.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(lw_measure_value_at_pose(1, poses, ms), 3.0, 1e-9);
+  /* two links, clicked away from their points: the angle of their x axes */
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, 5, 5, 0);
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, 5, 5, 1);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 2);
+  ms = lw_measure_overlay_get(mo, 1);
+  g_assert_cmpint(ms->kind, ==, LW_MEASURE_ANGLE);
+  g_assert_cmpfloat_with_epsilon(lw_measure_value(m, lw_data_q(d), ms), atan2(-1.0, 1.5) - atan2(-1.0, -1.0), 1e-9);
+  /* a link then a point: starts over with the point */
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, 5, 5, 2);
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, x1, y1, -1);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 2);
+  g_assert_true(lw_measure_overlay_cancel(mo));
+  /* select the distance at its middle, delete it */
+  lw_measure_overlay_click(mo, ds, &st, &cam, w, h, 0.5 * (x1 + x3), 0.5 * (y1 + y3), -1);
+  g_assert_true(lw_measure_overlay_delete_selected(mo));
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 1);
+  g_assert_cmpint(lw_measure_overlay_get(mo, 0)->kind, ==, LW_MEASURE_ANGLE);
+  g_assert_false(lw_measure_overlay_delete_selected(mo));
+  lw_measure_overlay_clear(mo);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 0);
+  lw_measure_overlay_free(mo);
+  lw_data_free(d);
+  lw_model_free(m);
+  lw_desc_free(ds);
+}
+
 /* ---- through the window (needs a display) ------------------------------- */
 static LwApplication *app;
 
@@ -404,6 +464,7 @@ int main(int argc, char **argv)
   g_test_add_func("/measure/core-point-force", test_core_point_force);
   g_test_add_func("/measure/spring-force", test_spring_force);
   g_test_add_func("/measure/runner-perturbation", test_runner_perturbation);
+  g_test_add_func("/measure/tool-clicks", test_tool_clicks);
   if (gtk_init_check()) {
     adw_init();
     app = lw_application_new();

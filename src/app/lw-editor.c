@@ -931,6 +931,12 @@ static gboolean is_moving_tool(LwEditor *self)
   return self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "move");
 }
 
+/* the Measure tool's clicks go to the view's dimensions (lw-measure-overlay.h) */
+static gboolean is_measure_tool(LwEditor *self)
+{
+  return self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "measure");
+}
+
 /* anchor a (a body's named point, or a ground place of a joint or spring)
  * moved to world point w */
 static gboolean move_anchor(LwEditor *self, const Anchor *a, const double w0[3])
@@ -1041,7 +1047,7 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
     gtk_widget_queue_draw(GTK_WIDGET(self));
     return;
   }
-  if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self)) {
+  if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self) && !is_measure_tool(self)) {
     self->stroking = TRUE;
     gtk_widget_queue_draw(GTK_WIDGET(self));
     return;
@@ -1060,7 +1066,9 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
 static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
 {
   (void)g;
-  if (!self->dragging && self->button == GDK_BUTTON_PRIMARY)
+  if (!self->dragging && self->button == GDK_BUTTON_PRIMARY && is_measure_tool(self))
+    lw_view3d_measure_click(self->view, self->x0 + ox, self->y0 + oy);
+  else if (!self->dragging && self->button == GDK_BUTTON_PRIMARY)
     lw_editor_click(self, self->x0 + ox, self->y0 + oy);
   else if (self->moving && (guint)self->moving <= self->anchors->len) {
     /* the anchor taken when the button went down */

@@ -126,7 +126,7 @@ static int hit_measure(LwMeasureOverlay *mo, const lw_render_state *s, const lw_
 gboolean lw_measure_overlay_click(LwMeasureOverlay *mo, const lw_desc *desc, const lw_render_state *s,
                                   const lw_camera *cam, int w, int h, double x, double y, int picked_body)
 {
-  if (!mo->tool || !s || !s->body_pose)
+  if (!s || !s->body_pose)
     return FALSE;
   LwBodyPoint bp;
   gboolean point = snap_point(desc, s, cam, w, h, x, y, &bp);

@@ -29,7 +29,8 @@ gboolean lw_measure_overlay_delete_selected(LwMeasureOverlay *mo);
 /* A click of the Measure tool at pixel (x, y): snaps to the nearest body
  * point within a few pixels (a distance needs two), else takes the picked
  * body as a link (an angle needs two: their x axes); a click on a drawn
- * dimension selects it.  Returns TRUE when the click was used. */
+ * dimension selects it (whether the tool is on is the caller's to check).
+ * Returns TRUE when the click was used. */
 gboolean lw_measure_overlay_click(LwMeasureOverlay *mo, const lw_desc *desc, const lw_render_state *s,
                                   const lw_camera *cam, int w, int h, double x, double y, int picked_body);
 

@@ -1009,14 +1009,19 @@ static gboolean measure_drag_end(LwView3d *self, double ox, double oy)
   }
   if (self->dragging || self->drag_button != GDK_BUTTON_PRIMARY || !lw_measure_overlay_get_tool(self->measure))
     return FALSE;
-  double x = self->drag_x0 + ox, y = self->drag_y0 + oy;
+  lw_view3d_measure_click(self, self->drag_x0 + ox, self->drag_y0 + oy);
+  return TRUE;
+}
+
+void lw_view3d_measure_click(LwView3d *self, double x, double y)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
   lw_pick p;
   int body = lw_view3d_pick(self, x, y, &p) && p.kind == LW_PICK_BODY ? p.index : -1;
   lw_measure_overlay_click(self->measure, self->desc, self->has_state ? &self->state : NULL, &self->cam,
                            gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)), x, y,
                            body);
   measure_changed(self);
-  return TRUE;
 }
 
 /* Escape drops a half-made measure, Delete the selected one */

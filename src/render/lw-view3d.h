@@ -84,6 +84,8 @@ void lw_view3d_set_measure_tool(LwView3d *self, gboolean on);
 gboolean lw_view3d_get_measure_tool(LwView3d *self);
 LwMeasureOverlay *lw_view3d_get_measures(LwView3d *self);
 void lw_view3d_clear_measures(LwView3d *self);
+/* a click of the Measure tool at (x, y) (the edit mode's palette tool too) */
+void lw_view3d_measure_click(LwView3d *self, double x, double y);
 /* While a Ctrl+drag holds a body ("perturbation-changed" tells of changes):
  * the body, the grabbed point in its axes and the pointer's target. */
 gboolean lw_view3d_get_perturbation(LwView3d *self, int *body, double p[3], double target[3]);
