@@ -7,6 +7,7 @@
 #include "lw-sim-runner.h"
 
 #include <adwaita.h>
+#include <dlfcn.h>
 #include <glib/gstdio.h>
 
 #include "lw-application.h"
@@ -455,6 +456,141 @@ static void test_gui_perturbation(void)
   lwt_spin(0.2);
 }
 
+/* libX11 and libXtst opened at run time (as in test-edit): the pointer and
+ * the Control key pressed through the X server */
+typedef struct {
+  void *x11, *xtst, *dpy;
+  unsigned long root;
+  void *(*open_display)(const char *);
+  int (*flush)(void *);
+  unsigned long (*default_root)(void *);
+  int (*translate)(void *, unsigned long, unsigned long, int, int, int *, int *, unsigned long *);
+  int (*fake_motion)(void *, int, int, int, unsigned long);
+  int (*fake_button)(void *, unsigned int, int, unsigned long);
+  int (*fake_key)(void *, unsigned int, int, unsigned long);
+  unsigned char (*keycode)(void *, unsigned long);
+  unsigned long (*surface_xid)(GdkSurface *);
+} xinput;
+
+static gboolean xinput_open(xinput *xi)
+{
+  memset(xi, 0, sizeof *xi);
+  if (strcmp(G_OBJECT_TYPE_NAME(gdk_display_get_default()), "GdkX11Display"))
+    return FALSE;
+  xi->x11 = dlopen("libX11.so.6", RTLD_NOW);
+  xi->xtst = dlopen("libXtst.so.6", RTLD_NOW);
+  if (!xi->x11 || !xi->xtst)
+    return FALSE;
+  *(void **)&xi->open_display = dlsym(xi->x11, "XOpenDisplay");
+  *(void **)&xi->flush = dlsym(xi->x11, "XFlush");
+  *(void **)&xi->default_root = dlsym(xi->x11, "XDefaultRootWindow");
+  *(void **)&xi->translate = dlsym(xi->x11, "XTranslateCoordinates");
+  *(void **)&xi->keycode = dlsym(xi->x11, "XKeysymToKeycode");
+  *(void **)&xi->fake_motion = dlsym(xi->xtst, "XTestFakeMotionEvent");
+  *(void **)&xi->fake_button = dlsym(xi->xtst, "XTestFakeButtonEvent");
+  *(void **)&xi->fake_key = dlsym(xi->xtst, "XTestFakeKeyEvent");
+  *(void **)&xi->surface_xid = dlsym(RTLD_DEFAULT, "gdk_x11_surface_get_xid");
+  if (!xi->open_display || !xi->flush || !xi->default_root || !xi->translate || !xi->keycode || !xi->fake_motion ||
+      !xi->fake_button || !xi->fake_key || !xi->surface_xid)
+    return FALSE;
+  xi->dpy = xi->open_display(NULL);
+  if (!xi->dpy)
+    return FALSE;
+  xi->root = xi->default_root(xi->dpy);
+  return TRUE;
+}
+
+static void xi_move(xinput *xi, GtkWidget *w, double x, double y)
+{
+  GtkNative *nat = gtk_widget_get_native(w);
+  graphene_point_t in = GRAPHENE_POINT_INIT((float)x, (float)y), out;
+  g_assert_true(gtk_widget_compute_point(w, GTK_WIDGET(nat), &in, &out));
+  double sx, sy;
+  gtk_native_get_surface_transform(nat, &sx, &sy);
+  unsigned long child;
+  int rx, ry;
+  g_assert_true(xi->translate(xi->dpy, xi->surface_xid(gtk_native_get_surface(nat)), xi->root,
+                              (int)lround(out.x + sx), (int)lround(out.y + sy), &rx, &ry, &child));
+  xi->fake_motion(xi->dpy, -1, rx, ry, 0);
+  xi->flush(xi->dpy);
+  lwt_spin(0.04);
+}
+
+static void count_signal(gpointer counter) { ++*(int *)counter; }
+static gboolean counter_positive(gpointer counter) { return *(int *)counter > 0; }
+
+/* the pendulum running slowly (0.1 x real time); Control held, the bob
+ * pressed at P1 and dragged 0.5 m up: the view grabs it, the runner applies
+ * the spring (upward); released, no force; the run ends with the bob higher
+ * than the unperturbed run */
+static void test_gui_ctrl_drag(void)
+{
+  xinput xi;
+  if (!xinput_open(&xi)) {
+    g_test_skip("no XTest on this display");
+    return;
+  }
+  LwSimRunner *free_r = pendulum_runner(0.3);
+  run_to_end(free_r);
+  double qf[4];
+  lw_sim_runner_get_frame(free_r, lw_sim_runner_get_n_frames(free_r) - 1, NULL, qf, NULL);
+
+  LwWindow *w = example_window("pendulum");
+  GtkWidget *view = lw_window_get_view(w);
+  LwSimRunner *r = lw_window_get_runner(w);
+  lw_sim_runner_set_t_end(r, 0.3);
+  int changes = 0;
+  g_signal_connect_swapped(view, "perturbation-changed", G_CALLBACK(count_signal), &changes);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
+  g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
+  lw_sim_runner_set_real_time(r, TRUE, 0.1);
+  lwt_spin(0.3);
+  lw_camera cam;
+  lw_view3d_get_camera(LW_VIEW3D(view), &cam);
+  int vw = gtk_widget_get_width(view), vh = gtk_widget_get_height(view);
+  double t = lw_window_get_shown_time(w), q[4], x0, y0, x1, y1;
+  lw_sim_runner_get_frame(r, lw_sim_runner_frame_at_time(r, t), NULL, q, NULL);
+  LwBodyPoint P1 = bpt(0, 1, 0, 0);
+  double p[3];
+  lw_body_point_position(lw_sim_runner_get_model(r), q, &P1, p);
+  g_assert_true(lw_camera_project(&cam, vw, vh, p, &x0, &y0));
+  double up[3] = {p[0], p[1] + 0.5, 0};
+  g_assert_true(lw_camera_project(&cam, vw, vh, up, &x1, &y1));
+  unsigned int ctrl = xi.keycode(xi.dpy, 0xffe3 /* Control_L */);
+  xi_move(&xi, view, x0, y0);
+  xi.fake_key(xi.dpy, ctrl, TRUE, 0);
+  xi.fake_button(xi.dpy, 1, TRUE, 0);
+  xi.flush(xi.dpy);
+  g_assert_true(lwt_wait_until(counter_positive, &changes, 20));
+  for (int k = 1; k <= 10; k++)
+    xi_move(&xi, view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
+  lwt_spin(0.5);
+  double F[3];
+  g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
+  g_assert_cmpfloat(F[1], >, 0);
+  int body;
+  double bp[3], target[3];
+  g_assert_true(lw_view3d_get_perturbation(LW_VIEW3D(view), &body, bp, target));
+  g_assert_cmpint(body, ==, 0);
+  g_assert_cmpfloat_with_epsilon(target[1], p[1] + 0.5, 0.05);
+  shot(w, "pendulum-ctrl-drag");
+  xi.fake_button(xi.dpy, 1, FALSE, 0);
+  xi.fake_key(xi.dpy, ctrl, FALSE, 0);
+  xi.flush(xi.dpy);
+  lwt_spin(0.3);
+  g_assert_false(lw_view3d_get_perturbation(LW_VIEW3D(view), &body, bp, target));
+  g_assert_false(lw_sim_runner_get_perturbation_force(r, F));
+  lw_sim_runner_set_real_time(r, FALSE, 1.0);
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
+  lw_sim_runner_get_frame(r, lw_sim_runner_get_n_frames(r) - 1, NULL, q, NULL);
+  /* P1's height is u_y of the bob pivoted at the origin */
+  g_assert_cmpfloat(q[3], >, qf[3] + 0.05);
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+  g_object_unref(free_r);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -471,6 +607,7 @@ int main(int argc, char **argv)
     g_application_register(G_APPLICATION(app), NULL, NULL);
     g_test_add_func("/measure/gui/five-bar", test_gui_five_bar);
     g_test_add_func("/measure/gui/perturbation", test_gui_perturbation);
+    g_test_add_func("/measure/gui/ctrl-drag", test_gui_ctrl_drag);
   }
   return g_test_run();
 }
