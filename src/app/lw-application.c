@@ -89,6 +89,8 @@ static const struct {
   {"win.zoom-out", {"<Control>minus", NULL}},
   {"win.show-frames", {"<Control><Shift>f", NULL}},
   {"win.show-traces", {"<Control><Shift>t", NULL}},
+  {"win.measure", {"<Control><Shift>m", NULL}},
+  {"win.clear-measures", {"<Control><Shift>BackSpace", NULL}},
   {"win.show-page('plots')", {"<Alt>1", NULL}},
   {"win.show-page('inspector')", {"<Alt>2", NULL}},
   {"win.show-page('sensitivity')", {"<Alt>3", NULL}},

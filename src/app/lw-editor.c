@@ -963,6 +963,12 @@ static gboolean is_moving_tool(LwEditor *self)
   return self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "move");
 }
 
+/* the Measure tool's clicks go to the view's dimensions (lw-measure-overlay.h) */
+static gboolean is_measure_tool(LwEditor *self)
+{
+  return self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "measure");
+}
+
 /* anchor a (a body's named point, or a ground place of a joint or spring)
  * moved to world point w */
 static gboolean move_anchor(LwEditor *self, const Anchor *a, const double w0[3])
@@ -1197,7 +1203,7 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
     body_drag_to(self, self->x1, self->y1);
     return;
   }
-  if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self)) {
+  if (self->button == GDK_BUTTON_PRIMARY && !shift && !is_moving_tool(self) && !is_measure_tool(self)) {
     self->stroking = TRUE;
     gtk_widget_queue_draw(GTK_WIDGET(self));
     return;
@@ -1219,11 +1225,13 @@ static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
   if (self->kdrag && self->dragging) {
     body_drag_to(self, self->x0 + ox, self->y0 + oy);
     finish_body_drag(self);
+  } else if (!self->dragging && self->button == GDK_BUTTON_PRIMARY && is_measure_tool(self)) {
+    end_body_drag(self);
+    lw_view3d_measure_click(self->view, self->x0 + ox, self->y0 + oy);
   } else if (!self->dragging && self->button == GDK_BUTTON_PRIMARY) {
     end_body_drag(self);
     lw_editor_click(self, self->x0 + ox, self->y0 + oy);
-  }
-  else if (self->moving && (guint)self->moving <= self->anchors->len) {
+  } else if (self->moving && (guint)self->moving <= self->anchors->len) {
     /* the anchor taken when the button went down */
     move_to(self, &g_array_index(self->anchors, Anchor, self->moving - 1), self->x0 + ox, self->y0 + oy);
   } else if (self->stroking) {

@@ -23,6 +23,8 @@ static const LwPaletteItem items[] = {
   {"motor", LW_ITEM_FORCE, N_("Motor"), N_("Prescribed motion of a joint: drop it on a pin or a slider"), FALSE},
   {"torque", LW_ITEM_FORCE, N_("Torque"), N_("Applied torque: drop it on a body"), FALSE},
   {"force", LW_ITEM_FORCE, N_("Force"), N_("Applied force: drop it on a point of a body"), FALSE},
+  {"measure", LW_ITEM_TOOL, N_("Measure"),
+   N_("Click two points for a distance, or two links for the angle between them; Escape cancels, Delete removes the selected dimension"), TRUE},
   {NULL, 0, NULL, NULL, FALSE},
 };
 

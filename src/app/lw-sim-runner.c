@@ -1,5 +1,6 @@
 /* lw-sim-runner.c: the solver on a worker thread (see lw-sim-runner.h). */
 #include "lw-sim-runner.h"
+#include "lw-measure.h"
 
 #include <math.h>
 #include <string.h>
@@ -39,6 +40,12 @@ struct _LwSimRunner {
   double rtf;
   lw_error error;
   double *scratch;        /* (ncols) outputs of the newest step */
+  /* the perturbation spring, set from the main thread (under lock) */
+  gboolean perturb_on;
+  LwBodyPoint perturb_point;
+  double perturb_target[3];
+  double perturb_force[3];  /* applied by the newest step */
+  long perturbed_steps;     /* steps since frame 0 with a force applied */
 };
 
 G_DEFINE_FINAL_TYPE(LwSimRunner, lw_sim_runner, G_TYPE_OBJECT)
@@ -90,6 +97,25 @@ static void plan_recording_locked(LwSimRunner *self)
     self->record_every = every;
 }
 
+/* The spring from the setter's state, evaluated at the state the step starts
+ * from, written into the worker's data (constant over the step). */
+static void apply_perturbation_locked(LwSimRunner *self)
+{
+  if (!self->perturb_on) {
+    lw_data_set_perturbation(self->data, -1, NULL, NULL);
+    memset(self->perturb_force, 0, sizeof self->perturb_force);
+    return;
+  }
+  const LwBodyPoint *bp = &self->perturb_point;
+  double x[3], v[3];
+  lw_body_point_position(self->model, lw_data_q(self->data), bp, x);
+  lw_body_point_velocity(self->model, lw_data_qd(self->data), bp, v);
+  lw_perturb_spring_force(lw_model_body_mass(self->model, bp->body), x, v, self->perturb_target,
+                          self->perturb_force);
+  lw_data_set_perturbation(self->data, bp->body, bp->p, self->perturb_force);
+  self->perturbed_steps++;
+}
+
 static gpointer worker(gpointer user)
 {
   LwSimRunner *self = user;
@@ -117,6 +143,7 @@ static gpointer worker(gpointer user)
       break;
     }
     set_state_locked(self, LW_RUNNER_RUNNING);
+    apply_perturbation_locked(self);
     g_mutex_unlock(&self->lock);
 
     int st = lw_step(self->model, self->data, &info, &err);
@@ -251,6 +278,7 @@ static int assemble(LwSimRunner *self, lw_error *err)
   lw_outputs(self->model, self->data, self->scratch);
   append_frame_locked(self, self->scratch);
   self->steps = 0;
+  self->perturbed_steps = 0;
   self->record_every = 1;
   self->newton_iterations = 0;
   self->max_residual = lw_constraint_residual(self->model, self->data);
@@ -519,4 +547,39 @@ const lw_error *lw_sim_runner_get_error(LwSimRunner *self)
 {
   g_return_val_if_fail(LW_IS_SIM_RUNNER(self), NULL);
   return lw_sim_runner_get_state(self) == LW_RUNNER_FAILED ? &self->error : NULL;
+}
+
+void lw_sim_runner_set_perturbation(LwSimRunner *self, int body, const double p[3], const double target[3])
+{
+  g_return_if_fail(LW_IS_SIM_RUNNER(self));
+  g_mutex_lock(&self->lock);
+  self->perturb_on = body >= 0 && body < lw_model_nbodies(self->model);
+  if (self->perturb_on) {
+    self->perturb_point.body = body;
+    memcpy(self->perturb_point.p, p, sizeof self->perturb_point.p);
+    memcpy(self->perturb_target, target, sizeof self->perturb_target);
+  }
+  g_mutex_unlock(&self->lock);
+}
+
+void lw_sim_runner_clear_perturbation(LwSimRunner *self)
+{
+  lw_sim_runner_set_perturbation(self, -1, NULL, NULL);
+}
+
+gboolean lw_sim_runner_get_perturbation_force(LwSimRunner *self, double F[3])
+{
+  g_mutex_lock(&self->lock);
+  gboolean on = self->perturb_on;
+  memcpy(F, self->perturb_force, sizeof self->perturb_force);
+  g_mutex_unlock(&self->lock);
+  return on;
+}
+
+long lw_sim_runner_get_perturbed_steps(LwSimRunner *self)
+{
+  g_mutex_lock(&self->lock);
+  long n = self->perturbed_steps;
+  g_mutex_unlock(&self->lock);
+  return n;
 }

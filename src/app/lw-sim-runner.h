@@ -68,4 +68,17 @@ double lw_sim_runner_get_max_constraint_residual(LwSimRunner *self);
 /* The failure, when state is LW_RUNNER_FAILED (NULL otherwise). */
 const lw_error *lw_sim_runner_get_error(LwSimRunner *self);
 
+/* The perturbation spring: from the step after this call on, every step
+ * applies the force of lw_perturb_spring_force (lw-measure.h) from the
+ * body-fixed point p of body (0-based) toward target (global axes),
+ * evaluated at the state the step starts from and held over the step; the
+ * frames recorded are those of the perturbed run.  body < 0 (or clear)
+ * removes it.  Thread-safe; callable while running. */
+void lw_sim_runner_set_perturbation(LwSimRunner *self, int body, const double p[3], const double target[3]);
+void lw_sim_runner_clear_perturbation(LwSimRunner *self);
+/* The force the newest step applied (zero when none); TRUE while one is set. */
+gboolean lw_sim_runner_get_perturbation_force(LwSimRunner *self, double F[3]);
+/* Steps since frame 0 that had a perturbation applied (for the status bar). */
+long lw_sim_runner_get_perturbed_steps(LwSimRunner *self);
+
 G_END_DECLS

@@ -37,6 +37,7 @@
 #include "lw-editor.h"
 #include "lw-frame-stats.h"
 #include "lw-inspector.h"
+#include "lw-measure-actions.h"
 #include "lw-palette.h"
 #include "lw-prop-editor.h"
 #include "lw-opt-panel.h"
@@ -202,6 +203,9 @@ static void update_status(LwWindow *self)
   default:
     g_snprintf(buf, sizeof buf, _("t = %.3f s · ready"), t);
   }
+  /* a run pulled by the perturbation spring is not the model's free motion */
+  if (lw_sim_runner_get_perturbed_steps(self->runner) > 0)
+    g_strlcat(buf, _(" · perturbed"), sizeof buf);
   gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label), buf);
 }
 
@@ -2012,6 +2016,7 @@ static void lw_window_init(LwWindow *self)
   gtk_widget_set_vexpand(self->view, TRUE);
   gtk_overlay_set_child(GTK_OVERLAY(self->view_overlay), self->view);
   g_signal_connect(self->view, "notify::selection", G_CALLBACK(selection_cb), self);
+  lw_measure_actions_install(self->view, G_ACTION_MAP(self));
   /* editing: the palette beside the view, the editor layer over it */
   self->palette = lw_palette_new();
   gtk_widget_set_size_request(self->palette, 190, -1);

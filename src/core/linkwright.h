@@ -412,6 +412,7 @@ int lw_model_output_columns(const lw_model *m); /* sum of widths */
 /* Column label of scalar column c (e.g. "r2.x"), written into buf. */
 void lw_model_output_column_name(const lw_model *m, int c, char *buf, size_t len);
 int lw_model_planar(const lw_model *m);
+double lw_model_body_mass(const lw_model *m, int b); /* body b (0-based, ground excluded) */
 const lw_desc *lw_model_desc(const lw_model *m); /* the compiled copy */
 
 /* ---- data and the integrator ----------------------------------------- */
@@ -459,6 +460,14 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
  * integrator (all at the state in d, time t):
  *   M (nq x nq, dense column-major), Q (nq), Phi (nc), Phi_q (nc x nq dense
  *   column-major), Phi_t (nc), gamma = dPhi_q/dt qdot + dPhi_t/dt (nc). */
+/* An external force F (global axes) on body b (0-based) at the body-fixed
+ * point p (body axes), applied by every step from now on until replaced;
+ * b < 0 removes it.  F is held constant over a step: at a body point that
+ * is linear in the coordinates, its generalized force does not depend on the
+ * state, so it adds nothing to the step's Newton matrix.  A force that
+ * depends on the state (a spring to a target) is thus explicit in the
+ * state at which the caller sets it. */
+void lw_data_set_perturbation(lw_data *d, int b, const double p[3], const double F[3]);
 /* Overwrite the state (any pointer may be NULL to keep that part); joint
  * angles are unwrapped against the previous state; controllers' integrals
  * restart from zero. */

@@ -1520,6 +1520,7 @@ int lw_model_output_width(const lw_model *m, int k) { return m->outputs[k].width
 const char *lw_model_output_name(const lw_model *m, int k) { return m->desc->outputs[k].name; }
 int lw_model_output_columns(const lw_model *m) { return m->ncols; }
 int lw_model_planar(const lw_model *m) { return m->planar; }
+double lw_model_body_mass(const lw_model *m, int b) { return b >= 0 && b < m->nb ? m->body_mass[b] : 0.0; }
 const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
 
 /* the unit of a joint coordinate: an angle or a length */

@@ -220,6 +220,39 @@ void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double
   }
 }
 
+void lw_data_set_perturbation(lw_data *d, int b, const double p[3], const double F[3])
+{
+  d->perturb_body = b;
+  for (int i = 0; i < 3; i++) {
+    d->perturb_p[i] = b >= 0 ? p[i] : 0.0;
+    d->perturb_f[i] = b >= 0 ? F[i] : 0.0;
+  }
+}
+
+/* The point is r0 + x u + y v + z w (planar: r0 + x u + y S u), linear in
+ * the body's coordinates: Q_r0 = F, Q_u = x F, Q_v = y F, Q_w = z F
+ * (planar: Q_u = x F + y S^T F). */
+void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q)
+{
+  int b = d->perturb_body;
+  if (b < 0 || b >= m->nb)
+    return;
+  const double *p = d->perturb_p, *F = d->perturb_f;
+  double *Qb = Q + (size_t)b * m->nqb;
+  if (m->nd == 2) {
+    Qb[0] += F[0];
+    Qb[1] += F[1];
+    Qb[2] += p[0] * F[0] + p[1] * F[1];
+    Qb[3] += p[0] * F[1] - p[1] * F[0];
+    return;
+  }
+  for (int i = 0; i < 3; i++) {
+    Qb[i] += F[i];
+    for (int k = 0; k < 3; k++)
+      Qb[3 * (k + 1) + i] += p[k] * F[i];
+  }
+}
+
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q)
 {
   double V = 0;

@@ -509,6 +509,7 @@ void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double 
   if (Q) {
     memset(Q, 0, sizeof(double) * (size_t)nq);
     lw_forces_eval(m, d, q, qd, t, Q, NULL, 0, 0);
+    lw_perturb_eval(m, d, Q);
   }
   if (Phi)
     memcpy(Phi, d->phi, sizeof(double) * (size_t)nc);

@@ -256,7 +256,14 @@ struct lw_data {
   double *sig, *kap;
   int dof;
   int ncoords;
+  /* an external force (global axes, constant over a step) on body
+   * perturb_body (-1: none) at the body-fixed point perturb_p */
+  int perturb_body;
+  double perturb_p[3], perturb_f[3];
 };
+
+/* lw_forces.c: Q += the perturbation force's generalized force */
+void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q);
 
 /* vexpr.c */
 void lw_vexpr_eval(const lw_model *m, const lw_vexpr *e, const double *q, double *v);

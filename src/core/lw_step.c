@@ -14,6 +14,7 @@ lw_data *lw_data_new(const lw_model *m)
   lw_data *d = calloc(1, sizeof *d);
   if (!d)
     return NULL;
+  d->perturb_body = -1;
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc + 1;
   d->q = calloc(nq, sizeof(double));
   d->qd = calloc(nq, sizeof(double));
@@ -291,6 +292,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
     }
     lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
+    lw_perturb_eval(m, d, d->Q);
     for (int r = 0; r < nc; r++) {
       if (refactor) {
         const lw_row *row = &m->rows[r];

@@ -8,6 +8,7 @@
  */
 #include "lw-view3d.h"
 #include "lw-render-thread.h"
+#include "lw-measure-overlay.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -109,6 +110,9 @@ struct _LwView3d {
   gboolean dragging;
   double drag_x0, drag_y0, drag_dx, drag_dy;
   double pointer_x, pointer_y;
+
+  LwMeasureOverlay *measure;  /* Measure tool's dimensions, perturbation spring */
+  gboolean perturbing;        /* a Ctrl+drag holds a body */
 };
 
 enum {
@@ -124,7 +128,7 @@ enum {
 };
 static GParamSpec *props[N_PROPS];
 
-enum { SIGNAL_RENDERED, N_SIGNALS };
+enum { SIGNAL_RENDERED, SIGNAL_PERTURBATION, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(LwView3d, lw_view3d, GTK_TYPE_GL_AREA)
@@ -709,12 +713,15 @@ static gboolean readback_snapshot(LwView3d *self, GtkSnapshot *snapshot)
   return TRUE;
 }
 
+static void measure_snapshot(LwView3d *self, GtkSnapshot *snapshot);
+
 static void lw_view3d_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
   if (!readback_snapshot(LW_VIEW3D(widget), snapshot)) {
     LW_VIEW3D(widget)->threaded = FALSE;
     GTK_WIDGET_CLASS(lw_view3d_parent_class)->snapshot(widget, snapshot);
   }
+  measure_snapshot(LW_VIEW3D(widget), snapshot);
 }
 
 /* ---- pointer -------------------------------------------------------- */
@@ -725,6 +732,10 @@ static void camera_taken(LwView3d *self)
   changed(self);
 }
 
+static gboolean perturb_begin(LwView3d *self, double x, double y);
+static gboolean measure_drag_update(LwView3d *self, double ox, double oy);
+static gboolean measure_drag_end(LwView3d *self, double ox, double oy);
+
 static void drag_begin(GtkGestureDrag *g, double x, double y, LwView3d *self)
 {
   self->drag_button = gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(g));
@@ -733,11 +744,14 @@ static void drag_begin(GtkGestureDrag *g, double x, double y, LwView3d *self)
   self->drag_dx = self->drag_dy = 0;
   self->dragging = FALSE;
   gtk_widget_grab_focus(GTK_WIDGET(self));
+  perturb_begin(self, x, y);
 }
 
 static void drag_update(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
 {
   (void)g;
+  if (measure_drag_update(self, ox, oy))
+    return;
   if (!self->dragging && hypot(ox, oy) < DRAG_THRESHOLD)
     return;
   self->dragging = TRUE;
@@ -757,6 +771,8 @@ static void drag_update(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
 static void drag_end(GtkGestureDrag *g, double ox, double oy, LwView3d *self)
 {
   (void)g;
+  if (measure_drag_end(self, ox, oy))
+    return;
   if (!self->dragging && self->drag_button == GDK_BUTTON_PRIMARY) {
     lw_pick p;
     lw_view3d_pick(self, self->drag_x0 + ox, self->drag_y0 + oy, &p);
@@ -900,6 +916,7 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->forces);
   g_free(self->selection);
   g_free(self->gl_error);
+  lw_measure_overlay_free(self->measure);
   rb_drop_images(self);
   rt_free(self);
   G_OBJECT_CLASS(lw_view3d_parent_class)->finalize(obj);
@@ -937,6 +954,9 @@ static void lw_view3d_class_init(LwView3dClass *klass)
 
   signals[SIGNAL_RENDERED] = g_signal_new("rendered", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 0);
+  /* a Ctrl+drag grabbed, pulled or let go of a body (lw_view3d_get_perturbation) */
+  signals[SIGNAL_PERTURBATION] = g_signal_new("perturbation-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                              0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_install_action(wc, "view.reset-camera", NULL, action_reset);
   gtk_widget_class_install_action(wc, "view.zoom-in", NULL, action_zoom);
@@ -953,6 +973,130 @@ static void lw_view3d_class_init(LwView3dClass *klass)
   gtk_widget_class_add_binding_action(wc, GDK_KEY_KP_Subtract, 0, "view.zoom-out", NULL);
   gtk_widget_class_set_accessible_role(wc, GTK_ACCESSIBLE_ROLE_IMG);
   gtk_widget_class_set_css_name(wc, "lw-view3d");
+}
+
+/* ---- Measure tool and perturbation spring (lw-measure-overlay.h) ---- */
+static void measure_snapshot(LwView3d *self, GtkSnapshot *snapshot)
+{
+  if (self->has_state && self->measure)
+    lw_measure_overlay_snapshot(self->measure, GTK_WIDGET(self), snapshot, self->desc && self->desc->planar,
+                                &self->state, &self->cam, gtk_widget_get_width(GTK_WIDGET(self)),
+                                gtk_widget_get_height(GTK_WIDGET(self)));
+}
+
+static void measure_changed(LwView3d *self)
+{
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+/* Ctrl+primary on a body grabs it (perturbation spring) */
+static gboolean perturb_begin(LwView3d *self, double x, double y)
+{
+  lw_pick p;
+  if (self->drag_button != GDK_BUTTON_PRIMARY || !(self->drag_mods & GDK_CONTROL_MASK) || !self->has_state ||
+      !lw_view3d_pick(self, x, y, &p) || p.kind != LW_PICK_BODY)
+    return FALSE;
+  lw_measure_overlay_grab(self->measure, self->desc && self->desc->planar, &self->state, &self->cam,
+                          gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)),
+                          p.index, x, y);
+  self->perturbing = TRUE;
+  g_signal_emit(self, signals[SIGNAL_PERTURBATION], 0);
+  measure_changed(self);
+  return TRUE;
+}
+
+static gboolean measure_drag_update(LwView3d *self, double ox, double oy)
+{
+  if (!self->perturbing)
+    return FALSE;
+  lw_measure_overlay_pull(self->measure, self->desc && self->desc->planar, &self->state, &self->cam,
+                          gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)),
+                          self->drag_x0 + ox, self->drag_y0 + oy);
+  g_signal_emit(self, signals[SIGNAL_PERTURBATION], 0);
+  measure_changed(self);
+  return TRUE;
+}
+
+/* the end of a perturbation, or a click of the Measure tool */
+static gboolean measure_drag_end(LwView3d *self, double ox, double oy)
+{
+  if (self->perturbing) {
+    self->perturbing = FALSE;
+    lw_measure_overlay_release(self->measure);
+    g_signal_emit(self, signals[SIGNAL_PERTURBATION], 0);
+    measure_changed(self);
+    return TRUE;
+  }
+  if (self->dragging || self->drag_button != GDK_BUTTON_PRIMARY || !lw_measure_overlay_get_tool(self->measure))
+    return FALSE;
+  lw_view3d_measure_click(self, self->drag_x0 + ox, self->drag_y0 + oy);
+  return TRUE;
+}
+
+void lw_view3d_measure_click(LwView3d *self, double x, double y)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  lw_pick p;
+  int body = lw_view3d_pick(self, x, y, &p) && p.kind == LW_PICK_BODY ? p.index : -1;
+  lw_measure_overlay_click(self->measure, self->desc, self->has_state ? &self->state : NULL, &self->cam,
+                           gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)), x, y,
+                           body);
+  measure_changed(self);
+}
+
+/* Escape drops a half-made measure, Delete the selected one */
+static gboolean measure_key(GtkEventControllerKey *c, guint keyval, guint code, GdkModifierType mods,
+                            LwView3d *self)
+{
+  (void)c, (void)code, (void)mods;
+  gboolean used = FALSE;
+  if (keyval == GDK_KEY_Escape)
+    used = lw_measure_overlay_cancel(self->measure);
+  else if (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete)
+    used = lw_measure_overlay_delete_selected(self->measure);
+  if (used)
+    measure_changed(self);
+  return used;
+}
+
+static void measure_init(LwView3d *self)
+{
+  self->measure = lw_measure_overlay_new();
+  GtkEventController *k = gtk_event_controller_key_new();
+  g_signal_connect(k, "key-pressed", G_CALLBACK(measure_key), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), k);
+}
+
+void lw_view3d_set_measure_tool(LwView3d *self, gboolean on)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  lw_measure_overlay_set_tool(self->measure, on);
+  measure_changed(self);
+}
+
+gboolean lw_view3d_get_measure_tool(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), FALSE);
+  return lw_measure_overlay_get_tool(self->measure);
+}
+
+LwMeasureOverlay *lw_view3d_get_measures(LwView3d *self)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), NULL);
+  return self->measure;
+}
+
+void lw_view3d_clear_measures(LwView3d *self)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  lw_measure_overlay_clear(self->measure);
+  measure_changed(self);
+}
+
+gboolean lw_view3d_get_perturbation(LwView3d *self, int *body, double p[3], double target[3])
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), FALSE);
+  return lw_measure_overlay_get_perturbation(self->measure, body, p, target);
 }
 
 static void lw_view3d_init(LwView3d *self)
@@ -985,6 +1129,7 @@ static void lw_view3d_init(LwView3d *self)
   GtkEventController *sc = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
   g_signal_connect(sc, "scroll", G_CALLBACK(scroll), self);
   gtk_widget_add_controller(GTK_WIDGET(self), sc);
+  measure_init(self);
 }
 
 /* ---- public API ------------------------------------------------------- */

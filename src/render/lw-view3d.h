@@ -25,6 +25,7 @@
 #include <gtk/gtk.h>
 
 #include "lw-render.h"
+#include "lw-measure-overlay.h"
 
 G_BEGIN_DECLS
 
@@ -77,6 +78,17 @@ void lw_view3d_set_follow_motion(LwView3d *self, gboolean follow);
 /* Pick as a click at widget coordinates (x, y) would; FALSE on empty space
  * or when GL is not available. */
 gboolean lw_view3d_pick(LwView3d *self, double x, double y, lw_pick *out);
+/* The Measure tool: clicks make dimensions (a view overlay, not part of the
+ * model); Escape drops a half-made one, Delete the selected one. */
+void lw_view3d_set_measure_tool(LwView3d *self, gboolean on);
+gboolean lw_view3d_get_measure_tool(LwView3d *self);
+LwMeasureOverlay *lw_view3d_get_measures(LwView3d *self);
+void lw_view3d_clear_measures(LwView3d *self);
+/* a click of the Measure tool at (x, y) (the edit mode's palette tool too) */
+void lw_view3d_measure_click(LwView3d *self, double x, double y);
+/* While a Ctrl+drag holds a body ("perturbation-changed" tells of changes):
+ * the body, the grabbed point in its axes and the pointer's target. */
+gboolean lw_view3d_get_perturbation(LwView3d *self, int *body, double p[3], double target[3]);
 
 /* The grid's finest spacing (the editor's snapping step), m; the grid
  * drawn is that or, zoomed out, a power of ten coarser: the spacing
