@@ -392,13 +392,14 @@ static GtkWidget *find_dropdown(GtkWidget *w, int *n)
   return NULL;
 }
 
-/* with LW_PLOTS_SHOT_DIR set: the window with stacked plots and the
- * cursor, and the screen with the chooser's list open (X root window) */
+/* the window with stacked plots and the cursor, and the screen with the
+ * chooser's list open (X root window), in LW_PLOTS_SHOT_DIR (by default the
+ * build's screenshots/plots, for the tutorial) */
 static void take_shots(LwWindow *w, LwPlotPage *page)
 {
   const char *dir = g_getenv("LW_PLOTS_SHOT_DIR");
-  if (!dir)
-    return;
+  if (!dir || !*dir)
+    dir = LW_PLOTS_SHOT_DEFAULT;
   g_mkdir_with_parents(dir, 0755);
   gtk_window_set_default_size(GTK_WINDOW(w), 1400, 900);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));

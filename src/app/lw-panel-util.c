@@ -81,3 +81,12 @@ void lw_panel_set_warning(GtkWidget *status, gboolean warning)
   else
     gtk_widget_remove_css_class(status, "warning");
 }
+
+void lw_panel_name_inner_buttons(GtkWidget *w, const char *name)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+    if (GTK_IS_BUTTON(c) || GTK_IS_MENU_BUTTON(c))
+      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+    lw_panel_name_inner_buttons(c, name);
+  }
+}

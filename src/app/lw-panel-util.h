@@ -36,4 +36,9 @@ char *lw_panel_cannot_run_text(const char *reason, const char *what);
 /* The status label in the warning colour (the model cannot run) or not. */
 void lw_panel_set_warning(GtkWidget *status, gboolean warning);
 
+/* Gives every button inside w (a drop-down's or a split button's own
+ * button) the accessible name `name`: without one a screen reader says
+ * the class name. */
+void lw_panel_name_inner_buttons(GtkWidget *w, const char *name);
+
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "lw-camera.h"
+#include "lw-panel-util.h"
 #include "lw-plot-view.h"
 #include "lw-view3d.h"
 
@@ -632,6 +633,7 @@ static GtkWidget *searchable_dropdown(GtkStringList *list, const char *tooltip, 
   gtk_drop_down_set_enable_search(GTK_DROP_DOWN(dd), TRUE);
   gtk_widget_set_tooltip_text(dd, tooltip);
   gtk_accessible_update_property(GTK_ACCESSIBLE(dd), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
+  lw_panel_name_inner_buttons(dd, a11y);
   return dd;
 }
 
@@ -656,6 +658,7 @@ static void lw_plot_page_build(LwPlotPage *self)
   gtk_widget_set_tooltip_text(self->group_dropdown, _("Kind of quantity"));
   gtk_accessible_update_property(GTK_ACCESSIBLE(self->group_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                  _("Plot quantity group"), -1);
+  lw_panel_name_inner_buttons(self->group_dropdown, _("Plot quantity group"));
   g_signal_connect(self->group_dropdown, "notify::selected", G_CALLBACK(group_changed_cb), self);
   self->y_dropdown = searchable_dropdown(self->y_list, _("Quantity to plot (type to search)"), _("Plot quantity"));
   gtk_widget_set_hexpand(self->y_dropdown, TRUE);

@@ -39,6 +39,7 @@
 #include "lw-inspector.h"
 #include "lw-measure-actions.h"
 #include "lw-palette.h"
+#include "lw-panel-util.h"
 #include "lw-prop-editor.h"
 #include "lw-opt-panel.h"
 #include "lw_io.h"
@@ -132,17 +133,6 @@ static void show_frame(LwWindow *self, guint k);
 static guint next_doc_id(void);
 static void update_actions(LwWindow *self);
 static void watch_focus(LwWindow *self);
-
-/* GTK 4.8 names the buttons inside a drop-down or a split button after
- * their class; a screen reader should say what they are for. */
-static void name_inner_buttons(GtkWidget *w, const char *name)
-{
-  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-    if (GTK_IS_BUTTON(c) || GTK_IS_MENU_BUTTON(c))
-      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-    name_inner_buttons(c, name);
-  }
-}
 
 /* ---- messages ----------------------------------------------------------- */
 static void show_message(LwWindow *self, const char *text)
@@ -2049,8 +2039,8 @@ static void lw_window_init(LwWindow *self)
   g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(recent_changed_cb), self);
   rebuild_recent_menu(self);
   self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), tick_cb, self, NULL);
-  name_inner_buttons(self->speed_dropdown, _("Playback speed"));
-  name_inner_buttons(GTK_WIDGET(self->open_button), _("Recent models and examples"));
+  lw_panel_name_inner_buttons(self->speed_dropdown, _("Playback speed"));
+  lw_panel_name_inner_buttons(GTK_WIDGET(self->open_button), _("Recent models and examples"));
 }
 
 LwWindow *lw_window_new(LwApplication *app)
