@@ -407,6 +407,10 @@ static void take_shots(LwWindow *w, LwPlotPage *page)
   lwt_spin(1.0);
   g_autofree char *stacked = g_build_filename(dir, "plots-stacked.png", NULL);
   g_assert_true(lw_window_save_screenshot(w, stacked, NULL));
+  /* the chooser's list stays open over the screen: only on request, since a
+   * later test clicks in the view */
+  if (!g_getenv("LW_PLOTS_SHOT_DIR"))
+    return;
   lw_plot_page_show_group(page, "Joints");
   int n = 1;
   GtkWidget *dd = find_dropdown(GTK_WIDGET(page), &n);
