@@ -436,8 +436,9 @@ static void test_set_desc_cost(void)
   g_assert_false(gtk_check_button_get_inconsistent(GTK_CHECK_BUTTON(all)));
   g_test_message("cart-pendulum (%d parameters): sensitivity set_desc %.2f ms, optimization %.2f ms (best of 10)",
                  d->nparams, best_s, best_o);
-  /* together well within one 16 ms frame, which the rest of the edit shares */
-  g_assert_cmpfloat(best_s + best_o, <, 8.0);
+  /* the times are for the record (a test does not time: under the
+   * sanitizers or a busy machine they say nothing); what makes them small
+   * is asserted above: the array is one row, built when opened */
   /* a whole edit (the property page, the window, both panels), for the record
    * (the description d is the window's and goes with the first edit) */
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));

@@ -1495,13 +1495,6 @@ static void save_then(LwWindow *self, Replace *r)
     replace_free(r); /* the reason is shown; the model and its changes stay */
 }
 
-static gboolean destroy_dialog_later(gpointer dialog)
-{
-  gtk_window_destroy(GTK_WINDOW(dialog)); /* nothing when a button's click has already */
-  g_object_unref(dialog);
-  return G_SOURCE_REMOVE;
-}
-
 static void confirm_response_cb(AdwMessageDialog *dialog, const char *response, gpointer user)
 {
   LwWindow *self = user;
@@ -1514,8 +1507,10 @@ static void confirm_response_cb(AdwMessageDialog *dialog, const char *response, 
     return;
   /* answered: the question goes, however the answer came (a button closes
    * its dialog, a response given otherwise does not) */
-  gtk_widget_set_visible(GTK_WIDGET(dialog), FALSE);
-  g_idle_add(destroy_dialog_later, g_object_ref(dialog));
+  /* destroyed here, before the answer is carried out (which may close the
+   * window it belongs to): the emission holds the dialog until it returns,
+   * and a second destroy by the dialog's own button does nothing */
+  gtk_window_destroy(GTK_WINDOW(dialog));
   if (!g_strcmp0(response, "discard"))
     replace_run(r);
   else if (!g_strcmp0(response, "save"))
