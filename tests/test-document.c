@@ -543,6 +543,31 @@ static void test_autosave_lock_after_save(void)
 }
 
 /* a recovered model is its file again, modified, the same model */
+/* autosaves are written on their own thread, in order: after a burst of
+ * edits the file holds the last one, and a removal waits for the writes
+ * still queued (else one would bring the file back) */
+static void test_autosave_queue(void)
+{
+  g_autofree char *path = lw_autosave_path_new();
+  for (int k = 0; k < 20; k++) {
+    lw_desc *d = lw_desc_chain(2 + k % 3, 0);
+    g_free(d->name);
+    d->name = g_strdup_printf("burst %d", k);
+    lw_autosave_queue(path, d, NULL, "burst");
+  }
+  lw_autosave_flush();
+  lw_error err;
+  lw_desc *back = lw_model_read_file(path, NULL, &err);
+  g_assert_nonnull(back);
+  g_assert_cmpstr(back->name, ==, "burst 19");
+  g_assert_cmpint(back->nbodies, ==, 2 + 19 % 3);
+  lw_desc_free(back);
+  for (int k = 0; k < 5; k++)
+    lw_autosave_queue(path, lw_desc_chain(2, 0), NULL, "burst");
+  lw_autosave_remove(path);
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+}
+
 static void test_recover_origin(void)
 {
   g_autofree char *path = NULL;
@@ -832,6 +857,7 @@ int main(int argc, char **argv)
   g_test_add_func("/document/ask/close-save-as", test_close_save_as);
   g_test_add_func("/document/autosave/lock-after-save", test_autosave_lock_after_save);
   g_test_add_func("/document/autosave/recover-origin", test_recover_origin);
+  g_test_add_func("/document/autosave/queue", test_autosave_queue);
   g_test_add_func("/document/new-resets-time", test_new_resets_time);
   g_test_add_func("/document/failed-open-not-recent", test_failed_open_not_recent);
   g_test_add_func("/document/redundant-status", test_redundant_status);

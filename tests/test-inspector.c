@@ -157,8 +157,9 @@ static gboolean focus_in(LwWindow *w, GtkWidget *entry) {
 static void shot(LwWindow *w, const char *name) {
   settle(2);
   const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir =
-      g_build_filename(dir && *dir ? dir : ".", "inspector", NULL);
+  g_autofree char *sdir = dir && *dir
+                              ? g_build_filename(dir, "inspector", NULL)
+                              : g_strdup(LW_INSPECTOR_SHOT_DIR);
   g_mkdir_with_parents(sdir, 0755);
   g_autofree char *file = g_strdup_printf("%s.png", name);
   g_autofree char *path = g_build_filename(sdir, file, NULL);

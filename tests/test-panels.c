@@ -384,6 +384,40 @@ static void test_plot_wheel(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* a page not on screen leaves its rows alone on an edit and brings them up
+ * to date when it is shown (or asked): an edit pays only for what is seen */
+static void test_follow_when_shown(void)
+{
+  LwWindow *w = new_window();
+  LwSensPanel *sp = sens_of(w);
+  LwOptPanel *op = opt_of(w);
+  show_page(w, "sensitivity");
+  GtkWidget *ls1 = find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1");
+  g_assert_nonnull(ls1);
+  show_page(w, "plots");
+  g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(sp)));
+  g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(op)));
+  act(w, "new");
+  lwt_spin(0.1);
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
+  /* off screen: the old rows are still there, nothing rebuilt */
+  g_assert_true(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
+  g_assert_null(lw_sens_panel_get_result(sp));
+  /* shown: the new (empty) model's rows */
+  show_page(w, "sensitivity");
+  g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_cmpuint(n_objectives(sp), ==, 0);
+  assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
+  /* asked without being shown: the status is the model's on screen */
+  assert_cannot_run(lw_opt_panel_get_status(op), optimize_button(op));
+  /* Undo brings the five-bar back; shown again, its rows are back */
+  act(w, "undo");
+  lwt_spin(0.1);
+  g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_cmpuint(n_objectives(sp), >, 0);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* a model of 601 parameters: what the panels do on every edit stays cheap */
 static void test_set_desc_cost(void)
 {
@@ -468,6 +502,7 @@ int main(int argc, char **argv)
   app = lw_application_new();
   g_application_register(G_APPLICATION(app), NULL, NULL);
   g_test_add_func("/panels/new-model", test_new_model);
+  g_test_add_func("/panels/follow-when-shown", test_follow_when_shown);
   g_test_add_func("/panels/unrunnable-edit", test_unrunnable_edit);
   g_test_add_func("/panels/stale-gradient", test_stale_gradient);
   g_test_add_func("/panels/stale-optimization", test_stale_optimization);

@@ -35,8 +35,10 @@ static char *origin_path(const char *json)
   return beside(json, ".origin");
 }
 
-/* the lock files this process holds: path of the autosave -> fd + 1 */
+/* the lock files this process holds: path of the autosave -> fd + 1
+ * (taken on the writer's thread and the main thread: under held_lock) */
 static GHashTable *held;
+static GMutex held_lock;
 
 /* Lock the autosave's lock file for as long as this process lives (or
  * until lw_autosave_remove): the kernel lets go of it when the process ends
@@ -44,7 +46,10 @@ static GHashTable *held;
  * when its PID now belongs to another process. */
 static void hold_lock(const char *path)
 {
-  if (held && g_hash_table_contains(held, path))
+  g_mutex_lock(&held_lock);
+  gboolean have = held && g_hash_table_contains(held, path);
+  g_mutex_unlock(&held_lock);
+  if (have)
     return;
   g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *lp = lock_path(path);
@@ -57,9 +62,11 @@ static void hold_lock(const char *path)
   }
   if (fd < 0)
     return;
+  g_mutex_lock(&held_lock);
   if (!held)
     held = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_hash_table_insert(held, g_strdup(path), GINT_TO_POINTER(fd + 1));
+  g_mutex_unlock(&held_lock);
 }
 
 char *lw_autosave_path_new(void)
@@ -115,20 +122,94 @@ gboolean lw_autosave_read_origin(const char *path, char **uri, char **display_na
   return TRUE;
 }
 
+/* ---- writing off the main thread ---------------------------------------------- */
+/* One writer thread takes the queued copies in order; a copy with a newer
+ * one queued behind it for the same file is skipped. */
+typedef struct {
+  char *path, *uri, *display_name;
+  lw_desc *desc;
+  guint64 serial;
+} Job;
+
+static GThreadPool *writer;
+static GMutex queue_lock;
+static GCond queue_done;
+static guint pending;          /* jobs queued and not finished */
+static GHashTable *newest;     /* path -> serial of its newest job */
+static guint64 last_serial;
+
+static void job_free(Job *j)
+{
+  lw_desc_free(j->desc);
+  g_free(j->path);
+  g_free(j->uri);
+  g_free(j->display_name);
+  g_free(j);
+}
+
+static void write_job(gpointer data, gpointer user)
+{
+  (void)user;
+  Job *j = data;
+  g_mutex_lock(&queue_lock);
+  gboolean stale = GPOINTER_TO_SIZE(g_hash_table_lookup(newest, j->path)) != (gsize)j->serial;
+  g_mutex_unlock(&queue_lock);
+  if (!stale) {
+    g_autoptr(GError) error = NULL;
+    if (!lw_autosave_write(j->path, j->desc, j->uri, j->display_name, &error))
+      g_warning("autosave: %s", error->message);
+  }
+  job_free(j);
+  g_mutex_lock(&queue_lock);
+  if (--pending == 0)
+    g_cond_broadcast(&queue_done);
+  g_mutex_unlock(&queue_lock);
+}
+
+void lw_autosave_queue(const char *path, lw_desc *d, const char *uri, const char *display_name)
+{
+  Job *j = g_new0(Job, 1);
+  j->path = g_strdup(path);
+  j->uri = g_strdup(uri);
+  j->display_name = g_strdup(display_name);
+  j->desc = d;
+  g_mutex_lock(&queue_lock);
+  if (!writer) {
+    writer = g_thread_pool_new(write_job, NULL, 1, TRUE, NULL);
+    newest = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  }
+  j->serial = ++last_serial;
+  g_hash_table_insert(newest, g_strdup(path), GSIZE_TO_POINTER((gsize)j->serial));
+  pending++;
+  g_mutex_unlock(&queue_lock);
+  g_thread_pool_push(writer, j, NULL);
+}
+
+void lw_autosave_flush(void)
+{
+  g_mutex_lock(&queue_lock);
+  while (pending > 0)
+    g_cond_wait(&queue_done, &queue_lock);
+  g_mutex_unlock(&queue_lock);
+}
+
 void lw_autosave_remove(const char *path)
 {
   if (!path)
     return;
+  lw_autosave_flush(); /* a write still queued would bring the file back */
   g_unlink(path);
   g_autofree char *op = origin_path(path);
   g_unlink(op);
   g_autofree char *lp = lock_path(path);
   g_unlink(lp);
   gpointer fd1;
+  g_mutex_lock(&held_lock);
   if (held && g_hash_table_lookup_extended(held, path, NULL, &fd1)) {
     close(GPOINTER_TO_INT(fd1) - 1);
     g_hash_table_remove(held, path);
   }
+  g_mutex_unlock(&held_lock);
 }
 
 /* the process that wrote the autosave at path still runs: its lock is held

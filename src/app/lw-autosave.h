@@ -21,10 +21,17 @@ char *lw_autosave_path_new(void);
  * when a Save has removed it. */
 gboolean lw_autosave_write(const char *path, const lw_desc *d, const char *uri, const char *display_name,
                            GError **error);
+/* lw_autosave_write on a writer thread, in the order queued (the main
+ * thread does not wait for the disk); takes d.  A copy with a newer one
+ * queued for the same path is not written. */
+void lw_autosave_queue(const char *path, lw_desc *d, const char *uri, const char *display_name);
+/* Wait until every queued copy is on disk. */
+void lw_autosave_flush(void);
 /* What lw_autosave_write kept beside path (*uri NULL: no file); FALSE when
  * nothing was kept (an autosave from before origins were written). */
 gboolean lw_autosave_read_origin(const char *path, char **uri, char **display_name);
-/* Remove the autosave, its origin and its lock (and let go of the lock). */
+/* Remove the autosave, its origin and its lock (and let go of the lock),
+ * once the copies queued are written. */
 void lw_autosave_remove(const char *path);
 /* The newest autosave whose process has gone, or NULL. */
 char *lw_autosave_find_orphan(void);

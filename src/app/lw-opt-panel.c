@@ -64,6 +64,7 @@ struct _LwOptPanel {
   gboolean runnable;         /* the model compiles and assembles */
   char *reason;              /* why it cannot run */
   gboolean busy;
+  gboolean stale;            /* the rows are an older model's: rebuilt when shown */
   OptJob *job;               /* the run shown (a reference), or NULL */
   char *status;
   GArray *hist;              /* ProgressPoint of the run shown */
@@ -88,6 +89,8 @@ enum { SIGNAL_APPLY, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(LwOptPanel, lw_opt_panel, GTK_TYPE_WIDGET)
+
+static void follow_model(LwOptPanel *self);
 
 /* ---- the job ------------------------------------------------------------ */
 struct _OptJob {
@@ -794,6 +797,7 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
 void lw_opt_panel_run(LwOptPanel *self)
 {
   g_return_if_fail(LW_IS_OPT_PANEL(self));
+  follow_model(self);
   if (self->busy) {
     lw_opt_panel_cancel(self);
     return;
@@ -1023,12 +1027,28 @@ void lw_opt_panel_set_model_state(LwOptPanel *self, const lw_desc *desc, gboolea
   self->runnable = desc && runnable;
   g_free(self->reason);
   self->reason = g_strdup(desc ? reason : _("there is no model"));
+  self->stale = TRUE;
+  /* a page not on screen follows when it is shown (an edit stays cheap) */
+  if (gtk_widget_get_mapped(GTK_WIDGET(self)))
+    follow_model(self);
+}
+
+/* the problem list, the variables and the status of the model in self->desc */
+static void follow_model(LwOptPanel *self)
+{
+  if (!self->stale)
+    return;
+  self->stale = FALSE;
   g_signal_handlers_block_by_func(self->problem_row, problem_changed_cb, self);
-  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->problems));
-  gtk_string_list_splice(self->problems, 0, n, NULL);
-  for (int i = 0; self->desc && i < self->desc->nproblems; i++)
-    gtk_string_list_append(self->problems, self->desc->problems[i].name);
-  if (self->desc && self->desc->nproblems > 0)
+  int nprob = self->desc ? self->desc->nproblems : 0;
+  const char **names = g_new(const char *, nprob + 1);
+  for (int i = 0; i < nprob; i++)
+    names[i] = self->desc->problems[i].name;
+  names[nprob] = NULL;
+  gboolean changed = lw_panel_set_strings(self->problems, names);
+  g_free(names);
+  /* the same problems: the one chosen stays chosen */
+  if (changed && self->desc && self->desc->nproblems > 0)
     adw_combo_row_set_selected(ADW_COMBO_ROW(self->problem_row), 0);
   g_signal_handlers_unblock_by_func(self->problem_row, problem_changed_cb, self);
   show_problem(self);
@@ -1050,6 +1070,7 @@ gboolean lw_opt_panel_is_busy(LwOptPanel *self)
 gboolean lw_opt_panel_select_problem(LwOptPanel *self, const char *name)
 {
   g_return_val_if_fail(LW_IS_OPT_PANEL(self), FALSE);
+  follow_model(self);
   int k = self->desc ? lw_desc_problem_index(self->desc, name) : -1;
   if (k < 0 || self->busy)
     return FALSE;
@@ -1061,6 +1082,7 @@ gboolean lw_opt_panel_select_problem(LwOptPanel *self, const char *name)
 void lw_opt_panel_set_variable_included(LwOptPanel *self, int k, gboolean included)
 {
   g_return_if_fail(LW_IS_OPT_PANEL(self));
+  follow_model(self);
   if (k >= 0 && (guint)k < self->var_checks->len)
     gtk_check_button_set_active(GTK_CHECK_BUTTON(g_ptr_array_index(self->var_checks, k)), included);
 }
@@ -1103,6 +1125,7 @@ const lw_opt_result *lw_opt_panel_get_result(LwOptPanel *self)
 const char *lw_opt_panel_get_status(LwOptPanel *self)
 {
   g_return_val_if_fail(LW_IS_OPT_PANEL(self), NULL);
+  follow_model(self);
   return self->status;
 }
 
@@ -1174,8 +1197,15 @@ static void lw_opt_panel_finalize(GObject *object)
   G_OBJECT_CLASS(lw_opt_panel_parent_class)->finalize(object);
 }
 
+static void lw_opt_panel_map(GtkWidget *widget)
+{
+  follow_model(LW_OPT_PANEL(widget));
+  GTK_WIDGET_CLASS(lw_opt_panel_parent_class)->map(widget);
+}
+
 static void lw_opt_panel_class_init(LwOptPanelClass *klass)
 {
+  GTK_WIDGET_CLASS(klass)->map = lw_opt_panel_map;
   GObjectClass *object_class = G_OBJECT_CLASS(klass);
   object_class->get_property = lw_opt_panel_get_property;
   object_class->dispose = lw_opt_panel_dispose;

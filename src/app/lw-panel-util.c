@@ -90,3 +90,17 @@ void lw_panel_name_inner_buttons(GtkWidget *w, const char *name)
     lw_panel_name_inner_buttons(c, name);
   }
 }
+
+gboolean lw_panel_set_strings(GtkStringList *list, const char *const *items)
+{
+  static const char *const none[] = {NULL};
+  if (!items)
+    items = none;
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(list)), k = 0;
+  while (k < n && items[k] && !g_strcmp0(items[k], gtk_string_list_get_string(list, k)))
+    k++;
+  if (k == n && !items[k])
+    return FALSE;
+  gtk_string_list_splice(list, 0, n, items);
+  return TRUE;
+}

@@ -41,4 +41,10 @@ void lw_panel_set_warning(GtkWidget *status, gboolean warning);
  * the class name. */
 void lw_panel_name_inner_buttons(GtkWidget *w, const char *name);
 
+/* Make list hold items (NULL-terminated: NULL or empty for none) in one
+ * change; a list that already holds them is left alone, so that an edit
+ * that keeps the model's shape rebuilds no row of a drop-down.  Returns
+ * TRUE when the list changed. */
+gboolean lw_panel_set_strings(GtkStringList *list, const char *const *items);
+
 G_END_DECLS

@@ -311,7 +311,6 @@ static void fill_y_list(LwPlotPage *self)
   guint r = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->group_dropdown));
   int g = r < self->group_of_row->len ? g_array_index(self->group_of_row, int, r) : -1;
   g_array_set_size(self->y_rows, 0);
-  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->y_list));
   GPtrArray *labels = g_ptr_array_new();
   for (guint q = 0; q < self->quantities->len; q++)
     if ((int)quantity(self, (int)q)->group == g) {
@@ -320,7 +319,7 @@ static void fill_y_list(LwPlotPage *self)
       g_ptr_array_add(labels, quantity(self, qi)->label);
     }
   g_ptr_array_add(labels, NULL);
-  gtk_string_list_splice(self->y_list, 0, n, (const char *const *)labels->pdata);
+  lw_panel_set_strings(self->y_list, (const char *const *)labels->pdata);
   g_ptr_array_free(labels, TRUE);
   gtk_drop_down_set_selected(GTK_DROP_DOWN(self->y_dropdown), 0);
 }
@@ -339,25 +338,30 @@ static void fill_chooser(LwPlotPage *self, Group show)
   for (guint q = 0; q < self->quantities->len; q++)
     used[quantity(self, (int)q)->group] = TRUE;
   g_array_set_size(self->group_of_row, 0);
-  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->group_list)), row = 0;
-  g_signal_handlers_block_by_func(self->group_dropdown, group_changed_cb, self);
-  gtk_string_list_splice(self->group_list, 0, n, NULL);
+  guint row = 0;
+  /* each list replaced in one splice: one change for the drop-downs */
+  const char *groups[N_GROUPS + 1];
   for (int g = 0; g < N_GROUPS; g++)
     if (used[g]) {
       if (g == (int)show)
         row = self->group_of_row->len;
+      groups[self->group_of_row->len] = _(group_names[g]);
       g_array_append_val(self->group_of_row, g);
-      gtk_string_list_append(self->group_list, _(group_names[g]));
     }
+  groups[self->group_of_row->len] = NULL;
+  g_signal_handlers_block_by_func(self->group_dropdown, group_changed_cb, self);
+  lw_panel_set_strings(self->group_list, groups);
   gtk_drop_down_set_selected(GTK_DROP_DOWN(self->group_dropdown), row);
   g_signal_handlers_unblock_by_func(self->group_dropdown, group_changed_cb, self);
   fill_y_list(self);
   guint x = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->x_dropdown));
-  n = g_list_model_get_n_items(G_LIST_MODEL(self->x_list));
-  gtk_string_list_splice(self->x_list, 0, n, NULL);
-  gtk_string_list_append(self->x_list, _("time"));
+  const char **labels = g_new(const char *, self->quantities->len + 2);
+  labels[0] = _("time");
   for (guint q = 0; q < self->quantities->len; q++)
-    gtk_string_list_append(self->x_list, quantity(self, (int)q)->label);
+    labels[q + 1] = quantity(self, (int)q)->label;
+  labels[self->quantities->len + 1] = NULL;
+  lw_panel_set_strings(self->x_list, labels);
+  g_free(labels);
   gtk_drop_down_set_selected(GTK_DROP_DOWN(self->x_dropdown), x < self->quantities->len + 1 ? x : 0);
 }
 

@@ -43,6 +43,8 @@ struct _LwSensPanel {
   GPtrArray *param_arrays;   /* ParamArray */
   gboolean *param_on;        /* (desc->nparams) chosen for the gradient */
   gboolean syncing;          /* checks being set from param_on */
+  gboolean stale;            /* the rows are an older model's: rebuilt when shown */
+  GHashTable *pending_off;   /* while stale: the parameters left out */
   GtkWidget *run_button, *progress_bar, *status_label;
   GtkWidget *chart;          /* gradient bars */
   GtkWidget *output_dropdown;
@@ -66,6 +68,8 @@ struct _LwSensPanel {
 };
 
 G_DEFINE_FINAL_TYPE(LwSensPanel, lw_sens_panel, GTK_TYPE_WIDGET)
+
+static void follow_model(LwSensPanel *self);
 
 static void take_columns(LwSensPanel *self, char **columns);
 
@@ -312,6 +316,7 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
 void lw_sens_panel_run(LwSensPanel *self)
 {
   g_return_if_fail(LW_IS_SENS_PANEL(self));
+  follow_model(self);
   if (self->busy) {
     if (self->job)
       g_atomic_int_set(&self->job->cancel, 1);
@@ -380,12 +385,14 @@ const lw_sens_result *lw_sens_panel_get_result(LwSensPanel *self)
 const char *lw_sens_panel_get_status(LwSensPanel *self)
 {
   g_return_val_if_fail(LW_IS_SENS_PANEL(self), NULL);
+  follow_model(self);
   return self->status;
 }
 
 void lw_sens_panel_select(LwSensPanel *self, const char *objective, lw_sens_method method)
 {
   g_return_if_fail(LW_IS_SENS_PANEL(self));
+  follow_model(self);
   if (self->desc && objective) {
     int k = lw_desc_objective_index(self->desc, objective);
     if (k >= 0)
@@ -604,7 +611,10 @@ void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gbool
 {
   g_return_if_fail(LW_IS_SENS_PANEL(self));
   orphan_job(self);
-  g_autoptr(GHashTable) off = left_out_params(self);
+  /* the choices made in the rows, which belong to the model before (while
+   * stale, they were kept when the rows went stale) */
+  if (!self->stale)
+    self->pending_off = left_out_params(self);
   lw_desc_free(self->desc);
   self->desc = desc ? lw_desc_copy(desc) : NULL;
   self->runnable = desc && runnable;
@@ -614,10 +624,26 @@ void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gbool
     lw_sens_result_clear(&self->result);
   self->have_result = FALSE;
   g_clear_pointer(&self->result_params, g_free);
-  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->objectives));
-  gtk_string_list_splice(self->objectives, 0, n, NULL);
-  for (int i = 0; self->desc && i < self->desc->nobjectives; i++)
-    gtk_string_list_append(self->objectives, self->desc->objectives[i].name);
+  self->stale = TRUE;
+  /* a page not on screen follows when it is shown (an edit stays cheap) */
+  if (gtk_widget_get_mapped(GTK_WIDGET(self)))
+    follow_model(self);
+}
+
+/* the rows, lists and status of the model in self->desc */
+static void follow_model(LwSensPanel *self)
+{
+  if (!self->stale)
+    return;
+  self->stale = FALSE;
+  g_autoptr(GHashTable) off = g_steal_pointer(&self->pending_off);
+  int nobj = self->desc ? self->desc->nobjectives : 0;
+  const char **names = g_new(const char *, nobj + 1);
+  for (int i = 0; i < nobj; i++)
+    names[i] = self->desc->objectives[i].name;
+  names[nobj] = NULL;
+  lw_panel_set_strings(self->objectives, names);
+  g_free(names);
   build_param_rows(self, off);
   take_columns(self, NULL);
   show_model_status(self);
@@ -630,6 +656,12 @@ void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gbool
 void lw_sens_panel_set_desc(LwSensPanel *self, const lw_desc *desc)
 {
   lw_sens_panel_set_model_state(self, desc, desc != NULL, NULL);
+}
+
+static void lw_sens_panel_map(GtkWidget *widget)
+{
+  follow_model(LW_SENS_PANEL(widget));
+  GTK_WIDGET_CLASS(lw_sens_panel_parent_class)->map(widget);
 }
 
 static void lw_sens_panel_dispose(GObject *object)
@@ -653,6 +685,7 @@ static void lw_sens_panel_finalize(GObject *object)
   g_free(self->status);
   g_free(self->reason);
   g_free(self->param_on);
+  g_clear_pointer(&self->pending_off, g_hash_table_unref);
   g_ptr_array_unref(self->param_rows);
   g_ptr_array_unref(self->param_arrays);
   G_OBJECT_CLASS(lw_sens_panel_parent_class)->finalize(object);
@@ -663,6 +696,7 @@ static void lw_sens_panel_class_init(LwSensPanelClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS(klass);
   object_class->dispose = lw_sens_panel_dispose;
   object_class->finalize = lw_sens_panel_finalize;
+  GTK_WIDGET_CLASS(klass)->map = lw_sens_panel_map;
   gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GROUP);
 }

@@ -974,10 +974,9 @@ static void write_autosave(LwWindow *self)
     return;
   if (!self->autosave_path)
     self->autosave_path = lw_autosave_path_new();
-  g_autoptr(GError) error = NULL;
+  /* written on the autosave thread: an edit does not wait for the disk */
   g_autofree char *uri = self->file ? g_file_get_uri(self->file) : NULL;
-  if (!lw_autosave_write(self->autosave_path, self->desc, uri, self->display_name, &error))
-    g_warning("autosave: %s", error->message);
+  lw_autosave_queue(self->autosave_path, lw_desc_copy(self->desc), uri, self->display_name);
 }
 
 /* the view, the editor and the property page follow the document and its check */
@@ -2156,6 +2155,7 @@ GtkWidget *lw_window_get_prop_editor(LwWindow *self)
 const char *lw_window_get_autosave_path(LwWindow *self)
 {
   g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  lw_autosave_flush(); /* the file as of the last change */
   return self->autosave_path;
 }
 

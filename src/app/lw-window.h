@@ -71,7 +71,8 @@ GtkWidget *lw_window_get_editor(LwWindow *self);
 GtkWidget *lw_window_get_palette(LwWindow *self);
 GtkWidget *lw_window_get_prop_editor(LwWindow *self);
 guint lw_window_get_undo_depth(LwWindow *self);
-/* This window's autosave file (NULL before the first edit). */
+/* This window's autosave file (NULL before the first edit), once the
+ * copies queued for it are written. */
 const char *lw_window_get_autosave_path(LwWindow *self);
 /* Offer the newest autosave left by a process that has gone (a dialog:
  * Recover, Discard, Later); FALSE when there is none. */
