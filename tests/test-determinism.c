@@ -102,8 +102,10 @@ static void load(const char *path)
         break;
     }
     g_assert_cmpuint(k, <, nf);
-    g_autofree char *key = g_strjoinv(" ", (f[k] = NULL, f));
-    f[k] = g_strdup("0"); /* freed with the rest */
+    char *count = f[k];
+    f[k] = NULL;
+    g_autofree char *key = g_strjoinv(" ", f);
+    f[k] = count;
     GArray *v = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint i = k + 1; i < nf; i++) {
       double x = g_ascii_strtod(f[i], NULL);
