@@ -15,6 +15,7 @@
 
 #include "lw-application.h"
 #include "lw-opt-panel.h"
+#include "lw-plot-page.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 #include "lw-prop-editor.h"
@@ -384,6 +385,41 @@ static void test_plot_wheel(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+static guint plotted_series(LwPlotPage *page)
+{
+  LwPlotView *v = LW_PLOT_VIEW(lw_plot_page_get_current_view(page));
+  return lw_plot_get_n_series(lw_plot_view_get_plot(v));
+}
+
+/* the Plots page offers and shows only the model on screen: an edit that
+ * leaves it unable to run empties the chooser and the plots (nothing of
+ * the old geometry stays plotted), Undo brings them back */
+static void test_plots_stale(void)
+{
+  LwWindow *w = new_window();
+  g_assert_true(lw_window_open_example(w, "four-bar"));
+  LwPlotPage *page = LW_PLOT_PAGE(lw_window_get_plot_page(w));
+  show_page(w, "plots");
+  g_assert_true(lw_plot_page_choose(page, "D.q", "time"));
+  g_assert_true(lw_plot_page_add_chosen(page, FALSE));
+  g_assert_cmpuint(plotted_series(page), >, 0);
+  g_auto(GStrv) groups = lw_plot_page_dup_groups(page);
+  g_assert_cmpuint(g_strv_length(groups), >, 0);
+  break_four_bar(w);
+  show_page(w, "plots");
+  g_auto(GStrv) none = lw_plot_page_dup_groups(page);
+  g_assert_cmpuint(g_strv_length(none), ==, 0);
+  g_assert_false(lw_plot_page_choose(page, "D.q", "time"));
+  g_assert_cmpuint(plotted_series(page), ==, 0);
+  g_assert_cmpuint(lw_plot_page_get_n_plots(page), ==, 1);
+  act(w, "undo");
+  lwt_spin(0.1);
+  g_auto(GStrv) back = lw_plot_page_dup_groups(page);
+  g_assert_cmpuint(g_strv_length(back), ==, g_strv_length(groups));
+  g_assert_true(lw_plot_page_choose(page, "D.q", "time"));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* a page not on screen leaves its rows alone on an edit and brings them up
  * to date when it is shown (or asked): an edit pays only for what is seen */
 static void test_follow_when_shown(void)
@@ -504,6 +540,7 @@ int main(int argc, char **argv)
   g_test_add_func("/panels/new-model", test_new_model);
   g_test_add_func("/panels/follow-when-shown", test_follow_when_shown);
   g_test_add_func("/panels/unrunnable-edit", test_unrunnable_edit);
+  g_test_add_func("/panels/plots-stale", test_plots_stale);
   g_test_add_func("/panels/stale-gradient", test_stale_gradient);
   g_test_add_func("/panels/stale-optimization", test_stale_optimization);
   g_test_add_func("/panels/axis-label", test_axis_label);
