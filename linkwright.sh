@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(meson ninja-build pkg-config gcc python3 libglib2.0-dev libglib2.0-dev-bin
-          libjson-glib-dev libsuitesparse-dev liblapack-dev libblas-dev libsundials-dev libnlopt-dev
+          libjson-glib-dev libxml2-dev libsuitesparse-dev liblapack-dev libblas-dev libsundials-dev libnlopt-dev
           libmujoco-dev
           libgtk-4-dev libadwaita-1-dev libepoxy-dev libegl-dev libgl1-mesa-dri gettext
           desktop-file-utils appstream
