@@ -37,6 +37,14 @@ void lw_error_locate(lw_error *err, const char *filename, const LwSourceMap *map
 lw_desc *lw_urdf_read_file(const char *filename, char **notes, lw_error *err);
 lw_desc *lw_urdf_read_data(const char *data, gsize len, const char *filename, char **notes, lw_error *err);
 
+/* Import a MuJoCo model (MJCF), read and compiled by MuJoCo's own parser
+ * (lw_mjcf.c), mapped at its reference pose: bodies without joints are
+ * welded to their parent, hinges, slides and balls become joints (two or
+ * three hinges through one point a universal or spherical joint), equality
+ * connect and weld become spherical and fixed joints.  *notes as for URDF;
+ * MuJoCo's own message (which names the element and the line) on failure. */
+lw_desc *lw_mjcf_read_file(const char *filename, char **notes, lw_error *err);
+
 /* Write a model as JSON (numbers round-trip exactly, in any locale). */
 char *lw_model_to_json(const lw_desc *d);
 gboolean lw_model_write_file(const lw_desc *d, const char *filename, GError **error);
