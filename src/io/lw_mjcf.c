@@ -391,6 +391,9 @@ lw_desc *lw_mjcf_read_file(const char *filename, char **notes, lw_error *err)
   char mjerr[1000] = "";
   mjModel *m = mj_loadXML(filename, NULL, mjerr, sizeof mjerr);
   if (!m) {
+    for (char *p = mjerr; *p; p++)
+      if (*p == '\n')
+        *p = ' ';
     g_strstrip(mjerr);
     fail(&c, "MuJoCo cannot read it: %s", mjerr);
     return NULL;
