@@ -6,7 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <time.h>
+
+/* the most steps one run may take (its table is kept in memory) */
+#define LW_MAX_STEPS 1e9
 
 static double now_s(void)
 {
@@ -30,7 +34,22 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
     lw_set_error(&res->error, LW_ERR_MODEL, "solver/step", NAN, "step must be positive and t_end finite");
     return res->status = LW_ERR_MODEL;
   }
-  long nsteps = (long)floor(t_end / h + 0.5);
+  /* a run of no step (but t_end = 0: the initial state alone), or of more
+   * steps than a result table can hold, is a mistake in the settings: say
+   * so rather than return nothing or overflow the table's size */
+  double n = floor(t_end / h + 0.5);
+  if (n < 1 && t_end > 0) {
+    lw_set_error(&res->error, LW_ERR_MODEL, "solver/step", NAN,
+                 "t_end %.6g s is shorter than half a step of %.6g s: the run would take no step", t_end, h);
+    return res->status = LW_ERR_MODEL;
+  }
+  if (n > LW_MAX_STEPS || n * (double)(1 + m->ncols) * sizeof(double) > (double)(SIZE_MAX / 2)) {
+    lw_set_error(&res->error, LW_ERR_MODEL, "solver/t_end", NAN,
+                 "t_end %.6g s at a step of %.6g s is %.3g steps: more than the %g a run may take", t_end, h, n,
+                 (double)LW_MAX_STEPS);
+    return res->status = LW_ERR_MODEL;
+  }
+  long nsteps = (long)n;
   res->ncols = 1 + m->ncols;
   res->table = malloc(sizeof(double) * (size_t)(nsteps + 1) * (size_t)res->ncols);
   if (!res->table) {

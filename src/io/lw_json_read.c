@@ -4,6 +4,9 @@
  * recorded so that every error names the file, the line and the field. */
 #include "lw_io.h"
 
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -1121,6 +1124,33 @@ static void read_param_array(reader *r, JsonObject *o, const char *path, const c
   free(values);
 }
 
+/* Nothing in a model nests deeper than a few levels; the JSON parser
+ * recurses once per level, so a file of deep brackets would exhaust the
+ * stack.  The line of the first bracket beyond LW_JSON_MAX_DEPTH, or 0. */
+#define LW_JSON_MAX_DEPTH 64
+static int too_deep(const char *data, gsize len)
+{
+  int depth = 0, line = 1, in_string = 0;
+  for (gsize i = 0; i < len && data[i]; i++) {
+    char c = data[i];
+    if (c == '\n')
+      line++;
+    else if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = 0;
+    } else if (c == '"')
+      in_string = 1;
+    else if (c == '[' || c == '{') {
+      if (++depth > LW_JSON_MAX_DEPTH)
+        return line;
+    } else if (c == ']' || c == '}')
+      depth--;
+  }
+  return 0;
+}
+
 lw_desc *lw_model_read_data(const char *data, gssize len, const char *filename, LwSourceMap **map_out,
                             lw_error *err)
 {
@@ -1129,6 +1159,15 @@ lw_desc *lw_model_read_data(const char *data, gssize len, const char *filename, 
     err = &dummy;
   memset(err, 0, sizeof *err);
   err->time = NAN;
+  int deep = too_deep(data, len < 0 ? strlen(data) : (gsize)len);
+  if (deep) {
+    err->status = LW_ERR_MODEL;
+    g_snprintf(err->msg, sizeof err->msg, "%s:%d: brackets nested deeper than %d levels: not a model file",
+               filename, deep, LW_JSON_MAX_DEPTH);
+    if (map_out)
+      *map_out = NULL;
+    return NULL;
+  }
   reader r = {0};
   r.member_lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   r.map = g_new0(LwSourceMap, 1);
@@ -1171,11 +1210,35 @@ out:
   return d;
 }
 
+/* model files are small: a file larger than this is not one */
+#define LW_MODEL_MAX_BYTES (256u << 20)
+
+static lw_desc *refuse_file(const char *filename, lw_error *err, const char *why)
+{
+  if (err) {
+    memset(err, 0, sizeof *err);
+    err->status = LW_ERR_MODEL;
+    err->time = NAN;
+    g_snprintf(err->msg, sizeof err->msg, "%s: %s", filename, why);
+  }
+  return NULL;
+}
+
 lw_desc *lw_model_read_file(const char *filename, LwSourceMap **map, lw_error *err)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
   GError *gerr = NULL;
+  if (map)
+    *map = NULL;
+  /* a device or a pipe may never end (/dev/zero): only regular files */
+  GStatBuf st;
+  if (g_stat(filename, &st) == 0) {
+    if (!S_ISREG(st.st_mode))
+      return refuse_file(filename, err, "not a regular file");
+    if ((guint64)st.st_size > LW_MODEL_MAX_BYTES)
+      return refuse_file(filename, err, "too large for a model file (more than 256 MiB)");
+  }
   if (!g_file_get_contents(filename, &data, &len, &gerr)) {
     if (err) {
       memset(err, 0, sizeof *err);
