@@ -101,9 +101,20 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
       }
   }
   Ap[nc] = (SuiteSparse_long)p;
-  cholmod_sparse *Q = NULL, *R = NULL;
+  /* the rank first from J, ordered by nested dissection (METIS; SPQR falls
+   * back to COLAMD without it): the trailing block of R, as many columns
+   * as the mechanism has degrees of freedom, fills least that way; then,
+   * only when equations are dependent, which ones from J^T (columns: the
+   * equations).  Neither Q (forming it explicitly is dense work, cubic in
+   * a chain's length) nor R is kept. */
+  cholmod_sparse *R = NULL;
   SuiteSparse_long *E = NULL;
-  SuiteSparse_long rank = SuiteSparseQR_C_QR(SPQR_ORDERING_DEFAULT, 1e-9, 0, A, &Q, &R, &E, &cc);
+  cholmod_sparse *J = cholmod_l_transpose(A, 1, &cc);
+  SuiteSparse_long rank = J ? SuiteSparseQR_C_QR(SPQR_ORDERING_METIS, 1e-9, 0, J, NULL, &R, NULL, &cc) : -1;
+  cholmod_l_free_sparse(&J, &cc);
+  cholmod_l_free_sparse(&R, &cc);
+  if (rank >= 0 && rank < nc)
+    rank = SuiteSparseQR_C_QR(SPQR_ORDERING_DEFAULT, 1e-9, 0, A, NULL, &R, &E, &cc);
   int status = 0;
   if (rank < 0) {
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "rank of the constraint Jacobian could not be computed");
@@ -132,7 +143,6 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
   }
   if (E)
     cholmod_l_free((size_t)nc, sizeof(SuiteSparse_long), E, &cc);
-  cholmod_l_free_sparse(&Q, &cc);
   cholmod_l_free_sparse(&R, &cc);
   cholmod_l_free_sparse(&A, &cc);
   cholmod_l_finish(&cc);
