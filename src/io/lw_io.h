@@ -45,6 +45,15 @@ lw_desc *lw_urdf_read_data(const char *data, gsize len, const char *filename, ch
  * MuJoCo's own message (which names the element and the line) on failure. */
 lw_desc *lw_mjcf_read_file(const char *filename, char **notes, lw_error *err);
 
+typedef enum { LW_FORMAT_UNKNOWN, LW_FORMAT_JSON, LW_FORMAT_URDF, LW_FORMAT_MJCF } lw_model_format;
+/* The format of a file by its first element ({, <robot, <mujoco). */
+lw_model_format lw_model_sniff(const char *filename);
+/* A model from a Linkwright JSON file, a URDF or an MJCF file, whichever
+ * the file is (lw_model_sniff); *format says which (may be NULL).  *notes
+ * as for the importers (NULL for JSON); *map only for JSON. */
+lw_desc *lw_model_import_file(const char *filename, lw_model_format *format, char **notes, LwSourceMap **map,
+                              lw_error *err);
+
 /* Write a model as JSON (numbers round-trip exactly, in any locale). */
 char *lw_model_to_json(const lw_desc *d);
 gboolean lw_model_write_file(const lw_desc *d, const char *filename, GError **error);
