@@ -11,6 +11,7 @@
 #include <cairo.h>
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
@@ -536,6 +537,80 @@ static void test_pick(void)
   g_assert_cmpstr(lw_renderer_element_name(r, LW_PICK_JOINT, 4), ==, "B");
   lw_renderer_free(r);
   scene_close(&sc);
+}
+
+/* a body drawn by a mesh file (a cube of OBJ quads, scaled to 0.4 m and
+ * placed 0.5 m along x): it is hit where it is drawn and not beside it; a
+ * mesh file that is missing is drawn as a box and named */
+static void test_mesh(void)
+{
+  REQUIRE_GL();
+  g_autofree char *dir = g_dir_make_tmp("lw-render-mesh-XXXXXX", NULL);
+  g_autofree char *obj = g_build_filename(dir, "cube.obj", NULL);
+  g_assert_true(g_file_set_contents(obj,
+                                    "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\n"
+                                    "v -1 1 1\nf 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n",
+                                    -1, NULL));
+  lw_desc *d = lw_desc_new();
+  d->planar = 0;
+  d->source_dir = g_strdup(dir);
+  lw_body_desc *b = lw_desc_add_body(d, "box");
+  b->mass = 1;
+  b->inertia[0] = b->inertia[1] = b->inertia[2] = 0.1;
+  b->orientation[0] = 1;
+  lw_geom_desc *g = lw_body_add_geom(b, LW_GEOM_MESH);
+  g->mesh = g_strdup("cube.obj");
+  g->center[0] = 0.5;
+  g->size[0] = g->size[1] = g->size[2] = 0.2;
+  g = lw_body_add_geom(b, LW_GEOM_MESH);
+  g->mesh = g_strdup("meshes/absent.stl");
+  g->center[0] = -0.5;
+  lw_error err;
+  lw_model *m = lw_compile(d, &err);
+  g_assert_nonnull(m);
+  g_autoptr(GError) gerr = NULL;
+  lw_renderer *r = lw_renderer_new(&gerr);
+  g_assert_nonnull(r);
+  lw_renderer_set_model(r, lw_model_desc(m));
+  const char *notes = lw_renderer_mesh_notes(r);
+  g_test_message("%s", notes ? notes : "(no notes)");
+  g_assert_nonnull(notes);
+  g_assert_nonnull(strstr(notes, "meshes/absent.stl"));
+  g_assert_null(strstr(notes, "cube.obj"));
+  double pose[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL};
+  lw_camera cam;
+  lw_camera_init(&cam);
+  cam.distance = 3;
+  cam.radius = 1;
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glViewport(0, 0, W, H);
+  double x, y;
+  lw_pick p;
+  /* the mesh's centre and 0.15 m from it (inside the 0.4 m cube) are hit */
+  double inside[2][3] = {{0.5, 0, 0}, {0.65, 0.15, 0}};
+  for (int k = 0; k < 2; k++) {
+    g_assert_true(lw_camera_project(&cam, W, H, inside[k], &x, &y));
+    g_assert_true(lw_renderer_pick(r, &cam, W, H, &st, x, y, &p));
+    g_assert_cmpint(p.kind, ==, LW_PICK_BODY);
+  }
+  /* 0.3 m from it is outside the cube */
+  double outside[3] = {0.5, 0.3, 0};
+  g_assert_true(lw_camera_project(&cam, W, H, outside, &x, &y));
+  g_assert_false(lw_renderer_pick(r, &cam, W, H, &st, x, y, &p));
+  /* the missing mesh's stand-in is drawn where it would be */
+  double stand_in[3] = {-0.5, 0, 0};
+  g_assert_true(lw_camera_project(&cam, W, H, stand_in, &x, &y));
+  g_assert_true(lw_renderer_pick(r, &cam, W, H, &st, x, y, &p));
+  g_assert_cmpint(p.kind, ==, LW_PICK_BODY);
+  /* a model without meshes afterwards draws as before */
+  lw_renderer_set_model(r, NULL);
+  g_assert_null(lw_renderer_mesh_notes(r));
+  lw_renderer_free(r);
+  lw_model_free(m);
+  lw_desc_free(d);
+  g_unlink(obj);
+  g_rmdir(dir);
 }
 
 /* fit: every body origin and every bounding-box corner lands inside */
@@ -1340,6 +1415,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/background-copy", test_background_copy);
   g_test_add_func("/render/five-bar-content", test_five_bar_content);
   g_test_add_func("/render/pick", test_pick);
+  g_test_add_func("/render/mesh", test_mesh);
   g_test_add_func("/render/fit", test_fit);
   g_test_add_func("/render/draw-time", test_draw_time);
   g_test_add_func("/render/thread", test_thread);

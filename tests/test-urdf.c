@@ -187,7 +187,10 @@ static void test_mapping(void)
   g_assert_cmpint(d->nforces, ==, 1);
   g_assert_cmpint(d->forces[0].type, ==, LW_FORCE_JOINT_SPRING_DAMPER);
   g_assert_cmpfloat(d->forces[0].damping, ==, 0.5);
-  g_assert_nonnull(strstr(notes, "package://arm/slider.stl"));
+  /* the mesh kept as a mesh geometry: the view reads it, or draws a box */
+  g_assert_cmpint(d->bodies[1].ngeoms, ==, 1);
+  g_assert_cmpint(d->bodies[1].geoms[0].type, ==, LW_GEOM_MESH);
+  g_assert_cmpstr(d->bodies[1].geoms[0].mesh, ==, "package://arm/slider.stl");
   g_assert_nonnull(strstr(notes, "friction"));
   g_assert_nonnull(strstr(notes, "limits [-1, 1]"));
   g_assert_nonnull(strstr(notes, "<gazebo>"));

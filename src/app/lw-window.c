@@ -1309,7 +1309,7 @@ static void duplicate_cb(GSimpleAction *a, GVariant *p, gpointer user)
     for (int k = 0; k < src->npoints; k++)
       lw_body_add_point(nb, src->points[k].name, src->points[k].p);
     for (int k = 0; k < src->ngeoms; k++)
-      *lw_body_add_geom(nb, src->geoms[k].type) = src->geoms[k];
+      lw_body_copy_geom(nb, &src->geoms[k]);
     lw_desc_free(one);
     g_autofree char *what = g_strdup_printf(_("Duplicate %s as %s"), sel, name);
     g_autofree char *path = g_strconcat("bodies/", name, NULL);

@@ -120,7 +120,7 @@ typedef enum {
   LW_OUT_NTYPES
 } lw_output_type;
 
-typedef enum { LW_GEOM_NONE, LW_GEOM_BAR, LW_GEOM_BOX, LW_GEOM_CYLINDER, LW_GEOM_SPHERE } lw_geom_type;
+typedef enum { LW_GEOM_NONE, LW_GEOM_BAR, LW_GEOM_BOX, LW_GEOM_CYLINDER, LW_GEOM_SPHERE, LW_GEOM_MESH } lw_geom_type;
 
 typedef struct {
   char *name;
@@ -139,8 +139,14 @@ typedef struct {
   lw_geom_type type;
   double from[3], to[3]; /* bar, cylinder: end points (local) */
   double size[3];        /* bar: width; box: half extents; cylinder, sphere: radius */
-  double center[3];      /* box, sphere: centre (local) */
+  double center[3];      /* box, sphere: centre (local); mesh: where its origin is (local) */
   double color[3];
+  /* mesh: a triangle mesh file (STL or OBJ) as the model names it: absolute,
+   * relative to the model's file (lw_desc.source_dir), or package://PKG/...
+   * (found on LW_MESH_PATH); scaled by size (0: 1) and turned by quat
+   * (w x y z; all 0: not turned) about its origin */
+  char *mesh;
+  double quat[4];
 } lw_geom_desc;
 
 typedef struct {
@@ -318,6 +324,9 @@ typedef struct {
   int version;
   char *name;
   char *description;
+  /* the directory of the file the model was read from (NULL: none); files
+   * the model names (meshes) are found relative to it; not saved */
+  char *source_dir;
   int planar;
   double gravity[3];
   lw_solver_desc solver;
@@ -341,6 +350,8 @@ lw_body_desc *lw_desc_add_body(lw_desc *d, const char *name);
 lw_point_desc *lw_body_add_point(lw_body_desc *b, const char *name, const double p[3]);
 lw_frame_desc *lw_body_add_frame(lw_body_desc *b, const char *name);
 lw_geom_desc *lw_body_add_geom(lw_body_desc *b, lw_geom_type type);
+/* Append a copy of g (its mesh name duplicated). */
+lw_geom_desc *lw_body_copy_geom(lw_body_desc *b, const lw_geom_desc *g);
 lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
                                  const char *body1, const char *body2);
 lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type);

@@ -87,6 +87,14 @@ lw_geom_desc *lw_body_add_geom(lw_body_desc *b, lw_geom_type type)
   return g;
 }
 
+lw_geom_desc *lw_body_copy_geom(lw_body_desc *b, const lw_geom_desc *src)
+{
+  lw_geom_desc *g = grow((void **)&b->geoms, &b->ngeoms, sizeof *g);
+  *g = *src;
+  g->mesh = dup_str(src->mesh);
+  return g;
+}
+
 lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
                                  const char *body1, const char *body2)
 {
@@ -283,6 +291,8 @@ void lw_desc_free(lw_desc *d)
       free(b->frames[k].name);
     free(b->points);
     free(b->frames);
+    for (int k = 0; k < b->ngeoms; k++)
+      free(b->geoms[k].mesh);
     free(b->geoms);
   }
   for (int i = 0; i < d->njoints; i++) {
@@ -357,6 +367,7 @@ void lw_desc_free(lw_desc *d)
   free(d->objectives);
   free(d->name);
   free(d->description);
+  free(d->source_dir);
   free(d);
 }
 
@@ -379,6 +390,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
   *d = *s;
   d->name = dup_str(s->name);
   d->description = dup_str(s->description);
+  d->source_dir = dup_str(s->source_dir);
   d->bodies = dup_mem(s->bodies, sizeof *s->bodies * (size_t)s->nbodies);
   for (int i = 0; i < s->nbodies; i++) {
     lw_body_desc *b = &d->bodies[i];
@@ -391,6 +403,8 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     for (int k = 0; k < sb->nframes; k++)
       b->frames[k].name = dup_str(sb->frames[k].name);
     b->geoms = dup_mem(sb->geoms, sizeof *sb->geoms * (size_t)sb->ngeoms);
+    for (int k = 0; k < sb->ngeoms; k++)
+      b->geoms[k].mesh = dup_str(sb->geoms[k].mesh);
   }
   d->joints = dup_mem(s->joints, sizeof *s->joints * (size_t)s->njoints);
   for (int i = 0; i < s->njoints; i++) {

@@ -475,7 +475,7 @@ static void read_body(reader *r, JsonObject *o, const char *path, lw_body_desc *
     g_autofree char *p = g_strdup_printf("%s/%s", path, gp);
     g_free(gp);
     static const char *const gk[] = {"type", "from", "to", "width", "radius", "center", "half_extents",
-                                     "color", NULL};
+                                     "color", "file", "orientation", "scale", NULL};
     check_keys(r, go, p, gk);
     const char *t = need_str(r, go, "type", p);
     if (!t)
@@ -484,10 +484,11 @@ static void read_body(reader *r, JsonObject *o, const char *path, lw_body_desc *
                       : !strcmp(t, "box") ? LW_GEOM_BOX
                       : !strcmp(t, "cylinder") ? LW_GEOM_CYLINDER
                       : !strcmp(t, "sphere") ? LW_GEOM_SPHERE
+                      : !strcmp(t, "mesh")   ? LW_GEOM_MESH
                                               : LW_GEOM_NONE;
     if (gt == LW_GEOM_NONE) {
       g_autofree char *tp = g_strdup_printf("%s/type", p);
-      fail(r, tp, "unknown geometry type '%s' (expected bar, box, cylinder or sphere)", t);
+      fail(r, tp, "unknown geometry type '%s' (expected bar, box, cylinder, sphere or mesh)", t);
       break;
     }
     lw_geom_desc *g = lw_body_add_geom(b, gt);
@@ -498,6 +499,12 @@ static void read_body(reader *r, JsonObject *o, const char *path, lw_body_desc *
     get_num(r, go, "radius", p, &g->size[0]);
     get_vec(r, go, "half_extents", p, g->size, 3);
     get_vec(r, go, "color", p, g->color, 3);
+    if (gt == LW_GEOM_MESH) {
+      const char *file = need_str(r, go, "file", p);
+      g->mesh = file ? g_strdup(file) : NULL;
+      get_vec(r, go, "orientation", p, g->quat, 4);
+      get_vec(r, go, "scale", p, g->size, 3);
+    }
   }
 }
 
@@ -1258,7 +1265,13 @@ lw_desc *lw_model_read_file(const char *filename, LwSourceMap **map, lw_error *e
     }
     return NULL;
   }
-  return lw_model_read_data(data, (gssize)len, filename, map, err);
+  lw_desc *d = lw_model_read_data(data, (gssize)len, filename, map, err);
+  if (d) {
+    /* files the model names are found beside it */
+    g_autofree char *dir = g_path_get_dirname(filename);
+    d->source_dir = g_path_is_absolute(dir) ? g_strdup(dir) : g_canonicalize_filename(dir, NULL);
+  }
+  return d;
 }
 
 lw_model *lw_model_open(const char *filename, lw_error *err)

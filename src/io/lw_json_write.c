@@ -258,7 +258,7 @@ char *lw_model_to_json(const lw_desc *d)
     }
     if (b->ngeoms) {
       g_string_append(w.s, ",\n     \"geometry\": [");
-      static const char *gn[] = {"none", "bar", "box", "cylinder", "sphere"};
+      static const char *gn[] = {"none", "bar", "box", "cylinder", "sphere", "mesh"};
       for (int k = 0; k < b->ngeoms; k++) {
         const lw_geom_desc *g = &b->geoms[k];
         if (k)
@@ -282,6 +282,12 @@ char *lw_model_to_json(const lw_desc *d)
         case LW_GEOM_SPHERE:
           kvvec(&w, "center", g->center, dim);
           kvnum(&w, "radius", g->size[0]);
+          break;
+        case LW_GEOM_MESH:
+          kvstr(&w, "file", g->mesh ? g->mesh : "");
+          kvvec(&w, "center", g->center, dim);
+          kvvec(&w, "orientation", g->quat, 4);
+          kvvec(&w, "scale", g->size, 3);
           break;
         default:
           break;

@@ -452,12 +452,20 @@ static int add_visual(urdf *u, urdf_link *l, const xform *top, xmlNode *visual, 
     memcpy(gd->center, rel.p, sizeof rel.p);
     geom_color(u, visual, gd);
   } else if (mesh) {
+    /* the file is read for display (relative to the URDF's directory, or
+     * package:// on LW_MESH_PATH); one that is missing is drawn as a box
+     * and named by the view */
     g_autofree char *file = attr_dup(mesh, "filename");
-    note(u, "link %s: mesh \"%s\" is drawn as a stand-in box (meshes are not loaded)", l->name, file ? file : "?");
-    lw_geom_desc *gd = lw_body_add_geom(b, LW_GEOM_BOX);
-    for (int i = 0; i < 3; i++)
-      gd->size[i] = 0.03;
+    if (!file || !*file)
+      return fail(u, mesh, field, "a mesh needs a filename");
+    lw_geom_desc *gd = lw_body_add_geom(b, LW_GEOM_MESH);
+    gd->mesh = g_strdup(file);
+    double sc[3] = {1, 1, 1};
+    if (numbers(u, mesh, "scale", sc, 3, field) < 0)
+      return -1;
+    memcpy(gd->size, sc, sizeof sc);
     memcpy(gd->center, rel.p, sizeof rel.p);
+    quat_of(rel.R, gd->quat);
     geom_color(u, visual, gd);
   }
   return 0;
@@ -531,6 +539,9 @@ static lw_desc *build(urdf *u, xmlNode *robot)
     return NULL;
   lw_desc *d = lw_desc_new();
   d->name = attr_dup(robot, "name");
+  /* mesh files are found beside the robot description */
+  g_autofree char *dir = g_path_get_dirname(u->filename);
+  d->source_dir = g_path_is_absolute(dir) ? g_strdup(dir) : g_canonicalize_filename(dir, NULL);
   d->description = g_strdup_printf("Imported from %s.", u->filename);
   d->planar = 0;
   d->gravity[0] = d->gravity[1] = 0;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "lw-mesh.h"
+#include "lw-mesh-file.h"
 #include "lw-render-resources.h"
 
 #define SHADER_PATH "/io/github/linkwright/Linkwright/shaders/"
@@ -37,7 +38,9 @@ G_DEFINE_QUARK(lw-render-error-quark, lw_render_error)
 typedef struct {
   char *name;
   int ngeoms;
-  lw_geom_desc *geoms;
+  lw_geom_desc *geoms;  /* (their mesh names are not kept: mesh_id says) */
+  int *mesh_id;         /* (ngeoms) a mesh geometry's mesh, -1: not loaded */
+  double *mesh_r;       /* (ngeoms) its radius about its origin, scaled */
   int npoints;
   double *points;     /* npoints x 3 */
   float color[3]; /* for bodies drawn without geometry */
@@ -99,7 +102,11 @@ struct lw_renderer {
   GLuint program[P_N];
   GLint u[P_N][U_N];
   GLuint vao, vbo, ibo;
-  int mesh_first[LW_MESH_N], mesh_count[LW_MESH_N];
+  /* the unit meshes (lw-mesh.h), then the model's mesh files: first index
+   * and index count of each of nmesh */
+  lw_mesh_set unit;
+  int *mesh_first, *mesh_count, nmesh;
+  GString *mesh_notes; /* mesh files of the model that could not be read */
 
   /* instances of the current pass, and the GL buffer they go to */
   rinst *inst;
@@ -212,6 +219,16 @@ static void mat_sphere(double m[16], const double c[3], double radius)
 }
 
 /* body pose (origin, row-major R) as a column-major matrix */
+/* the axes of a rotation given as a quaternion (w x y z; all 0: none) */
+static void quat_axes(const double q[4], double ex[3], double ey[3], double ez[3])
+{
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  double w = n > 0 ? q[0] / n : 1, x = n > 0 ? q[1] / n : 0, y = n > 0 ? q[2] / n : 0, z = n > 0 ? q[3] / n : 0;
+  ex[0] = 1 - 2 * (y * y + z * z), ex[1] = 2 * (x * y + w * z), ex[2] = 2 * (x * z - w * y);
+  ey[0] = 2 * (x * y - w * z), ey[1] = 1 - 2 * (x * x + z * z), ey[2] = 2 * (y * z + w * x);
+  ez[0] = 2 * (x * z + w * y), ez[1] = 2 * (y * z - w * x), ez[2] = 1 - 2 * (x * x + y * y);
+}
+
 static void mat_pose(double m[16], const double *pose)
 {
   const double *o = pose, *R = pose + 3;
@@ -352,8 +369,10 @@ lw_renderer *lw_renderer_new(GError **error)
     lw_renderer_free(r);
     return NULL;
   }
-  memcpy(r->mesh_first, ms.first, sizeof ms.first);
-  memcpy(r->mesh_count, ms.count, sizeof ms.count);
+  r->nmesh = LW_MESH_N;
+  r->mesh_first = g_memdup2(ms.first, sizeof ms.first);
+  r->mesh_count = g_memdup2(ms.count, sizeof ms.count);
+  r->mesh_notes = g_string_new(NULL);
   glGenVertexArrays(1, &r->vao);
   glBindVertexArray(r->vao);
   glGenBuffers(1, &r->vbo);
@@ -378,7 +397,7 @@ lw_renderer *lw_renderer_new(GError **error)
   set_instance_pointers(0);
   glBindVertexArray(0);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
-  lw_mesh_set_clear(&ms);
+  r->unit = ms; /* kept: a model's mesh files are appended to it */
 
   glGetIntegerv(GL_MAX_SAMPLES, &r->max_samples);
   r->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1};
@@ -404,6 +423,8 @@ static void free_model(lw_renderer *r)
   for (int b = 0; b < r->nbodies; b++) {
     g_free(r->bodies[b].name);
     g_free(r->bodies[b].geoms);
+    g_free(r->bodies[b].mesh_id);
+    g_free(r->bodies[b].mesh_r);
     g_free(r->bodies[b].points);
   }
   for (int j = 0; j < r->njoints; j++)
@@ -464,6 +485,11 @@ void lw_renderer_free(lw_renderer *r)
   for (int p = 0; p < P_N; p++)
     if (r->program[p])
       glDeleteProgram(r->program[p]);
+  lw_mesh_set_clear(&r->unit);
+  g_free(r->mesh_first);
+  g_free(r->mesh_count);
+  if (r->mesh_notes)
+    g_string_free(r->mesh_notes, TRUE);
   g_free(r->gl_version);
   g_free(r);
 }
@@ -482,9 +508,107 @@ static int body_index(const lw_desc *d, const char *name)
   return -1;
 }
 
+/* the unit meshes and the files' triangles (non-indexed: their indices
+ * count up) into the GL buffers */
+static void upload_meshes(lw_renderer *r, GPtrArray *files)
+{
+  size_t nv = (size_t)r->unit.nvertices, ni = (size_t)r->unit.nindices;
+  for (guint f = 0; f < files->len; f++) {
+    const lw_mesh_file *mf = g_ptr_array_index(files, f);
+    nv += 3 * (size_t)mf->ntriangles;
+    ni += 3 * (size_t)mf->ntriangles;
+  }
+  float *v = g_new(float, 6 * nv);
+  unsigned *idx = g_new(unsigned, ni);
+  memcpy(v, r->unit.vertices, sizeof(float) * 6 * (size_t)r->unit.nvertices);
+  memcpy(idx, r->unit.indices, sizeof(unsigned) * (size_t)r->unit.nindices);
+  size_t vo = (size_t)r->unit.nvertices, io = (size_t)r->unit.nindices;
+  r->nmesh = LW_MESH_N + (int)files->len;
+  r->mesh_first = g_renew(int, r->mesh_first, r->nmesh);
+  r->mesh_count = g_renew(int, r->mesh_count, r->nmesh);
+  for (guint f = 0; f < files->len; f++) {
+    const lw_mesh_file *mf = g_ptr_array_index(files, f);
+    size_t n = 3 * (size_t)mf->ntriangles;
+    memcpy(v + 6 * vo, mf->vertices, sizeof(float) * 6 * n);
+    r->mesh_first[LW_MESH_N + f] = (int)io;
+    r->mesh_count[LW_MESH_N + f] = (int)n;
+    for (size_t k = 0; k < n; k++)
+      idx[io + k] = (unsigned)(vo + k);
+    vo += n;
+    io += n;
+  }
+  glBindVertexArray(r->vao);
+  glBindBuffer(GL_ARRAY_BUFFER, r->vbo);
+  glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 6 * nv), v, GL_STATIC_DRAW);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->ibo);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(sizeof(unsigned) * ni), idx, GL_STATIC_DRAW);
+  glBindVertexArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  g_free(v);
+  g_free(idx);
+}
+
+/* read the model's mesh files (each file once), note those that cannot be,
+ * and give each mesh geometry its mesh */
+static void load_meshes(lw_renderer *r, const lw_desc *d)
+{
+  g_string_truncate(r->mesh_notes, 0);
+  GPtrArray *files = g_ptr_array_new();
+  g_autoptr(GHashTable) ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (int b = 0; b < d->nbodies; b++)
+    for (int k = 0; k < d->bodies[b].ngeoms; k++) {
+      const lw_geom_desc *g = &d->bodies[b].geoms[k];
+      if (g->type != LW_GEOM_MESH || !g->mesh)
+        continue;
+      char *path = lw_mesh_file_resolve(g->mesh, d->source_dir, NULL);
+      gpointer found;
+      int id = -1;
+      if (g_hash_table_lookup_extended(ids, path, NULL, &found)) {
+        id = GPOINTER_TO_INT(found);
+        g_free(path);
+      } else {
+        lw_mesh_file *mf = g_new0(lw_mesh_file, 1);
+        g_autoptr(GError) error = NULL;
+        if (lw_mesh_file_load(path, mf, &error)) {
+          id = LW_MESH_N + (int)files->len;
+          g_ptr_array_add(files, mf);
+        } else {
+          g_free(mf);
+          g_string_append_printf(r->mesh_notes, "%s%s (drawn as a box)", r->mesh_notes->len ? "\n" : "",
+                                 error->message);
+        }
+        g_hash_table_insert(ids, path, GINT_TO_POINTER(id));
+      }
+      rbody *rb = &r->bodies[b];
+      rb->mesh_id[k] = id;
+      if (id >= 0) {
+        const lw_mesh_file *mf = g_ptr_array_index(files, id - LW_MESH_N);
+        double rr = 0;
+        for (int i = 0; i < 3; i++) {
+          double sc = g->size[i] != 0 ? fabs(g->size[i]) : 1.0, e = sc * fmax(fabs(mf->lo[i]), fabs(mf->hi[i]));
+          rr += e * e;
+        }
+        rb->mesh_r[k] = sqrt(rr);
+      }
+    }
+  if (files->len || r->nmesh != LW_MESH_N)
+    upload_meshes(r, files);
+  for (guint f = 0; f < files->len; f++) {
+    lw_mesh_file_clear(g_ptr_array_index(files, f));
+    g_free(g_ptr_array_index(files, f));
+  }
+  g_ptr_array_unref(files);
+}
+
+const char *lw_renderer_mesh_notes(const lw_renderer *r)
+{
+  return r->mesh_notes && r->mesh_notes->len ? r->mesh_notes->str : NULL;
+}
+
 void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
 {
   free_model(r);
+  g_string_truncate(r->mesh_notes, 0);
   r->sel = (lw_pick){LW_PICK_NONE, -1};
   r->scale_valid = 0;
   r->planar = 0;
@@ -508,6 +632,12 @@ void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
     rb->name = g_strdup(bd->name);
     rb->ngeoms = bd->ngeoms;
     rb->geoms = g_memdup2(bd->geoms, sizeof(lw_geom_desc) * (size_t)bd->ngeoms);
+    rb->mesh_id = g_new(int, MAX(bd->ngeoms, 1));
+    rb->mesh_r = g_new0(double, MAX(bd->ngeoms, 1));
+    for (int k = 0; k < bd->ngeoms; k++) {
+      rb->geoms[k].mesh = NULL;
+      rb->mesh_id[k] = -1;
+    }
     rb->npoints = bd->npoints;
     rb->points = g_new0(double, 3 * (size_t)MAX(bd->npoints, 1));
     for (int p = 0; p < bd->npoints; p++)
@@ -516,6 +646,7 @@ void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
     mass += bd->mass;
   }
   r->weight = (d->nbodies > 0 && mass > 0 ? mass / d->nbodies : 1) * (g > 0 ? g : 9.81);
+  load_meshes(r, d);
   r->njoints = d->njoints;
   r->joints = g_new0(rjoint, MAX(d->njoints, 1));
   for (int j = 0; j < d->njoints; j++) {
@@ -750,6 +881,11 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *s, doub
       for (int k = 0; k < rb->ngeoms; k++) {
         double lo[3], hi[3];
         geom_local_box(&rb->geoms[k], lo, hi);
+        if (rb->geoms[k].type == LW_GEOM_MESH)
+          for (int i = 0; i < 3; i++) {
+            lo[i] = rb->geoms[k].center[i] - rb->mesh_r[k];
+            hi[i] = rb->geoms[k].center[i] + rb->mesh_r[k];
+          }
         grow_box(bmin, bmax, m, lo, hi);
       }
       for (int p = 0; p < rb->npoints; p++) {
@@ -1236,6 +1372,24 @@ static void draw_body(lw_renderer *r, int b, const double *pose)
       lw_mat4_mul(B, L, m);
       draw_mesh(r, LW_MESH_SPHERE, m, col, LW_PICK_BODY, b);
       break;
+    case LW_GEOM_MESH: {
+      /* the file's mesh turned, scaled and placed; a small box stands in
+       * for one that could not be read */
+      double ex[3], ey[3], ez[3], sc[3];
+      quat_axes(g->quat, ex, ey, ez);
+      for (int i = 0; i < 3; i++)
+        sc[i] = g->size[i] != 0 ? g->size[i] : 1.0;
+      if (rb->mesh_id[k] >= 0) {
+        mat_frame(L, g->center, ex, ey, ez, sc[0], sc[1], sc[2]);
+        lw_mat4_mul(B, L, m);
+        draw_mesh(r, rb->mesh_id[k], m, col, LW_PICK_BODY, b);
+      } else {
+        mat_frame(L, g->center, ex, ey, ez, 2 * r->glyph, 2 * r->glyph, 2 * r->glyph);
+        lw_mat4_mul(B, L, m);
+        draw_mesh(r, LW_MESH_CUBE, m, col, LW_PICK_BODY, b);
+      }
+      break;
+    }
     default:
       break;
     }

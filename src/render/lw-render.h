@@ -73,6 +73,9 @@ void lw_renderer_free(lw_renderer *r);
 /* Keep what the drawing needs from desc (names, types, display geometry);
  * desc may be freed afterwards.  NULL clears the model. */
 void lw_renderer_set_model(lw_renderer *r, const lw_desc *desc);
+/* The model's mesh files that could not be read (one a line, each with
+ * why), drawn as boxes; NULL when none. */
+const char *lw_renderer_mesh_notes(const lw_renderer *r);
 int lw_renderer_planar(const lw_renderer *r);
 /* The world's up direction: -gravity (planar: +y). */
 void lw_renderer_up(const lw_renderer *r, double up[3]);
