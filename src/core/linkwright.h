@@ -508,6 +508,20 @@ typedef int (*lw_progress_fn)(double fraction, void *user);
 int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
                 lw_progress_fn progress, void *user);
 void lw_sim_result_clear(lw_sim_result *res);
+/* What a run keeps and hands on: every `every`-th row (and the last, and
+ * the last good one after a failure); kept in res->table when keep, handed
+ * to row (when not NULL) as each is made (time first, then the outputs;
+ * nonzero stops the run).  With keep = 0 memory stays flat however long
+ * the run: rows counts the rows handed on, table is NULL. */
+typedef int (*lw_row_fn)(const double *row, int ncols, void *user);
+typedef struct {
+  long every;
+  int keep;
+  lw_row_fn row;
+  void *user;
+} lw_sim_output;
+int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *out, lw_sim_result *res,
+                   lw_progress_fn progress, void *user);
 
 /* ---- sensitivities -------------------------------------------------- */
 typedef enum {

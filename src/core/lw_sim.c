@@ -25,9 +25,25 @@ void lw_sim_result_clear(lw_sim_result *res)
   memset(res, 0, sizeof *res);
 }
 
-int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
-                lw_progress_fn progress, void *user)
+/* the rows the run keeps or hands on: every `every`-th step and the last */
+static int emit_row(const lw_sim_output *out, lw_sim_result *res, const double *row, long k, long nsteps)
 {
+  if (k % out->every != 0 && k != nsteps)
+    return 0;
+  if (out->keep) {
+    memcpy(res->table + (size_t)res->rows * res->ncols, row, sizeof(double) * (size_t)res->ncols);
+    res->rows++;
+  } else
+    res->rows++;
+  return out->row ? out->row(row, res->ncols, out->user) : 0;
+}
+
+int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *output, lw_sim_result *res,
+                   lw_progress_fn progress, void *user)
+{
+  lw_sim_output out = output ? *output : (lw_sim_output){1, 1, NULL, NULL};
+  if (out.every < 1)
+    out.every = 1;
   memset(res, 0, sizeof *res);
   res->error.time = NAN;
   if (!(h > 0) || !(t_end >= 0) || !isfinite(t_end)) {
@@ -43,7 +59,8 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
                  "t_end %.6g s is shorter than half a step of %.6g s: the run would take no step", t_end, h);
     return res->status = LW_ERR_MODEL;
   }
-  if (n > LW_MAX_STEPS || n * (double)(1 + m->ncols) * sizeof(double) > (double)(SIZE_MAX / 2)) {
+  double kept = out.keep ? floor(n / (double)out.every) + 2 : 1;
+  if (n > LW_MAX_STEPS || kept * (double)(1 + m->ncols) * sizeof(double) > (double)(SIZE_MAX / 2)) {
     lw_set_error(&res->error, LW_ERR_MODEL, "solver/t_end", NAN,
                  "t_end %.6g s at a step of %.6g s is %.3g steps: more than the %g a run may take", t_end, h, n,
                  (double)LW_MAX_STEPS);
@@ -51,11 +68,21 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
   }
   long nsteps = (long)n;
   res->ncols = 1 + m->ncols;
-  res->table = malloc(sizeof(double) * (size_t)(nsteps + 1) * (size_t)res->ncols);
+  /* the rows kept, or one row to build each in */
+  size_t nrows = out.keep ? (size_t)kept : 1;
+  res->table = malloc(sizeof(double) * nrows * (size_t)res->ncols);
+  double *row = out.keep ? NULL : res->table;
   if (!res->table) {
-    lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for %ld result rows", nsteps + 1);
+    lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for %zu result rows", nrows);
     return res->status = LW_ERR_NOMEM;
   }
+  double *scratch = out.keep ? malloc(sizeof(double) * (size_t)res->ncols) : NULL;
+  if (out.keep && !scratch) {
+    lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for a result row");
+    return res->status = LW_ERR_NOMEM;
+  }
+  if (out.keep)
+    row = scratch;
   /* the step length is the model's; a different h runs on a copy */
   lw_model *mh = NULL;
   const lw_model *mm = m;
@@ -64,13 +91,16 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
     dd->solver.step = h;
     mh = lw_compile(dd, &res->error);
     lw_desc_free(dd);
-    if (!mh)
+    if (!mh) {
+      free(scratch);
       return res->status = res->error.status;
+    }
     mm = mh;
   }
   lw_data *d = lw_data_new(mm);
   if (!d) {
     lw_model_free(mh);
+    free(scratch);
     lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for the workspace");
     return res->status = LW_ERR_NOMEM;
   }
@@ -81,9 +111,12 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
     goto out;
   }
   res->max_constraint_residual = lw_constraint_residual(mm, d);
-  res->table[0] = 0.0;
-  lw_outputs(mm, d, res->table + 1);
-  res->rows = 1;
+  row[0] = 0.0;
+  lw_outputs(mm, d, row + 1);
+  if (emit_row(&out, res, row, 0, nsteps)) {
+    lw_set_error(&res->error, LW_OK, "", 0.0, "stopped by the receiver of the rows at t = 0 s");
+    goto out;
+  }
   long every = nsteps / 100 > 0 ? nsteps / 100 : 1;
   for (long k = 1; k <= nsteps; k++) {
     lw_step_info info;
@@ -93,15 +126,20 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
       res->max_step_iterations = info.iterations;
     if (st) {
       res->status = st;
+      /* the last good state ends the rows handed on */
+      if (out.every > 1 && (k - 1) % out.every != 0 && k > 1)
+        emit_row(&out, res, row, k - 1, k - 1);
       break;
     }
     res->steps = k;
     if (info.constraint_residual > res->max_constraint_residual)
       res->max_constraint_residual = info.constraint_residual;
-    double *row = res->table + (size_t)res->rows * res->ncols;
     row[0] = d->t;
     lw_outputs(mm, d, row + 1);
-    res->rows++;
+    if (emit_row(&out, res, row, k, nsteps)) {
+      lw_set_error(&res->error, LW_OK, "", d->t, "stopped by the receiver of the rows at t = %.6g s", d->t);
+      break;
+    }
     if (progress && k % every == 0 && progress((double)k / (double)nsteps, user)) {
       lw_set_error(&res->error, LW_OK, "", d->t, "cancelled at t = %.6g s", d->t);
       break;
@@ -109,7 +147,18 @@ int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
   }
 out:
   res->wall_time_s = now_s() - t0;
+  free(scratch);
+  if (!out.keep) { /* nothing was kept: no table */
+    free(res->table);
+    res->table = NULL;
+  }
   lw_data_free(d);
   lw_model_free(mh);
   return res->status;
+}
+
+int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res, lw_progress_fn progress,
+                void *user)
+{
+  return lw_simulate_ex(m, t_end, h, NULL, res, progress, user);
 }
