@@ -12,6 +12,7 @@
 
 #include "lw-application.h"
 #include "lw-measure-actions.h"
+#include "lw-palette.h"
 #include "lw-view3d.h"
 #include "lw-window.h"
 
@@ -412,6 +413,63 @@ static void test_gui_five_bar(void)
 /* the pendulum running with the view's grab held on the bob (P1 pulled
  * 0.5 m up): the view's signal reaches the runner, the bob ends higher than
  * in the unperturbed run */
+/* Ctrl+Shift+M in editing mode chooses the palette's Measure tool (the
+ * editor takes the clicks there); off again, the palette goes back to
+ * drawing links, and another tool chosen on the palette unticks it */
+static void test_gui_edit_mode_shortcut(void)
+{
+  LwWindow *w = example_window("four-bar");
+  LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  lwt_spin(0.1);
+  g_action_group_activate_action(G_ACTION_GROUP(w), "measure", NULL);
+  g_assert_cmpstr(lw_palette_get_stroke_tool(pal), ==, "measure");
+  g_action_group_activate_action(G_ACTION_GROUP(w), "measure", NULL);
+  g_assert_cmpstr(lw_palette_get_stroke_tool(pal), ==, "link");
+  g_action_group_activate_action(G_ACTION_GROUP(w), "measure", NULL);
+  lw_palette_set_stroke_tool(pal, "link");
+  GVariant *st = g_action_group_get_action_state(G_ACTION_GROUP(w), "measure");
+  g_assert_false(g_variant_get_boolean(st));
+  g_variant_unref(st);
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+}
+
+/* measures follow their bodies by name through edits, and are dropped
+ * when another model (without those bodies) is opened */
+static void test_gui_measures_follow_model(void)
+{
+  LwWindow *w = example_window("four-bar");
+  LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
+  LwMeasureOverlay *mo = lw_view3d_get_measures(view);
+  LwBodyPoint a = bpt(0, 0.5, 0, 0), b = bpt(2, 1.5, 0, 0);
+  LwMeasure ms;
+  lw_measure_distance(&ms, &a, &b);
+  lw_measure_overlay_add(mo, &ms);
+  /* the same model again (an edit): kept, same bodies */
+  lw_view3d_set_model(view, lw_window_get_desc(w));
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 1);
+  g_assert_cmpint(lw_measure_overlay_get(mo, 0)->a[1].body, ==, 2);
+  /* the first body removed: the rocker is body 1 now, the measure follows */
+  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
+  lw_body_desc first = d->bodies[0];
+  memmove(d->bodies, d->bodies + 1, sizeof *d->bodies * (size_t)(d->nbodies - 1));
+  d->bodies[d->nbodies - 1] = first; /* kept for freeing */
+  g_free(d->bodies[d->nbodies - 1].name);
+  d->bodies[d->nbodies - 1].name = g_strdup("elsewhere");
+  lw_view3d_set_model(view, d);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 0); /* the crank is gone */
+  lw_desc_free(d);
+  /* another model: nothing of the four-bar's stays */
+  lw_measure_overlay_add(mo, &ms);
+  lw_view3d_set_model(view, lw_window_get_desc(w));
+  g_assert_true(lw_window_open_example(w, "pendulum"));
+  lwt_spin(0.2);
+  g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 0);
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+}
+
 static void test_gui_perturbation(void)
 {
   LwWindow *w = example_window("pendulum");
@@ -607,6 +665,8 @@ int main(int argc, char **argv)
     g_application_register(G_APPLICATION(app), NULL, NULL);
     g_test_add_func("/measure/gui/five-bar", test_gui_five_bar);
     g_test_add_func("/measure/gui/perturbation", test_gui_perturbation);
+    g_test_add_func("/measure/gui/edit-mode-shortcut", test_gui_edit_mode_shortcut);
+    g_test_add_func("/measure/gui/follow-model", test_gui_measures_follow_model);
     g_test_add_func("/measure/gui/ctrl-drag", test_gui_ctrl_drag);
   }
   return g_test_run();

@@ -5,10 +5,50 @@
 #include "lw-view3d.h"
 #include "lw-window.h"
 
+#include "lw-palette.h"
+
+/* the palette's tool changed away from Measure: the menu's tick follows */
+static void stroke_tool_changed(GObject *palette, GParamSpec *pspec, gpointer action)
+{
+  (void)pspec;
+  gboolean on = !g_strcmp0(lw_palette_get_stroke_tool(LW_PALETTE(palette)), "measure");
+  GVariant *state = g_action_get_state(G_ACTION(action));
+  gboolean was = g_variant_get_boolean(state);
+  g_variant_unref(state);
+  if (was && !on)
+    g_simple_action_set_state(G_SIMPLE_ACTION(action), g_variant_new_boolean(FALSE));
+}
+
+static gboolean editing(GtkWidget *view)
+{
+  GtkRoot *root = gtk_widget_get_root(view);
+  GVariant *st = root && G_IS_ACTION_GROUP(root) ? g_action_group_get_action_state(G_ACTION_GROUP(root), "edit-mode") : NULL;
+  gboolean on = st && g_variant_get_boolean(st);
+  if (st)
+    g_variant_unref(st);
+  return on;
+}
+
+/* Measure on: in editing mode the palette's Measure tool takes the clicks
+ * (the editor has them there), outside it the view's measure tool */
 static void measure_change_state(GSimpleAction *a, GVariant *value, gpointer view)
 {
   g_simple_action_set_state(a, value);
-  lw_view3d_set_measure_tool(LW_VIEW3D(view), g_variant_get_boolean(value));
+  gboolean on = g_variant_get_boolean(value);
+  lw_view3d_set_measure_tool(LW_VIEW3D(view), on);
+  GtkRoot *root = gtk_widget_get_root(GTK_WIDGET(view));
+  GtkWidget *palette = LW_IS_WINDOW(root) ? lw_window_get_palette(LW_WINDOW(root)) : NULL;
+  if (!palette)
+    return;
+  if (!g_object_get_data(G_OBJECT(palette), "lw-measure-action")) {
+    g_object_set_data(G_OBJECT(palette), "lw-measure-action", a);
+    g_signal_connect_object(palette, "notify::stroke-tool", G_CALLBACK(stroke_tool_changed), a, 0);
+  }
+  gboolean tool = !g_strcmp0(lw_palette_get_stroke_tool(LW_PALETTE(palette)), "measure");
+  if (on && !tool && editing(GTK_WIDGET(view)))
+    lw_palette_set_stroke_tool(LW_PALETTE(palette), "measure");
+  else if (!on && tool)
+    lw_palette_set_stroke_tool(LW_PALETTE(palette), "link");
 }
 
 static void clear_measures(GSimpleAction *a, GVariant *param, gpointer view)

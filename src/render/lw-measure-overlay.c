@@ -64,6 +64,43 @@ void lw_measure_overlay_clear(LwMeasureOverlay *mo)
   mo->npending = 0;
 }
 
+/* the index in to of body b of from (by name), -1 for the ground, -2 when
+ * to has no body of that name */
+static int same_body(const lw_desc *from, const lw_desc *to, int b)
+{
+  if (b < 0)
+    return -1;
+  if (!from || b >= from->nbodies || !to)
+    return -2;
+  const char *name = from->bodies[b].name;
+  for (int k = 0; k < to->nbodies; k++)
+    if (name && to->bodies[k].name && !strcmp(name, to->bodies[k].name))
+      return k;
+  return -2;
+}
+
+void lw_measure_overlay_follow_model(LwMeasureOverlay *mo, const lw_desc *from, const lw_desc *to)
+{
+  for (guint i = mo->measures->len; i-- > 0;) {
+    LwMeasure *ms = &g_array_index(mo->measures, LwMeasure, i);
+    LwBodyPoint *pts[4] = {&ms->a[0], &ms->a[1], &ms->b[0], &ms->b[1]};
+    int np = ms->kind == LW_MEASURE_DISTANCE ? 2 : 4;
+    gboolean keep = TRUE;
+    int nb[4];
+    for (int k = 0; k < np; k++)
+      keep &= (nb[k] = same_body(from, to, pts[k]->body)) != -2;
+    if (!keep) {
+      g_array_remove_index(mo->measures, i);
+      continue;
+    }
+    for (int k = 0; k < np; k++)
+      pts[k]->body = nb[k];
+  }
+  mo->selected = -1;
+  mo->npending = 0;
+  mo->grabbed = FALSE;
+}
+
 gboolean lw_measure_overlay_cancel(LwMeasureOverlay *mo)
 {
   gboolean had = mo->npending > 0;

@@ -21,6 +21,10 @@ guint lw_measure_overlay_n_measures(const LwMeasureOverlay *mo);
 const LwMeasure *lw_measure_overlay_get(const LwMeasureOverlay *mo, guint i);
 void lw_measure_overlay_add(LwMeasureOverlay *mo, const LwMeasure *ms);
 void lw_measure_overlay_clear(LwMeasureOverlay *mo);
+/* The view's model went from `from` to `to`: measures follow their bodies
+ * by name; one whose body is gone (another model opened, a body deleted or
+ * renamed) is dropped. */
+void lw_measure_overlay_follow_model(LwMeasureOverlay *mo, const lw_desc *from, const lw_desc *to);
 /* Escape: drops the pending click (TRUE if there was one) */
 gboolean lw_measure_overlay_cancel(LwMeasureOverlay *mo);
 /* Delete: removes the selected measure (TRUE if there was one) */

@@ -1142,6 +1142,8 @@ void lw_view3d_set_model(LwView3d *self, const lw_desc *desc)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));
   lw_desc *copy = desc ? lw_desc_copy(desc) : NULL;
+  if (self->measure)
+    lw_measure_overlay_follow_model(self->measure, self->desc, copy);
   lw_desc_free(self->desc);
   self->desc = copy;
   self->rt_dirty |= RT_MODEL;
