@@ -1,6 +1,8 @@
 /* lw_forces.c: generalized forces Q(q, qdot, t) and the tangent terms
  * ks K + cs C (K = -dQ/dq, C = -dQ/dqdot) in Gauss-Newton form, which keeps
- * the Newton matrix symmetric positive definite. */
+ * the Newton matrix symmetric positive definite: gravity, then every force
+ * element through its kind (kind/lw_kind.h); the controllers' integral
+ * states, the energies and the perturbation force. */
 #include "lw_internal.h"
 #include "kind/lw_kind.h"
 

@@ -1114,28 +1114,27 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
     const lw_force_kind *kind = lw_force_kind_of(fs[0]->type);
     if (kind && kind->on_coord && t->coord_on[fs[0]->coord])
       on = 1;
-    if (fs[0]->nfb > 0) {
-      for (int k = 0; k < fs[0]->nfb; k++) {
-        int i = fs[0]->fb0 + k;
-        const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
-        lw_fb *bo = &o->fbs[i];
-        const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
-        const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
-        const double *ki[4] = {&bs[0]->ki, &bs[1]->ki, &bs[2]->ki, &bs[3]->ki};
-        const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
-        bo->kp = comb(kp, 0, c, &on);
-        bo->kd = comb(kd, 0, c, &on);
-        bo->ki = comb(ki, 0, c, &on);
-        for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
-          bo->r.a[j] = comb(ra, (size_t)j, c, &on);
-        if (bs[0]->r.type == LW_FUNC_SPLINE) {
-          const double *rk[4] = {bs[0]->r.knots, bs[1]->r.knots, bs[2]->r.knots, bs[3]->r.knots};
-          for (int j = 0; j < bs[0]->r.n; j++)
-            bo->r.knots[j] = comb(rk, (size_t)j, c, &on);
-        }
-        if (t->coord_on[bs[0]->coord])
-          on = 1;
+    /* the controllers' gains and targets (none for the other kinds) */
+    for (int k = 0; k < fs[0]->nfb; k++) {
+      int i = fs[0]->fb0 + k;
+      const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
+      lw_fb *bo = &o->fbs[i];
+      const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
+      const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
+      const double *ki[4] = {&bs[0]->ki, &bs[1]->ki, &bs[2]->ki, &bs[3]->ki};
+      const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
+      bo->kp = comb(kp, 0, c, &on);
+      bo->kd = comb(kd, 0, c, &on);
+      bo->ki = comb(ki, 0, c, &on);
+      for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
+        bo->r.a[j] = comb(ra, (size_t)j, c, &on);
+      if (bs[0]->r.type == LW_FUNC_SPLINE) {
+        const double *rk[4] = {bs[0]->r.knots, bs[1]->r.knots, bs[2]->r.knots, bs[3]->r.knots};
+        for (int j = 0; j < bs[0]->r.n; j++)
+          bo->r.knots[j] = comb(rk, (size_t)j, c, &on);
       }
+      if (t->coord_on[bs[0]->coord])
+        on = 1;
     }
     t->force_on[n] = on;
     t->any |= on;

@@ -6,6 +6,95 @@
 #include "lw_kind.h"
 #include "lw_jvp_internal.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* one measured coordinate (feedback k of fd) into m->fbs[b->nfb]; the
+ * actuated coordinate's own gains become f->k, f->c, the Newton matrix's
+ * symmetric part (controller_eval: within a step the integral term adds
+ * h/2 ki e) */
+static int feedback_compile(lw_kind_build *b, const lw_force_desc *fd, lw_force *f, int k)
+{
+  lw_model *m = b->m;
+  int pid = fd->type == LW_FORCE_PID, ci = f->coord;
+  const lw_feedback_desc *bd = &fd->feedback[k];
+  lw_fb *fb = &m->fbs[b->nfb++];
+  char base[192];
+  if (pid)
+    snprintf(base, sizeof base, "forces/%s", fd->name);
+  else
+    snprintf(base, sizeof base, "forces/%s/gains/%d", fd->name, k);
+  snprintf(b->path, sizeof b->path, "%s/joint", base);
+  int bc;
+  if (lw_build_coord(b, bd->joint, bd->coordinate, "controller", &bc))
+    return -1;
+  fb->coord = bc;
+  fb->force = f->index;
+  fb->rate = bd->rate;
+  fb->kp = bd->kp;
+  fb->kd = bd->kd;
+  fb->ki = bd->ki;
+  fb->r = bd->target;
+  if (bc == ci) {
+    double kih = 0.5 * b->d->solver.step * bd->ki;
+    f->k += bd->rate ? 0.0 : bd->kp + kih;
+    f->c += bd->rate ? bd->kp + kih : bd->kd;
+  }
+  snprintf(b->path, sizeof b->path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
+  if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
+    return lw_build_fail(b, "controller '%s': gains must be finite numbers", fd->name);
+  if (bd->rate && bd->kd != 0.0) {
+    snprintf(b->path, sizeof b->path, "%s/kd", base);
+    return lw_build_fail(b, "controller '%s': kd must be 0 when the rate is measured (its derivative "
+                         "would be an acceleration)", fd->name);
+  }
+  snprintf(b->path, sizeof b->path, "%s/target", base);
+  if (!lw_build_finite(bd->target.a, LW_FUNC_MAXCOEF))
+    return lw_build_fail(b, "controller '%s': target coefficients must be finite", fd->name);
+  if (lw_build_check_func(b, &bd->target))
+    return -1;
+  const lw_coord *co = &m->coords[bc];
+  for (int kb = 0; kb < co->nblk; kb++) {
+    int seen = 0;
+    for (int l = 0; l < f->ncblk; l++)
+      seen |= f->cblk[l] == co->blk[kb];
+    if (seen)
+      continue;
+    if (f->ncblk == LW_MAXCBLK)
+      return lw_build_fail(b, "controller '%s': its coordinates touch more than %d bodies", fd->name, LW_MAXCBLK);
+    f->cblk[f->ncblk++] = co->blk[kb];
+  }
+  return 0;
+}
+
+/* the actuated coordinate (joint/coordinate) and the measured ones */
+static int controller_compile(lw_kind_build *b, const lw_force_desc *fd, lw_force *f)
+{
+  lw_model *m = b->m;
+  int pid = fd->type == LW_FORCE_PID;
+  snprintf(b->path, sizeof b->path, "forces/%s/joint", fd->name);
+  int ci;
+  if (lw_build_coord(b, fd->joint, fd->coordinate, "controller", &ci))
+    return -1;
+  f->coord = ci;
+  f->nblk = m->coords[ci].nblk;
+  memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
+  f->ncblk = f->nblk;
+  memcpy(f->cblk, f->blk, sizeof(int) * (size_t)f->nblk);
+  snprintf(b->path, sizeof b->path, pid ? "forces/%s" : "forces/%s/gains", fd->name);
+  if (fd->nfeedback < 1 || (pid && fd->nfeedback != 1))
+    return lw_build_fail(b, "controller '%s': %s", fd->name,
+                         pid ? "a pid controller measures exactly its own coordinate"
+                             : "a state feedback needs at least one gain");
+  f->fb0 = b->nfb;
+  f->nfb = fd->nfeedback;
+  for (int k = 0; k < fd->nfeedback; k++)
+    if (feedback_compile(b, fd, f, k))
+      return -1;
+  return 0;
+}
+
 double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
                         const double *qd, double t)
 {
@@ -93,6 +182,7 @@ static int controller_blocks(const lw_model *m, const lw_force *f, const int **b
 
 const lw_force_kind lw_kind_pid = {
   .name = "pid",
+  .compile = controller_compile,
   .eval = controller_eval,
   .lin = lw_force_lin_columns,
   .jvp = controller_jvp,
@@ -102,6 +192,7 @@ const lw_force_kind lw_kind_pid = {
 
 const lw_force_kind lw_kind_state_feedback = {
   .name = "state_feedback",
+  .compile = controller_compile,
   .eval = controller_eval,
   .lin = lw_force_lin_columns,
   .jvp = controller_jvp,

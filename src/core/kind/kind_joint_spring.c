@@ -4,7 +4,21 @@
 #include "lw_kind.h"
 #include "lw_jvp_internal.h"
 
+#include <stdio.h>
+
 #include <string.h>
+
+static int joint_spring_compile(lw_kind_build *b, const lw_force_desc *fd, lw_force *f)
+{
+  snprintf(b->path, sizeof b->path, "forces/%s/joint", fd->name);
+  int ci;
+  if (lw_build_coord(b, fd->joint, fd->coordinate, "joint spring-damper", &ci))
+    return -1;
+  f->coord = ci;
+  f->nblk = b->m->coords[ci].nblk;
+  memcpy(f->blk, b->m->coords[ci].blk, sizeof f->blk);
+  return 0;
+}
 
 static void joint_spring_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
                               double t, double *Q, double *vals, double ks, double cs)
@@ -151,6 +165,7 @@ static void joint_spring_length_jvp(const lw_model *m, const lw_model *tm, lw_da
 
 const lw_force_kind lw_kind_joint_spring_damper = {
   .name = "joint_spring_damper",
+  .compile = joint_spring_compile,
   .eval = joint_spring_eval,
   .lin = joint_spring_lin,
   .jvp = joint_spring_jvp,

@@ -4,7 +4,26 @@
 #include "lw_kind.h"
 #include "lw_jvp_internal.h"
 
+#include <stdio.h>
+
 #include <string.h>
+
+/* the point body1/point1 */
+static int point_force_compile(lw_kind_build *b, const lw_force_desc *fd, lw_force *f)
+{
+  snprintf(b->path, sizeof b->path, "forces/%s/body1", fd->name);
+  int body = lw_build_body(b, fd->body[0]);
+  if (body == -2)
+    return lw_build_fail(b, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  double p[3];
+  snprintf(b->path, sizeof b->path, "forces/%s/point1", fd->name);
+  if (lw_build_place(b, body, &fd->place[0], p))
+    return -1;
+  f->v = lw_build_point(b, body, p);
+  const lw_vexpr *es[1] = {&f->v};
+  lw_build_blocks(es, 1, &f->nblk, f->blk);
+  return 0;
+}
 
 static void point_force_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
                              double t, double *Q, double *vals, double ks, double cs)
@@ -57,6 +76,7 @@ static int point_force_blocks(const lw_model *m, const lw_force *f, const int **
 
 const lw_force_kind lw_kind_point_force = {
   .name = "force",
+  .compile = point_force_compile,
   .eval = point_force_eval,
   .lin = lw_force_lin_columns,
   .jvp = point_force_jvp,

@@ -4,8 +4,43 @@
 #include "lw_kind.h"
 #include "lw_jvp_internal.h"
 
+#include <stdio.h>
+
 #include <math.h>
 #include <string.h>
+
+/* the two points (body1/point1, body2/point2); the vector between them
+ * must have a direction at the initial guess */
+static int spring_compile(lw_kind_build *b, const lw_force_desc *fd, lw_force *f)
+{
+  lw_model *m = b->m;
+  lw_vexpr P[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(b->path, sizeof b->path, "forces/%s/body%d", fd->name, k + 1);
+    int body = lw_build_body(b, fd->body[k]);
+    if (body == -2)
+      return lw_build_fail(b, "force '%s': body%d '%s' does not exist", fd->name, k + 1,
+                           fd->body[k] ? fd->body[k] : "(missing)");
+    double p[3];
+    snprintf(b->path, sizeof b->path, "forces/%s/point%d", fd->name, k + 1);
+    if (lw_build_place(b, body, &fd->place[k], p))
+      return -1;
+    P[k] = lw_build_point(b, body, p);
+  }
+  if (fd->rest < 0) {
+    snprintf(b->path, sizeof b->path, "forces/%s/rest_length", fd->name);
+    return lw_build_fail(b, "force '%s': rest length must be nonnegative", fd->name);
+  }
+  f->v = lw_build_sub(P[1], &P[0]);
+  f->p1 = P[0];
+  double v[3];
+  lw_vexpr_eval(m, &f->v, m->q0, v);
+  if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-12)
+    return lw_build_fail(b, "force '%s': the two points coincide; the spring has no direction", fd->name);
+  const lw_vexpr *es[1] = {&f->v};
+  lw_build_blocks(es, 1, &f->nblk, f->blk);
+  return 0;
+}
 
 static void spring_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
                         double t, double *Q, double *vals, double ks, double cs)
@@ -226,6 +261,7 @@ static void spring_length_jvp(const lw_model *m, const lw_model *tm, lw_data *d,
 
 const lw_force_kind lw_kind_spring_damper = {
   .name = "spring_damper",
+  .compile = spring_compile,
   .eval = spring_eval,
   .lin = spring_lin,
   .jvp = spring_jvp,

@@ -5,7 +5,19 @@
 #include "lw_kind.h"
 #include "lw_jvp_internal.h"
 
+#include <stdio.h>
+
 #include <string.h>
+
+static int torque_compile(lw_kind_build *b, const lw_force_desc *fd, lw_force *f)
+{
+  snprintf(b->path, sizeof b->path, "forces/%s/body1", fd->name);
+  int body = lw_build_body(b, fd->body[0]);
+  if (body == -2)
+    return lw_build_fail(b, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  f->body = body;
+  return 0;
+}
 
 static void torque_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
                         double t, double *Q, double *vals, double ks, double cs)
@@ -84,6 +96,7 @@ static int torque_blocks(const lw_model *m, const lw_force *f, const int **blk)
 
 const lw_force_kind lw_kind_torque = {
   .name = "torque",
+  .compile = torque_compile,
   .eval = torque_eval,
   .lin = lw_force_lin_columns,
   .jvp = torque_jvp,

@@ -13,8 +13,46 @@
 
 #include "lw_internal.h"
 
+/* What a kind's compile hook works with: the description, the model being
+ * built (its bodies, joints and coordinates done), the error to fill and
+ * the path of the field a message names.  The lw_build_* helpers
+ * (lw_compile.c) resolve names and places as the rest of the compiler
+ * does. */
+typedef struct lw_kind_build {
+  const lw_desc *d;
+  lw_model *m;
+  lw_error *err;
+  const void *ctx;  /* the compiler's own context (bodies' initial frames) */
+  int nfb;          /* the controllers' measured coordinates filled so far (m->fbs) */
+  char path[256];
+} lw_kind_build;
+
+/* -1 with the error (b->path, the message) set */
+int lw_build_fail(lw_kind_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* body index of a name: -1 the ground, -2 none (NULL or unknown) */
+int lw_build_body(const lw_kind_build *b, const char *name);
+/* a place on body `body` in its local axes; 0, or -1 with the error set at b->path */
+int lw_build_place(lw_kind_build *b, int body, const lw_place *pl, double p[3]);
+/* the body point p (local) as a vector linear in q, and a - b */
+lw_vexpr lw_build_point(const lw_kind_build *b, int body, const double p[3]);
+lw_vexpr lw_build_sub(lw_vexpr a, const lw_vexpr *b);
+/* the bodies (at most 2) a set of vectors linear in q touches */
+void lw_build_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk);
+/* joint coordinate idx of the joint named `joint` into *ci; 0, or -1 with
+ * the error ("what: joint ... does not exist", ...) set at b->path */
+int lw_build_coord(lw_kind_build *b, const char *joint, int idx, const char *what, int *ci);
+/* a time function checked as every other one; 0, or -1 with the error set at b->path */
+int lw_build_check_func(lw_kind_build *b, const lw_func *f);
+int lw_build_finite(const double *v, int n);
+
 typedef struct lw_force_kind {
   const char *name;
+
+  /* f from its description fd (the fields common to every kind, the
+   * values' checks and the function are done): the bodies, points,
+   * coordinates and blocks (f->nblk, f->blk) it acts through; 0, or -1
+   * with the error set */
+  int (*compile)(lw_kind_build *b, const lw_force_desc *fd, lw_force *f);
 
   /* Q (nq) += the generalized force of f at (q, qd, t); when vals != NULL,
    * vals (the Newton matrix in the model's pattern, m->colptr/rowind) +=
