@@ -2,7 +2,8 @@
  * and a small spatial model, its hooks against central differences of its
  * own evaluation hook at a random state:
  *   lin (KC = -dQ/dq - cv dQ/dv, C = -dQ/dv) column by column,
- *   jvp along a random state direction and along each parameter's tangent,
+ *   jvp along a random state direction (also in one body's coordinates,
+ *   the same with the body named) and along each parameter's tangent,
  *   blocks (Q depends on no coordinate outside them),
  *   potential (-dV/dq = Q at rest), potential_jvp, length_jvp, damper_power. */
 #include "lw-test.h"
@@ -296,6 +297,36 @@ static void check_jvp_state(rig *r)
   g_free(dq), g_free(dv), g_free(dQ), g_free(D);
 }
 
+/* a direction in one body's coordinates gives the same jvp whether the
+ * kind is told so (dir->body, which lets it skip what it does not touch)
+ * or not, bit for bit */
+static void check_jvp_body(rig *r)
+{
+  const lw_model *m = r->m;
+  int nq = r->nq, nqb = m->nqb;
+  double *dq = g_new0(double, nq), *dv = g_new0(double, nq), *Qa = g_new(double, nq), *Qb = g_new(double, nq);
+  lw_lin_point pf, p = rig_point(r, &pf);
+  for (int b = 0; b < m->nb; b++) {
+    memset(dq, 0, sizeof(double) * nq);
+    memset(dv, 0, sizeof(double) * nq);
+    for (int i = 0; i < nqb; i++) {
+      dq[b * nqb + i] = sin(1.0 + i + b);
+      dv[b * nqb + i] = cos(2.0 * i + b);
+    }
+    for (int s = 0; s < 2; s++) {
+      lw_lin_dir dir = {dq, dv, NULL, NULL, NULL, NULL, s == 0 ? -1 : b}, df = dir;
+      df.dqd = dv;
+      double *out = s == 0 ? Qa : Qb;
+      memset(out, 0, sizeof(double) * nq);
+      r->kind->jvp(m, r->d, 0, &p, &pf, &dir, &df, 1, out);
+    }
+    for (int i = 0; i < nq; i++)
+      if (Qa[i] != Qb[i])
+        g_error("jvp in body %d: %.17g with the body named, %.17g without (entry %d)", b, Qb[i], Qa[i], i);
+  }
+  g_free(dq), g_free(dv), g_free(Qa), g_free(Qb);
+}
+
 /* jvp along each parameter's tangent, against models compiled at v +- h */
 static void check_jvp_params(rig *r)
 {
@@ -409,6 +440,7 @@ static void test_kind(gconstpointer data)
   check_lin(&r);
   check_blocks(&r);
   check_jvp_state(&r);
+  check_jvp_body(&r);
   check_jvp_params(&r);
   if (r.kind->potential)
     check_potential(&r);

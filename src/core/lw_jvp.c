@@ -10,8 +10,9 @@
  * layout of lw_model, so that the derivative of a vector linear in q with
  * respect to the parameter is the same linear map with the tangent
  * coefficients (lw_vexpr_eval on the tangent vexpr).  Everything below is
- * differentiated by hand: bilinear dot products, atan2 angles, the spring
- * length, torques; the tests check each against central differences. */
+ * differentiated by hand: bilinear dot products, atan2 angles; each force
+ * element's derivatives are its kind's (kind/, through the pieces in
+ * lw_jvp_internal.h).  The tests check each against central differences. */
 #include "lw_internal.h"
 #include "lw_jvp_internal.h"
 #include "kind/lw_kind.h"
