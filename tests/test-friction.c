@@ -23,6 +23,25 @@ static double central_diff(lwt_fn f, void *ctx, int which, int k, double h)
          (12 * h);
 }
 
+/* input names: the parameters, then the law's v and N or a joint's
+ * reaction and rates */
+static const char *const law_inputs[] = {"mu_s", "mu_d", "v_t", "viscous", "length", "offset", "width",
+                                         "radius", "preload", "eps", "v", "N"};
+static const char *const joint_inputs[] = {"mu_s",  "mu_d",   "v_t",    "viscous", "length",  "offset",
+                                           "width", "radius", "preload", "eps",    "F_x",     "F_y",
+                                           "F_z",   "T_x",    "T_y",    "T_z",     "rate[0]", "rate[1]",
+                                           "rate[2]"};
+static const char *const *input_names = law_inputs;
+
+/* outputs: the law's mu and F, a joint's N and Q_k */
+static const char *output_name(const char *what, int k)
+{
+  static const char *const law[] = {"mu", "F"}, *const joint[] = {"N", "Q[0]", "Q[1]", "Q[2]"};
+  if (input_names == joint_inputs)
+    return joint[k];
+  return input_names == law_inputs ? law[k] : what;
+}
+
 /* The analytic derivative `an` against the difference: relative 1e-6,
  * or a floor 300 times the difference's round-off (3e-16 |f| / h). */
 static void check_derivative(const char *what, int which, int k, double an, lwt_fn f, void *ctx, double h)
@@ -32,9 +51,9 @@ static void check_derivative(const char *what, int which, int k, double an, lwt_
   double tol = 1e-6 * fabs(an) + 1e-13 * (fv + 1.0) / h;
   n_checked++;
   if (!(fabs(an - fd) <= tol))
-    g_error("%s: d(output %d)/d(input %d) = %.12g analytic, %.12g by central differences "
+    g_error("%s: d(%s)/d(%s) = %.12g analytic, %.12g by central differences "
             "(step %.3g, difference %.3g > tolerance %.3g)",
-            what, k, which, an, fd, h, fabs(an - fd), tol);
+            what, output_name(what, k), input_names[which], an, fd, h, fabs(an - fd), tol);
 }
 
 /* ---- random points ------------------------------------------------- */
@@ -122,6 +141,7 @@ static double law_fn(void *vctx, int which, double t, int k)
 static void test_law_derivatives(void)
 {
   GRand *r = g_rand_new_with_seed(1);
+  input_names = law_inputs;
   for (int n = 0; n < 500; n++) {
     law_ctx c;
     random_params(r, &c.p);
@@ -152,6 +172,8 @@ static double cabs_fn(void *vctx, int which, double t, int k)
 
 static void test_cabs(void)
 {
+  static const char *const cabs_inputs[] = {"x", "eps"};
+  input_names = cabs_inputs;
   GRand *r = g_rand_new_with_seed(2);
   for (int n = 0; n < 200; n++) {
     double eps = urand(r, 1e-4, 1.0);
@@ -320,6 +342,7 @@ static void check_joint_point(joint_ctx *c)
 static void test_joint_derivatives(void)
 {
   GRand *r = g_rand_new_with_seed(4);
+  input_names = joint_inputs;
   int before = n_checked;
   for (int kind = 0; kind < LW_FRICTION_NKINDS; kind++)
     for (int n = 0; n < 200; n++) {
