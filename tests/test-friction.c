@@ -431,10 +431,13 @@ static void test_eval_law_and_power(void)
       for (int k = 0; k < out.nslip; k++)
         power += out.Q[k] * rate[k];
       g_assert_cmpfloat(power, <=, 0.0);
+      /* the contact force is the law at the slip speed */
+      double F = lw_friction_law(&p, out.slip_speed, out.N, NULL, NULL, NULL);
+      g_assert_cmpfloat(fabs(out.F - F), <=, 1e-13 * F);
       if (out.nslip == 1) {
         double w = slip_weight((lw_friction_kind)kind, 0, p.p[LW_FP_RADIUS]);
-        double F = lw_friction_law(&p, w * rate[0], out.N, NULL, NULL, NULL);
-        g_assert_cmpfloat(fabs(out.Q[0] + w * F), <=, 1e-13 * (fabs(w * F) + 1e-300));
+        double F1 = lw_friction_law(&p, w * rate[0], out.N, NULL, NULL, NULL);
+        g_assert_cmpfloat(fabs(out.Q[0] + w * F1), <=, 1e-13 * (fabs(w * F1) + 1e-300));
       }
     }
   g_rand_free(r);

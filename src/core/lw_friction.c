@@ -394,6 +394,7 @@ static void generalized_friction(const lw_friction_params *p, lw_friction_kind k
   slip_ratio(p, s, &phi, &psi, dphi_dp);
   double N = out->N, G = N * phi + p->p[LW_FP_VISCOUS];
   out->slip_speed = s;
+  out->F = G * s;
   for (int k = 0; k < n; k++) {
     out->Q[k] = -w[k] * G * u[k];
     for (int j = 0; j < n; j++)

@@ -103,6 +103,8 @@ typedef struct {
   double dN_dreaction[6];
   double dN_dp[LW_FP_N];
   double slip_speed;                         /* |u| (m/s), u the slip vector */
+  double F;                                  /* friction force at the contact, along -u:
+                                                N mu(s) + c_v s (N) */
   double Q[LW_FRICTION_MAXSLIP];             /* generalized friction on each rate's
                                                 coordinate (N or N m), opposing it */
   double dQ_drate[LW_FRICTION_MAXSLIP][LW_FRICTION_MAXSLIP];
