@@ -475,6 +475,48 @@ static void test_eval_series_seam(void)
   g_assert_cmpfloat_with_epsilon(lo.dQ_drate[1][1], -slope * re * re, 1e-12 * slope * re * re);
 }
 
+/* the pressure factors: integral of a parabolic pressure p over its
+ * resultant, by Simpson's rule, on a half bore (theta in [-pi/2, pi/2]) and
+ * on a half sphere (polar angle in [0, pi/2], area sin theta) */
+static double simpson(double (*f)(double, int), int which, double lo, double hi)
+{
+  int n = 20000;
+  double h = (hi - lo) / n, s = f(lo, which) + f(hi, which);
+  for (int i = 1; i < n; i++)
+    s += (i % 2 ? 4 : 2) * f(lo + i * h, which);
+  return s * h / 3;
+}
+
+static double pressure_integrand(double t, int which)
+{
+  double p = 1 - 4 * t * t / (G_PI * G_PI);
+  switch (which) {
+  case 0:
+    return p;
+  case 1:
+    return p * cos(t);
+  case 2:
+    return p * sin(t);
+  default:
+    return p * sin(t) * cos(t);
+  }
+}
+
+static void test_pressure_factors(void)
+{
+  double bore = simpson(pressure_integrand, 0, -G_PI / 2, G_PI / 2) / simpson(pressure_integrand, 1, -G_PI / 2, G_PI / 2);
+  double ball = simpson(pressure_integrand, 2, 0, G_PI / 2) / simpson(pressure_integrand, 3, 0, G_PI / 2);
+  g_assert_cmpfloat_with_epsilon(bore, 1.2919281950124923, 1e-12);
+  g_assert_cmpfloat_with_epsilon(ball, 1.5294549529656822, 1e-12);
+  /* a unit radial load on the planar revolute joint and on the ball gives these factors */
+  lw_friction_params p;
+  lw_friction_default_params(&p, 1e-3);
+  p.p[LW_FP_EPS] = 1e-12;
+  double R[6] = {0, 1000, 0, 0, 0, 0};
+  g_assert_cmpfloat_with_epsilon(lw_friction_normal(&p, LW_FRICTION_PLANAR_REVOLUTE, R, NULL, NULL), 1000 * bore, 1e-8);
+  g_assert_cmpfloat_with_epsilon(lw_friction_normal(&p, LW_FRICTION_SPHERICAL, R, NULL, NULL), 1000 * ball, 1e-8);
+}
+
 static void test_params_and_kinds(void)
 {
   lw_friction_params p;
@@ -513,6 +555,7 @@ int main(int argc, char **argv)
   g_test_add_func("/friction/law/smooth", test_law_smooth);
   g_test_add_func("/friction/law/derivatives", test_law_derivatives);
   g_test_add_func("/friction/normal/hand", test_normal_hand);
+  g_test_add_func("/friction/normal/pressure-factors", test_pressure_factors);
   g_test_add_func("/friction/joint/derivatives", test_joint_derivatives);
   g_test_add_func("/friction/joint/law-and-power", test_eval_law_and_power);
   g_test_add_func("/friction/joint/series-seam", test_eval_series_seam);

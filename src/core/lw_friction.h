@@ -49,8 +49,8 @@ typedef struct {
   double p[LW_FP_N]; /* indexed by lw_friction_param */
 } lw_friction_params;
 
-/* Defaults for a step h (s): mu_s 0.4, mu_d 0.3, v_t = 10 h (m/s per step
- * of 1 m/s^2: the seed's "ten times the step", see docs/friction.md),
+/* Defaults for a step h (s): mu_s 0.4, mu_d 0.3, v_t = 10 h x 1 m/s^2
+ * (the seed's "ten times the step": what 1 m/s^2 builds in ten steps),
  * no viscous term, a = 0.05 m centred, b = 0.02 m, r_e = 0.01 m, no
  * preload, eps = 1e-3 N. */
 void lw_friction_default_params(lw_friction_params *p, double h);
