@@ -307,4 +307,29 @@ size_t sens_pipe_bytes(const sens_pipe *pp);
 /* stops the stepping thread and frees the pipeline (NULL: nothing) */
 void sens_pipe_stop(sens_pipe *pp);
 
+/* ---- sens_run.c: one run, shared by its drivers ---- */
+typedef struct {
+  const lw_model *m;
+  const lw_sens_options *opt;
+  lw_sens_result *res;
+  sens *s;
+  lw_error *err;
+  int forward, adjoint; /* the method (neither: values alone) */
+  int pipelined;        /* the forward on two threads is wanted */
+  size_t limit;         /* bytes of stored states before the adjoint checkpoints */
+  size_t sl;            /* doubles in a stored state */
+  double *st0, *st1;    /* the states a step goes from and to (st0: the initial state first) */
+  sens_initial_lin L;   /* the initial problems linearized (forward, adjoint) */
+  long every;           /* progress is reported every so many states */
+} sens_run;
+
+/* progress at state k reported (every so many states); nonzero: cancelled */
+int sens_run_cancelled(const sens_run *r, long k, double fraction);
+
+/* ---- the drivers ---- */
+/* sens_forward.c: values alone or forward sensitivities over states 0 .. N */
+int sens_forward_run(sens_run *r);
+/* sens_adjoint.c: values and the discrete adjoint's gradients */
+int sens_adjoint_run(sens_run *r);
+
 #endif /* LW_SENS_INTERNAL_H */
