@@ -19,30 +19,20 @@ void sens_initial_free(sens_initial_lin *L)
   free(L->F0);
 }
 
-int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L)
+/* 1. the position problem G = [Phi; x_i - value_i] = 0: Pg = pinv(dG/dq),
+ * Gth = dG/drho; nonzero when the pseudo-inverse fails */
+static int initial_position(sens *s, const double *st, sens_initial_lin *L)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
-  int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p, nqb = s->nqb, w = 2 * nqb;
+  int nq = s->nq, nc = s->nc, p = s->p, nqb = s->nqb, w = 2 * nqb;
   const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
   double t = ST_T(st);
-  memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
-  memset(L, 0, sizeof *L);
-  int nh = 0;
-  for (int i = 0; i < m->ninit; i++)
-    nh += m->init_has_value[i] != 0;
-  L->ng = nc + nh;
-  L->na = nc + m->ninit;
-  L->nv = nq + L->na;
-  int ng = L->ng, na = L->na, nv = L->nv;
-  lw_rows_eval(m, d, q, t, 1);
-  lw_rows_time(m, d, q, qd, t);
+  int ng = L->ng;
   double *G = calloc((size_t)ng * nq + 1, sizeof(double));
   double *gc = calloc((size_t)w, sizeof(double));
-  double *dgc = calloc((size_t)w, sizeof(double));
   L->Pg = calloc((size_t)nq * ng + 1, sizeof(double));
   L->Gth = calloc((size_t)ng * p + 1, sizeof(double));
-  /* 1. position: G = [Phi; x_i - value_i] */
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++)
@@ -81,7 +71,26 @@ int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L)
     }
   }
   int bad = sens_pinv(G, ng, nq, L->Pg);
-  /* 2. velocity: min qd^T M qd / 2 subject to A qd = b, A = [J; grad x_i] */
+  free(G);
+  free(gc);
+  return bad;
+}
+
+/* 2. the velocity problem, min qd^T M qd / 2 subject to A qd = b, A = [J;
+ * grad x_i]: Pv = pinv([M A^T; A 0]) and the derivatives Dvq, Fv of its
+ * conditions; nonzero when the pseudo-inverse fails */
+static int initial_velocity(sens *s, const double *st, sens_initial_lin *L)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  int nq = s->nq, nc = s->nc, p = s->p, nqb = s->nqb, w = 2 * nqb;
+  const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
+  double t = ST_T(st);
+  int na = L->na, nv = L->nv;
+  lw_lin_point pt = {q, qd, qd, qdd, {lam, NULL, NULL}, t};
+  lw_lin_dir none = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+  double *gc = calloc((size_t)w, sizeof(double));
+  double *dgc = calloc((size_t)w, sizeof(double));
   double *Kv = calloc((size_t)nv * nv + 1, sizeof(double));
   L->Pv = calloc((size_t)nv * nv + 1, sizeof(double));
   L->Dvq = calloc((size_t)nv * nq + 1, sizeof(double));
@@ -112,7 +121,7 @@ int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L)
       Kv[(size_t)j * nv + nq + r] = s->sM * A[(size_t)j * na + r];
       Kv[(size_t)(nq + r) * nv + j] = s->sM * A[(size_t)j * na + r];
     }
-  bad |= sens_pinv(Kv, nv, nv, L->Pv);
+  int bad = sens_pinv(Kv, nv, nv, L->Pv);
   /* Kv = D^-1 Kv_s D^-1, D = diag(1, s): D sens_pinv(Kv_s) D solves Kv (its inverse when regular) */
   for (int j = 0; j < nv; j++)
     for (int i = 0; i < nv; i++)
@@ -157,7 +166,27 @@ int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L)
       col[nq + nc + i] = dxd - (tg && m->init_has_vel[i] ? tg->dm->init_vel[i] : 0.0);
     }
   }
-  /* 3. accelerations: [M qdd - Q(q, qd) + J^T lambda; J qdd + gamma] */
+  free(gc);
+  free(dgc);
+  free(Kv);
+  free(A);
+  free(bv);
+  free(xm);
+  free(mu_rows);
+  return bad;
+}
+
+/* 3. the acceleration problem [M qdd - Q(q, qd) + J^T lambda; J qdd +
+ * gamma] = 0: K0 = [M J^T; J 0] factored and the derivatives D0q, D0qd, F0;
+ * nonzero when K0 is singular */
+static int initial_acceleration(sens *s, const double *st, sens_initial_lin *L)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  int nq = s->nq, n1 = s->n1, nc = s->nc, p = s->p, nqb = s->nqb;
+  const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
+  double t = ST_T(st);
+  int bad = 0;
   L->K0 = calloc((size_t)n1 * n1 + 1, sizeof(double));
   L->ip0 = calloc((size_t)n1 + 1, sizeof(int));
   L->D0q = calloc((size_t)n1 * nq + 1, sizeof(double));
@@ -196,14 +225,29 @@ int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L)
       c1[i] += -s->dQ[i] + s->dJ[0][i];
     memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
-  free(G);
-  free(gc);
-  free(dgc);
-  free(Kv);
-  free(A);
-  free(bv);
-  free(xm);
-  free(mu_rows);
+  return bad;
+}
+
+int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  const double *q = ST_Q(s, st), *qd = ST_QD(s, st);
+  double t = ST_T(st);
+  memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
+  memset(L, 0, sizeof *L);
+  int nh = 0;
+  for (int i = 0; i < m->ninit; i++)
+    nh += m->init_has_value[i] != 0;
+  L->ng = s->nc + nh;
+  L->na = s->nc + m->ninit;
+  L->nv = s->nq + L->na;
+  lw_rows_eval(m, d, q, t, 1);
+  lw_rows_time(m, d, q, qd, t);
+  int bad = initial_position(s, st, L);
+  bad |= initial_velocity(s, st, L);
+  if (initial_acceleration(s, st, L))
+    bad = 1;
   if (bad) {
     lw_set_error(s->err, LW_ERR_MODEL, "", 0.0,
                  "the initial problems cannot be linearized (dependent constraints at t = 0)");

@@ -89,55 +89,59 @@ int sens_time_bucket(const sens *s, double t)
   return x >= (double)(s->nbkt - 1) ? s->nbkt - 1 : (int)x;
 }
 
-/* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
- * holds state b as lw_step left it (the constraint rows, their time terms
- * and the Schur factors at b are not evaluated again) */
-int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
+/* the controllers' integral terms as the step from sa to sb saw them: the
+ * carry into d, the errors' gradients at both states, Rc = dR_P/dc */
+static void step_controllers(sens *s, const double *sa, const double *sb)
+{
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  int nq = s->nq;
+  const double *q = ST_Q(s, sb);
+  memcpy(d->fbc, ST_CARRY(s, sb), sizeof(double) * (size_t)s->nz);
+  d->fb_beta = 0.5 * s->h;
+  /* a state's gradients serve two steps: the forward pass meets it as
+   * state b then a, the backward pass as a then b */
+  double ta = ST_T(sa), tb = ST_T(sb);
+  if (s->fb_tb == ta || s->fb_ta == tb) {
+    double *sw[3][2] = {{s->eqa, s->eqb}, {s->eqda, s->eqdb}, {s->pea, s->peb}};
+    s->eqa = sw[0][1], s->eqb = sw[0][0];
+    s->eqda = sw[1][1], s->eqdb = sw[1][0];
+    s->pea = sw[2][1], s->peb = sw[2][0];
+    double t = s->fb_ta;
+    s->fb_ta = s->fb_tb;
+    s->fb_tb = t;
+  }
+  if (s->fb_ta != ta)
+    controller_error_grads(s, sa, s->eqa, s->eqda, s->pea);
+  if (s->fb_tb != tb)
+    controller_error_grads(s, sb, s->eqb, s->eqdb, s->peb);
+  s->fb_ta = ta;
+  s->fb_tb = tb;
+  memset(s->Rc, 0, sizeof(double) * (size_t)s->nz * nq);
+  double g[2 * LW_MAXQB];
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    if (!lw_force_is_controller(f->type))
+      continue;
+    const lw_coord *c = &m->coords[f->coord];
+    lw_coord_eval(m, c, q, g);
+    for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
+      for (int k = 0; k < c->nblk; k++)
+        for (int l = 0; l < s->nqb; l++)
+          s->Rc[(size_t)i * nq + c->blk[k] * s->nqb + l] = m->fbs[i].ki * g[k * s->nqb + l];
+  }
+}
+
+/* the projection matrix KM = [M J^T; J 0] at state sb (through S = J M^-1
+ * J^T or by its LU) and the projections' multipliers sigma, kappa; fresh:
+ * s->d holds sb as the step left it */
+static int step_projections(sens *s, const double *sb, int fresh)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
   int nq = s->nq, nc = s->nc, n1 = s->n1;
   double t = ST_T(sb);
-  const double *qn = ST_Q(s, sa), *qdn = ST_QD(s, sa), *qddn = ST_QDD(s, sa);
-  const double *q = ST_Q(s, sb), *qd = ST_QD(s, sb), *qdd = ST_QDD(s, sb), *lam = ST_L(s, sb);
-  memcpy(d->coord_prev, ST_C(s, sb), sizeof(double) * (size_t)s->ncoords);
-  if (s->nz) {
-    /* the controllers' integral terms as the step saw them */
-    memcpy(d->fbc, ST_CARRY(s, sb), sizeof(double) * (size_t)s->nz);
-    d->fb_beta = 0.5 * s->h;
-    /* a state's gradients serve two steps: the forward pass meets it as
-     * state b then a, the backward pass as a then b */
-    double ta = ST_T(sa), tb = ST_T(sb);
-    if (s->fb_tb == ta || s->fb_ta == tb) {
-      double *sw[3][2] = {{s->eqa, s->eqb}, {s->eqda, s->eqdb}, {s->pea, s->peb}};
-      s->eqa = sw[0][1], s->eqb = sw[0][0];
-      s->eqda = sw[1][1], s->eqdb = sw[1][0];
-      s->pea = sw[2][1], s->peb = sw[2][0];
-      double t = s->fb_ta;
-      s->fb_ta = s->fb_tb;
-      s->fb_tb = t;
-    }
-    if (s->fb_ta != ta)
-      controller_error_grads(s, sa, s->eqa, s->eqda, s->pea);
-    if (s->fb_tb != tb)
-      controller_error_grads(s, sb, s->eqb, s->eqdb, s->peb);
-    s->fb_ta = ta;
-    s->fb_tb = tb;
-    memset(s->Rc, 0, sizeof(double) * (size_t)s->nz * nq);
-    double g[2 * LW_MAXQB];
-    for (int n = 0; n < m->nforces; n++) {
-      const lw_force *f = &m->forces[n];
-      if (!lw_force_is_controller(f->type))
-        continue;
-      const lw_coord *c = &m->coords[f->coord];
-      lw_coord_eval(m, c, q, g);
-      for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
-        for (int k = 0; k < c->nblk; k++)
-          for (int l = 0; l < s->nqb; l++)
-            s->Rc[(size_t)i * nq + c->blk[k] * s->nqb + l] = m->fbs[i].ki * g[k * s->nqb + l];
-    }
-  }
-  step_rates(s->qds, s->qdds, q, qn, qdn, qddn, s->c2, s->c4, nq);
+  const double *q = ST_Q(s, sb), *qd = ST_QD(s, sb);
   fresh = fresh && d->schur_ok;
   const double *mult = ST_MULT(s, sb);
   /* through M^-1 only when the mass blocks are well conditioned: a point
@@ -181,33 +185,47 @@ int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
     sens_km_solve(s, s->rhs);
     memcpy(s->kap, s->rhs + nq, sizeof(double) * (size_t)nc);
   }
+  return 0;
+}
 
-  lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
-  lw_lin_out o1 = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};
-  {
-    size_t nbb = (size_t)m->nb * s->nqb * s->nqb, nr = (size_t)nc * 2 * s->nqb;
-    lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
-    for (int k = 0; k < 4; k++) {
-      memset(bm[k]->blk, 0, sizeof(double) * nbb);
-      if (bm[k]->off)
-        memset(bm[k]->off, 0, sizeof(double) * (size_t)nq * nq);
-    }
-    memset(s->RV, 0, sizeof(double) * nr);
-    memset(s->RA, 0, sizeof(double) * nr);
-    memset(s->RAd, 0, sizeof(double) * nr);
-    const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
-    lw_lin_blocks(m, d, &pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
-    sens_vec_axpy(s->Ab.blk, s->c4, m->mass_blocks, nbb);
+/* the step's matrices in blocks at pt (A = c4 M + K + C' + H(lambda), H(sigma),
+ * H(kappa), C and the rate matrices) and AP = [A J^T; J 0] factored */
+static int step_matrices(sens *s, const lw_lin_point *pt)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, nc = s->nc;
+  size_t nbb = (size_t)m->nb * s->nqb * s->nqb, nr = (size_t)nc * 2 * s->nqb;
+  lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
+  for (int k = 0; k < 4; k++) {
+    memset(bm[k]->blk, 0, sizeof(double) * nbb);
+    if (bm[k]->off)
+      memset(bm[k]->off, 0, sizeof(double) * (size_t)nq * nq);
   }
+  memset(s->RV, 0, sizeof(double) * nr);
+  memset(s->RA, 0, sizeof(double) * nr);
+  memset(s->RAd, 0, sizeof(double) * nr);
+  const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
+  lw_lin_blocks(m, s->d, pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
+  sens_vec_axpy(s->Ab.blk, s->c4, m->mass_blocks, nbb);
   if (s->ap_struct ? sens_ap_factor(s) : sens_ap_factor_dense(s)) {
-    lw_set_error(s->err, LW_ERR_SOLVER, "", t,
+    lw_set_error(s->err, LW_ERR_SOLVER, "", pt->t,
                  "the step's tangent matrix is singular at t = %.6g s; the sensitivities are "
                  "undefined there",
-                 t);
+                 pt->t);
     return -1;
   }
-  /* parameter columns; a parameter left out of alist has a column that is
-   * exactly zero (not written): a spline value far from t */
+  return 0;
+}
+
+/* the parameters' step columns FP, FV, FA at pt (qd, qdd: state b's rates);
+ * a parameter left out of alist has a column that is exactly zero (not
+ * written): a spline value far from t */
+static void step_param_cols(sens *s, const lw_lin_point *pt, const double *qd, const double *qdd)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, n1 = s->n1;
+  double t = pt->t;
+  lw_lin_out o1 = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};
   for (int i = 0; i < nq; i++) {
     s->e[i] = qd[i] - s->qds[i];
     s->e2[i] = qdd[i] - s->qdds[i];
@@ -236,7 +254,7 @@ int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
     o1.dphi = fp + nq;
     o1.dvel = fv + nq;
     o1.dacc = fa + nq;
-    lw_lin_jvp(m, d, &pt, &dir, &o1);
+    lw_lin_jvp(m, s->d, pt, &dir, &o1);
     {
       const double *x[3] = {s->qdds, s->e, s->e2};
       double *y[3] = {fp, fv, fa};
@@ -244,10 +262,29 @@ int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
     }
     step_cols_add(fp, fv, fa, s->dQ, s->dJ, nq);
   }
+}
+
+/* linearize the step from state a (t_n) to state b (t_n+1); fresh: s->d
+ * holds state b as lw_step left it (the constraint rows, their time terms
+ * and the Schur factors at b are not evaluated again) */
+int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
+{
+  lw_data *d = s->d;
+  double t = ST_T(sb);
+  const double *q = ST_Q(s, sb), *qd = ST_QD(s, sb), *qdd = ST_QDD(s, sb), *lam = ST_L(s, sb);
+  memcpy(d->coord_prev, ST_C(s, sb), sizeof(double) * (size_t)s->ncoords);
+  if (s->nz)
+    step_controllers(s, sa, sb);
+  step_rates(s->qds, s->qdds, q, ST_Q(s, sa), ST_QD(s, sa), ST_QDD(s, sa), s->c2, s->c4, s->nq);
+  if (step_projections(s, sb, fresh))
+    return -1;
+  lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
+  if (step_matrices(s, &pt))
+    return -1;
+  step_param_cols(s, &pt, qd, qdd);
   if (s->nz) {
     memcpy(d->fbc, ST_Z(s, sb), sizeof(double) * (size_t)s->nz);
     d->fb_beta = 0.0;
   }
   return 0;
 }
-
