@@ -95,6 +95,7 @@ static void adjoint_cotangents_alloc(sens_run *r, adjoint_work *a)
   a->tmp = calloc((size_t)(r->L.nv > n1 ? r->L.nv : n1) + nq + 1, sizeof(double));
 }
 
+/* frees the stored states and the cotangents */
 static void adjoint_free(adjoint_work *a)
 {
   free(a->store);
@@ -292,6 +293,7 @@ static int adjoint_backward_pass(sens_run *r, adjoint_work *a)
   return LW_OK;
 }
 
+/* the stored states, the forward pass, then the backward pass */
 int sens_adjoint_run(sens_run *r)
 {
   adjoint_work a = {0};

@@ -77,6 +77,7 @@ static int forward_alloc(sens_run *r, forward_cols *f)
   return LW_OK;
 }
 
+/* frees the carried columns and their scratch */
 static void forward_free(forward_cols *f)
 {
   free(f->Sx);
@@ -298,6 +299,7 @@ static int forward_steps(sens_run *r, forward_cols *f)
   return LW_OK;
 }
 
+/* the arrays, the initial columns, the table, the stepping thread, then the states */
 int sens_forward_run(sens_run *r)
 {
   sens *s = r->s;

@@ -63,11 +63,11 @@ typedef struct {
                              (nc x nc) LU */
   double *SPd;             /* (nc) reciprocals of the LU's pivots */
   int *ipS;
-  double *apt; /* (nq) scratch of ap_solve */
+  double *apt; /* (nq) scratch of sens_ap_solve_t */
   int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
   tri_lists tri;     /* where SP's LU and S's Cholesky factor can be nonzero (forward by rows) */
   int sp_swapped;    /* SP's LU exchanged rows this step: its zeros are elsewhere */
-  double *kxm;   /* (nq) scratch of km_solve */
+  double *kxm;   /* (nq) scratch of sens_km_solve */
   int *alist, nact; /* the parameters whose step columns are nonzero at this step, in order */
   /* forward: the columns carried (live), in the order they became live.
    * A parameter's column is exactly zero until its step columns or the
@@ -213,9 +213,9 @@ static inline void unit_vector(double *e, int n, int j)
   e[j] = 1.0;
 }
 
-
-/* ---- sens_linalg.c: the step matrices' solves (KKT, Schur complement, bodies' blocks), one side or p sides by rows ---- */
-/* x = D A_s^-1 D b for a saddle-point LU stored with its constraint rows scaled by sc (trans: A^T) */
+/* ---- sens_linalg.c: the step matrices' solves (KKT, Schur complement, bodies'
+ * blocks), for one side or for p sides by rows ---- */
+/* x = D A_s^-1 D b for a saddle-point LU stored with its constraint rows scaled by scale (trans: A^T) */
 void sens_kkt_solve(const double *A, int n, int nq, double scale, const int *ipiv, int trans, double *B, int nrhs);
 /* d (n) = the reciprocals of the pivots of an n x n LU */
 void sens_lu_recip(const double *A, int n, double *d);
@@ -236,11 +236,14 @@ void sens_tri_free(tri_lists *t);
 /* finds where the Schur complements' factors can be nonzero */
 int sens_tri_init(tri_lists *t, const lw_model *m);
 /* Y += alpha (A + cb B) X, block-diagonal A and B, p columns by rows */
-void sens_blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha, const double *X, double *Y, int p);
+void sens_blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
+                      const double *X, double *Y, int p);
 /* Y += alpha (B - cm M) X for a matrix of blocks B, p columns by rows */
-void sens_bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y, int p);
+void sens_bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y,
+                    int p);
 /* Y += alpha R X (neg: Y = alpha R X - Y), R by rows like d->jac */
-void sens_rowmat_rows(const lw_model *m, const double *R, double alpha, int neg, const double *X, double *Y, int p);
+void sens_rowmat_rows(const lw_model *m, const double *R, double alpha, int neg, const double *X, double *Y,
+                      int p);
 /* AP [x; y] = B for p columns by rows: x into X, y left in B */
 void sens_ap_solve_rows(sens *s, double *B, double *X, int p);
 /* [M J^T; J 0] [x; y] = B for p columns by rows: x into X */
@@ -248,7 +251,8 @@ void sens_km_solve_rows(sens *s, double *B, double *X, int p);
 /* R (n1 x p by rows) = sign times the step's parameter columns F of the live parameters */
 void sens_step_cols_scatter(const sens *s, const double *F, double sign, double *R, int p);
 /* out = base + h/2 e' of the controllers' integrals, p live columns by rows */
-void sens_carry_rows(const sens *s, const double *eq, const double *eqd, const double *pe, const double *Sq, const double *Sqd, const double *base, double *out, int p);
+void sens_carry_rows(const sens *s, const double *eq, const double *eqd, const double *pe, const double *Sq,
+                     const double *Sqd, const double *base, double *out, int p);
 /* y += a x over n entries, in vectors */
 void sens_vec_axpy(double *restrict y, double a, const double *restrict x, size_t n);
 

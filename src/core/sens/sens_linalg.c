@@ -15,16 +15,16 @@ extern void dgesvd_(const char *ju, const char *jv, const int *m, const int *n, 
  * constraint rows and multiplier columns scaled by s (of the size of T), so
  * that the pivots stay of one magnitude; A x = b is solved as
  * x = D A_s^-1 D b, D = diag(1, s), for A and for A^T alike. */
-void sens_kkt_solve(const double *A, int n, int nq, double sc, const int *ipiv, int trans, double *B,
+void sens_kkt_solve(const double *A, int n, int nq, double scale, const int *ipiv, int trans, double *B,
                       int nrhs)
 {
   for (int j = 0; j < nrhs; j++)
     for (int i = nq; i < n; i++)
-      B[(size_t)j * n + i] *= sc;
+      B[(size_t)j * n + i] *= scale;
   lw_lu_dense_solve(A, n, ipiv, trans, B, nrhs);
   for (int j = 0; j < nrhs; j++)
     for (int i = nq; i < n; i++)
-      B[(size_t)j * n + i] *= sc;
+      B[(size_t)j * n + i] *= scale;
 }
 
 /* the reciprocals of the pivots of an n x n LU */
@@ -34,14 +34,16 @@ void sens_lu_recip(const double *A, int n, double *d)
     d[i] = 1.0 / A[(size_t)i * n + i];
 }
 
-static void kkt_scale(double *A, int n, int nq, double sc)
+/* the constraint rows and multiplier columns of the n x n saddle-point
+ * matrix A (nq coordinates first) multiplied by scale */
+static void kkt_scale(double *A, int n, int nq, double scale)
 {
   for (int j = 0; j < nq; j++) /* J rows */
     for (int i = nq; i < n; i++)
-      A[(size_t)j * n + i] *= sc;
+      A[(size_t)j * n + i] *= scale;
   for (int j = nq; j < n; j++) /* J^T columns */
     for (int i = 0; i < nq; i++)
-      A[(size_t)j * n + i] *= sc;
+      A[(size_t)j * n + i] *= scale;
 }
 
 /* P = sens_pinv(A), A m x n (destroyed), P n x m; singular values below
@@ -80,9 +82,9 @@ int sens_pinv(double *A, int m, int n, double *P)
   return info == 0 ? 0 : -1;
 }
 
-/* sc J into the constraint rows and sc J^T into the multiplier columns of
+/* scale J into the constraint rows and scale J^T into the multiplier columns of
  * the n1 x n1 matrix K (J at the rows evaluated in d) */
-static void kkt_add_jac(const sens *s, double *K, double sc)
+static void kkt_add_jac(const sens *s, double *K, double scale)
 {
   int nq = s->nq, n1 = s->n1, nqb = s->nqb, w = 2 * nqb;
   const lw_model *m = s->m;
@@ -92,8 +94,8 @@ static void kkt_add_jac(const sens *s, double *K, double sc)
       for (int i = 0; i < nqb; i++) {
         int col = row->blk[k] * nqb + i;
         double g = s->d->jac[(size_t)r * w + k * nqb + i];
-        K[(size_t)col * n1 + nq + r] += sc * g;   /* J */
-        K[(size_t)(nq + r) * n1 + col] += sc * g; /* J^T */
+        K[(size_t)col * n1 + nq + r] += scale * g;   /* J */
+        K[(size_t)(nq + r) * n1 + col] += scale * g; /* J^T */
       }
   }
 }
@@ -114,7 +116,7 @@ void sens_km_build(sens *s, double *K)
  * (a few hundred operations instead of an LU of order nq + nc):
  *   y = S^-1 (W^T f - g),  x = M^-1 f - W y,  W = M^-1 J^T.
  * The matrix is symmetric: the same solve serves its transpose.  The
- * forward sensitivities' sides go by rows, together (km_solve_rows). */
+ * forward sensitivities' sides go by rows, together (sens_km_solve_rows). */
 void sens_km_solve(sens *s, double *b)
 {
   if (!s->km_schur) {
@@ -693,16 +695,16 @@ LW_CLONES static void rowmat_t_rows(const lw_model *m, const double *R, double a
 #undef CALL
 }
 
-/* a saddle-point matrix by its LU (kkt_solve; d its pivots' reciprocals)
+/* a saddle-point matrix by its LU (sens_kkt_solve; d its pivots' reciprocals)
  * for the p columns of B by rows */
-static void kkt_solve_rows(sens *s, const double *K, double sc, const int *ipiv, const double *d, double *B, int p)
+static void kkt_solve_rows(sens *s, const double *K, double scale, const int *ipiv, const double *d, double *B, int p)
 {
   size_t r0 = (size_t)s->nq * p, r1 = (size_t)s->n1 * p;
   for (size_t i = r0; i < r1; i++)
-    B[i] *= sc;
+    B[i] *= scale;
   lu_solve_rows(K, s->n1, ipiv, d, 0, B, p);
   for (size_t i = r0; i < r1; i++)
-    B[i] *= sc;
+    B[i] *= scale;
 }
 
 /* [B J^T; J 0] [x; y] = [f; g] (B block-diagonal, inverses Binv; W = B^-1
@@ -741,7 +743,7 @@ void sens_ap_solve_rows(sens *s, double *B, double *X, int p)
   }
 }
 
-/* [M J^T; J 0] [x; y] = [f; g] by rows (km_solve by rows): x into X */
+/* [M J^T; J 0] [x; y] = [f; g] by rows (sens_km_solve by rows): x into X */
 void sens_km_solve_rows(sens *s, double *B, double *X, int p)
 {
   if (s->km_schur) {

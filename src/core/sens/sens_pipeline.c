@@ -39,6 +39,7 @@ static void pipe_wait(int *spins)
   nanosleep(&ts, NULL);
 }
 
+/* the stepping thread: states 1 .. N into the ring, each once a slot is free */
 static void *pipe_run(void *arg)
 {
   sens_pipe *pp = arg;

@@ -1,6 +1,8 @@
-/* sens_run.c: the public entry points of the exact sensitivities of objectives over a simulation: forward
- * (direct differentiation) and discrete adjoint of the discretized ALI3-P
- * step, central finite differences as a verifier.
+/* sens_run.c: the public entry points (lw_sensitivity, lw_sensitivity_model)
+ * and one run's set-up and finish.  Exact sensitivities of objectives over a
+ * simulation: forward (direct differentiation, sens_forward.c) and discrete
+ * adjoint (sens_adjoint.c) of the discretized ALI3-P step, central finite
+ * differences of the whole simulation as a verifier (here).
  *
  * The step from t_n to t_n+1 solves, at convergence (seed 002 eqs. 3.28,
  * 3.35, 3.39 with the trapezoidal rule, beta = 1/4, gamma = 1/2):
@@ -17,7 +19,12 @@
  * same matrices, cost independent of the number of parameters), gives the
  * derivative of the discrete objective
  *   psi = sum_k w_k g(y_k) (trapezoidal weights) + final terms g(y_N).
- * The step matrices are dense (models up to a few hundred coordinates). */
+ * The step matrices are dense (models up to a few hundred coordinates).
+ *
+ * Where the rest lives: the workspace (sens_setup.c), stored states
+ * (sens_state.c), one step's linearization (sens_step.c), the initial
+ * state's (sens_initial.c), outputs and objectives (sens_objectives.c), the
+ * solves (sens_linalg.c), the forward on two threads (sens_pipeline.c). */
 #include "sens_internal.h"
 
 #include <stdlib.h>
