@@ -571,6 +571,12 @@ typedef struct {
  * status is LW_ERR_SOLVER with the time and place in error, and no gradient
  * is given. */
 int lw_sensitivity(const lw_desc *d, const lw_sens_options *opt, lw_sens_result *res);
+/* The same from a compiled model: opt's params and objectives index
+ * lw_model_desc(m), whose copy also gives the parameters' tangents (and the
+ * perturbed copies of LW_SENS_FD).  lw_sensitivity compiles d and gives the
+ * same numbers; a caller that runs many sensitivities of one model compiles
+ * it once. */
+int lw_sensitivity_model(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res);
 void lw_sens_result_clear(lw_sens_result *res);
 int lw_desc_param_index(const lw_desc *d, const char *name);
 /* "value", "forward", "adjoint", "fd" */

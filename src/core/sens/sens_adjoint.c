@@ -1,0 +1,309 @@
+/* sens_adjoint.c: the discrete adjoint driver (LW_SENS_ADJOINT).  A forward
+ * pass sums the objectives and stores every state, or only checkpoints when
+ * they would exceed the memory limit; the backward pass (segment by segment
+ * from the checkpoints, each recomputed) linearizes each step again and
+ * solves its transposed systems, one objective at a time: the cost does not
+ * grow with the number of parameters. */
+#include "sens_internal.h"
+
+#include <stdlib.h>
+
+/* the adjoint's stored states and cotangents */
+typedef struct {
+  int checkpoint;  /* only every K-th state is stored; segments are recomputed */
+  long K;          /* the segment length (N + 1 without checkpoints) */
+  double *store;   /* the stored states (all, or the checkpoints) */
+  double *seg;     /* (K + 1 states) a recomputed segment */
+  double *ab, *bb; /* (no x nq) d psi / d ah_{k+1}, d psi / d bh_{k+1} */
+  double *zb;      /* (no x nz) d psi / d c_{k+1} */
+  double *cx;      /* (nx) the cotangent of the state k */
+  double *mu;      /* (3 n1) the multipliers of the acceleration, velocity and position problems */
+  double *tmp;     /* (max(nv, n1) + nq) scratch of the initial problems */
+} adjoint_work;
+
+/* the stored states: all of them, or checkpoints every K = ceil(sqrt(N + 1))
+ * states and one segment when all would exceed the limit */
+static int adjoint_store_alloc(sens_run *r, adjoint_work *a)
+{
+  sens *s = r->s;
+  size_t sl = r->sl;
+  size_t need = sl * sizeof(double) * (size_t)(s->N + 1);
+  a->K = s->N + 1;
+  a->checkpoint = need > r->limit;
+  if (a->checkpoint) {
+    a->K = (long)ceil(sqrt((double)(s->N + 1)));
+    /* checkpoints + one segment */
+    need = sl * sizeof(double) * (size_t)((s->N / a->K + 2) + a->K + 1);
+  }
+  long nck = a->checkpoint ? s->N / a->K + 1 : s->N + 1;
+  a->store = malloc(sizeof(double) * sl * (size_t)nck);
+  a->seg = a->checkpoint ? malloc(sizeof(double) * sl * (size_t)(a->K + 1)) : NULL;
+  if (!a->store || (a->checkpoint && !a->seg)) {
+    lw_set_error(r->err, LW_ERR_NOMEM, "", NAN, "out of memory for %zu bytes of stored states", need);
+    return LW_ERR_NOMEM;
+  }
+  r->res->peak_bytes = sizeof(double) * sl * (size_t)(nck + (a->checkpoint ? a->K + 1 : 0));
+  r->res->recomputed = a->checkpoint;
+  return LW_OK;
+}
+
+/* the forward pass: the states stepped and stored, the objectives' values summed */
+static int adjoint_forward_pass(sens_run *r, adjoint_work *a)
+{
+  sens *s = r->s;
+  size_t sl = r->sl;
+  double *st1 = r->st1;
+  memcpy(a->store, r->st0, sizeof(double) * sl);
+  for (long k = 0; k <= s->N; k++) {
+    if (k > 0) {
+      lw_step_info info;
+      if (lw_step(r->m, s->d, &info, r->err))
+        return LW_ERR_SOLVER;
+      sens_state_save(s, st1);
+      if (!a->checkpoint)
+        memcpy(a->store + sl * (size_t)k, st1, sizeof(double) * sl);
+      else if (k % a->K == 0)
+        memcpy(a->store + sl * (size_t)(k / a->K), st1, sizeof(double) * sl);
+      sens_state_load(s, st1);
+    } else {
+      memcpy(st1, r->st0, sizeof(double) * sl);
+    }
+    double wi, wf;
+    sens_trapezoid_weights(s, k, &wi, &wf);
+    sens_outputs_at(s, st1, 0, k == s->N);
+    sens_objectives_at(s, wi, wf, s->value);
+    sens_state_load(s, st1);
+    r->res->steps = k;
+    if (sens_run_cancelled(r, k, 0.5 * (double)k / (double)(s->N + 1))) {
+      lw_set_error(r->err, LW_OK, "", ST_T(st1), "cancelled at t = %.6g s", ST_T(st1));
+      return -1;
+    }
+  }
+  return LW_OK;
+}
+
+/* the backward pass's cotangents */
+static void adjoint_cotangents_alloc(sens_run *r, adjoint_work *a)
+{
+  sens *s = r->s;
+  int nq = s->nq, no = s->no, n1 = s->n1;
+  a->ab = calloc((size_t)nq * no + 1, sizeof(double));
+  a->bb = calloc((size_t)nq * no + 1, sizeof(double));
+  a->cx = calloc((size_t)s->nx + 1, sizeof(double));
+  a->zb = calloc((size_t)s->nz * no + 1, sizeof(double));
+  a->mu = calloc((size_t)3 * n1 + 1, sizeof(double));
+  a->tmp = calloc((size_t)(r->L.nv > n1 ? r->L.nv : n1) + nq + 1, sizeof(double));
+}
+
+/* frees the stored states and the cotangents */
+static void adjoint_free(adjoint_work *a)
+{
+  free(a->store);
+  free(a->seg);
+  free(a->ab);
+  free(a->bb);
+  free(a->cx);
+  free(a->zb);
+  free(a->mu);
+  free(a->tmp);
+}
+
+/* the cotangent cx of [q qd qdd lambda z] at state k for objective o: the
+ * outputs', the history's (a, b) and the integrals' (zo) parts; the
+ * integrals' and the plain parameters' direct terms into the gradient */
+static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k)
+{
+  sens *s = r->s;
+  int nq = s->nq, p = s->p, ncols = s->ncols;
+  const double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq;
+  double *cx = aw->cx;
+  memset(cx, 0, sizeof(double) * (size_t)s->nx);
+  const int *xs;
+  sens_outputs_cotangent(s, s->gy + (size_t)o * ncols, cx, &xs);
+  for (int i = 0; i < nq; i++) {
+    cx[i] += -s->c4 * a[i] - s->c2 * b[i];
+    cx[nq + i] += -2.0 * s->c2 * a[i] - b[i];
+    cx[2 * nq + i] += -a[i];
+  }
+  /* integrals: z_k = c_k + h/2 e_k feeds the outputs and c_k+1 =
+   * z_k + h/2 e_k; z_0 = 0.  e_k's gradients: state b of the step
+   * to k, or state a of the step from 0 */
+  const double *zo = aw->zb + (size_t)o * s->nz;
+  for (int i = 0; i < s->nz; i++) {
+    const double *eq = (k > 0 ? s->eqb : s->eqa) + (size_t)i * nq;
+    const double *eqd = (k > 0 ? s->eqdb : s->eqda) + (size_t)i * nq;
+    const double *pe = (k > 0 ? s->peb : s->pea) + (size_t)i * p;
+    double W = 0.5 * s->h * zo[i];
+    if (k > 0) {
+      cx[s->nxs + i] += zo[i];
+      W += 0.5 * s->h * cx[s->nxs + i];
+    }
+    for (int l = 0; l < nq; l++) {
+      cx[l] += W * eq[l];
+      cx[nq + l] += W * eqd[l];
+    }
+    for (int j = 0; j < p; j++)
+      s->grad[(size_t)o * p + j] += W * pe[j];
+  }
+  for (int n = 0; n < s->nplain; n++) { /* YT and gth are 0 for time-function values */
+    int j = s->plist[n];
+    s->grad[(size_t)o * p + j] +=
+        dotn(ncols, s->gy + (size_t)o * ncols, s->YT + (size_t)j * ncols) + s->gth[(size_t)o * p + j];
+  }
+}
+
+/* the initial problems transposed: the acceleration problem, then the
+ * velocity and position problems, their parameter columns into the gradient */
+static void adjoint_initial_transposed(sens_run *r, adjoint_work *aw, int o)
+{
+  sens *s = r->s;
+  const sens_initial_lin *L = &r->L;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p;
+  double *cx = aw->cx, *muA = aw->mu, *tmp = aw->tmp;
+  double *cq = cx, *cqd = cx + nq;
+  memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
+  memcpy(muA + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
+  sens_kkt_solve(L->K0, n1, nq, s->sM, L->ip0, 1, muA, 1);
+  gemv_t(n1, nq, -1.0, L->D0q, muA, cq);
+  gemv_t(n1, nq, -1.0, L->D0qd, muA, cqd);
+  for (int j = 0; j < p; j++)
+    s->grad[(size_t)o * p + j] -= dotn(n1, L->F0 + (size_t)j * n1, muA);
+  /* nu = Pv^T [cqd; 0] */
+  memset(tmp, 0, sizeof(double) * (size_t)L->nv);
+  memcpy(tmp, cqd, sizeof(double) * (size_t)nq);
+  double *nuv = calloc((size_t)L->nv, sizeof(double));
+  gemv_t(L->nv, L->nv, 1.0, L->Pv, tmp, nuv);
+  gemv_t(L->nv, nq, -1.0, L->Dvq, nuv, cq);
+  for (int j = 0; j < p; j++)
+    s->grad[(size_t)o * p + j] -= dotn(L->nv, L->Fv + (size_t)j * L->nv, nuv);
+  free(nuv);
+  double *pg = calloc((size_t)L->ng + 1, sizeof(double));
+  gemv_t(nq, L->ng, 1.0, L->Pg, cq, pg);
+  for (int j = 0; j < p; j++)
+    s->grad[(size_t)o * p + j] -= dotn(L->ng, L->Gth + (size_t)j * L->ng, pg);
+  free(pg);
+}
+
+/* step k (from k-1) transposed: the acceleration, velocity and position
+ * problems in turn, their parameter columns into the gradient, and the
+ * cotangents of the history (a, b) and the carry (zo) for step k-1 */
+static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
+{
+  sens *s = r->s;
+  const lw_model *m = r->m;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p;
+  double *cx = aw->cx, *muA = aw->mu, *muV = aw->mu + n1, *muP = aw->mu + 2 * n1;
+  double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq, *zo = aw->zb + (size_t)o * s->nz;
+  memset(muA, 0, sizeof(double) * (size_t)n1);
+  memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
+  sens_km_solve(s, muA);
+  memset(muV, 0, sizeof(double) * (size_t)n1);
+  memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
+  lw_rowmat_mul_t(m, s->RAd, -1.0, muA + nq, muV); /* -DAqd^T muA */
+  sens_km_solve(s, muV);
+  memcpy(muP, cx, sizeof(double) * (size_t)nq);
+  memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
+  lw_bmat_mul_t(m, &s->Hv, -1.0, muV, muP); /* -DVq^T muV - DAq^T muA */
+  lw_bmat_mul_t(m, &s->Ha, -1.0, muA, muP);
+  mass_axpy(m, s->c2, muV, muP);
+  mass_axpy(m, s->c4, muA, muP);
+  lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
+  lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
+  sens_ap_solve_t(s, muP);
+  for (int n = 0; n < s->nact; n++) {
+    int j = s->alist[n];
+    s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) + dotn(n1, s->FV + (size_t)j * n1, muV) +
+                                  dotn(n1, s->FA + (size_t)j * n1, muA);
+  }
+  /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
+  memset(a, 0, sizeof(double) * (size_t)nq);
+  memset(b, 0, sizeof(double) * (size_t)nq);
+  mass_axpy(m, -1.0, muP, a);
+  mass_axpy(m, 1.0, muA, a);
+  lw_bmat_mul_t(m, &s->Cb, -1.0, muP, b);
+  mass_axpy(s->m, 1.0, muV, b);
+  for (int i = 0; i < s->nz; i++)
+    zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
+}
+
+/* state k of the backward pass (stored at base + k states): its outputs'
+ * and objectives' derivatives, the step to it linearized, and for each
+ * objective the step (or, at k = 0, the initial problems) transposed */
+static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long k)
+{
+  sens *s = r->s;
+  const double *stk = base + r->sl * (size_t)k;
+  double wi, wf;
+  sens_trapezoid_weights(s, k, &wi, &wf);
+  sens_outputs_at(s, stk, 1, k == s->N);
+  sens_objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
+  if (k > 0 && sens_step_linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
+    return r->err->status;
+  for (int o = 0; o < s->no; o++) {
+    adjoint_state_cotangent(r, aw, o, k);
+    if (k == 0)
+      adjoint_initial_transposed(r, aw, o);
+    else
+      adjoint_step_transposed(r, aw, o);
+  }
+  return LW_OK;
+}
+
+/* segment sg's states k0 .. k1 stepped again from its checkpoint into seg */
+static int adjoint_segment_recompute(sens_run *r, adjoint_work *a, long sg, long k0, long k1)
+{
+  sens *s = r->s;
+  size_t sl = r->sl;
+  memcpy(a->seg, a->store + sl * (size_t)sg, sizeof(double) * sl);
+  sens_state_load(s, a->seg);
+  for (long k = k0 + 1; k <= k1; k++) {
+    lw_step_info info;
+    if (lw_step(r->m, s->d, &info, r->err))
+      return LW_ERR_SOLVER;
+    sens_state_save(s, a->seg + sl * (size_t)(k - k0));
+  }
+  return LW_OK;
+}
+
+/* the backward pass: the segments from the last, each one's states from its last */
+static int adjoint_backward_pass(sens_run *r, adjoint_work *a)
+{
+  sens *s = r->s;
+  long K = a->K, segs = a->checkpoint ? (s->N + K) / K : 1;
+  for (long sg = segs - 1; sg >= 0; sg--) {
+    long k0 = a->checkpoint ? sg * K : 0, k1 = a->checkpoint ? (sg + 1) * K : s->N;
+    if (k1 > s->N)
+      k1 = s->N;
+    const double *base = a->store;
+    if (a->checkpoint) {
+      if (adjoint_segment_recompute(r, a, sg, k0, k1))
+        return LW_ERR_SOLVER;
+      base = a->seg - r->sl * (size_t)k0;
+    }
+    for (long k = k1; k >= (sg == 0 ? 0 : k0 + 1); k--) {
+      int status = adjoint_state(r, a, base, k);
+      if (status)
+        return status;
+      if (sens_run_cancelled(r, k, 0.5 + 0.5 * (double)(s->N - k) / (double)(s->N + 1))) {
+        lw_set_error(r->err, LW_OK, "", ST_T(base + r->sl * (size_t)k), "cancelled");
+        return -1;
+      }
+    }
+  }
+  return LW_OK;
+}
+
+/* the stored states, the forward pass, then the backward pass */
+int sens_adjoint_run(sens_run *r)
+{
+  adjoint_work a = {0};
+  int status = adjoint_store_alloc(r, &a);
+  if (!status)
+    status = adjoint_forward_pass(r, &a);
+  if (!status) {
+    adjoint_cotangents_alloc(r, &a);
+    status = adjoint_backward_pass(r, &a);
+  }
+  adjoint_free(&a);
+  return status;
+}

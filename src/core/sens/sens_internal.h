@@ -1,0 +1,339 @@
+/* sens_internal.h: the state shared by the files of src/core/sens/, which
+ * compute exact sensitivities of objectives over a simulation (forward and
+ * discrete adjoint of the discretized ALI3-P step; see sens_run.c for the
+ * equations).
+ *
+ * One header for all of them, not one per file: every file works on the one
+ * `sens` workspace below, whose fields the drivers, the step linearization,
+ * the objectives and the solves all read and write, so that splitting it
+ * would only scatter its documentation.  The functions are grouped by the
+ * file that defines them.  Nothing here is part of the public API
+ * (linkwright.h) or of the rest of the core (lw_internal.h). */
+#ifndef LW_SENS_INTERNAL_H
+#define LW_SENS_INTERNAL_H
+
+#define _POSIX_C_SOURCE 200809L
+#include "lw_internal.h"
+#include "lw_rowvec.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+/* Where the factors of the Schur complements SP = J A^-1 J^T and S = J
+ * M^-1 J^T can be nonzero: the entries of rows that share a body
+ * (m->spair) and the fill-in of their elimination without row exchanges,
+ * found once.  The solves by rows visit only these: row i's entries left
+ * of the diagonal in the order j = 0 .. i-1 (lp, lj, their places in the
+ * column-major n x n matrix lpos), right of it in the order j = n-1 .. i+1
+ * (up, uj; places upos in an LU's U, cpos in a Cholesky factor's L^T).
+ * Outside them a factor holds exact zeros.  The five-bar's factors are 60 %
+ * zeros. */
+typedef struct {
+  int *lp, *lj, *lpos, *up, *uj, *upos, *cpos;
+} tri_lists;
+
+typedef struct {
+  const lw_model *m;
+  lw_data *d;
+  lw_error *err;
+  int nq, nc, n1, nx, p, no, ncols, ncoords, nqb;
+  int nz;    /* controllers' integrals z (m->nfbs), after [q qd qdd lambda] in x */
+  int nxs;   /* 3 nq + nc: the mechanical part of x */
+  long N;
+  lw_tangent **tg;
+  const int *obj;
+  double h, c2, c4;
+  double *M, *AP, *KM, *FP, *FV, *FA;
+  int *ipP, *ipM;
+  double *dP, *dM; /* (n1) reciprocals of the pivots of the LUs of AP and KM */
+  double sP, sM; /* scales of the constraint rows in AP and KM */
+  /* the step's linearization in structured form (lw_lin_blocks): the
+   * position matrix A = c4 M + K + C' + H(lambda) (AP = [A J^T; J 0]), the
+   * Hessian terms H(sigma), H(kappa) of the velocity and acceleration
+   * problems, the damping C = -dQ/dv; the rate matrices by rows */
+  lw_bmat Ab, Hv, Ha, Cb;
+  int undamped; /* the model's C is zero: no products with it */
+  double *RV, *RA, *RAd;
+  /* AP solved through the bodies' blocks of A and the Schur complement
+   * SP = J A^-1 J^T (no coupling between bodies in A, well-conditioned mass
+   * blocks), else by the LU of AP */
+  int ap_struct;
+  double *Ainv, *WP, *SP; /* (nb x nqb x nqb) inverses of A's blocks; (nc x 2 nqb) A^-1 J^T by rows;
+                             (nc x nc) LU */
+  double *SPd;             /* (nc) reciprocals of the LU's pivots */
+  int *ipS;
+  double *apt; /* (nq) scratch of sens_ap_solve_t */
+  int km_schur;  /* KM solved through S = J M^-1 J^T (d->S, d->W) instead of its LU */
+  tri_lists tri;     /* where SP's LU and S's Cholesky factor can be nonzero (forward by rows) */
+  int sp_swapped;    /* SP's LU exchanged rows this step: its zeros are elsewhere */
+  double *kxm;   /* (nq) scratch of sens_km_solve */
+  int *alist, nact; /* the parameters whose step columns are nonzero at this step, in order */
+  /* forward: the columns carried (live), in the order they became live.
+   * A parameter's column is exactly zero until its step columns or the
+   * initial state first depend on it (a spline value late in the run):
+   * until then it is not carried.  col[j]: its place among the nl live
+   * columns, or -1; live[c]: the parameter in place c */
+  int *col, *live, nl;
+  double *plo, *phi; /* (p) outside [plo, phi] a parameter's step columns are 0 */
+  int *plist, nplain; /* the parameters that are not a time function's coefficient */
+  /* the time functions' coefficients by time: bucket b of nbkt over [bk_t0,
+   * bk_t0 + nbkt / bk_scale) lists (bk_ptr, bk_idx, ascending) those whose
+   * [plo, phi] meets it, so that a step visits only the few near its time */
+  int nbkt, *bk_ptr, *bk_idx;
+  double bk_t0, bk_scale;
+  int term_tg; /* some parameter changes an objective's term (weight, target) */
+  /* the adjoint's stored states carry the step's constraint Jacobian and
+   * the Cholesky factor of S = J M^-1 J^T (its lower triangle): the
+   * backward pass linearizes each step without evaluating the rows and
+   * factorizing S again, for 2 nc (nqb + (nc + 1) / 4) more doubles a state;
+   * aux = 2 (the forward on two threads): W = M^-1 J^T as well */
+  int aux;
+  int forward_rows; /* the forward's Schur solves by rows go by tri (set up for them) */
+  double *qds, *qdds, *sig, *kap, *dQ, *dJ[3], *dphi, *dvel, *dacc, *e, *e2, *rhs;
+  /* outputs: OUT_EVERY (an integral term reads it, or all outputs are
+   * kept) and OUT_FINAL (a final term reads it) */
+  char *out_used;
+  char *y_const; /* rows of Y filled once: point outputs are linear in the state */
+  /* Y's nonzeros by columns (ynz_p, ynz: x ascending) and the x they reach
+   * (yx, nyx ascending), for Y^T g while no used output's Y changes from
+   * state to state (y_varies): found again after Y is written (y_dirty) */
+  int *ynz_p, *ynz, *yx, nyx, y_dirty, y_varies;
+  double *Y, *YT, *yrow, *dy;
+  double *gy, *gth; /* (no x ncols), (no x p) at the current state */
+  double *value, *grad;
+  int dense_outputs; /* every output linearized (output table) */
+  /* integral action: the carry c_i = z_i + h/2 e_i(state a) enters the step
+   * to state b; Rc (nq x nz) = dR_P/dc; the errors' gradients at a and b
+   * (nz x nq each, q and qd) and parameter partials (nz x p) */
+  double *Rc, *eqa, *eqda, *eqb, *eqdb, *pea, *peb;
+  double fb_ta, fb_tb; /* the times of the states eqa.. and eqb.. belong to */
+} sens;
+
+/* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
+ * the controllers' integrals z and the carry c that entered the step to it,
+ * and the multipliers of the step's exact projections (a flag, sigma, kappa) */
+/* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
+ * the controllers' integrals z and the carry c that entered the step to it,
+ * and the multipliers of the step's exact projections (a flag, sigma, kappa);
+ * then, with aux, the step data described at sens.aux */
+static inline size_t sens_aux_len(const sens *s)
+{
+  size_t w = (size_t)s->nc * 2 * s->nqb;
+  return s->aux ? w + (size_t)s->nc * (s->nc + 1) / 2 + (s->aux > 1 ? w : 0) : 0;
+}
+
+/* doubles in one stored state */
+static inline size_t sens_state_len(const sens *s)
+{
+  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s);
+}
+
+#define ST_T(st) ((st)[2])
+#define ST_Q(s, st) ((st) + 3)
+#define ST_QD(s, st) ((st) + 3 + (s)->nq)
+#define ST_QDD(s, st) ((st) + 3 + 2 * (s)->nq)
+#define ST_L(s, st) ((st) + 3 + 3 * (s)->nq)
+#define ST_C(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc)
+#define ST_Z(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc + (s)->ncoords)
+#define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
+#define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
+#define ST_AUX(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* jac, the lower triangle of chol(S) by columns */
+
+enum { OUT_EVERY = 1, OUT_FINAL = 2 };
+
+/* the initial problems linearized (sens_initial.c) */
+typedef struct {
+  int ng, na, nv;
+  double *Pg;          /* nq x ng: pinv of the position Jacobian */
+  double *Gth;         /* ng x p */
+  double *Pv;          /* nv x nv: pinv of [M A^T; A 0] */
+  double *Dvq, *Fv;    /* nv x nq, nv x p */
+  double *K0;          /* n1 x n1 LU of [M J^T; J 0] */
+  int *ip0;
+  double *D0q, *D0qd, *F0; /* n1 x nq, n1 x nq, n1 x p */
+} sens_initial_lin;
+
+/* monotonic wall time in seconds */
+static inline double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* in four independent sums: one chain of additions is bound by their latency */
+static inline double dotn(int n, const double *a, const double *b)
+{
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++)
+    s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* y (m) += alpha A x, A m x n column-major */
+static inline void gemv(int m, int n, double alpha, const double *A, const double *x, double *y)
+{
+  for (int j = 0; j < n; j++) {
+    double s = alpha * x[j];
+    if (s == 0.0)
+      continue;
+    const double *a = A + (size_t)j * m;
+    for (int i = 0; i < m; i++)
+      y[i] += a[i] * s;
+  }
+}
+
+/* y += alpha M x with the block-diagonal mass matrix (gemv on the dense M
+ * would add its zero blocks) */
+static inline void mass_axpy(const lw_model *m, double alpha, const double *x, double *y)
+{
+  const lw_bmat M = {m->mass_blocks, NULL};
+  lw_bmat_mul(m, &M, alpha, x, y);
+}
+
+/* y (n) += alpha A^T x, A m x n */
+static inline void gemv_t(int m, int n, double alpha, const double *A, const double *x, double *y)
+{
+  for (int j = 0; j < n; j++)
+    y[j] += alpha * dotn(m, A + (size_t)j * m, x);
+}
+
+/* e = the j-th unit vector of length n */
+static inline void unit_vector(double *e, int n, int j)
+{
+  memset(e, 0, sizeof(double) * (size_t)n);
+  e[j] = 1.0;
+}
+
+/* ---- sens_linalg.c: the step matrices' solves (KKT, Schur complement, bodies'
+ * blocks), for one side or for p sides by rows ---- */
+/* x = D A_s^-1 D b for a saddle-point LU stored with its constraint rows scaled by scale (trans: A^T) */
+void sens_kkt_solve(const double *A, int n, int nq, double scale, const int *ipiv, int trans, double *B, int nrhs);
+/* d (n) = the reciprocals of the pivots of an n x n LU */
+void sens_lu_recip(const double *A, int n, double *d);
+/* P (n x m) = pinv(A), A (m x n) destroyed; -1 if the SVD fails */
+int sens_pinv(double *A, int m, int n, double *P);
+/* K = [M J^T; J 0] at the rows evaluated in s->d */
+void sens_km_build(sens *s, double *K);
+/* [M J^T; J 0] [x; y] = b in place, by its LU or through S = J M^-1 J^T */
+void sens_km_solve(sens *s, double *b);
+/* AP = [A J^T; J 0] assembled dense and factored by LU */
+int sens_ap_factor_dense(sens *s);
+/* AP factored: by the bodies' blocks and the Schur complement SP, else dense */
+int sens_ap_factor(sens *s);
+/* AP^T [x; y] = b in place (the adjoint's position solve) */
+void sens_ap_solve_t(sens *s, double *b);
+/* frees the nonzero lists of the Schur factors */
+void sens_tri_free(tri_lists *t);
+/* finds where the Schur complements' factors can be nonzero */
+int sens_tri_init(tri_lists *t, const lw_model *m);
+/* Y += alpha (A + cb B) X, block-diagonal A and B, p columns by rows */
+void sens_blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
+                      const double *X, double *Y, int p);
+/* Y += alpha (B - cm M) X for a matrix of blocks B, p columns by rows */
+void sens_bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y,
+                    int p);
+/* Y += alpha R X (neg: Y = alpha R X - Y), R by rows like d->jac */
+void sens_rowmat_rows(const lw_model *m, const double *R, double alpha, int neg, const double *X, double *Y,
+                      int p);
+/* AP [x; y] = B for p columns by rows: x into X, y left in B */
+void sens_ap_solve_rows(sens *s, double *B, double *X, int p);
+/* [M J^T; J 0] [x; y] = B for p columns by rows: x into X */
+void sens_km_solve_rows(sens *s, double *B, double *X, int p);
+/* R (n1 x p by rows) = sign times the step's parameter columns F of the live parameters */
+void sens_step_cols_scatter(const sens *s, const double *F, double sign, double *R, int p);
+/* out = base + h/2 e' of the controllers' integrals, p live columns by rows */
+void sens_carry_rows(const sens *s, const double *eq, const double *eqd, const double *pe, const double *Sq,
+                     const double *Sqd, const double *base, double *out, int p);
+/* y += a x over n entries, in vectors */
+void sens_vec_axpy(double *restrict y, double a, const double *restrict x, size_t n);
+
+/* ---- sens_state.c: stored states (layout at sens_aux_len) ---- */
+/* state st = the simulation data d (and the step data kept with aux) */
+void sens_state_save_data(const sens *s, const lw_data *d, double *st);
+/* state st = the workspace's data s->d */
+void sens_state_save(const sens *s, double *st);
+/* s->d = state st, ready to step from it */
+void sens_state_load(const sens *s, const double *st);
+/* d->jac (and with_s: S's factor and W) = the step data kept with state st */
+void sens_state_aux_load(const sens *s, const double *st, int with_s);
+
+/* ---- sens_step.c: one step's linearization ---- */
+/* the bucket of the time functions' coefficients that time t falls in */
+int sens_time_bucket(const sens *s, double t);
+/* linearizes the step from state sa to state sb: the step matrices factored, the parameter columns FP, FV, FA */
+int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh);
+
+/* ---- sens_objectives.c: outputs and objectives along a run ---- */
+/* the outputs at state st into s->yrow; with lin, their derivatives Y and YT */
+void sens_outputs_at(sens *s, const double *st, int lin, int final);
+/* adds the objectives' values at this state to value, their derivatives into s->gy, s->gth */
+void sens_objectives_at(sens *s, double wi, double wf, double *value);
+/* y (nx) += Y^T g; returns how many x it reached (xs lists them), or -1 for all */
+int sens_outputs_cotangent(sens *s, const double *g, double *y, const int **xs);
+/* the trapezoidal weight wi of state k in the integrals and wf of the final terms */
+void sens_trapezoid_weights(const sens *s, long k, double *wi, double *wf);
+
+/* ---- sens_initial.c: the initial state's sensitivities ---- */
+/* frees the initial problems' linearization */
+void sens_initial_free(sens_initial_lin *L);
+/* linearizes the position, velocity and acceleration problems at state st */
+int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L);
+/* the initial state's derivatives into the p columns of X */
+void sens_initial_solve(sens *s, const sens_initial_lin *L, double *X, int ldx, double *R, double *R2);
+
+/* ---- sens_setup.c: the workspace ---- */
+/* frees the workspace's arrays */
+void sens_free(sens *s);
+/* allocates the workspace for the sizes sens_sizes_init set; -1 when out of memory */
+int sens_alloc(sens *s);
+/* the sizes and constants for model m and p parameters */
+void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_error *err);
+
+/* ---- sens_pipeline.c: the forward on two threads (one steps, the caller linearizes) ---- */
+typedef struct sens_pipe sens_pipe;
+/* starts the stepping thread from the initial state; NULL if it cannot */
+sens_pipe *sens_pipe_start(sens *s);
+/* state k into st, waiting for it; -1 when the stepping failed before it */
+int sens_pipe_get(sens_pipe *pp, long k, double *st);
+/* the stepping thread's failure */
+const lw_error *sens_pipe_error(const sens_pipe *pp);
+/* the bytes of the ring of states */
+size_t sens_pipe_bytes(const sens_pipe *pp);
+/* stops the stepping thread and frees the pipeline (NULL: nothing) */
+void sens_pipe_stop(sens_pipe *pp);
+
+/* ---- sens_run.c: one run, shared by its drivers ---- */
+typedef struct {
+  const lw_model *m;
+  const lw_sens_options *opt;
+  lw_sens_result *res;
+  sens *s;
+  lw_error *err;
+  int forward, adjoint; /* the method (neither: values alone) */
+  int pipelined;        /* the forward on two threads is wanted */
+  size_t limit;         /* bytes of stored states before the adjoint checkpoints */
+  size_t sl;            /* doubles in a stored state */
+  double *st0, *st1;    /* the states a step goes from and to (st0: the initial state first) */
+  sens_initial_lin L;   /* the initial problems linearized (forward, adjoint) */
+  long every;           /* progress is reported every so many states */
+} sens_run;
+
+/* progress at state k reported (every so many states); nonzero: cancelled */
+int sens_run_cancelled(const sens_run *r, long k, double fraction);
+
+/* ---- the drivers ---- */
+/* sens_forward.c: values alone or forward sensitivities over states 0 .. N */
+int sens_forward_run(sens_run *r);
+/* sens_adjoint.c: values and the discrete adjoint's gradients */
+int sens_adjoint_run(sens_run *r);
+
+#endif /* LW_SENS_INTERNAL_H */

@@ -1,0 +1,211 @@
+/* sens_setup.c: the sensitivity workspace (struct sens): its sizes and
+ * constants for a model, its arrays, the buckets of the time functions'
+ * coefficients. */
+#include "sens_internal.h"
+
+#include <stdlib.h>
+
+/* ---- setup ------------------------------------------------------------------ */
+void sens_free(sens *s)
+{
+  void *arrs[] = {s->M,   s->AP,  s->KM,  s->Ab.blk, s->Ab.off, s->Hv.blk, s->Hv.off, s->Ha.blk, s->Ha.off,
+                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
+                  s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
+                  s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
+                  s->ynz_p, s->ynz, s->yx,
+                  s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
+                  s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
+                  s->col, s->live, s->bk_ptr, s->bk_idx};
+  for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+    free(arrs[i]);
+  sens_tri_free(&s->tri);
+}
+
+/* the buckets of the time functions' coefficients (none: nbkt = 0) */
+static int coef_buckets_init(sens *s)
+{
+  int nf = 0;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int j = 0; j < s->p; j++) {
+    if (!s->tg[j] || !s->tg[j]->fn_kind)
+      continue;
+    nf++;
+    double e[2] = {s->plo[j], s->phi[j]};
+    for (int k = 0; k < 2; k++)
+      if (isfinite(e[k])) {
+        lo = fmin(lo, e[k]);
+        hi = fmax(hi, e[k]);
+      }
+  }
+  s->nbkt = 0;
+  if (nf == 0)
+    return 0;
+  s->nbkt = nf < 1024 ? nf : 1024;
+  s->bk_t0 = isfinite(lo) ? lo : 0.0;
+  s->bk_scale = hi > lo ? s->nbkt / (hi - lo) : 0.0;
+  s->bk_ptr = calloc((size_t)s->nbkt + 1, sizeof(int));
+  if (!s->bk_ptr)
+    return -1;
+  /* count, then fill in ascending order of the parameters */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int j = 0; j < s->p; j++) {
+      if (!s->tg[j] || !s->tg[j]->fn_kind || !(s->plo[j] <= s->phi[j]))
+        continue;
+      int b1 = sens_time_bucket(s, s->phi[j]);
+      for (int b = sens_time_bucket(s, s->plo[j]); b <= b1; b++)
+        if (pass == 0)
+          s->bk_ptr[b + 1]++;
+        else
+          s->bk_idx[s->bk_ptr[b]++] = j;
+    }
+    if (pass == 0) {
+      for (int b = 0; b < s->nbkt; b++)
+        s->bk_ptr[b + 1] += s->bk_ptr[b];
+      s->bk_idx = malloc(sizeof(int) * ((size_t)s->bk_ptr[s->nbkt] + 1));
+      if (!s->bk_idx)
+        return -1;
+    } else { /* the fill moved each start to the next bucket's */
+      for (int b = s->nbkt; b > 0; b--)
+        s->bk_ptr[b] = s->bk_ptr[b - 1];
+      s->bk_ptr[0] = 0;
+    }
+  }
+  return 0;
+}
+
+int sens_alloc(sens *s)
+{
+  int nq = s->nq, n1 = s->n1, p = s->p > 0 ? s->p : 1, nx = s->nx;
+  size_t nn = (size_t)n1 * n1;
+  s->M = calloc((size_t)nq * nq + 1, sizeof(double));
+  s->AP = calloc(nn + 1, sizeof(double));
+  s->KM = calloc(nn + 1, sizeof(double));
+  size_t nbb = (size_t)s->m->nb * s->nqb * s->nqb + 1, nr = (size_t)s->nc * 2 * s->nqb + 1;
+  lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
+  int bm_ok = 1;
+  for (int k = 0; k < 4; k++) {
+    bm[k]->blk = calloc(nbb, sizeof(double));
+    bm[k]->off = s->m->lin_coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
+    bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !s->m->lin_coupled);
+  }
+  s->RV = calloc(nr, sizeof(double));
+  s->RA = calloc(nr, sizeof(double));
+  s->RAd = calloc(nr, sizeof(double));
+  s->WP = calloc(nr, sizeof(double));
+  s->SP = calloc((size_t)s->nc * s->nc + 1, sizeof(double));
+  s->ipS = calloc((size_t)s->nc + 1, sizeof(int));
+  s->apt = calloc((size_t)nq + 1, sizeof(double));
+  s->Ainv = calloc(nbb, sizeof(double));
+  s->SPd = calloc((size_t)s->nc + 1, sizeof(double));
+  s->FP = calloc((size_t)n1 * p, sizeof(double));
+  s->FV = calloc((size_t)n1 * p, sizeof(double));
+  s->FA = calloc((size_t)n1 * p, sizeof(double));
+  s->alist = calloc((size_t)p + 1, sizeof(int));
+  s->col = malloc(sizeof(int) * ((size_t)p + 1));
+  s->live = calloc((size_t)p + 1, sizeof(int));
+  s->plist = calloc((size_t)p + 1, sizeof(int));
+  s->plo = calloc((size_t)p + 1, sizeof(double));
+  s->phi = calloc((size_t)p + 1, sizeof(double));
+  if (!s->alist || !s->plist || !s->plo || !s->phi || !s->col || !s->live)
+    return -1;
+  for (int j = 0; j < p; j++)
+    s->col[j] = -1;
+  s->nl = 0;
+  s->nact = s->nplain = 0;
+  for (int j = 0; j < s->p; j++) {
+    const lw_tangent *tg = s->tg[j];
+    s->plo[j] = !tg || !tg->any ? INFINITY : tg->fn_kind ? tg->fn_lo : -INFINITY;
+    s->phi[j] = !tg || !tg->any ? -INFINITY : tg->fn_kind ? tg->fn_hi : INFINITY;
+    if (!tg || !tg->fn_kind)
+      s->plist[s->nplain++] = j;
+  }
+  if (coef_buckets_init(s))
+    return -1;
+  s->ipP = calloc((size_t)n1 + 1, sizeof(int));
+  s->ipM = calloc((size_t)n1 + 1, sizeof(int));
+  s->dP = calloc((size_t)n1 + 1, sizeof(double));
+  s->dM = calloc((size_t)n1 + 1, sizeof(double));
+  s->qds = calloc((size_t)nq + 1, sizeof(double));
+  s->qdds = calloc((size_t)nq + 1, sizeof(double));
+  s->sig = calloc((size_t)s->nc + 1, sizeof(double));
+  s->kap = calloc((size_t)s->nc + 1, sizeof(double));
+  s->dQ = calloc((size_t)nq + 1, sizeof(double));
+  for (int k = 0; k < 3; k++)
+    s->dJ[k] = calloc((size_t)nq + 1, sizeof(double));
+  s->dphi = calloc((size_t)s->nc + 1, sizeof(double));
+  s->dvel = calloc((size_t)s->nc + 1, sizeof(double));
+  s->dacc = calloc((size_t)s->nc + 1, sizeof(double));
+  s->e = calloc((size_t)nx + n1 + 1, sizeof(double));
+  s->e2 = calloc((size_t)nx + n1 + 1, sizeof(double));
+  s->kxm = calloc((size_t)s->nq + 1, sizeof(double));
+  s->rhs = calloc((size_t)n1 + 1, sizeof(double));
+  s->out_used = calloc((size_t)s->m->nout + 1, 1);
+  s->y_const = calloc((size_t)s->m->nout + 1, 1);
+  s->ynz_p = calloc((size_t)s->ncols + 1, sizeof(int));
+  s->ynz = calloc((size_t)s->ncols * nx + 1, sizeof(int));
+  s->yx = calloc((size_t)nx + 1, sizeof(int));
+  s->y_dirty = 1;
+  s->Y = calloc((size_t)s->ncols * nx + 1, sizeof(double));
+  s->YT = calloc((size_t)s->ncols * p + 1, sizeof(double));
+  s->yrow = calloc((size_t)s->ncols + 1, sizeof(double));
+  s->dy = calloc(4, sizeof(double));
+  s->gy = calloc((size_t)(s->no ? s->no : 1) * s->ncols + 1, sizeof(double));
+  s->gth = calloc((size_t)(s->no ? s->no : 1) * p, sizeof(double));
+  if (s->nz) {
+    size_t zq = (size_t)s->nz * nq + 1, zp = (size_t)s->nz * p + 1;
+    s->Rc = calloc(zq, sizeof(double));
+    s->eqa = calloc(zq, sizeof(double));
+    s->eqda = calloc(zq, sizeof(double));
+    s->eqb = calloc(zq, sizeof(double));
+    s->eqdb = calloc(zq, sizeof(double));
+    s->pea = calloc(zp, sizeof(double));
+    s->peb = calloc(zp, sizeof(double));
+    if (!s->Rc || !s->eqa || !s->eqda || !s->eqb || !s->eqdb || !s->pea || !s->peb)
+      return -1;
+  }
+  return s->M && s->kxm && s->AP && s->KM && bm_ok && s->RV && s->RA && s->RAd && s->WP && s->SP &&
+                 s->ipS && s->apt && s->Ainv && s->SPd && s->FP && s->FV && s->FA && s->Y && s->YT && s->ynz_p &&
+                 s->ynz && s->yx && s->ipP &&
+                 s->ipM && s->dP && s->dM
+             ? 0
+             : -1;
+}
+
+/* the engine's sizes and constants for model m and p parameters */
+void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_error *err)
+{
+  s->m = m;
+  s->err = err;
+  s->nq = m->nq;
+  s->nc = m->nc;
+  s->n1 = m->nq + m->nc;
+  s->nz = m->nfbs;
+  s->fb_ta = s->fb_tb = NAN;
+  s->nxs = 3 * m->nq + m->nc;
+  s->nx = s->nxs + s->nz;
+  s->nqb = m->nqb;
+  s->ncoords = m->ncoords;
+  s->ncols = m->ncols;
+  s->p = p;
+  s->tg = tg;
+  s->term_tg = 0;
+  for (int j = 0; j < p; j++)
+    for (int k = 0; tg && tg[j] && k < m->nterms && !s->term_tg; k++)
+      s->term_tg = tg[j]->term_on[k] != 0;
+  s->h = m->desc->solver.step;
+  s->c2 = 2.0 / s->h;
+  s->c4 = 4.0 / (s->h * s->h);
+  s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
+  s->sP = s->c4 * s->sM;
+  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled;
+  /* no force depends on the velocities: springs without damping, forces
+   * and torques of time alone (C = -dQ/dv is zero) */
+  s->undamped = 1;
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    int spring = f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER;
+    if (spring ? f->c != 0.0 : f->type != LW_FORCE_FORCE && f->type != LW_FORCE_TORQUE)
+      s->undamped = 0;
+  }
+}
+
