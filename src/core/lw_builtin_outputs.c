@@ -1,7 +1,6 @@
 /* lw_builtin_outputs.c: the outputs every model offers for plotting
  * without declaring them (lw_desc_add_builtin_outputs). */
 #include "linkwright.h"
-#include "kind/lw_kind.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,8 +46,7 @@ static void add_force_outputs(lw_desc *d, int f, int *n)
 {
   char base[256];
   lw_force_type t = d->forces[f].type;
-  const lw_force_kind *kind = lw_force_kind_of(t);
-  if (kind && kind->length) { /* an element that stretches: its length and force */
+  if (t == LW_FORCE_SPRING_DAMPER || t == LW_FORCE_JOINT_SPRING_DAMPER) {
     snprintf(base, sizeof base, "%s.length", d->forces[f].name);
     add_unique(d, base, LW_OUT_SPRING_LENGTH)->force = strdup(d->forces[f].name);
     snprintf(base, sizeof base, "%s.force", d->forces[f].name);

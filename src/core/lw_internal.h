@@ -326,8 +326,7 @@ void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs);
 void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                     double *Q, double *vals, double ks, double cs);
 void lw_coords_update(const lw_model *m, lw_data *d);
-/* a controller's force / torque along its actuated coordinate at (q, qd, t)
- * (kind/kind_controller.c) */
+/* a controller's force / torque along its actuated coordinate at (q, qd, t) */
 double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
                         const double *qd, double t);
 /* the error e of measured coordinate i (m->fbs[i]) at (q, qd, t) */

@@ -10,16 +10,22 @@
  * layout of lw_model, so that the derivative of a vector linear in q with
  * respect to the parameter is the same linear map with the tangent
  * coefficients (lw_vexpr_eval on the tangent vexpr).  Everything below is
- * differentiated by hand: bilinear dot products, atan2 angles; each force
- * element's derivatives are its kind's (kind/, through the pieces in
- * lw_jvp_internal.h).  The tests check each against central differences. */
+ * differentiated by hand: bilinear dot products, atan2 angles, the spring
+ * length, torques; the tests check each against central differences. */
 #include "lw_internal.h"
-#include "lw_jvp_internal.h"
-#include "kind/lw_kind.h"
+#include "lw_rowvec.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static double dot(int n, const double *a, const double *b)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
+}
 
 /* ---- time functions ------------------------------------------------------ */
 void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv)
@@ -46,8 +52,8 @@ void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, d
 }
 
 /* a time function's derivative along the tangent: kind 1 force, 2 driver */
-void lw_func_tan(const lw_tangent *tg, int kind, int idx, const lw_func *f, const lw_func *tf, double t,
-                 double *v, double *dv, double *ddv)
+static void func_tan(const lw_tangent *tg, int kind, int idx, const lw_func *f, const lw_func *tf, double t,
+                     double *v, double *dv, double *ddv)
 {
   if (tg->fn_kind) {
     double a = 0, b = 0, c = 0;
@@ -71,8 +77,10 @@ int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t)
   return lw_func_coef_tangent(f, tg->fn_coef, t, NULL, NULL, NULL);
 }
 
-void lw_vx_jvp(const lw_model *m, const lw_vexpr *e, const lw_vexpr *te, const double *x,
-               const double *dx, int lin, double *v, double *dv)
+/* a vector linear in q at x and its derivative along dx (NULL: 0) and the
+ * tangent vexpr te (NULL: none); lin = 1 for rates (no constant term) */
+static void vx_jvp(const lw_model *m, const lw_vexpr *e, const lw_vexpr *te, const double *x,
+                   const double *dx, int lin, double *v, double *dv)
 {
   double t[3];
   if (lin)
@@ -92,8 +100,13 @@ void lw_vx_jvp(const lw_model *m, const lw_vexpr *e, const lw_vexpr *te, const d
   }
 }
 
-/* ---- scalars built from vectors linear in q (lw_sc) -------------------------- */
-typedef lw_sc sc;
+/* ---- scalars built from vectors linear in q --------------------------------
+ * sc: value v, gradient g (local blocks), rate r = g.qd, second-order term
+ * gm (so that d2/dt2 = g.qdd + gm), and their directional derivatives. */
+typedef struct {
+  double v, dv, r, dr, gm, dgm;
+  double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
+} sc;
 
 /* a.b with a, b linear in q; ta, tb tangent vexprs or NULL */
 static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, const lw_vexpr *ta,
@@ -102,10 +115,10 @@ static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, cons
 {
   int nd = m->nd, w = 2 * m->nqb;
   double va[3], vb[3], dva[3], dvb[3];
-  lw_vx_jvp(m, a, ta, p->q, dir->dq, 0, va, dva);
-  lw_vx_jvp(m, b, tb, p->q, dir->dq, 0, vb, dvb);
-  s->v = lw_dot(nd, va, vb);
-  s->dv = lw_dot(nd, dva, vb) + lw_dot(nd, va, dvb);
+  vx_jvp(m, a, ta, p->q, dir->dq, 0, va, dva);
+  vx_jvp(m, b, tb, p->q, dir->dq, 0, vb, dvb);
+  s->v = dot(nd, va, vb);
+  s->dv = dot(nd, dva, vb) + dot(nd, va, dvb);
   memset(s->g, 0, sizeof(double) * (size_t)w);
   memset(s->dg, 0, sizeof(double) * (size_t)w);
   if (need_g) {
@@ -122,12 +135,12 @@ static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, cons
   if (!p->qd)
     return;
   double ra[3], rb[3], dra[3], drb[3];
-  lw_vx_jvp(m, a, ta, p->qd, dir->dqd, 1, ra, dra);
-  lw_vx_jvp(m, b, tb, p->qd, dir->dqd, 1, rb, drb);
-  s->r = lw_dot(nd, ra, vb) + lw_dot(nd, va, rb);
-  s->dr = lw_dot(nd, dra, vb) + lw_dot(nd, ra, dvb) + lw_dot(nd, dva, rb) + lw_dot(nd, va, drb);
-  s->gm = 2.0 * lw_dot(nd, ra, rb);
-  s->dgm = 2.0 * (lw_dot(nd, dra, rb) + lw_dot(nd, ra, drb));
+  vx_jvp(m, a, ta, p->qd, dir->dqd, 1, ra, dra);
+  vx_jvp(m, b, tb, p->qd, dir->dqd, 1, rb, drb);
+  s->r = dot(nd, ra, vb) + dot(nd, va, rb);
+  s->dr = dot(nd, dra, vb) + dot(nd, ra, dvb) + dot(nd, dva, rb) + dot(nd, va, drb);
+  s->gm = 2.0 * dot(nd, ra, rb);
+  s->dgm = 2.0 * (dot(nd, dra, rb) + dot(nd, ra, drb));
 }
 
 /* theta = atan2(S, C) from two dot scalars (in place into S) */
@@ -192,8 +205,8 @@ static void row_sc(const lw_model *m, const lw_model *tm, int r, const lw_lin_po
   }
 }
 
-void lw_coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p, const lw_lin_dir *dir,
-                 sc *s)
+static void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
+                     const lw_lin_dir *dir, sc *s)
 {
   const lw_coord *c = &m->coords[ci];
   const lw_vexpr *v[4] = {&c->a, &c->b, &c->c, &c->d};
@@ -213,15 +226,41 @@ static double blk_dot(const lw_model *m, int nblk, const int *blk, const double 
   int nqb = m->nqb;
   double s = 0;
   for (int k = 0; k < nblk; k++)
-    s += lw_dot(nqb, g + k * nqb, x + (size_t)blk[k] * nqb);
+    s += dot(nqb, g + k * nqb, x + (size_t)blk[k] * nqb);
   return s;
+}
+
+static void blk_add(const lw_model *m, int nblk, const int *blk, const double *g, double a, double *y)
+{
+  int nqb = m->nqb;
+  for (int k = 0; k < nblk; k++)
+    for (int i = 0; i < nqb; i++)
+      y[(size_t)blk[k] * nqb + i] += a * g[k * nqb + i];
+}
+
+static int touches(int nblk, const int *blk, int body)
+{
+  if (body < 0)
+    return 1;
+  for (int k = 0; k < nblk; k++)
+    if (blk[k] == body)
+      return 1;
+  return 0;
+}
+
+/* whether an element (blocks nblk/blk, tangent flag on) can contribute */
+static int active(const lw_lin_dir *dir, int state, int nblk, const int *blk, int on)
+{
+  if (dir->tg && on)
+    return 1;
+  return state && touches(nblk, blk, dir->body);
 }
 
 void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
                  const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg)
 {
   sc s;
-  lw_coord_sc(m, tg ? tg->dm : NULL, ci, p, dir, &s);
+  coord_sc(m, tg ? tg->dm : NULL, ci, p, dir, &s);
   if (dx)
     *dx = s.dv;
   if (dxd)
@@ -233,19 +272,21 @@ void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_
     memcpy(dg, s.dg, sizeof(double) * (size_t)w);
 }
 
-void lw_fb_err_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
-                   const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
+/* the error e of measured coordinate i and its derivative de along the
+ * direction; ed and ded: the error's rate (position measure) */
+static void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
+                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
 {
   const lw_tangent *tg = df->tg;
   const lw_fb *b = &m->fbs[i];
   const lw_fb *tb = fon ? &tg->dm->fbs[i] : NULL;
   const lw_coord *c = &m->coords[b->coord];
   sc s;
-  lw_coord_sc(m, fon ? tg->dm : NULL, b->coord, pf, df, &s);
+  coord_sc(m, fon ? tg->dm : NULL, b->coord, pf, df, &s);
   double r, rd, dr = 0, drd = 0;
   lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
   if (fon)
-    lw_func_tan(tg, 3, i, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
+    func_tan(tg, 3, i, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
   if (b->rate) {
     *e = s.r - r;
     *de = s.dr - dr;
@@ -265,8 +306,157 @@ double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg
   df.tg = tg;
   int fon = tg && tg->force_on[m->fbs[i].force];
   double e, ed, ded;
-  lw_fb_err_jvp(m, d, i, fon, p, &df, &e, de, &ed, &ded);
+  fb_error_jvp(m, d, i, fon, p, &df, &e, de, &ed, &ded);
   return e;
+}
+
+/* a controller's force / torque tau and its derivative dtau along the
+ * direction (pf: the forces' point, velocity argument in qd); the integral
+ * term ki (fbc + fb_beta e) takes fbc as given */
+static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf,
+                        const lw_lin_dir *df, double *tau, double *dtau)
+{
+  const lw_tangent *tg = df->tg;
+  const lw_model *tm = tg ? tg->dm : NULL;
+  const lw_force *f = &m->forces[n];
+  int fon = tg && tg->force_on[n];
+  double T = 0, dT = 0, beta = d->fb_beta;
+  for (int k = 0; k < f->nfb; k++) {
+    int i = f->fb0 + k;
+    const lw_fb *b = &m->fbs[i];
+    const lw_fb *tb = fon ? &tm->fbs[i] : NULL;
+    double e, de, ed, ded;
+    fb_error_jvp(m, d, i, fon, pf, df, &e, &de, &ed, &ded);
+    double I = d->fbc[i] + beta * e;
+    T -= b->kp * e + b->kd * ed + b->ki * I;
+    dT -= (b->kp + beta * b->ki) * de + b->kd * ded;
+    if (fon)
+      dT -= tb->kp * e + tb->kd * ed + tb->ki * I;
+  }
+  *tau = T;
+  *dtau = dT;
+}
+
+/* the derivative of force n (added into dQ) */
+static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *p, const lw_lin_point *pf,
+                      const lw_lin_dir *dir, const lw_lin_dir *df, int state, double *dQ)
+{
+  int nd = m->nd, nqb = m->nqb;
+  const lw_tangent *tg = dir->tg;
+  const lw_model *tm = tg ? tg->dm : NULL;
+  sc s;
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  int fon = tg && tg->force_on[n];
+  switch (f->type) {
+  case LW_FORCE_SPRING_DAMPER: {
+    if (!active(dir, state, f->nblk, f->blk, fon))
+      break;
+    double v[3], vd[3], dv[3], dvd[3];
+    /* the derivative of the vector itself only where it moves */
+    const lw_vexpr *tv = fon && tg->force_vx_on[n] ? &tf->v : NULL;
+    vx_jvp(m, &f->v, tv, p->q, dir->dq, 0, v, dv);
+    vx_jvp(m, &f->v, tv, p->v, dir->dv, 1, vd, dvd);
+    double l = sqrt(dot(nd, v, v));
+    if (l < 1e-300)
+      break;
+    double e[3], de[3];
+    for (int i = 0; i < nd; i++)
+      e[i] = v[i] / l;
+    double dl = dot(nd, e, dv);
+    for (int i = 0; i < nd; i++)
+      de[i] = (dv[i] - e[i] * dl) / l;
+    double ld = dot(nd, e, vd), dld = dot(nd, de, vd) + dot(nd, e, dvd);
+    double F = f->k * (l - f->rest) + f->c * ld;
+    double dF = f->k * dl + f->c * dld;
+    if (fon)
+      dF += tf->k * (l - f->rest) - f->k * tf->rest + tf->c * ld;
+    /* Q = -F V^T e */
+    double g[2 * LW_MAXQB] = {0};
+    lw_vexpr_grad(m, &f->v, e, -dF, f->nblk, f->blk, g);
+    lw_vexpr_grad(m, &f->v, de, -F, f->nblk, f->blk, g);
+    if (tv)
+      lw_vexpr_grad(m, tv, e, -F, f->nblk, f->blk, g);
+    blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
+    break;
+  }
+  case LW_FORCE_JOINT_SPRING_DAMPER: {
+    const lw_coord *c = &m->coords[f->coord];
+    if (!active(dir, state, c->nblk, c->blk, fon))
+      break;
+    coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
+    double x = lw_coord_continue(m, d, f->coord, s.v - c->offset);
+    double tau = -f->k * (x - f->rest) - f->c * s.r;
+    double dtau = -f->k * s.dv - f->c * s.dr;
+    if (fon)
+      dtau += -tf->k * (x - f->rest) + f->k * tf->rest - tf->c * s.r;
+    blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
+    blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
+    break;
+  }
+  case LW_FORCE_PID:
+  case LW_FORCE_STATE_FEEDBACK: {
+    if (!active(dir, state, f->ncblk, f->cblk, fon))
+      break;
+    double tau, dtau;
+    control_jvp(m, d, n, pf, df, &tau, &dtau);
+    const lw_coord *c = &m->coords[f->coord];
+    coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
+    blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
+    blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
+    break;
+  }
+  case LW_FORCE_FORCE: {
+    if (!fon)
+      break; /* independent of the state */
+    double sv, dsv;
+    lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
+    func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
+    double F[3], dF[3];
+    for (int i = 0; i < nd; i++) {
+      F[i] = sv * f->vec[i];
+      dF[i] = dsv * f->vec[i] + sv * tf->vec[i];
+    }
+    double g[2 * LW_MAXQB] = {0};
+    lw_vexpr_grad(m, &f->v, dF, 1.0, f->nblk, f->blk, g);
+    lw_vexpr_grad(m, &tf->v, F, 1.0, f->nblk, f->blk, g);
+    blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
+    break;
+  }
+  case LW_FORCE_TORQUE: {
+    if (f->body < 0 || !active(dir, state, 1, &f->body, fon))
+      break;
+    double sv, dsv = 0;
+    lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
+    if (fon)
+      func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
+    const double *qb = p->q + (size_t)f->body * nqb;
+    const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
+    double *Qb = dQ + (size_t)f->body * nqb;
+    double T[3], dT[3];
+    for (int i = 0; i < 3; i++) {
+      T[i] = sv * f->vec[i];
+      dT[i] = dsv * f->vec[i] + (fon ? sv * tf->vec[i] : 0.0);
+    }
+    if (nd == 2) {
+      Qb[2] += -dT[2] * qb[3] - (dqb ? T[2] * dqb[3] : 0.0);
+      Qb[3] += dT[2] * qb[2] + (dqb ? T[2] * dqb[2] : 0.0);
+    } else {
+      for (int k = 1; k < 4; k++) {
+        const double *a = qb + 3 * k;
+        double da[3] = {0, 0, 0};
+        if (dqb)
+          memcpy(da, dqb + 3 * k, sizeof da);
+        Qb[3 * k + 0] += 0.5 * (dT[1] * a[2] - dT[2] * a[1] + T[1] * da[2] - T[2] * da[1]);
+        Qb[3 * k + 1] += 0.5 * (dT[2] * a[0] - dT[0] * a[2] + T[2] * da[0] - T[0] * da[2]);
+        Qb[3 * k + 2] += 0.5 * (dT[0] * a[1] - dT[1] * a[0] + T[0] * da[1] - T[1] * da[0]);
+      }
+    }
+    break;
+  }
+  default:
+    break;
+  }
 }
 
 /* ---- the residual pieces ------------------------------------------------- */
@@ -299,11 +489,11 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
     if (row_on && !row_on[r])
       continue;
     const lw_row *row = &m->rows[r];
-    if (!lw_dir_active(dir, state, row->nblk, row->blk, tg && tg->row_on[r]))
+    if (!active(dir, state, row->nblk, row->blk, tg && tg->row_on[r]))
       continue;
     double df = 0, dfd = 0, dfdd = 0;
     if (tm && row->func >= 0)
-      lw_func_tan(tg, 2, row->func, &m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
+      func_tan(tg, 2, row->func, &m->drivers[row->func], &tm->drivers[row->func], p->t, &df, &dfd, &dfdd);
     if (row_on && !tg->row_vx_on[r]) {
       /* along the parameter alone, with the row's vectors unmoved, only
        * its constant moves: its gradient, rate and second-order term stay */
@@ -328,7 +518,7 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
     }
     for (int k = 0; k < 3; k++)
       if (o->dJl[k] && p->l[k][r] != 0.0)
-        lw_blk_add(m, row->nblk, row->blk, s.dg, p->l[k][r], o->dJl[k]);
+        blk_add(m, row->nblk, row->blk, s.dg, p->l[k][r], o->dJl[k]);
   }
   if (!o->dQ)
     return;
@@ -340,11 +530,9 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
   pf.qd = p->v; /* forces see the velocity argument v */
   lw_lin_dir df = *dir;
   df.dqd = dir->dv;
-  for (int n = 0; n < m->nforces; n++) {
-    const lw_force_kind *kind = lw_force_kind_of(m->forces[n].type);
-    if (kind && (!force_on || force_on[n]))
-      kind->jvp(m, d, n, p, &pf, dir, &df, state, dQ);
-  }
+  for (int n = 0; n < m->nforces; n++)
+    if (!force_on || force_on[n])
+      force_jvp(m, d, n, p, &pf, dir, &df, state, dQ);
 }
 
 /* ---- step matrices ------------------------------------------------------------
@@ -358,7 +546,7 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
  * coordinate at a time. */
 
 /* the nd x w matrix of a vexpr over the blocks blk (row-major, w = nblk nqb) */
-void lw_vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk, double *A)
+static void vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk, double *A)
 {
   int nqb = m->nqb, w = nblk * nqb;
   memset(A, 0, sizeof(double) * (size_t)m->nd * w);
@@ -383,6 +571,30 @@ void lw_vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk
       a1[3] += wt[1];
       a1[2] += wt[2];
     }
+  }
+}
+
+/* the bodies whose coordinates force f depends on (its derivative columns);
+ * 0 for a force independent of the state */
+static int force_blocks(const lw_model *m, const lw_force *f, const int **blk)
+{
+  switch (f->type) {
+  case LW_FORCE_JOINT_SPRING_DAMPER:
+    *blk = m->coords[f->coord].blk;
+    return m->coords[f->coord].nblk;
+  case LW_FORCE_TORQUE:
+    *blk = &f->body;
+    return f->body >= 0 ? 1 : 0;
+  case LW_FORCE_FORCE:
+    *blk = NULL;
+    return 0;
+  default:
+    if (lw_force_is_controller(f->type)) {
+      *blk = f->cblk;
+      return f->ncblk;
+    }
+    *blk = f->blk;
+    return f->nblk;
   }
 }
 
@@ -431,11 +643,11 @@ static int hess_table(const lw_model *m, int n, void (*get)(const lw_model *, in
       if (f.skip)
         continue;
       int w = f.nblk * nqb;
-      lw_vx_matrix(m, f.a, f.nblk, f.blk, A);
-      lw_vx_matrix(m, f.b, f.nblk, f.blk, B);
+      vx_matrix(m, f.a, f.nblk, f.blk, A);
+      vx_matrix(m, f.b, f.nblk, f.blk, B);
       if (f.angle) {
-        lw_vx_matrix(m, f.c, f.nblk, f.blk, C);
-        lw_vx_matrix(m, f.d, f.nblk, f.blk, D);
+        vx_matrix(m, f.c, f.nblk, f.blk, C);
+        vx_matrix(m, f.d, f.nblk, f.blk, D);
       }
       for (int i = 0; i < w; i++)
         for (int j = 0; j < w; j++) {
@@ -488,12 +700,34 @@ int lw_lin_prepare(lw_model *m)
   if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled))
     return -1;
   for (int n = 0; n < m->nforces; n++) {
-    const lw_force_kind *kind = lw_force_kind_of(m->forces[n].type);
     const int *blk;
-    if (kind && kind->blocks(m, &m->forces[n], &blk) > 1)
+    if (force_blocks(m, &m->forces[n], &blk) > 1)
       m->lin_coupled = 1;
   }
   return hess_table(m, m->ncoords, coord_form, 2, &m->ch_ptr, &m->ch_ij, &m->ch_v, NULL);
+}
+
+/* B(gi, gj) += v */
+static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
+{
+  int nqb = m->nqb, bi = lw_qb_div(gi, nqb), bj = lw_qb_div(gj, nqb);
+  if (bi == bj)
+    B->blk[(size_t)bi * nqb * nqb + (size_t)(lw_qb_mod(gj, nqb)) * nqb + lw_qb_mod(gi, nqb)] += v;
+  else
+    B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
+}
+
+/* the part of B in the rows of body br and the columns of body bc:
+ * B(br nqb + r, bc nqb + c) = part[c ld + r] */
+static inline double *bm_part(const lw_model *m, const lw_bmat *B, int br, int bc, int *ld)
+{
+  int nqb = m->nqb;
+  if (br == bc) {
+    *ld = nqb;
+    return B->blk + (size_t)br * nqb * nqb;
+  }
+  *ld = m->nq;
+  return B->off + (size_t)bc * nqb * m->nq + (size_t)br * nqb;
 }
 
 /* A scalar of a row or a coordinate in closed form: x = a.b (DOT) or
@@ -504,7 +738,13 @@ int lw_lin_prepare(lw_model *m)
  *   g = (C dS - S dC) / r2,  theta' = (C S' - S C') / r2,  r2 = S^2 + C^2.
  * These are the quantities row_sc's directional derivatives give (sc_dot,
  * sc_angle), without evaluating the vectors again for every direction. */
-typedef lw_sx sx;
+typedef struct {
+  int angle, w, nd;
+  double X[4][3 * 2 * LW_MAXQB];
+  double S, C, Sd, Cd, sig, kap, r2, x, xd;
+  double gS[2 * LW_MAXQB], gC[2 * LW_MAXQB], hS[2 * LW_MAXQB], hC[2 * LW_MAXQB]; /* dS, dC, dS', dC' by q */
+  double g[2 * LW_MAXQB], gd[2 * LW_MAXQB];
+} sx;
 
 /* one dot product a.b of vectors linear in q (matrices A, B by columns of
  * the w local coordinates): value, rate, 2 a'.b', its gradient g and the
@@ -512,9 +752,9 @@ typedef lw_sx sx;
 static void sx_pair(int nd, int w, const double *A, const double *B, const double *a, const double *b,
                     const double *ad, const double *bd, double *val, double *rate, double *acc, double *g, double *h)
 {
-  *val = lw_dot(nd, a, b);
-  *rate = lw_dot(nd, ad, b) + lw_dot(nd, a, bd);
-  *acc = 2.0 * lw_dot(nd, ad, bd);
+  *val = dot(nd, a, b);
+  *rate = dot(nd, ad, b) + dot(nd, a, bd);
+  *acc = 2.0 * dot(nd, ad, bd);
   for (int i = 0; i < w; i++) {
     double s0 = 0, s1 = 0;
     for (int c = 0; c < nd; c++) {
@@ -525,8 +765,8 @@ static void sx_pair(int nd, int w, const double *A, const double *B, const doubl
   }
 }
 
-void lw_sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const ve[4], int nblk, const int *blk,
-                const double *q, const double *qd, sx *o)
+static void sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const ve[4], int nblk, const int *blk,
+                    const double *q, const double *qd, sx *o)
 {
   int nd = m->nd, n = kind == LW_ROW_ANGLE ? 4 : 2, w = nblk * m->nqb;
   double v[4][3], vd[4][3];
@@ -534,7 +774,7 @@ void lw_sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const ve[4]
   o->w = w;
   o->nd = nd;
   for (int k = 0; k < n; k++) {
-    lw_vx_matrix(m, ve[k], nblk, blk, o->X[k]);
+    vx_matrix(m, ve[k], nblk, blk, o->X[k]);
     lw_vexpr_eval(m, ve[k], q, v[k]);
     lw_vexpr_eval_lin(m, ve[k], qd, vd[k]);
   }
@@ -583,7 +823,7 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
   int nqb = m->nqb;
   const lw_vexpr *ve[4] = {&row->a, &row->b, &row->c, &row->d};
   sx o;
-  lw_sx_eval(m, LW_ROW_ANGLE, ve, row->nblk, row->blk, p->q, p->qd, &o);
+  sx_eval(m, LW_ROW_ANGLE, ve, row->nblk, row->blk, p->q, p->qd, &o);
   int w = o.w;
   double S = o.S, C = o.C, Sd = o.Sd, Cd = o.Cd, r2 = o.r2, th = o.xd;
   double P = S * Sd + C * Cd, N = C * o.sig - S * o.kap;
@@ -603,7 +843,7 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
       hq += hji * p->qdd[gj];
       for (int k = 0; k < 3; k++)
         if (lk[k] != 0.0)
-          lw_bm_add(m, H[k], gj, gi, lk[k] * hji);
+          bm_add(m, H[k], gj, gi, lk[k] * hji);
     }
     /* by q_i: theta' (o.gd), P, N, gm */
     double dth = o.gd[i];
@@ -616,6 +856,148 @@ static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
     double dthv = o.g[i], dPv = S * o.gS[i] + C * o.gC[i], dNv = 2.0 * (C * o.hS[i] - S * o.hC[i]);
     rad[i] += dNv / r2 - 2.0 * (dthv * P + th * dPv) / r2;
   }
+}
+
+/* A spring-damper's blocks over the w local coordinates of the bodies blk,
+ * from the gradient g = u[0] of its scalar x (a length, an angle) and
+ * generalized force Q = tau g:
+ *   KC = -dQ/dq - cv dQ/dv = sum_k u[k] v[k]^T - tau H,  C = -dQ/dv = c g g^T
+ * (entry (j, i) = row j, column i; nv outer products, v[0] = k g + c gd +
+ * cv c g and the rest of the Hessian's terms; H: column i at H + i w, or
+ * NULL, read with KC only) */
+LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, int nv,
+                         const double *const u[], const double *const v[], const double *H, double tau,
+                         const lw_bmat *KC, const lw_bmat *Cm, const int nqb)
+{
+  int nblk = w / nqb;
+  const double *g = u[0];
+  double cc = Cm ? f->c : 0.0;
+  for (int kb = 0; kb < nblk; kb++)
+    for (int lb = 0; lb < nblk; lb++) {
+      int ldk = 0, ldc = 0;
+      double *pk = KC ? bm_part(m, KC, blk[lb], blk[kb], &ldk) : NULL;
+      double *pc = cc != 0.0 ? bm_part(m, Cm, blk[lb], blk[kb], &ldc) : NULL;
+      for (int ii = 0; ii < nqb; ii++) {
+        int i = kb * nqb + ii;
+        double v0 = v[0][i], v1 = nv > 1 ? v[1][i] : 0.0, v2 = nv > 2 ? v[2][i] : 0.0;
+        for (int jj = 0; jj < nqb && pk; jj++) {
+          int j = lb * nqb + jj;
+          double a = u[0][j] * v0;
+          if (nv > 1)
+            a += u[1][j] * v1 + u[2][j] * v2;
+          if (H)
+            a -= tau * H[i * w + j];
+          pk[ii * ldk + jj] += a;
+        }
+        for (int jj = 0; jj < nqb && pc; jj++)
+          pc[ii * ldc + jj] += cc * g[lb * nqb + jj] * g[i];
+      }
+    }
+}
+
+/* A joint spring-damper, tau = -k (x - x0) - c x' (x' at the forces'
+ * velocity argument v), acting as Q = tau g: -dQ/dq = -g a^T - tau H with
+ * a = k g + c (gd + cv g), H = d2x/dq2.  For an angle x = atan2(S, C),
+ *   H = (gC gS^T - gS gC^T + C HS - S HC) / r2 - dr2 g^T / r2
+ * (rows i; dr2 = 2 (S gS + C gC)), HS and HC constant (m->ch_v): the
+ * outer products go through sd_blocks, the constant parts from their
+ * nonzeros */
+static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+                         const lw_bmat *KC, const lw_bmat *Cm)
+{
+  const lw_coord *c = &m->coords[f->coord];
+  const lw_vexpr *ve[4] = {&c->a, &c->b, &c->c, &c->d};
+  sx o;
+  sx_eval(m, c->kind, ve, c->nblk, c->blk, p->q, p->v, &o);
+  double x = lw_coord_continue(m, d, f->coord, o.x - c->offset);
+  double tau = -f->k * (x - f->rest) - f->c * o.xd;
+  int w = o.w, nqb = m->nqb;
+  double a[2 * LW_MAXQB], b[2 * LW_MAXQB], e[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++)
+    a[i] = f->k * o.g[i] + f->c * o.gd[i] + cv * f->c * o.g[i];
+  double cs = -tau, cc = 0.0;
+  if (o.angle) {
+    double r2 = o.r2;
+    for (int i = 0; i < w; i++) {
+      a[i] += tau * 2.0 * (o.S * o.gS[i] + o.C * o.gC[i]) / r2;
+      b[i] = -tau * o.gC[i] / r2;
+      e[i] = tau * o.gS[i] / r2;
+    }
+    cs = -tau * o.C / r2;
+    cc = tau * o.S / r2;
+  }
+  const double *u[3] = {o.g, o.gS, o.gC}, *v[3] = {a, b, e};
+  sd_blocks(m, f, c->blk, w, o.angle ? 3 : 1, u, v, NULL, tau, KC, Cm, m->nqb);
+  if (!KC)
+    return;
+  for (int n = m->ch_ptr[f->coord]; n < m->ch_ptr[f->coord + 1]; n++) {
+    int i = m->ch_ij[2 * n], j = m->ch_ij[2 * n + 1];
+    int gi = c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb), gj = c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
+    bm_add(m, KC, gj, gi, cs * m->ch_v[2 * n] + cc * m->ch_v[2 * n + 1]);
+  }
+}
+
+/* A spring-damper between two points, F = k (l - l0) + c l' along
+ * e = v / l, l = |v|, v linear in q (V over the local coordinates), acting
+ * as Q = -F g with g = dl/dq = V^T e: sd_blocks with tau = -F,
+ *   H = d2l/dq2 = V^T (I - e e^T) V / l,  d(l')/dq = V^T (I - e e^T) v' / l */
+LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv,
+                              const lw_bmat *KC, const lw_bmat *Cm, const int nd, const int nqb, const int w)
+{
+  double X[3 * 2 * LW_MAXQB], PX[3 * 2 * LW_MAXQB], v[3], vd[3], e[3], pv[3];
+  vx_matrix(m, &f->v, f->nblk, f->blk, X);
+  lw_vexpr_eval(m, &f->v, p->q, v);
+  lw_vexpr_eval_lin(m, &f->v, p->v, vd);
+  double l = sqrt(dot(nd, v, v));
+  if (l < 1e-300)
+    return; /* as the force itself (lw_forces_eval) */
+  for (int c = 0; c < nd; c++)
+    e[c] = v[c] / l;
+  double ld = dot(nd, e, vd);
+  for (int c = 0; c < nd; c++)
+    pv[c] = (vd[c] - e[c] * ld) / l;
+  double g[2 * LW_MAXQB], gd[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++) {
+    double s0 = 0, s1 = 0;
+    for (int c = 0; c < nd; c++) {
+      s0 += X[c * w + i] * e[c];
+      s1 += X[c * w + i] * pv[c];
+    }
+    g[i] = s0, gd[i] = s1;
+    for (int c = 0; c < nd; c++)
+      PX[c * w + i] = (X[c * w + i] - e[c] * s0) / l;
+  }
+  double tau = -(f->k * (l - f->rest) + f->c * ld), H[4 * LW_MAXQB * LW_MAXQB];
+  for (int i = 0; i < w && KC; i++)
+    for (int j = 0; j < w; j++) {
+      double hji = 0;
+      for (int c = 0; c < nd; c++)
+        hji += X[c * w + j] * PX[c * w + i];
+      H[i * w + j] = hji;
+    }
+  double a[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++)
+    a[i] = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
+  const double *gu[1] = {g}, *av[1] = {a};
+  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm, nqb);
+}
+
+/* the sizes constants for a planar or spatial spring between one or two
+ * bodies, so that the loops over them unroll */
+static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
+                         const lw_bmat *Cm)
+{
+  int nd = m->nd, nqb = m->nqb, w = f->nblk * nqb;
+  if (nqb == 4 && w == 8)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4, 8);
+  else if (nqb == 4 && w == 4)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4, 4);
+  else if (nqb == 12 && w == 24)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 12, 24);
+  else if (nqb == 12 && w == 12)
+    point_sd_lin_n(m, f, p, cv, KC, Cm, 3, 12, 12);
+  else
+    point_sd_lin_n(m, f, p, cv, KC, Cm, nd, nqb, w);
 }
 
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
@@ -647,7 +1029,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
         rad[i] += 2.0 * hv;
         for (int k = 0; k < 3; k++)
           if (lk[k] != 0.0)
-            lw_bm_add(m, H[k], gj, gi, lk[k] * h);
+            bm_add(m, H[k], gj, gi, lk[k] * h);
       }
       continue;
     }
@@ -661,9 +1043,40 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
   double *ev = d->tmp;
   memset(ev, 0, sizeof(double) * (size_t)nq);
   for (int n = 0; n < m->nforces; n++) {
-    const lw_force_kind *kind = lw_force_kind_of(m->forces[n].type);
-    if (kind && kind->lin)
-      kind->lin(m, d, n, p, &pf, cv, KC, C);
+    const lw_force *f = &m->forces[n];
+    const int *blk;
+    int nblk = force_blocks(m, f, &blk);
+    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+      joint_sd_lin(m, d, f, p, cv, KC, C);
+      continue;
+    }
+    if (f->type == LW_FORCE_SPRING_DAMPER) {
+      point_sd_lin(m, f, p, cv, KC, C);
+      continue;
+    }
+    for (int i = 0; i < nblk * nqb; i++) {
+      int gi = blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+      for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
+        const lw_bmat *T = pass == 0 ? KC : C;
+        if (!T)
+          continue;
+        e[gi] = pass == 0 ? 1.0 : 0.0;
+        ev[gi] = pass == 0 ? cv : 1.0;
+        lw_lin_dir dir = {pass == 0 ? e : NULL, ev, NULL, NULL, NULL, NULL, blk[i / nqb]};
+        lw_lin_dir df = dir;
+        df.dqd = ev;
+        force_jvp(m, d, n, p, &pf, &dir, &df, 1, dQ);
+        for (int k = 0; k < nblk; k++)
+          for (int l = 0; l < nqb; l++) {
+            int g = blk[k] * nqb + l;
+            bm_add(m, T, g, gi, -dQ[g]);
+            dQ[g] = 0.0;
+          }
+        e[gi] = 0.0;
+        ev[gi] = 0.0;
+      }
+    }
   }
 }
 
@@ -848,6 +1261,40 @@ void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *
 }
 
 /* ---- outputs ---------------------------------------------------------------- */
+/* a spring-damper's length (joint: coordinate) x and rate xd at p, and
+ * their derivatives along dir and the tangent model tm (NULL: none) */
+static void spring_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
+                       const lw_lin_dir *dir, double *x, double *dx, double *xd, double *dxd)
+{
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  int nd = m->nd;
+  *x = *dx = *xd = *dxd = 0.0;
+  if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+    const lw_coord *c = &m->coords[f->coord];
+    sc cs;
+    coord_sc(m, tm, f->coord, p, dir, &cs);
+    *x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
+    *dx = cs.dv;
+    *xd = cs.r;
+    *dxd = cs.dr;
+    return;
+  }
+  /* l = |v|, dl/dt = v.vd / l with v = V(q), vd = V_lin(qd) */
+  double v[3], dv[3], vd[3] = {0, 0, 0}, dvd[3] = {0, 0, 0};
+  vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
+  if (p->qd)
+    vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->qd, dir->dqd, 1, vd, dvd);
+  double l = sqrt(dot(nd, v, v));
+  if (l < 1e-300)
+    return;
+  double dl = dot(nd, v, dv) / l, vvd = dot(nd, v, vd);
+  *x = l;
+  *dx = dl;
+  *xd = vvd / l;
+  *dxd = (dot(nd, dv, vd) + dot(nd, v, dvd)) / l - vvd * dl / (l * l);
+}
+
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy)
 {
@@ -863,7 +1310,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     const double *x = op->type == LW_OUT_POSITION ? p->q : op->type == LW_OUT_VELOCITY ? p->qd : p->qdd;
     const double *dx = op->type == LW_OUT_POSITION ? dir->dq : op->type == LW_OUT_VELOCITY ? dir->dqd : dir->dqdd;
     double y[3], d3[3];
-    lw_vx_jvp(m, &op->v, tm ? &tm->outputs[k].v : NULL, x, dx, op->type != LW_OUT_POSITION, y, d3);
+    vx_jvp(m, &op->v, tm ? &tm->outputs[k].v : NULL, x, dx, op->type != LW_OUT_POSITION, y, d3);
     for (int i = 0; i < nd; i++)
       dy[i] = d3[i];
     break;
@@ -871,7 +1318,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY: {
     sc s;
-    lw_coord_sc(m, tm, op->coord, p, dir, &s);
+    coord_sc(m, tm, op->coord, p, dir, &s);
     dy[0] = op->type == LW_OUT_JOINT_COORDINATE ? s.dv : s.dr;
     break;
   }
@@ -896,10 +1343,8 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   case LW_OUT_SPRING_FORCE: {
     const lw_force *f = &m->forces[op->force];
     const lw_force *tf = tm ? &tm->forces[op->force] : NULL;
-    const lw_force_kind *kind = lw_force_kind_of(f->type);
-    double x = 0, dx = 0, xd = 0, dxd = 0;
-    if (kind && kind->length_jvp)
-      kind->length_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
+    double x, dx, xd, dxd;
+    spring_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
     if (op->type == LW_OUT_SPRING_LENGTH) {
       dy[0] = dx;
       break;
@@ -914,7 +1359,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     double tau;
     lw_lin_dir dc = *dir;
     dc.tg = tg;
-    lw_control_jvp(m, d, op->force, p, &dc, &tau, &dy[0]);
+    control_jvp(m, d, op->force, p, &dc, &tau, &dy[0]);
     break;
   }
   case LW_OUT_KINETIC_ENERGY:
@@ -924,23 +1369,43 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     if (op->type != LW_OUT_POTENTIAL_ENERGY) {
       if (dir->dqd) {
         lw_mass_mul(m, dir->dqd, d->r);
-        s += lw_dot(nq, p->qd, d->r);
+        s += dot(nq, p->qd, d->r);
       }
       if (tg) {
         memset(d->r, 0, sizeof(double) * (size_t)nq);
         lw_tangent_mass_mul(m, tg, p->qd, d->r);
-        s += 0.5 * lw_dot(nq, p->qd, d->r);
+        s += 0.5 * dot(nq, p->qd, d->r);
       }
     }
     if (op->type != LW_OUT_KINETIC_ENERGY) {
       if (dir->dq)
-        s -= lw_dot(nq, m->qgrav, dir->dq);
+        s -= dot(nq, m->qgrav, dir->dq);
       if (tm)
-        s -= lw_dot(nq, tm->qgrav, p->q);
+        s -= dot(nq, tm->qgrav, p->q);
       for (int n = 0; n < m->nforces; n++) {
-        const lw_force_kind *kind = lw_force_kind_of(m->forces[n].type);
-        if (kind && kind->potential_jvp)
-          kind->potential_jvp(m, tm, d, n, p, dir, &s);
+        const lw_force *f = &m->forces[n];
+        const lw_force *tf = tm ? &tm->forces[n] : NULL;
+        if (f->type == LW_FORCE_SPRING_DAMPER) {
+          double v[3], dv[3];
+          vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
+          double l = sqrt(dot(nd, v, v));
+          if (l < 1e-300)
+            continue;
+          double dl = dot(nd, v, dv) / l;
+          s += f->k * (l - f->rest) * dl;
+          if (tf)
+            s += 0.5 * tf->k * (l - f->rest) * (l - f->rest) - f->k * (l - f->rest) * tf->rest;
+        } else if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
+          const lw_coord *c = &m->coords[f->coord];
+          sc cs;
+          lw_lin_point pc = *p;
+          pc.qd = NULL;
+          coord_sc(m, tm, f->coord, &pc, dir, &cs);
+          double x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
+          s += f->k * (x - f->rest) * cs.dv;
+          if (tf)
+            s += 0.5 * tf->k * (x - f->rest) * (x - f->rest) - f->k * (x - f->rest) * tf->rest;
+        }
       }
     }
     dy[0] = s;
@@ -1112,30 +1577,32 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       for (int i = 0; i < fs[0]->func.n; i++)
         fo->func.knots[i] = comb(fk, (size_t)i, c, &on);
     }
-    const lw_force_kind *kind = lw_force_kind_of(fs[0]->type);
-    if (kind && kind->on_coord && t->coord_on[fs[0]->coord])
+    if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
       on = 1;
-    /* the controllers' gains and targets (none for the other kinds) */
-    for (int k = 0; k < fs[0]->nfb; k++) {
-      int i = fs[0]->fb0 + k;
-      const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
-      lw_fb *bo = &o->fbs[i];
-      const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
-      const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
-      const double *ki[4] = {&bs[0]->ki, &bs[1]->ki, &bs[2]->ki, &bs[3]->ki};
-      const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
-      bo->kp = comb(kp, 0, c, &on);
-      bo->kd = comb(kd, 0, c, &on);
-      bo->ki = comb(ki, 0, c, &on);
-      for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
-        bo->r.a[j] = comb(ra, (size_t)j, c, &on);
-      if (bs[0]->r.type == LW_FUNC_SPLINE) {
-        const double *rk[4] = {bs[0]->r.knots, bs[1]->r.knots, bs[2]->r.knots, bs[3]->r.knots};
-        for (int j = 0; j < bs[0]->r.n; j++)
-          bo->r.knots[j] = comb(rk, (size_t)j, c, &on);
-      }
-      if (t->coord_on[bs[0]->coord])
+    if (lw_force_is_controller(fs[0]->type)) {
+      if (t->coord_on[fs[0]->coord])
         on = 1;
+      for (int k = 0; k < fs[0]->nfb; k++) {
+        int i = fs[0]->fb0 + k;
+        const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
+        lw_fb *bo = &o->fbs[i];
+        const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
+        const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
+        const double *ki[4] = {&bs[0]->ki, &bs[1]->ki, &bs[2]->ki, &bs[3]->ki};
+        const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
+        bo->kp = comb(kp, 0, c, &on);
+        bo->kd = comb(kd, 0, c, &on);
+        bo->ki = comb(ki, 0, c, &on);
+        for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
+          bo->r.a[j] = comb(ra, (size_t)j, c, &on);
+        if (bs[0]->r.type == LW_FUNC_SPLINE) {
+          const double *rk[4] = {bs[0]->r.knots, bs[1]->r.knots, bs[2]->r.knots, bs[3]->r.knots};
+          for (int j = 0; j < bs[0]->r.n; j++)
+            bo->r.knots[j] = comb(rk, (size_t)j, c, &on);
+        }
+        if (t->coord_on[bs[0]->coord])
+          on = 1;
+      }
     }
     t->force_on[n] = on;
     t->any |= on;
