@@ -1,0 +1,97 @@
+/* lw_kind.h: the element kinds of the solver core behind one interface.
+ *
+ * A force kind is a table of hooks (lw_force_kind); lw_forces_eval, the
+ * energy and damper power, the linearization (lw_lin_blocks) and the
+ * directional derivatives (lw_lin_jvp) loop over the model's forces and
+ * call the hooks of each one's kind, never testing its type.  A new kind is
+ * a new file under src/core/kind that defines its table, one entry in the
+ * registry (kind_registry.c) and one entry in tests/test-kinds.c.
+ *
+ * Shapes: nq = m->nq generalized coordinates, nqb = m->nqb per body, w =
+ * nblk nqb local coordinates of the bodies an element touches; Q, dQ are
+ * (nq); vals are the Newton matrix's values (lw_mat_add_outer's layout);
+ * KC, C are lw_bmat (nq x nq, block diagonal plus off-diagonal blocks). */
+#ifndef LW_KIND_H
+#define LW_KIND_H
+
+#include "lw_internal.h"
+
+typedef struct lw_force_kind {
+  const char *name;
+  /* Q (nq) += the force at (q, qd, t); when vals != NULL also
+   * vals += ks K + cs C in the Newton matrix (K = -dQ/dq, C = -dQ/dqd,
+   * the symmetric Gauss-Newton part only) */
+  void (*eval)(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd, double t,
+               double *Q, double *vals, double ks, double cs);
+  /* the stored energy at q (scalar); NULL: none */
+  double (*energy)(const lw_model *m, lw_data *d, const lw_force *f, const double *q);
+  /* a spring-damper's length (or coordinate, unwrapped) x and its rate xd
+   * at (q, qd): the damper power is c xd^2 and the spring outputs read it;
+   * NULL: no damper, no length */
+  void (*spring_state)(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
+                       double *x, double *xd);
+  /* dQ (nq) += the derivative of force n along dir (state directions dq,
+   * dv and/or the parameter tangent dir->tg) at p; pf/df: the same point
+   * and direction with the velocity argument v in qd / dqd; state: dir has
+   * a state part */
+  void (*jvp)(const lw_model *m, lw_data *d, int n, const lw_lin_point *p, const lw_lin_point *pf,
+              const lw_lin_dir *dir, const lw_lin_dir *df, int state, double *dQ);
+  /* the bodies whose coordinates the force depends on: *blk (count
+   * returned, 0 for a force independent of the state) */
+  int (*blocks)(const lw_model *m, const lw_force *f, const int **blk);
+  /* KC += -dQ/dq - cv dQ/dv, C += -dQ/dv (lw_bmat, NULL: skip) in closed
+   * form; NULL: lw_lin_blocks takes them column by column from jvp */
+  void (*lin)(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+              const lw_bmat *KC, const lw_bmat *C);
+  /* reserved for kinds with multipliers or events (friction, contact);
+   * NULL for every kind so far: the derivative of Q with respect to the
+   * multipliers l (nc) along dl, a guard g(q, qd, t) whose sign change is
+   * an event, and the jump of the state at that event */
+  void (*dlambda)(const lw_model *m, lw_data *d, int n, const lw_lin_point *p, const double *dl, double *dQ);
+  double (*guard)(const lw_model *m, const lw_data *d, int n, const double *q, const double *qd, double t);
+  void (*jump)(const lw_model *m, lw_data *d, int n, double *q, double *qd);
+} lw_force_kind;
+
+/* the registry: one table per lw_force_type (kind_registry.c) */
+extern const lw_force_kind *const lw_force_kinds[LW_FORCE_NTYPES];
+
+static inline const lw_force_kind *lw_force_kind_of(lw_force_type t)
+{
+  return lw_force_kinds[t];
+}
+
+/* Q += s g over the force's blocks (g: its local gradient) */
+static inline void lw_kind_add_block_grad(const lw_model *m, double *Q, const lw_force *f, const double *g, double s)
+{
+  int nqb = m->nqb;
+  for (int k = 0; k < f->nblk; k++) {
+    double *Qb = Q + (size_t)f->blk[k] * nqb;
+    for (int i = 0; i < nqb; i++)
+      Qb[i] += s * g[k * nqb + i];
+  }
+}
+
+/* the force's own bodies f->blk (spring-damper, point force) */
+int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk);
+
+/* the kinds' tables */
+extern const lw_force_kind lw_kind_spring, lw_kind_joint_spring, lw_kind_point_force, lw_kind_torque,
+  lw_kind_pid, lw_kind_state_feedback;
+
+/* shared by the controller kinds and the control outputs: the controller's
+ * torque tau and its derivative dtau along df (pf: the forces' point) */
+void lw_control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf, const lw_lin_dir *df,
+                    double *tau, double *dtau);
+/* the closed-form linearizations of the spring-dampers (lw_jvp.c, next to
+ * the row kinds' closed forms whose scalar machinery they share) */
+void lw_joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+                     const lw_bmat *KC, const lw_bmat *C);
+void lw_point_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+                     const lw_bmat *KC, const lw_bmat *C);
+/* the bodies of a force through its kind (lw_jvp.c and the tests) */
+static inline int lw_force_blocks(const lw_model *m, const lw_force *f, const int **blk)
+{
+  return lw_force_kind_of(f->type)->blocks(m, f, blk);
+}
+
+#endif
