@@ -873,40 +873,6 @@ void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *
 }
 
 /* ---- outputs ---------------------------------------------------------------- */
-/* a spring-damper's length (joint: coordinate) x and rate xd at p, and
- * their derivatives along dir and the tangent model tm (NULL: none) */
-static void spring_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
-                       const lw_lin_dir *dir, double *x, double *dx, double *xd, double *dxd)
-{
-  const lw_force *f = &m->forces[n];
-  const lw_force *tf = tm ? &tm->forces[n] : NULL;
-  int nd = m->nd;
-  *x = *dx = *xd = *dxd = 0.0;
-  if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
-    const lw_coord *c = &m->coords[f->coord];
-    sc cs;
-    coord_sc(m, tm, f->coord, p, dir, &cs);
-    *x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
-    *dx = cs.dv;
-    *xd = cs.r;
-    *dxd = cs.dr;
-    return;
-  }
-  /* l = |v|, dl/dt = v.vd / l with v = V(q), vd = V_lin(qd) */
-  double v[3], dv[3], vd[3] = {0, 0, 0}, dvd[3] = {0, 0, 0};
-  vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
-  if (p->qd)
-    vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->qd, dir->dqd, 1, vd, dvd);
-  double l = sqrt(dot(nd, v, v));
-  if (l < 1e-300)
-    return;
-  double dl = dot(nd, v, dv) / l, vvd = dot(nd, v, vd);
-  *x = l;
-  *dx = dl;
-  *xd = vvd / l;
-  *dxd = (dot(nd, dv, vd) + dot(nd, v, dvd)) / l - vvd * dl / (l * l);
-}
-
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy)
 {
@@ -956,7 +922,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     const lw_force *f = &m->forces[op->force];
     const lw_force *tf = tm ? &tm->forces[op->force] : NULL;
     double x, dx, xd, dxd;
-    spring_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
+    lw_force_kind_of(f->type)->state_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
     if (op->type == LW_OUT_SPRING_LENGTH) {
       dy[0] = dx;
       break;
@@ -996,28 +962,9 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
         s -= dot(nq, tm->qgrav, p->q);
       for (int n = 0; n < m->nforces; n++) {
         const lw_force *f = &m->forces[n];
-        const lw_force *tf = tm ? &tm->forces[n] : NULL;
-        if (f->type == LW_FORCE_SPRING_DAMPER) {
-          double v[3], dv[3];
-          vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
-          double l = sqrt(dot(nd, v, v));
-          if (l < 1e-300)
-            continue;
-          double dl = dot(nd, v, dv) / l;
-          s += f->k * (l - f->rest) * dl;
-          if (tf)
-            s += 0.5 * tf->k * (l - f->rest) * (l - f->rest) - f->k * (l - f->rest) * tf->rest;
-        } else if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
-          const lw_coord *c = &m->coords[f->coord];
-          sc cs;
-          lw_lin_point pc = *p;
-          pc.qd = NULL;
-          coord_sc(m, tm, f->coord, &pc, dir, &cs);
-          double x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
-          s += f->k * (x - f->rest) * cs.dv;
-          if (tf)
-            s += 0.5 * tf->k * (x - f->rest) * (x - f->rest) - f->k * (x - f->rest) * tf->rest;
-        }
+        const lw_force_kind *k = lw_force_kind_of(f->type);
+        if (k->energy_jvp)
+          k->energy_jvp(m, tm, d, n, p, dir, &s);
       }
     }
     dy[0] = s;

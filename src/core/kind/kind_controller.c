@@ -101,11 +101,15 @@ static int controller_blocks(const lw_model *m, const lw_force *f, const int **b
   return f->ncblk;
 }
 
+static const struct lw_kind_output controller_outputs[1] = {{"effort", LW_OUT_CONTROL}};
+
 const lw_force_kind lw_kind_pid = {
   .name = "pid",
   .eval = controller_eval,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .outputs = controller_outputs,
+  .noutputs = 1,
 };
 
 const lw_force_kind lw_kind_state_feedback = {
@@ -113,4 +117,6 @@ const lw_force_kind lw_kind_state_feedback = {
   .eval = controller_eval,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .outputs = controller_outputs,
+  .noutputs = 1,
 };

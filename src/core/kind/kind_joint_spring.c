@@ -72,12 +72,47 @@ static int joint_spring_blocks(const lw_model *m, const lw_force *f, const int *
   return m->coords[f->coord].nblk;
 }
 
+static void joint_spring_energy_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n,
+                                    const lw_lin_point *p, const lw_lin_dir *dir, double *s)
+{
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  const lw_coord *c = &m->coords[f->coord];
+  sc cs;
+  lw_lin_point pc = *p;
+  pc.qd = NULL;
+  coord_sc(m, tm, f->coord, &pc, dir, &cs);
+  double x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
+  *s += f->k * (x - f->rest) * cs.dv;
+  if (tf)
+    *s += 0.5 * tf->k * (x - f->rest) * (x - f->rest) - f->k * (x - f->rest) * tf->rest;
+}
+
+static void joint_spring_state_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n,
+                                   const lw_lin_point *p, const lw_lin_dir *dir, double *x, double *dx, double *xd,
+                                   double *dxd)
+{
+  const lw_force *f = &m->forces[n];
+  *x = *dx = *xd = *dxd = 0.0;
+  const lw_coord *c = &m->coords[f->coord];
+  sc cs;
+  coord_sc(m, tm, f->coord, p, dir, &cs);
+  *x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
+  *dx = cs.dv;
+  *xd = cs.r;
+  *dxd = cs.dr;
+}
+
 const lw_force_kind lw_kind_joint_spring = {
   .name = "joint-spring-damper",
   .eval = joint_spring_eval,
   .energy = joint_spring_energy,
   .spring_state = joint_spring_state,
+  .energy_jvp = joint_spring_energy_jvp,
+  .state_jvp = joint_spring_state_jvp,
   .jvp = joint_spring_jvp,
   .blocks = joint_spring_blocks,
   .lin = lw_joint_sd_lin,
+  .outputs = lw_kind_spring_outputs,
+  .noutputs = 2,
 };

@@ -102,12 +102,62 @@ static void spring_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point 
   blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
 }
 
+static void spring_energy_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
+                              const lw_lin_dir *dir, double *s)
+{
+  (void)d;
+  int nd = m->nd;
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  double v[3], dv[3];
+  vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
+  double l = sqrt(dot(nd, v, v));
+  if (l < 1e-300)
+    return;
+  double dl = dot(nd, v, dv) / l;
+  *s += f->k * (l - f->rest) * dl;
+  if (tf)
+    *s += 0.5 * tf->k * (l - f->rest) * (l - f->rest) - f->k * (l - f->rest) * tf->rest;
+}
+
+/* l = |v|, dl/dt = v.vd / l with v = V(q), vd = V_lin(qd) */
+static void spring_state_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
+                             const lw_lin_dir *dir, double *x, double *dx, double *xd, double *dxd)
+{
+  (void)d;
+  const lw_force *f = &m->forces[n];
+  const lw_force *tf = tm ? &tm->forces[n] : NULL;
+  int nd = m->nd;
+  *x = *dx = *xd = *dxd = 0.0;
+  double v[3], dv[3], vd[3] = {0, 0, 0}, dvd[3] = {0, 0, 0};
+  vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
+  if (p->qd)
+    vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->qd, dir->dqd, 1, vd, dvd);
+  double l = sqrt(dot(nd, v, v));
+  if (l < 1e-300)
+    return;
+  double dl = dot(nd, v, dv) / l, vvd = dot(nd, v, vd);
+  *x = l;
+  *dx = dl;
+  *xd = vvd / l;
+  *dxd = (dot(nd, dv, vd) + dot(nd, v, dvd)) / l - vvd * dl / (l * l);
+}
+
+const struct lw_kind_output lw_kind_spring_outputs[2] = {
+  {"length", LW_OUT_SPRING_LENGTH},
+  {"force", LW_OUT_SPRING_FORCE},
+};
+
 const lw_force_kind lw_kind_spring = {
   .name = "spring-damper",
   .eval = spring_eval,
   .energy = spring_energy,
   .spring_state = spring_state,
+  .energy_jvp = spring_energy_jvp,
+  .state_jvp = spring_state_jvp,
   .jvp = spring_jvp,
   .blocks = lw_kind_own_blocks,
   .lin = lw_point_sd_lin,
+  .outputs = lw_kind_spring_outputs,
+  .noutputs = 2,
 };

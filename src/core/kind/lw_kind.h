@@ -30,6 +30,14 @@ typedef struct lw_force_kind {
    * NULL: no damper, no length */
   void (*spring_state)(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
                        double *x, double *xd);
+  /* *s += the derivative of energy's value along dir and the tangent
+   * model tm (NULL: none) at p, each term added on its own; NULL: none */
+  void (*energy_jvp)(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
+                     const lw_lin_dir *dir, double *s);
+  /* spring_state at p (rate from p->qd, 0 without) and its derivatives
+   * dx, dxd along dir and tm (NULL: none); the spring outputs' jvp */
+  void (*state_jvp)(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
+                    const lw_lin_dir *dir, double *x, double *dx, double *xd, double *dxd);
   /* dQ (nq) += the derivative of force n along dir (state directions dq,
    * dv and/or the parameter tangent dir->tg) at p; pf/df: the same point
    * and direction with the velocity argument v in qd / dqd; state: dir has
@@ -43,6 +51,10 @@ typedef struct lw_force_kind {
    * form; NULL: lw_lin_blocks takes them column by column from jvp */
   void (*lin)(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
               const lw_bmat *KC, const lw_bmat *C);
+  /* the outputs every element of the kind offers (name suffix after the
+   * element's name and type), noutputs of them */
+  const struct lw_kind_output { const char *suffix; lw_output_type type; } *outputs;
+  int noutputs;
   /* reserved for kinds with multipliers or events (friction, contact);
    * NULL for every kind so far: the derivative of Q with respect to the
    * multipliers l (nc) along dl, a guard g(q, qd, t) whose sign change is
@@ -77,6 +89,9 @@ int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk);
 /* the kinds' tables */
 extern const lw_force_kind lw_kind_spring, lw_kind_joint_spring, lw_kind_point_force, lw_kind_torque,
   lw_kind_pid, lw_kind_state_feedback;
+
+/* the spring-dampers' outputs: length and force */
+extern const struct lw_kind_output lw_kind_spring_outputs[2];
 
 /* shared by the controller kinds and the control outputs: the controller's
  * torque tau and its derivative dtau along df (pf: the forces' point) */
