@@ -2,6 +2,7 @@
  * coordinates: constant mass blocks, constraint equations, forces, joint
  * coordinates, outputs and the sparsity pattern. */
 #include "lw_internal.h"
+#include "kind/lw_kind.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -70,11 +71,7 @@ static int spd3(const double A[3][3])
   return d2 > 0;
 }
 
-typedef struct {
-  const lw_desc *d;
-  lw_model *m;
-  double *R;  /* (nb x 9) initial rotations */
-} ctx;
+typedef lw_compile_ctx ctx;
 
 static int body_index(const lw_desc *d, const char *name)
 {
@@ -731,6 +728,49 @@ static int check_func(const lw_func *f, const char *path, lw_error *err)
   return 0;
 }
 
+/* ---- what the kinds' compile hooks use (lw_kind.h) ---- */
+int lw_cc_body(const lw_compile_ctx *c, const char *name) { return body_index(c->d, name); }
+
+int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err)
+{
+  double p[3];
+  if (resolve_place(c, b, pl, path, p, NULL, err))
+    return -1;
+  *v = vx_point(c->m, b, p);
+  return 0;
+}
+
+lw_vexpr lw_cc_sub(lw_vexpr a, const lw_vexpr *b) { return vx_sub(a, b); }
+
+void lw_cc_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk) { blocks_of(es, n, nblk, blk); }
+
+int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err) { return check_func(f, path, err); }
+
+int lw_cc_finite(const double *v, int n) { return finite3(v, n); }
+
+int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
+                lw_error *err)
+{
+  const lw_desc *d = c->d;
+  const lw_model *m = c->m;
+  int ji = -1;
+  for (int q = 0; jname && q < d->njoints; q++)
+    if (!strcmp(d->joints[q].name, jname))
+      ji = q;
+  if (ji < 0) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");
+    return -1;
+  }
+  int nco = m->joint_coord0[ji + 1] - m->joint_coord0[ji];
+  if (idx < 0 || idx >= nco) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist",
+                 what, jname, lw_joint_type_name(d->joints[ji].type), nco, idx);
+    return -1;
+  }
+  *out = m->joint_coord0[ji] + idx;
+  return 0;
+}
+
 static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err);
 
 lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0, err); }
@@ -1038,7 +1078,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
   for (int i = 0; i < d->nforces; i++)
     m->nfbs += d->forces[i].nfeedback;
   m->fbs = calloc((size_t)m->nfbs + 1, sizeof(lw_fb));
-  int nfb_done = 0;
+  c.nfb = 0;
   for (int i = 0; i < d->nforces; i++) {
     const lw_force_desc *fd = &d->forces[i];
     lw_force *f = &m->forces[i];
@@ -1069,147 +1109,15 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       if (check_func(&fd->func, fp, err))
         goto fail;
     }
-    switch (fd->type) {
-    case LW_FORCE_SPRING_DAMPER: {
-      lw_vexpr P[2];
-      for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "forces/%s/body%d", fd->name, k + 1);
-        int b = body_index(d, fd->body[k]);
-        if (b == -2)
-          FAIL(path, "force '%s': body%d '%s' does not exist", fd->name, k + 1,
-               fd->body[k] ? fd->body[k] : "(missing)");
-        double p[3];
-        snprintf(path, sizeof path, "forces/%s/point%d", fd->name, k + 1);
-        if (resolve_place(&c, b, &fd->place[k], path, p, NULL, err))
-          goto fail;
-        P[k] = vx_point(m, b, p);
-      }
-      if (fd->rest < 0) {
-        snprintf(path, sizeof path, "forces/%s/rest_length", fd->name);
-        FAIL(path, "force '%s': rest length must be nonnegative", fd->name);
-      }
-      f->v = vx_sub(P[1], &P[0]);
-      f->p1 = P[0];
-      double v[3];
-      lw_vexpr_eval(m, &f->v, m->q0, v);
-      if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-12)
-        FAIL(path, "force '%s': the two points coincide; the spring has no direction", fd->name);
-      const lw_vexpr *es[1] = {&f->v};
-      blocks_of(es, 1, &f->nblk, f->blk);
-      break;
-    }
-    case LW_FORCE_JOINT_SPRING_DAMPER: {
-      snprintf(path, sizeof path, "forces/%s/joint", fd->name);
-      int ci;
-      COORD_OF(fd->joint, fd->coordinate, "joint spring-damper", ci);
-      f->coord = ci;
-      f->nblk = m->coords[ci].nblk;
-      memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
-      break;
-    }
-    case LW_FORCE_FORCE: {
-      snprintf(path, sizeof path, "forces/%s/body1", fd->name);
-      int b = body_index(d, fd->body[0]);
-      if (b == -2)
-        FAIL(path, "force '%s': body '%s' does not exist", fd->name,
-             fd->body[0] ? fd->body[0] : "(missing)");
-      double p[3];
-      snprintf(path, sizeof path, "forces/%s/point1", fd->name);
-      if (resolve_place(&c, b, &fd->place[0], path, p, NULL, err))
-        goto fail;
-      f->v = vx_point(m, b, p);
-      const lw_vexpr *es[1] = {&f->v};
-      blocks_of(es, 1, &f->nblk, f->blk);
-      break;
-    }
-    case LW_FORCE_TORQUE: {
-      snprintf(path, sizeof path, "forces/%s/body1", fd->name);
-      int b = body_index(d, fd->body[0]);
-      if (b == -2)
-        FAIL(path, "force '%s': body '%s' does not exist", fd->name,
-             fd->body[0] ? fd->body[0] : "(missing)");
-      f->body = b;
-      break;
-    }
-    case LW_FORCE_PID:
-    case LW_FORCE_STATE_FEEDBACK: {
-      int pid = fd->type == LW_FORCE_PID;
-      snprintf(path, sizeof path, "forces/%s/joint", fd->name);
-      int ci;
-      COORD_OF(fd->joint, fd->coordinate, "controller", ci);
-      f->coord = ci;
-      f->nblk = m->coords[ci].nblk;
-      memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
-      f->ncblk = f->nblk;
-      memcpy(f->cblk, f->blk, sizeof(int) * (size_t)f->nblk);
-      snprintf(path, sizeof path, pid ? "forces/%s" : "forces/%s/gains", fd->name);
-      if (fd->nfeedback < 1 || (pid && fd->nfeedback != 1))
-        FAIL(path, "controller '%s': %s", fd->name,
-             pid ? "a pid controller measures exactly its own coordinate"
-                 : "a state feedback needs at least one gain");
-      f->fb0 = nfb_done;
-      f->nfb = fd->nfeedback;
-      for (int k = 0; k < fd->nfeedback; k++) {
-        const lw_feedback_desc *bd = &fd->feedback[k];
-        lw_fb *b = &m->fbs[nfb_done++];
-        char base[192];
-        if (pid)
-          snprintf(base, sizeof base, "forces/%s", fd->name);
-        else
-          snprintf(base, sizeof base, "forces/%s/gains/%d", fd->name, k);
-        snprintf(path, sizeof path, "%s/joint", base);
-        int bc;
-        COORD_OF(bd->joint, bd->coordinate, "controller", bc);
-        b->coord = bc;
-        b->force = i;
-        b->rate = bd->rate;
-        b->kp = bd->kp;
-        b->kd = bd->kd;
-        b->ki = bd->ki;
-        b->r = bd->target;
-        /* the Newton matrix's symmetric part: the actuated coordinate's own
-         * gains as a stiffness and a damping (lw_forces_eval); within a step
-         * the integral term adds h/2 ki e */
-        if (bc == ci) {
-          double kih = 0.5 * d->solver.step * bd->ki;
-          f->k += bd->rate ? 0.0 : bd->kp + kih;
-          f->c += bd->rate ? bd->kp + kih : bd->kd;
-        }
-        snprintf(path, sizeof path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
-        if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
-          FAIL(path, "controller '%s': gains must be finite numbers", fd->name);
-        if (bd->rate && bd->kd != 0.0) {
-          snprintf(path, sizeof path, "%s/kd", base);
-          FAIL(path, "controller '%s': kd must be 0 when the rate is measured (its derivative "
-               "would be an acceleration)", fd->name);
-        }
-        snprintf(path, sizeof path, "%s/target", base);
-        if (!finite3(bd->target.a, LW_FUNC_MAXCOEF))
-          FAIL(path, "controller '%s': target coefficients must be finite", fd->name);
-        if (check_func(&bd->target, path, err))
-          goto fail;
-        const lw_coord *co = &m->coords[bc];
-        for (int kb = 0; kb < co->nblk; kb++) {
-          int seen = 0;
-          for (int l = 0; l < f->ncblk; l++)
-            seen |= f->cblk[l] == co->blk[kb];
-          if (seen)
-            continue;
-          if (f->ncblk == LW_MAXCBLK)
-            FAIL(path, "controller '%s': its coordinates touch more than %d bodies", fd->name,
-                 LW_MAXCBLK);
-          f->cblk[f->ncblk++] = co->blk[kb];
-        }
-      }
-      break;
-    }
-    default:
+    if ((int)fd->type < 0 || fd->type >= LW_FORCE_NTYPES) {
       snprintf(path, sizeof path, "forces/%s/type", fd->name);
       FAIL(path, "force '%s': unknown type", fd->name);
     }
+    if (lw_force_kind_of(fd->type)->compile(&c, i, err))
+      goto fail;
     if (f->nblk == 2)
       pair_add(&ps, f->blk[0], f->blk[1]);
-    if ((f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c != 0.0)
+    if (lw_force_kind_of(f->type)->spring_state && f->c != 0.0)
       m->ndampers++;
   }
 
@@ -1277,8 +1185,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
           o->force = k;
       if (o->force < 0)
         FAIL(path, "output '%s': spring-damper '%s' does not exist", od->name, od->force ? od->force : "(missing)");
-      if (d->forces[o->force].type != LW_FORCE_SPRING_DAMPER &&
-          d->forces[o->force].type != LW_FORCE_JOINT_SPRING_DAMPER)
+      if (!lw_force_kind_of(d->forces[o->force].type)->spring_state)
         FAIL(path, "output '%s': force '%s' is a %s, not a spring_damper or joint_spring_damper", od->name,
              od->force, lw_force_type_name(d->forces[o->force].type));
       break;

@@ -6,6 +6,8 @@
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
@@ -101,10 +103,102 @@ static int controller_blocks(const lw_model *m, const lw_force *f, const int **b
   return f->ncblk;
 }
 
+/* one measure k of controller i into m->fbs[cx->nfb]; the actuated
+ * coordinate's own gains also as a stiffness and a damping */
+static int controller_measure(lw_compile_ctx *cx, int i, int k, int ci, lw_error *err)
+{
+  const lw_desc *d = cx->d;
+  const lw_force_desc *fd = &d->forces[i];
+  lw_model *m = cx->m;
+  lw_force *f = &m->forces[i];
+  int pid = fd->type == LW_FORCE_PID;
+  char path[256];
+  const lw_feedback_desc *bd = &fd->feedback[k];
+  lw_fb *b = &m->fbs[cx->nfb++];
+  char base[192];
+  if (pid)
+    snprintf(base, sizeof base, "forces/%s", fd->name);
+  else
+    snprintf(base, sizeof base, "forces/%s/gains/%d", fd->name, k);
+  snprintf(path, sizeof path, "%s/joint", base);
+  int bc;
+  if (lw_cc_coord(cx, bd->joint, bd->coordinate, "controller", path, &bc, err))
+    return -1;
+  b->coord = bc;
+  b->force = i;
+  b->rate = bd->rate;
+  b->kp = bd->kp;
+  b->kd = bd->kd;
+  b->ki = bd->ki;
+  b->r = bd->target;
+  /* the Newton matrix's symmetric part: the actuated coordinate's own
+   * gains as a stiffness and a damping (lw_forces_eval); within a step
+   * the integral term adds h/2 ki e */
+  if (bc == ci) {
+    double kih = 0.5 * d->solver.step * bd->ki;
+    f->k += bd->rate ? 0.0 : bd->kp + kih;
+    f->c += bd->rate ? bd->kp + kih : bd->kd;
+  }
+  snprintf(path, sizeof path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
+  if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
+    KFAIL(path, "controller '%s': gains must be finite numbers", fd->name);
+  if (bd->rate && bd->kd != 0.0) {
+    snprintf(path, sizeof path, "%s/kd", base);
+    KFAIL(path, "controller '%s': kd must be 0 when the rate is measured (its derivative "
+          "would be an acceleration)", fd->name);
+  }
+  snprintf(path, sizeof path, "%s/target", base);
+  if (!lw_cc_finite(bd->target.a, LW_FUNC_MAXCOEF))
+    KFAIL(path, "controller '%s': target coefficients must be finite", fd->name);
+  if (lw_cc_check_func(&bd->target, path, err))
+    return -1;
+  const lw_coord *co = &m->coords[bc];
+  for (int kb = 0; kb < co->nblk; kb++) {
+    int seen = 0;
+    for (int l = 0; l < f->ncblk; l++)
+      seen |= f->cblk[l] == co->blk[kb];
+    if (seen)
+      continue;
+    if (f->ncblk == LW_MAXCBLK)
+      KFAIL(path, "controller '%s': its coordinates touch more than %d bodies", fd->name, LW_MAXCBLK);
+    f->cblk[f->ncblk++] = co->blk[kb];
+  }
+  return 0;
+}
+
+static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
+{
+  const lw_force_desc *fd = &cx->d->forces[i];
+  lw_model *m = cx->m;
+  lw_force *f = &m->forces[i];
+  int pid = fd->type == LW_FORCE_PID;
+  char path[256];
+  snprintf(path, sizeof path, "forces/%s/joint", fd->name);
+  int ci;
+  if (lw_cc_coord(cx, fd->joint, fd->coordinate, "controller", path, &ci, err))
+    return -1;
+  f->coord = ci;
+  f->nblk = m->coords[ci].nblk;
+  memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
+  f->ncblk = f->nblk;
+  memcpy(f->cblk, f->blk, sizeof(int) * (size_t)f->nblk);
+  snprintf(path, sizeof path, pid ? "forces/%s" : "forces/%s/gains", fd->name);
+  if (fd->nfeedback < 1 || (pid && fd->nfeedback != 1))
+    KFAIL(path, "controller '%s': %s", fd->name,
+          pid ? "a pid controller measures exactly its own coordinate" : "a state feedback needs at least one gain");
+  f->fb0 = cx->nfb;
+  f->nfb = fd->nfeedback;
+  for (int k = 0; k < fd->nfeedback; k++)
+    if (controller_measure(cx, i, k, ci, err))
+      return -1;
+  return 0;
+}
+
 static const struct lw_kind_output controller_outputs[1] = {{"effort", LW_OUT_CONTROL}};
 
 const lw_force_kind lw_kind_pid = {
   .name = "pid",
+  .compile = controller_compile,
   .eval = controller_eval,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
@@ -114,6 +208,7 @@ const lw_force_kind lw_kind_pid = {
 
 const lw_force_kind lw_kind_state_feedback = {
   .name = "state-feedback",
+  .compile = controller_compile,
   .eval = controller_eval,
   .jvp = controller_jvp,
   .blocks = controller_blocks,

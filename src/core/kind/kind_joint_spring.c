@@ -5,6 +5,7 @@
 #include "lw_kind_jvp.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static void joint_spring_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
@@ -103,8 +104,25 @@ static void joint_spring_state_jvp(const lw_model *m, const lw_model *tm, lw_dat
   *dxd = cs.dr;
 }
 
+static int joint_spring_compile(lw_compile_ctx *cx, int i, lw_error *err)
+{
+  const lw_force_desc *fd = &cx->d->forces[i];
+  lw_model *m = cx->m;
+  lw_force *f = &m->forces[i];
+  char path[256];
+  snprintf(path, sizeof path, "forces/%s/joint", fd->name);
+  int ci;
+  if (lw_cc_coord(cx, fd->joint, fd->coordinate, "joint spring-damper", path, &ci, err))
+    return -1;
+  f->coord = ci;
+  f->nblk = m->coords[ci].nblk;
+  memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
+  return 0;
+}
+
 const lw_force_kind lw_kind_joint_spring = {
   .name = "joint-spring-damper",
+  .compile = joint_spring_compile,
   .eval = joint_spring_eval,
   .energy = joint_spring_energy,
   .spring_state = joint_spring_state,

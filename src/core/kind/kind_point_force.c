@@ -3,6 +3,8 @@
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static void point_force_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
@@ -54,8 +56,26 @@ static int point_force_blocks(const lw_model *m, const lw_force *f, const int **
   return 0;
 }
 
+static int point_force_compile(lw_compile_ctx *cx, int i, lw_error *err)
+{
+  const lw_force_desc *fd = &cx->d->forces[i];
+  lw_force *f = &cx->m->forces[i];
+  char path[256];
+  snprintf(path, sizeof path, "forces/%s/body1", fd->name);
+  int b = lw_cc_body(cx, fd->body[0]);
+  if (b == -2)
+    KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  snprintf(path, sizeof path, "forces/%s/point1", fd->name);
+  if (lw_cc_point(cx, b, &fd->place[0], path, &f->v, err))
+    return -1;
+  const lw_vexpr *es[1] = {&f->v};
+  lw_cc_blocks(es, 1, &f->nblk, f->blk);
+  return 0;
+}
+
 const lw_force_kind lw_kind_point_force = {
   .name = "force",
+  .compile = point_force_compile,
   .eval = point_force_eval,
   .jvp = point_force_jvp,
   .blocks = point_force_blocks,

@@ -4,6 +4,7 @@
 #include "lw_kind_jvp.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static void spring_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
@@ -143,6 +144,38 @@ static void spring_state_jvp(const lw_model *m, const lw_model *tm, lw_data *d, 
   *dxd = (dot(nd, dv, vd) + dot(nd, v, dvd)) / l - vvd * dl / (l * l);
 }
 
+static int spring_compile(lw_compile_ctx *cx, int i, lw_error *err)
+{
+  const lw_force_desc *fd = &cx->d->forces[i];
+  lw_model *m = cx->m;
+  lw_force *f = &m->forces[i];
+  char path[256];
+  lw_vexpr P[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "forces/%s/body%d", fd->name, k + 1);
+    int b = lw_cc_body(cx, fd->body[k]);
+    if (b == -2)
+      KFAIL(path, "force '%s': body%d '%s' does not exist", fd->name, k + 1,
+            fd->body[k] ? fd->body[k] : "(missing)");
+    snprintf(path, sizeof path, "forces/%s/point%d", fd->name, k + 1);
+    if (lw_cc_point(cx, b, &fd->place[k], path, &P[k], err))
+      return -1;
+  }
+  if (fd->rest < 0) {
+    snprintf(path, sizeof path, "forces/%s/rest_length", fd->name);
+    KFAIL(path, "force '%s': rest length must be nonnegative", fd->name);
+  }
+  f->v = lw_cc_sub(P[1], &P[0]);
+  f->p1 = P[0];
+  double v[3];
+  lw_vexpr_eval(m, &f->v, m->q0, v);
+  if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-12)
+    KFAIL(path, "force '%s': the two points coincide; the spring has no direction", fd->name);
+  const lw_vexpr *es[1] = {&f->v};
+  lw_cc_blocks(es, 1, &f->nblk, f->blk);
+  return 0;
+}
+
 const struct lw_kind_output lw_kind_spring_outputs[2] = {
   {"length", LW_OUT_SPRING_LENGTH},
   {"force", LW_OUT_SPRING_FORCE},
@@ -150,6 +183,7 @@ const struct lw_kind_output lw_kind_spring_outputs[2] = {
 
 const lw_force_kind lw_kind_spring = {
   .name = "spring-damper",
+  .compile = spring_compile,
   .eval = spring_eval,
   .energy = spring_energy,
   .spring_state = spring_state,

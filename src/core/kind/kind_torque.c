@@ -4,6 +4,8 @@
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static void torque_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
@@ -81,8 +83,22 @@ static int torque_blocks(const lw_model *m, const lw_force *f, const int **blk)
   return f->body >= 0 ? 1 : 0;
 }
 
+static int torque_compile(lw_compile_ctx *cx, int i, lw_error *err)
+{
+  const lw_force_desc *fd = &cx->d->forces[i];
+  lw_force *f = &cx->m->forces[i];
+  char path[256];
+  snprintf(path, sizeof path, "forces/%s/body1", fd->name);
+  int b = lw_cc_body(cx, fd->body[0]);
+  if (b == -2)
+    KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  f->body = b;
+  return 0;
+}
+
 const lw_force_kind lw_kind_torque = {
   .name = "torque",
+  .compile = torque_compile,
   .eval = torque_eval,
   .jvp = torque_jvp,
   .blocks = torque_blocks,

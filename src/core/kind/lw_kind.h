@@ -16,8 +16,42 @@
 
 #include "lw_internal.h"
 
+/* the compilation as a kind's compile hook sees it (lw_compile.c) */
+typedef struct lw_compile_ctx {
+  const lw_desc *d; /* the description (parameters applied) */
+  lw_model *m;      /* the model so far: bodies, rows and joint coordinates done */
+  double *R;        /* (nb x 9) initial rotations */
+  int nfb;          /* controllers' measures m->fbs taken so far */
+} lw_compile_ctx;
+
+/* the element's error at path: set it and fail */
+#define KFAIL(path, ...)                                                                           \
+  do {                                                                                             \
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, __VA_ARGS__);                                       \
+    return -1;                                                                                     \
+  } while (0)
+
+/* body index of a name: -1 ground, -2 missing */
+int lw_cc_body(const lw_compile_ctx *c, const char *name);
+/* a point of body b (a place: coordinates or a named point) as a vector
+ * linear in q; -1 with err set (at path) when it does not resolve */
+int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err);
+lw_vexpr lw_cc_sub(lw_vexpr a, const lw_vexpr *b); /* a - b */
+/* the bodies the vectors es[0 .. n) touch */
+void lw_cc_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk);
+int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err);
+int lw_cc_finite(const double *v, int n);
+/* coordinate idx of joint jname into *out (m->coords); -1 with err set */
+int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
+                lw_error *err);
+
 typedef struct lw_force_kind {
   const char *name;
+  /* fill m->forces[i] from d->forces[i] past the checks every force gets
+   * (name, stiffness, damping, finite values, its function): its vectors,
+   * bodies (nblk, blk), coordinate, controllers' measures; 0, or -1 with
+   * err set at the element's path */
+  int (*compile)(lw_compile_ctx *c, int i, lw_error *err);
   /* Q (nq) += the force at (q, qd, t); when vals != NULL also
    * vals += ks K + cs C in the Newton matrix (K = -dQ/dq, C = -dQ/dqd,
    * the symmetric Gauss-Newton part only) */
