@@ -780,22 +780,29 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0,
  * model simulated reads */
 lw_model *lw_compile_constants(const lw_desc *src, lw_error *err) { return compile(src, 1, err); }
 
-static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
-{
-  char path[256];
-  rowset rs = {0};
-  pairset ps = {0};
-  ctx c = {0};
-  lw_model *m = calloc(1, sizeof *m);
-  if (!m)
-    return NULL;
-  lw_desc *d = lw_desc_copy(src);
-  m->desc = d;
-  c.d = d;
-  c.m = m;
-  if (err)
-    memset(err, 0, sizeof *err);
+/* a joint coordinate by joint name and index */
+#define COORD_OF(jname, idx, what, out)                                                            \
+do {                                                                                             \
+  int ji_ = -1;                                                                                  \
+  for (int q_ = 0; jname && q_ < d->njoints; q_++)                                               \
+    if (!strcmp(d->joints[q_].name, jname))                                                      \
+      ji_ = q_;                                                                                  \
+  if (ji_ < 0)                                                                                   \
+    FAIL(path, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");              \
+  int nco_ = m->joint_coord0[ji_ + 1] - m->joint_coord0[ji_];                                   \
+  if ((idx) < 0 || (idx) >= nco_)                                                                \
+    FAIL(path, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist", what,  \
+         jname, lw_joint_type_name(d->joints[ji_].type), nco_, (idx));                          \
+  out = m->joint_coord0[ji_] + (idx);                                                            \
+} while (0)
 
+
+/* the format version, parameters, sizes, gravity and solver settings */
+static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  (void)rs;
+  (void)ps;
   if (d->version != LW_FORMAT_VERSION)
     FAIL("version", "unsupported format version %d (this build reads version %d)", d->version,
          LW_FORMAT_VERSION);
@@ -823,9 +830,20 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     if (s->max_iterations < 1)
       FAIL("solver/max_iterations", "max_iterations must be at least 1");
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* bodies: initial placement, mass blocks, generalized gravity, the rows that keep the frames orthonormal */
+static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)ps;
   /* bodies */
-  c.R = calloc((size_t)m->nb * 9, sizeof(double));
+  c->R = calloc((size_t)m->nb * 9, sizeof(double));
   m->q0 = calloc((size_t)m->nq, sizeof(double));
   m->qd0 = calloc((size_t)m->nq, sizeof(double));
   m->mass_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
@@ -873,7 +891,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
              "moments); no rigid body has it",
              bd->name);
     }
-    double *R = c.R + 9 * b;
+    double *R = c->R + 9 * b;
     double *qb = m->q0 + (size_t)b * m->nqb;
     if (m->planar) {
       if (!isfinite(bd->angle)) {
@@ -917,19 +935,30 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     double zero[3] = {0, 0, 0}, e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0}, e3[3] = {0, 0, 1};
     if (m->planar) {
       lw_vexpr u = vx_vector(m, b, e1);
-      row_dot(&rs, LW_OWNER_BODY, b, u, u, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, u, 1.0);
     } else {
       lw_vexpr u = vx_vector(m, b, e1), v = vx_vector(m, b, e2), w = vx_vector(m, b, e3);
-      row_dot(&rs, LW_OWNER_BODY, b, u, u, 1.0);
-      row_dot(&rs, LW_OWNER_BODY, b, v, v, 1.0);
-      row_dot(&rs, LW_OWNER_BODY, b, w, w, 1.0);
-      row_dot(&rs, LW_OWNER_BODY, b, u, v, 0.0);
-      row_dot(&rs, LW_OWNER_BODY, b, u, w, 0.0);
-      row_dot(&rs, LW_OWNER_BODY, b, v, w, 0.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, u, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, v, v, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, w, w, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, v, 0.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, w, 0.0);
+      row_dot(rs, LW_OWNER_BODY, b, v, w, 0.0);
     }
     (void)zero;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* joints: frames, rows and joint coordinates */
+static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)ps;
   /* joints */
   m->joint_row0 = calloc((size_t)d->njoints + 1, sizeof(int));
   m->joint_coord0 = calloc((size_t)d->njoints + 1, sizeof(int));
@@ -971,7 +1000,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       FAIL(path, "joint '%s' joins body '%s' to itself", j->name, j->body[0]);
     }
     jframe f[2];
-    if (joint_frames(&c, j, bi, f, err))
+    if (joint_frames(c, j, bi, f, err))
       goto fail;
     lw_vexpr O[2], X[2], Y[2], Z[2];
     for (int k = 0; k < 2; k++) {
@@ -982,31 +1011,25 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     }
     m->joint_o[ji] = O[0];
     m->joint_z[ji] = Z[0];
-    m->joint_row0[ji] = rs.n;
-    joint_rows(m, &rs, ji, j->type, O, X, Y, Z);
+    m->joint_row0[ji] = rs->n;
+    joint_rows(m, rs, ji, j->type, O, X, Y, Z);
     m->joint_coord0[ji] = m->ncoords;
     for (int k = 0; k < lw_joint_ncoords(j->type, m->planar); k++)
       make_coord(m, j->type, k, O, X, Y, Z, &m->coords[m->ncoords++]);
   }
-  m->joint_row0[d->njoints] = rs.n;
+  m->joint_row0[d->njoints] = rs->n;
   m->joint_coord0[d->njoints] = m->ncoords;
+  return 0;
 
-  /* a joint coordinate by joint name and index */
-#define COORD_OF(jname, idx, what, out)                                                            \
-  do {                                                                                             \
-    int ji_ = -1;                                                                                  \
-    for (int q_ = 0; jname && q_ < d->njoints; q_++)                                               \
-      if (!strcmp(d->joints[q_].name, jname))                                                      \
-        ji_ = q_;                                                                                  \
-    if (ji_ < 0)                                                                                   \
-      FAIL(path, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");              \
-    int nco_ = m->joint_coord0[ji_ + 1] - m->joint_coord0[ji_];                                   \
-    if ((idx) < 0 || (idx) >= nco_)                                                                \
-      FAIL(path, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist", what,  \
-           jname, lw_joint_type_name(d->joints[ji_].type), nco_, (idx));                          \
-    out = m->joint_coord0[ji_] + (idx);                                                            \
-  } while (0)
+fail:
+  return -1;
+}
 
+/* drivers (rows prescribing joint coordinates); the rows and coordinates into the pattern's pairs */
+static int compile_drivers(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
   /* drivers: prescribed joint coordinates */
   m->drivers = calloc((size_t)d->ndrivers + 1, sizeof(lw_func));
   m->ndrivers = d->ndrivers;
@@ -1024,7 +1047,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       goto fail;
     m->drivers[i] = dr->func;
     const lw_coord *co = &m->coords[ci];
-    lw_row *r = row_new(&rs, LW_OWNER_DRIVER, i);
+    lw_row *r = row_new(rs, LW_OWNER_DRIVER, i);
     r->kind = co->kind;
     r->a = co->a;
     r->b = co->b;
@@ -1034,18 +1057,30 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     r->func = i;
   }
 
-  m->nc = rs.n;
-  m->rows = rs.r;
-  rs.r = NULL;
+  m->nc = rs->n;
+  m->rows = rs->r;
+  rs->r = NULL;
   for (int r = 0; r < m->nc; r++) {
     finish_row_blocks(&m->rows[r]);
     if (m->rows[r].nblk == 2)
-      pair_add(&ps, m->rows[r].blk[0], m->rows[r].blk[1]);
+      pair_add(ps, m->rows[r].blk[0], m->rows[r].blk[1]);
   }
   for (int i = 0; i < m->ncoords; i++)
     if (m->coords[i].nblk == 2)
-      pair_add(&ps, m->coords[i].blk[0], m->coords[i].blk[1]);
+      pair_add(ps, m->coords[i].blk[0], m->coords[i].blk[1]);
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* initial conditions */
+static int compile_initial(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
+  (void)ps;
   /* initial conditions */
   m->ninit = d->ninitial;
   m->init_coord = calloc((size_t)m->ninit + 1, sizeof(int));
@@ -1070,7 +1105,18 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     m->init_has_value[i] = in->has_value;
     m->init_has_vel[i] = in->has_velocity;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* forces: the checks every force shares, then its kind's compile hook */
+static int compile_forces(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
   /* forces */
   m->nforces = d->nforces;
   m->forces = calloc((size_t)m->nforces + 1, sizeof(lw_force));
@@ -1078,7 +1124,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
   for (int i = 0; i < d->nforces; i++)
     m->nfbs += d->forces[i].nfeedback;
   m->fbs = calloc((size_t)m->nfbs + 1, sizeof(lw_fb));
-  c.nfb = 0;
+  c->nfb = 0;
   for (int i = 0; i < d->nforces; i++) {
     const lw_force_desc *fd = &d->forces[i];
     lw_force *f = &m->forces[i];
@@ -1113,14 +1159,26 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       snprintf(path, sizeof path, "forces/%s/type", fd->name);
       FAIL(path, "force '%s': unknown type", fd->name);
     }
-    if (lw_force_kind_of(fd->type)->compile(&c, i, err))
+    if (lw_force_kind_of(fd->type)->compile(c, i, err))
       goto fail;
     if (f->nblk == 2)
-      pair_add(&ps, f->blk[0], f->blk[1]);
+      pair_add(ps, f->blk[0], f->blk[1]);
     if (lw_force_kind_of(f->type)->spring_state && f->c != 0.0)
       m->ndampers++;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* outputs */
+static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
+  (void)ps;
   /* outputs */
   m->nout = d->noutputs;
   m->outputs = calloc((size_t)m->nout + 1, sizeof(lw_output));
@@ -1150,7 +1208,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
         FAIL(path, "output '%s': body '%s' does not exist", od->name, od->body ? od->body : "(missing)");
       double p[3];
       snprintf(path, sizeof path, "outputs/%s/point", od->name);
-      if (resolve_place(&c, b, &od->place, path, p, NULL, err))
+      if (resolve_place(c, b, &od->place, path, p, NULL, err))
         goto fail;
       o->v = vx_point(m, b, p);
       break;
@@ -1211,7 +1269,19 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     m->out_col[i] = m->ncols;
     m->ncols += o->width;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* objectives and their terms */
+static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
+  (void)ps;
   /* objectives */
   m->nobj = d->nobjectives;
   m->objs = calloc((size_t)m->nobj + 1, sizeof(lw_objective));
@@ -1267,8 +1337,20 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       memcpy(t->target, td->target, sizeof t->target);
     }
   }
+  return 0;
 
-  build_pattern(m, &ps);
+fail:
+  return -1;
+}
+
+/* the sparsity pattern of the Newton matrix and the mass in it */
+static int compile_pattern(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  (void)d;
+  (void)rs;
+  (void)err;
+  build_pattern(m, ps);
   for (int r = 0; r < m->nc; r++)
     set_pairpos(m, m->rows[r].nblk, m->rows[r].blk, m->rows[r].pairpos);
   for (int i = 0; i < m->ncoords; i++)
@@ -1285,6 +1367,16 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       m->mass_scale = fmax(m->mass_scale, M[kc * nqb + kc]);
     }
   }
+  return 0;
+}
+
+/* the inverse mass blocks, their conditioning and the dense pairs */
+static int compile_mass_inverse(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  (void)d;
+  (void)rs;
+  (void)ps;
   /* dense below this size (bench/), CHOLMOD above */
   m->dense = m->nq <= 96;
   m->minv_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
@@ -1358,6 +1450,38 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       }
     }
   }
+  return 0;
+
+fail:
+  return -1;
+}
+
+static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
+{
+  rowset rs = {0};
+  pairset ps = {0};
+  ctx c = {0};
+  lw_model *m = calloc(1, sizeof *m);
+  if (!m)
+    return NULL;
+  lw_desc *d = lw_desc_copy(src);
+  m->desc = d;
+  c.d = d;
+  c.m = m;
+  if (err)
+    memset(err, 0, sizeof *err);
+
+  if (compile_settings(&c, d, &rs, &ps, err) ||
+      compile_bodies(&c, d, &rs, &ps, err) ||
+      compile_joints(&c, d, &rs, &ps, err) ||
+      compile_drivers(&c, d, &rs, &ps, err) ||
+      compile_initial(&c, d, &rs, &ps, err) ||
+      compile_forces(&c, d, &rs, &ps, err) ||
+      compile_outputs(&c, d, &rs, &ps, err) ||
+      compile_objectives(&c, d, &rs, &ps, err) ||
+      compile_pattern(&c, d, &rs, &ps, err) ||
+      compile_mass_inverse(&c, d, &rs, &ps, err))
+    goto fail;
   if (!constants_only && lw_lin_prepare(m))
     FAIL("", "out of memory");
   free(c.R);
