@@ -331,6 +331,7 @@ static void check_force_case(const force_case *c, int spatial)
   g_assert_nonnull(k->eval);
   g_assert_nonnull(k->jvp);
   g_assert_nonnull(k->blocks);
+  g_assert_nonnull(k->geometry);
   /* no kind so far has multipliers or events */
   g_assert_null(k->dlambda);
   g_assert_null(k->guard);

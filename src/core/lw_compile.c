@@ -1581,7 +1581,7 @@ const char *lw_model_output_unit(const lw_model *m, int k)
   case LW_OUT_SPRING_LENGTH:
   case LW_OUT_SPRING_FORCE: {
     const lw_force *f = &m->forces[o->force];
-    int angle = f->type == LW_FORCE_JOINT_SPRING_DAMPER && coord_is_angle(m, f->coord);
+    int angle = lw_force_kind_of(f->type)->on_joint && coord_is_angle(m, f->coord);
     if (o->type == LW_OUT_SPRING_LENGTH)
       return angle ? "rad" : "m";
     return angle ? "N m" : "N";

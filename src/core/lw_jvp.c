@@ -1136,11 +1136,12 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       for (int i = 0; i < fs[0]->func.n; i++)
         fo->func.knots[i] = comb(fk, (size_t)i, c, &on);
     }
-    if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
+    /* an element on a joint moves with its coordinate; a controller's
+     * measures (none for the other kinds) with their gains, targets and
+     * coordinates */
+    if (lw_force_kind_of(fs[0]->type)->on_joint && t->coord_on[fs[0]->coord])
       on = 1;
-    if (lw_force_is_controller(fs[0]->type)) {
-      if (t->coord_on[fs[0]->coord])
-        on = 1;
+    {
       for (int k = 0; k < fs[0]->nfb; k++) {
         int i = fs[0]->fb0 + k;
         const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};

@@ -198,8 +198,10 @@ static const struct lw_kind_output controller_outputs[1] = {{"effort", LW_OUT_CO
 
 const lw_force_kind lw_kind_pid = {
   .name = "pid",
+  .on_joint = 1,
   .compile = controller_compile,
   .eval = controller_eval,
+  .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
   .outputs = controller_outputs,
@@ -208,8 +210,10 @@ const lw_force_kind lw_kind_pid = {
 
 const lw_force_kind lw_kind_state_feedback = {
   .name = "state-feedback",
+  .on_joint = 1,
   .compile = controller_compile,
   .eval = controller_eval,
+  .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
   .outputs = controller_outputs,

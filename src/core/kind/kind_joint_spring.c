@@ -122,12 +122,14 @@ static int joint_spring_compile(lw_compile_ctx *cx, int i, lw_error *err)
 
 const lw_force_kind lw_kind_joint_spring = {
   .name = "joint-spring-damper",
+  .on_joint = 1,
   .compile = joint_spring_compile,
   .eval = joint_spring_eval,
   .energy = joint_spring_energy,
   .spring_state = joint_spring_state,
   .energy_jvp = joint_spring_energy_jvp,
   .state_jvp = joint_spring_state_jvp,
+  .geometry = lw_kind_joint_geometry,
   .jvp = joint_spring_jvp,
   .blocks = joint_spring_blocks,
   .lin = lw_joint_sd_lin,

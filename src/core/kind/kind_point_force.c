@@ -73,10 +73,22 @@ static int point_force_compile(lw_compile_ctx *cx, int i, lw_error *err)
   return 0;
 }
 
+static void point_force_geometry(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b)
+{
+  double ft = 1;
+  lw_vexpr_eval(m, &f->v, d->q, a);
+  lw_func_eval(&f->func, d->t, &ft, NULL, NULL);
+  for (int i = 0; i < 3; i++)
+    b[i] = f->vec[i] * ft;
+  if (m->planar)
+    a[2] = b[2] = 0;
+}
+
 const lw_force_kind lw_kind_point_force = {
   .name = "force",
   .compile = point_force_compile,
   .eval = point_force_eval,
+  .geometry = point_force_geometry,
   .jvp = point_force_jvp,
   .blocks = point_force_blocks,
 };

@@ -2,6 +2,8 @@
  * the hooks several kinds share. */
 #include "lw_kind.h"
 
+#include <string.h>
+
 const lw_force_kind *const lw_force_kinds[LW_FORCE_NTYPES] = {
   [LW_FORCE_SPRING_DAMPER] = &lw_kind_spring,
   [LW_FORCE_JOINT_SPRING_DAMPER] = &lw_kind_joint_spring,
@@ -16,4 +18,19 @@ int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk)
   (void)m;
   *blk = f->blk;
   return f->nblk;
+}
+
+void lw_kind_joint_geometry(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b)
+{
+  (void)b;
+  /* at the (actuated) joint: origin and axis */
+  const lw_desc *ds = m->desc;
+  const char *jn = ds->forces[f->index].joint;
+  for (int j = 0; jn && j < ds->njoints; j++)
+    if (strcmp(ds->joints[j].name, jn) == 0) {
+      lw_joint_geometry(m, d, j, a);
+      break;
+    }
+  if (m->planar)
+    a[2] = 0;
 }

@@ -176,6 +176,17 @@ static int spring_compile(lw_compile_ctx *cx, int i, lw_error *err)
   return 0;
 }
 
+static void spring_geometry(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b)
+{
+  double v[3];
+  lw_vexpr_eval(m, &f->p1, d->q, a);
+  lw_vexpr_eval(m, &f->v, d->q, v);
+  for (int i = 0; i < 3; i++)
+    b[i] = a[i] + v[i];
+  if (m->planar)
+    a[2] = b[2] = 0;
+}
+
 const struct lw_kind_output lw_kind_spring_outputs[2] = {
   {"length", LW_OUT_SPRING_LENGTH},
   {"force", LW_OUT_SPRING_FORCE},
@@ -189,6 +200,7 @@ const lw_force_kind lw_kind_spring = {
   .spring_state = spring_state,
   .energy_jvp = spring_energy_jvp,
   .state_jvp = spring_state_jvp,
+  .geometry = spring_geometry,
   .jvp = spring_jvp,
   .blocks = lw_kind_own_blocks,
   .lin = lw_point_sd_lin,

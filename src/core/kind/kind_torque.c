@@ -96,10 +96,23 @@ static int torque_compile(lw_compile_ctx *cx, int i, lw_error *err)
   return 0;
 }
 
+static void torque_geometry(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b)
+{
+  double R[9], ft = 1;
+  if (f->body >= 0)
+    lw_body_pose(m, d, f->body, a, R);
+  lw_func_eval(&f->func, d->t, &ft, NULL, NULL);
+  for (int i = 0; i < 3; i++)
+    b[i] = f->vec[i] * ft;
+  if (m->planar)
+    b[0] = b[1] = 0;
+}
+
 const lw_force_kind lw_kind_torque = {
   .name = "torque",
   .compile = torque_compile,
   .eval = torque_eval,
+  .geometry = torque_geometry,
   .jvp = torque_jvp,
   .blocks = torque_blocks,
 };

@@ -47,6 +47,9 @@ int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char 
 
 typedef struct lw_force_kind {
   const char *name;
+  /* the element acts along a joint coordinate f->coord (its unit, its
+   * tangent follows the coordinate's) */
+  int on_joint;
   /* fill m->forces[i] from d->forces[i] past the checks every force gets
    * (name, stiffness, damping, finite values, its function): its vectors,
    * bodies (nblk, blk), coordinate, controllers' measures; 0, or -1 with
@@ -85,6 +88,11 @@ typedef struct lw_force_kind {
    * form; NULL: lw_lin_blocks takes them column by column from jvp */
   void (*lin)(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
               const lw_bmat *KC, const lw_bmat *C);
+  /* where the view draws the element at the data's state: a (3) and b (3),
+   * both 0 on entry (a spring: its two ends; a force or torque: its point
+   * and its vector; an element on a joint: the joint's origin and axis);
+   * planar models get the third component cleared where it has none */
+  void (*geometry)(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b);
   /* the outputs every element of the kind offers (name suffix after the
    * element's name and type), noutputs of them */
   const struct lw_kind_output { const char *suffix; lw_output_type type; } *outputs;
@@ -116,6 +124,10 @@ static inline void lw_kind_add_block_grad(const lw_model *m, double *Q, const lw
       Qb[i] += s * g[k * nqb + i];
   }
 }
+
+/* an element on a joint (joint spring-damper, controller): the joint's
+ * origin and axis */
+void lw_kind_joint_geometry(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b);
 
 /* the force's own bodies f->blk (spring-damper, point force) */
 int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk);
