@@ -572,7 +572,7 @@ static int joint_rows(const lw_model *m, rowset *rs, int ji, lw_joint_type type,
 static void finish_row_blocks(lw_row *r)
 {
   const lw_vexpr *es[4] = {&r->a, &r->b, &r->c, &r->d};
-  blocks_of(es, r->kind == LW_ROW_ANGLE ? 4 : 2, &r->nblk, r->blk);
+  blocks_of(es, lw_row_kind_of(r->kind)->nvec, &r->nblk, r->blk);
 }
 
 /* ---- mass ----------------------------------------------------------- */

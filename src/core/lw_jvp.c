@@ -224,13 +224,13 @@ typedef struct {
 static void row_form(const lw_model *m, int k, hform *f)
 {
   const lw_row *r = &m->rows[k];
-  *f = (hform){r->kind != LW_ROW_DOT, 0, &r->a, &r->b, &r->c, &r->d, r->nblk, r->blk};
+  *f = (hform){!lw_row_kind_of(r->kind)->const_hessian, 0, &r->a, &r->b, &r->c, &r->d, r->nblk, r->blk};
 }
 
 static void coord_form(const lw_model *m, int k, hform *f)
 {
   const lw_coord *c = &m->coords[k];
-  *f = (hform){0, c->kind == LW_ROW_ANGLE, &c->a, &c->b, &c->c, &c->d, c->nblk, c->blk};
+  *f = (hform){0, lw_row_kind_of(c->kind)->nvec == 4, &c->a, &c->b, &c->c, &c->d, c->nblk, c->blk};
 }
 
 /* The constant Hessians of n bilinear forms over their bodies' coordinates
@@ -308,7 +308,7 @@ int lw_lin_prepare(lw_model *m)
   for (int r = 0; r < m->nc; r++) {
     for (int k = 0; k < 2; k++)
       m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->rows[r].blk[k] * nqb : -1;
-    if (m->rows[r].kind != LW_ROW_DOT && m->rows[r].nblk > 1)
+    if (!lw_row_kind_of(m->rows[r].kind)->const_hessian && m->rows[r].nblk > 1)
       m->lin_coupled = 1;
   }
   if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled))
@@ -431,7 +431,7 @@ static double sx_hess(const sx *o, int j, int i)
  * derivatives of theta' by q (rv) and of gm = theta'' - g.qdd by q (ra,
  * with H qdd) and by qd (rad).  With P = S S' + C C', N = C sigma - S kappa:
  *   gm = N / r2 - 2 theta' P / r2 */
-static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+void lw_angle_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
                       double *rv, double *ra, double *rad)
 {
   int nqb = m->nqb;
@@ -615,6 +615,33 @@ void lw_point_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, con
     point_sd_lin_n(m, f, p, cv, KC, Cm, nd, nqb, w);
 }
 
+/* a DOT row's step blocks from its constant Hessian (m->rh_v) */
+void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+                    double *rv, double *ra, double *rad)
+{
+  int nqb = m->nqb, w = row->nblk * nqb;
+  /* the constant Hessian: the global index of each local coordinate,
+   * and the multipliers */
+  int gidx[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++)
+    gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+  double lk[3];
+  for (int k = 0; k < 3; k++)
+    lk[k] = H[k] ? p->l[k][r] : 0.0;
+  for (int n = m->rh_ptr[r]; n < m->rh_ptr[r + 1]; n++) {
+    int i = m->rh_ij[2 * n], j = m->rh_ij[2 * n + 1], gi = gidx[i], gj = gidx[j];
+    double h = m->rh_v[n];
+    /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
+    double hv = h * p->qd[gj];
+    rv[i] += hv;
+    ra[i] += h * p->qdd[gj];
+    rad[i] += 2.0 * hv;
+    for (int k = 0; k < 3; k++)
+      if (lk[k] != 0.0)
+        bm_add(m, H[k], gj, gi, lk[k] * h);
+  }
+}
+
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
 {
@@ -623,32 +650,8 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
   memset(e, 0, sizeof(double) * (size_t)nq);
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
-    int w = row->nblk * nqb;
     double *rv = RV + (size_t)r * w2, *ra = RA + (size_t)r * w2, *rad = RAd + (size_t)r * w2;
-    if (row->kind == LW_ROW_DOT) {
-      /* the constant Hessian: the global index of each local coordinate,
-       * and the multipliers */
-      int gidx[2 * LW_MAXQB];
-      for (int i = 0; i < w; i++)
-        gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
-      double lk[3];
-      for (int k = 0; k < 3; k++)
-        lk[k] = H[k] ? p->l[k][r] : 0.0;
-      for (int n = m->rh_ptr[r]; n < m->rh_ptr[r + 1]; n++) {
-        int i = m->rh_ij[2 * n], j = m->rh_ij[2 * n + 1], gi = gidx[i], gj = gidx[j];
-        double h = m->rh_v[n];
-        /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
-        double hv = h * p->qd[gj];
-        rv[i] += hv;
-        ra[i] += h * p->qdd[gj];
-        rad[i] += 2.0 * hv;
-        for (int k = 0; k < 3; k++)
-          if (lk[k] != 0.0)
-            bm_add(m, H[k], gj, gi, lk[k] * h);
-      }
-      continue;
-    }
-    angle_lin(m, row, p, H, r, rv, ra, rad);
+    lw_row_kind_of(row->kind)->lin(m, row, p, H, r, rv, ra, rad);
   }
   /* forces */
   lw_lin_point pf = *p;

@@ -106,6 +106,49 @@ typedef struct lw_force_kind {
   void (*jump)(const lw_model *m, lw_data *d, int n, double *q, double *qd);
 } lw_force_kind;
 
+/* A row kind: a scalar x(q) of vectors linear in q, a.b (DOT) or
+ * atan2(a.b, c.d) (ANGLE); the rows of joints and drivers and the joint
+ * coordinates are built from them.  v[4] = {a, b, c, d} (c, d unused by
+ * DOT); g, the gradient over the element's blocks (w = nblk nqb). */
+struct lw_sc;
+typedef struct lw_row_kind_ops {
+  const char *name;
+  int nvec;            /* vectors it reads: 2 (a.b) or 4 */
+  int const_hessian;   /* its Hessian is constant (kept in m->rh_v) */
+  /* x(q); g += dx/dq when g != NULL */
+  double (*value)(const lw_model *m, const lw_vexpr *const v[4], const double *q, int nblk, const int *blk,
+                  double *g);
+  /* the residual of x - target: itself, or an angle wrapped into (-pi, pi] */
+  double (*residual)(double e);
+  /* xdot = g.qd and gamma (xddot = g.qdd + gamma); gam may be NULL */
+  void (*rate)(const lw_model *m, const lw_vexpr *const v[4], const double *q, const double *qd, double *xdot,
+               double *gam);
+  /* the scalar at p (rate from p->qd when given), its gradient (when
+   * need_g; an angle needs its dot products' anyway), second-order term
+   * and their derivatives along dir and the tangent vectors tv (NULL:
+   * none) into *s (lw_kind_jvp.h) */
+  void (*jvp)(const lw_model *m, const lw_vexpr *const v[4], const lw_vexpr *const tv[4], int nblk, const int *blk,
+              const lw_lin_point *p, const lw_lin_dir *dir, int need_g, struct lw_sc *s);
+  /* row r's step blocks at p: H[k] += l_k[r] d2x/dq2 (lw_bmat, NULL: skip);
+   * rv, ra, rad (w) += d(g.qd)/dq, d(g.qdd + gamma)/dq, d gamma/d qd */
+  void (*lin)(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+              double *rv, double *ra, double *rad);
+} lw_row_kind_ops;
+
+extern const lw_row_kind_ops lw_row_kind_dot, lw_row_kind_angle;
+
+static inline const lw_row_kind_ops *lw_row_kind_of(lw_row_kind k)
+{
+  return k == LW_ROW_DOT ? &lw_row_kind_dot : &lw_row_kind_angle;
+}
+
+/* the rows' closed-form step blocks (lw_jvp.c, with the Hessian tables and
+ * the scalar machinery they share with the springs') */
+void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+                    double *rv, double *ra, double *rad);
+void lw_angle_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+                      double *rv, double *ra, double *rad);
+
 /* the registry: one table per lw_force_type (kind_registry.c) */
 extern const lw_force_kind *const lw_force_kinds[LW_FORCE_NTYPES];
 

@@ -8,6 +8,7 @@
 #define LW_KIND_JVP_H
 
 #include "lw_internal.h"
+#include "lw_kind.h"
 
 #include <math.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static inline void vx_jvp(const lw_model *m, const lw_vexpr *e, const lw_vexpr *
 /* ---- scalars built from vectors linear in q --------------------------------
  * sc: value v, gradient g (local blocks), rate r = g.qd, second-order term
  * gm (so that d2/dt2 = g.qdd + gm), and their directional derivatives. */
-typedef struct {
+typedef struct lw_sc {
   double v, dv, r, dr, gm, dgm;
   double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
 } sc;
@@ -136,17 +137,10 @@ static inline void sc_angle(int w, sc *S, const sc *C)
 /* need_g: s->g is wanted (an angle's derivatives need its dot products'
  * anyway); otherwise it is left 0 */
 static inline void sc_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const v[4],
-                    const lw_vexpr *const tv[4], int nblk, const int *blk, const lw_lin_point *p,
-                    const lw_lin_dir *dir, int need_g, sc *s)
+                           const lw_vexpr *const tv[4], int nblk, const int *blk, const lw_lin_point *p,
+                           const lw_lin_dir *dir, int need_g, sc *s)
 {
-  int tg = tv != NULL;
-  need_g = need_g || kind == LW_ROW_ANGLE;
-  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, need_g, s);
-  if (kind == LW_ROW_ANGLE) {
-    sc C;
-    sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, 1, &C);
-    sc_angle(2 * m->nqb, s, &C);
-  }
+  lw_row_kind_of(kind)->jvp(m, v, tv, nblk, blk, p, dir, need_g, s);
 }
 
 static inline void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
