@@ -9,7 +9,9 @@
  * hook against the conservative part of the force (-dV/dq . dq = Q(q, 0) . dq)
  * and the energy output's derivative; the spring state's derivative against
  * central differences of the spring state.
- * Rows: dPhi, d(J qd + Phi_t) and d(J^T l) along random directions
+ * Rows: the kind's value (gradient), rate and jvp hooks on each of its
+ * rows against central differences of value and rate; through the model,
+ * dPhi, d(J qd + Phi_t) and d(J^T l) along random directions
  * (lw_lin_jvp) against central differences of lw_eval_dense, and the step's
  * Hessian of J^T l (lw_lin_matrices) against central differences of J^T l.
  *
@@ -17,6 +19,7 @@
 #include "lw-test.h"
 #include "lw_internal.h"
 #include "kind/lw_kind.h"
+#include "kind/lw_kind_jvp.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -381,6 +384,55 @@ static void row_vals(const lw_model *m, lw_data *d, const double *q, const doubl
   g_free(Jd), g_free(pt);
 }
 
+/* the kind's own hooks on each of its rows: the gradient from value and
+ * the rate against central differences of value, the jvp hook's dv and dr
+ * against central differences of value and rate */
+static void check_row_hooks(const lw_model *m, const point *p, const row_case *c, GRand *rnd)
+{
+  const lw_row_kind_ops *k = lw_row_kind_of(c->kind);
+  int nq = m->nq;
+  double *dq = rand_vec(rnd, nq, -1, 1), *dqd = rand_vec(rnd, nq, -1, 1);
+  double *qp = g_new0(double, nq), *qm = g_new0(double, nq), *vp = g_new0(double, nq), *vm = g_new0(double, nq);
+  axpy_to(nq, p->q, eps, dq, qp);
+  axpy_to(nq, p->q, -eps, dq, qm);
+  axpy_to(nq, p->qd, eps, dqd, vp);
+  axpy_to(nq, p->qd, -eps, dqd, vm);
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (row->kind != c->kind)
+      continue;
+    const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
+    double g[2 * LW_MAXQB] = {0};
+    k->value(m, v, p->q, row->nblk, row->blk, g);
+    double gdq = 0, gqd = 0;
+    for (int b = 0; b < row->nblk; b++)
+      for (int i = 0; i < m->nqb; i++) {
+        gdq += g[b * m->nqb + i] * dq[(size_t)row->blk[b] * m->nqb + i];
+        gqd += g[b * m->nqb + i] * p->qd[(size_t)row->blk[b] * m->nqb + i];
+      }
+    double fx = (k->value(m, v, qp, row->nblk, row->blk, NULL) - k->value(m, v, qm, row->nblk, row->blk, NULL)) /
+                (2 * eps);
+    double xd, xdp, xdm;
+    k->rate(m, v, p->q, p->qd, &xd, NULL);
+    k->rate(m, v, qp, vp, &xdp, NULL);
+    k->rate(m, v, qm, vm, &xdm, NULL);
+    sc s;
+    lw_lin_point lp = {p->q, NULL, p->qd, NULL, {NULL, NULL, NULL}, 0.0};
+    lw_lin_dir dir = {dq, NULL, dqd, NULL, NULL, NULL, -1};
+    memset(&s, 0, sizeof s);
+    k->jvp(m, v, NULL, row->nblk, row->blk, &lp, &dir, 1, &s);
+    double fxd = (xdp - xdm) / (2 * eps);
+    double scale = fmax(1.0, fabs(fx) + fabs(fxd));
+    g_test_message("%s row %d: g.dq %.10g, differences %.10g, jvp %.10g; rate %.10g, g.qd %.10g; d(rate) %.10g, "
+                   "jvp %.10g", k->name, r, gdq, fx, s.dv, xd, gqd, fxd, s.dr);
+    g_assert_cmpfloat(fabs(gdq - fx), <, 1e-6 * scale);
+    g_assert_cmpfloat(fabs(s.dv - fx), <, 1e-6 * scale);
+    g_assert_cmpfloat(fabs(xd - gqd), <, 1e-9 * scale);
+    g_assert_cmpfloat(fabs(s.dr - fxd), <, 1e-6 * scale);
+  }
+  g_free(dq), g_free(dqd), g_free(qp), g_free(qm), g_free(vp), g_free(vm);
+}
+
 static void check_row_case(const row_case *c, int spatial)
 {
   lw_model *m = build(spatial ? spatial_base : planar_base, c->name, "", c->extra);
@@ -394,6 +446,7 @@ static void check_row_case(const row_case *c, int spatial)
   GRand *r = g_rand_new_with_seed(23 + (guint32)c->kind);
   point p = make_point(m, d, r);
   double t = 0.37;
+  check_row_hooks(m, &p, c, r);
   double *dq = rand_vec(r, nq, -1, 1), *dqd = rand_vec(r, nq, -1, 1);
   double *phi = g_new0(double, nc + 1), *vel = g_new0(double, nc + 1), *jtl = g_new0(double, nq);
   lw_lin_point lp = {p.q, p.v, p.qd, p.qdd, {p.l, NULL, NULL}, t};
