@@ -1139,11 +1139,8 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       for (int i = 0; i < fs[0]->func.n; i++)
         fo->func.knots[i] = comb(fk, (size_t)i, c, &on);
     }
-    /* an element on a joint moves with its coordinate; a controller's
-     * measures (none for the other kinds) with their gains, targets and
-     * coordinates */
     if (lw_force_kind_of(fs[0]->type)->on_joint && t->coord_on[fs[0]->coord])
-      on = 1;
+      on = 1; /* and a controller's measures (none for other kinds): */
     {
       for (int k = 0; k < fs[0]->nfb; k++) {
         int i = fs[0]->fb0 + k;
