@@ -1,6 +1,7 @@
 /* lw_builtin_outputs.c: the outputs every model offers for plotting
  * without declaring them (lw_desc_add_builtin_outputs). */
 #include "linkwright.h"
+#include "kind/lw_kind.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -45,16 +46,10 @@ static void add_joint_outputs(lw_desc *d, int j, int *n)
 static void add_force_outputs(lw_desc *d, int f, int *n)
 {
   char base[256];
-  lw_force_type t = d->forces[f].type;
-  if (t == LW_FORCE_SPRING_DAMPER || t == LW_FORCE_JOINT_SPRING_DAMPER) {
-    snprintf(base, sizeof base, "%s.length", d->forces[f].name);
-    add_unique(d, base, LW_OUT_SPRING_LENGTH)->force = strdup(d->forces[f].name);
-    snprintf(base, sizeof base, "%s.force", d->forces[f].name);
-    add_unique(d, base, LW_OUT_SPRING_FORCE)->force = strdup(d->forces[f].name);
-    *n += 2;
-  } else if (lw_force_is_controller(t)) {
-    snprintf(base, sizeof base, "%s.effort", d->forces[f].name);
-    add_unique(d, base, LW_OUT_CONTROL)->force = strdup(d->forces[f].name);
+  const lw_force_kind *k = lw_force_kind_of(d->forces[f].type);
+  for (int i = 0; i < k->noutputs; i++) {
+    snprintf(base, sizeof base, "%s.%s", d->forces[f].name, k->outputs[i].suffix);
+    add_unique(d, base, k->outputs[i].type)->force = strdup(d->forces[f].name);
     (*n)++;
   }
 }

@@ -2,6 +2,7 @@
  * coordinates: constant mass blocks, constraint equations, forces, joint
  * coordinates, outputs and the sparsity pattern. */
 #include "lw_internal.h"
+#include "kind/lw_kind.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -70,11 +71,7 @@ static int spd3(const double A[3][3])
   return d2 > 0;
 }
 
-typedef struct {
-  const lw_desc *d;
-  lw_model *m;
-  double *R;  /* (nb x 9) initial rotations */
-} ctx;
+typedef lw_compile_ctx ctx;
 
 static int body_index(const lw_desc *d, const char *name)
 {
@@ -575,7 +572,7 @@ static int joint_rows(const lw_model *m, rowset *rs, int ji, lw_joint_type type,
 static void finish_row_blocks(lw_row *r)
 {
   const lw_vexpr *es[4] = {&r->a, &r->b, &r->c, &r->d};
-  blocks_of(es, r->kind == LW_ROW_ANGLE ? 4 : 2, &r->nblk, r->blk);
+  blocks_of(es, lw_row_kind_of(r->kind)->nvec, &r->nblk, r->blk);
 }
 
 /* ---- mass ----------------------------------------------------------- */
@@ -731,6 +728,49 @@ static int check_func(const lw_func *f, const char *path, lw_error *err)
   return 0;
 }
 
+/* ---- what the kinds' compile hooks use (lw_kind.h) ---- */
+int lw_cc_body(const lw_compile_ctx *c, const char *name) { return body_index(c->d, name); }
+
+int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err)
+{
+  double p[3];
+  if (resolve_place(c, b, pl, path, p, NULL, err))
+    return -1;
+  *v = vx_point(c->m, b, p);
+  return 0;
+}
+
+lw_vexpr lw_cc_sub(lw_vexpr a, const lw_vexpr *b) { return vx_sub(a, b); }
+
+void lw_cc_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk) { blocks_of(es, n, nblk, blk); }
+
+int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err) { return check_func(f, path, err); }
+
+int lw_cc_finite(const double *v, int n) { return finite3(v, n); }
+
+int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
+                lw_error *err)
+{
+  const lw_desc *d = c->d;
+  const lw_model *m = c->m;
+  int ji = -1;
+  for (int q = 0; jname && q < d->njoints; q++)
+    if (!strcmp(d->joints[q].name, jname))
+      ji = q;
+  if (ji < 0) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");
+    return -1;
+  }
+  int nco = m->joint_coord0[ji + 1] - m->joint_coord0[ji];
+  if (idx < 0 || idx >= nco) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist",
+                 what, jname, lw_joint_type_name(d->joints[ji].type), nco, idx);
+    return -1;
+  }
+  *out = m->joint_coord0[ji] + idx;
+  return 0;
+}
+
 static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err);
 
 lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0, err); }
@@ -740,22 +780,29 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0,
  * model simulated reads */
 lw_model *lw_compile_constants(const lw_desc *src, lw_error *err) { return compile(src, 1, err); }
 
-static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
-{
-  char path[256];
-  rowset rs = {0};
-  pairset ps = {0};
-  ctx c = {0};
-  lw_model *m = calloc(1, sizeof *m);
-  if (!m)
-    return NULL;
-  lw_desc *d = lw_desc_copy(src);
-  m->desc = d;
-  c.d = d;
-  c.m = m;
-  if (err)
-    memset(err, 0, sizeof *err);
+/* a joint coordinate by joint name and index */
+#define COORD_OF(jname, idx, what, out)                                                            \
+do {                                                                                             \
+  int ji_ = -1;                                                                                  \
+  for (int q_ = 0; jname && q_ < d->njoints; q_++)                                               \
+    if (!strcmp(d->joints[q_].name, jname))                                                      \
+      ji_ = q_;                                                                                  \
+  if (ji_ < 0)                                                                                   \
+    FAIL(path, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");              \
+  int nco_ = m->joint_coord0[ji_ + 1] - m->joint_coord0[ji_];                                   \
+  if ((idx) < 0 || (idx) >= nco_)                                                                \
+    FAIL(path, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist", what,  \
+         jname, lw_joint_type_name(d->joints[ji_].type), nco_, (idx));                          \
+  out = m->joint_coord0[ji_] + (idx);                                                            \
+} while (0)
 
+
+/* the format version, parameters, sizes, gravity and solver settings */
+static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  (void)rs;
+  (void)ps;
   if (d->version != LW_FORMAT_VERSION)
     FAIL("version", "unsupported format version %d (this build reads version %d)", d->version,
          LW_FORMAT_VERSION);
@@ -783,9 +830,20 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     if (s->max_iterations < 1)
       FAIL("solver/max_iterations", "max_iterations must be at least 1");
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* bodies: initial placement, mass blocks, generalized gravity, the rows that keep the frames orthonormal */
+static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)ps;
   /* bodies */
-  c.R = calloc((size_t)m->nb * 9, sizeof(double));
+  c->R = calloc((size_t)m->nb * 9, sizeof(double));
   m->q0 = calloc((size_t)m->nq, sizeof(double));
   m->qd0 = calloc((size_t)m->nq, sizeof(double));
   m->mass_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
@@ -833,7 +891,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
              "moments); no rigid body has it",
              bd->name);
     }
-    double *R = c.R + 9 * b;
+    double *R = c->R + 9 * b;
     double *qb = m->q0 + (size_t)b * m->nqb;
     if (m->planar) {
       if (!isfinite(bd->angle)) {
@@ -877,19 +935,30 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     double zero[3] = {0, 0, 0}, e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0}, e3[3] = {0, 0, 1};
     if (m->planar) {
       lw_vexpr u = vx_vector(m, b, e1);
-      row_dot(&rs, LW_OWNER_BODY, b, u, u, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, u, 1.0);
     } else {
       lw_vexpr u = vx_vector(m, b, e1), v = vx_vector(m, b, e2), w = vx_vector(m, b, e3);
-      row_dot(&rs, LW_OWNER_BODY, b, u, u, 1.0);
-      row_dot(&rs, LW_OWNER_BODY, b, v, v, 1.0);
-      row_dot(&rs, LW_OWNER_BODY, b, w, w, 1.0);
-      row_dot(&rs, LW_OWNER_BODY, b, u, v, 0.0);
-      row_dot(&rs, LW_OWNER_BODY, b, u, w, 0.0);
-      row_dot(&rs, LW_OWNER_BODY, b, v, w, 0.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, u, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, v, v, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, w, w, 1.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, v, 0.0);
+      row_dot(rs, LW_OWNER_BODY, b, u, w, 0.0);
+      row_dot(rs, LW_OWNER_BODY, b, v, w, 0.0);
     }
     (void)zero;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* joints: frames, rows and joint coordinates */
+static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)ps;
   /* joints */
   m->joint_row0 = calloc((size_t)d->njoints + 1, sizeof(int));
   m->joint_coord0 = calloc((size_t)d->njoints + 1, sizeof(int));
@@ -931,7 +1000,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       FAIL(path, "joint '%s' joins body '%s' to itself", j->name, j->body[0]);
     }
     jframe f[2];
-    if (joint_frames(&c, j, bi, f, err))
+    if (joint_frames(c, j, bi, f, err))
       goto fail;
     lw_vexpr O[2], X[2], Y[2], Z[2];
     for (int k = 0; k < 2; k++) {
@@ -942,31 +1011,25 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     }
     m->joint_o[ji] = O[0];
     m->joint_z[ji] = Z[0];
-    m->joint_row0[ji] = rs.n;
-    joint_rows(m, &rs, ji, j->type, O, X, Y, Z);
+    m->joint_row0[ji] = rs->n;
+    joint_rows(m, rs, ji, j->type, O, X, Y, Z);
     m->joint_coord0[ji] = m->ncoords;
     for (int k = 0; k < lw_joint_ncoords(j->type, m->planar); k++)
       make_coord(m, j->type, k, O, X, Y, Z, &m->coords[m->ncoords++]);
   }
-  m->joint_row0[d->njoints] = rs.n;
+  m->joint_row0[d->njoints] = rs->n;
   m->joint_coord0[d->njoints] = m->ncoords;
+  return 0;
 
-  /* a joint coordinate by joint name and index */
-#define COORD_OF(jname, idx, what, out)                                                            \
-  do {                                                                                             \
-    int ji_ = -1;                                                                                  \
-    for (int q_ = 0; jname && q_ < d->njoints; q_++)                                               \
-      if (!strcmp(d->joints[q_].name, jname))                                                      \
-        ji_ = q_;                                                                                  \
-    if (ji_ < 0)                                                                                   \
-      FAIL(path, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");              \
-    int nco_ = m->joint_coord0[ji_ + 1] - m->joint_coord0[ji_];                                   \
-    if ((idx) < 0 || (idx) >= nco_)                                                                \
-      FAIL(path, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist", what,  \
-           jname, lw_joint_type_name(d->joints[ji_].type), nco_, (idx));                          \
-    out = m->joint_coord0[ji_] + (idx);                                                            \
-  } while (0)
+fail:
+  return -1;
+}
 
+/* drivers (rows prescribing joint coordinates); the rows and coordinates into the pattern's pairs */
+static int compile_drivers(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
   /* drivers: prescribed joint coordinates */
   m->drivers = calloc((size_t)d->ndrivers + 1, sizeof(lw_func));
   m->ndrivers = d->ndrivers;
@@ -984,7 +1047,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       goto fail;
     m->drivers[i] = dr->func;
     const lw_coord *co = &m->coords[ci];
-    lw_row *r = row_new(&rs, LW_OWNER_DRIVER, i);
+    lw_row *r = row_new(rs, LW_OWNER_DRIVER, i);
     r->kind = co->kind;
     r->a = co->a;
     r->b = co->b;
@@ -994,18 +1057,30 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     r->func = i;
   }
 
-  m->nc = rs.n;
-  m->rows = rs.r;
-  rs.r = NULL;
+  m->nc = rs->n;
+  m->rows = rs->r;
+  rs->r = NULL;
   for (int r = 0; r < m->nc; r++) {
     finish_row_blocks(&m->rows[r]);
     if (m->rows[r].nblk == 2)
-      pair_add(&ps, m->rows[r].blk[0], m->rows[r].blk[1]);
+      pair_add(ps, m->rows[r].blk[0], m->rows[r].blk[1]);
   }
   for (int i = 0; i < m->ncoords; i++)
     if (m->coords[i].nblk == 2)
-      pair_add(&ps, m->coords[i].blk[0], m->coords[i].blk[1]);
+      pair_add(ps, m->coords[i].blk[0], m->coords[i].blk[1]);
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* initial conditions */
+static int compile_initial(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
+  (void)ps;
   /* initial conditions */
   m->ninit = d->ninitial;
   m->init_coord = calloc((size_t)m->ninit + 1, sizeof(int));
@@ -1030,7 +1105,18 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     m->init_has_value[i] = in->has_value;
     m->init_has_vel[i] = in->has_velocity;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* forces: the checks every force shares, then its kind's compile hook */
+static int compile_forces(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
   /* forces */
   m->nforces = d->nforces;
   m->forces = calloc((size_t)m->nforces + 1, sizeof(lw_force));
@@ -1038,7 +1124,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
   for (int i = 0; i < d->nforces; i++)
     m->nfbs += d->forces[i].nfeedback;
   m->fbs = calloc((size_t)m->nfbs + 1, sizeof(lw_fb));
-  int nfb_done = 0;
+  c->nfb = 0;
   for (int i = 0; i < d->nforces; i++) {
     const lw_force_desc *fd = &d->forces[i];
     lw_force *f = &m->forces[i];
@@ -1069,150 +1155,30 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       if (check_func(&fd->func, fp, err))
         goto fail;
     }
-    switch (fd->type) {
-    case LW_FORCE_SPRING_DAMPER: {
-      lw_vexpr P[2];
-      for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "forces/%s/body%d", fd->name, k + 1);
-        int b = body_index(d, fd->body[k]);
-        if (b == -2)
-          FAIL(path, "force '%s': body%d '%s' does not exist", fd->name, k + 1,
-               fd->body[k] ? fd->body[k] : "(missing)");
-        double p[3];
-        snprintf(path, sizeof path, "forces/%s/point%d", fd->name, k + 1);
-        if (resolve_place(&c, b, &fd->place[k], path, p, NULL, err))
-          goto fail;
-        P[k] = vx_point(m, b, p);
-      }
-      if (fd->rest < 0) {
-        snprintf(path, sizeof path, "forces/%s/rest_length", fd->name);
-        FAIL(path, "force '%s': rest length must be nonnegative", fd->name);
-      }
-      f->v = vx_sub(P[1], &P[0]);
-      f->p1 = P[0];
-      double v[3];
-      lw_vexpr_eval(m, &f->v, m->q0, v);
-      if (sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-12)
-        FAIL(path, "force '%s': the two points coincide; the spring has no direction", fd->name);
-      const lw_vexpr *es[1] = {&f->v};
-      blocks_of(es, 1, &f->nblk, f->blk);
-      break;
-    }
-    case LW_FORCE_JOINT_SPRING_DAMPER: {
-      snprintf(path, sizeof path, "forces/%s/joint", fd->name);
-      int ci;
-      COORD_OF(fd->joint, fd->coordinate, "joint spring-damper", ci);
-      f->coord = ci;
-      f->nblk = m->coords[ci].nblk;
-      memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
-      break;
-    }
-    case LW_FORCE_FORCE: {
-      snprintf(path, sizeof path, "forces/%s/body1", fd->name);
-      int b = body_index(d, fd->body[0]);
-      if (b == -2)
-        FAIL(path, "force '%s': body '%s' does not exist", fd->name,
-             fd->body[0] ? fd->body[0] : "(missing)");
-      double p[3];
-      snprintf(path, sizeof path, "forces/%s/point1", fd->name);
-      if (resolve_place(&c, b, &fd->place[0], path, p, NULL, err))
-        goto fail;
-      f->v = vx_point(m, b, p);
-      const lw_vexpr *es[1] = {&f->v};
-      blocks_of(es, 1, &f->nblk, f->blk);
-      break;
-    }
-    case LW_FORCE_TORQUE: {
-      snprintf(path, sizeof path, "forces/%s/body1", fd->name);
-      int b = body_index(d, fd->body[0]);
-      if (b == -2)
-        FAIL(path, "force '%s': body '%s' does not exist", fd->name,
-             fd->body[0] ? fd->body[0] : "(missing)");
-      f->body = b;
-      break;
-    }
-    case LW_FORCE_PID:
-    case LW_FORCE_STATE_FEEDBACK: {
-      int pid = fd->type == LW_FORCE_PID;
-      snprintf(path, sizeof path, "forces/%s/joint", fd->name);
-      int ci;
-      COORD_OF(fd->joint, fd->coordinate, "controller", ci);
-      f->coord = ci;
-      f->nblk = m->coords[ci].nblk;
-      memcpy(f->blk, m->coords[ci].blk, sizeof f->blk);
-      f->ncblk = f->nblk;
-      memcpy(f->cblk, f->blk, sizeof(int) * (size_t)f->nblk);
-      snprintf(path, sizeof path, pid ? "forces/%s" : "forces/%s/gains", fd->name);
-      if (fd->nfeedback < 1 || (pid && fd->nfeedback != 1))
-        FAIL(path, "controller '%s': %s", fd->name,
-             pid ? "a pid controller measures exactly its own coordinate"
-                 : "a state feedback needs at least one gain");
-      f->fb0 = nfb_done;
-      f->nfb = fd->nfeedback;
-      for (int k = 0; k < fd->nfeedback; k++) {
-        const lw_feedback_desc *bd = &fd->feedback[k];
-        lw_fb *b = &m->fbs[nfb_done++];
-        char base[192];
-        if (pid)
-          snprintf(base, sizeof base, "forces/%s", fd->name);
-        else
-          snprintf(base, sizeof base, "forces/%s/gains/%d", fd->name, k);
-        snprintf(path, sizeof path, "%s/joint", base);
-        int bc;
-        COORD_OF(bd->joint, bd->coordinate, "controller", bc);
-        b->coord = bc;
-        b->force = i;
-        b->rate = bd->rate;
-        b->kp = bd->kp;
-        b->kd = bd->kd;
-        b->ki = bd->ki;
-        b->r = bd->target;
-        /* the Newton matrix's symmetric part: the actuated coordinate's own
-         * gains as a stiffness and a damping (lw_forces_eval); within a step
-         * the integral term adds h/2 ki e */
-        if (bc == ci) {
-          double kih = 0.5 * d->solver.step * bd->ki;
-          f->k += bd->rate ? 0.0 : bd->kp + kih;
-          f->c += bd->rate ? bd->kp + kih : bd->kd;
-        }
-        snprintf(path, sizeof path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
-        if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
-          FAIL(path, "controller '%s': gains must be finite numbers", fd->name);
-        if (bd->rate && bd->kd != 0.0) {
-          snprintf(path, sizeof path, "%s/kd", base);
-          FAIL(path, "controller '%s': kd must be 0 when the rate is measured (its derivative "
-               "would be an acceleration)", fd->name);
-        }
-        snprintf(path, sizeof path, "%s/target", base);
-        if (!finite3(bd->target.a, LW_FUNC_MAXCOEF))
-          FAIL(path, "controller '%s': target coefficients must be finite", fd->name);
-        if (check_func(&bd->target, path, err))
-          goto fail;
-        const lw_coord *co = &m->coords[bc];
-        for (int kb = 0; kb < co->nblk; kb++) {
-          int seen = 0;
-          for (int l = 0; l < f->ncblk; l++)
-            seen |= f->cblk[l] == co->blk[kb];
-          if (seen)
-            continue;
-          if (f->ncblk == LW_MAXCBLK)
-            FAIL(path, "controller '%s': its coordinates touch more than %d bodies", fd->name,
-                 LW_MAXCBLK);
-          f->cblk[f->ncblk++] = co->blk[kb];
-        }
-      }
-      break;
-    }
-    default:
+    if ((int)fd->type < 0 || fd->type >= LW_FORCE_NTYPES) {
       snprintf(path, sizeof path, "forces/%s/type", fd->name);
       FAIL(path, "force '%s': unknown type", fd->name);
     }
+    if (lw_force_kind_of(fd->type)->compile(c, i, err))
+      goto fail;
     if (f->nblk == 2)
-      pair_add(&ps, f->blk[0], f->blk[1]);
-    if ((f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER) && f->c != 0.0)
+      pair_add(ps, f->blk[0], f->blk[1]);
+    if (lw_force_kind_of(f->type)->spring_state && f->c != 0.0)
       m->ndampers++;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* outputs */
+static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
+  (void)ps;
   /* outputs */
   m->nout = d->noutputs;
   m->outputs = calloc((size_t)m->nout + 1, sizeof(lw_output));
@@ -1242,7 +1208,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
         FAIL(path, "output '%s': body '%s' does not exist", od->name, od->body ? od->body : "(missing)");
       double p[3];
       snprintf(path, sizeof path, "outputs/%s/point", od->name);
-      if (resolve_place(&c, b, &od->place, path, p, NULL, err))
+      if (resolve_place(c, b, &od->place, path, p, NULL, err))
         goto fail;
       o->v = vx_point(m, b, p);
       break;
@@ -1277,8 +1243,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
           o->force = k;
       if (o->force < 0)
         FAIL(path, "output '%s': spring-damper '%s' does not exist", od->name, od->force ? od->force : "(missing)");
-      if (d->forces[o->force].type != LW_FORCE_SPRING_DAMPER &&
-          d->forces[o->force].type != LW_FORCE_JOINT_SPRING_DAMPER)
+      if (!lw_force_kind_of(d->forces[o->force].type)->spring_state)
         FAIL(path, "output '%s': force '%s' is a %s, not a spring_damper or joint_spring_damper", od->name,
              od->force, lw_force_type_name(d->forces[o->force].type));
       break;
@@ -1304,7 +1269,19 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     m->out_col[i] = m->ncols;
     m->ncols += o->width;
   }
+  return 0;
 
+fail:
+  return -1;
+}
+
+/* objectives and their terms */
+static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  (void)rs;
+  (void)ps;
   /* objectives */
   m->nobj = d->nobjectives;
   m->objs = calloc((size_t)m->nobj + 1, sizeof(lw_objective));
@@ -1360,8 +1337,20 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       memcpy(t->target, td->target, sizeof t->target);
     }
   }
+  return 0;
 
-  build_pattern(m, &ps);
+fail:
+  return -1;
+}
+
+/* the sparsity pattern of the Newton matrix and the mass in it */
+static int compile_pattern(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  (void)d;
+  (void)rs;
+  (void)err;
+  build_pattern(m, ps);
   for (int r = 0; r < m->nc; r++)
     set_pairpos(m, m->rows[r].nblk, m->rows[r].blk, m->rows[r].pairpos);
   for (int i = 0; i < m->ncoords; i++)
@@ -1378,6 +1367,16 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       m->mass_scale = fmax(m->mass_scale, M[kc * nqb + kc]);
     }
   }
+  return 0;
+}
+
+/* the inverse mass blocks, their conditioning and the dense pairs */
+static int compile_mass_inverse(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  (void)d;
+  (void)rs;
+  (void)ps;
   /* dense below this size (bench/), CHOLMOD above */
   m->dense = m->nq <= 96;
   m->minv_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
@@ -1451,6 +1450,38 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       }
     }
   }
+  return 0;
+
+fail:
+  return -1;
+}
+
+static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
+{
+  rowset rs = {0};
+  pairset ps = {0};
+  ctx c = {0};
+  lw_model *m = calloc(1, sizeof *m);
+  if (!m)
+    return NULL;
+  lw_desc *d = lw_desc_copy(src);
+  m->desc = d;
+  c.d = d;
+  c.m = m;
+  if (err)
+    memset(err, 0, sizeof *err);
+
+  if (compile_settings(&c, d, &rs, &ps, err) ||
+      compile_bodies(&c, d, &rs, &ps, err) ||
+      compile_joints(&c, d, &rs, &ps, err) ||
+      compile_drivers(&c, d, &rs, &ps, err) ||
+      compile_initial(&c, d, &rs, &ps, err) ||
+      compile_forces(&c, d, &rs, &ps, err) ||
+      compile_outputs(&c, d, &rs, &ps, err) ||
+      compile_objectives(&c, d, &rs, &ps, err) ||
+      compile_pattern(&c, d, &rs, &ps, err) ||
+      compile_mass_inverse(&c, d, &rs, &ps, err))
+    goto fail;
   if (!constants_only && lw_lin_prepare(m))
     FAIL("", "out of memory");
   free(c.R);
@@ -1550,7 +1581,7 @@ const char *lw_model_output_unit(const lw_model *m, int k)
   case LW_OUT_SPRING_LENGTH:
   case LW_OUT_SPRING_FORCE: {
     const lw_force *f = &m->forces[o->force];
-    int angle = f->type == LW_FORCE_JOINT_SPRING_DAMPER && coord_is_angle(m, f->coord);
+    int angle = lw_force_kind_of(f->type)->on_joint && coord_is_angle(m, f->coord);
     if (o->type == LW_OUT_SPRING_LENGTH)
       return angle ? "rad" : "m";
     return angle ? "N m" : "N";

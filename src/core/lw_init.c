@@ -3,6 +3,7 @@
  * least squares), the rank of the constraint Jacobian (degrees of freedom,
  * redundant equations), outputs and dense evaluations for verifiers. */
 #include "lw_internal.h"
+#include "kind/lw_kind.h"
 
 #include <SuiteSparseQR_C.h>
 #include <math.h>
@@ -424,7 +425,7 @@ void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], 
 }
 
 /* origin and unit axis of joint j's frame on body 1 (g: 6) */
-static void joint_geometry(const lw_model *m, const lw_data *d, int j, double *g)
+void lw_joint_geometry(const lw_model *m, const lw_data *d, int j, double *g)
 {
   double *o = g, *z = g + 3;
   lw_vexpr_eval(m, &m->joint_o[j], d->q, o);
@@ -443,59 +444,12 @@ static void joint_geometry(const lw_model *m, const lw_data *d, int j, double *g
 void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, double *forces)
 {
   for (int j = 0; joints && j < m->njoints; j++)
-    joint_geometry(m, d, j, joints + 6 * (size_t)j);
+    lw_joint_geometry(m, d, j, joints + 6 * (size_t)j);
   for (int k = 0; forces && k < m->nforces; k++) {
     const lw_force *f = &m->forces[k];
     double *a = forces + 6 * (size_t)k, *b = a + 3;
-    double R[9], ft = 1;
     memset(a, 0, 6 * sizeof(double));
-    switch (f->type) {
-    case LW_FORCE_SPRING_DAMPER: {
-      double v[3];
-      lw_vexpr_eval(m, &f->p1, d->q, a);
-      lw_vexpr_eval(m, &f->v, d->q, v);
-      for (int i = 0; i < 3; i++)
-        b[i] = a[i] + v[i];
-      break;
-    }
-    case LW_FORCE_FORCE:
-      lw_vexpr_eval(m, &f->v, d->q, a);
-      lw_func_eval(&f->func, d->t, &ft, NULL, NULL);
-      for (int i = 0; i < 3; i++)
-        b[i] = f->vec[i] * ft;
-      break;
-    case LW_FORCE_TORQUE:
-      if (f->body >= 0)
-        lw_body_pose(m, d, f->body, a, R);
-      lw_func_eval(&f->func, d->t, &ft, NULL, NULL);
-      for (int i = 0; i < 3; i++)
-        b[i] = f->vec[i] * ft;
-      break;
-    case LW_FORCE_JOINT_SPRING_DAMPER:
-    case LW_FORCE_PID:
-    case LW_FORCE_STATE_FEEDBACK: {
-      /* at the (actuated) joint: origin and axis */
-      const lw_desc *ds = m->desc;
-      const char *jn = ds->forces[f->index].joint;
-      for (int j = 0; jn && j < ds->njoints; j++)
-        if (strcmp(ds->joints[j].name, jn) == 0) {
-          joint_geometry(m, d, j, a);
-          break;
-        }
-      break;
-    }
-    default:
-      break;
-    }
-    if (m->planar) {
-      if (f->type == LW_FORCE_TORQUE) {
-        b[0] = b[1] = 0;
-      } else {
-        a[2] = 0;
-        if (f->type != LW_FORCE_JOINT_SPRING_DAMPER && !lw_force_is_controller(f->type))
-          b[2] = 0;
-      }
-    }
+    lw_force_kind_of(f->type)->geometry(m, d, f, a, b);
   }
 }
 

@@ -346,6 +346,9 @@ void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, con
 double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 
+/* joint j's origin and axis at the data's state (g: 6) */
+void lw_joint_geometry(const lw_model *m, const lw_data *d, int j, double *g);
+
 void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);
 const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n);
 

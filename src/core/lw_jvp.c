@@ -14,18 +14,12 @@
  * length, torques; the tests check each against central differences. */
 #include "lw_internal.h"
 #include "lw_rowvec.h"
+#include "kind/lw_kind.h"
+#include "kind/lw_kind_jvp.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double dot(int n, const double *a, const double *b)
-{
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += a[i] * b[i];
-  return s;
-}
 
 /* ---- time functions ------------------------------------------------------ */
 void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv)
@@ -51,22 +45,6 @@ void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, d
     *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
 }
 
-/* a time function's derivative along the tangent: kind 1 force, 2 driver */
-static void func_tan(const lw_tangent *tg, int kind, int idx, const lw_func *f, const lw_func *tf, double t,
-                     double *v, double *dv, double *ddv)
-{
-  if (tg->fn_kind) {
-    double a = 0, b = 0, c = 0;
-    if (tg->fn_kind == kind && tg->fn_index == idx)
-      lw_func_coef_tangent(f, tg->fn_coef, t, &a, &b, &c);
-    if (v) *v = tg->fn_scale * a;
-    if (dv) *dv = tg->fn_scale * b;
-    if (ddv) *ddv = tg->fn_scale * c;
-    return;
-  }
-  lw_func_tangent(f, tf, t, v, dv, ddv);
-}
-
 int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t)
 {
   if (!tg || !tg->any)
@@ -75,119 +53,6 @@ int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t)
     return 1;
   const lw_func *f = tg->fn_kind == 1 ? &m->forces[tg->fn_index].func : &m->drivers[tg->fn_index];
   return lw_func_coef_tangent(f, tg->fn_coef, t, NULL, NULL, NULL);
-}
-
-/* a vector linear in q at x and its derivative along dx (NULL: 0) and the
- * tangent vexpr te (NULL: none); lin = 1 for rates (no constant term) */
-static void vx_jvp(const lw_model *m, const lw_vexpr *e, const lw_vexpr *te, const double *x,
-                   const double *dx, int lin, double *v, double *dv)
-{
-  double t[3];
-  if (lin)
-    lw_vexpr_eval_lin(m, e, x, v);
-  else
-    lw_vexpr_eval(m, e, x, v);
-  dv[0] = dv[1] = dv[2] = 0.0;
-  if (dx)
-    lw_vexpr_eval_lin(m, e, dx, dv);
-  if (te) {
-    if (lin)
-      lw_vexpr_eval_lin(m, te, x, t);
-    else
-      lw_vexpr_eval(m, te, x, t);
-    for (int i = 0; i < m->nd; i++)
-      dv[i] += t[i];
-  }
-}
-
-/* ---- scalars built from vectors linear in q --------------------------------
- * sc: value v, gradient g (local blocks), rate r = g.qd, second-order term
- * gm (so that d2/dt2 = g.qdd + gm), and their directional derivatives. */
-typedef struct {
-  double v, dv, r, dr, gm, dgm;
-  double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
-} sc;
-
-/* a.b with a, b linear in q; ta, tb tangent vexprs or NULL */
-static void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, const lw_vexpr *ta,
-                   const lw_vexpr *tb, int nblk, const int *blk, const lw_lin_point *p,
-                   const lw_lin_dir *dir, int need_g, sc *s)
-{
-  int nd = m->nd, w = 2 * m->nqb;
-  double va[3], vb[3], dva[3], dvb[3];
-  vx_jvp(m, a, ta, p->q, dir->dq, 0, va, dva);
-  vx_jvp(m, b, tb, p->q, dir->dq, 0, vb, dvb);
-  s->v = dot(nd, va, vb);
-  s->dv = dot(nd, dva, vb) + dot(nd, va, dvb);
-  memset(s->g, 0, sizeof(double) * (size_t)w);
-  memset(s->dg, 0, sizeof(double) * (size_t)w);
-  if (need_g) {
-    lw_vexpr_grad(m, a, vb, 1.0, nblk, blk, s->g);
-    lw_vexpr_grad(m, b, va, 1.0, nblk, blk, s->g);
-  }
-  lw_vexpr_grad(m, a, dvb, 1.0, nblk, blk, s->dg);
-  lw_vexpr_grad(m, b, dva, 1.0, nblk, blk, s->dg);
-  if (ta) {
-    lw_vexpr_grad(m, ta, vb, 1.0, nblk, blk, s->dg);
-    lw_vexpr_grad(m, tb, va, 1.0, nblk, blk, s->dg);
-  }
-  s->r = s->dr = s->gm = s->dgm = 0;
-  if (!p->qd)
-    return;
-  double ra[3], rb[3], dra[3], drb[3];
-  vx_jvp(m, a, ta, p->qd, dir->dqd, 1, ra, dra);
-  vx_jvp(m, b, tb, p->qd, dir->dqd, 1, rb, drb);
-  s->r = dot(nd, ra, vb) + dot(nd, va, rb);
-  s->dr = dot(nd, dra, vb) + dot(nd, ra, dvb) + dot(nd, dva, rb) + dot(nd, va, drb);
-  s->gm = 2.0 * dot(nd, ra, rb);
-  s->dgm = 2.0 * (dot(nd, dra, rb) + dot(nd, ra, drb));
-}
-
-/* theta = atan2(S, C) from two dot scalars (in place into S) */
-static void sc_angle(int w, sc *S, const sc *C)
-{
-  double s = S->v, c = C->v, r2 = s * s + c * c;
-  double ds = S->dv, dc = C->dv, dr2 = 2.0 * (s * ds + c * dc);
-  double th = atan2(s, c), dth = (c * ds - s * dc) / r2;
-  double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
-  for (int i = 0; i < w; i++) {
-    g[i] = (c * S->g[i] - s * C->g[i]) / r2;
-    dg[i] = (dc * S->g[i] + c * S->dg[i] - ds * C->g[i] - s * C->dg[i]) / r2 - g[i] * dr2 / r2;
-  }
-  double sd = S->r, cd = C->r, dsd = S->dr, dcd = C->dr;
-  double thd = (c * sd - s * cd) / r2;
-  double dthd = (dc * sd + c * dsd - ds * cd - s * dcd) / r2 - thd * dr2 / r2;
-  double P = s * sd + c * cd, dP = ds * sd + s * dsd + dc * cd + c * dcd;
-  double A = c * S->gm - s * C->gm;
-  double dA = dc * S->gm + c * S->dgm - ds * C->gm - s * C->dgm;
-  double gm = A / r2 - 2.0 * thd * P / r2;
-  double dgm = dA / r2 - A * dr2 / (r2 * r2) - 2.0 * (dthd * P + thd * dP) / r2 +
-               2.0 * thd * P * dr2 / (r2 * r2);
-  S->v = th;
-  S->dv = dth;
-  memcpy(S->g, g, sizeof(double) * (size_t)w);
-  memcpy(S->dg, dg, sizeof(double) * (size_t)w);
-  S->r = thd;
-  S->dr = dthd;
-  S->gm = gm;
-  S->dgm = dgm;
-}
-
-/* a row or a joint coordinate: kind with vexprs a..d */
-/* need_g: s->g is wanted (an angle's derivatives need its dot products'
- * anyway); otherwise it is left 0 */
-static void sc_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const v[4],
-                    const lw_vexpr *const tv[4], int nblk, const int *blk, const lw_lin_point *p,
-                    const lw_lin_dir *dir, int need_g, sc *s)
-{
-  int tg = tv != NULL;
-  need_g = need_g || kind == LW_ROW_ANGLE;
-  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, need_g, s);
-  if (kind == LW_ROW_ANGLE) {
-    sc C;
-    sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, 1, &C);
-    sc_angle(2 * m->nqb, s, &C);
-  }
 }
 
 static void row_sc(const lw_model *m, const lw_model *tm, int r, const lw_lin_point *p,
@@ -203,57 +68,6 @@ static void row_sc(const lw_model *m, const lw_model *tm, int r, const lw_lin_po
   } else {
     sc_eval(m, row->kind, v, NULL, row->nblk, row->blk, p, dir, need_g, s);
   }
-}
-
-static void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
-                     const lw_lin_dir *dir, sc *s)
-{
-  const lw_coord *c = &m->coords[ci];
-  const lw_vexpr *v[4] = {&c->a, &c->b, &c->c, &c->d};
-  if (tm) {
-    const lw_coord *tc = &tm->coords[ci];
-    const lw_vexpr *tv[4] = {&tc->a, &tc->b, &tc->c, &tc->d};
-    sc_eval(m, c->kind, v, tv, c->nblk, c->blk, p, dir, 1, s);
-    s->dv -= tc->offset;
-  } else {
-    sc_eval(m, c->kind, v, NULL, c->nblk, c->blk, p, dir, 1, s);
-  }
-}
-
-/* x . g over the local blocks */
-static double blk_dot(const lw_model *m, int nblk, const int *blk, const double *g, const double *x)
-{
-  int nqb = m->nqb;
-  double s = 0;
-  for (int k = 0; k < nblk; k++)
-    s += dot(nqb, g + k * nqb, x + (size_t)blk[k] * nqb);
-  return s;
-}
-
-static void blk_add(const lw_model *m, int nblk, const int *blk, const double *g, double a, double *y)
-{
-  int nqb = m->nqb;
-  for (int k = 0; k < nblk; k++)
-    for (int i = 0; i < nqb; i++)
-      y[(size_t)blk[k] * nqb + i] += a * g[k * nqb + i];
-}
-
-static int touches(int nblk, const int *blk, int body)
-{
-  if (body < 0)
-    return 1;
-  for (int k = 0; k < nblk; k++)
-    if (blk[k] == body)
-      return 1;
-  return 0;
-}
-
-/* whether an element (blocks nblk/blk, tangent flag on) can contribute */
-static int active(const lw_lin_dir *dir, int state, int nblk, const int *blk, int on)
-{
-  if (dir->tg && on)
-    return 1;
-  return state && touches(nblk, blk, dir->body);
 }
 
 void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
@@ -272,33 +86,6 @@ void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_
     memcpy(dg, s.dg, sizeof(double) * (size_t)w);
 }
 
-/* the error e of measured coordinate i and its derivative de along the
- * direction; ed and ded: the error's rate (position measure) */
-static void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
-                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
-{
-  const lw_tangent *tg = df->tg;
-  const lw_fb *b = &m->fbs[i];
-  const lw_fb *tb = fon ? &tg->dm->fbs[i] : NULL;
-  const lw_coord *c = &m->coords[b->coord];
-  sc s;
-  coord_sc(m, fon ? tg->dm : NULL, b->coord, pf, df, &s);
-  double r, rd, dr = 0, drd = 0;
-  lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
-  if (fon)
-    func_tan(tg, 3, i, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
-  if (b->rate) {
-    *e = s.r - r;
-    *de = s.dr - dr;
-    *ed = *ded = 0.0;
-  } else {
-    *e = lw_coord_continue(m, d, b->coord, s.v - c->offset) - r;
-    *de = s.dv - dr;
-    *ed = s.r - rd;
-    *ded = s.dr - drd;
-  }
-}
-
 double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg, int i,
                        const lw_lin_point *p, const lw_lin_dir *dir, double *de)
 {
@@ -308,155 +95,6 @@ double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg
   double e, ed, ded;
   fb_error_jvp(m, d, i, fon, p, &df, &e, de, &ed, &ded);
   return e;
-}
-
-/* a controller's force / torque tau and its derivative dtau along the
- * direction (pf: the forces' point, velocity argument in qd); the integral
- * term ki (fbc + fb_beta e) takes fbc as given */
-static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf,
-                        const lw_lin_dir *df, double *tau, double *dtau)
-{
-  const lw_tangent *tg = df->tg;
-  const lw_model *tm = tg ? tg->dm : NULL;
-  const lw_force *f = &m->forces[n];
-  int fon = tg && tg->force_on[n];
-  double T = 0, dT = 0, beta = d->fb_beta;
-  for (int k = 0; k < f->nfb; k++) {
-    int i = f->fb0 + k;
-    const lw_fb *b = &m->fbs[i];
-    const lw_fb *tb = fon ? &tm->fbs[i] : NULL;
-    double e, de, ed, ded;
-    fb_error_jvp(m, d, i, fon, pf, df, &e, &de, &ed, &ded);
-    double I = d->fbc[i] + beta * e;
-    T -= b->kp * e + b->kd * ed + b->ki * I;
-    dT -= (b->kp + beta * b->ki) * de + b->kd * ded;
-    if (fon)
-      dT -= tb->kp * e + tb->kd * ed + tb->ki * I;
-  }
-  *tau = T;
-  *dtau = dT;
-}
-
-/* the derivative of force n (added into dQ) */
-static void force_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point *p, const lw_lin_point *pf,
-                      const lw_lin_dir *dir, const lw_lin_dir *df, int state, double *dQ)
-{
-  int nd = m->nd, nqb = m->nqb;
-  const lw_tangent *tg = dir->tg;
-  const lw_model *tm = tg ? tg->dm : NULL;
-  sc s;
-  const lw_force *f = &m->forces[n];
-  const lw_force *tf = tm ? &tm->forces[n] : NULL;
-  int fon = tg && tg->force_on[n];
-  switch (f->type) {
-  case LW_FORCE_SPRING_DAMPER: {
-    if (!active(dir, state, f->nblk, f->blk, fon))
-      break;
-    double v[3], vd[3], dv[3], dvd[3];
-    /* the derivative of the vector itself only where it moves */
-    const lw_vexpr *tv = fon && tg->force_vx_on[n] ? &tf->v : NULL;
-    vx_jvp(m, &f->v, tv, p->q, dir->dq, 0, v, dv);
-    vx_jvp(m, &f->v, tv, p->v, dir->dv, 1, vd, dvd);
-    double l = sqrt(dot(nd, v, v));
-    if (l < 1e-300)
-      break;
-    double e[3], de[3];
-    for (int i = 0; i < nd; i++)
-      e[i] = v[i] / l;
-    double dl = dot(nd, e, dv);
-    for (int i = 0; i < nd; i++)
-      de[i] = (dv[i] - e[i] * dl) / l;
-    double ld = dot(nd, e, vd), dld = dot(nd, de, vd) + dot(nd, e, dvd);
-    double F = f->k * (l - f->rest) + f->c * ld;
-    double dF = f->k * dl + f->c * dld;
-    if (fon)
-      dF += tf->k * (l - f->rest) - f->k * tf->rest + tf->c * ld;
-    /* Q = -F V^T e */
-    double g[2 * LW_MAXQB] = {0};
-    lw_vexpr_grad(m, &f->v, e, -dF, f->nblk, f->blk, g);
-    lw_vexpr_grad(m, &f->v, de, -F, f->nblk, f->blk, g);
-    if (tv)
-      lw_vexpr_grad(m, tv, e, -F, f->nblk, f->blk, g);
-    blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
-    break;
-  }
-  case LW_FORCE_JOINT_SPRING_DAMPER: {
-    const lw_coord *c = &m->coords[f->coord];
-    if (!active(dir, state, c->nblk, c->blk, fon))
-      break;
-    coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
-    double x = lw_coord_continue(m, d, f->coord, s.v - c->offset);
-    double tau = -f->k * (x - f->rest) - f->c * s.r;
-    double dtau = -f->k * s.dv - f->c * s.dr;
-    if (fon)
-      dtau += -tf->k * (x - f->rest) + f->k * tf->rest - tf->c * s.r;
-    blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
-    blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
-    break;
-  }
-  case LW_FORCE_PID:
-  case LW_FORCE_STATE_FEEDBACK: {
-    if (!active(dir, state, f->ncblk, f->cblk, fon))
-      break;
-    double tau, dtau;
-    control_jvp(m, d, n, pf, df, &tau, &dtau);
-    const lw_coord *c = &m->coords[f->coord];
-    coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
-    blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
-    blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
-    break;
-  }
-  case LW_FORCE_FORCE: {
-    if (!fon)
-      break; /* independent of the state */
-    double sv, dsv;
-    lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
-    func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
-    double F[3], dF[3];
-    for (int i = 0; i < nd; i++) {
-      F[i] = sv * f->vec[i];
-      dF[i] = dsv * f->vec[i] + sv * tf->vec[i];
-    }
-    double g[2 * LW_MAXQB] = {0};
-    lw_vexpr_grad(m, &f->v, dF, 1.0, f->nblk, f->blk, g);
-    lw_vexpr_grad(m, &tf->v, F, 1.0, f->nblk, f->blk, g);
-    blk_add(m, f->nblk, f->blk, g, 1.0, dQ);
-    break;
-  }
-  case LW_FORCE_TORQUE: {
-    if (f->body < 0 || !active(dir, state, 1, &f->body, fon))
-      break;
-    double sv, dsv = 0;
-    lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
-    if (fon)
-      func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
-    const double *qb = p->q + (size_t)f->body * nqb;
-    const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
-    double *Qb = dQ + (size_t)f->body * nqb;
-    double T[3], dT[3];
-    for (int i = 0; i < 3; i++) {
-      T[i] = sv * f->vec[i];
-      dT[i] = dsv * f->vec[i] + (fon ? sv * tf->vec[i] : 0.0);
-    }
-    if (nd == 2) {
-      Qb[2] += -dT[2] * qb[3] - (dqb ? T[2] * dqb[3] : 0.0);
-      Qb[3] += dT[2] * qb[2] + (dqb ? T[2] * dqb[2] : 0.0);
-    } else {
-      for (int k = 1; k < 4; k++) {
-        const double *a = qb + 3 * k;
-        double da[3] = {0, 0, 0};
-        if (dqb)
-          memcpy(da, dqb + 3 * k, sizeof da);
-        Qb[3 * k + 0] += 0.5 * (dT[1] * a[2] - dT[2] * a[1] + T[1] * da[2] - T[2] * da[1]);
-        Qb[3 * k + 1] += 0.5 * (dT[2] * a[0] - dT[0] * a[2] + T[2] * da[0] - T[0] * da[2]);
-        Qb[3 * k + 2] += 0.5 * (dT[0] * a[1] - dT[1] * a[0] + T[0] * da[1] - T[1] * da[0]);
-      }
-    }
-    break;
-  }
-  default:
-    break;
-  }
 }
 
 /* ---- the residual pieces ------------------------------------------------- */
@@ -532,7 +170,7 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
   df.dqd = dir->dv;
   for (int n = 0; n < m->nforces; n++)
     if (!force_on || force_on[n])
-      force_jvp(m, d, n, p, &pf, dir, &df, state, dQ);
+      lw_force_kind_of(m->forces[n].type)->jvp(m, d, n, p, &pf, dir, &df, state, dQ);
 }
 
 /* ---- step matrices ------------------------------------------------------------
@@ -574,30 +212,6 @@ static void vx_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int 
   }
 }
 
-/* the bodies whose coordinates force f depends on (its derivative columns);
- * 0 for a force independent of the state */
-static int force_blocks(const lw_model *m, const lw_force *f, const int **blk)
-{
-  switch (f->type) {
-  case LW_FORCE_JOINT_SPRING_DAMPER:
-    *blk = m->coords[f->coord].blk;
-    return m->coords[f->coord].nblk;
-  case LW_FORCE_TORQUE:
-    *blk = &f->body;
-    return f->body >= 0 ? 1 : 0;
-  case LW_FORCE_FORCE:
-    *blk = NULL;
-    return 0;
-  default:
-    if (lw_force_is_controller(f->type)) {
-      *blk = f->cblk;
-      return f->ncblk;
-    }
-    *blk = f->blk;
-    return f->nblk;
-  }
-}
-
 /* A bilinear form of q (a row or a coordinate) as hess_table reads it */
 typedef struct {
   int skip;  /* no Hessian kept */
@@ -610,13 +224,13 @@ typedef struct {
 static void row_form(const lw_model *m, int k, hform *f)
 {
   const lw_row *r = &m->rows[k];
-  *f = (hform){r->kind != LW_ROW_DOT, 0, &r->a, &r->b, &r->c, &r->d, r->nblk, r->blk};
+  *f = (hform){!lw_row_kind_of(r->kind)->const_hessian, 0, &r->a, &r->b, &r->c, &r->d, r->nblk, r->blk};
 }
 
 static void coord_form(const lw_model *m, int k, hform *f)
 {
   const lw_coord *c = &m->coords[k];
-  *f = (hform){0, c->kind == LW_ROW_ANGLE, &c->a, &c->b, &c->c, &c->d, c->nblk, c->blk};
+  *f = (hform){0, lw_row_kind_of(c->kind)->nvec == 4, &c->a, &c->b, &c->c, &c->d, c->nblk, c->blk};
 }
 
 /* The constant Hessians of n bilinear forms over their bodies' coordinates
@@ -694,14 +308,14 @@ int lw_lin_prepare(lw_model *m)
   for (int r = 0; r < m->nc; r++) {
     for (int k = 0; k < 2; k++)
       m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->rows[r].blk[k] * nqb : -1;
-    if (m->rows[r].kind != LW_ROW_DOT && m->rows[r].nblk > 1)
+    if (!lw_row_kind_of(m->rows[r].kind)->const_hessian && m->rows[r].nblk > 1)
       m->lin_coupled = 1;
   }
   if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled))
     return -1;
   for (int n = 0; n < m->nforces; n++) {
     const int *blk;
-    if (force_blocks(m, &m->forces[n], &blk) > 1)
+    if (lw_force_blocks(m, &m->forces[n], &blk) > 1)
       m->lin_coupled = 1;
   }
   return hess_table(m, m->ncoords, coord_form, 2, &m->ch_ptr, &m->ch_ij, &m->ch_v, NULL);
@@ -817,7 +431,7 @@ static double sx_hess(const sx *o, int j, int i)
  * derivatives of theta' by q (rv) and of gm = theta'' - g.qdd by q (ra,
  * with H qdd) and by qd (rad).  With P = S S' + C C', N = C sigma - S kappa:
  *   gm = N / r2 - 2 theta' P / r2 */
-static void angle_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+void lw_angle_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
                       double *rv, double *ra, double *rad)
 {
   int nqb = m->nqb;
@@ -902,8 +516,8 @@ LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, i
  * (rows i; dr2 = 2 (S gS + C gC)), HS and HC constant (m->ch_v): the
  * outer products go through sd_blocks, the constant parts from their
  * nonzeros */
-static void joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
-                         const lw_bmat *KC, const lw_bmat *Cm)
+void lw_joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+                     const lw_bmat *KC, const lw_bmat *Cm)
 {
   const lw_coord *c = &m->coords[f->coord];
   const lw_vexpr *ve[4] = {&c->a, &c->b, &c->c, &c->d};
@@ -984,9 +598,10 @@ LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin
 
 /* the sizes constants for a planar or spatial spring between one or two
  * bodies, so that the loops over them unroll */
-static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_point *p, double cv, const lw_bmat *KC,
-                         const lw_bmat *Cm)
+void lw_point_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, const lw_lin_point *p, double cv,
+                     const lw_bmat *KC, const lw_bmat *Cm)
 {
+  (void)d;
   int nd = m->nd, nqb = m->nqb, w = f->nblk * nqb;
   if (nqb == 4 && w == 8)
     point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4, 8);
@@ -1000,6 +615,33 @@ static void point_sd_lin(const lw_model *m, const lw_force *f, const lw_lin_poin
     point_sd_lin_n(m, f, p, cv, KC, Cm, nd, nqb, w);
 }
 
+/* a DOT row's step blocks from its constant Hessian (m->rh_v) */
+void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
+                    double *rv, double *ra, double *rad)
+{
+  int nqb = m->nqb, w = row->nblk * nqb;
+  /* the constant Hessian: the global index of each local coordinate,
+   * and the multipliers */
+  int gidx[2 * LW_MAXQB];
+  for (int i = 0; i < w; i++)
+    gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+  double lk[3];
+  for (int k = 0; k < 3; k++)
+    lk[k] = H[k] ? p->l[k][r] : 0.0;
+  for (int n = m->rh_ptr[r]; n < m->rh_ptr[r + 1]; n++) {
+    int i = m->rh_ij[2 * n], j = m->rh_ij[2 * n + 1], gi = gidx[i], gj = gidx[j];
+    double h = m->rh_v[n];
+    /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
+    double hv = h * p->qd[gj];
+    rv[i] += hv;
+    ra[i] += h * p->qdd[gj];
+    rad[i] += 2.0 * hv;
+    for (int k = 0; k < 3; k++)
+      if (lk[k] != 0.0)
+        bm_add(m, H[k], gj, gi, lk[k] * h);
+  }
+}
+
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
 {
@@ -1008,32 +650,8 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
   memset(e, 0, sizeof(double) * (size_t)nq);
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
-    int w = row->nblk * nqb;
     double *rv = RV + (size_t)r * w2, *ra = RA + (size_t)r * w2, *rad = RAd + (size_t)r * w2;
-    if (row->kind == LW_ROW_DOT) {
-      /* the constant Hessian: the global index of each local coordinate,
-       * and the multipliers */
-      int gidx[2 * LW_MAXQB];
-      for (int i = 0; i < w; i++)
-        gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
-      double lk[3];
-      for (int k = 0; k < 3; k++)
-        lk[k] = H[k] ? p->l[k][r] : 0.0;
-      for (int n = m->rh_ptr[r]; n < m->rh_ptr[r + 1]; n++) {
-        int i = m->rh_ij[2 * n], j = m->rh_ij[2 * n + 1], gi = gidx[i], gj = gidx[j];
-        double h = m->rh_v[n];
-        /* d(g . x)/dq = H x; gamma = qd^T H qd: d gamma / d qd = 2 H qd */
-        double hv = h * p->qd[gj];
-        rv[i] += hv;
-        ra[i] += h * p->qdd[gj];
-        rad[i] += 2.0 * hv;
-        for (int k = 0; k < 3; k++)
-          if (lk[k] != 0.0)
-            bm_add(m, H[k], gj, gi, lk[k] * h);
-      }
-      continue;
-    }
-    angle_lin(m, row, p, H, r, rv, ra, rad);
+    lw_row_kind_of(row->kind)->lin(m, row, p, H, r, rv, ra, rad);
   }
   /* forces */
   lw_lin_point pf = *p;
@@ -1044,14 +662,11 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
   memset(ev, 0, sizeof(double) * (size_t)nq);
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
+    const lw_force_kind *kind = lw_force_kind_of(f->type);
     const int *blk;
-    int nblk = force_blocks(m, f, &blk);
-    if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
-      joint_sd_lin(m, d, f, p, cv, KC, C);
-      continue;
-    }
-    if (f->type == LW_FORCE_SPRING_DAMPER) {
-      point_sd_lin(m, f, p, cv, KC, C);
+    int nblk = kind->blocks(m, f, &blk);
+    if (kind->lin) {
+      kind->lin(m, d, f, p, cv, KC, C);
       continue;
     }
     for (int i = 0; i < nblk * nqb; i++) {
@@ -1066,7 +681,7 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
         lw_lin_dir dir = {pass == 0 ? e : NULL, ev, NULL, NULL, NULL, NULL, blk[i / nqb]};
         lw_lin_dir df = dir;
         df.dqd = ev;
-        force_jvp(m, d, n, p, &pf, &dir, &df, 1, dQ);
+        kind->jvp(m, d, n, p, &pf, &dir, &df, 1, dQ);
         for (int k = 0; k < nblk; k++)
           for (int l = 0; l < nqb; l++) {
             int g = blk[k] * nqb + l;
@@ -1261,40 +876,6 @@ void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *
 }
 
 /* ---- outputs ---------------------------------------------------------------- */
-/* a spring-damper's length (joint: coordinate) x and rate xd at p, and
- * their derivatives along dir and the tangent model tm (NULL: none) */
-static void spring_jvp(const lw_model *m, const lw_model *tm, lw_data *d, int n, const lw_lin_point *p,
-                       const lw_lin_dir *dir, double *x, double *dx, double *xd, double *dxd)
-{
-  const lw_force *f = &m->forces[n];
-  const lw_force *tf = tm ? &tm->forces[n] : NULL;
-  int nd = m->nd;
-  *x = *dx = *xd = *dxd = 0.0;
-  if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
-    const lw_coord *c = &m->coords[f->coord];
-    sc cs;
-    coord_sc(m, tm, f->coord, p, dir, &cs);
-    *x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
-    *dx = cs.dv;
-    *xd = cs.r;
-    *dxd = cs.dr;
-    return;
-  }
-  /* l = |v|, dl/dt = v.vd / l with v = V(q), vd = V_lin(qd) */
-  double v[3], dv[3], vd[3] = {0, 0, 0}, dvd[3] = {0, 0, 0};
-  vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
-  if (p->qd)
-    vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->qd, dir->dqd, 1, vd, dvd);
-  double l = sqrt(dot(nd, v, v));
-  if (l < 1e-300)
-    return;
-  double dl = dot(nd, v, dv) / l, vvd = dot(nd, v, vd);
-  *x = l;
-  *dx = dl;
-  *xd = vvd / l;
-  *dxd = (dot(nd, dv, vd) + dot(nd, v, dvd)) / l - vvd * dl / (l * l);
-}
-
 void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
                    const lw_lin_dir *dir, double *dy)
 {
@@ -1344,7 +925,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     const lw_force *f = &m->forces[op->force];
     const lw_force *tf = tm ? &tm->forces[op->force] : NULL;
     double x, dx, xd, dxd;
-    spring_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
+    lw_force_kind_of(f->type)->state_jvp(m, tm, d, op->force, p, dir, &x, &dx, &xd, &dxd);
     if (op->type == LW_OUT_SPRING_LENGTH) {
       dy[0] = dx;
       break;
@@ -1359,7 +940,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     double tau;
     lw_lin_dir dc = *dir;
     dc.tg = tg;
-    control_jvp(m, d, op->force, p, &dc, &tau, &dy[0]);
+    lw_control_jvp(m, d, op->force, p, &dc, &tau, &dy[0]);
     break;
   }
   case LW_OUT_KINETIC_ENERGY:
@@ -1384,28 +965,9 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
         s -= dot(nq, tm->qgrav, p->q);
       for (int n = 0; n < m->nforces; n++) {
         const lw_force *f = &m->forces[n];
-        const lw_force *tf = tm ? &tm->forces[n] : NULL;
-        if (f->type == LW_FORCE_SPRING_DAMPER) {
-          double v[3], dv[3];
-          vx_jvp(m, &f->v, tf ? &tf->v : NULL, p->q, dir->dq, 0, v, dv);
-          double l = sqrt(dot(nd, v, v));
-          if (l < 1e-300)
-            continue;
-          double dl = dot(nd, v, dv) / l;
-          s += f->k * (l - f->rest) * dl;
-          if (tf)
-            s += 0.5 * tf->k * (l - f->rest) * (l - f->rest) - f->k * (l - f->rest) * tf->rest;
-        } else if (f->type == LW_FORCE_JOINT_SPRING_DAMPER) {
-          const lw_coord *c = &m->coords[f->coord];
-          sc cs;
-          lw_lin_point pc = *p;
-          pc.qd = NULL;
-          coord_sc(m, tm, f->coord, &pc, dir, &cs);
-          double x = lw_coord_continue(m, d, f->coord, cs.v - c->offset);
-          s += f->k * (x - f->rest) * cs.dv;
-          if (tf)
-            s += 0.5 * tf->k * (x - f->rest) * (x - f->rest) - f->k * (x - f->rest) * tf->rest;
-        }
+        const lw_force_kind *k = lw_force_kind_of(f->type);
+        if (k->energy_jvp)
+          k->energy_jvp(m, tm, d, n, p, dir, &s);
       }
     }
     dy[0] = s;
@@ -1577,11 +1139,9 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
       for (int i = 0; i < fs[0]->func.n; i++)
         fo->func.knots[i] = comb(fk, (size_t)i, c, &on);
     }
-    if (fs[0]->type == LW_FORCE_JOINT_SPRING_DAMPER && t->coord_on[fs[0]->coord])
-      on = 1;
-    if (lw_force_is_controller(fs[0]->type)) {
-      if (t->coord_on[fs[0]->coord])
-        on = 1;
+    if (lw_force_kind_of(fs[0]->type)->on_joint && t->coord_on[fs[0]->coord])
+      on = 1; /* and a controller's measures (none for other kinds): */
+    {
       for (int k = 0; k < fs[0]->nfb; k++) {
         int i = fs[0]->fb0 + k;
         const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
