@@ -196,7 +196,16 @@ static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
 
 static const struct lw_kind_output controller_outputs[1] = {{"effort", LW_OUT_CONTROL}};
 
+/* a controller reads rates (kd, rate measures) and its Newton terms carry a
+ * damping: taken as depending on the velocities */
+static int controller_uses_velocity(const lw_force *f)
+{
+  (void)f;
+  return 1;
+}
+
 const lw_force_kind lw_kind_pid = {
+  .uses_velocity = controller_uses_velocity,
   .name = "pid",
   .on_joint = 1,
   .compile = controller_compile,
@@ -209,6 +218,7 @@ const lw_force_kind lw_kind_pid = {
 };
 
 const lw_force_kind lw_kind_state_feedback = {
+  .uses_velocity = controller_uses_velocity,
   .name = "state-feedback",
   .on_joint = 1,
   .compile = controller_compile,

@@ -120,7 +120,13 @@ static int joint_spring_compile(lw_compile_ctx *cx, int i, lw_error *err)
   return 0;
 }
 
+static int joint_spring_uses_velocity(const lw_force *f)
+{
+  return f->c != 0.0; /* a damper */
+}
+
 const lw_force_kind lw_kind_joint_spring = {
+  .uses_velocity = joint_spring_uses_velocity,
   .name = "joint-spring-damper",
   .on_joint = 1,
   .compile = joint_spring_compile,

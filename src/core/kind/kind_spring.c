@@ -192,7 +192,13 @@ const struct lw_kind_output lw_kind_spring_outputs[2] = {
   {"force", LW_OUT_SPRING_FORCE},
 };
 
+static int spring_uses_velocity(const lw_force *f)
+{
+  return f->c != 0.0; /* a damper */
+}
+
 const lw_force_kind lw_kind_spring = {
+  .uses_velocity = spring_uses_velocity,
   .name = "spring-damper",
   .compile = spring_compile,
   .eval = spring_eval,

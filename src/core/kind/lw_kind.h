@@ -50,6 +50,9 @@ typedef struct lw_force_kind {
   /* the element acts along a joint coordinate f->coord (its unit, its
    * tangent follows the coordinate's) */
   int on_joint;
+  /* whether Q depends on the velocities (C = -dQ/dqd nonzero) for this
+   * element; NULL: never */
+  int (*uses_velocity)(const lw_force *f);
   /* fill m->forces[i] from d->forces[i] past the checks every force gets
    * (name, stiffness, damping, finite values, its function): its vectors,
    * bodies (nblk, blk), coordinate, controllers' measures; 0, or -1 with

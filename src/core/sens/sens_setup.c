@@ -2,6 +2,7 @@
  * constants for a model, its arrays, the buckets of the time functions'
  * coefficients. */
 #include "sens_internal.h"
+#include "kind/lw_kind.h"
 
 #include <stdlib.h>
 
@@ -203,8 +204,8 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
   s->undamped = 1;
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
-    int spring = f->type == LW_FORCE_SPRING_DAMPER || f->type == LW_FORCE_JOINT_SPRING_DAMPER;
-    if (spring ? f->c != 0.0 : f->type != LW_FORCE_FORCE && f->type != LW_FORCE_TORQUE)
+    const lw_force_kind *kind = lw_force_kind_of(f->type);
+    if (kind && kind->uses_velocity && kind->uses_velocity(f))
       s->undamped = 0;
   }
 }
