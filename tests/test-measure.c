@@ -649,6 +649,68 @@ static void test_gui_ctrl_drag(void)
   g_object_unref(free_r);
 }
 
+
+/* in editing mode too, a Ctrl+drag while the simulation runs pulls it; it
+ * does not draw a link (which would end the run) */
+static void test_gui_ctrl_drag_editing(void)
+{
+  xinput xi;
+  if (!xinput_open(&xi)) {
+    g_test_skip("no XTest on this display");
+    return;
+  }
+  LwWindow *w = example_window("pendulum");
+  GtkWidget *view = lw_window_get_view(w);
+  LwSimRunner *r = lw_window_get_runner(w);
+  lw_sim_runner_set_t_end(r, 0.3);
+  int nbodies = lw_window_get_desc(w)->nbodies, changes = 0;
+  g_signal_connect_swapped(view, "perturbation-changed", G_CALLBACK(count_signal), &changes);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  lwt_spin(0.3);
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
+  g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
+  r = lw_window_get_runner(w);
+  lw_sim_runner_set_real_time(r, TRUE, 0.1);
+  lwt_spin(0.3);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
+  lw_camera cam;
+  lw_view3d_get_camera(LW_VIEW3D(view), &cam);
+  int vw = gtk_widget_get_width(view), vh = gtk_widget_get_height(view);
+  double t = lw_window_get_shown_time(w), q[4], x0, y0, x1, y1;
+  lw_sim_runner_get_frame(r, lw_sim_runner_frame_at_time(r, t), NULL, q, NULL);
+  LwBodyPoint P1 = bpt(0, 1, 0, 0);
+  double p[3];
+  lw_body_point_position(lw_sim_runner_get_model(r), q, &P1, p);
+  g_assert_true(lw_camera_project(&cam, vw, vh, p, &x0, &y0));
+  double up[3] = {p[0], p[1] + 0.5, 0};
+  g_assert_true(lw_camera_project(&cam, vw, vh, up, &x1, &y1));
+  unsigned int ctrl = xi.keycode(xi.dpy, 0xffe3 /* Control_L */);
+  xi_move(&xi, view, x0, y0);
+  xi.fake_key(xi.dpy, ctrl, TRUE, 0);
+  xi.fake_button(xi.dpy, 1, TRUE, 0);
+  xi.flush(xi.dpy);
+  g_assert_true(lwt_wait_until(counter_positive, &changes, 20));
+  for (int k = 1; k <= 10; k++)
+    xi_move(&xi, view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
+  lwt_spin(0.5);
+  double F[3];
+  g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
+  g_assert_cmpfloat(F[1], >, 0);
+  xi.fake_button(xi.dpy, 1, FALSE, 0);
+  xi.fake_key(xi.dpy, ctrl, FALSE, 0);
+  xi.flush(xi.dpy);
+  lwt_spin(0.3);
+  g_assert_false(lw_sim_runner_get_perturbation_force(r, F));
+  /* no link drawn, the run goes on */
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, nbodies);
+  g_assert_true(lw_window_get_runner(w) == r);
+  lw_sim_runner_set_real_time(r, FALSE, 1.0);
+  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.2);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -668,6 +730,7 @@ int main(int argc, char **argv)
     g_test_add_func("/measure/gui/edit-mode-shortcut", test_gui_edit_mode_shortcut);
     g_test_add_func("/measure/gui/follow-model", test_gui_measures_follow_model);
     g_test_add_func("/measure/gui/ctrl-drag", test_gui_ctrl_drag);
+    g_test_add_func("/measure/gui/ctrl-drag-editing", test_gui_ctrl_drag_editing);
   }
   return g_test_run();
 }

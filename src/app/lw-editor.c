@@ -7,6 +7,8 @@
  * assembled preview, or the closest configuration the assembly reached),
  * else from the bodies' initial guesses. */
 #include "lw-editor.h"
+#include "lw-sim-runner.h"
+#include "lw-window.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -56,6 +58,7 @@ struct _LwEditor {
   GdkModifierType mods;
   double x0, y0, x1, y1;
   gboolean dragging, stroking;
+  gboolean pulling;      /* a Ctrl+drag pulls the running simulation */
   int moving;            /* index of the anchor being moved + 1, or 0 */
   lw_camera cam0;
   lw_camera cam_drawn;   /* the camera of the last drawing */
@@ -1167,6 +1170,15 @@ gboolean lw_editor_drag_body(LwEditor *self, double x0, double y0, double x1, do
 }
 
 /* ---- pointer ------------------------------------------------------------ */
+/* a simulation runs in this window: Ctrl+drag pulls it (as outside
+ * editing mode) rather than editing */
+static gboolean simulation_running(LwEditor *self)
+{
+  GtkRoot *root = gtk_widget_get_root(GTK_WIDGET(self->view));
+  LwSimRunner *r = LW_IS_WINDOW(root) ? lw_window_get_runner(LW_WINDOW(root)) : NULL;
+  return r && lw_sim_runner_get_state(r) == LW_RUNNER_RUNNING;
+}
+
 static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
 {
   self->button = gtk_gesture_single_get_current_button(GTK_GESTURE_SINGLE(g));
@@ -1176,6 +1188,12 @@ static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
   self->x0 = self->x1 = x, self->y0 = self->y1 = y;
   self->dragging = self->stroking = FALSE;
   self->moving = 0;
+  self->pulling = FALSE;
+  if (self->button == GDK_BUTTON_PRIMARY && (self->mods & GDK_CONTROL_MASK) && !(self->mods & GDK_SHIFT_MASK) &&
+      simulation_running(self) && lw_view3d_perturbation_grab(self->view, x, y)) {
+    self->pulling = TRUE;
+    return;
+  }
   if (self->button == GDK_BUTTON_PRIMARY && !(self->mods & GDK_SHIFT_MASK) && is_moving_tool(self)) {
     const Anchor *a = moved_anchor(self, x, y);
     if (a)
@@ -1190,6 +1208,10 @@ static void drag_begin_cb(GtkGestureDrag *g, double x, double y, LwEditor *self)
 static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
 {
   (void)g;
+  if (self->pulling) {
+    lw_view3d_perturbation_pull(self->view, ox, oy);
+    return;
+  }
   if (!self->dragging && hypot(ox, oy) < CLICK_PX)
     return;
   self->dragging = TRUE;
@@ -1222,6 +1244,11 @@ static void drag_update_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *se
 static void drag_end_cb(GtkGestureDrag *g, double ox, double oy, LwEditor *self)
 {
   (void)g;
+  if (self->pulling) {
+    self->pulling = FALSE;
+    lw_view3d_perturbation_release(self->view);
+    return;
+  }
   if (self->kdrag && self->dragging) {
     body_drag_to(self, self->x0 + ox, self->y0 + oy);
     finish_body_drag(self);

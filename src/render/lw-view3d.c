@@ -1033,6 +1033,29 @@ static gboolean measure_drag_end(LwView3d *self, double ox, double oy)
   return TRUE;
 }
 
+gboolean lw_view3d_perturbation_grab(LwView3d *self, double x, double y)
+{
+  g_return_val_if_fail(LW_IS_VIEW3D(self), FALSE);
+  self->drag_button = GDK_BUTTON_PRIMARY;
+  self->drag_mods = GDK_CONTROL_MASK;
+  self->drag_x0 = x, self->drag_y0 = y;
+  self->dragging = FALSE;
+  return perturb_begin(self, x, y);
+}
+
+void lw_view3d_perturbation_pull(LwView3d *self, double ox, double oy)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  measure_drag_update(self, ox, oy);
+}
+
+void lw_view3d_perturbation_release(LwView3d *self)
+{
+  g_return_if_fail(LW_IS_VIEW3D(self));
+  if (self->perturbing)
+    measure_drag_end(self, 0, 0);
+}
+
 void lw_view3d_measure_click(LwView3d *self, double x, double y)
 {
   g_return_if_fail(LW_IS_VIEW3D(self));

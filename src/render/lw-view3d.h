@@ -88,6 +88,12 @@ void lw_view3d_clear_measures(LwView3d *self);
 void lw_view3d_measure_click(LwView3d *self, double x, double y);
 /* While a Ctrl+drag holds a body ("perturbation-changed" tells of changes):
  * the body, the grabbed point in its axes and the pointer's target. */
+/* A Ctrl+drag that another controller (the editor, in editing mode) took:
+ * grab the body under (x, y) as the view's own Ctrl+drag does (FALSE: none
+ * there, or no state shown), pull it by the drag's offset, let it go. */
+gboolean lw_view3d_perturbation_grab(LwView3d *self, double x, double y);
+void lw_view3d_perturbation_pull(LwView3d *self, double ox, double oy);
+void lw_view3d_perturbation_release(LwView3d *self);
 gboolean lw_view3d_get_perturbation(LwView3d *self, int *body, double p[3], double target[3]);
 
 /* The grid's finest spacing (the editor's snapping step), m; the grid
