@@ -12,11 +12,14 @@
  *         delta = cbrt(eps) * max(|x|, 1)
  *     (the coordinates are lengths in metres, unit-vector components,
  *     velocities: of order one);
- *   - along a direction (the forward sensitivity residual F_y s + F_y' s',
- *     the objective along s, s'): step eps_dir = cbrt(eps) * max(|(q, v)|, 1)
- *     / |(s_q, s_v)| (max norms), so that the state moves by delta; the
- *     residual is linear in v' and lam, whose parts of the direction are
- *     then taken exactly up to rounding;
+ *   - along a direction: in the forward sensitivity residual
+ *     F_y s + F_y' s', along (s_q, s_v) alone with step
+ *     e = cbrt(eps) * max(|(q, v)|, 1) / |(s_q, s_v)| (max norms), so that
+ *     q and v move by delta; the residual is linear in v' and lam, and their
+ *     part, M s_v' + J^T s_lam and J s_v', is formed from the model's own M
+ *     and J (values of the equations, not derivatives).  The objective along
+ *     (s, s') (outputs read v' and lam nonlinearly) with
+ *     e |(s, s')| = cbrt(eps) * max(|(q, v)|, 1);
  *   - with respect to parameter j: models compiled from a copy of the
  *     description with the parameter at p_j +- h_j,
  *         h_j = cbrt(eps) * |p_j|   (cbrt(eps) when p_j = 0),
