@@ -42,7 +42,6 @@
 #include "lw_ref_idas_sens.h"
 #include "lw_ref_util.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +81,7 @@ typedef struct {
   double *Gqc, *Gvc;    /* nq x nc: Dq2^T, Dv2^T */
   double *gq, *gv, *gp; /* the integral terms' gradient (v', lam eliminated) */
   /* scratch */
-  double *gx, *w, *K, *bv, *fa, *fb, *xa, *xpa, *sQ, *sJ, *sgam, *sr, *coords;
+  double *gx, *w, *K, *bv, *fa, *fb, *xa, *xpa, *sQ, *sJ, *sgam, *sr;
   int *ipiv;
   /* joint coordinates after each forward step: angles continue from there */
   long nh, caph;
@@ -760,7 +759,7 @@ static void ctx_free(ctx *c)
   double *arrs[] = {c->M,  c->Q,  c->J,   c->gam, c->yrow, c->ly,  c->lyp, c->by,  c->byp, c->yc,
                     c->ypc, c->LJ, c->Dq, c->Dv,  c->Fp,   c->BC,  c->Gqu, c->Gvu, c->Gqc, c->Gvc,
                     c->gq, c->gv,  c->gp, c->gx,  c->w,    c->K,   c->bv,  c->fa,  c->fb,  c->xa,
-                    c->xpa, c->sQ, c->sJ, c->sgam, c->sr,  c->coords, c->hp, c->ht, c->hc};
+                    c->xpa, c->sQ, c->sJ, c->sgam, c->sr,  c->hp, c->ht, c->hc};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   free(c->ipiv);
@@ -823,12 +822,11 @@ static int ctx_alloc(ctx *c)
   c->sJ = calloc(nc * nq, sizeof(double));
   c->sgam = calloc(nc, sizeof(double));
   c->sr = calloc(n, sizeof(double));
-  c->coords = calloc((size_t)c->ncoords + 1, sizeof(double));
   c->ipiv = calloc(n1, sizeof(int));
   return c->d && c->pm && c->pd && c->pM && c->hp && c->M && c->Q && c->J && c->gam && c->yrow && c->ly &&
                  c->lyp && c->by && c->byp && c->yc && c->ypc && c->LJ && c->Dq && c->Dv && c->Fp && c->BC &&
                  c->Gqu && c->Gvu && c->Gqc && c->Gvc && c->gq && c->gv && c->gp && c->gx && c->w && c->K &&
-                 c->bv && c->fa && c->fb && c->xa && c->xpa && c->sQ && c->sJ && c->sgam && c->sr && c->coords &&
+                 c->bv && c->fa && c->fb && c->xa && c->xpa && c->sQ && c->sJ && c->sgam && c->sr &&
                  c->ipiv
              ? 0
              : -1;
