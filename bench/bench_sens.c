@@ -257,7 +257,7 @@ static void bench_idas(const char *file, const model_runs *ours, int nrep)
   int p = d->nparams;
   long steps = (long)floor(d->solver.t_end / d->solver.step + 0.5);
   printf("\n== %s, objective %s by SUNDIALS IDAS, best of %d ==\n", d->name, d->objectives[0].name, nrep);
-  printf("the index-1 form y = [q; v; lam]: BDF orders 1-5, dense LU, analytic Jacobians and sensitivity "
+  printf("the index-1 form y = [q; v; lam]: BDF orders 1-5, dense LU, central-difference Jacobians and sensitivity "
          "residuals, the multipliers left out of every error test, atol = rtol / 100\n");
   /* the reference, and ours at a small step as its check */
   idas_run ref = idas(m, LW_REF_FORWARD, 1e-12, p, 1);

@@ -487,6 +487,19 @@ void lw_data_set_state(const lw_model *m, lw_data *d, double t, const double *q,
 void lw_eval_mass_dense(const lw_model *m, double *M);
 void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                    double *Q, double *Phi, double *Phi_q, double *Phi_t, double *gamma);
+/* Values for programs that check the library from outside (lw_public_eval.c).
+ * The number of objectives of the description; the sum of objective
+ * `objective`'s terms of one kind (integrands or final terms) at the output
+ * row `outputs` (lw_model_output_columns values, as lw_outputs writes them;
+ * NAN for an objective out of range). */
+int lw_model_nobjectives(const lw_model *m);
+double lw_objective_terms(const lw_model *m, int objective, lw_term_kind kind, const double *outputs);
+/* The joint coordinates (angles among them) that the data continues angles
+ * from across +-pi: lw_model_ncoords values, read and restored so that
+ * evaluations out of time order see the angles of an earlier point. */
+int lw_model_ncoords(const lw_model *m);
+void lw_data_get_coords(const lw_model *m, const lw_data *d, double *coords);
+void lw_data_set_coords(const lw_model *m, lw_data *d, const double *coords);
 
 /* ---- simulation driver: runs to t_end, keeps every output row --------- */
 typedef struct {

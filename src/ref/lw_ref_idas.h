@@ -6,9 +6,11 @@
  *     M v' + Phi_q^T lam - Q(q, v, t) = 0
  *     Phi_q v' + gamma(q, v, t) = 0
  * with y = [q; v; lam] (lam algebraic) by SUNDIALS IDAS (variable order BDF,
- * dense direct linear solver, difference-quotient Jacobian).  Only the model
- * evaluations (M, Q, Phi, Phi_q, gamma) are shared with the library's own
- * integrator; the consistent initial state comes from lw_initialize.
+ * dense direct linear solver, IDAS's difference-quotient Jacobian).  Only
+ * the model evaluations of the public interface (lw_eval_dense,
+ * lw_eval_mass_dense: M, Q, Phi, Phi_q, gamma) are shared with the
+ * library's own integrator, none of its derivative code; the consistent
+ * initial state comes from lw_initialize.
  *
  * Being index 1, the formulation does not enforce Phi = 0 and Phi_q v + Phi_t
  * = 0 themselves: they drift at the level of the integration error, which is

@@ -1,11 +1,53 @@
 /* lw_ref_idas_sens.c: objective gradients by SUNDIALS IDAS 6.x forward and
  * adjoint sensitivity analysis (see lw_ref_idas_sens.h).  Matrices are
- * dense and column-major. */
+ * dense and column-major.
+ *
+ * Only the public interface of the library is used (linkwright.h): the
+ * residual from lw_eval_dense and lw_eval_mass_dense, the objective from
+ * lw_outputs and lw_objective_terms, the initial state from lw_initialize.
+ * Every derivative is a central difference of those values, none comes from
+ * the library's own derivative code:
+ *   - with respect to the state (the Jacobians Dq, Dv, the objective's
+ *     gradient): one coordinate at a time, step
+ *         delta = cbrt(eps) * max(|x|, 1)
+ *     (the coordinates are lengths in metres, unit-vector components,
+ *     velocities: of order one);
+ *   - along a direction: in the forward sensitivity residual
+ *     F_y s + F_y' s', along (s_q, s_v) alone by the fourth-order stencil
+ *     (8 (f(e) - f(-e)) - (f(2e) - f(-2e))) / 12 e with
+ *     e = eps^(1/5) * max(|(q, v)|, 1) / |(s_q, s_v)| (max norms):
+ *     truncation and rounding both about eps^(4/5) ~ 3e-13 relative.  The
+ *     sensitivities are in the error test, and the second-order difference's
+ *     noise of about eps^(2/3) made IDAS take 4 times as many steps at rtol
+ *     1e-12.  The residual is linear in v' and lam, and their
+ *     part, M s_v' + J^T s_lam and J s_v', is formed from the model's own M
+ *     and J (values of the equations, not derivatives).  The objective along
+ *     (s, s') (outputs read v' and lam nonlinearly) by the fourth-order
+ *     stencil (8 (g(e) - g(-e)) - (g(2e) - g(-2e))) / 12 e with
+ *     e |(s, s')| = eps^(1/5) * max(|(q, v)|, 1): truncation and rounding
+ *     both about eps^(4/5) ~ 3e-13.  It is a quadrature's integrand in the
+ *     error test: with the second-order difference its noise of about
+ *     eps^(2/3) made IDAS take 7 times as many steps at rtol 1e-12.
+ *     (The five-bar's forward run over 1 s at rtol 1e-12: 77758 steps with
+ *     both differences of second order, 2776 with both of fourth, 1195 for
+ *     the solution alone.);
+ *   - with respect to parameter j: models compiled from a copy of the
+ *     description with the parameter at p_j +- h_j,
+ *         h_j = cbrt(eps) * |p_j|   (cbrt(eps) when p_j = 0),
+ *     evaluated at the same state (lw_compile applies the values of the
+ *     parameters to the fields they name); the initial state's derivative
+ *     is the difference of lw_initialize of the two models.
+ * Central differences leave a truncation error of h^2 |f'''| / 6 and a
+ * rounding error of about eps |f| / h, both about eps^(2/3) ~ 4e-11 relative
+ * to the scales above; the initial state's derivative also carries the
+ * assembly's residual (below 1e-13) divided by 2 h_j.  The Jacobians only
+ * steer IDAS's Newton iterations; the sensitivity residual, the adjoint's
+ * coefficients and the parameter derivatives enter the gradient with that
+ * relative accuracy, far below the tolerances the reference runs at. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "lw_ref_idas_sens.h"
 #include "lw_ref_util.h"
-#include "lw_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,10 +63,12 @@
 typedef struct {
   const lw_model *m;
   lw_data *d;
-  int nq, nc, n1, n, p, ncols, ncoords;
-  lw_tangent **tg;      /* (p) */
-  int term0, nterm;     /* the objective's terms */
-  char *used[2];        /* (nout) outputs its integral [0] and final [1] terms read */
+  int nq, nc, n1, n, p, ncols, ncoords, objective;
+  /* the models with parameter j at p_j + h_j (pm[2j]) and p_j - h_j (pm[2j+1]) */
+  lw_model **pm;
+  lw_data **pd;
+  double **pM;          /* their mass matrices */
+  double *hp;           /* (p) h_j */
   double *M;            /* nq x nq */
   double sK;            /* scale of the constraint rows of [M J^T; J 0] */
   /* the residual's evaluations */
@@ -36,7 +80,7 @@ typedef struct {
   double bt, *by, *byp; /* the backward problem's point */
   double *yc, *ypc;     /* the point with v' and lam solved from q and v */
   double *LJ;           /* nc x nq */
-  double *Dq, *Dv, *RVs; /* n1 x nq: d[F2; F3]/dq, d[F2; F3]/dv; scratch */
+  double *Dq, *Dv;      /* n1 x nq: d[F2; F3]/dq, d[F2; F3]/dv */
   double *Fp;           /* n1 x p: d[F2; F3]/dp */
   /* the adjoint's matrices and sources at that point */
   double *BC;           /* n1 x nq: [b; c] = BC u */
@@ -44,13 +88,16 @@ typedef struct {
   double *Gqc, *Gvc;    /* nq x nc: Dq2^T, Dv2^T */
   double *gq, *gv, *gp; /* the integral terms' gradient (v', lam eliminated) */
   /* scratch */
-  double *gy, *gx, *gpd, *w, *K, *dQ, *dJl, *dacc, *e, *bv;
+  double *gx, *w, *K, *bv, *fa, *fb, *xa, *xpa, *sQ, *sJ, *sgam, *sr;
   int *ipiv;
   /* joint coordinates after each forward step: angles continue from there */
   long nh, caph;
   double *ht, *hc;
   char err[512];
 } ctx;
+
+static const double CBRT_EPS = 6.0554544523933395e-06;  /* cbrt(DBL_EPSILON) */
+static const double FIFTH_EPS = 7.4009597974140505e-04; /* DBL_EPSILON^(1/5) */
 
 static double dotn(int n, const double *a, const double *b)
 {
@@ -60,12 +107,68 @@ static double dotn(int n, const double *a, const double *b)
   return s;
 }
 
+static double maxabs(int n, const double *a)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s = fmax(s, fabs(a[i]));
+  return s;
+}
+
+/* ---- dense LU with partial pivoting (column-major, in place) ------------- */
+static int lu_factor(double *A, int n, int *piv)
+{
+  for (int k = 0; k < n; k++) {
+    int r = k;
+    for (int i = k + 1; i < n; i++)
+      if (fabs(A[(size_t)k * n + i]) > fabs(A[(size_t)k * n + r]))
+        r = i;
+    piv[k] = r;
+    if (A[(size_t)k * n + r] == 0.0)
+      return -1;
+    if (r != k)
+      for (int j = 0; j < n; j++) {
+        double tmp = A[(size_t)j * n + k];
+        A[(size_t)j * n + k] = A[(size_t)j * n + r];
+        A[(size_t)j * n + r] = tmp;
+      }
+    double inv = 1.0 / A[(size_t)k * n + k];
+    for (int i = k + 1; i < n; i++)
+      A[(size_t)k * n + i] *= inv;
+    for (int j = k + 1; j < n; j++) {
+      double a = A[(size_t)j * n + k];
+      if (a != 0.0)
+        for (int i = k + 1; i < n; i++)
+          A[(size_t)j * n + i] -= A[(size_t)k * n + i] * a;
+    }
+  }
+  return 0;
+}
+
+static void lu_solve(const double *A, int n, const int *piv, double *x)
+{
+  for (int k = 0; k < n; k++) {
+    double tmp = x[k];
+    x[k] = x[piv[k]];
+    x[piv[k]] = tmp;
+  }
+  for (int j = 0; j < n; j++)
+    for (int i = j + 1; i < n; i++)
+      x[i] -= A[(size_t)j * n + i] * x[j];
+  for (int j = n - 1; j >= 0; j--) {
+    x[j] /= A[(size_t)j * n + j];
+    for (int i = 0; i < j; i++)
+      x[i] -= A[(size_t)j * n + i] * x[j];
+  }
+}
+
 /* ---- joint coordinates ---------------------------------------------------
  * Angles (joint coordinates, joint springs) are continued across +-pi from
  * the value kept in the data.  IDAS evaluates out of time order (failed
  * steps, and the adjoint's backward pass and recomputed segments), so every
  * evaluation first takes the values recorded after the last forward step
- * at or before its time. */
+ * at or before its time (into the data of every model: the perturbed ones
+ * continue their angles from the same values). */
 static void sync_coords(ctx *c, double t)
 {
   if (c->ncoords == 0 || c->nh == 0)
@@ -78,7 +181,10 @@ static void sync_coords(ctx *c, double t)
     else
       hi = mid - 1;
   }
-  memcpy(c->d->coord_prev, c->hc + (size_t)lo * c->ncoords, sizeof(double) * (size_t)c->ncoords);
+  const double *x = c->hc + (size_t)lo * c->ncoords;
+  lw_data_set_coords(c->m, c->d, x);
+  for (int k = 0; k < 2 * c->p; k++)
+    lw_data_set_coords(c->pm[k], c->pd[k], x);
 }
 
 static int record_coords(ctx *c, double t, const double *y, const double *yp)
@@ -100,98 +206,50 @@ static int record_coords(ctx *c, double t, const double *y, const double *yp)
   sync_coords(c, t);
   lw_data_set_state(c->m, c->d, t, y, y + c->nq, yp + c->nq, y + 2 * c->nq);
   c->ht[c->nh] = t;
-  memcpy(c->hc + (size_t)c->nh * c->ncoords, c->d->coord_prev, sizeof(double) * (size_t)c->ncoords);
+  lw_data_get_coords(c->m, c->d, c->hc + (size_t)c->nh * c->ncoords);
   c->nh++;
   return 0;
 }
 
-/* the state (t, y, y') into the data and the outputs into yrow */
-static void set_point(ctx *c, double t, const double *y, const double *yp)
+/* ---- values ---------------------------------------------------------------- */
+/* the terms of one kind of the objective of model mm (data dd) at the state
+ * (t, y, y'): the outputs read q, v from y, v' from y', lam from y */
+static double terms_at(ctx *c, const lw_model *mm, lw_data *dd, lw_term_kind kind, double t, const double *y,
+                       const double *yp)
 {
   int nq = c->nq;
   sync_coords(c, t);
-  lw_data_set_state(c->m, c->d, t, y, y + nq, yp + nq, y + 2 * nq);
-  lw_outputs(c->m, c->d, c->yrow);
+  lw_data_set_state(mm, dd, t, y, y + nq, yp + nq, y + 2 * nq);
+  lw_outputs(mm, dd, c->yrow);
+  return lw_objective_terms(mm, c->objective, kind, c->yrow);
 }
 
-/* ---- the objective ----------------------------------------------------------
- * The value of the terms of one kind at the outputs in yrow; gy (ncols) =
- * dg/dy and gpd (p) = dg/dp through the terms' own weights and targets
- * (either may be NULL). */
-static double terms_eval(ctx *c, lw_term_kind kind, double *gy, double *gpd)
+/* the last two rows of F of model mm (data dd, mass matrix MM) at (t, y, y')
+ * into f (n1) */
+static void f23_at(ctx *c, const lw_model *mm, lw_data *dd, const double *MM, double t, const double *y,
+                   const double *yp, double *f)
 {
-  const lw_model *m = c->m;
-  double value = 0;
-  if (gy)
-    memset(gy, 0, sizeof(double) * (size_t)c->ncols);
-  if (gpd)
-    memset(gpd, 0, sizeof(double) * (size_t)(c->p > 0 ? c->p : 1));
-  for (int k = c->term0; k < c->term0 + c->nterm; k++) {
-    const lw_term *t = &m->terms[k];
-    if (t->kind != kind)
-      continue;
-    for (int i = 0; i < t->width; i++) {
-      if (t->comp >= 0 && i != t->comp)
-        continue;
-      double e = c->yrow[t->col + i] - t->target[i];
-      if (t->form == LW_TERM_ABOVE)
-        e = fmax(e, 0.0);
-      else if (t->form == LW_TERM_BELOW)
-        e = fmin(e, 0.0);
-      int sq = t->form != LW_TERM_VALUE;
-      value += sq ? t->weight * e * e : t->weight * e;
-      if (gy)
-        gy[t->col + i] += sq ? 2.0 * t->weight * e : t->weight;
-      for (int j = 0; gpd && j < c->p; j++) {
-        const lw_tangent *tg = c->tg[j];
-        if (!tg || !tg->term_on[k])
-          continue;
-        const lw_term *tt = &tg->dm->terms[k];
-        gpd[j] += sq ? tt->weight * e * e - 2.0 * t->weight * e * tt->target[i]
-                     : tt->weight * e - t->weight * tt->target[i];
-      }
-    }
-  }
-  return value;
+  sync_coords(c, t);
+  lw_ref_residual(mm, dd, MM, c->sQ, c->sJ, c->sgam, t, y, yp, c->sr);
+  memcpy(f, c->sr + c->nq, sizeof(double) * (size_t)c->n1);
 }
 
-/* which state derivatives an output reads: bits q 1, qd 2, qdd 4, lambda 8 */
-static int output_reads(lw_output_type ty)
+/* the step e along the direction (s, s'): e |(s, s')| = cbrt(eps) *
+ * max(|(q, v)|, 1), so that q and v move by at most that (max norms; 1 when
+ * the direction is zero) */
+static double dir_step(ctx *c, const double *y, const double *s, const double *sp)
 {
-  switch (ty) {
-  case LW_OUT_POSITION:
-  case LW_OUT_JOINT_COORDINATE:
-  case LW_OUT_POTENTIAL_ENERGY:
-    return 1;
-  case LW_OUT_VELOCITY:
-    return 2;
-  case LW_OUT_ACCELERATION:
-    return 4;
-  case LW_OUT_REACTION_FORCE:
-    return 1 | 8;
-  default:
-    return 1 | 2;
-  }
+  double ns = fmax(maxabs(c->n, s), maxabs(c->n, sp));
+  return ns > 0 ? CBRT_EPS * fmax(maxabs(2 * c->nq, y), 1.0) / ns : 1.0;
 }
 
-/* the derivative of the terms of one kind along the sensitivity s, s' of
- * parameter j (state and parameter together), at the point in the data
- * with gy, gpd from terms_eval */
-static double terms_dir(ctx *c, lw_term_kind kind, int j, const double *y, const double *yp, const double *s,
-                        const double *sp, const double *gy, const double *gpd, double t)
+/* (xa, xpa) = (y, y') + e (s, s') */
+static void shift(ctx *c, const double *y, const double *yp, const double *s, const double *sp, double e)
 {
-  const lw_model *m = c->m;
-  int nq = c->nq;
-  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
-  lw_lin_dir dir = {s, s + nq, s + nq, sp + nq, s + 2 * nq, c->tg[j], -1};
-  double dg = gpd[j], dy[4];
-  for (int k = 0; k < m->nout; k++) {
-    if (!c->used[kind == LW_TERM_FINAL][k])
-      continue;
-    lw_output_jvp(m, c->d, c->tg[j], k, &pt, &dir, dy);
-    dg += dotn(m->outputs[k].width, gy + m->out_col[k], dy);
+  for (int i = 0; i < c->n; i++) {
+    c->xa[i] = y[i] + e * s[i];
+    c->xpa[i] = yp[i] + e * sp[i];
   }
-  return dg;
 }
 
 /* ---- the model ------------------------------------------------------------ */
@@ -203,7 +261,8 @@ static int residual(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *
                          N_VGetArrayPointer(rr));
 }
 
-/* Dq, Dv (and J) at (t, y, y') */
+/* Dq, Dv (and J) at (t, y, y'): central differences of [F2; F3] in each q_j
+ * and v_j, v' and lam held */
 static int lin_point(ctx *c, double t, const double *y, const double *yp)
 {
   int nq = c->nq, n1 = c->n1, n = c->n;
@@ -214,16 +273,20 @@ static int lin_point(ctx *c, double t, const double *y, const double *yp)
   c->lt = t;
   memcpy(c->ly, y, sizeof(double) * (size_t)n);
   memcpy(c->lyp, yp, sizeof(double) * (size_t)n);
-  set_point(c, t, y, yp);
+  sync_coords(c, t);
   lw_eval_dense(c->m, c->d, y, y + nq, t, NULL, NULL, c->LJ, NULL, NULL);
-  memset(c->Dq, 0, sizeof(double) * (size_t)n1 * nq);
-  memset(c->Dv, 0, sizeof(double) * (size_t)n1 * nq);
-  memset(c->RVs, 0, sizeof(double) * (size_t)n1 * nq);
-  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
-  double *H[3] = {c->Dq, NULL, NULL};
-  /* top rows: d(J^T lam)/dq - dQ/dq and -dQ/dv; bottom: d(J v' + gamma)/dq, /dv */
-  if (lw_lin_matrices(c->m, c->d, &pt, 0.0, H, n1, c->RVs + nq, c->Dq + nq, c->Dv + nq, n1, c->Dq, n1, c->Dv, n1))
-    return -1; /* out of memory: IDAS stops with a failed Jacobian */
+  memcpy(c->xa, y, sizeof(double) * (size_t)n);
+  for (int x = 0; x < 2 * nq; x++) {
+    double h = CBRT_EPS * fmax(fabs(y[x]), 1.0);
+    c->xa[x] = y[x] + h;
+    f23_at(c, c->m, c->d, c->M, t, c->xa, yp, c->fa);
+    c->xa[x] = y[x] - h;
+    f23_at(c, c->m, c->d, c->M, t, c->xa, yp, c->fb);
+    c->xa[x] = y[x];
+    double *col = (x < nq ? c->Dq : c->Dv) + (size_t)(x % nq) * n1;
+    for (int i = 0; i < n1; i++)
+      col[i] = (c->fa[i] - c->fb[i]) / (2 * h);
+  }
   c->lin_ok = 1;
   return 0;
 }
@@ -260,50 +323,76 @@ static int jac_fwd(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Ve
 }
 
 /* the derivative of the last two rows of F along parameter j alone, at the
- * point (t, y, y'), into f (n1) */
+ * point (t, y, y'), into f (n1): the models at p_j +- h_j */
 static void param_col(ctx *c, int j, double t, const double *y, const double *yp, double *f)
 {
-  int nq = c->nq, nc = c->nc;
-  const lw_tangent *tg = c->tg[j];
-  memset(f, 0, sizeof(double) * (size_t)c->n1);
-  if (!lw_tangent_active(c->m, tg, t))
-    return;
-  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
-  lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
-  lw_lin_out o = {c->dQ, {c->dJl, NULL, NULL}, NULL, NULL, c->dacc};
-  lw_lin_jvp(c->m, c->d, &pt, &dir, &o);
-  lw_tangent_mass_mul(c->m, tg, yp + nq, f);
-  for (int i = 0; i < nq; i++)
-    f[i] += c->dJl[i] - c->dQ[i];
-  memcpy(f + nq, c->dacc, sizeof(double) * (size_t)nc);
+  f23_at(c, c->pm[2 * j], c->pd[2 * j], c->pM[2 * j], t, y, yp, c->fa);
+  f23_at(c, c->pm[2 * j + 1], c->pd[2 * j + 1], c->pM[2 * j + 1], t, y, yp, c->fb);
+  for (int i = 0; i < c->n1; i++)
+    f[i] = (c->fa[i] - c->fb[i]) / (2 * c->hp[j]);
+}
+
+/* the derivative of the objective's terms of one kind along parameter j
+ * alone at (t, y, y') */
+static double terms_param(ctx *c, lw_term_kind kind, int j, double t, const double *y, const double *yp)
+{
+  double a = terms_at(c, c->pm[2 * j], c->pd[2 * j], kind, t, y, yp);
+  double b = terms_at(c, c->pm[2 * j + 1], c->pd[2 * j + 1], kind, t, y, yp);
+  return (a - b) / (2 * c->hp[j]);
+}
+
+/* the derivative of the terms of one kind along the sensitivity s, s' of
+ * parameter j (state and parameter together) at (t, y, y'): the direction
+ * by the fourth-order central difference */
+static double terms_dir(ctx *c, lw_term_kind kind, int j, double t, const double *y, const double *yp,
+                        const double *s, const double *sp)
+{
+  double e = dir_step(c, y, s, sp) * (FIFTH_EPS / CBRT_EPS), g = 0;
+  static const double k[4] = {1, -1, 2, -2}, wk[4] = {8, -8, -1, 1};
+  for (int m = 0; m < 4; m++) {
+    shift(c, y, yp, s, sp, k[m] * e);
+    g += wk[m] * terms_at(c, c->m, c->d, kind, t, c->xa, c->xpa);
+  }
+  return g / (12 * e) + terms_param(c, kind, j, t, y, yp);
 }
 
 /* ---- forward sensitivities ------------------------------------------------ */
-/* F_y s + F_y' s' + dF/dp for every parameter */
+/* F_y s + F_y' s' + dF/dp for every parameter.  The first rows exactly
+ * (s_q' - s_v); [F2; F3] is linear in v' and lam, with coefficients the
+ * model's own M and J: [M s_v' + J^T s_lam; J s_v'] exactly, plus a central
+ * difference along (s_q, s_v) alone, plus the parameter's column. */
 static int res_sens(int ns, sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, N_Vector *yS, N_Vector *ypS,
                     N_Vector *rS, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
 {
   (void)rr, (void)t1, (void)t2, (void)t3;
   ctx *c = user;
-  int nq = c->nq, nc = c->nc;
+  int nq = c->nq, nc = c->nc, n1 = c->n1;
   const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
   sync_coords(c, t);
   lw_eval_dense(c->m, c->d, y, y + nq, t, NULL, NULL, c->J, NULL, NULL);
-  lw_lin_point pt = {y, y + nq, y + nq, ydot + nq, {y + 2 * nq, NULL, NULL}, t};
-  lw_lin_out o = {c->dQ, {c->dJl, NULL, NULL}, NULL, NULL, c->dacc};
   for (int j = 0; j < ns; j++) {
     const double *s = N_VGetArrayPointer(yS[j]), *sp = N_VGetArrayPointer(ypS[j]);
-    double *r = N_VGetArrayPointer(rS[j]);
-    const lw_tangent *tg = lw_tangent_active(c->m, c->tg[j], t) ? c->tg[j] : NULL;
-    lw_lin_dir dir = {s, s + nq, s + nq, sp + nq, NULL, tg, -1};
-    lw_lin_jvp(c->m, c->d, &pt, &dir, &o);
-    double *r1 = r, *r2 = r + nq, *r3 = r + 2 * nq;
-    for (int i = 0; i < nq; i++) {
-      r1[i] = sp[i] - s[nq + i];
-      r2[i] = c->dJl[i] - c->dQ[i];
+    double *r = N_VGetArrayPointer(rS[j]), *r2 = r + nq, *r3 = r + 2 * nq;
+    for (int i = 0; i < nq; i++)
+      r[i] = sp[i] - s[nq + i];
+    /* along (s_q, s_v), fourth order: (8 (f(e) - f(-e)) - (f(2e) - f(-2e)))
+     * / 12 e with e |(s_q, s_v)| = eps^(1/5) max(|(q, v)|, 1) */
+    double sn = maxabs(2 * nq, s);
+    memset(r2, 0, sizeof(double) * (size_t)n1);
+    if (sn > 0) {
+      double e = FIFTH_EPS * fmax(maxabs(2 * nq, y), 1.0) / sn;
+      static const double k[4] = {1, -1, 2, -2}, wk[4] = {8, -8, -1, 1};
+      memcpy(c->xa, y, sizeof(double) * (size_t)c->n);
+      for (int m = 0; m < 4; m++) {
+        for (int i = 0; i < 2 * nq; i++)
+          c->xa[i] = y[i] + k[m] * e * s[i];
+        f23_at(c, c->m, c->d, c->M, t, c->xa, ydot, c->bv);
+        for (int i = 0; i < n1; i++)
+          r2[i] += wk[m] * c->bv[i];
+      }
+      for (int i = 0; i < n1; i++)
+        r2[i] /= 12 * e;
     }
-    if (tg)
-      lw_tangent_mass_mul(c->m, tg, ydot + nq, r2);
     for (int k = 0; k < nq; k++) {
       const double *Mk = c->M + (size_t)k * nq, *Jk = c->J + (size_t)k * nc;
       double spk = sp[nq + k];
@@ -311,8 +400,12 @@ static int res_sens(int ns, sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr
         for (int i = 0; i < nq; i++)
           r2[i] += Mk[i] * spk;
       r2[k] += dotn(nc, Jk, s + 2 * nq);
+      for (int l = 0; l < nc; l++)
+        r3[l] += Jk[l] * spk;
     }
-    memcpy(r3, c->dacc, sizeof(double) * (size_t)nc);
+    param_col(c, j, t, y, ydot, c->bv);
+    for (int i = 0; i < n1; i++)
+      r2[i] += c->bv[i];
   }
   return 0;
 }
@@ -320,8 +413,7 @@ static int res_sens(int ns, sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr
 static int rhs_quad(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rq, void *user)
 {
   ctx *c = user;
-  set_point(c, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp));
-  double g = terms_eval(c, LW_TERM_INTEGRAL, NULL, NULL);
+  double g = terms_at(c, c->m, c->d, LW_TERM_INTEGRAL, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp));
   N_VGetArrayPointer(rq)[0] = g;
   return isfinite(g) ? 0 : 1;
 }
@@ -332,11 +424,9 @@ static int rhs_quad_sens(int ns, sunrealtype t, N_Vector yy, N_Vector yp, N_Vect
   (void)rq, (void)t1, (void)t2, (void)t3;
   ctx *c = user;
   const double *y = N_VGetArrayPointer(yy), *ydot = N_VGetArrayPointer(yp);
-  set_point(c, t, y, ydot);
-  terms_eval(c, LW_TERM_INTEGRAL, c->gy, c->gpd);
   for (int j = 0; j < ns; j++)
-    N_VGetArrayPointer(rqS[j])[0] = terms_dir(c, LW_TERM_INTEGRAL, j, y, ydot, N_VGetArrayPointer(yS[j]),
-                                              N_VGetArrayPointer(ypS[j]), c->gy, c->gpd, t);
+    N_VGetArrayPointer(rqS[j])[0] =
+        terms_dir(c, LW_TERM_INTEGRAL, j, t, y, ydot, N_VGetArrayPointer(yS[j]), N_VGetArrayPointer(ypS[j]));
   return 0;
 }
 
@@ -355,7 +445,7 @@ static int kkt_factor(ctx *c, const double *J)
       K[(size_t)(nq + r) * n1 + j] = s * J[(size_t)j * nc + r];
     }
   }
-  return lw_lu_dense(K, n1, c->ipiv);
+  return lu_factor(K, n1, c->ipiv);
 }
 
 /* x = [M J^T; J 0]^-1 x with the factors of kkt_factor */
@@ -363,7 +453,7 @@ static void kkt_solve(ctx *c, double *x)
 {
   for (int r = 0; r < c->nc; r++)
     x[c->nq + r] *= c->sK;
-  lw_lu_dense_solve(c->K, c->n1, c->ipiv, 0, x, 1);
+  lu_solve(c->K, c->n1, c->ipiv, x);
   for (int r = 0; r < c->nc; r++)
     x[c->nq + r] *= c->sK;
 }
@@ -371,55 +461,29 @@ static void kkt_solve(ctx *c, double *x)
 /* The gradient of the terms of one kind with respect to q and v (gq, gv)
  * and p (gp) at the linearized point, with v' and lam eliminated:
  * w = [M J^T; J 0]^-1 [dg/dv'; dg/dlam], then dg/dq - Dq^T w, dg/dv - Dv^T w,
- * dg/dp - Fp^T w (K factorized at the point by back_point). */
+ * dg/dp - Fp^T w (K factorized at the point by back_point).  dg/d(q, v, v',
+ * lam) by central differences in each coordinate, dg/dp by the models at
+ * p_j +- h_j. */
 static void obj_grad(ctx *c, lw_term_kind kind, double *gq, double *gv, double *gp)
 {
-  const lw_model *m = c->m;
-  int nq = c->nq, nc = c->nc, n1 = c->n1, p = c->p;
+  int nq = c->nq, n1 = c->n1, n = c->n, p = c->p;
   const double *y = c->ly, *yp = c->lyp;
-  double t = c->lt;
-  terms_eval(c, kind, c->gy, gp);
-  int nx = 3 * nq + nc;
-  double *gx = c->gx, *e = c->e, dy[4];
-  memset(gx, 0, sizeof(double) * (size_t)nx);
-  lw_lin_point pt = {y, y + nq, y + nq, yp + nq, {y + 2 * nq, NULL, NULL}, t};
-  for (int k = 0; k < m->nout; k++) {
-    if (!c->used[kind == LW_TERM_FINAL][k])
-      continue;
-    int c0 = m->out_col[k], wd = m->outputs[k].width, any = 0;
-    for (int i = 0; i < wd; i++)
-      any |= c->gy[c0 + i] != 0.0;
-    if (!any)
-      continue;
-    int reads = output_reads(m->outputs[k].type);
-    for (int x = 0; x < nx; x++) {
-      int part = x < nq ? 0 : x < 2 * nq ? 1 : x < 3 * nq ? 2 : 3;
-      if (!(reads & (1 << part)))
-        continue;
-      int i0 = part < 3 ? x - part * nq : x - 3 * nq;
-      e[i0] = 1.0;
-      lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
-      if (part == 0)
-        dir.dq = e;
-      else if (part == 1)
-        dir.dqd = dir.dv = e;
-      else if (part == 2)
-        dir.dqdd = e;
-      else
-        dir.dl = e;
-      lw_output_jvp(m, c->d, NULL, k, &pt, &dir, dy);
-      e[i0] = 0.0;
-      gx[x] += dotn(wd, c->gy + c0, dy);
-    }
-    for (int j = 0; j < p; j++) {
-      const lw_tangent *tg = c->tg[j];
-      if (!tg || !tg->any || tg->fn_kind)
-        continue; /* outputs do not read time functions */
-      lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
-      lw_output_jvp(m, c->d, tg, k, &pt, &dir, dy);
-      gp[j] += dotn(wd, c->gy + c0, dy);
-    }
+  double t = c->lt, *gx = c->gx;
+  memcpy(c->xa, y, sizeof(double) * (size_t)n);
+  memcpy(c->xpa, yp, sizeof(double) * (size_t)n);
+  /* x: q (0 .. nq), v (.. 2 nq), v' (.. 3 nq), lam */
+  for (int x = 0; x < nq + n1 + nq; x++) {
+    double *z = x < 2 * nq ? c->xa + x : x < 3 * nq ? c->xpa + x - nq : c->xa + x - nq;
+    double z0 = *z, h = CBRT_EPS * fmax(fabs(z0), 1.0);
+    *z = z0 + h;
+    double a = terms_at(c, c->m, c->d, kind, t, c->xa, c->xpa);
+    *z = z0 - h;
+    double b = terms_at(c, c->m, c->d, kind, t, c->xa, c->xpa);
+    *z = z0;
+    gx[x] = (a - b) / (2 * h);
   }
+  for (int j = 0; j < p; j++)
+    gp[j] = terms_param(c, kind, j, t, y, yp);
   memcpy(gq, gx, sizeof(double) * (size_t)nq);
   memcpy(gv, gx + nq, sizeof(double) * (size_t)nq);
   double *w = c->w;
@@ -600,33 +664,125 @@ static void err_handler(int code, const char *module, const char *function, char
 /* the shortest knot interval of the model's splines (0: none): IDAS's steps
  * are kept below it, so that a knot value's effect, which lasts four knot
  * intervals, cannot fall between two steps */
-static double spline_step(const lw_model *m)
+static double func_step(const lw_func *f, double h)
+{
+  if (f->type != LW_FUNC_SPLINE || f->n < 2)
+    return h;
+  double hk = fabs(f->a[1] - f->a[0]) / (f->n - 1);
+  return hk > 0 && (h == 0 || hk < h) ? hk : h;
+}
+
+static double spline_step(const lw_desc *desc)
 {
   double h = 0;
-  for (int k = 0; k < m->nforces + m->ndrivers + m->nfbs; k++) {
-    const lw_func *f = k < m->nforces ? &m->forces[k].func
-                       : k < m->nforces + m->ndrivers ? &m->drivers[k - m->nforces]
-                                                      : &m->fbs[k - m->nforces - m->ndrivers].r;
-    if (f->type != LW_FUNC_SPLINE || f->n < 2)
-      continue;
-    double hk = fabs(f->a[1] - f->a[0]) / (f->n - 1);
-    if (hk > 0 && (h == 0 || hk < h))
-      h = hk;
+  for (int k = 0; k < desc->nforces; k++) {
+    const lw_force_desc *f = &desc->forces[k];
+    h = func_step(&f->func, h);
+    for (int i = 0; lw_force_is_controller(f->type) && i < f->nfeedback; i++)
+      h = func_step(&f->feedback[i].target, h);
   }
+  for (int k = 0; k < desc->ndrivers; k++)
+    h = func_step(&desc->drivers[k].func, h);
   return h;
+}
+
+/* the first controller of the description with integral action, or -1 */
+static int integral_controller(const lw_desc *desc)
+{
+  for (int k = 0; k < desc->nforces; k++)
+    for (int i = 0; lw_force_is_controller(desc->forces[k].type) && i < desc->forces[k].nfeedback; i++)
+      if (desc->forces[k].feedback[i].ki != 0.0)
+        return k;
+  return -1;
+}
+
+/* The models with parameter j at p_j +- h_j, their data, mass matrices and
+ * h_j; their initial states, differenced, into S0 (column j: q, qd, qdd,
+ * lambda, 3 nq + nc).  Returns 0, or nonzero with a message. */
+static int perturbed_models(ctx *c, const int *params, double *S0, char *msg, int msglen)
+{
+  const lw_desc *desc = lw_model_desc(c->m);
+  int nq = c->nq, nc = c->nc, nx = 3 * nq + nc;
+  for (int j = 0; j < c->p; j++) {
+    const lw_param_desc *pj = &desc->params[params[j]];
+    double v = pj->value, h = CBRT_EPS * (v != 0.0 ? fabs(v) : 1.0), vals[2] = {v + h, v - h};
+    c->hp[j] = 0.5 * (vals[0] - vals[1]); /* the step as the values are stored */
+    for (int side = 0; side < 2; side++) {
+      int k = 2 * j + side;
+      lw_desc *dd = lw_desc_copy(desc);
+      if (!dd) {
+        lw_ref_msg(msg, msglen, "out of memory");
+        return -1;
+      }
+      dd->params[params[j]].value = vals[side];
+      lw_error err;
+      memset(&err, 0, sizeof err);
+      c->pm[k] = lw_compile(dd, &err);
+      if (c->pm[k]) {
+        int ic = integral_controller(lw_model_desc(c->pm[k]));
+        if (ic >= 0) {
+          lw_ref_msg(msg, msglen,
+                     "parameter '%s' sets the integral gain of controller '%s'; the index-1 reference has no "
+                     "state for the integral action",
+                     pj->name, desc->forces[ic].name);
+          lw_desc_free(dd);
+          return -1;
+        }
+      }
+      lw_desc_free(dd);
+      if (!c->pm[k]) {
+        lw_ref_msg(msg, msglen, "parameter '%s' at %.17g: %s", pj->name, vals[side], err.msg);
+        return -1;
+      }
+      c->pd[k] = lw_data_new(c->pm[k]);
+      c->pM[k] = calloc((size_t)nq * nq + 1, sizeof(double));
+      if (!c->pd[k] || !c->pM[k]) {
+        lw_ref_msg(msg, msglen, "out of memory");
+        return -1;
+      }
+      lw_eval_mass_dense(c->pm[k], c->pM[k]);
+      if (lw_initialize(c->pm[k], c->pd[k], &err)) {
+        lw_ref_msg(msg, msglen, "parameter '%s' at %.17g: lw_initialize failed: %s", pj->name,
+                   vals[side], err.msg);
+        return -1;
+      }
+    }
+    double *x = S0 + (size_t)j * nx, h2 = 2 * c->hp[j];
+    const double *part[2][4];
+    for (int side = 0; side < 2; side++) {
+      lw_data *dd = c->pd[2 * j + side];
+      part[side][0] = lw_data_q(dd);
+      part[side][1] = lw_data_qd(dd);
+      part[side][2] = lw_data_qdd(dd);
+      part[side][3] = lw_data_lambda(dd);
+    }
+    for (int k = 0; k < 4; k++)
+      for (int i = 0; i < (k < 3 ? nq : nc); i++)
+        x[k * nq + i] = (part[0][k][i] - part[1][k][i]) / h2;
+  }
+  return 0;
 }
 
 static void ctx_free(ctx *c)
 {
-  double *arrs[] = {c->M,  c->Q,   c->J,   c->gam, c->yrow, c->ly,  c->lyp, c->by,   c->byp, c->yc,
-                    c->ypc, c->LJ, c->Dq,  c->Dv,  c->RVs,  c->Fp,  c->BC,  c->Gqu,  c->Gvu, c->Gqc,
-                    c->Gvc, c->gq, c->gv,  c->gp,  c->gy,   c->gx,  c->gpd, c->w,    c->K,   c->dQ,
-                    c->dJl, c->dacc, c->e, c->bv,  c->ht,   c->hc};
+  double *arrs[] = {c->M,  c->Q,  c->J,   c->gam, c->yrow, c->ly,  c->lyp, c->by,  c->byp, c->yc,
+                    c->ypc, c->LJ, c->Dq, c->Dv,  c->Fp,   c->BC,  c->Gqu, c->Gvu, c->Gqc, c->Gvc,
+                    c->gq, c->gv,  c->gp, c->gx,  c->w,    c->K,   c->bv,  c->fa,  c->fb,  c->xa,
+                    c->xpa, c->sQ, c->sJ, c->sgam, c->sr,  c->hp, c->ht, c->hc};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   free(c->ipiv);
-  free(c->used[0]);
-  free(c->used[1]);
+  for (int k = 0; k < 2 * c->p; k++) {
+    if (c->pd && c->pd[k])
+      lw_data_free(c->pd[k]);
+    if (c->pm && c->pm[k])
+      lw_model_free(c->pm[k]);
+    if (c->pM)
+      free(c->pM[k]);
+  }
+  free(c->pm);
+  free(c->pd);
+  free(c->pM);
   if (c->d)
     lw_data_free(c->d);
 }
@@ -634,8 +790,12 @@ static void ctx_free(ctx *c)
 static int ctx_alloc(ctx *c)
 {
   size_t nq = (size_t)c->nq, nc = (size_t)c->nc + 1, n1 = (size_t)c->n1, n = (size_t)c->n;
-  size_t p = (size_t)(c->p > 0 ? c->p : 1), nout = (size_t)c->m->nout + 1;
+  size_t p = (size_t)(c->p > 0 ? c->p : 1);
   c->d = lw_data_new(c->m);
+  c->pm = calloc(2 * p, sizeof(lw_model *));
+  c->pd = calloc(2 * p, sizeof(lw_data *));
+  c->pM = calloc(2 * p, sizeof(double *));
+  c->hp = calloc(p, sizeof(double));
   c->M = calloc(nq * nq, sizeof(double));
   c->Q = calloc(nq, sizeof(double));
   c->J = calloc(nc * nq, sizeof(double));
@@ -650,7 +810,6 @@ static int ctx_alloc(ctx *c)
   c->LJ = calloc(nc * nq, sizeof(double));
   c->Dq = calloc(n1 * nq, sizeof(double));
   c->Dv = calloc(n1 * nq, sizeof(double));
-  c->RVs = calloc(n1 * nq, sizeof(double));
   c->Fp = calloc(n1 * p, sizeof(double));
   c->BC = calloc(n1 * nq, sizeof(double));
   c->Gqu = calloc(nq * nq, sizeof(double));
@@ -660,23 +819,24 @@ static int ctx_alloc(ctx *c)
   c->gq = calloc(nq, sizeof(double));
   c->gv = calloc(nq, sizeof(double));
   c->gp = calloc(p, sizeof(double));
-  c->gy = calloc((size_t)c->ncols + 1, sizeof(double));
   c->gx = calloc(3 * nq + nc, sizeof(double));
-  c->gpd = calloc(p, sizeof(double));
   c->w = calloc(n1, sizeof(double));
   c->K = calloc(n1 * n1, sizeof(double));
-  c->dQ = calloc(nq, sizeof(double));
-  c->dJl = calloc(nq, sizeof(double));
-  c->dacc = calloc(nc, sizeof(double));
-  c->e = calloc(nq + nc, sizeof(double));
   c->bv = calloc(n1, sizeof(double));
+  c->fa = calloc(n1, sizeof(double));
+  c->fb = calloc(n1, sizeof(double));
+  c->xa = calloc(n, sizeof(double));
+  c->xpa = calloc(n, sizeof(double));
+  c->sQ = calloc(nq, sizeof(double));
+  c->sJ = calloc(nc * nq, sizeof(double));
+  c->sgam = calloc(nc, sizeof(double));
+  c->sr = calloc(n, sizeof(double));
   c->ipiv = calloc(n1, sizeof(int));
-  c->used[0] = calloc(nout, 1);
-  c->used[1] = calloc(nout, 1);
-  return c->d && c->M && c->Q && c->J && c->gam && c->yrow && c->ly && c->lyp && c->by && c->byp && c->yc &&
-                 c->ypc && c->LJ && c->Dq && c->Dv && c->RVs && c->Fp && c->BC && c->Gqu && c->Gvu && c->Gqc &&
-                 c->Gvc && c->gq && c->gv && c->gp && c->gy && c->gx && c->gpd && c->w && c->K && c->dQ && c->dJl &&
-                 c->dacc && c->e && c->bv && c->ipiv && c->used[0] && c->used[1]
+  return c->d && c->pm && c->pd && c->pM && c->hp && c->M && c->Q && c->J && c->gam && c->yrow && c->ly &&
+                 c->lyp && c->by && c->byp && c->yc && c->ypc && c->LJ && c->Dq && c->Dv && c->Fp && c->BC &&
+                 c->Gqu && c->Gvu && c->Gqc && c->Gvc && c->gq && c->gv && c->gp && c->gx && c->w && c->K &&
+                 c->bv && c->fa && c->fb && c->xa && c->xpa && c->sQ && c->sJ && c->sgam && c->sr &&
+                 c->ipiv
              ? 0
              : -1;
 }
@@ -702,17 +862,17 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     lw_ref_msg(msg, msglen, "the model's solver.t_end is %g; it must be positive", T);
     return 1;
   }
-  if (opt->objective < 0 || opt->objective >= m->nobj) {
-    lw_ref_msg(msg, msglen, "objective index %d out of range (the model has %d)", opt->objective, m->nobj);
+  if (opt->objective < 0 || opt->objective >= lw_model_nobjectives(m)) {
+    lw_ref_msg(msg, msglen, "objective index %d out of range (the model has %d)", opt->objective,
+               lw_model_nobjectives(m));
     return 1;
   }
-  for (int i = 0; i < m->nfbs; i++)
-    if (m->fbs[i].ki != 0.0) {
-      lw_ref_msg(msg, msglen,
-              "controller '%s' has integral action; the index-1 reference has no state for the integral",
-              desc->forces[m->forces[m->fbs[i].force].index].name);
-      return 1;
-    }
+  int ic = integral_controller(desc);
+  if (ic >= 0) {
+    lw_ref_msg(msg, msglen, "controller '%s' has integral action; the index-1 reference has no state for the integral",
+               desc->forces[ic].name);
+    return 1;
+  }
   int method = opt->method, p = method == LW_REF_VALUE ? 0 : opt->nparams;
   for (int j = 0; j < p; j++) {
     int pj = opt->params[j];
@@ -732,18 +892,15 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   ctx c;
   memset(&c, 0, sizeof c);
   c.m = m;
-  c.nq = m->nq;
-  c.nc = m->nc;
-  c.n1 = m->nq + m->nc;
-  c.n = 2 * m->nq + m->nc;
+  c.nq = lw_model_nq(m);
+  c.nc = lw_model_nc(m);
+  c.n1 = c.nq + c.nc;
+  c.n = 2 * c.nq + c.nc;
   c.p = p;
-  c.ncols = m->ncols;
-  c.ncoords = m->ncoords;
-  c.sK = m->mass_scale > 0 ? m->mass_scale : 1.0;
+  c.ncols = lw_model_output_columns(m);
+  c.ncoords = lw_model_ncoords(m);
+  c.objective = opt->objective;
   const int nq = c.nq, nc = c.nc, n = c.n;
-  const lw_objective *ob = &m->objs[opt->objective];
-  c.term0 = ob->first;
-  c.nterm = ob->n;
 
   SUNContext sctx = NULL;
   N_Vector yy = NULL, yp = NULL, id = NULL, yq = NULL, *yS = NULL, *ypS = NULL, *yqS = NULL;
@@ -751,40 +908,22 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   SUNMatrix A = NULL, AB = NULL;
   SUNLinearSolver LS = NULL, LSB = NULL;
   void *mem = NULL;
-  lw_model *zero = NULL;
   double *S0 = NULL, *gT = NULL;
   lw_error lerr;
   memset(&lerr, 0, sizeof lerr);
 
-  c.tg = calloc((size_t)p + 1, sizeof(lw_tangent *));
-  if (!c.tg || ctx_alloc(&c)) {
+  if (ctx_alloc(&c)) {
     lw_ref_msg(msg, msglen, "out of memory");
     goto done;
   }
-  for (int k = c.term0; k < c.term0 + c.nterm; k++)
-    c.used[m->terms[k].kind == LW_TERM_FINAL][m->terms[k].output] = 1;
-  /* parameter tangents: a time-function coefficient directly, anything else
-   * through the compiled model (as lw_sensitivity does) */
-  for (int j = 0; j < p; j++) {
-    if (!zero)
-      zero = lw_tangent_zero_model(desc, &lerr);
-    c.tg[j] = zero ? lw_tangent_new_func(desc, opt->params[j], zero) : NULL;
-    if (!c.tg[j])
-      c.tg[j] = lw_tangent_new(desc, opt->params[j], &lerr);
-    if (!c.tg[j]) {
-      lw_ref_msg(msg, msglen, "parameter '%s': %s", desc->params[opt->params[j]].name, lerr.msg);
-      goto done;
-    }
-    for (int i = 0; i < m->nfbs; i++)
-      if (c.tg[j]->force_on[m->fbs[i].force] && c.tg[j]->dm->fbs[i].ki != 0.0) {
-        lw_ref_msg(msg, msglen,
-                "parameter '%s' sets the integral gain of controller '%s'; the index-1 reference has no state "
-                "for the integral action",
-                desc->params[opt->params[j]].name, desc->forces[m->forces[m->fbs[i].force].index].name);
-        goto done;
-      }
-  }
   lw_eval_mass_dense(m, c.M);
+  /* the constraint rows of [M J^T; J 0] scaled to the mass: the largest
+   * diagonal entry of M */
+  c.sK = 0;
+  for (int i = 0; i < nq; i++)
+    c.sK = fmax(c.sK, fabs(c.M[(size_t)i * nq + i]));
+  if (!(c.sK > 0))
+    c.sK = 1.0;
   if (lw_initialize(m, c.d, &lerr)) {
     lw_ref_msg(msg, msglen, "lw_initialize failed: %s", lerr.msg);
     goto done;
@@ -795,10 +934,8 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
       lw_ref_msg(msg, msglen, "out of memory");
       goto done;
     }
-    if (lw_sens_initial_state(m, c.tg, p, S0, &lerr)) {
-      lw_ref_msg(msg, msglen, "initial state sensitivities: %s", lerr.msg);
+    if (perturbed_models(&c, opt->params, S0, msg, msglen))
       goto done;
-    }
   }
 
   if (SUNContext_Create(NULL, &sctx)) {
@@ -848,7 +985,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
     lw_ref_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
     goto done;
   }
-  double hmax = spline_step(m);
+  double hmax = spline_step(desc);
   if (hmax > 0 && IDASetMaxStep(mem, hmax) != IDA_SUCCESS) {
     lw_ref_msg(msg, msglen, "IDAS setup failed: %s", c.err[0] ? c.err : "(no message)");
     goto done;
@@ -929,8 +1066,7 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
   double tq;
   IDAGetQuad(mem, &tq, yq);
   const double *yT = N_VGetArrayPointer(yy), *ypT = N_VGetArrayPointer(yp);
-  set_point(&c, T, yT, ypT);
-  *value = N_VGetArrayPointer(yq)[0] + terms_eval(&c, LW_TERM_FINAL, NULL, NULL);
+  *value = N_VGetArrayPointer(yq)[0] + terms_at(&c, m, c.d, LW_TERM_FINAL, T, yT, ypT);
   lw_eval_dense(m, c.d, yT, yT + nq, T, NULL, c.gam, NULL, NULL, NULL);
   double phi_end = 0;
   for (int i = 0; i < nc; i++)
@@ -944,12 +1080,9 @@ int lw_ref_idas_sens(const lw_model *m, const lw_ref_sens_options *opt, double *
       goto done;
     }
     /* final terms along s(T), s'(T) */
-    set_point(&c, T, yT, ypT);
-    terms_eval(&c, LW_TERM_FINAL, c.gy, c.gpd);
     for (int j = 0; j < p; j++)
-      gradient[j] = N_VGetArrayPointer(yqS[j])[0] +
-                    terms_dir(&c, LW_TERM_FINAL, j, yT, ypT, N_VGetArrayPointer(yS[j]), N_VGetArrayPointer(ypS[j]),
-                              c.gy, c.gpd, T);
+      gradient[j] = N_VGetArrayPointer(yqS[j])[0] + terms_dir(&c, LW_TERM_FINAL, j, T, yT, ypT,
+                                                              N_VGetArrayPointer(yS[j]), N_VGetArrayPointer(ypS[j]));
   }
 
   if (adjoint) {
@@ -1053,10 +1186,6 @@ done:
     N_VDestroyVectorArray(yqS, p);
   if (sctx)
     SUNContext_Free(&sctx);
-  for (int j = 0; c.tg && j < p; j++)
-    lw_tangent_free(c.tg[j]);
-  free(c.tg);
-  lw_model_free(zero);
   free(S0);
   free(gT);
   ctx_free(&c);

@@ -13,11 +13,14 @@
  * steps: the two agree as the library's step goes to zero) and its final
  * terms at T.  Accelerations are v', reaction forces come from lam.
  *
- * The initial state is the library's (lw_initialize at t = 0) and so is its
- * derivative with respect to the parameters (the assembly with the degrees
- * of freedom held, lw_sens_initial_state); every other derivative is
- * analytic, from the library's Jacobian-vector products (lw_lin_jvp) and
- * linearization matrices (lw_lin_matrices):
+ * Only the library's public interface is used (linkwright.h): the residual
+ * from lw_eval_dense and lw_eval_mass_dense, the objective from lw_outputs
+ * and lw_objective_terms, the initial state from lw_initialize.  Every
+ * derivative is a central difference of those values, independent of the
+ * library's own derivative code (steps and accuracy in lw_ref_idas_sens.c):
+ * Jacobians with respect to the state one coordinate at a time or along a
+ * direction, derivatives with respect to a parameter (the initial state's
+ * among them) from two models compiled with the parameter at p +- h.
  *   forward: IDAS forward sensitivities s_j = dy/dp_j with the sensitivity
  *     residual F_y s_j + F_y' s_j' + dF/dp_j; the objective and its
  *     derivatives as quadratures (staggered corrector, the sensitivities in
@@ -35,8 +38,9 @@
  *     plus a(0) dq0/dp + u(0) dv0/dp, plus dg_T/dp.
  * In every problem the multipliers (lam, their sensitivities, the adjoint c)
  * are left out of the error test (IDASetId, IDASetSuppressAlg): they are
- * algebraic and follow q and v.  Dense direct linear solvers with analytic
- * Jacobians; steps no longer than the knot interval of the model's splines.
+ * algebraic and follow q and v.  Dense direct linear solvers with
+ * difference Jacobians; steps no longer than the knot interval of the
+ * model's splines.
  *
  * Models whose controllers have integral action are refused (the index-1
  * form has no state for the integral). */
