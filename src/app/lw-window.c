@@ -25,7 +25,11 @@
  * runner is dropped until the model assembles again.  After each edit the
  * document is written to an autosave file (lw-autosave.h), removed when the
  * window closes without unsaved changes; closing with unsaved changes asks
- * first. */
+ * first.
+ *
+ * This file holds the widget, its construction, installing a model and
+ * playback; actions, documents, undo and automation are in the
+ * lw-window-*.c files named for them (see lw-window-private.h). */
 #include "lw-window-private.h"
 
 #include <glib/gi18n.h>
