@@ -109,16 +109,22 @@ gboolean lw_window_open_example(LwWindow *self, const char *name)
   return open_file_impl(self, f, FALSE);
 }
 
-static void new_document(LwWindow *self, gboolean planar)
+/* a new document without a file, named display_name; undoable like any
+ * edit: the model before it stays on the undo stack */
+static void begin_new_document(LwWindow *self, const char *display_name)
 {
-  /* undoable like any edit: the model before it stays on the stack */
   if (self->desc)
     _lw_window_push_current(self, self->undo);
   g_ptr_array_set_size(self->redo, 0);
   self->doc_id = _lw_window_next_doc_id();
   g_clear_object(&self->file);
   g_free(self->display_name);
-  self->display_name = g_strdup(_("Untitled"));
+  self->display_name = g_strdup(display_name);
+}
+
+static void new_document(LwWindow *self, gboolean planar)
+{
+  begin_new_document(self, _("Untitled"));
   _lw_window_set_document(self, lw_editor_new_document(planar), FALSE);
   adw_window_title_set_title(self->window_title, _("Untitled"));
   if (!self->editing)
@@ -546,14 +552,7 @@ void _lw_window_examples_cb(GSimpleAction *a, GVariant *p, gpointer user)
 
 static gboolean open_document_now(LwWindow *self, lw_desc *desc, const char *display_name)
 {
-  /* undoable like New: the model before it stays on the undo stack */
-  if (self->desc)
-    _lw_window_push_current(self, self->undo);
-  g_ptr_array_set_size(self->redo, 0);
-  self->doc_id = _lw_window_next_doc_id();
-  g_clear_object(&self->file);
-  g_free(self->display_name);
-  self->display_name = g_strdup(display_name);
+  begin_new_document(self, display_name);
   gboolean runnable = _lw_window_set_document(self, desc, TRUE);
   _lw_window_write_autosave(self);
   _lw_window_update_actions(self);
