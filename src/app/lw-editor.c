@@ -1412,14 +1412,8 @@ int lw_editor_get_label_boxes(LwEditor *self, graphene_rect_t *boxes, int max)
   return self->nlabel_boxes;
 }
 
-static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+static void draw_work_plane(LwEditor *self, cairo_t *cr)
 {
-  LwEditor *self = LW_EDITOR(widget);
-  int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-  cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
-  self->nlabel_boxes = 0;
-  double x, y;
-  lw_view3d_get_camera(self->view, &self->cam_drawn);
   /* spatial models: the work plane, a 4 m square ruled every 0.5 m about
    * the point of the plane nearest the origin */
   if (dim(self) == 3) {
@@ -1439,6 +1433,11 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       }
     cairo_stroke(cr);
   }
+}
+
+static void draw_anchors(LwEditor *self, cairo_t *cr)
+{
+  double x, y;
   /* body points: small open circles (snap targets), with the move tool
    * square handles; ground places: ground marks */
   gboolean handles = is_moving_tool(self);
@@ -1474,6 +1473,11 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       cairo_stroke(cr);
     }
   }
+}
+
+static void draw_joint_flags(LwEditor *self, GtkWidget *widget, cairo_t *cr)
+{
+  double x, y;
   /* joints flagged by the live check; labels of joints at one place stack */
   int nlab = 0;
   double labx[16], laby[16];
@@ -1501,6 +1505,11 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     pango_cairo_show_layout(cr, pl);
     g_object_unref(pl);
   }
+}
+
+static void draw_pointer(LwEditor *self, GtkWidget *widget, cairo_t *cr)
+{
+  double x, y;
   /* the stroke being drawn, snapped */
   double a[3], b[3];
   if (self->stroking && lw_editor_snap(self, self->x0, self->y0, a) && lw_editor_snap(self, self->x1, self->y1, b)) {
@@ -1542,6 +1551,10 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     cairo_stroke(cr);
     coord_label(self, widget, cr, a, x, y);
   }
+}
+
+static void draw_status(LwEditor *self, GtkWidget *widget, cairo_t *cr, int w, int h)
+{
   /* the live check */
   if (self->status) {
     PangoLayout *pl = gtk_widget_create_pango_layout(widget, self->status);
@@ -1561,6 +1574,20 @@ static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     pango_cairo_show_layout(cr, pl);
     g_object_unref(pl);
   }
+}
+
+static void lw_editor_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  LwEditor *self = LW_EDITOR(widget);
+  int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+  cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+  self->nlabel_boxes = 0;
+  lw_view3d_get_camera(self->view, &self->cam_drawn);
+  draw_work_plane(self, cr);
+  draw_anchors(self, cr);
+  draw_joint_flags(self, widget, cr);
+  draw_pointer(self, widget, cr);
+  draw_status(self, widget, cr, w, h);
   cairo_destroy(cr);
 }
 

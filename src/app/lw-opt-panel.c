@@ -1022,11 +1022,7 @@ void lw_opt_panel_set_model_state(LwOptPanel *self, const lw_desc *desc, gboolea
   g_array_set_size(self->hist, 0);
   plot_reset(self);
   show_progress(self);
-  lw_desc_free(self->desc);
-  self->desc = desc ? lw_desc_copy(desc) : NULL;
-  self->runnable = desc && runnable;
-  g_free(self->reason);
-  self->reason = g_strdup(desc ? reason : _("there is no model"));
+  lw_panel_take_model(&self->desc, &self->runnable, &self->reason, desc, runnable, reason);
   self->stale = TRUE;
   /* a page not on screen follows when it is shown (an edit stays cheap) */
   if (gtk_widget_get_mapped(GTK_WIDGET(self)))

@@ -104,3 +104,13 @@ gboolean lw_panel_set_strings(GtkStringList *list, const char *const *items)
   gtk_string_list_splice(list, 0, n, items);
   return TRUE;
 }
+
+void lw_panel_take_model(lw_desc **panel_desc, gboolean *panel_runnable, char **panel_reason, const lw_desc *desc,
+                         gboolean runnable, const char *reason)
+{
+  lw_desc_free(*panel_desc);
+  *panel_desc = desc ? lw_desc_copy(desc) : NULL;
+  *panel_runnable = desc && runnable;
+  g_free(*panel_reason);
+  *panel_reason = g_strdup(desc ? reason : _("there is no model"));
+}

@@ -3,6 +3,8 @@
 
 #include <adwaita.h>
 
+#include "linkwright.h"
+
 G_BEGIN_DECLS
 
 /* A preferences group with a title (or none), appended to box. */
@@ -46,5 +48,11 @@ void lw_panel_name_inner_buttons(GtkWidget *w, const char *name);
  * that keeps the model's shape rebuilds no row of a drop-down.  Returns
  * TRUE when the list changed. */
 gboolean lw_panel_set_strings(GtkStringList *list, const char *const *items);
+
+/* A panel's copy of the model on screen: *desc becomes a copy of desc (NULL
+ * for none), *runnable whether it can be simulated, *reason why not ("there
+ * is no model" without one). */
+void lw_panel_take_model(lw_desc **panel_desc, gboolean *panel_runnable, char **panel_reason, const lw_desc *desc,
+                         gboolean runnable, const char *reason);
 
 G_END_DECLS

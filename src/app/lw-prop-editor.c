@@ -289,97 +289,75 @@ static void emit_field_edit(LwPropEditor *self, const char *path, lw_desc *d, co
   g_clear_pointer(&self->applying, g_free);
 }
 
-static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
+/* the name of an element (path ".../name"); takes d */
+static gboolean apply_name(LwPropEditor *self, Field *f, const char *path, const char *t, lw_desc *d)
 {
-  g_autofree char *path = g_strdup(f->path);
-  g_autofree char *t = g_strstrip(g_strdup(text));
-  lw_desc *d = lw_desc_copy(self->doc);
-  g_autofree char *what = NULL;
-  /* names */
-  if (ends_with(path, "/name")) {
-    g_autofree char *elem = element_of(path);
-    const char *old = strchr(elem, '/') + 1;
-    if (!strcmp(old, t)) {
-      lw_desc_free(d);
-      show_error(f, NULL);
-      return TRUE;
-    }
-    if (!*t || strchr(t, '/') || lw_desc_name_used(d, t)) {
-      show_error(f, !*t ? _("a name cannot be empty")
-                 : strchr(t, '/') ? _("a name cannot contain '/'")
-                                  : _("this name is taken (or is 'ground')"));
-      lw_desc_free(d);
-      return FALSE;
-    }
-    lw_desc_rename(d, elem, t);
-    what = g_strdup_printf(_("Rename %s to %s"), old, t);
-    char *sel = g_strdup_printf("%.*s/%s", (int)(strchr(elem, '/') - elem), elem, t);
-    g_free(self->selection);
-    self->selection = sel;
-    /* the focus follows the field to its new path */
-    self->renamed_from = g_strdup_printf("%s/", elem);
-    self->renamed_to = g_strdup_printf("%s/", sel);
-    g_autofree char *npath = g_strdup_printf("%s/name", sel);
-    emit_field_edit(self, npath, d, what);
-    g_clear_pointer(&self->renamed_from, g_free);
-    g_clear_pointer(&self->renamed_to, g_free);
+  g_autofree char *elem = element_of(path);
+  const char *old = strchr(elem, '/') + 1;
+  if (!strcmp(old, t)) {
+    lw_desc_free(d);
+    show_error(f, NULL);
     return TRUE;
   }
-  if (!strcmp(path, "model/name")) {
-    free(d->name);
-    d->name = *t ? strdup(t) : NULL;
-    emit_field_edit(self, path, d, _("Rename the model"));
-    return TRUE;
+  if (!*t || strchr(t, '/') || lw_desc_name_used(d, t)) {
+    show_error(f, !*t ? _("a name cannot be empty")
+               : strchr(t, '/') ? _("a name cannot contain '/'")
+                                : _("this name is taken (or is 'ground')"));
+    lw_desc_free(d);
+    return FALSE;
   }
-  /* the bodies of a joint */
-  if (g_str_has_prefix(path, "joints/") && (ends_with(path, "/body1") || ends_with(path, "/body2"))) {
-    g_autofree char *elem = element_of(path);
-    const char *jn = strchr(elem, '/') + 1;
-    lw_joint_desc *j = NULL;
-    for (int i = 0; i < d->njoints; i++)
-      if (!strcmp(d->joints[i].name, jn))
-        j = &d->joints[i];
-    int k = ends_with(path, "/body2");
-    gboolean known = !strcmp(t, "ground");
-    for (int i = 0; i < d->nbodies && !known; i++)
-      known = !strcmp(d->bodies[i].name, t);
-    char *msg = NULL;
-    if (!j)
-      msg = g_strdup(_("no such joint"));
-    else if (!known)
-      msg = g_strdup_printf(_("there is no body '%s' (give a body's name or 'ground')"), t);
-    else if (!g_strcmp0(j->body[1 - k], t))
-      msg = g_strdup_printf(_("a joint cannot join body '%s' to itself"), t);
-    if (msg) {
-      show_error(f, msg);
-      g_free(msg);
-      lw_desc_free(d);
-      return FALSE;
-    }
-    free(j->body[k]);
-    j->body[k] = strdup(t);
-    what = g_strdup_printf(_("Joint %s: body %d is %s"), jn, k + 1, t);
-    emit_field_edit(self, path, d, what);
-    return TRUE;
-  }
-  /* numbers, with a unit or as an expression */
-  double v = 0;
-  char why_not[256];
-  int parsed = lw_units_parse(t, f->q, self->degrees, &v, why_not, sizeof why_not);
-  if (parsed != LW_UNITS_OK) {
-    g_autofree char *msg = parsed == LW_UNITS_WRONG_UNIT ? g_strdup(why_not)
-                                                         : g_strdup_printf(_("'%s' is not a number: %s"), t, why_not);
+  lw_desc_rename(d, elem, t);
+  g_autofree char *what = g_strdup_printf(_("Rename %s to %s"), old, t);
+  char *sel = g_strdup_printf("%.*s/%s", (int)(strchr(elem, '/') - elem), elem, t);
+  g_free(self->selection);
+  self->selection = sel;
+  /* the focus follows the field to its new path */
+  self->renamed_from = g_strdup_printf("%s/", elem);
+  self->renamed_to = g_strdup_printf("%s/", sel);
+  g_autofree char *npath = g_strdup_printf("%s/name", sel);
+  emit_field_edit(self, npath, d, what);
+  g_clear_pointer(&self->renamed_from, g_free);
+  g_clear_pointer(&self->renamed_to, g_free);
+  return TRUE;
+}
+
+/* the body (1 or 2) of a joint (path "joints/NAME/body1|2"); takes d */
+static gboolean apply_joint_body(LwPropEditor *self, Field *f, const char *path, const char *t, lw_desc *d)
+{
+  g_autofree char *elem = element_of(path);
+  const char *jn = strchr(elem, '/') + 1;
+  lw_joint_desc *j = NULL;
+  for (int i = 0; i < d->njoints; i++)
+    if (!strcmp(d->joints[i].name, jn))
+      j = &d->joints[i];
+  int k = ends_with(path, "/body2");
+  gboolean known = !strcmp(t, "ground");
+  for (int i = 0; i < d->nbodies && !known; i++)
+    known = !strcmp(d->bodies[i].name, t);
+  char *msg = NULL;
+  if (!j)
+    msg = g_strdup(_("no such joint"));
+  else if (!known)
+    msg = g_strdup_printf(_("there is no body '%s' (give a body's name or 'ground')"), t);
+  else if (!g_strcmp0(j->body[1 - k], t))
+    msg = g_strdup_printf(_("a joint cannot join body '%s' to itself"), t);
+  if (msg) {
     show_error(f, msg);
+    g_free(msg);
     lw_desc_free(d);
     return FALSE;
   }
-  char *why = rule_check(d, path, v);
-  if (why) {
-    show_error(f, why);
-    g_free(why);
-    lw_desc_free(d);
-    return FALSE;
-  }
+  free(j->body[k]);
+  j->body[k] = strdup(t);
+  g_autofree char *what = g_strdup_printf(_("Joint %s: body %d is %s"), jn, k + 1, t);
+  emit_field_edit(self, path, d, what);
+  return TRUE;
+}
+
+/* the number a field path stands for in d: an initial condition is created
+ * when first given; NULL when the field no longer exists */
+static double *number_slot(lw_desc *d, const char *path)
+{
   double *slot = NULL;
   if (g_str_has_prefix(path, "initial/")) {
     /* an initial condition is created when first given */
@@ -397,12 +375,12 @@ static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
     }
   } else
     slot = lw_desc_field(d, path);
-  if (!slot) {
-    show_error(f, _("this field no longer exists"));
-    lw_desc_free(d);
-    return FALSE;
-  }
-  double old = *slot;
+  return slot;
+}
+
+/* *slot (the field path of d) becomes v, with what follows it */
+static void set_number(lw_desc *d, const char *path, double *slot, double v)
+{
   /* a point moved: the shapes that ended there and a drawn link's mass
    * properties follow it (lw_desc_move_point) */
   int bi = -1, pk = -1;
@@ -427,6 +405,35 @@ static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
     for (int k = 0; k < d->params[i].ntargets; k++)
       if (!strcmp(d->params[i].targets[k], path))
         d->params[i].value = v;
+}
+
+/* a number, with a unit or as an expression; takes d */
+static gboolean apply_number(LwPropEditor *self, Field *f, const char *path, const char *t, lw_desc *d)
+{
+  double v = 0;
+  char why_not[256];
+  int parsed = lw_units_parse(t, f->q, self->degrees, &v, why_not, sizeof why_not);
+  if (parsed != LW_UNITS_OK) {
+    g_autofree char *msg = parsed == LW_UNITS_WRONG_UNIT ? g_strdup(why_not)
+                                                         : g_strdup_printf(_("'%s' is not a number: %s"), t, why_not);
+    show_error(f, msg);
+    lw_desc_free(d);
+    return FALSE;
+  }
+  char *why = rule_check(d, path, v);
+  if (why) {
+    show_error(f, why);
+    g_free(why);
+    lw_desc_free(d);
+    return FALSE;
+  }
+  double *slot = number_slot(d, path);
+  if (!slot) {
+    show_error(f, _("this field no longer exists"));
+    lw_desc_free(d);
+    return FALSE;
+  }
+  set_number(d, path, slot, v);
   char *objection = compile_check(self->doc, d, path);
   if (objection) {
     show_error(f, objection);
@@ -434,11 +441,28 @@ static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
     lw_desc_free(d);
     return FALSE;
   }
-  (void)old;
   show_error(f, NULL);
-  what = g_strdup_printf(_("Set %s to %s"), path, t);
+  g_autofree char *what = g_strdup_printf(_("Set %s to %s"), path, t);
   emit_field_edit(self, path, d, what);
   return TRUE;
+}
+
+static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
+{
+  g_autofree char *path = g_strdup(f->path);
+  g_autofree char *t = g_strstrip(g_strdup(text));
+  lw_desc *d = lw_desc_copy(self->doc);
+  if (ends_with(path, "/name"))
+    return apply_name(self, f, path, t, d);
+  if (!strcmp(path, "model/name")) {
+    free(d->name);
+    d->name = *t ? strdup(t) : NULL;
+    emit_field_edit(self, path, d, _("Rename the model"));
+    return TRUE;
+  }
+  if (g_str_has_prefix(path, "joints/") && (ends_with(path, "/body1") || ends_with(path, "/body2")))
+    return apply_joint_body(self, f, path, t, d);
+  return apply_number(self, f, path, t, d);
 }
 
 static void entry_activate_cb(GtkEntry *entry, gpointer user)

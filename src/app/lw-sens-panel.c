@@ -615,11 +615,7 @@ void lw_sens_panel_set_model_state(LwSensPanel *self, const lw_desc *desc, gbool
    * stale, they were kept when the rows went stale) */
   if (!self->stale)
     self->pending_off = left_out_params(self);
-  lw_desc_free(self->desc);
-  self->desc = desc ? lw_desc_copy(desc) : NULL;
-  self->runnable = desc && runnable;
-  g_free(self->reason);
-  self->reason = g_strdup(desc ? reason : _("there is no model"));
+  lw_panel_take_model(&self->desc, &self->runnable, &self->reason, desc, runnable, reason);
   if (self->have_result)
     lw_sens_result_clear(&self->result);
   self->have_result = FALSE;

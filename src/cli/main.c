@@ -65,6 +65,40 @@ static void json_num(GString *s, double v)
   g_string_append(s, b);
 }
 
+/* the member "error" of a JSON result: what failed, where and when */
+static void json_error(GString *s, const lw_error *e)
+{
+  g_string_append(s, ", \"error\": {\"message\": ");
+  json_str(s, e->msg);
+  g_string_append(s, ", \"where\": ");
+  json_str(s, e->path);
+  g_string_append(s, ", \"time\": ");
+  json_num(s, e->time);
+  g_string_append_c(s, '}');
+}
+
+static const char *objective_name(const lw_desc *d, int i)
+{
+  return d->objectives[i].name;
+}
+
+static const char *param_name(const lw_desc *d, int i)
+{
+  return d->params[i].name;
+}
+
+/* "FILE has no KIND 'NAME' (it has: A, B)": the n names that name(d, i) gives */
+static void report_unknown_name(const char *file, const char *kind, const char *kinds, const char *name,
+                                const lw_desc *d, int n, const char *(*name_of)(const lw_desc *, int))
+{
+  GString *names = g_string_new("");
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(names, "%s%s", i ? ", " : "", name_of(d, i));
+  fprintf(stderr, "linkwright-cli: %s has no %s '%s' (%s%s%s)\n", file, kind, name, n ? "it has: " : "it defines no ",
+          n ? "" : kinds, names->str);
+  g_string_free(names, TRUE);
+}
+
 /* the value of option a: a positive finite number, or a message and FALSE */
 static gboolean positive_arg(const char *a, const char *v, double *x)
 {
@@ -216,13 +250,7 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
     }
     g_string_append_c(s, '}');
     if (r.status != LW_OK) {
-      g_string_append(s, ", \"error\": {\"message\": ");
-      json_str(s, r.error.msg);
-      g_string_append(s, ", \"where\": ");
-      json_str(s, r.error.path);
-      g_string_append(s, ", \"time\": ");
-      json_num(s, r.error.time);
-      g_string_append_c(s, '}');
+      json_error(s, &r.error);
     }
     g_string_append(s, "}\n");
     fputs(s->str, stdout);
@@ -432,12 +460,7 @@ static int cmd_sensitivity(int argc, char **argv)
   int *P = NULL, np = 0;
   int O[1] = {lw_desc_objective_index(d, objective)};
   if (O[0] < 0) {
-    GString *names = g_string_new("");
-    for (int i = 0; i < d->nobjectives; i++)
-      g_string_append_printf(names, "%s%s", i ? ", " : "", d->objectives[i].name);
-    fprintf(stderr, "linkwright-cli: %s has no objective '%s' (%s%s)\n", file, objective,
-            d->nobjectives ? "it has: " : "it defines no objectives", names->str);
-    g_string_free(names, TRUE);
+    report_unknown_name(file, "objective", "objectives", objective, d, d->nobjectives, objective_name);
     code = EXIT_USAGE;
     goto out;
   }
@@ -450,12 +473,7 @@ static int cmd_sensitivity(int argc, char **argv)
         continue;
       int j = lw_desc_param_index(d, nm);
       if (j < 0) {
-        GString *names = g_string_new("");
-        for (int k = 0; k < d->nparams; k++)
-          g_string_append_printf(names, "%s%s", k ? ", " : "", d->params[k].name);
-        fprintf(stderr, "linkwright-cli: %s has no parameter '%s' (%s%s)\n", file, nm,
-                d->nparams ? "it has: " : "it defines no parameters", names->str);
-        g_string_free(names, TRUE);
+        report_unknown_name(file, "parameter", "parameters", nm, d, d->nparams, param_name);
         code = EXIT_USAGE;
         goto out;
       }
@@ -531,13 +549,7 @@ static int cmd_sensitivity(int argc, char **argv)
     g_string_append_printf(s, ", \"peak_bytes\": %zu, \"checkpointed\": %s, \"threads\": %d", r.peak_bytes,
                            r.recomputed ? "true" : "false", r.threads ? r.threads : 1);
     if (st != LW_OK) {
-      g_string_append(s, ", \"error\": {\"message\": ");
-      json_str(s, r.error.msg);
-      g_string_append(s, ", \"where\": ");
-      json_str(s, r.error.path);
-      g_string_append(s, ", \"time\": ");
-      json_num(s, r.error.time);
-      g_string_append_c(s, '}');
+      json_error(s, &r.error);
     }
     g_string_append(s, "}\n");
     fputs(s->str, stdout);
