@@ -585,6 +585,23 @@ static void test_selection(void)
 }
 
 /* every action has a key, and the shortcuts window lists each key */
+/* Delete names what it deleted (the selection's name outlives the
+ * selection, which the deletion clears) */
+static void test_delete_message(void)
+{
+  LwWindow *w = new_window();
+  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
+  lwt_spin(0.1);
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "forces/spring1");
+  lwt_spin(0.05);
+  int nforces = lw_window_get_desc(w)->nforces;
+  g_action_group_activate_action(G_ACTION_GROUP(w), "delete", NULL);
+  lwt_spin(0.1);
+  g_assert_cmpint(lw_window_get_desc(w)->nforces, ==, nforces - 1);
+  g_assert_cmpstr(lw_window_get_last_toast(w), ==, "Deleted forces/spring1 (Ctrl+Z to undo)");
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 static void test_accels(void)
 {
   LwWindow *w = new_window();
@@ -642,6 +659,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/optimize", test_optimize);
   g_test_add_func("/app/optimize-cancel", test_optimize_cancel);
   g_test_add_func("/app/optimize-errors", test_optimize_errors);
+  g_test_add_func("/app/delete-message", test_delete_message);
   g_test_add_func("/app/selection", test_selection);
   g_test_add_func("/app/accels", test_accels);
   int rc = g_test_run();

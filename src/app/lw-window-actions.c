@@ -251,7 +251,8 @@ static void delete_cb(GSimpleAction *a, GVariant *p, gpointer user)
   (void)a;
   (void)p;
   LwWindow *self = user;
-  const char *sel = lw_view3d_get_selection(LW_VIEW3D(self->view));
+  /* a copy: clearing the selection below frees the view's */
+  g_autofree char *sel = g_strdup(lw_view3d_get_selection(LW_VIEW3D(self->view)));
   if (!self->desc || !sel) {
     _lw_window_toast(self, _("Select a body, joint or force to delete"));
     return;

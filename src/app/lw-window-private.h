@@ -79,6 +79,7 @@ struct _LwWindow {
   gboolean updating_scale;
   guint live_frames;     /* frames already shown live (the rest are new) */
   char *message;
+  char *last_toast;      /* the last toast shown (for tests and scripts) */
   gboolean automation_done;
 
   /* frame statistics (--bench-fps) */

@@ -69,7 +69,15 @@ void _lw_window_hide_message(LwWindow *self)
 
 void _lw_window_toast(LwWindow *self, const char *text)
 {
+  g_free(self->last_toast);
+  self->last_toast = g_strdup(text);
   adw_toast_overlay_add_toast(self->toast_overlay, adw_toast_new(text));
+}
+
+const char *lw_window_get_last_toast(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->last_toast;
 }
 
 const char *lw_window_get_message(LwWindow *self)
@@ -702,6 +710,7 @@ static void lw_window_finalize(GObject *object)
   g_free(self->joints);
   g_free(self->forces);
   g_free(self->message);
+  g_free(self->last_toast);
   g_free(self->autosave_path);
   g_free(self->recovery_path);
   g_ptr_array_unref(self->undo);

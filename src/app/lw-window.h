@@ -52,6 +52,8 @@ gboolean lw_window_open_document(LwWindow *self, lw_desc *desc, const char *disp
 /* For tests and automation. */
 const lw_desc *lw_window_get_desc(LwWindow *self);
 LwSimRunner *lw_window_get_runner(LwWindow *self);
+/* The text of the last toast shown (NULL: none yet). */
+const char *lw_window_get_last_toast(LwWindow *self);
 const char *lw_window_get_message(LwWindow *self); /* the message bar's text, NULL when hidden */
 GtkWidget *lw_window_get_view(LwWindow *self);
 GtkWidget *lw_window_get_plot_view(LwWindow *self); /* the first plot of the Plots page */
