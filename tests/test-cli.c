@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lw_io.h"
+
 static int run(const char *args, char **out, char **err)
 {
   g_autofree char *cmd = g_strdup_printf("%s %s", LW_CLI, args);
@@ -174,6 +176,108 @@ static void test_sensitivity(void)
   g_unlink(csv);
 }
 
+
+/* the conventions: --version, COMMAND --help on stdout with exit 0 */
+static void test_version_help(void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint(run("--version", &out, &err), ==, 0);
+  g_assert_true(g_str_has_prefix(out, "linkwright-cli "));
+  g_assert_true(g_ascii_isdigit(out[strlen("linkwright-cli ")]));
+  const char *cmds[] = {"simulate --help", "sensitivity --help", "optimize -h", "convert --help"};
+  for (guint i = 0; i < G_N_ELEMENTS(cmds); i++) {
+    g_autofree char *o = NULL, *e = NULL;
+    g_assert_cmpint(run(cmds[i], &o, &e), ==, 0);
+    g_assert_nonnull(strstr(o, "usage:"));
+    g_assert_cmpstr(e, ==, "");
+  }
+}
+
+/* --csv - on stdout (the summary on stderr), every K-th row and the last;
+ * settings that make no run are a usage error */
+static void test_csv_stream(void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *args = g_strdup_printf("simulate %s/pendulum.json --t-end 1 --step 0.001 --csv - --every 300",
+                                          LW_MODELS_DIR);
+  g_assert_cmpint(run(args, &out, &err), ==, 0);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  /* header, t = 0, 0.3, 0.6, 0.9, 1 and the empty end */
+  g_assert_cmpuint(g_strv_length(lines), ==, 7);
+  g_assert_true(g_str_has_prefix(lines[0], "time,"));
+  g_assert_true(g_str_has_prefix(lines[2], "0.3"));
+  g_assert_true(g_str_has_prefix(lines[5], "1,"));
+  g_assert_nonnull(strstr(err, "1000 steps"));
+  struct {
+    const char *opts;
+    const char *expect;
+  } bad[] = {{"--step 10 --t-end 1", "not one step"}, {"--t-end 1e300 --step 1", "more than the 1e9"}};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *o = NULL, *e = NULL;
+    g_autofree char *a = g_strdup_printf("simulate %s/pendulum.json %s", LW_MODELS_DIR, bad[i].opts);
+    g_assert_cmpint(run(a, &o, &e), ==, 1);
+    g_assert_nonnull(strstr(e, bad[i].expect));
+  }
+  /* a t_end that is not a whole number of steps is said */
+  g_autofree char *o2 = NULL, *e2 = NULL;
+  g_autofree char *a2 = g_strdup_printf("simulate %s/pendulum.json --t-end 0.03 --step 7e-5", LW_MODELS_DIR);
+  g_assert_cmpint(run(a2, &o2, &e2), ==, 0);
+  g_assert_nonnull(strstr(e2, "ends at 0.03003"));
+}
+
+/* an output named with a quote, a comma and a line break keeps the CSV's
+ * columns: the header field is quoted */
+static void test_csv_header_quoting(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lw-cli-XXXXXX", NULL);
+  g_autofree char *model = g_build_filename(dir, "m.json", NULL);
+  g_autofree char *csv = g_build_filename(dir, "m.csv", NULL);
+  lw_desc *d = lw_desc_chain(1, 0);
+  lw_desc_add_output(d, "odd \"name\",\nhere", LW_OUT_TOTAL_ENERGY);
+  GError *gerr = NULL;
+  g_assert_true(lw_model_write_file(d, model, &gerr));
+  lw_desc_free(d);
+  g_autofree char *args = g_strdup_printf("simulate %s --t-end 0.01 --csv %s", model, csv);
+  g_autofree char *out = NULL, *err = NULL;
+  int rc = run(args, &out, &err);
+  g_test_message("%s", err);
+  g_assert_cmpint(rc, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+  /* the last header field quoted, the header then ends */
+  g_assert_nonnull(strstr(text, ",\"odd \"\"name\"\",\nhere\"\n0,"));
+  g_unlink(model);
+  g_unlink(csv);
+  g_rmdir(dir);
+}
+
+/* convert: a URDF into a model file that reads back and runs */
+static void test_convert(void)
+{
+  g_autofree char *urdf = g_build_filename(LW_SOURCE_ROOT, "..", "shared", "urdf", "bullet3_kuka_iiwa_model.urdf", NULL);
+  if (!g_file_test(urdf, G_FILE_TEST_EXISTS)) {
+    g_test_skip("the shared robot descriptions are absent");
+    return;
+  }
+  g_autofree char *dir = g_dir_make_tmp("lw-cli-XXXXXX", NULL);
+  g_autofree char *json = g_build_filename(dir, "kuka.json", NULL);
+  g_autofree char *args = g_strdup_printf("convert %s --out %s", urdf, json);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint(run(args, &out, &err), ==, 0);
+  g_test_message("%s", err);
+  g_assert_nonnull(strstr(err, "7 bodies, 7 joints"));
+  g_assert_nonnull(strstr(err, "7 degrees of freedom"));
+  g_assert_nonnull(strstr(err, "limits"));
+  g_autofree char *a2 = g_strdup_printf("simulate %s --t-end 0.1", json);
+  g_autofree char *o2 = NULL, *e2 = NULL;
+  g_assert_cmpint(run(a2, &o2, &e2), ==, 0);
+  g_autofree char *a3 = g_strdup_printf("convert %s/five-bar.json", LW_MODELS_DIR);
+  g_autofree char *o3 = NULL, *e3 = NULL;
+  g_assert_cmpint(run(a3, &o3, &e3), ==, 1); /* no --out */
+  g_unlink(json);
+  g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -182,5 +286,9 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/solver-failure", test_solver_failure);
   g_test_add_func("/cli/demo-and-chain", test_demo_and_chain);
   g_test_add_func("/cli/sensitivity", test_sensitivity);
+  g_test_add_func("/cli/version-help", test_version_help);
+  g_test_add_func("/cli/csv-stream", test_csv_stream);
+  g_test_add_func("/cli/csv-header-quoting", test_csv_header_quoting);
+  g_test_add_func("/cli/convert", test_convert);
   return g_test_run();
 }

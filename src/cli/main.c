@@ -1,6 +1,7 @@
 /* linkwright-cli: the studies without a display.
  *
- *   linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE] [--json]
+ *   linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE|-] [--every K] [--json]
+ *   linkwright-cli convert IN.urdf|IN.xml --out MODEL.json
  *   linkwright-cli check MODEL
  *   linkwright-cli demo [--json]                 (the built-in five-bar)
  *   linkwright-cli generate-chain N [--out FILE] [--planar|--spatial]
@@ -19,14 +20,17 @@
 #include "linkwright.h"
 #include "lw_io.h"
 #include "lw_opt.h"
+#include "convert.h"
+#include <errno.h>
 
 enum { EXIT_USAGE = 1, EXIT_MODEL = 2, EXIT_SOLVER = 3 };
 
 static void usage(FILE *f)
 {
   fputs("usage:\n"
-        "  linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE] [--json]\n"
+        "  linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE|-] [--every K] [--json]\n"
         "  linkwright-cli check MODEL\n"
+        "  linkwright-cli convert IN.urdf|IN.xml --out MODEL.json [--quiet]\n"
         "  linkwright-cli demo [--json] [--csv FILE]\n"
         "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
         "  linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]\n"
@@ -35,6 +39,7 @@ static void usage(FILE *f)
         "  linkwright-cli optimize MODEL [--problem NAME] [--json] [--out OPTIMIZED]\n"
         "                 [--algorithm lbfgs|mma|slsqp|auglag] [--gradient adjoint|forward|fd]\n"
         "                 [--max-evaluations N] [--multistart N] [--quiet]\n"
+        "  linkwright-cli --version | COMMAND --help\n"
         "exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure\n",
         f);
 }
@@ -187,28 +192,98 @@ static gboolean write_rows(GString *s, const double *table, long rows, int ncols
   return ok;
 }
 
-static gboolean write_csv(const lw_model *m, const lw_sim_result *r, const char *file, GError **error)
+/* a CSV field: quoted (quotes doubled) when it holds a comma, a quote or a
+ * line break, so that every row keeps its number of columns */
+static void csv_field(GString *s, const char *v)
+{
+  if (!strpbrk(v, ",\"\n\r")) {
+    g_string_append(s, v);
+    return;
+  }
+  g_string_append_c(s, '"');
+  for (const char *p = v; *p; p++) {
+    if (*p == '"')
+      g_string_append_c(s, '"');
+    g_string_append_c(s, *p);
+  }
+  g_string_append_c(s, '"');
+}
+
+static GString *csv_header(const lw_model *m)
 {
   GString *s = g_string_new("time");
   char name[256];
   for (int c = 0; c < lw_model_output_columns(m); c++) {
     lw_model_output_column_name(m, c, name, sizeof name);
-    g_string_append_printf(s, ",%s", name);
+    g_string_append_c(s, ',');
+    csv_field(s, name);
   }
-  return write_rows(s, r->table, r->rows, r->ncols, file, error);
+  return s;
 }
 
-static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json)
+/* rows written as the run makes them (--csv with --every, or to stdout):
+ * the memory stays flat whatever the run's length; the last row is kept
+ * for the summary */
+typedef struct {
+  FILE *f;
+  double *last;
+  int ncols;
+  gboolean failed;
+} csv_stream;
+
+static int stream_row(const double *row, int ncols, void *user)
+{
+  csv_stream *cs = user;
+  memcpy(cs->last, row, sizeof(double) * (size_t)ncols);
+  cs->ncols = ncols;
+  if (!cs->f)
+    return 0;
+  char b[G_ASCII_DTOSTR_BUF_SIZE];
+  for (int c = 0; c < ncols; c++) {
+    lw_format_double(b, sizeof b, row[c]);
+    if (c)
+      fputc(',', cs->f);
+    fputs(b, cs->f);
+  }
+  fputc('\n', cs->f);
+  if (ferror(cs->f)) {
+    cs->failed = TRUE;
+    return 1;
+  }
+  return 0;
+}
+
+static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json, long every)
 {
   lw_sim_result r;
-  lw_simulate(m, t_end, h, &r, NULL, NULL);
-  if (csv && r.rows > 0) {
-    GError *e = NULL;
-    if (!write_csv(m, &r, csv, &e)) {
-      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", csv, e->message);
-      g_error_free(e);
+  /* rows are written as the run makes them (every K-th, and the last) and
+   * not kept: the memory stays flat whatever the run's length */
+  csv_stream cs = {NULL, NULL, 0, FALSE};
+  if (csv) {
+    cs.f = strcmp(csv, "-") ? fopen(csv, "w") : stdout;
+    if (!cs.f) {
+      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", csv, g_strerror(errno));
+      return EXIT_MODEL;
     }
+    GString *hdr = csv_header(m);
+    fprintf(cs.f, "%s\n", hdr->str);
+    g_string_free(hdr, TRUE);
   }
+  cs.last = g_new0(double, 1 + (size_t)lw_model_output_columns(m));
+  lw_sim_output out = {every > 1 ? every : 1, 0, stream_row, &cs};
+  lw_simulate_ex(m, t_end, h, &out, &r, NULL, NULL);
+  if (csv && ((cs.f != stdout && fclose(cs.f) != 0) || cs.failed))
+    fprintf(stderr, "linkwright-cli: cannot write %s\n", csv);
+  /* the summary reads the last row from the table */
+  free(r.table);
+  r.table = NULL;
+  if (r.rows > 0) {
+    r.table = cs.last;
+    cs.last = NULL;
+    r.ncols = cs.ncols ? cs.ncols : 1 + lw_model_output_columns(m);
+    r.rows = 1;
+  }
+  g_free(cs.last);
   int code = r.status == LW_OK ? 0 : r.status == LW_ERR_SOLVER ? EXIT_SOLVER : EXIT_MODEL;
   double tf = r.rows > 0 ? r.table[(size_t)(r.rows - 1) * r.ncols] : 0.0;
   if (json) {
@@ -256,7 +331,8 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
     fputs(s->str, stdout);
     g_string_free(s, TRUE);
   } else {
-    printf("%s: %ld steps to t = %.6g s in %.4g s (%.3g us/step), max constraint residual %.3g, "
+    fprintf(csv && !strcmp(csv, "-") ? stderr : stdout,
+           "%s: %ld steps to t = %.6g s in %.4g s (%.3g us/step), max constraint residual %.3g, "
            "%ld Newton iterations (max %d per step)\n",
            label, r.steps, tf, r.wall_time_s, r.steps ? 1e6 * r.wall_time_s / (double)r.steps : 0.0,
            r.max_constraint_residual, r.newton_iterations, r.max_step_iterations);
@@ -272,9 +348,10 @@ static int cmd_simulate(int argc, char **argv, int builtin)
 {
   const char *file = NULL, *csv = NULL;
   double t_end = NAN, h = NAN;
-  int json = 0;
-  const cli_opt opts[] = {{"--json", OPT_FLAG, &json}, {"--t-end", OPT_POSITIVE, &t_end},
-                         {"--step", OPT_POSITIVE, &h}, {"--csv", OPT_TEXT, &csv}, {NULL, 0, NULL}};
+  int json = 0, every = 1;
+  const cli_opt opts[] = {{"--json", OPT_FLAG, &json},    {"--t-end", OPT_POSITIVE, &t_end},
+                         {"--step", OPT_POSITIVE, &h},    {"--csv", OPT_TEXT, &csv},
+                         {"--every", OPT_COUNT, &every}, {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, builtin ? NULL : &file);
   if (rc)
     return rc;
@@ -308,11 +385,25 @@ static int cmd_simulate(int argc, char **argv, int builtin)
     return EXIT_MODEL;
   }
   const lw_desc *d = lw_model_desc(m);
+  gboolean given = !isnan(t_end) || !isnan(h);
   if (isnan(t_end))
     t_end = d->solver.t_end;
   if (isnan(h))
     h = d->solver.step;
-  int code = run_model(m, label, t_end, h, csv, json);
+  /* settings given here that make no run are a usage error; a t_end that
+   * is not a whole number of steps is said (the run ends at the step
+   * nearest to it) */
+  double n = floor(t_end / h + 0.5);
+  if (given && (n < 1 || n > 1e9)) {
+    fprintf(stderr, "linkwright-cli: --t-end %g with --step %g is %.3g steps: %s\n", t_end, h, n,
+            n < 1 ? "not one step" : "more than the 1e9 a run may take");
+    lw_model_free(m);
+    return EXIT_USAGE;
+  }
+  if (given && fabs(n * h - t_end) > 1e-9 * fmax(t_end, h))
+    fprintf(stderr, "linkwright-cli: t_end %g s is not a whole number of steps of %g s: the run ends at %.9g s\n",
+            t_end, h, n * h);
+  int code = run_model(m, label, t_end, h, csv, json, every);
   lw_model_free(m);
   return code;
 }
@@ -741,6 +832,18 @@ int main(int argc, char **argv)
     return EXIT_USAGE;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+    printf("linkwright-cli %s\n", LW_VERSION);
+    return 0;
+  }
+  /* COMMAND --help: the usage on stdout, exit 0 */
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    }
+  if (!strcmp(cmd, "convert"))
+    return lw_cli_convert(argc - 2, argv + 2);
   if (!strcmp(cmd, "simulate"))
     return cmd_simulate(argc - 2, argv + 2, 0);
   if (!strcmp(cmd, "demo"))

@@ -28,10 +28,11 @@ lw_model_format lw_model_sniff(const char *filename)
     if (*p != '<')
       return LW_FORMAT_UNKNOWN;
     if (!strncmp(p, "<?", 2) || !strncmp(p, "<!--", 4) || !strncmp(p, "<!", 2)) {
-      const char *end = !strncmp(p, "<!--", 4) ? strstr(p, "-->") : strchr(p, '>');
+      int comment = !strncmp(p, "<!--", 4);
+      const char *end = comment ? strstr(p, "-->") : strchr(p, '>');
       if (!end)
         return LW_FORMAT_UNKNOWN;
-      p = end + 1;
+      p = end + (comment ? 3 : 1);
       continue;
     }
     if (!strncmp(p, "<robot", 6))
