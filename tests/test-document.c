@@ -828,6 +828,42 @@ static void rm_rf(const char *path)
     g_unlink(path);
 }
 
+
+/* a URDF opened: imported into a document without a file (Save asks
+ * where, the robot description is never overwritten), modified, with what
+ * was not imported and the missing mesh files said */
+static void test_import_urdf(void)
+{
+  g_autofree char *urdf = g_build_filename(LW_SOURCE_ROOT, "..", "shared", "urdf", "bullet3_kuka_iiwa_model.urdf", NULL);
+  if (!g_file_test(urdf, G_FILE_TEST_EXISTS)) {
+    g_test_skip("the shared robot descriptions are absent");
+    return;
+  }
+  LwWindow *w = show(lw_window_new(app));
+  lw_window_open_builtin(w);
+  g_autoptr(GFile) f = g_file_new_for_path(urdf);
+  g_assert_true(lw_window_open_file(w, f));
+  lwt_spin(0.3);
+  g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 7);
+  g_assert_null(lw_window_get_file(w));
+  g_assert_true(lw_window_get_modified(w));
+  g_assert_nonnull(lw_window_get_runner(w));
+  const char *msg = lw_window_get_message(w);
+  g_test_message("%s", msg);
+  g_assert_nonnull(strstr(msg, "Imported from bullet3_kuka_iiwa_model.urdf (URDF): 7 bodies, 7 joints"));
+  g_assert_nonnull(strstr(msg, "meshes/link_1.obj"));
+  g_assert_nonnull(strstr(msg, "limits"));
+  g_assert_nonnull(strstr(lw_window_get_display_name(w), "(imported)"));
+  g_mkdir_with_parents(LW_DOC_SHOT_DIR, 0755);
+  g_autofree char *png = g_build_filename(LW_DOC_SHOT_DIR, "imported-kuka.png", NULL);
+  g_autoptr(GError) error = NULL;
+  lwt_spin(0.5);
+  if (lw_window_save_screenshot(w, png, &error))
+    g_test_message("screenshot %s", png);
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.1);
+}
+
 int main(int argc, char **argv)
 {
   /* autosaves and the recent list of this test in a private directory */
@@ -858,6 +894,7 @@ int main(int argc, char **argv)
   g_test_add_func("/document/autosave/lock-after-save", test_autosave_lock_after_save);
   g_test_add_func("/document/autosave/recover-origin", test_recover_origin);
   g_test_add_func("/document/autosave/queue", test_autosave_queue);
+  g_test_add_func("/document/import-urdf", test_import_urdf);
   g_test_add_func("/document/new-resets-time", test_new_resets_time);
   g_test_add_func("/document/failed-open-not-recent", test_failed_open_not_recent);
   g_test_add_func("/document/redundant-status", test_redundant_status);

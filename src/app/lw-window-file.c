@@ -6,6 +6,7 @@
  * lw_window_confirm_replace, which asks Save / Discard / Cancel before
  * unsaved changes are dropped. */
 #include "lw-window-private.h"
+#include "lw-mesh-file.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -36,8 +37,80 @@ static void add_recent(GFile *file)
   gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data);
 }
 
+/* the mesh files a model names that cannot be found, one a line (NULL: none) */
+static char *missing_meshes(const lw_desc *d)
+{
+  GString *s = g_string_new(NULL);
+  for (int b = 0; b < d->nbodies; b++)
+    for (int k = 0; k < d->bodies[b].ngeoms; k++) {
+      const lw_geom_desc *g = &d->bodies[b].geoms[k];
+      if (g->type != LW_GEOM_MESH || !g->mesh)
+        continue;
+      g_autofree char *path = lw_mesh_file_resolve(g->mesh, d->source_dir, NULL);
+      if (!g_file_test(path, G_FILE_TEST_EXISTS) && !strstr(s->str, g->mesh))
+        g_string_append_printf(s, "%s%s", s->len ? ", " : "", g->mesh);
+    }
+  return g_string_free(s, s->len == 0);
+}
+
+/* A URDF robot description or a MuJoCo model: imported into a new document
+ * without a file (Save asks where; the original is never overwritten),
+ * what was not imported said. */
+static gboolean import_file(LwWindow *self, const char *path, const char *name)
+{
+  lw_error err;
+  g_autofree char *notes = NULL;
+  lw_model_format fmt;
+  lw_desc *desc = lw_model_import_file(path, &fmt, &notes, NULL, &err);
+  if (!desc) {
+    g_autofree char *msg = g_strdup_printf(_("%s The current model is kept."), err.msg);
+    _lw_window_show_message(self, msg);
+    return FALSE;
+  }
+  g_autofree char *base = g_path_get_basename(path);
+  g_autofree char *display = g_strdup_printf(_("%s (imported)"), base);
+  if (!_lw_window_install_model(self, desc, NULL, display, NULL, &err)) {
+    lw_desc_free(desc);
+    g_autofree char *msg = g_strdup_printf(_("%s The current model is kept."), err.msg);
+    _lw_window_show_message(self, msg);
+    return FALSE;
+  }
+  (void)name;
+  self->modified = TRUE;
+  self->doc_id = _lw_window_next_doc_id();
+  g_ptr_array_set_size(self->undo, 0);
+  g_ptr_array_set_size(self->redo, 0);
+  _lw_window_refresh_editing(self);
+  _lw_window_update_actions(self);
+  _lw_window_update_subtitle(self);
+  g_autofree char *meshes = missing_meshes(self->desc);
+  GString *msg = g_string_new(NULL);
+  g_string_printf(msg, _("Imported from %s (%s): %d bodies, %d joints."), base, fmt == LW_FORMAT_URDF ? "URDF" : "MJCF",
+                  self->desc->nbodies, self->desc->njoints);
+  if (meshes)
+    g_string_append_printf(msg, _(" Mesh files not found, drawn as boxes: %s."), meshes);
+  if (notes) {
+    g_autofree char *one = g_strdelimit(g_strdup(notes), "\n", ';');
+    g_string_append_printf(msg, _(" Not imported: %s"), one);
+  }
+  _lw_window_show_message(self, msg->str);
+  g_string_free(msg, TRUE);
+  return TRUE;
+}
+
 static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
 {
+  g_autofree char *local = g_file_get_path(file);
+  if (local) {
+    lw_model_format f = lw_model_sniff(local);
+    if (f == LW_FORMAT_URDF || f == LW_FORMAT_MJCF) {
+      g_autofree char *pname = g_file_get_parse_name(file);
+      gboolean ok = import_file(self, local, pname);
+      if (ok && user_file)
+        add_recent(file);
+      return ok;
+    }
+  }
   g_autofree char *name = NULL;
   if (g_file_has_uri_scheme(file, "resource")) {
     g_autofree char *base = g_file_get_basename(file);
@@ -59,6 +132,10 @@ static gboolean open_file_impl(LwWindow *self, GFile *file, gboolean user_file)
     g_autofree char *msg = g_strdup_printf(_("%s The current model is kept."), err.msg);
     _lw_window_show_message(self, msg);
     return FALSE;
+  }
+  if (local) { /* files the model names (meshes) are found beside it */
+    g_autofree char *dir = g_path_get_dirname(local);
+    desc->source_dir = g_strdup(dir);
   }
   gboolean ok = _lw_window_install_model(self, desc, user_file ? file : NULL, name, map, &err);
   lw_source_map_free(map);
@@ -220,7 +297,10 @@ static FileDialog *file_dialog(LwWindow *self, const char *title, GtkFileChooser
   for (int i = 0; filters && filters[i]; i += 2) {
     g_autoptr(GtkFileFilter) f = gtk_file_filter_new();
     gtk_file_filter_set_name(f, filters[i]);
-    gtk_file_filter_add_pattern(f, filters[i + 1]);
+    /* several patterns separated by ';' */
+    g_auto(GStrv) pats = g_strsplit(filters[i + 1], ";", -1);
+    for (char **pt = pats; *pt; pt++)
+      gtk_file_filter_add_pattern(f, *pt);
     gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(native), f);
   }
   FileDialog *fd = g_new(FileDialog, 1);
@@ -251,7 +331,9 @@ void _lw_window_open_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  const char *const filters[] = {_("Linkwright models"), "*.json", _("All files"), "*", NULL};
+  const char *const filters[] = {_("Models and robot descriptions"), "*.json;*.urdf;*.xml", _("Linkwright models"),
+                                 "*.json", _("Robot descriptions (URDF, MuJoCo)"), "*.urdf;*.xml", _("All files"), "*",
+                                 NULL};
   file_dialog(user, _("Open Model"), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), NULL, filters, open_chosen, FALSE);
 }
 

@@ -137,6 +137,8 @@ guint _lw_window_next_doc_id(void);
 void _lw_window_write_autosave(LwWindow *self);
 gboolean _lw_window_set_document(LwWindow *self, lw_desc *desc, gboolean modified);
 void _lw_window_refresh_editing(LwWindow *self);
+/* the subtitle: the display name, and whether the model is modified */
+void _lw_window_update_subtitle(LwWindow *self);
 void _lw_window_edit_cb(GObject *source, gpointer desc, const char *what, gpointer user);
 void _lw_window_frame_drawing_area(LwWindow *self);
 

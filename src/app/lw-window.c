@@ -381,7 +381,7 @@ guint _lw_window_next_doc_id(void)
   return ++last;
 }
 
-static void update_subtitle(LwWindow *self)
+void _lw_window_update_subtitle(LwWindow *self)
 {
   g_autofree char *sub = self->modified ? g_strdup_printf(_("%s (modified)"), self->display_name)
                                         : g_strdup(self->display_name);
@@ -402,7 +402,7 @@ static gboolean replace_model(LwWindow *self, lw_desc *desc, gboolean modified)
     return FALSE;
   }
   self->modified = modified;
-  update_subtitle(self);
+  _lw_window_update_subtitle(self);
   _lw_window_refresh_editing(self);
   return TRUE;
 }
@@ -528,7 +528,7 @@ gboolean _lw_window_set_document(LwWindow *self, lw_desc *desc, gboolean modifie
   if (sel)
     lw_view3d_set_selection(LW_VIEW3D(self->view), sel);
   self->modified = modified;
-  update_subtitle(self);
+  _lw_window_update_subtitle(self);
   _lw_window_update_actions(self);
   return runnable;
 }
