@@ -8,6 +8,7 @@
  * inequality, a joint point that does not exist).  A model that compiles
  * but cannot assemble is accepted: the live check shows it. */
 #include "lw-prop-editor.h"
+#include "lw-panel-util.h"
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -679,6 +680,24 @@ static Field *field_add(LwPropEditor *self, GtkWidget *group, const char *title,
   return f;
 }
 
+/* the largest magnitude among a vector's components (path .../K), 0 for
+ * a scalar: a component that is round-off beside it (cos(pi/2) =
+ * 6.1e-17) is shown as 0 */
+static double component_scale(lw_desc *d, const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash || !g_ascii_isdigit(slash[1]) || slash[2])
+    return 0;
+  double scale = 0;
+  for (int k = 0; k < 4; k++) {
+    g_autofree char *p = g_strdup_printf("%.*s/%d", (int)(slash - path), path, k);
+    double *c = lw_desc_field(d, p);
+    if (c)
+      scale = fmax(scale, fabs(*c));
+  }
+  return scale;
+}
+
 /* the text of a numeric field's value in the document ("" when it has none) */
 static void num_text_of(LwPropEditor *self, const char *path, lw_quantity q, char *buf, size_t n)
 {
@@ -693,7 +712,7 @@ static void num_text_of(LwPropEditor *self, const char *path, lw_quantity q, cha
   }
   double *v = lw_desc_field(self->doc, path);
   if (v)
-    lw_units_format(*v, q, self->degrees, buf, n);
+    lw_units_format(lw_panel_clean(*v, component_scale(self->doc, path)), q, self->degrees, buf, n);
 }
 
 /* the text a field shows for the document (names and bodies as they are) */
