@@ -111,7 +111,11 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
   cholmod_sparse *R = NULL;
   SuiteSparse_long *E = NULL;
   cholmod_sparse *J = cholmod_l_transpose(A, 1, &cc);
-  SuiteSparse_long rank = J ? SuiteSparseQR_C_QR(SPQR_ORDERING_METIS, 1e-9, 0, J, NULL, &R, NULL, &cc) : -1;
+  /* (E is asked for: SPQR makes it either way, and only frees it given) */
+  SuiteSparse_long *EJ = NULL;
+  SuiteSparse_long rank = J ? SuiteSparseQR_C_QR(SPQR_ORDERING_METIS, 1e-9, 0, J, NULL, &R, &EJ, &cc) : -1;
+  if (EJ)
+    cholmod_l_free((size_t)nq, sizeof(SuiteSparse_long), EJ, &cc);
   cholmod_l_free_sparse(&J, &cc);
   cholmod_l_free_sparse(&R, &cc);
   if (rank >= 0 && rank < nc)
