@@ -581,6 +581,38 @@ static gboolean counter_positive(gpointer counter) { return *(int *)counter > 0;
  * pressed at P1 and dragged 0.5 m up: the view grabs it, the runner applies
  * the spring (upward); released, no force; the run ends with the bob higher
  * than the unperturbed run */
+/* Ctrl held, the pendulum's tip (P1, shown now) grabbed with the real
+ * pointer and pulled 0.5 m up in ten moves: the runner feels an upward
+ * force.  The tip's position at the grab in p; Ctrl's key code returned
+ * (the button and the key are still down) */
+static unsigned int ctrl_pull_up(xinput *xi, LwWindow *w, GtkWidget *view, LwSimRunner *r, int *changes,
+                                 double p[3])
+{
+  lw_camera cam;
+  lw_view3d_get_camera(LW_VIEW3D(view), &cam);
+  int vw = gtk_widget_get_width(view), vh = gtk_widget_get_height(view);
+  double t = lw_window_get_shown_time(w), q[4], x0, y0, x1, y1;
+  lw_sim_runner_get_frame(r, lw_sim_runner_frame_at_time(r, t), NULL, q, NULL);
+  LwBodyPoint P1 = bpt(0, 1, 0, 0);
+  lw_body_point_position(lw_sim_runner_get_model(r), q, &P1, p);
+  g_assert_true(lw_camera_project(&cam, vw, vh, p, &x0, &y0));
+  double up[3] = {p[0], p[1] + 0.5, 0};
+  g_assert_true(lw_camera_project(&cam, vw, vh, up, &x1, &y1));
+  unsigned int ctrl = xi->keycode(xi->dpy, 0xffe3 /* Control_L */);
+  xi_move(xi, view, x0, y0);
+  xi->fake_key(xi->dpy, ctrl, TRUE, 0);
+  xi->fake_button(xi->dpy, 1, TRUE, 0);
+  xi->flush(xi->dpy);
+  g_assert_true(lwt_wait_until(counter_positive, changes, 20));
+  for (int k = 1; k <= 10; k++)
+    xi_move(xi, view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
+  lwt_spin(0.5);
+  double F[3];
+  g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
+  g_assert_cmpfloat(F[1], >, 0);
+  return ctrl;
+}
+
 static void test_gui_ctrl_drag(void)
 {
   xinput xi;
@@ -603,29 +635,9 @@ static void test_gui_ctrl_drag(void)
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
   lw_sim_runner_set_real_time(r, TRUE, 0.1);
   lwt_spin(0.3);
-  lw_camera cam;
-  lw_view3d_get_camera(LW_VIEW3D(view), &cam);
-  int vw = gtk_widget_get_width(view), vh = gtk_widget_get_height(view);
-  double t = lw_window_get_shown_time(w), q[4], x0, y0, x1, y1;
-  lw_sim_runner_get_frame(r, lw_sim_runner_frame_at_time(r, t), NULL, q, NULL);
-  LwBodyPoint P1 = bpt(0, 1, 0, 0);
   double p[3];
-  lw_body_point_position(lw_sim_runner_get_model(r), q, &P1, p);
-  g_assert_true(lw_camera_project(&cam, vw, vh, p, &x0, &y0));
-  double up[3] = {p[0], p[1] + 0.5, 0};
-  g_assert_true(lw_camera_project(&cam, vw, vh, up, &x1, &y1));
-  unsigned int ctrl = xi.keycode(xi.dpy, 0xffe3 /* Control_L */);
-  xi_move(&xi, view, x0, y0);
-  xi.fake_key(xi.dpy, ctrl, TRUE, 0);
-  xi.fake_button(xi.dpy, 1, TRUE, 0);
-  xi.flush(xi.dpy);
-  g_assert_true(lwt_wait_until(counter_positive, &changes, 20));
-  for (int k = 1; k <= 10; k++)
-    xi_move(&xi, view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
-  lwt_spin(0.5);
+  unsigned int ctrl = ctrl_pull_up(&xi, w, view, r, &changes, p);
   double F[3];
-  g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
-  g_assert_cmpfloat(F[1], >, 0);
   int body;
   double bp[3], target[3];
   g_assert_true(lw_view3d_get_perturbation(LW_VIEW3D(view), &body, bp, target));
@@ -641,6 +653,7 @@ static void test_gui_ctrl_drag(void)
   lw_sim_runner_set_real_time(r, FALSE, 1.0);
   g_assert_true(lwt_wait_until(runner_idle, w, 60));
   g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
+  double q[4];
   lw_sim_runner_get_frame(r, lw_sim_runner_get_n_frames(r) - 1, NULL, q, NULL);
   /* P1's height is u_y of the bob pivoted at the origin */
   g_assert_cmpfloat(q[3], >, qf[3] + 0.05);
@@ -673,29 +686,9 @@ static void test_gui_ctrl_drag_editing(void)
   lw_sim_runner_set_real_time(r, TRUE, 0.1);
   lwt_spin(0.3);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
-  lw_camera cam;
-  lw_view3d_get_camera(LW_VIEW3D(view), &cam);
-  int vw = gtk_widget_get_width(view), vh = gtk_widget_get_height(view);
-  double t = lw_window_get_shown_time(w), q[4], x0, y0, x1, y1;
-  lw_sim_runner_get_frame(r, lw_sim_runner_frame_at_time(r, t), NULL, q, NULL);
-  LwBodyPoint P1 = bpt(0, 1, 0, 0);
   double p[3];
-  lw_body_point_position(lw_sim_runner_get_model(r), q, &P1, p);
-  g_assert_true(lw_camera_project(&cam, vw, vh, p, &x0, &y0));
-  double up[3] = {p[0], p[1] + 0.5, 0};
-  g_assert_true(lw_camera_project(&cam, vw, vh, up, &x1, &y1));
-  unsigned int ctrl = xi.keycode(xi.dpy, 0xffe3 /* Control_L */);
-  xi_move(&xi, view, x0, y0);
-  xi.fake_key(xi.dpy, ctrl, TRUE, 0);
-  xi.fake_button(xi.dpy, 1, TRUE, 0);
-  xi.flush(xi.dpy);
-  g_assert_true(lwt_wait_until(counter_positive, &changes, 20));
-  for (int k = 1; k <= 10; k++)
-    xi_move(&xi, view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
-  lwt_spin(0.5);
+  unsigned int ctrl = ctrl_pull_up(&xi, w, view, r, &changes, p);
   double F[3];
-  g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
-  g_assert_cmpfloat(F[1], >, 0);
   xi.fake_button(xi.dpy, 1, FALSE, 0);
   xi.fake_key(xi.dpy, ctrl, FALSE, 0);
   xi.flush(xi.dpy);

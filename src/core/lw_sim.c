@@ -25,16 +25,14 @@ void lw_sim_result_clear(lw_sim_result *res)
   memset(res, 0, sizeof *res);
 }
 
-/* the rows the run keeps or hands on: every `every`-th step and the last */
+/* the rows the run keeps or hands on: every `every`-th step and the last.
+ * row is the table's next free row when rows are kept (a kept row is
+ * already in place: counting it keeps it) */
 static int emit_row(const lw_sim_output *out, lw_sim_result *res, const double *row, long k, long nsteps)
 {
   if (k % out->every != 0 && k != nsteps)
     return 0;
-  if (out->keep) {
-    memcpy(res->table + (size_t)res->rows * res->ncols, row, sizeof(double) * (size_t)res->ncols);
-    res->rows++;
-  } else
-    res->rows++;
+  res->rows++;
   return out->row ? out->row(row, res->ncols, out->user) : 0;
 }
 
@@ -68,21 +66,14 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
   }
   long nsteps = (long)n;
   res->ncols = 1 + m->ncols;
-  /* the rows kept, or one row to build each in */
+  /* the rows kept, or one row to build each in; outputs are written in
+   * place: into the table's next free row, or into that one row */
   size_t nrows = out.keep ? (size_t)kept : 1;
   res->table = malloc(sizeof(double) * nrows * (size_t)res->ncols);
-  double *row = out.keep ? NULL : res->table;
   if (!res->table) {
     lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for %zu result rows", nrows);
     return res->status = LW_ERR_NOMEM;
   }
-  double *scratch = out.keep ? malloc(sizeof(double) * (size_t)res->ncols) : NULL;
-  if (out.keep && !scratch) {
-    lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for a result row");
-    return res->status = LW_ERR_NOMEM;
-  }
-  if (out.keep)
-    row = scratch;
   /* the step length is the model's; a different h runs on a copy */
   lw_model *mh = NULL;
   const lw_model *mm = m;
@@ -91,16 +82,13 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     dd->solver.step = h;
     mh = lw_compile(dd, &res->error);
     lw_desc_free(dd);
-    if (!mh) {
-      free(scratch);
+    if (!mh)
       return res->status = res->error.status;
-    }
     mm = mh;
   }
   lw_data *d = lw_data_new(mm);
   if (!d) {
     lw_model_free(mh);
-    free(scratch);
     lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for the workspace");
     return res->status = LW_ERR_NOMEM;
   }
@@ -111,6 +99,7 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     goto out;
   }
   res->max_constraint_residual = lw_constraint_residual(mm, d);
+  double *row = res->table;
   row[0] = 0.0;
   lw_outputs(mm, d, row + 1);
   if (emit_row(&out, res, row, 0, nsteps)) {
@@ -126,7 +115,8 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
       res->max_step_iterations = info.iterations;
     if (st) {
       res->status = st;
-      /* the last good state ends the rows handed on */
+      /* the last good state ends the rows handed on (it is in the row
+       * built last, not yet counted) */
       if (out.every > 1 && (k - 1) % out.every != 0 && k > 1)
         emit_row(&out, res, row, k - 1, k - 1);
       break;
@@ -134,6 +124,8 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     res->steps = k;
     if (info.constraint_residual > res->max_constraint_residual)
       res->max_constraint_residual = info.constraint_residual;
+    if (out.keep)
+      row = res->table + (size_t)res->rows * res->ncols;
     row[0] = d->t;
     lw_outputs(mm, d, row + 1);
     if (emit_row(&out, res, row, k, nsteps)) {
@@ -147,7 +139,6 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
   }
 out:
   res->wall_time_s = now_s() - t0;
-  free(scratch);
   if (!out.keep) { /* nothing was kept: no table */
     free(res->table);
     res->table = NULL;
