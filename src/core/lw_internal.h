@@ -417,8 +417,11 @@ int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double
  * lw_bmat (NULL: skip), RV, RA, RAd by rows and blocks like d->jac */
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C);
-/* the DOT rows' Hessians and m->lin_coupled (compile time); -1: no memory */
+/* compile/lw_hess.c: the DOT rows' Hessians and m->lin_coupled (compile
+ * time); -1: no memory */
 int lw_lin_prepare(lw_model *m);
+/* the nd x w matrix of a vexpr over the blocks blk (row-major, w = nblk nqb) */
+void lw_vexpr_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk, double *A);
 lw_model *lw_compile_constants(const lw_desc *src, lw_error *err);
 /* y += alpha B x, y += alpha B^T x */
 void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);

@@ -213,6 +213,7 @@ const lw_force_kind lw_kind_pid = {
   .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .actuation = lw_control_value,
   .outputs = controller_outputs,
   .noutputs = 1,
 };
@@ -226,6 +227,7 @@ const lw_force_kind lw_kind_state_feedback = {
   .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .actuation = lw_control_value,
   .outputs = controller_outputs,
   .noutputs = 1,
 };

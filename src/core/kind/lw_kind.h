@@ -15,14 +15,7 @@
 #define LW_KIND_H
 
 #include "lw_internal.h"
-
-/* the compilation as a kind's compile hook sees it (lw_compile.c) */
-typedef struct lw_compile_ctx {
-  const lw_desc *d; /* the description (parameters applied) */
-  lw_model *m;      /* the model so far: bodies, rows and joint coordinates done */
-  double *R;        /* (nb x 9) initial rotations */
-  int nfb;          /* controllers' measures m->fbs taken so far */
-} lw_compile_ctx;
+#include "compile/lw_compile_ctx.h"
 
 /* the element's error at path: set it and fail */
 #define KFAIL(path, ...)                                                                           \
@@ -30,20 +23,6 @@ typedef struct lw_compile_ctx {
     lw_set_error(err, LW_ERR_MODEL, path, NAN, __VA_ARGS__);                                       \
     return -1;                                                                                     \
   } while (0)
-
-/* body index of a name: -1 ground, -2 missing */
-int lw_cc_body(const lw_compile_ctx *c, const char *name);
-/* a point of body b (a place: coordinates or a named point) as a vector
- * linear in q; -1 with err set (at path) when it does not resolve */
-int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err);
-lw_vexpr lw_cc_sub(lw_vexpr a, const lw_vexpr *b); /* a - b */
-/* the bodies the vectors es[0 .. n) touch */
-void lw_cc_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk);
-int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err);
-int lw_cc_finite(const double *v, int n);
-/* coordinate idx of joint jname into *out (m->coords); -1 with err set */
-int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
-                lw_error *err);
 
 typedef struct lw_force_kind {
   const char *name;
@@ -96,6 +75,10 @@ typedef struct lw_force_kind {
    * and its vector; an element on a joint: the joint's origin and axis);
    * planar models get the third component cleared where it has none */
   void (*geometry)(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b);
+  /* an actuator's force or torque along its coordinate at (q, qd, t) (the
+   * control output); NULL: not an actuator */
+  double (*actuation)(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
+                      double t);
   /* the outputs every element of the kind offers (name suffix after the
    * element's name and type), noutputs of them */
   const struct lw_kind_output { const char *suffix; lw_output_type type; } *outputs;

@@ -14,7 +14,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
-#include "lw_rowvec.h"
+#include "la/lw_rowvec.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * LAPACK Cholesky for small models, CHOLMOD (symbolic analysis once,
  * numeric factorization per call) for large ones. */
 #include "lw_internal.h"
-#include "lw_rowvec.h"
+#include "la/lw_rowvec.h"
 
 #include <math.h>
 #include <stdlib.h>

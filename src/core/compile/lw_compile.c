@@ -3,6 +3,7 @@
  * coordinates, outputs and the sparsity pattern. */
 #include "lw_internal.h"
 #include "kind/lw_kind.h"
+#include "lw_compile_ctx.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,18 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...)
-{
-  if (!e)
-    return;
-  e->status = status;
-  snprintf(e->path, sizeof e->path, "%s", path ? path : "");
-  e->time = t;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-  va_end(ap);
-}
 
 #define FAIL(path, ...)                                                                            \
   do {                                                                                             \
@@ -29,13 +18,6 @@ void lw_set_error(lw_error *e, int status, const char *path, double t, const cha
     goto fail;                                                                                     \
   } while (0)
 
-static int finite3(const double *v, int n)
-{
-  for (int i = 0; i < n; i++)
-    if (!isfinite(v[i]))
-      return 0;
-  return 1;
-}
 
 static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
@@ -73,38 +55,11 @@ static int spd3(const double A[3][3])
 
 typedef lw_compile_ctx ctx;
 
-static int body_index(const lw_desc *d, const char *name)
-{
-  if (!name)
-    return -2;
-  if (!strcmp(name, "ground"))
-    return -1;
-  for (int i = 0; i < d->nbodies; i++)
-    if (!strcmp(d->bodies[i].name, name))
-      return i;
-  return -2;
-}
 
-/* ---- vector expressions -------------------------------------------- */
-static lw_vexpr vx_point(const lw_model *m, int b, const double *p)
-{
-  lw_vexpr e;
-  memset(&e, 0, sizeof e);
-  if (b < 0) {
-    memcpy(e.c, p, sizeof e.c);
-    return e;
-  }
-  e.nterm = 1;
-  e.body[0] = b;
-  e.w[0][0] = 1.0;
-  for (int i = 0; i < m->nd; i++)
-    e.w[0][1 + i] = p[i];
-  return e;
-}
 
 static lw_vexpr vx_vector(const lw_model *m, int b, const double *a)
 {
-  lw_vexpr e = vx_point(m, b, a);
+  lw_vexpr e = lw_cc_vx_point(m, b, a);
   if (b >= 0)
     e.w[0][0] = 0.0;
   return e;
@@ -118,44 +73,7 @@ static lw_vexpr vx_const(const double *c)
   return e;
 }
 
-/* a - b */
-static lw_vexpr vx_sub(lw_vexpr a, const lw_vexpr *b)
-{
-  for (int i = 0; i < 3; i++)
-    a.c[i] -= b->c[i];
-  for (int t = 0; t < b->nterm; t++) {
-    int k = 0;
-    while (k < a.nterm && a.body[k] != b->body[t])
-      k++;
-    if (k == a.nterm) {
-      a.nterm++;
-      a.body[k] = b->body[t];
-      memset(a.w[k], 0, sizeof a.w[k]);
-    }
-    for (int j = 0; j < 4; j++)
-      a.w[k][j] -= b->w[t][j];
-  }
-  return a;
-}
 
-/* bodies touched by a set of expressions */
-static void blocks_of(const lw_vexpr *const *es, int n, int *nblk, int *blk)
-{
-  *nblk = 0;
-  for (int i = 0; i < n; i++)
-    for (int t = 0; t < es[i]->nterm; t++) {
-      int b = es[i]->body[t], k = 0;
-      while (k < *nblk && blk[k] != b)
-        k++;
-      if (k == *nblk && *nblk < 2)
-        blk[(*nblk)++] = b;
-    }
-  if (*nblk == 2 && blk[0] > blk[1]) {
-    int t = blk[0];
-    blk[0] = blk[1];
-    blk[1] = t;
-  }
-}
 
 /* ---- pattern ---------------------------------------------------------- */
 typedef struct {
@@ -241,69 +159,9 @@ typedef struct {
   double o[3], x[3], y[3], z[3]; /* local to its body */
 } jframe;
 
-static const lw_frame_desc *find_frame(const lw_body_desc *b, const char *name)
-{
-  for (int k = 0; b && k < b->nframes; k++)
-    if (!strcmp(b->frames[k].name, name))
-      return &b->frames[k];
-  return NULL;
-}
 
-static const lw_point_desc *find_point(const lw_body_desc *b, const char *name)
-{
-  for (int k = 0; b && k < b->npoints; k++)
-    if (!strcmp(b->points[k].name, name))
-      return &b->points[k];
-  return NULL;
-}
 
-/* global to local */
-static void to_local(const ctx *c, int b, const double *g, int is_point, double *l)
-{
-  const lw_model *m = c->m;
-  if (b < 0) {
-    memcpy(l, g, sizeof(double) * 3);
-    return;
-  }
-  const lw_body_desc *bd = &c->d->bodies[b];
-  double v[3] = {g[0], g[1], g[2]};
-  if (is_point)
-    for (int i = 0; i < 3; i++)
-      v[i] -= bd->position[i];
-  const double *R = c->R + 9 * b;
-  for (int i = 0; i < 3; i++)
-    l[i] = R[0 + i] * v[0] + R[3 + i] * v[1] + R[6 + i] * v[2];
-  if (m->planar)
-    l[2] = 0;
-}
 
-/* resolve a place on a body; returns 0 or -1 (error filled) */
-static int resolve_place(const ctx *c, int b, const lw_place *pl, const char *path, double *p,
-                         const lw_frame_desc **frame, lw_error *err)
-{
-  if (frame)
-    *frame = NULL;
-  if (!pl->ref) {
-    memcpy(p, pl->p, sizeof(double) * 3);
-    return 0;
-  }
-  const lw_body_desc *bd = b >= 0 ? &c->d->bodies[b] : NULL;
-  const lw_point_desc *pt = find_point(bd, pl->ref);
-  if (pt) {
-    memcpy(p, pt->p, sizeof(double) * 3);
-    return 0;
-  }
-  const lw_frame_desc *fr = find_frame(bd, pl->ref);
-  if (fr) {
-    memcpy(p, fr->origin, sizeof(double) * 3);
-    if (frame)
-      *frame = fr;
-    return 0;
-  }
-  lw_set_error(err, LW_ERR_MODEL, path, NAN, "no point or frame named '%s' on body '%s'", pl->ref,
-               bd ? bd->name : "ground");
-  return -1;
-}
 
 static int unit_perp(double *x, const double *z)
 {
@@ -337,16 +195,16 @@ static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe 
     const lw_frame_desc *fr = NULL;
     snprintf(path, sizeof path, "joints/%s/point%d", j->name, k + 1);
     if (j->has_place[k] || j->place[k].ref) {
-      if (resolve_place(c, bi[k], &j->place[k], path, f[k].o, &fr, err))
+      if (lw_cc_resolve_place(c, bi[k], &j->place[k], path, f[k].o, &fr, err))
         return -1;
     } else if (j->has_at) {
-      to_local(c, bi[k], j->at, 1, f[k].o);
+      lw_cc_to_local(c, bi[k], j->at, 1, f[k].o);
     } else {
       lw_set_error(err, LW_ERR_MODEL, path, NAN,
                    "joint '%s' has no location: give \"at\" (global) or \"point%d\"", j->name, k + 1);
       return -1;
     }
-    if (!finite3(f[k].o, 3)) {
+    if (!lw_cc_finite(f[k].o, 3)) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN, "not a finite number");
       return -1;
     }
@@ -374,13 +232,13 @@ static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe 
     else if (fr)
       memcpy(z, fr->axis, sizeof z);
     else if (universal2 && j->has_gaxis2)
-      to_local(c, bi[k], j->gaxis2, 0, z);
+      lw_cc_to_local(c, bi[k], j->gaxis2, 0, z);
     else if (universal2) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN,
                    "a universal joint needs its second axis: give \"second_axis\" (global) or \"axis2\" (local to body 2)");
       return -1;
     } else if (j->has_gaxis)
-      to_local(c, bi[k], j->gaxis, 0, z);
+      lw_cc_to_local(c, bi[k], j->gaxis, 0, z);
     else if (k == 1 && j->has_axis[0]) {
       /* same global direction as the first body's axis at the initial pose */
       double g[3];
@@ -388,13 +246,13 @@ static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe 
       for (int i = 0; i < 3; i++)
         g[i] = R ? R[3 * i] * j->axis[0][0] + R[3 * i + 1] * j->axis[0][1] + R[3 * i + 2] * j->axis[0][2]
                  : j->axis[0][i];
-      to_local(c, bi[k], g, 0, z);
+      lw_cc_to_local(c, bi[k], g, 0, z);
     } else {
       double g[3] = {0, 0, 1};
-      to_local(c, bi[k], g, 0, z);
+      lw_cc_to_local(c, bi[k], g, 0, z);
     }
     double n = norm3(z);
-    if (!(n > 1e-12) || !finite3(z, 3)) {
+    if (!(n > 1e-12) || !lw_cc_finite(z, 3)) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN, "axis must be a nonzero finite vector");
       return -1;
     }
@@ -409,7 +267,7 @@ static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe 
     else if (fr)
       memcpy(x, fr->ref, sizeof x);
     else if (j->has_gref)
-      to_local(c, bi[k], j->gref, 0, x);
+      lw_cc_to_local(c, bi[k], j->gref, 0, x);
     else
       have = 0;
     if (!have) {
@@ -425,7 +283,7 @@ static int joint_frames(const ctx *c, const lw_joint_desc *j, int bi[2], jframe 
           g1[i] = R0 ? R0[3 * i] * f[0].z[0] + R0[3 * i + 1] * f[0].z[1] + R0[3 * i + 2] * f[0].z[2] : f[0].z[i];
       } else
         any_perp(gz, g1);
-      to_local(c, bi[k], g1, 0, x);
+      lw_cc_to_local(c, bi[k], g1, 0, x);
     }
     if (unit_perp(x, f[k].z)) {
       lw_set_error(err, LW_ERR_MODEL, path, NAN, "reference direction is parallel to the axis");
@@ -471,7 +329,7 @@ static int make_coord(const lw_model *m, lw_joint_type type, int k, const lw_vex
                       const lw_vexpr *Y, const lw_vexpr *Z, lw_coord *c)
 {
   memset(c, 0, sizeof *c);
-  lw_vexpr D = vx_sub(O[1], &O[0]);
+  lw_vexpr D = lw_cc_sub(O[1], &O[0]);
   int angle = 0;
   const lw_vexpr *dir = NULL;
   switch (type) {
@@ -511,14 +369,14 @@ static int make_coord(const lw_model *m, lw_joint_type type, int k, const lw_vex
     c->b = D;
   }
   const lw_vexpr *es[4] = {&c->a, &c->b, &c->c, &c->d};
-  blocks_of(es, angle ? 4 : 2, &c->nblk, c->blk);
+  lw_cc_blocks(es, angle ? 4 : 2, &c->nblk, c->blk);
   return 0;
 }
 
 static int joint_rows(const lw_model *m, rowset *rs, int ji, lw_joint_type type, const lw_vexpr *O,
                       const lw_vexpr *X, const lw_vexpr *Y, const lw_vexpr *Z)
 {
-  lw_vexpr D = vx_sub(O[1], &O[0]);
+  lw_vexpr D = lw_cc_sub(O[1], &O[0]);
   static const double e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   int nd = m->nd;
   int coinc = 0, axis = 0, twist = 0, perp = 0, normal = 0, univ = 0;
@@ -572,7 +430,7 @@ static int joint_rows(const lw_model *m, rowset *rs, int ji, lw_joint_type type,
 static void finish_row_blocks(lw_row *r)
 {
   const lw_vexpr *es[4] = {&r->a, &r->b, &r->c, &r->d};
-  blocks_of(es, lw_row_kind_of(r->kind)->nvec, &r->nblk, r->blk);
+  lw_cc_blocks(es, lw_row_kind_of(r->kind)->nvec, &r->nblk, r->blk);
 }
 
 /* ---- mass ----------------------------------------------------------- */
@@ -706,70 +564,13 @@ static int check_name(const char *kind, int i, const char *name, lw_error *err)
   return 0;
 }
 
-/* a spline needs 2 or more finite values over an interval of time */
-static int check_func(const lw_func *f, const char *path, lw_error *err)
-{
-  if (f->type != LW_FUNC_SPLINE)
-    return 0;
-  if (!f->knots || f->n < 2 || f->n > LW_SPLINE_MAXKNOTS) {
-    lw_set_error(err, LW_ERR_MODEL, path, NAN, "a spline needs 2 to %d values (it has %d)",
-                 LW_SPLINE_MAXKNOTS, f->knots ? f->n : 0);
-    return -1;
-  }
-  if (!(f->a[1] > f->a[0]) || !isfinite(f->a[0]) || !isfinite(f->a[1])) {
-    lw_set_error(err, LW_ERR_MODEL, path, NAN, "spline 'end' (%.17g) must be later than 'start' (%.17g)",
-                 f->a[1], f->a[0]);
-    return -1;
-  }
-  if (!finite3(f->knots, f->n)) {
-    lw_set_error(err, LW_ERR_MODEL, path, NAN, "spline values must be finite");
-    return -1;
-  }
-  return 0;
-}
 
-/* ---- what the kinds' compile hooks use (lw_kind.h) ---- */
-int lw_cc_body(const lw_compile_ctx *c, const char *name) { return body_index(c->d, name); }
 
-int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err)
-{
-  double p[3];
-  if (resolve_place(c, b, pl, path, p, NULL, err))
-    return -1;
-  *v = vx_point(c->m, b, p);
-  return 0;
-}
 
-lw_vexpr lw_cc_sub(lw_vexpr a, const lw_vexpr *b) { return vx_sub(a, b); }
 
-void lw_cc_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk) { blocks_of(es, n, nblk, blk); }
 
-int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err) { return check_func(f, path, err); }
 
-int lw_cc_finite(const double *v, int n) { return finite3(v, n); }
 
-int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
-                lw_error *err)
-{
-  const lw_desc *d = c->d;
-  const lw_model *m = c->m;
-  int ji = -1;
-  for (int q = 0; jname && q < d->njoints; q++)
-    if (!strcmp(d->joints[q].name, jname))
-      ji = q;
-  if (ji < 0) {
-    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");
-    return -1;
-  }
-  int nco = m->joint_coord0[ji + 1] - m->joint_coord0[ji];
-  if (idx < 0 || idx >= nco) {
-    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist",
-                 what, jname, lw_joint_type_name(d->joints[ji].type), nco, idx);
-    return -1;
-  }
-  *out = m->joint_coord0[ji] + idx;
-  return 0;
-}
 
 static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err);
 
@@ -815,7 +616,7 @@ static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_erro
   m->nq = m->nb * m->nqb;
   if (m->nb == 0)
     FAIL("bodies", "the model has no moving bodies");
-  if (!finite3(d->gravity, 3))
+  if (!lw_cc_finite(d->gravity, 3))
     FAIL("gravity", "gravity must be finite");
   {
     const lw_solver_desc *s = &d->solver;
@@ -864,10 +665,10 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     if (!isfinite(bd->mass) || !(bd->mass > 0))
       FAIL(path, "body '%s': mass must be a positive number (got %g)", bd->name, bd->mass);
     snprintf(path, sizeof path, "bodies/%s/com", bd->name);
-    if (!finite3(bd->com, 3))
+    if (!lw_cc_finite(bd->com, 3))
       FAIL(path, "body '%s': centre of mass must be finite", bd->name);
     snprintf(path, sizeof path, "bodies/%s/position", bd->name);
-    if (!finite3(bd->position, 3))
+    if (!lw_cc_finite(bd->position, 3))
       FAIL(path, "body '%s': position must be finite", bd->name);
     snprintf(path, sizeof path, "bodies/%s/inertia", bd->name);
     if (m->planar) {
@@ -875,7 +676,7 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
         FAIL(path, "body '%s': inertia must be a positive number (got %g)", bd->name, bd->inertia[2]);
     } else {
       const double *I = bd->inertia;
-      if (!finite3(I, 6))
+      if (!lw_cc_finite(I, 6))
         FAIL(path, "body '%s': inertia must be finite", bd->name);
       double In[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
       if (!spd3(In))
@@ -908,7 +709,7 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     } else {
       const double *o = bd->orientation;
       double n = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);
-      if (!(n > 1e-12) || !finite3(o, 4)) {
+      if (!(n > 1e-12) || !lw_cc_finite(o, 4)) {
         snprintf(path, sizeof path, "bodies/%s/orientation", bd->name);
         FAIL(path, "body '%s': orientation must be a nonzero quaternion [w, x, y, z]", bd->name);
       }
@@ -923,12 +724,12 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     body_mass(m, b, bd);
     m->body_mass[b] = bd->mass;
     double mg[3] = {bd->mass * d->gravity[0], bd->mass * d->gravity[1], bd->mass * d->gravity[2]};
-    lw_vexpr G = vx_point(m, b, bd->com);
+    lw_vexpr G = lw_cc_vx_point(m, b, bd->com);
     int blk[2] = {b, -1};
     lw_vexpr_grad(m, &G, mg, 1.0, 1, blk, m->qgrav + (size_t)b * m->nqb);
     for (int k = 0; k < bd->npoints; k++) {
       snprintf(path, sizeof path, "bodies/%s/points/%s", bd->name, bd->points[k].name);
-      if (!finite3(bd->points[k].p, 3))
+      if (!lw_cc_finite(bd->points[k].p, 3))
         FAIL(path, "point must be finite");
     }
     /* rigid-body conditions on the frame vectors */
@@ -988,7 +789,7 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     int bi[2];
     for (int k = 0; k < 2; k++) {
       snprintf(path, sizeof path, "joints/%s/body%d", j->name, k + 1);
-      bi[k] = body_index(d, j->body[k]);
+      bi[k] = lw_cc_body_index(d, j->body[k]);
       if (bi[k] == -2) {
         if (!j->body[k])
           FAIL(path, "joint '%s': body%d is missing", j->name, k + 1);
@@ -1004,7 +805,7 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       goto fail;
     lw_vexpr O[2], X[2], Y[2], Z[2];
     for (int k = 0; k < 2; k++) {
-      O[k] = vx_point(m, bi[k], f[k].o);
+      O[k] = lw_cc_vx_point(m, bi[k], f[k].o);
       X[k] = vx_vector(m, bi[k], f[k].x);
       Y[k] = vx_vector(m, bi[k], f[k].y);
       Z[k] = vx_vector(m, bi[k], f[k].z);
@@ -1041,9 +842,9 @@ static int compile_drivers(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     int ci;
     COORD_OF(dr->joint, dr->coordinate, "driver", ci);
     snprintf(path, sizeof path, "drivers/%s/function", dr->name);
-    if (!finite3(dr->func.a, LW_FUNC_MAXCOEF))
+    if (!lw_cc_finite(dr->func.a, LW_FUNC_MAXCOEF))
       FAIL(path, "driver '%s': function coefficients must be finite", dr->name);
-    if (check_func(&dr->func, path, err))
+    if (lw_cc_check_func(&dr->func, path, err))
       goto fail;
     m->drivers[i] = dr->func;
     const lw_coord *co = &m->coords[ci];
@@ -1147,12 +948,12 @@ static int compile_forces(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       snprintf(path, sizeof path, "forces/%s/damping", fd->name);
       FAIL(path, "force '%s': damping must be a nonnegative number", fd->name);
     }
-    if (!isfinite(fd->rest) || !finite3(fd->vector, 3) || !finite3(fd->func.a, LW_FUNC_MAXCOEF))
+    if (!isfinite(fd->rest) || !lw_cc_finite(fd->vector, 3) || !lw_cc_finite(fd->func.a, LW_FUNC_MAXCOEF))
       FAIL(path, "force '%s': values must be finite", fd->name);
     {
       char fp[256];
       snprintf(fp, sizeof fp, "forces/%s/function", fd->name);
-      if (check_func(&fd->func, fp, err))
+      if (lw_cc_check_func(&fd->func, fp, err))
         goto fail;
     }
     if ((int)fd->type < 0 || fd->type >= LW_FORCE_NTYPES) {
@@ -1203,14 +1004,14 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     case LW_OUT_VELOCITY:
     case LW_OUT_ACCELERATION: {
       snprintf(path, sizeof path, "outputs/%s/body", od->name);
-      int b = body_index(d, od->body);
+      int b = lw_cc_body_index(d, od->body);
       if (b == -2)
         FAIL(path, "output '%s': body '%s' does not exist", od->name, od->body ? od->body : "(missing)");
       double p[3];
       snprintf(path, sizeof path, "outputs/%s/point", od->name);
-      if (resolve_place(c, b, &od->place, path, p, NULL, err))
+      if (lw_cc_resolve_place(c, b, &od->place, path, p, NULL, err))
         goto fail;
-      o->v = vx_point(m, b, p);
+      o->v = lw_cc_vx_point(m, b, p);
       break;
     }
     case LW_OUT_JOINT_COORDINATE:
@@ -1258,7 +1059,7 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
         FAIL(path, "output '%s': joint '%s' does not exist", od->name, od->joint ? od->joint : "(missing)");
       o->joint = ji;
       /* the force on body 2, or minus the force on body 1 when body 2 is the ground */
-      int b2 = body_index(d, d->joints[ji].body[1]), b1 = body_index(d, d->joints[ji].body[0]);
+      int b2 = lw_cc_body_index(d, d->joints[ji].body[1]), b1 = lw_cc_body_index(d, d->joints[ji].body[0]);
       o->rbody = b2 >= 0 ? b2 : b1;
       o->rsign = b2 >= 0 ? 1.0 : -1.0;
       break;
@@ -1331,7 +1132,7 @@ static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_er
       t->kind = td->kind;
       t->form = td->form;
       snprintf(path, sizeof path, "objectives/%s/terms/%d/weight", od->name, k);
-      if (!isfinite(td->weight) || !finite3(td->target, 3))
+      if (!isfinite(td->weight) || !lw_cc_finite(td->target, 3))
         FAIL(path, "objective '%s': weight and target must be finite", od->name);
       t->weight = td->weight;
       memcpy(t->target, td->target, sizeof t->target);
@@ -1496,135 +1297,8 @@ fail:
   return NULL;
 }
 
-void lw_model_free(lw_model *m)
-{
-  if (!m)
-    return;
-  lw_desc_free(m->desc);
-  free(m->q0);
-  free(m->qd0);
-  free(m->mass_blocks);
-  free(m->minv_blocks);
-  free(m->spair);
-  free(m->rh_ptr);
-  free(m->rh_ij);
-  free(m->rh_v);
-  free(m->ch_ptr);
-  free(m->ch_ij);
-  free(m->ch_v);
-  free(m->rq0);
-  free(m->qgrav);
-  free(m->body_mass);
-  free(m->rows);
-  free(m->joint_row0);
-  free(m->joint_o);
-  free(m->joint_z);
-  free(m->coords);
-  free(m->joint_coord0);
-  free(m->forces);
-  free(m->fbs);
-  free(m->init_coord);
-  free(m->init_value);
-  free(m->init_vel);
-  free(m->init_has_value);
-  free(m->init_has_vel);
-  free(m->outputs);
-  free(m->out_col);
-  free(m->objs);
-  free(m->terms);
-  free(m->drivers);
-  free(m->adj_ptr);
-  free(m->adj);
-  free(m->colptr);
-  free(m->rowind);
-  free(m->mass_csc);
-  free(m);
-}
 
-int lw_model_nq(const lw_model *m) { return m->nq; }
-int lw_model_nc(const lw_model *m) { return m->nc; }
-int lw_model_nbodies(const lw_model *m) { return m->nb; }
-int lw_model_njoints(const lw_model *m) { return m->njoints; }
-int lw_model_nforces(const lw_model *m) { return m->nforces; }
-int lw_model_noutputs(const lw_model *m) { return m->nout; }
-int lw_model_output_width(const lw_model *m, int k) { return m->outputs[k].width; }
-const char *lw_model_output_name(const lw_model *m, int k) { return m->desc->outputs[k].name; }
-int lw_model_output_columns(const lw_model *m) { return m->ncols; }
-int lw_model_planar(const lw_model *m) { return m->planar; }
-double lw_model_body_mass(const lw_model *m, int b) { return b >= 0 && b < m->nb ? m->body_mass[b] : 0.0; }
-const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
 
-/* the unit of a joint coordinate: an angle or a length */
-static int coord_is_angle(const lw_model *m, int ci)
-{
-  return ci >= 0 && m->coords[ci].kind == LW_ROW_ANGLE;
-}
 
-const char *lw_model_output_unit(const lw_model *m, int k)
-{
-  const lw_output *o = &m->outputs[k];
-  switch (o->type) {
-  case LW_OUT_POSITION:
-    return "m";
-  case LW_OUT_VELOCITY:
-    return "m/s";
-  case LW_OUT_ACCELERATION:
-    return "m/s^2";
-  case LW_OUT_JOINT_COORDINATE:
-    return coord_is_angle(m, o->coord) ? "rad" : "m";
-  case LW_OUT_JOINT_VELOCITY:
-    return coord_is_angle(m, o->coord) ? "rad/s" : "m/s";
-  case LW_OUT_REACTION_FORCE:
-    return "N";
-  case LW_OUT_CONTROL:
-    return coord_is_angle(m, m->forces[o->force].coord) ? "N m" : "N";
-  case LW_OUT_SPRING_LENGTH:
-  case LW_OUT_SPRING_FORCE: {
-    const lw_force *f = &m->forces[o->force];
-    int angle = lw_force_kind_of(f->type)->on_joint && coord_is_angle(m, f->coord);
-    if (o->type == LW_OUT_SPRING_LENGTH)
-      return angle ? "rad" : "m";
-    return angle ? "N m" : "N";
-  }
-  case LW_OUT_KINETIC_ENERGY:
-  case LW_OUT_POTENTIAL_ENERGY:
-  case LW_OUT_TOTAL_ENERGY:
-  case LW_OUT_DISSIPATED_ENERGY:
-    return "J";
-  default:
-    return "";
-  }
-}
 
-void lw_model_output_column_name(const lw_model *m, int col, char *buf, size_t len)
-{
-  static const char *axes[3] = {"x", "y", "z"};
-  for (int k = 0; k < m->nout; k++) {
-    int w = m->outputs[k].width;
-    if (col < w) {
-      if (w == 1)
-        snprintf(buf, len, "%s", m->desc->outputs[k].name);
-      else
-        snprintf(buf, len, "%s.%s", m->desc->outputs[k].name, axes[col]);
-      return;
-    }
-    col -= w;
-  }
-  snprintf(buf, len, "?");
-}
 
-const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n)
-{
-  switch (r->owner_kind) {
-  case LW_OWNER_BODY:
-    snprintf(buf, n, "bodies/%s", m->desc->bodies[r->owner].name);
-    break;
-  case LW_OWNER_JOINT:
-    snprintf(buf, n, "joints/%s", m->desc->joints[r->owner].name);
-    break;
-  case LW_OWNER_DRIVER:
-    snprintf(buf, n, "drivers/%s", m->desc->drivers[r->owner].name);
-    break;
-  }
-  return buf;
-}

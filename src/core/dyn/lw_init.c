@@ -353,9 +353,11 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     case LW_OUT_JOINT_VELOCITY:
       o[0] = lw_coord_rate(m, &m->coords[op->coord], d->q, d->qd);
       break;
-    case LW_OUT_CONTROL:
-      o[0] = lw_control_value(m, d, &m->forces[op->force], d->q, d->qd, d->t);
+    case LW_OUT_CONTROL: {
+      const lw_force *f = &m->forces[op->force];
+      o[0] = lw_force_kind_of(f->type)->actuation(m, d, f, d->q, d->qd, d->t);
       break;
+    }
     case LW_OUT_REACTION_FORCE: {
       /* force on body 2 (or minus the force on body 1 when body 2 is the
        * ground): the r0 block of -J^T lambda over the joint's equations */

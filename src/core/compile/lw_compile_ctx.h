@@ -1,0 +1,40 @@
+/* lw_compile_ctx.h: the compilation's context and the helpers it shares
+ * with the kinds' compile hooks (lw_compile_ctx.c). */
+#ifndef LW_COMPILE_CTX_H
+#define LW_COMPILE_CTX_H
+
+#include "lw_internal.h"
+
+/* the compilation as a kind's compile hook sees it (lw_compile.c) */
+typedef struct lw_compile_ctx {
+  const lw_desc *d; /* the description (parameters applied) */
+  lw_model *m;      /* the model so far: bodies, rows and joint coordinates done */
+  double *R;        /* (nb x 9) initial rotations */
+  int nfb;          /* controllers' measures m->fbs taken so far */
+} lw_compile_ctx;
+
+/* body index of a name: -1 ground, -2 missing */
+int lw_cc_body(const lw_compile_ctx *c, const char *name);
+/* a point of body b (a place: coordinates or a named point) as a vector
+ * linear in q; -1 with err set (at path) when it does not resolve */
+int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err);
+lw_vexpr lw_cc_sub(lw_vexpr a, const lw_vexpr *b); /* a - b */
+/* the bodies the vectors es[0 .. n) touch */
+void lw_cc_blocks(const lw_vexpr *const *es, int n, int *nblk, int *blk);
+int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err);
+int lw_cc_finite(const double *v, int n);
+/* coordinate idx of joint jname into *out (m->coords); -1 with err set */
+int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
+                lw_error *err);
+/* a body's index by name in the description: -1 ground, -2 missing */
+int lw_cc_body_index(const lw_desc *d, const char *name);
+/* the point p (body-local) of body b (the ground: p itself) as a vector linear in q */
+lw_vexpr lw_cc_vx_point(const lw_model *m, int b, const double *p);
+/* global coordinates g (a point or, is_point = 0, a direction) in body b's initial frame */
+void lw_cc_to_local(const lw_compile_ctx *c, int b, const double *g, int is_point, double *l);
+/* a place on body b as body-local coordinates p, and the frame it names
+ * (NULL: none); 0, or -1 with err set at path */
+int lw_cc_resolve_place(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, double *p,
+                        const lw_frame_desc **frame, lw_error *err);
+
+#endif

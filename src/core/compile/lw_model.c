@@ -1,0 +1,153 @@
+/* lw_model.c: a compiled model's accessors, its outputs' names and units,
+ * the element a constraint row belongs to, and freeing it. */
+#include "lw_internal.h"
+#include "kind/lw_kind.h"
+
+#include <cholmod.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lw_model_free(lw_model *m)
+{
+  if (!m)
+    return;
+  lw_desc_free(m->desc);
+  free(m->q0);
+  free(m->qd0);
+  free(m->mass_blocks);
+  free(m->minv_blocks);
+  free(m->spair);
+  free(m->rh_ptr);
+  free(m->rh_ij);
+  free(m->rh_v);
+  free(m->ch_ptr);
+  free(m->ch_ij);
+  free(m->ch_v);
+  free(m->rq0);
+  free(m->qgrav);
+  free(m->body_mass);
+  free(m->rows);
+  free(m->joint_row0);
+  free(m->joint_o);
+  free(m->joint_z);
+  free(m->coords);
+  free(m->joint_coord0);
+  free(m->forces);
+  free(m->fbs);
+  free(m->init_coord);
+  free(m->init_value);
+  free(m->init_vel);
+  free(m->init_has_value);
+  free(m->init_has_vel);
+  free(m->outputs);
+  free(m->out_col);
+  free(m->objs);
+  free(m->terms);
+  free(m->drivers);
+  free(m->adj_ptr);
+  free(m->adj);
+  free(m->colptr);
+  free(m->rowind);
+  free(m->mass_csc);
+  free(m);
+}
+
+int lw_model_nq(const lw_model *m) { return m->nq; }
+
+int lw_model_nc(const lw_model *m) { return m->nc; }
+
+int lw_model_nbodies(const lw_model *m) { return m->nb; }
+
+int lw_model_njoints(const lw_model *m) { return m->njoints; }
+
+int lw_model_nforces(const lw_model *m) { return m->nforces; }
+
+int lw_model_noutputs(const lw_model *m) { return m->nout; }
+
+int lw_model_output_width(const lw_model *m, int k) { return m->outputs[k].width; }
+
+const char *lw_model_output_name(const lw_model *m, int k) { return m->desc->outputs[k].name; }
+
+int lw_model_output_columns(const lw_model *m) { return m->ncols; }
+
+int lw_model_planar(const lw_model *m) { return m->planar; }
+
+double lw_model_body_mass(const lw_model *m, int b) { return b >= 0 && b < m->nb ? m->body_mass[b] : 0.0; }
+
+const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
+
+/* the unit of a joint coordinate: an angle or a length */
+static int coord_is_angle(const lw_model *m, int ci)
+{
+  return ci >= 0 && m->coords[ci].kind == LW_ROW_ANGLE;
+}
+
+const char *lw_model_output_unit(const lw_model *m, int k)
+{
+  const lw_output *o = &m->outputs[k];
+  switch (o->type) {
+  case LW_OUT_POSITION:
+    return "m";
+  case LW_OUT_VELOCITY:
+    return "m/s";
+  case LW_OUT_ACCELERATION:
+    return "m/s^2";
+  case LW_OUT_JOINT_COORDINATE:
+    return coord_is_angle(m, o->coord) ? "rad" : "m";
+  case LW_OUT_JOINT_VELOCITY:
+    return coord_is_angle(m, o->coord) ? "rad/s" : "m/s";
+  case LW_OUT_REACTION_FORCE:
+    return "N";
+  case LW_OUT_CONTROL:
+    return coord_is_angle(m, m->forces[o->force].coord) ? "N m" : "N";
+  case LW_OUT_SPRING_LENGTH:
+  case LW_OUT_SPRING_FORCE: {
+    const lw_force *f = &m->forces[o->force];
+    int angle = lw_force_kind_of(f->type)->on_joint && coord_is_angle(m, f->coord);
+    if (o->type == LW_OUT_SPRING_LENGTH)
+      return angle ? "rad" : "m";
+    return angle ? "N m" : "N";
+  }
+  case LW_OUT_KINETIC_ENERGY:
+  case LW_OUT_POTENTIAL_ENERGY:
+  case LW_OUT_TOTAL_ENERGY:
+  case LW_OUT_DISSIPATED_ENERGY:
+    return "J";
+  default:
+    return "";
+  }
+}
+
+void lw_model_output_column_name(const lw_model *m, int col, char *buf, size_t len)
+{
+  static const char *axes[3] = {"x", "y", "z"};
+  for (int k = 0; k < m->nout; k++) {
+    int w = m->outputs[k].width;
+    if (col < w) {
+      if (w == 1)
+        snprintf(buf, len, "%s", m->desc->outputs[k].name);
+      else
+        snprintf(buf, len, "%s.%s", m->desc->outputs[k].name, axes[col]);
+      return;
+    }
+    col -= w;
+  }
+  snprintf(buf, len, "?");
+}
+
+const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n)
+{
+  switch (r->owner_kind) {
+  case LW_OWNER_BODY:
+    snprintf(buf, n, "bodies/%s", m->desc->bodies[r->owner].name);
+    break;
+  case LW_OWNER_JOINT:
+    snprintf(buf, n, "joints/%s", m->desc->joints[r->owner].name);
+    break;
+  case LW_OWNER_DRIVER:
+    snprintf(buf, n, "drivers/%s", m->desc->drivers[r->owner].name);
+    break;
+  }
+  return buf;
+}
