@@ -388,6 +388,7 @@ static void test_opt_run(void)
   g_assert_true(gtk_widget_get_visible(child(op, LW_TYPE_OPT_PANEL, "result_box")));
   g_assert_cmpint(lw_opt_panel_get_progress(op, NULL, NULL, NULL, NULL), ==, r->evaluations);
   scroll_to(child(op, LW_TYPE_OPT_PANEL, "run_button"));
+  lwt_spin(1.5); /* the button's colour eases back from Cancel's */
   shot(w, "optimize-five-bar-progress");
   scroll_to(child(op, LW_TYPE_OPT_PANEL, "result_box"));
   shot(w, "optimize-five-bar-result");
