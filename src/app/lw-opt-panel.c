@@ -1121,20 +1121,42 @@ static void lw_opt_panel_map(GtkWidget *widget)
   GTK_WIDGET_CLASS(lw_opt_panel_parent_class)->map(widget);
 }
 
-#define BIND(name) gtk_widget_class_bind_template_child(widget_class, LwOptPanel, name)
+/* the widgets of ui/lw-opt-panel.ui the code reaches, and its callbacks */
 static void bind_template(GtkWidgetClass *widget_class)
 {
   g_type_ensure(LW_TYPE_PLOT_VIEW);
   g_type_ensure(LW_TYPE_VIEW3D);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-opt-panel.ui");
-  BIND(scroller);
-  BIND(problem_group), BIND(problem_row), BIND(objective_row), BIND(problems);
-  BIND(vars_group), BIND(algorithm_row), BIND(maxeval_spin);
-  BIND(run_button), BIND(progress_bar), BIND(status_label);
-  BIND(eval_value), BIND(iter_value), BIND(f_value), BIND(best_value), BIND(viol_value), BIND(pg_value);
-  BIND(plot_view), BIND(result_box);
-  BIND(res_f), BIND(res_viol), BIND(res_pg), BIND(res_evals), BIND(res_time), BIND(res_stop_row);
-  BIND(design_group), BIND(apply_button), BIND(discard_button), BIND(play_button), BIND(compare_time);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, scroller);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, problem_group);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, problem_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, objective_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, problems);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, vars_group);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, algorithm_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, maxeval_spin);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, run_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, progress_bar);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, status_label);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, eval_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, iter_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, f_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, best_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, viol_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, pg_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, plot_view);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, result_box);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_f);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_viol);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_pg);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_evals);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_time);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_stop_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, design_group);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, apply_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, discard_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, play_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, compare_time);
   gtk_widget_class_bind_template_child_full(widget_class, "initial_view", FALSE,
                                             G_STRUCT_OFFSET(LwOptPanel, side[0].view));
   gtk_widget_class_bind_template_child_full(widget_class, "initial_caption", FALSE,
@@ -1150,7 +1172,6 @@ static void bind_template(GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback(widget_class, discard_clicked_cb);
   gtk_widget_class_bind_template_callback(widget_class, lead_rendered_cb);
 }
-#undef BIND
 
 static void lw_opt_panel_class_init(LwOptPanelClass *klass)
 {

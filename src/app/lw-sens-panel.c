@@ -626,15 +626,9 @@ static void lw_sens_panel_finalize(GObject *object)
   G_OBJECT_CLASS(lw_sens_panel_parent_class)->finalize(object);
 }
 
-static void lw_sens_panel_class_init(LwSensPanelClass *klass)
+/* the widgets of ui/lw-sens-panel.ui the code reaches, and its callbacks */
+static void bind_template(GtkWidgetClass *widget_class)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS(klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
-  object_class->dispose = lw_sens_panel_dispose;
-  object_class->finalize = lw_sens_panel_finalize;
-  widget_class->map = lw_sens_panel_map;
-  gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
   g_type_ensure(LW_TYPE_PLOT_VIEW);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-sens-panel.ui");
   gtk_widget_class_bind_template_child(widget_class, LwSensPanel, scroller);
@@ -651,6 +645,18 @@ static void lw_sens_panel_class_init(LwSensPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, LwSensPanel, plot_view);
   gtk_widget_class_bind_template_callback(widget_class, run_clicked_cb);
   gtk_widget_class_bind_template_callback(widget_class, output_changed_cb);
+}
+
+static void lw_sens_panel_class_init(LwSensPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+  object_class->dispose = lw_sens_panel_dispose;
+  object_class->finalize = lw_sens_panel_finalize;
+  widget_class->map = lw_sens_panel_map;
+  gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  bind_template(widget_class);
 }
 
 static void lw_sens_panel_init(LwSensPanel *self)

@@ -1,8 +1,12 @@
-/* lw-plot.h: x-y line plots drawn with cairo, for the screen and for export.
+/* lw-plot.h: x-y line plots and bar charts drawn with cairo, for the screen
+ * and for export.
  *
  * An LwPlot is a chart of series (name, color, x and y data) over two axes.
  * It knows nothing of GTK: the same lw_plot_draw() paints the widget
  * (lw-plot-view.h) and the PNG, SVG and PDF files of lw_plot_export().
+ *
+ * A plot can instead be a bar chart (lw_plot_set_bars()): named values as
+ * horizontal bars, with the same view, zoom, export and round-off rules.
  *
  * Series are addressed by index, 0 .. lw_plot_get_n_series() - 1; removing
  * a series shifts the indices of the later ones down by one.
