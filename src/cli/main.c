@@ -21,6 +21,9 @@
 #include "lw_io.h"
 #include "lw_opt.h"
 #include "convert.h"
+#ifdef LW_HAVE_RENDER
+#include "render.h"
+#endif
 #include <errno.h>
 
 enum { EXIT_USAGE = 1, EXIT_MODEL = 2, EXIT_SOLVER = 3 };
@@ -39,6 +42,8 @@ static void usage(FILE *f)
         "  linkwright-cli optimize MODEL [--problem NAME] [--json] [--out OPTIMIZED]\n"
         "                 [--algorithm lbfgs|mma|slsqp|auglag] [--gradient adjoint|forward|fd]\n"
         "                 [--max-evaluations N] [--multistart N] [--quiet]\n"
+        "  linkwright-cli render MODEL --out FILE.webm|FILE.gif|FILE.png [--width W] [--height H]\n"
+        "                 [--fps F] [--speed S] [--t-end T] [--dark] [--progress]\n"
         "  linkwright-cli --version | COMMAND --help\n"
         "exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure\n",
         f);
@@ -825,6 +830,31 @@ done:
   return code;
 }
 
+static int cmd_render(int argc, char **argv)
+{
+#ifdef LW_HAVE_RENDER
+  lw_cli_render_args a = {.width = 640, .height = 480, .fps = 30, .speed = 1, .t_end = NAN};
+  const cli_opt opts[] = {{"--out", OPT_TEXT, &a.out},        {"--width", OPT_COUNT, &a.width},
+                         {"--height", OPT_COUNT, &a.height}, {"--fps", OPT_POSITIVE, &a.fps},
+                         {"--speed", OPT_POSITIVE, &a.speed}, {"--t-end", OPT_POSITIVE, &a.t_end},
+                         {"--dark", OPT_FLAG, &a.dark},       {"--progress", OPT_FLAG, &a.progress},
+                         {NULL, 0, NULL}};
+  int rc = parse_args(argc, argv, opts, &a.file);
+  if (rc)
+    return rc;
+  if (!a.file || !a.out) {
+    fprintf(stderr, "linkwright-cli: render needs a model file and --out FILE\n");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  return lw_cli_render(&a);
+#else
+  (void)argc, (void)argv;
+  fprintf(stderr, "linkwright-cli: this build has no renderer (built without the application's libraries)\n");
+  return EXIT_USAGE;
+#endif
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -856,6 +886,8 @@ int main(int argc, char **argv)
     return cmd_sensitivity(argc - 2, argv + 2);
   if (!strcmp(cmd, "optimize"))
     return cmd_optimize(argc - 2, argv + 2);
+  if (!strcmp(cmd, "render"))
+    return cmd_render(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
     return 0;

@@ -104,6 +104,10 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *state, 
  * an internal MSAA framebuffer and resolves into the bound one. */
 void lw_renderer_set_samples(lw_renderer *r, int samples);
 
+/* The dark style: a dark background and lighter grid lines (off by default). */
+void lw_renderer_set_dark(lw_renderer *r, gboolean dark);
+gboolean lw_renderer_get_dark(const lw_renderer *r);
+
 /* Draw upside down (the top row first in memory, as cairo and most image
  * formats store it), so that a picture read back with glReadPixels needs
  * no flip.  Picking is not affected. */
