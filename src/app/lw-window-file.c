@@ -473,20 +473,37 @@ void _lw_window_save_cb(GSimpleAction *a, GVariant *p, gpointer user)
     _lw_window_save_as_cb(a, p, user);
 }
 
-static void export_chosen(LwWindow *self, GFile *file, gboolean csv)
+gboolean lw_window_export_plot_to(LwWindow *self, GFile *file, gboolean csv)
 {
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_return_val_if_fail(G_IS_FILE(file), FALSE);
   g_autofree char *path = g_file_get_path(file);
+  if (!path) {
+    /* a location without a local path (a remote share not mounted through
+     * FUSE): the plot is written with stdio and cannot go there */
+    g_autofree char *uri = g_file_get_uri(file);
+    g_autofree char *msg = g_strdup_printf(_("Cannot export to “%s”: choose a folder on this computer"), uri);
+    _lw_window_show_message(self, msg);
+    return FALSE;
+  }
   g_autoptr(GError) error = NULL;
   GtkWidget *view = lw_plot_page_get_current_view(self->plot_page);
   LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(view));
   int w = MAX(gtk_widget_get_width(view), 640), h = MAX(gtk_widget_get_height(view), 400);
   gboolean ok = csv ? lw_plot_export_csv(plot, path, &error) : lw_plot_export(plot, path, w, h, &error);
-  if (!ok)
-    _lw_window_show_message(self, error->message);
-  else {
+  if (!ok) {
+    g_autofree char *msg = g_strdup_printf(_("Cannot export to “%s”"), path);
+    _lw_window_show_message(self, error ? error->message : msg);
+  } else {
     g_autofree char *msg = g_strdup_printf(_("Exported %s"), path);
     _lw_window_toast(self, msg);
   }
+  return ok;
+}
+
+static void export_chosen(LwWindow *self, GFile *file, gboolean csv)
+{
+  lw_window_export_plot_to(self, file, csv);
 }
 
 void _lw_window_export_plot_cb(GSimpleAction *a, GVariant *p, gpointer user)
