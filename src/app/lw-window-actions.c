@@ -340,7 +340,7 @@ static void export_animation_cb(GSimpleAction *a, GVariant *p, gpointer user)
     _lw_window_show_message(self, _("Nothing to animate: the model does not run yet"));
     return;
   }
-  lw_render_options opt = {TRUE, TRUE, FALSE, TRUE, FALSE, 0};
+  lw_render_options opt = {TRUE, TRUE, FALSE, TRUE, FALSE, 0, FALSE};
   g_object_get(self->view, "show-grid", &opt.show_grid, "show-joints", &opt.show_joints, "show-frames",
                &opt.show_frames, "show-forces", &opt.show_forces, NULL);
   LwAnimDialog *dialog = lw_anim_dialog_new(GTK_WINDOW(self), self->runner, NULL, &opt);

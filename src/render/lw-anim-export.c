@@ -349,9 +349,9 @@ static gboolean offscreen_open(offscreen *os, const lw_model *m, const lw_anim_o
     return FALSE;
   }
   lw_renderer_set_model(os->r, lw_model_desc(m));
-  if (o->has_options)
-    lw_renderer_set_options(os->r, &o->options);
-  lw_renderer_set_dark(os->r, o->dark);
+  lw_render_options ro = o->has_options ? o->options : lw_renderer_get_options(os->r);
+  ro.dark = o->dark;
+  lw_renderer_set_options(os->r, &ro);
   lw_renderer_set_flip_y(os->r, TRUE);
   lw_renderer_set_samples(os->r, AA_SAMPLES);
   return TRUE;

@@ -31,6 +31,7 @@ typedef struct {
 typedef struct {
   gboolean show_grid, show_joints, show_frames, show_forces, show_traces;
   double grid_step; /* the finest grid spacing (the editor's snapping), m; <= 0: 0.1 */
+  gboolean dark;    /* the dark style: a dark background, lighter grid lines */
 } lw_render_options;
 
 /* The grid: lines every lw_grid_step(), a major line every LW_GRID_MAJOR
@@ -103,10 +104,6 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *state, 
 /* Multisampled offscreen drawing (0 or 1: off).  When on, draw renders into
  * an internal MSAA framebuffer and resolves into the bound one. */
 void lw_renderer_set_samples(lw_renderer *r, int samples);
-
-/* The dark style: a dark background and lighter grid lines (off by default). */
-void lw_renderer_set_dark(lw_renderer *r, gboolean dark);
-gboolean lw_renderer_get_dark(const lw_renderer *r);
 
 /* Draw upside down (the top row first in memory, as cairo and most image
  * formats store it), so that a picture read back with glReadPixels needs
