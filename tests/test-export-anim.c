@@ -404,17 +404,19 @@ static void test_dialog(void)
   g_object_unref(app);
 }
 
-static void rm_rf(const char *dir)
+static void rm_rf(const char *path)
 {
-  GDir *d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name(d))) {
-    g_autofree char *p = g_build_filename(dir, name, NULL);
-    g_unlink(p);
-  }
-  if (d)
+  GDir *d = g_dir_open(path, 0, NULL);
+  if (d) {
+    const char *n;
+    while ((n = g_dir_read_name(d))) {
+      g_autofree char *p = g_build_filename(path, n, NULL);
+      rm_rf(p);
+    }
     g_dir_close(d);
-  g_rmdir(dir);
+    g_rmdir(path);
+  } else
+    g_unlink(path);
 }
 
 int main(int argc, char **argv)
@@ -435,7 +437,6 @@ int main(int argc, char **argv)
   g_test_add_func("/anim/cancel", test_cancel);
   g_test_add_func("/anim/dialog", test_dialog);
   int rc = g_test_run();
-  rm_rf(data);
   rm_rf(tmp_dir);
   g_free(tmp_dir);
   return rc;
