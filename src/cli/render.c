@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cli-error.h"
 #include "lw-anim-export.h"
 #include "lw_io.h"
 
@@ -55,11 +56,13 @@ static int simulate_frames(const lw_model *m, double t_end, double dt, recording
   return st;
 }
 
+/* --progress: {"t": the simulated time drawn, "fraction": frames done} */
 static int say_progress(double fraction, void *user)
 {
-  (void)user;
-  char b[G_ASCII_DTOSTR_BUF_SIZE];
-  fprintf(stderr, "{\"fraction\": %s}\n", g_ascii_formatd(b, sizeof b, "%.4f", fraction));
+  const double *t_last = user;
+  char t[G_ASCII_DTOSTR_BUF_SIZE], f[G_ASCII_DTOSTR_BUF_SIZE];
+  fprintf(stderr, "{\"t\": %s, \"fraction\": %s}\n", g_ascii_formatd(t, sizeof t, "%.9g", fraction * *t_last),
+          g_ascii_formatd(f, sizeof f, "%.6g", fraction));
   fflush(stderr);
   return 0;
 }
@@ -68,13 +71,13 @@ int lw_cli_render(const lw_cli_render_args *a)
 {
   lw_anim_options o = {.width = a->width, .height = a->height, .fps = a->fps, .dark = a->dark};
   if (!lw_anim_format_from_path(a->out, &o.format)) {
-    fprintf(stderr, "linkwright-cli: render: %s: the output is a .webm video, a .gif or .png files\n", a->out);
+    lw_cli_error("render: %s: the output is a .webm video, a .gif or .png files", a->out);
     return EXIT_USAGE;
   }
   lw_error err;
   lw_model *m = lw_model_open(a->file, &err);
   if (!m) {
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
   double t_end = isnan(a->t_end) ? lw_model_desc(m)->solver.t_end : a->t_end;
@@ -82,15 +85,16 @@ int lw_cli_render(const lw_cli_render_args *a)
   int st = simulate_frames(m, t_end, a->speed / a->fps, &rec, &err);
   int code = 0;
   if (st) {
-    fprintf(stderr, "linkwright-cli: %s: %s%s\n", a->file, err.msg,
+    lw_cli_error("%s: %s%s", a->file, err.msg,
             rec.t->len > 1 ? "; the animation up to that time is written" : "");
     code = st == LW_ERR_SOLVER ? EXIT_SOLVER : EXIT_MODEL;
   }
   if (rec.t->len > 1 || (rec.t->len == 1 && !st)) {
     lw_anim_frames fr = {m, (int)rec.t->len, (const double *)rec.t->data, (const double *)rec.q->data};
     GError *e = NULL;
-    if (!lw_anim_export(&fr, &o, a->out, a->progress ? say_progress : NULL, NULL, &e)) {
-      fprintf(stderr, "linkwright-cli: render: %s\n", e->message);
+    double t_last = fr.t[fr.n - 1];
+    if (!lw_anim_export(&fr, &o, a->out, a->progress ? say_progress : NULL, &t_last, &e)) {
+      lw_cli_error("render: %s", e->message);
       code = e->domain == LW_ANIM_ERROR && e->code == LW_ANIM_ERROR_INVALID ? EXIT_USAGE : EXIT_MODEL;
       g_error_free(e);
     } else {
