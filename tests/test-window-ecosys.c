@@ -2,8 +2,8 @@
  * location without a local path says so (and does not crash), a model
  * file dropped on the window opens (through the unsaved-work question),
  * the 3-D view follows the dark style, Save As and Export Plot Data offer
- * file filters, and the Recent menu lists only Linkwright's own models
- * that still exist.  Needs a display (the test command starts Xvfb); the
+ * file filters, the Recent menu lists only Linkwright's own models that
+ * still exist, and Help (F1) without a help viewer says what is missing.  Needs a display (the test command starts Xvfb); the
  * recent list goes to a private directory. */
 #include "lw-test.h"
 
@@ -359,6 +359,33 @@ static void test_recent_own(void)
   lwt_spin(1.5); /* the recent list's file is written asynchronously */
 }
 
+/* ---- 6. Help (F1) where no help viewer is installed ------------------------------- */
+static gboolean has_message(gpointer w)
+{
+  return lw_window_get_message(LW_WINDOW(w)) != NULL;
+}
+
+static void test_help_without_viewer(void)
+{
+  g_autoptr(GAppInfo) viewer = g_app_info_get_default_for_uri_scheme("help");
+  if (viewer) {
+    g_test_skip("a help viewer is installed: F1 opens it");
+    return;
+  }
+  g_autofree char *model = copy_model("pendulum.json");
+  LwWindow *w = window_on(model);
+  g_auto(GStrv) keys = gtk_application_get_accels_for_action(GTK_APPLICATION(app), "win.help");
+  g_assert_cmpstr(keys[0], ==, "F1");
+  g_action_group_activate_action(G_ACTION_GROUP(w), "help", NULL);
+  g_assert_true(lwt_wait_until(has_message, w, 10));
+  const char *msg = lw_window_get_message(w);
+  g_test_message("%s", msg);
+  g_assert_nonnull(strstr(msg, "Yelp"));
+  g_assert_nonnull(strstr(msg, "tutorial.md"));
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.1);
+}
+
 int main(int argc, char **argv)
 {
   tmp_dir = g_dir_make_tmp("lw-ecosys-XXXXXX", NULL);
@@ -380,6 +407,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ecosys/dark", test_dark);
   g_test_add_func("/ecosys/filters", test_filters);
   g_test_add_func("/ecosys/recent-own", test_recent_own);
+  g_test_add_func("/ecosys/help-without-viewer", test_help_without_viewer);
   int rc = g_test_run();
   g_object_unref(app);
   rm_rf(tmp_dir);

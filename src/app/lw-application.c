@@ -58,7 +58,8 @@ static const struct {
   const char *accels[4];
 } accels[] = {
   {"app.quit", {"<Control>q", NULL}},
-  {"app.about", {"F1", NULL}},
+  {"app.about", {"<Shift>F1", NULL}},
+  {"win.help", {"F1", NULL}},
   {"win.new", {"<Control>n", NULL}},
   {"win.new-spatial", {"<Control><Shift>n", NULL}},
   {"win.open", {"<Control>o", NULL}},
@@ -100,6 +101,7 @@ static const struct {
   {"win.clear-plot", {"<Control><Shift>k", NULL}},
   {"win.export-plot", {"<Control><Shift>e", NULL}},
   {"win.export-csv", {"<Control><Shift>c", NULL}},
+  {"win.export-animation", {"<Control><Shift>v", NULL}},
   {"win.edit-mode", {"<Control>m", NULL}},
   {"win.delete", {"Delete", NULL}},
   {"win.duplicate", {"<Control>d", NULL}},
