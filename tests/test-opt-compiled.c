@@ -169,6 +169,29 @@ static void test_sensitivity(gconstpointer data)
   lw_desc_free(d);
 }
 
+/* the step set between steps of one workspace: time goes on from where it
+ * was, by the new step */
+static void test_step_between_steps(void)
+{
+  lw_desc *d = fivebar_with_pid();
+  double h = d->solver.step;
+  lw_model *m = lwt_compile(d);
+  lw_data *a = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, a, &err), ==, LW_OK);
+  for (int k = 0; k < 100; k++)
+    g_assert_cmpint(lw_step(m, a, NULL, &err), ==, LW_OK);
+  double t100 = lw_data_time(a);
+  g_assert_cmpfloat(t100, ==, 100 * h);
+  g_assert_cmpint(lw_model_set_step(m, 0.5 * h, &err), ==, LW_OK);
+  for (int k = 0; k < 10; k++)
+    g_assert_cmpint(lw_step(m, a, NULL, &err), ==, LW_OK);
+  g_assert_cmpfloat(lw_data_time(a), ==, t100 + 10 * (0.5 * h));
+  lw_data_free(a);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 /* options are checked as the compiler checks the solver section; a refused
  * option leaves the model as it was */
 static void test_set_opt_checked(void)
@@ -248,6 +271,7 @@ int main(int argc, char **argv)
   g_test_add_data_func("/opt-compiled/sensitivity/forward", GINT_TO_POINTER(LW_SENS_FORWARD), test_sensitivity);
   g_test_add_data_func("/opt-compiled/sensitivity/fd", GINT_TO_POINTER(LW_SENS_FD), test_sensitivity);
   g_test_add_func("/opt-compiled/set-opt-checked", test_set_opt_checked);
+  g_test_add_func("/opt-compiled/step-between-steps", test_step_between_steps);
   g_test_add_func("/opt-compiled/integrator-named", test_integrator_named);
   return g_test_run();
 }

@@ -234,6 +234,7 @@ struct lw_data {
   double t;
   double t0;   /* time of the last initialization or state change */
   long nstep;  /* steps since t0: t = t0 + nstep h without drift */
+  double h;    /* the length of those steps (0: none taken yet) */
   double *q, *qd, *qdd, *lambda;     /* (nq) (nq) (nq) (nc) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */

@@ -166,6 +166,15 @@ void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const doubl
 
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
+  /* the steps since t0 are of one length: after the step option changed
+   * between steps they count from the current time */
+  if (d->h != m->opt.step) {
+    if (d->h != 0.0) {
+      d->t0 = d->t;
+      d->nstep = 0;
+    }
+    d->h = m->opt.step;
+  }
   return m->integ->step(m, d, info, err);
 }
 
