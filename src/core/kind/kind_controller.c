@@ -125,9 +125,10 @@ static int controller_blocks(const lw_model *m, const lw_force *f, const int **b
   return f->ncblk;
 }
 
-/* one measure k of controller i into m->fbs[cx->nfb]; the actuated
- * coordinate's own gains also as a stiffness and a damping */
-static int controller_measure(lw_compile_ctx *cx, int i, int k, int ci, lw_error *err)
+/* one measure k of controller i into m->fbs[cx->nfb] (the actuated
+ * coordinate's own gains reach the Newton matrix through
+ * controller_newton_gains, at the step's length) */
+static int controller_measure(lw_compile_ctx *cx, int i, int k, lw_error *err)
 {
   const lw_desc *d = cx->d;
   const lw_force_desc *fd = &d->forces[i];
@@ -153,9 +154,6 @@ static int controller_measure(lw_compile_ctx *cx, int i, int k, int ci, lw_error
   b->kd = bd->kd;
   b->ki = bd->ki;
   b->r = bd->target;
-  /* the actuated coordinate's own gains enter the Newton matrix as a
-   * stiffness and a damping (controller_newton_gains) */
-  (void)ci;
   snprintf(path, sizeof path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
   if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
     KFAIL(path, "controller '%s': gains must be finite numbers", fd->name);
@@ -206,7 +204,7 @@ static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
   f->fb0 = cx->nfb;
   f->nfb = fd->nfeedback;
   for (int k = 0; k < fd->nfeedback; k++)
-    if (controller_measure(cx, i, k, ci, err))
+    if (controller_measure(cx, i, k, err))
       return -1;
   return 0;
 }
