@@ -224,6 +224,30 @@ static void test_set_opt_checked(void)
   lw_desc_free(d);
 }
 
+/* an option bound to a parameter is the parameter's: setting it otherwise
+ * is refused (what is compiled from the description would write the
+ * parameter's value back); the other options stay free */
+static void test_option_bound_to_parameter(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  lw_param_desc *p = lw_desc_add_param(d, "h", "solver/step");
+  p->value = 5e-4;
+  lw_model *m = lwt_compile(d);
+  g_assert_cmpfloat(lw_model_opt(m)->step, ==, 5e-4);
+  lw_error err;
+  g_assert_cmpint(lw_model_set_step(m, 5e-4, &err), ==, LW_OK); /* the same value */
+  g_assert_cmpint(lw_model_set_step(m, 1e-3, &err), ==, LW_ERR_MODEL);
+  g_assert_cmpstr(err.path, ==, "solver/step");
+  g_assert_nonnull(strstr(err.msg, "parameter 'h'"));
+  g_assert_cmpfloat(lw_model_opt(m)->step, ==, 5e-4);
+  lw_opt o = *lw_model_opt(m);
+  o.t_end = 0.5;
+  g_assert_cmpint(lw_model_set_opt(m, &o, &err), ==, LW_OK);
+  g_assert_cmpfloat(lw_model_opt(m)->t_end, ==, 0.5);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 /* the integrator is named by the file's solver section: "ali3p" by
  * default, an unknown name refused at its path */
 static void test_integrator_named(void)
@@ -273,5 +297,6 @@ int main(int argc, char **argv)
   g_test_add_func("/opt-compiled/set-opt-checked", test_set_opt_checked);
   g_test_add_func("/opt-compiled/step-between-steps", test_step_between_steps);
   g_test_add_func("/opt-compiled/integrator-named", test_integrator_named);
+  g_test_add_func("/opt-compiled/option-bound-to-parameter", test_option_bound_to_parameter);
   return g_test_run();
 }

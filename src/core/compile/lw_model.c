@@ -138,9 +138,44 @@ static int opt_check(const lw_opt *o, lw_error *err)
   return 0;
 }
 
+/* the option a parameter's target "solver/NAME" binds: its value in the
+ * model's description (*was) and in o (*now); 0 for another target */
+static int bound_option(const lw_solver_desc *s, const lw_opt *o, const char *target, double *was, double *now)
+{
+  static const char *const names[4] = {"solver/t_end", "solver/step", "solver/alpha", "solver/tolerance"};
+  const double was4[4] = {s->t_end, s->step, s->alpha, s->tolerance};
+  const double now4[4] = {o->t_end, o->step, o->alpha, o->tolerance};
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(target, names[k])) {
+      *was = was4[k];
+      *now = now4[k];
+      return 1;
+    }
+  return 0;
+}
+
+/* an option a parameter binds keeps the parameter's value: what is
+ * compiled from the description (tangents, finite differences) writes the
+ * parameter into it again.  0, or -1 with err filled. */
+static int opt_check_params(const lw_desc *d, const lw_opt *o, lw_error *err)
+{
+  for (int j = 0; j < d->nparams; j++)
+    for (int k = 0; k < d->params[j].ntargets; k++) {
+      const char *t = d->params[j].targets[k];
+      double was, now;
+      if (bound_option(&d->solver, o, t, &was, &now) && now != was) {
+        lw_set_error(err, LW_ERR_MODEL, t, NAN,
+                     "%s is bound to parameter '%s': set the parameter and compile the model again", t,
+                     d->params[j].name);
+        return -1;
+      }
+    }
+  return 0;
+}
+
 int lw_model_set_opt(lw_model *m, const lw_opt *opt, lw_error *err)
 {
-  if (opt_check(opt, err))
+  if (opt_check(opt, err) || opt_check_params(m->desc, opt, err))
     return LW_ERR_MODEL;
   m->opt = *opt;
   m->integ = lw_integrator_find(opt->integrator);

@@ -448,8 +448,9 @@ const lw_opt *lw_model_opt(const lw_model *m);
  * solver section (the same paths and messages); the description copy the
  * model keeps (lw_model_desc) takes them too, so that what is made from it
  * (the parameters' tangents, the perturbed copies of finite differences)
- * agrees.  Returns LW_OK, or LW_ERR_MODEL with err filled and the model
- * unchanged.  Not while the model is being stepped or read on another
+ * agrees.  An option a parameter binds (solver/step, say) is changed
+ * through the parameter instead.  Returns LW_OK, or LW_ERR_MODEL with err
+ * filled and the model unchanged.  Not while the model is being stepped or read on another
  * thread. */
 int lw_model_set_opt(lw_model *m, const lw_opt *opt, lw_error *err);
 /* The step size alone: lw_model_set_opt with opt.step = h. */
