@@ -126,8 +126,16 @@ typedef struct {
   int first, n;        /* terms first .. first + n */
 } lw_objective;
 
+struct lw_integrator;
+
 struct lw_model {
   lw_desc *desc;        /* compiled copy, parameters applied */
+  /* the solver options (the description's solver section, parameters
+   * applied; lw_model_set_opt) and the integrator they name
+   * (integ/lw_integrator.h): what the step, the initialization and the
+   * sensitivities read, nothing compiled depends on them */
+  lw_opt opt;
+  const struct lw_integrator *integ;
   int planar;
   int nd;               /* space dimension: 2 or 3 */
   int nqb;              /* coordinates per body: 4 or 12 */
@@ -226,6 +234,7 @@ struct lw_data {
   double t;
   double t0;   /* time of the last initialization or state change */
   long nstep;  /* steps since t0: t = t0 + nstep h without drift */
+  double h;    /* the length of those steps (0: none taken yet) */
   double *q, *qd, *qdd, *lambda;     /* (nq) (nq) (nq) (nc) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
@@ -261,6 +270,13 @@ struct lw_data {
   int perturb_body;
   double perturb_p[3], perturb_f[3];
 };
+
+/* lw_model.c: the options of a description's solver section */
+void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s);
+
+/* lw_init.c: the consistent initial state (assembly, rank, velocity,
+ * acceleration): the initialization of the integrators that start from it */
+int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err);
 
 /* lw_forces.c: Q += the perturbation force's generalized force */
 void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q);

@@ -619,17 +619,10 @@ static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_erro
   if (!lw_cc_finite(d->gravity, 3))
     FAIL("gravity", "gravity must be finite");
   {
-    const lw_solver_desc *s = &d->solver;
-    if (!(s->step > 0) || !isfinite(s->step))
-      FAIL("solver/step", "step must be positive");
-    if (!(s->t_end >= 0) || !isfinite(s->t_end))
-      FAIL("solver/t_end", "t_end must be a nonnegative number");
-    if (!(s->alpha > 0) || !isfinite(s->alpha))
-      FAIL("solver/alpha", "alpha must be positive");
-    if (!(s->tolerance > 0))
-      FAIL("solver/tolerance", "tolerance must be positive");
-    if (s->max_iterations < 1)
-      FAIL("solver/max_iterations", "max_iterations must be at least 1");
+    lw_opt opt;
+    lw_opt_of_solver(&opt, &d->solver);
+    if (lw_model_set_opt(m, &opt, err))
+      goto fail;
   }
   return 0;
 
