@@ -362,6 +362,67 @@ static void test_points_numerical(void)
   }
 }
 
+/* objective o's adjoint gradient with respect to parameter 0, and its value */
+static double gradient0(const lw_desc *desc, double *value)
+{
+  int params[1] = {0}, objs[1] = {0};
+  lw_sens_options opt = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = params, .nobj = 1, .objectives = objs,
+                         .threads = 1};
+  lw_sens_result r;
+  if (lw_sensitivity(desc, &opt, &r) != LW_OK)
+    g_error("%s: %s", desc->name, r.error.msg);
+  double g = r.gradient[0];
+  *value = r.value[0];
+  lw_sens_result_clear(&r);
+  return g;
+}
+
+/* a damping of 0, the edge of its valid values: no perturbed model below
+ * it compiles (the numerical tangent fails), the exact one differentiates
+ * it; the gradient against one-sided differences of second order */
+static void test_damping_at_zero(void)
+{
+  const char *spring = "{\"name\": \"el\", \"type\": \"spring_damper\", \"body1\": \"link1\", \"point1\": \"mid\","
+                       " \"body2\": \"link2\", \"point2\": \"tip\", \"stiffness\": 20, \"damping\": %g, \"rest_length\": 0.6}";
+  double h = 1e-3, J[3], g = 0;
+  for (int k = 0; k < 3; k++) {
+    char *el = g_strdup_printf(spring, k * h);
+    lw_desc *desc = build("damping", el, 0, "\"forces/el/damping\"");
+    desc->solver.t_end = 0.3;
+    lw_error err;
+    if (k == 0) {
+      lw_tangent *nu = lw_tangent_new_numeric(desc, 0, &err);
+      g_assert_null(nu);
+      g_assert_nonnull(strstr(err.msg, "cannot be varied around 0"));
+    }
+    double gk = gradient0(desc, &J[k]);
+    if (k == 0)
+      g = gk;
+    lw_desc_free(desc);
+    g_free(el);
+  }
+  double fd = (-3 * J[0] + 4 * J[1] - J[2]) / (2 * h);
+  g_test_message("d o / d damping at 0: %.10g, one-sided differences %.10g", g, fd);
+  g_assert_cmpfloat(fabs(g - fd), <, 1e-4 * fabs(fd)); /* O(h^2) and the solver's tolerance */
+}
+
+/* a spline value bound twice to one parameter holds its value once: the
+ * same gradient as bound once */
+static void test_function_bound_twice(void)
+{
+  const char *torque = force_cases[3].planar;
+  double v, once, twice;
+  lw_desc *desc = build("once", torque, 0, "\"forces/el/function/2\"");
+  once = gradient0(desc, &v);
+  lw_desc_free(desc);
+  desc = build("twice", torque, 0, "\"forces/el/function/2\", \"forces/el/function/2\"");
+  twice = gradient0(desc, &v);
+  lw_desc_free(desc);
+  g_test_message("bound once %.17g, twice %.17g", once, twice);
+  g_assert_cmpfloat(once, !=, 0.0);
+  g_assert_cmpfloat(twice, ==, once);
+}
+
 /* every parameter of the shipped models whose fields all have exact
  * derivatives */
 static void test_shipped(void)
@@ -402,5 +463,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tangent/several-fields", test_several_fields);
   g_test_add_func("/tangent/points-numerical", test_points_numerical);
   g_test_add_func("/tangent/shipped-models", test_shipped);
+  g_test_add_func("/tangent/damping-at-zero", test_damping_at_zero);
+  g_test_add_func("/tangent/function-bound-twice", test_function_bound_twice);
   return g_test_run();
 }

@@ -621,7 +621,7 @@ lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero)
   t->fn_kind = kind;
   t->fn_index = idx;
   t->fn_coef = coef;
-  t->fn_scale = (double)pp->ntargets;
+  t->fn_scale = 1.0; /* bound there more than once, it still holds the value once */
   lw_func_coef_support(f, coef, &t->fn_lo, &t->fn_hi);
   if (kind == 1) {
     t->force_on[idx] = 1;
