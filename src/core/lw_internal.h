@@ -365,8 +365,9 @@ typedef struct {
   int grav_on, init_on, any;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the
-   * coefficient and how often it is bound there; dm is then a shared model
-   * of zeros (shared_dm) and the function's derivative is taken directly */
+   * coefficient and the derivative's scale (1: bound there twice, it still
+   * holds the value once); dm is then a shared model of zeros (shared_dm)
+   * and the function's derivative is taken directly */
   int fn_kind, fn_index, fn_coef;
   double fn_scale;
   double fn_lo, fn_hi; /* outside [fn_lo, fn_hi] the coefficient has no effect */
