@@ -450,9 +450,24 @@ static void test_shipped(void)
   g_assert_cmpint(nexact, >=, 10);
 }
 
+/* every registered force kind has a tangent hook and an entry here */
+static void test_registry_covered(void)
+{
+  for (int t = 0; t < LW_FORCE_NTYPES; t++) {
+    const lw_force_kind *k = lw_force_kind_of((lw_force_type)t);
+    g_assert_nonnull(k);
+    int found = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(force_cases); i++)
+      found += force_cases[i].type == (lw_force_type)t;
+    if (!found || !k->tangent)
+      g_error("force kind %s has %s", k->name, k->tangent ? "no entry in force_cases" : "no tangent hook");
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/tangent/registry", test_registry_covered);
   for (size_t k = 0; k < G_N_ELEMENTS(force_cases); k++) {
     char *path = g_strdup_printf("/tangent/kind/%s", lw_force_kind_of(force_cases[k].type)->name);
     g_test_add_data_func(path, &force_cases[k], test_force);
