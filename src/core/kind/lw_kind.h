@@ -2,10 +2,12 @@
  *
  * A force kind is a table of hooks (lw_force_kind); lw_forces_eval, the
  * energy and damper power, the linearization (lw_lin_blocks) and the
- * directional derivatives (lw_lin_jvp) loop over the model's forces and
- * call the hooks of each one's kind, never testing its type.  A new kind is
- * a new file under src/core/kind that defines its table, one entry in the
- * registry (kind_registry.c) and one entry in tests/test-kinds.c.
+ * directional derivatives (lw_lin_jvp) and the parameters' tangent models
+ * (lw_tangent_new) loop over the model's forces and call the hooks of each
+ * one's kind, never testing its type.  A new kind is a new file under
+ * src/core/kind that defines its table, one entry in the registry
+ * (kind_registry.c) and one entry in tests/test-kinds.c and in
+ * tests/test-tangent.c.
  *
  * Shapes: nq = m->nq generalized coordinates, nqb = m->nqb per body, w =
  * nblk nqb local coordinates of the bodies an element touches; Q, dQ are
