@@ -381,8 +381,9 @@ typedef struct {
   int grav_on, init_on, any;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the
-   * coefficient and how often it is bound there; dm is then a shared model
-   * of zeros (shared_dm) and the function's derivative is taken directly */
+   * coefficient and the derivative's scale (1: bound there twice, it still
+   * holds the value once); dm is then a shared model of zeros (shared_dm)
+   * and the function's derivative is taken directly */
   int fn_kind, fn_index, fn_coef;
   double fn_scale;
   double fn_lo, fn_hi; /* outside [fn_lo, fn_hi] the coefficient has no effect */
@@ -448,7 +449,14 @@ void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const dou
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 void lw_tangent_mass_mul_k(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
                            double *const *y);
+/* the tangent of parameter j of desc: exact when every field it is bound
+ * to has an exact derivative, numerical otherwise (lw_tangent.c) */
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
+/* the two ways alone (the tests compare them): exactly (NULL when a bound
+ * field has no exact derivative, or with err set when desc does not
+ * compile), and by Richardson-extrapolated differences of the compilation */
+lw_tangent *lw_tangent_new_exact(const lw_desc *desc, int j, lw_error *err);
+lw_tangent *lw_tangent_new_numeric(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */
 lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err);
 /* parameter j of desc as a function tangent on the zero model, or NULL when

@@ -209,6 +209,46 @@ static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
   return 0;
 }
 
+/* a measure's gains enter its lw_fb and, for the actuated coordinate's own
+ * measure, the Newton matrix's stiffness k and damping c (controller_measure:
+ * k += kp + h/2 ki, c += kd for a position; c += kp + h/2 ki for a rate) */
+static int measure_tangent(const lw_model *m, int n, int k, const double *field, lw_model *dm)
+{
+  const lw_force_desc *fd = &m->desc->forces[n];
+  const lw_feedback_desc *bd = &fd->feedback[k];
+  const lw_force *f = &m->forces[n];
+  const lw_fb *b = &m->fbs[f->fb0 + k];
+  lw_force *df = dm ? &dm->forces[n] : NULL;
+  lw_fb *db = dm ? &dm->fbs[f->fb0 + k] : NULL;
+  int own = b->coord == f->coord, i, knot;
+  double kih = 0.5 * m->desc->solver.step; /* d(h/2 ki)/d ki */
+  double *own_k = df && own ? (b->rate ? &df->c : &df->k) : NULL;
+  if (field == &bd->kp) {
+    lw_kind_tangent_add(db ? &db->kp : NULL, 1.0);
+    lw_kind_tangent_add(own_k, 1.0);
+  } else if (field == &bd->kd && !b->rate) { /* (a rate's kd must stay 0) */
+    lw_kind_tangent_add(db ? &db->kd : NULL, 1.0);
+    lw_kind_tangent_add(df && own ? &df->c : NULL, 1.0);
+  } else if (field == &bd->ki) {
+    lw_kind_tangent_add(db ? &db->ki : NULL, 1.0);
+    lw_kind_tangent_add(own_k, kih);
+  } else if ((i = lw_kind_func_coef(&bd->target, field, &knot)) >= 0) {
+    lw_kind_tangent_add(db ? lw_kind_func_at(&db->r, i, knot) : NULL, 1.0);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* the gains and targets of every measure, then the fields all forces share */
+static int controller_tangent(const lw_model *m, int n, const double *field, lw_model *dm)
+{
+  for (int k = 0; k < m->forces[n].nfb; k++)
+    if (measure_tangent(m, n, k, field, dm))
+      return 1;
+  return lw_kind_field_tangent(m, n, field, dm);
+}
+
 static const struct lw_kind_output controller_outputs[1] = {{"effort", LW_OUT_CONTROL}};
 
 /* a controller reads rates (kd, rate measures) and its Newton terms carry a
@@ -228,6 +268,7 @@ const lw_force_kind lw_kind_pid = {
   .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .tangent = controller_tangent,
   .actuation = lw_control_value,
   .outputs = controller_outputs,
   .noutputs = 1,
@@ -242,6 +283,7 @@ const lw_force_kind lw_kind_state_feedback = {
   .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .tangent = controller_tangent,
   .actuation = lw_control_value,
   .outputs = controller_outputs,
   .noutputs = 1,
