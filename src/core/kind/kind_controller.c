@@ -209,29 +209,22 @@ static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
   return 0;
 }
 
-/* a measure's gains enter its lw_fb and, for the actuated coordinate's own
- * measure, the Newton matrix's stiffness k and damping c (controller_measure:
- * k += kp + h/2 ki, c += kd for a position; c += kp + h/2 ki for a rate) */
+/* a measure's gains and target enter its lw_fb alone: the Newton matrix
+ * reads the actuated coordinate's own gains from there within the step
+ * (controller_newton_gains) */
 static int measure_tangent(const lw_model *m, int n, int k, const double *field, lw_model *dm)
 {
-  const lw_force_desc *fd = &m->desc->forces[n];
-  const lw_feedback_desc *bd = &fd->feedback[k];
+  const lw_feedback_desc *bd = &m->desc->forces[n].feedback[k];
   const lw_force *f = &m->forces[n];
   const lw_fb *b = &m->fbs[f->fb0 + k];
-  lw_force *df = dm ? &dm->forces[n] : NULL;
   lw_fb *db = dm ? &dm->fbs[f->fb0 + k] : NULL;
-  int own = b->coord == f->coord, i, knot;
-  double kih = 0.5 * m->desc->solver.step; /* d(h/2 ki)/d ki */
-  double *own_k = df && own ? (b->rate ? &df->c : &df->k) : NULL;
+  int i, knot;
   if (field == &bd->kp) {
     lw_kind_tangent_add(db ? &db->kp : NULL, 1.0);
-    lw_kind_tangent_add(own_k, 1.0);
   } else if (field == &bd->kd && !b->rate) { /* (a rate's kd must stay 0) */
     lw_kind_tangent_add(db ? &db->kd : NULL, 1.0);
-    lw_kind_tangent_add(df && own ? &df->c : NULL, 1.0);
   } else if (field == &bd->ki) {
     lw_kind_tangent_add(db ? &db->ki : NULL, 1.0);
-    lw_kind_tangent_add(own_k, kih);
   } else if ((i = lw_kind_func_coef(&bd->target, field, &knot)) >= 0) {
     lw_kind_tangent_add(db ? lw_kind_func_at(&db->r, i, knot) : NULL, 1.0);
   } else {
