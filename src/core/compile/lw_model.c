@@ -45,6 +45,11 @@ void lw_model_free(lw_model *m)
   free(m->objs);
   free(m->terms);
   free(m->drivers);
+  free(m->blk_n);
+  free(m->blk_off);
+  free(m->mblk_off);
+  free(m->spair_n);
+  free(m->adj_row);
   free(m->adj_ptr);
   free(m->adj);
   free(m->colptr);

@@ -12,8 +12,12 @@ static void eval(const lw_model *m, const lw_vexpr *e, const double *x, double *
     v[i] = lin ? 0.0 : e->c[i];
   for (int t = 0; t < e->nterm; t++) {
     const double *w = e->w[t];
-    const double *qb = x + (size_t)e->body[t] * m->nqb;
-    if (nd == 3) {
+    const double *qb = x + m->blk_off[e->body[t]];
+    if (m->blk_n[e->body[t]] == nd) {
+      /* a point: its position alone */
+      for (int i = 0; i < nd; i++)
+        v[i] += w[0] * qb[i];
+    } else if (nd == 3) {
       for (int i = 0; i < 3; i++)
         v[i] += w[0] * qb[i] + w[1] * qb[3 + i] + w[2] * qb[6 + i] + w[3] * qb[9 + i];
     } else {
@@ -42,9 +46,12 @@ void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double
     int k = 0;
     while (k < nblk && blk[k] != e->body[t])
       k++;
-    double *gb = g + (size_t)k * nqb;
+    double *gb = g + lw_loc(m, blk, k, nqb);
     const double *w = e->w[t];
-    if (m->nd == 3) {
+    if (m->blk_n[e->body[t]] == m->nd) {
+      for (int i = 0; i < m->nd; i++)
+        gb[i] += s * w[0] * a[i];
+    } else if (m->nd == 3) {
       for (int j = 0; j < 4; j++)
         for (int i = 0; i < 3; i++)
           gb[3 * j + i] += s * w[j] * a[i];

@@ -30,7 +30,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->phi = calloc(nc, sizeof(double));
   d->phit = calloc(nc, sizeof(double));
   d->gam = calloc(nc, sizeof(double));
-  d->jac = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
+  d->jac = calloc(nc * (size_t)m->wrow, sizeof(double));
   d->Q = calloc(nq, sizeof(double));
   d->r = calloc(nq, sizeof(double));
   d->dq = calloc(nq, sizeof(double));
@@ -44,7 +44,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
-    d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
+    d->W = calloc(nc * (size_t)m->wrow, sizeof(double));
   }
   if (!d->q || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
@@ -136,13 +136,14 @@ static int worst_row(const lw_model *m, const lw_data *d)
  * constraints), in which case the iterative projection is used. */
 void lw_schur_w(const lw_model *m, lw_data *d)
 {
-  int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  int nc = m->nc, N = m->nqb, w = m->wrow;
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++) {
-      const double *Mi = m->minv_blocks + (size_t)row->blk[k] * nqb * nqb;
-      const double *g = d->jac + (size_t)r * w + k * nqb;
-      double *wr = d->W + (size_t)r * w + k * nqb;
+      int nqb = lw_bn(m, row->blk[k], N);
+      const double *Mi = m->minv_blocks + lw_mboff(m, row->blk[k], N);
+      const double *g = d->jac + (size_t)r * w + lw_loc(m, row->blk, k, N);
+      double *wr = d->W + (size_t)r * w + lw_loc(m, row->blk, k, N);
       for (int i = 0; i < nqb; i++) {
         double s = 0;
         for (int j = 0; j < nqb; j++)
@@ -161,8 +162,9 @@ int lw_schur_factor(const lw_model *m, lw_data *d)
   for (int k = 0; k < m->nspair; k++) {
     const int *p = m->spair + 4 * k;
     const double *g = d->jac + p[1], *wc = d->W + p[2];
+    int n = nqb ? nqb : m->spair_n[k];
     double s = 0;
-    for (int i = 0; i < nqb; i++)
+    for (int i = 0; i < n; i++)
       s += g[i] * wc[i];
     d->S[p[0]] += s; /* lower triangle, column-major */
   }
@@ -255,7 +257,7 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
   const lw_solver_desc *s = &m->desc->solver;
-  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   double h = s->step, alpha = s->alpha;
   double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;

@@ -61,11 +61,10 @@ static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
     if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces || mk[k]->nfbs != m->nfbs ||
         mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms)
       return -1;
-  int nqb = m->nqb;
   for (int b = 0; b < m->nb; b++) {
     int on = 0;
-    for (int i = 0; i < nqb * nqb; i++) {
-      size_t idx = (size_t)b * nqb * nqb + i;
+    for (int i = 0; i < m->blk_n[b] * m->blk_n[b]; i++) {
+      size_t idx = m->mblk_off[b] + (size_t)i;
       const double *x[4] = {mk[0]->mass_blocks, mk[1]->mass_blocks, mk[2]->mass_blocks, mk[3]->mass_blocks};
       o->mass_blocks[idx] = comb(x, idx, c, &on);
     }
