@@ -452,6 +452,12 @@ static void body_mass(lw_model *m, int b, const lw_body_desc *bd)
   double *M = m->mass_blocks + m->mblk_off[b];
   double mass = bd->mass;
   const double *c = bd->com;
+  if (bd->point) {
+    /* m I */
+    for (int i = 0; i < m->nd; i++)
+      M[i * m->nd + i] = mass;
+    return;
+  }
   if (m->planar) {
     /* [[m I, m(c1 I + c2 S)], [., Jo I]], S = [[0,-1],[1,0]] */
     double Jo = bd->inertia[2] + mass * (c[0] * c[0] + c[1] * c[1]);
@@ -623,7 +629,7 @@ static int layout_blocks(lw_model *m, const lw_desc *d)
   m->mblk_off[0] = 0;
   m->nqbmax = 0;
   for (int b = 0; b < m->nb; b++) {
-    int n = d->planar ? 4 : 12;
+    int n = d->bodies[b].point ? (d->planar ? 2 : 3) : d->planar ? 4 : 12;
     m->blk_n[b] = n;
     m->blk_off[b + 1] = m->blk_off[b] + n;
     m->mblk_off[b + 1] = m->mblk_off[b] + (size_t)n * n;
@@ -711,7 +717,9 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     if (!lw_cc_finite(bd->position, 3))
       FAIL(path, "body '%s': position must be finite", bd->name);
     snprintf(path, sizeof path, "bodies/%s/inertia", bd->name);
-    if (m->planar) {
+    if (bd->point) {
+      /* a point mass: no inertia of its own */
+    } else if (m->planar) {
       if (!isfinite(bd->inertia[2]) || !(bd->inertia[2] > 0))
         FAIL(path, "body '%s': inertia must be a positive number (got %g)", bd->name, bd->inertia[2]);
     } else {
@@ -734,7 +742,12 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     }
     double *R = c->R + 9 * b;
     double *qb = m->q0 + m->blk_off[b];
-    if (m->planar) {
+    if (bd->point) {
+      double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+      memcpy(R, I, sizeof I);
+      for (int i = 0; i < m->nd; i++)
+        qb[i] = bd->position[i];
+    } else if (m->planar) {
       if (!isfinite(bd->angle)) {
         snprintf(path, sizeof path, "bodies/%s/angle", bd->name);
         FAIL(path, "body '%s': angle must be finite", bd->name);
@@ -772,9 +785,10 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       if (!lw_cc_finite(bd->points[k].p, 3))
         FAIL(path, "point must be finite");
     }
-    /* rigid-body conditions on the frame vectors */
+    /* rigid-body conditions on the frame vectors (a point mass has none) */
     double zero[3] = {0, 0, 0}, e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0}, e3[3] = {0, 0, 1};
-    if (m->planar) {
+    if (bd->point) {
+    } else if (m->planar) {
       lw_vexpr u = vx_vector(m, b, e1);
       row_dot(rs, LW_OWNER_BODY, b, u, u, 1.0);
     } else {
@@ -840,6 +854,12 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       snprintf(path, sizeof path, "joints/%s/body2", j->name);
       FAIL(path, "joint '%s' joins body '%s' to itself", j->name, j->body[0]);
     }
+    for (int k = 0; k < 2; k++)
+      if (bi[k] >= 0 && d->bodies[bi[k]].point && j->type != LW_JOINT_SPHERICAL) {
+        snprintf(path, sizeof path, "joints/%s/body%d", j->name, k + 1);
+        FAIL(path, "joint '%s': body '%s' is a point mass, which has no axes: only a spherical joint holds it",
+             j->name, j->body[k]);
+      }
     jframe f[2];
     if (joint_frames(c, j, bi, f, err))
       goto fail;

@@ -80,6 +80,13 @@ int lw_model_planar(const lw_model *m) { return m->planar; }
 
 double lw_model_body_mass(const lw_model *m, int b) { return b >= 0 && b < m->nb ? m->body_mass[b] : 0.0; }
 
+int lw_model_body_coords(const lw_model *m, int b, int *size)
+{
+  if (size)
+    *size = m->blk_n[b];
+  return m->blk_off[b];
+}
+
 const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
 
 /* the unit of a joint coordinate: an angle or a length */

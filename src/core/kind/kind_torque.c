@@ -92,6 +92,8 @@ static int torque_compile(lw_compile_ctx *cx, int i, lw_error *err)
   int b = lw_cc_body(cx, fd->body[0]);
   if (b == -2)
     KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  if (b >= 0 && cx->m->blk_n[b] == cx->m->nd)
+    KFAIL(path, "force '%s': body '%s' is a point mass, which takes no torque", fd->name, fd->body[0]);
   f->body = b;
   return 0;
 }
