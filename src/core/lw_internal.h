@@ -257,6 +257,12 @@ static inline int lw_loc_width(const lw_model *m, int nblk, const int *blk, cons
 {
   return lw_loc(m, blk, nblk, N);
 }
+/* whether body b is a point mass (its position alone): in a model of one
+ * block size, whether that size is the space's dimension */
+static inline int lw_is_point(const lw_model *m, int b)
+{
+  return m->nqb ? m->nqb == m->nd : m->blk_n[b] == m->nd;
+}
 /* the body of global coordinate i */
 static inline int lw_body_of(const lw_model *m, int i)
 {

@@ -22,7 +22,7 @@ void lw_vexpr_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *
     const double *wt = e->w[t];
     int o = lw_loc(m, blk, k, nqb);
     double *a0 = A + o, *a1 = A + w + o;
-    if (m->blk_n[e->body[t]] == m->nd) {
+    if (lw_is_point(m, e->body[t])) {
       /* a point: its position alone */
       a0[0] += wt[0];
       a1[1] += wt[0];

@@ -12,8 +12,8 @@ static void eval(const lw_model *m, const lw_vexpr *e, const double *x, double *
     v[i] = lin ? 0.0 : e->c[i];
   for (int t = 0; t < e->nterm; t++) {
     const double *w = e->w[t];
-    const double *qb = x + m->blk_off[e->body[t]];
-    if (m->blk_n[e->body[t]] == nd) {
+    const double *qb = x + lw_boff(m, e->body[t], m->nqb);
+    if (lw_is_point(m, e->body[t])) {
       /* a point: its position alone */
       for (int i = 0; i < nd; i++)
         v[i] += w[0] * qb[i];
@@ -48,7 +48,7 @@ void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double
       k++;
     double *gb = g + lw_loc(m, blk, k, nqb);
     const double *w = e->w[t];
-    if (m->blk_n[e->body[t]] == m->nd) {
+    if (lw_is_point(m, e->body[t])) {
       for (int i = 0; i < m->nd; i++)
         gb[i] += s * w[0] * a[i];
     } else if (m->nd == 3) {

@@ -156,13 +156,13 @@ void lw_schur_w(const lw_model *m, lw_data *d)
 
 int lw_schur_factor(const lw_model *m, lw_data *d)
 {
-  int nc = m->nc, nqb = m->nqb;
+  int nc = m->nc;
   lw_schur_w(m, d);
   memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
   for (int k = 0; k < m->nspair; k++) {
     const int *p = m->spair + 4 * k;
     const double *g = d->jac + p[1], *wc = d->W + p[2];
-    int n = nqb ? nqb : m->spair_n[k];
+    int n = m->spair_n[k]; /* the shared body's block */
     double s = 0;
     for (int i = 0; i < n; i++)
       s += g[i] * wc[i];

@@ -183,24 +183,29 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
  * angles and forces go through their directional derivatives, one local
  * coordinate at a time. */
 
+/* B(gi, gj) += v for blocks of mixed sizes */
+static void bm_add_mixed(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
+{
+  int bi = lw_body_of(m, gi), bj = lw_body_of(m, gj), o = m->blk_off[bi], n = m->blk_n[bi];
+  if (bi == bj)
+    B->blk[m->mblk_off[bi] + (size_t)(gj - o) * n + (gi - o)] += v;
+  else
+    B->off[(size_t)gj * m->nq + gi] += v;
+}
+
 /* B(gi, gj) += v */
 static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
 {
   int nqb = m->nqb;
-  if (nqb) {
-    int bi = lw_qb_div(gi, nqb), bj = lw_qb_div(gj, nqb);
-    if (bi == bj) {
-      B->blk[(size_t)bi * nqb * nqb + (size_t)(lw_qb_mod(gj, nqb)) * nqb + lw_qb_mod(gi, nqb)] += v;
-      return;
-    }
-  } else {
-    int bi = lw_body_of(m, gi), bj = lw_body_of(m, gj), o = m->blk_off[bi], n = m->blk_n[bi];
-    if (bi == bj) {
-      B->blk[m->mblk_off[bi] + (size_t)(gj - o) * n + (gi - o)] += v;
-      return;
-    }
+  if (!nqb) {
+    bm_add_mixed(m, B, gi, gj, v);
+    return;
   }
-  B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
+  int bi = lw_qb_div(gi, nqb), bj = lw_qb_div(gj, nqb);
+  if (bi == bj)
+    B->blk[(size_t)bi * nqb * nqb + (size_t)(lw_qb_mod(gj, nqb)) * nqb + lw_qb_mod(gi, nqb)] += v;
+  else
+    B->off[(size_t)gj * m->nq + gi] += v; /* present whenever m->lin_coupled (lw_lin_prepare) */
 }
 
 /* the part of B in the rows of body br and the columns of body bc:
