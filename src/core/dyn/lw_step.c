@@ -3,6 +3,7 @@
  * Lagrangian position iteration, 3.37 and 3.40 for the mass-weighted
  * velocity and acceleration projections; Newmark beta = 1/4, gamma = 1/2). */
 #include "lw_internal.h"
+#include "la/lw_rowvec.h"
 
 #include <float.h>
 #include <math.h>
@@ -134,13 +135,13 @@ static int worst_row(const lw_model *m, const lw_data *d)
 /* S = J M^-1 J^T, Cholesky-factorized in place, for the exact projections
  * of dense models; returns 0, or -1 when S is singular (dependent
  * constraints), in which case the iterative projection is used. */
-void lw_schur_w(const lw_model *m, lw_data *d)
+LW_KERNEL void schur_w_n(const lw_model *m, lw_data *d, const int N)
 {
-  int nc = m->nc, N = m->nqb, w = m->wrow;
+  int nc = m->nc, w = N ? 2 * N : m->wrow;
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++) {
-      int nqb = lw_bn(m, row->blk[k], N);
+      const int nqb = lw_bn(m, row->blk[k], N);
       const double *Mi = m->minv_blocks + lw_mboff(m, row->blk[k], N);
       const double *g = d->jac + (size_t)r * w + lw_loc(m, row->blk, k, N);
       double *wr = d->W + (size_t)r * w + lw_loc(m, row->blk, k, N);
@@ -154,20 +155,35 @@ void lw_schur_w(const lw_model *m, lw_data *d)
   }
 }
 
-int lw_schur_factor(const lw_model *m, lw_data *d)
+void lw_schur_w(const lw_model *m, lw_data *d)
 {
-  int nc = m->nc;
-  lw_schur_w(m, d);
-  memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
+#define CALL(N) schur_w_n(m, d, N)
+  LW_FOR_NQB(m->nqb, CALL);
+#undef CALL
+}
+
+/* S's entries from the pairs of rows that share a body (m->spair) */
+LW_KERNEL void schur_pairs_n(const lw_model *m, lw_data *d, const int N)
+{
   for (int k = 0; k < m->nspair; k++) {
     const int *p = m->spair + 4 * k;
     const double *g = d->jac + p[1], *wc = d->W + p[2];
-    int n = m->spair_n[k]; /* the shared body's block */
+    const int n = N ? N : m->spair_n[k]; /* the shared body's block */
     double s = 0;
     for (int i = 0; i < n; i++)
       s += g[i] * wc[i];
     d->S[p[0]] += s; /* lower triangle, column-major */
   }
+}
+
+int lw_schur_factor(const lw_model *m, lw_data *d)
+{
+  int nc = m->nc;
+  lw_schur_w(m, d);
+  memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
+#define CALL(N) schur_pairs_n(m, d, N)
+  LW_FOR_NQB(m->nqb, CALL);
+#undef CALL
   /* dependent equations show as a pivot lost to cancellation */
   return lw_chol_dense(d->S, nc, 1e-10);
 }

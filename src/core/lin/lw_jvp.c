@@ -500,8 +500,12 @@ void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p,
   /* the constant Hessian: the global index of each local coordinate,
    * and the multipliers */
   int gidx[2 * LW_MAXQB];
-  for (int i = 0; i < w; i++)
-    gidx[i] = lw_loc_global(m, row->blk, i, nqb);
+  if (nqb)
+    for (int i = 0; i < w; i++)
+      gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+  else
+    for (int i = 0; i < w; i++)
+      gidx[i] = lw_loc_global(m, row->blk, i, 0);
   double lk[3];
   for (int k = 0; k < 3; k++)
     lk[k] = H[k] ? p->l[k][r] : 0.0;
