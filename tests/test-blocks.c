@@ -238,6 +238,94 @@ static void test_energy(void)
   g_assert_cmpfloat(phimax, <=, 1e-10);
 }
 
+static lw_desc *read_json(const char *json)
+{
+  lw_error err;
+  lw_desc *d = lw_model_read_data(json, -1, "planar.json", NULL, &err);
+  if (!d)
+    g_error("%s: %s", err.path, err.msg);
+  return d;
+}
+
+/* a planar point mass (2 coordinates) on a spring from the ground swings
+ * radially with the period 2 pi sqrt(m / k): at half a period it is at the
+ * other end of its stroke */
+static void test_planar_oscillator(void)
+{
+  lw_desc *d = read_json("{\"linkwright\": 1, \"name\": \"osc\", \"planar\": true, \"gravity\": [0, 0],"
+                         " \"solver\": {\"t_end\": 1, \"step\": 0.0001},"
+                         " \"bodies\": [{\"name\": \"p\", \"type\": \"point\", \"mass\": 2, \"position\": [0.6, 0.8]}],"
+                         " \"forces\": [{\"name\": \"s\", \"type\": \"spring_damper\", \"body1\": \"ground\","
+                         " \"point1\": [0, 0], \"body2\": \"p\", \"point2\": [0, 0], \"stiffness\": 50,"
+                         " \"rest_length\": 0.8}]}");
+  /* the point starts at rest 0.2 past the rest length along (0.6, 0.8) */
+  d->bodies[0].position[0] = 0.6;
+  d->bodies[0].position[1] = 0.8;
+  lw_model *m = lwt_compile(d);
+  g_assert_cmpint(m->nq, ==, 2);
+  g_assert_cmpint(m->nc, ==, 0);
+  g_assert_cmpint(m->nqb, ==, 2);
+  lw_data *dd = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, dd, &err), ==, LW_OK);
+  double T = 2 * G_PI * sqrt(2.0 / 50.0);
+  int n = (int)lround(0.5 * T / 1e-4);
+  for (int k = 0; k < n; k++)
+    g_assert_cmpint(lw_step(m, dd, NULL, &err), ==, LW_OK);
+  /* the remainder of half a period past n steps is below a step; the
+   * velocity is near zero there, so the position is flat in time */
+  double r = hypot(dd->q[0], dd->q[1]);
+  g_test_message("radius at T/2: %.9f (expected 0.6)", r);
+  g_assert_cmpfloat(fabs(r - 0.6), <, 1e-6);
+  /* on its line, up to the Newton iteration's tolerance over the steps */
+  g_assert_cmpfloat(fabs(dd->q[0] * 0.8 - dd->q[1] * 0.6), <, 1e-9);
+  lw_data_free(dd);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
+/* a planar link (4 coordinates) on a pin with a point mass (2) hung from its
+ * end by a spring: blocks of 4 and 2 in one model conserve energy and hold
+ * the pin */
+static void test_planar_mixed(void)
+{
+  lw_desc *d = read_json("{\"linkwright\": 1, \"name\": \"mixed\", \"planar\": true, \"gravity\": [0, -9.81],"
+                         " \"solver\": {\"t_end\": 1, \"step\": 0.0001, \"tolerance\": 1e-12},"
+                         " \"bodies\": [{\"name\": \"link\", \"mass\": 1, \"com\": [0.5, 0], \"inertia\": 0.1,"
+                         " \"points\": {\"end\": [1, 0]}},"
+                         " {\"name\": \"p\", \"type\": \"point\", \"mass\": 0.5, \"position\": [1.2, -0.6]}],"
+                         " \"joints\": [{\"name\": \"pin\", \"type\": \"revolute\", \"body1\": \"ground\","
+                         " \"body2\": \"link\", \"at\": [0, 0]}],"
+                         " \"forces\": [{\"name\": \"s\", \"type\": \"spring_damper\", \"body1\": \"link\","
+                         " \"point1\": \"end\", \"body2\": \"p\", \"point2\": [0, 0], \"stiffness\": 100,"
+                         " \"rest_length\": 0.5}],"
+                         " \"outputs\": [{\"name\": \"energy\", \"type\": \"total_energy\"}]}");
+  lw_model *m = lwt_compile(d);
+  g_assert_cmpint(m->nqb, ==, 0);
+  g_assert_cmpint(m->nq, ==, 6);
+  g_assert_cmpint(m->blk_n[0], ==, 4);
+  g_assert_cmpint(m->blk_n[1], ==, 2);
+  lw_data *dd = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, dd, &err), ==, LW_OK);
+  double E0, E, emax = 0, phimax = 0;
+  lw_outputs(m, dd, &E0);
+  for (int k = 0; k < 10000; k++) {
+    g_assert_cmpint(lw_step(m, dd, NULL, &err), ==, LW_OK);
+    lw_outputs(m, dd, &E);
+    emax = fmax(emax, fabs(E - E0));
+    lw_rows_eval(m, dd, dd->q, dd->t, 0);
+    for (int r = 0; r < m->nc; r++)
+      phimax = fmax(phimax, fabs(dd->phi[r]));
+  }
+  g_test_message("E0 %g, max |E - E0| %g, max |Phi| %g, point at (%g, %g)", E0, emax, phimax, dd->q[4], dd->q[5]);
+  g_assert_cmpfloat(emax, <=, 1e-6 * fabs(E0));
+  g_assert_cmpfloat(phimax, <=, 1e-10);
+  lw_data_free(dd);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 /* forward and adjoint sensitivities agree, and agree with differences */
 static void test_sensitivities(void)
 {
@@ -304,6 +392,8 @@ int main(int argc, char **argv)
   g_test_add_func("/blocks/solve-sparse", test_solve_sparse);
   g_test_add_func("/blocks/energy", test_energy);
   g_test_add_func("/blocks/sensitivities", test_sensitivities);
+  g_test_add_func("/blocks/planar-oscillator", test_planar_oscillator);
+  g_test_add_func("/blocks/planar-mixed", test_planar_mixed);
   g_test_add_func("/blocks/roundtrip", test_roundtrip);
   g_test_add_func("/blocks/point-refuses-axes", test_point_refuses_axes);
   return g_test_run();
