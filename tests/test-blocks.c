@@ -288,9 +288,10 @@ static void test_planar_oscillator(void)
 
 /* a planar link (4 coordinates) on a pin with a point mass (2) hung from its
  * end by a spring */
-static lw_desc *planar_mixed_desc(void)
+static lw_desc *planar_mixed_desc(double damping)
 {
-  return read_json("{\"linkwright\": 1, \"name\": \"mixed\", \"planar\": true, \"gravity\": [0, -9.81],"
+  lw_desc *d;
+  d = read_json("{\"linkwright\": 1, \"name\": \"mixed\", \"planar\": true, \"gravity\": [0, -9.81],"
                          " \"solver\": {\"t_end\": 1, \"step\": 0.0001, \"tolerance\": 1e-12},"
                          " \"bodies\": [{\"name\": \"link\", \"mass\": 1, \"com\": [0.5, 0], \"inertia\": 0.1,"
                          " \"points\": {\"end\": [1, 0]}},"
@@ -306,6 +307,8 @@ static lw_desc *planar_mixed_desc(void)
                    " {\"name\": \"mp\", \"bind\": \"bodies/p/mass\"}, {\"name\": \"L\", \"bind\": \"bodies/link/points/end/0\"}],"
                    " \"objectives\": [{\"name\": \"reach\", \"terms\": [{\"output\": \"p\", \"kind\": \"integral\","
                    " \"form\": \"square\", \"target\": [1, -1]}]}]}");
+  d->forces[0].damping = damping;
+  return d;
 }
 
 /* a planar link (4 coordinates) on a pin with a point mass (2) hung from its
@@ -313,7 +316,7 @@ static lw_desc *planar_mixed_desc(void)
  * the pin */
 static void test_planar_mixed(void)
 {
-  lw_desc *d = planar_mixed_desc();
+  lw_desc *d = planar_mixed_desc(0.0);
   lw_model *m = lwt_compile(d);
   g_assert_cmpint(m->nqb, ==, 0);
   g_assert_cmpint(m->nq, ==, 6);
@@ -383,12 +386,15 @@ static void test_sensitivities_sparse(void)
   lw_desc_free(d);
 }
 
-/* the planar link with a point mass on a spring (blocks 4 and 2) */
+/* the planar link with a point mass on a spring (blocks 4 and 2), and on a
+ * spring-damper (the damping's velocity derivatives) */
 static void test_sensitivities_planar(void)
 {
-  lw_desc *d = planar_mixed_desc();
-  check_sensitivities(d, 3, 1);
-  lw_desc_free(d);
+  for (int k = 0; k < 2; k++) {
+    lw_desc *d = planar_mixed_desc(k ? 0.5 : 0.0);
+    check_sensitivities(d, 3, 1);
+    lw_desc_free(d);
+  }
 }
 
 /* the point mass survives a write and a read */
