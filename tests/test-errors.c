@@ -221,6 +221,13 @@ static void test_conflicting_initial(void)
                -1, NULL, "cannot be assembled");
 }
 
+/* a torque on the ground does nothing: refused, naming the force */
+static void test_torque_on_ground(void)
+{
+  expect_error(17, "  ], \"forces\": [{\"name\": \"twist\", \"type\": \"torque\", \"body\": \"ground\", \"value\": 1}],",
+               17, "forces/twist", "acts on the ground");
+}
+
 static void test_missing_file(void)
 {
   lw_error err;
@@ -270,6 +277,7 @@ int main(int argc, char **argv)
   g_test_add_func("/errors/redundant", test_redundant);
   g_test_add_func("/errors/duplicate-parameter", test_duplicate_parameter);
   g_test_add_func("/errors/conflicting-initial", test_conflicting_initial);
+  g_test_add_func("/errors/torque-on-ground", test_torque_on_ground);
   g_test_add_func("/errors/missing-file", test_missing_file);
   g_test_add_func("/errors/truncations", test_truncations);
   return g_test_run();

@@ -6,6 +6,7 @@
 #include "kind/lw_kind.h"
 
 #include <SuiteSparseQR_C.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +316,32 @@ static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
   return 0;
 }
 
+/* A penalty so large that the round-off of the constraints alone, about
+ * DBL_EPSILON times the coordinates' size, gives constraint forces alpha Phi
+ * above 1 % of the model's forces would put noise of that size into every
+ * step's multipliers: refused, with the largest penalty that is not. */
+static int check_penalty(const lw_model *m, lw_data *d, lw_error *err)
+{
+  double alpha = m->desc->solver.alpha, qs = 0, f = 0;
+  for (int i = 0; i < m->nq; i++)
+    qs = fmax(qs, fabs(d->q[i]));
+  memset(d->dq, 0, sizeof(double) * (size_t)m->nq);
+  lw_jact_mul(m, d, d->lambda, d->dq);
+  lw_mass_mul(m, d->qdd, d->r);
+  for (int i = 0; i < m->nq; i++)
+    f = fmax(f, fmax(fabs(d->Q[i]), fmax(fabs(d->dq[i]), fabs(d->r[i]))));
+  double noise = alpha * DBL_EPSILON * (1.0 + qs);
+  if (!(f > 0.0) || noise <= 1e-2 * f)
+    return 0;
+  lw_set_error(err, LW_ERR_MODEL, "solver/alpha", NAN,
+               "the penalty alpha = %.3g is too large for this model: the round-off of its constraints "
+               "alone (about %.2g m) gives generalized constraint forces of %.2g against forces of %.2g "
+               "at the start, and every step would carry that error; use alpha of %.2g or less (the "
+               "default is 1e9)",
+               alpha, DBL_EPSILON * (1.0 + qs), noise, f, 1e-2 * f / (DBL_EPSILON * (1.0 + qs)));
+  return -1;
+}
+
 int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
 {
   double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
@@ -333,7 +360,7 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
       d->coord_prev[m->init_coord[i]] = m->init_value[i];
   lw_coords_update(m, d);
   /* 3. velocity, 4. accelerations and multipliers */
-  if (solve_velocity(m, d, rc, gc, err) || solve_acceleration(m, d, err))
+  if (solve_velocity(m, d, rc, gc, err) || solve_acceleration(m, d, err) || check_penalty(m, d, err))
     status = LW_ERR_MODEL;
 done:
   free(rc);
