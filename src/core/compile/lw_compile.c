@@ -817,6 +817,9 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     m->joint_coord0[ji] = m->ncoords;
     for (int k = 0; k < lw_joint_ncoords(j->type, m->planar); k++)
       make_coord(m, j->type, k, O, X, Y, Z, &m->coords[m->ncoords++]);
+    if (lw_cc_joint_friction(m, d, ji, bi, O, X, Y, Z, m->joint_row0[ji], rs->n - m->joint_row0[ji],
+                             m->joint_coord0[ji], err))
+      goto fail;
   }
   m->joint_row0[d->njoints] = rs->n;
   m->joint_coord0[d->njoints] = m->ncoords;

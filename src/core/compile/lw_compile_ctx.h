@@ -37,4 +37,12 @@ void lw_cc_to_local(const lw_compile_ctx *c, int b, const double *g, int is_poin
 int lw_cc_resolve_place(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, double *p,
                         const lw_frame_desc **frame, lw_error *err);
 
+/* lw_compile_friction.c: joint ji's friction element (when it has one) from
+ * its bodies bi, its frame on body 1 (O, X, Y, Z), its equations row0 ..
+ * row0 + nrow and its coordinates from coord0; 0, or -1 with err set at
+ * the joint's friction */
+int lw_cc_joint_friction(lw_model *m, const lw_desc *d, int ji, const int bi[2], const lw_vexpr *O,
+                         const lw_vexpr *X, const lw_vexpr *Y, const lw_vexpr *Z, int row0, int nrow, int coord0,
+                         lw_error *err);
+
 #endif

@@ -31,6 +31,8 @@ void lw_model_free(lw_model *m)
   free(m->joint_row0);
   free(m->joint_o);
   free(m->joint_z);
+  free(m->fric);
+  free(m->joint_fric);
   free(m->coords);
   free(m->joint_coord0);
   free(m->forces);

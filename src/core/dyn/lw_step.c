@@ -42,11 +42,12 @@ lw_data *lw_data_new(const lw_model *m)
   d->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
+  d->fric_work = calloc(2 * (size_t)m->nfric + (m->nfric ? nc : 0) + 1, sizeof(double));
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
   }
-  if (!d->q || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || lw_spd_init(&d->solver, m)) {
+  if (!d->q || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
   }
@@ -63,7 +64,7 @@ void lw_data_free(lw_data *d)
   free(d->W);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
-                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs};
+                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs, d->fric_work};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   free(d);
@@ -252,6 +253,31 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
 }
 
 
+/* the work of joint friction over the step (t0 to t1) into dissipated
+ * and each element's work: the trapezoidal rule along the step's
+ * displacement, -1/2 (Q^f_n + Q^f_n+1) . (q_n+1 - q_n), the rule the
+ * step's own kinetic energy follows (Newmark: q_n+1 - q_n = h/2 (qd_n +
+ * qd_n+1)), with the multipliers at the step's start kept in fric_work */
+static void add_friction_work(const lw_model *m, lw_data *d, double t0, double t1)
+{
+  int nf = m->nfric;
+  double *W = d->fric_work + nf, *lam_n = d->fric_work + 2 * nf, *dq = d->r;
+  for (int i = 0; i < m->nq; i++)
+    dq[i] = d->q[i] - d->qn[i];
+  lw_rows_eval(m, d, d->qn, t0, 1);
+  lw_joint_friction_work(m, d, d->qn, d->qdn, lam_n, dq, W);
+  for (int e = 0; e < nf; e++) {
+    d->fric_work[e] += 0.5 * W[e];
+    d->dissipated += 0.5 * W[e];
+  }
+  lw_rows_eval(m, d, d->q, t1, 1);
+  lw_joint_friction_work(m, d, d->q, d->qd, d->lambda, dq, W);
+  for (int e = 0; e < nf; e++) {
+    d->fric_work[e] += 0.5 * W[e];
+    d->dissipated += 0.5 * W[e];
+  }
+}
+
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
   const lw_solver_desc *s = &m->desc->solver;
@@ -263,6 +289,8 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   d->schur_ok = 0;
   if (m->nfbs)
     lw_fb_step_begin(m, d, h); /* from the state at t_n */
+  if (m->nfric)
+    memcpy(d->fric_work + 2 * m->nfric, d->lambda, sizeof(double) * (size_t)nc);
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
   memcpy(d->qdn, d->qd, sizeof(double) * (size_t)nq);
   memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
@@ -301,6 +329,11 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       }
       d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
     }
+    /* joint friction at lambda* = lambda + alpha Phi, its damping's
+     * symmetric positive part in the matrix, the rest left to the
+     * iteration (docs/friction.md sec. 8.4 (a)) */
+    if (m->nfric)
+      lw_joint_friction_eval(m, d, d->q, d->qd, d->tmp, d->Q, refactor ? d->vals : NULL, 0.5 * h);
     lw_mass_mul(m, d->qdd, d->r);
     for (int i = 0; i < nq; i++)
       d->r[i] -= d->Q[i];
@@ -377,6 +410,8 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     lw_fb_step_end(m, d, h);
   if (m->ndampers) /* trapezoidal rule over the step, like the controllers' integrals */
     d->dissipated += 0.5 * h * (lw_damper_power(m, d, d->qn, d->qdn) + lw_damper_power(m, d, d->q, d->qd));
+  if (m->nfric)
+    add_friction_work(m, d, t1 - h, t1);
   lw_coords_update(m, d);
   if (info) {
     info->iterations = it;

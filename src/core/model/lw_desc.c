@@ -675,6 +675,13 @@ double *lw_desc_field(lw_desc *d, const char *path)
       if (!strncmp(c, "axis", 4)) return comp(j->axis[k], 3, p);
       if (!strncmp(c, "ref", 3)) return comp(j->ref[k], 3, p);
       if (!strncmp(c, "angle", 5)) return *p ? NULL : &j->angle[k];
+      if (!strcmp(c, "friction") && j->has_friction) {
+        char e[32];
+        int fk;
+        if (!seg(&p, e, sizeof e) || *p || (fk = lw_friction_param_index(e)) < 0)
+          return NULL;
+        return &j->friction[fk];
+      }
       return NULL;
     }
     return NULL;
