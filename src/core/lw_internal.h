@@ -262,10 +262,15 @@ struct lw_data {
    * change: the trapezoidal sum of h/2 (P_n + P_n+1) over the steps, P the
    * damper power lw_damper_power (LW_OUT_DISSIPATED_ENERGY) */
   double dissipated;
-  /* (2 nfric + nc) the work each joint's friction took out over the same
+  /* (2 nfric + 2 nc) the work each joint's friction took out over the same
    * span (included in dissipated), then the scratch of a step: its works
-   * (nfric) and the multipliers at its start (nc) */
+   * (nfric), the multipliers at its start and those friction reads (nc
+   * each) */
   double *fric_work;
+  /* kap holds the last step's acceleration-projection multipliers, so that
+   * lambda + kap is the multiplier consistent with the projected
+   * acceleration (friction reads its reaction there); reset with the state */
+  int fric_kap_ok;
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
@@ -379,6 +384,10 @@ double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double
  * forces of (q, qd, lam), per element into W (nfric): -Q^f . dq; d->jac at q */
 void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,
                             const double *lam, const double *dq, double *W);
+/* the multipliers friction reads its reaction from: lam + kap, the one
+ * consistent with the projected acceleration, when the data holds the
+ * last step's kap (fric_kap_ok), into buf (nc); else lam itself */
+const double *lw_joint_friction_lambda(const lw_model *m, const lw_data *d, const double *lam, double *buf);
 /* friction element e's generalized friction on its first coordinate,
  * normal force and slip speed at (q, qd, lam) into o (3); d->jac at q */
 void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,

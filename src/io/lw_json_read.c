@@ -726,6 +726,10 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY:
   case LW_OUT_REACTION_FORCE:
+  case LW_OUT_FRICTION_FORCE:
+  case LW_OUT_NORMAL_FORCE:
+  case LW_OUT_SLIP_SPEED:
+  case LW_OUT_FRICTION_WORK:
     od->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &od->coordinate);
     break;

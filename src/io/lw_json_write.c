@@ -470,6 +470,10 @@ char *lw_model_to_json(const lw_desc *d)
       kvnum(&w, "coordinate", o->coordinate);
       break;
     case LW_OUT_REACTION_FORCE:
+    case LW_OUT_FRICTION_FORCE:
+    case LW_OUT_NORMAL_FORCE:
+    case LW_OUT_SLIP_SPEED:
+    case LW_OUT_FRICTION_WORK:
       kvstr(&w, "joint", o->joint ? o->joint : "");
       break;
     case LW_OUT_CONTROL:

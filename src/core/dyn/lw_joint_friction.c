@@ -176,6 +176,15 @@ double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double
   return sum;
 }
 
+const double *lw_joint_friction_lambda(const lw_model *m, const lw_data *d, const double *lam, double *buf)
+{
+  if (!d->fric_kap_ok)
+    return lam;
+  for (int r = 0; r < m->nc; r++)
+    buf[r] = lam[r] + d->kap[r];
+  return buf;
+}
+
 void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
                              const double *lam, double *o)
 {

@@ -42,7 +42,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
-  d->fric_work = calloc(2 * (size_t)m->nfric + (m->nfric ? nc : 0) + 1, sizeof(double));
+  d->fric_work = calloc(2 * (size_t)m->nfric + (m->nfric ? 2 * nc : 0) + 1, sizeof(double));
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
@@ -271,7 +271,7 @@ static void add_friction_work(const lw_model *m, lw_data *d, double t0, double t
     d->dissipated += 0.5 * W[e];
   }
   lw_rows_eval(m, d, d->q, t1, 1);
-  lw_joint_friction_work(m, d, d->q, d->qd, d->lambda, dq, W);
+  lw_joint_friction_work(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->lambda, lam_n + m->nc), dq, W);
   for (int e = 0; e < nf; e++) {
     d->fric_work[e] += 0.5 * W[e];
     d->dissipated += 0.5 * W[e];
@@ -289,8 +289,9 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   d->schur_ok = 0;
   if (m->nfbs)
     lw_fb_step_begin(m, d, h); /* from the state at t_n */
+  double *lam_f = d->fric_work + 2 * m->nfric + nc; /* (nc) the multipliers friction reads */
   if (m->nfric)
-    memcpy(d->fric_work + 2 * m->nfric, d->lambda, sizeof(double) * (size_t)nc);
+    memcpy(d->fric_work + 2 * m->nfric, lw_joint_friction_lambda(m, d, d->lambda, lam_f), sizeof(double) * (size_t)nc);
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
   memcpy(d->qdn, d->qd, sizeof(double) * (size_t)nq);
   memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
@@ -329,11 +330,14 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       }
       d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
     }
-    /* joint friction at lambda* = lambda + alpha Phi, its damping's
-     * symmetric positive part in the matrix, the rest left to the
-     * iteration (docs/friction.md sec. 8.4 (a)) */
+    /* joint friction at lambda* = lambda + alpha Phi (plus the last
+     * step's acceleration-projection multipliers: lambda* alone is the
+     * reaction to first order in h only), its damping's symmetric positive
+     * part in the matrix, the rest left to the iteration (docs/friction.md
+     * sec. 8.4 (a)) */
     if (m->nfric)
-      lw_joint_friction_eval(m, d, d->q, d->qd, d->tmp, d->Q, refactor ? d->vals : NULL, 0.5 * h);
+      lw_joint_friction_eval(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->tmp, lam_f), d->Q,
+                             refactor ? d->vals : NULL, 0.5 * h);
     lw_mass_mul(m, d->qdd, d->r);
     for (int i = 0; i < nq; i++)
       d->r[i] -= d->Q[i];
@@ -410,8 +414,10 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     lw_fb_step_end(m, d, h);
   if (m->ndampers) /* trapezoidal rule over the step, like the controllers' integrals */
     d->dissipated += 0.5 * h * (lw_damper_power(m, d, d->qn, d->qdn) + lw_damper_power(m, d, d->q, d->qd));
-  if (m->nfric)
+  if (m->nfric) {
+    d->fric_kap_ok = exact;
     add_friction_work(m, d, t1 - h, t1);
+  }
   lw_coords_update(m, d);
   if (info) {
     info->iterations = it;

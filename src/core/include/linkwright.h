@@ -119,7 +119,14 @@ typedef enum {
   LW_OUT_SPRING_LENGTH, /* a spring-damper's length l, or a joint spring-damper's coordinate x */
   LW_OUT_SPRING_FORCE,  /* its tension k (l - l0) + c dl/dt (joint: k (x - x0) + c dx/dt) */
   LW_OUT_DISSIPATED_ENERGY, /* energy taken out by every damper since the start: the
-                               integral of sum c v^2 by the trapezoidal rule over the steps */
+                               integral of sum c v^2 by the trapezoidal rule over the steps,
+                               and the work of joint friction */
+  /* a joint's friction (docs/friction.md): */
+  LW_OUT_FRICTION_FORCE,    /* the generalized friction on its first coordinate (N, or N m
+                               for an angle), opposing the slip */
+  LW_OUT_NORMAL_FORCE,      /* the effective normal force N from its reaction (N) */
+  LW_OUT_SLIP_SPEED,        /* the slip speed s = |u| (m/s; a rotation's is r_e |omega|) */
+  LW_OUT_FRICTION_WORK,     /* the work its friction took out since the start (J) */
   LW_OUT_NTYPES
 } lw_output_type;
 
