@@ -1,11 +1,10 @@
 /* lw-opt-panel.c: the optimization panel (see lw-opt-panel.h).
  *
- * A run is an OptJob shared by the worker thread and the main thread
- * (reference counted: the GTask and every pending progress idle hold one).
- * The worker's progress callback only queues numbers under the job's lock
- * and schedules one idle on the panel's main context; widgets are touched
- * on the main thread only.  A job whose panel went away or moved on to
- * another model has job->panel == NULL and is ignored when it reports. */
+ * A run is an LwPanelJob (lw-panel-job.h) whose data is an OptJob.  The
+ * worker's progress callback only queues numbers under the OptJob's lock
+ * and asks for a progress report on the main thread; widgets are touched
+ * on the main thread only.  A job the panel let go of (it went away or
+ * moved on to another model) reports nothing. */
 #include "lw-opt-panel.h"
 
 #include <adwaita.h>
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lw-panel-job.h"
 #include "lw-panel-util.h"
 #include "lw-plot-view.h"
 #include "lw-sim-runner.h"
@@ -25,8 +25,6 @@ typedef struct {
   int evaluation, iteration, failed;
   double f, best_f, violation, pgnorm;
 } ProgressPoint;
-
-typedef struct _OptJob OptJob;
 
 /* one side of the comparison: a design simulated and played */
 typedef struct {
@@ -65,7 +63,8 @@ struct _LwOptPanel {
   char *reason;              /* why it cannot run */
   gboolean busy;
   gboolean stale;            /* the rows are an older model's: rebuilt when shown */
-  OptJob *job;               /* the run shown (a reference), or NULL */
+  gboolean following;        /* the problem list being set from the model */
+  LwPanelJob *job;           /* the run shown, or NULL */
   char *status;
   GArray *hist;              /* ProgressPoint of the run shown */
   gboolean plot_log;
@@ -93,56 +92,38 @@ G_DEFINE_FINAL_TYPE(LwOptPanel, lw_opt_panel, GTK_TYPE_WIDGET)
 static void follow_model(LwOptPanel *self);
 
 /* ---- the job ------------------------------------------------------------ */
-struct _OptJob {
+/* the data of a run's LwPanelJob */
+typedef struct {
   /* set before the worker starts; the worker reads them */
   lw_desc *desc;             /* the model, its problem reduced to the chosen variables */
   lw_desc *base;             /* the model as it was (for Apply) */
   int problem;
   lw_opt_options opt;
-  GMainContext *context;
-  gint cancel;
   /* worker -> main thread, under lock */
   GMutex lock;
   GArray *pending;           /* ProgressPoint */
   char *message;             /* the last failed evaluation's error */
-  gboolean idle_pending;
   /* written by the worker before it returns */
   lw_opt_result result;
-  /* main thread only */
-  LwOptPanel *panel;
-};
+} OptJob;
 
-static void job_clear(gpointer p)
+static void opt_job_free(gpointer p)
 {
   OptJob *job = p;
   lw_desc_free(job->desc);
   lw_desc_free(job->base);
   lw_opt_result_clear(&job->result);
-  g_main_context_unref(job->context);
   g_mutex_clear(&job->lock);
   g_array_unref(job->pending);
   g_free(job->message);
+  g_free(job);
 }
 
-static void job_unref(gpointer p)
-{
-  g_atomic_rc_box_release_full(p, job_clear);
-}
-
-static void drain_progress(LwOptPanel *self, OptJob *job);
-
-static gboolean progress_idle(gpointer user)
-{
-  OptJob *job = user;
-  if (job->panel)
-    drain_progress(job->panel, job);
-  return G_SOURCE_REMOVE;
-}
-
-/* worker thread: queue the numbers, wake the main thread once */
+/* worker thread: queue the numbers, ask for a report on the main thread */
 static int job_progress(const lw_opt_progress *p, void *user)
 {
-  OptJob *job = user;
+  LwPanelJob *pj = user;
+  OptJob *job = lw_panel_job_get_data(pj);
   ProgressPoint pt = {p->evaluation, p->iteration, p->failed, p->f, p->best_f, p->violation, p->pgnorm};
   g_mutex_lock(&job->lock);
   g_array_append_val(job->pending, pt);
@@ -150,26 +131,17 @@ static int job_progress(const lw_opt_progress *p, void *user)
     g_free(job->message);
     job->message = g_strdup(p->message);
   }
-  gboolean schedule = !job->idle_pending;
-  job->idle_pending = TRUE;
   g_mutex_unlock(&job->lock);
-  if (schedule) {
-    GSource *src = g_idle_source_new();
-    g_source_set_priority(src, G_PRIORITY_DEFAULT);
-    g_source_set_callback(src, progress_idle, g_atomic_rc_box_acquire(job), job_unref);
-    g_source_attach(src, job->context);
-    g_source_unref(src);
-  }
-  return g_atomic_int_get(&job->cancel);
+  lw_panel_job_notify(pj);
+  return lw_panel_job_is_cancelled(pj);
 }
 
-static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+static void job_work(LwPanelJob *pj, gpointer data)
 {
-  (void)source;
-  (void)cancellable;
   OptJob *job = data;
+  job->opt.progress = job_progress;
+  job->opt.user = pj;
   lw_optimize(job->desc, job->problem, &job->opt, &job->result);
-  g_task_return_boolean(task, TRUE);
 }
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -217,37 +189,6 @@ static void set_status(LwOptPanel *self, const char *text)
   g_object_notify_by_pspec(G_OBJECT(self), props[PROP_STATUS]);
 }
 
-
-/* a row with a title and a value on the right; returns the value label */
-static GtkWidget *value_row(GtkWidget *grp, const char *title)
-{
-  GtkWidget *row = adw_action_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
-  GtkWidget *label = gtk_label_new("–");
-  gtk_label_set_selectable(GTK_LABEL(label), TRUE);
-  gtk_label_set_xalign(GTK_LABEL(label), 1);
-  gtk_widget_add_css_class(label, "numeric");
-  adw_action_row_add_suffix(ADW_ACTION_ROW(row), label);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(grp), row);
-  return label;
-}
-
-/* a dim name and a value, in a grid */
-static GtkWidget *grid_value(GtkWidget *grid, int col, int row, const char *name)
-{
-  GtkWidget *n = gtk_label_new(name);
-  gtk_label_set_xalign(GTK_LABEL(n), 0);
-  gtk_widget_add_css_class(n, "dim-label");
-  gtk_grid_attach(GTK_GRID(grid), n, col, row, 1, 1);
-  GtkWidget *v = gtk_label_new("–");
-  gtk_label_set_xalign(GTK_LABEL(v), 0);
-  gtk_label_set_selectable(GTK_LABEL(v), TRUE);
-  gtk_widget_set_hexpand(v, TRUE);
-  gtk_widget_add_css_class(v, "numeric");
-  gtk_accessible_update_property(GTK_ACCESSIBLE(v), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, name, -1);
-  gtk_grid_attach(GTK_GRID(grid), v, col + 1, row, 1, 1);
-  return v;
-}
 
 /* d with the values x of its parameters params, written into every field they bind */
 static lw_desc *with_values(const lw_desc *d, int n, const int *params, const double *x)
@@ -369,7 +310,6 @@ static void drain_progress(LwOptPanel *self, OptJob *job)
   GArray *got = job->pending;
   job->pending = g_array_new(FALSE, FALSE, sizeof(ProgressPoint));
   g_autofree char *message = g_steal_pointer(&job->message);
-  job->idle_pending = FALSE;
   g_mutex_unlock(&job->lock);
   if (got->len) {
     guint first = self->hist->len;
@@ -594,9 +534,8 @@ static gboolean compare_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer u
 
 /* one camera for both views, so that sizes and places compare: the left
  * view leads (the user turns and zooms it), the right one follows */
-static void lead_rendered_cb(LwView3d *view, gpointer user)
+static void lead_rendered_cb(LwOptPanel *self, LwView3d *view)
 {
-  LwOptPanel *self = user;
   if (!self->side[0].runner || !self->side[1].runner || !self->side[1].view)
     return;
   lw_camera a, b;
@@ -633,10 +572,8 @@ static void compare_start(LwOptPanel *self)
   self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), compare_tick, self, NULL);
 }
 
-static void play_clicked_cb(GtkButton *b, gpointer user)
+static void play_clicked_cb(LwOptPanel *self)
 {
-  (void)b;
-  LwOptPanel *self = user;
   self->playing = !self->playing;
   update_play_button(self);
 }
@@ -732,49 +669,24 @@ static void set_busy(LwOptPanel *self, gboolean busy)
   g_object_notify_by_pspec(G_OBJECT(self), props[PROP_BUSY]);
 }
 
-/* forget the running job: its report will be ignored */
-static void orphan_job(LwOptPanel *self)
+/* a progress report of the job shown */
+static void job_progress_shown(gpointer owner, LwPanelJob *pj)
 {
-  if (!self->job)
-    return;
-  g_atomic_int_set(&self->job->cancel, 1);
-  self->job->panel = NULL;
-  g_clear_pointer(&self->job, job_unref);
+  drain_progress(owner, lw_panel_job_get_data(pj));
 }
 
-static void job_done(GObject *source, GAsyncResult *res, gpointer user)
+/* the status after a run that failed */
+static char *failure_text(const lw_opt_result *r)
 {
-  (void)user;
-  LwOptPanel *self = LW_OPT_PANEL(source);
-  GTask *task = G_TASK(res);
-  OptJob *job = g_task_get_task_data(task);
-  g_task_propagate_boolean(task, NULL);
-  if (job != self->job || !job->panel)
-    return; /* a run the panel no longer shows */
-  drain_progress(self, job);
-  job->panel = NULL;
-  gboolean cancelled = g_atomic_int_get(&job->cancel);
-  drop_result(self);
-  self->result = job->result;
-  memset(&job->result, 0, sizeof job->result);
-  self->have_result = TRUE;
-  self->result_base = g_steal_pointer(&job->base);
-  self->result_problem = job->problem;
-  g_clear_pointer(&self->job, job_unref);
-  set_busy(self, FALSE);
-  const lw_opt_result *r = &self->result;
-  if (r->status != LW_OK) {
-    g_autofree char *text = NULL;
-    if (r->last_failure[0] && !strstr(r->error.msg, r->last_failure))
-      text = g_strdup_printf(_("The optimization failed: %s\nLast failed evaluation: %s\nThe model is unchanged."),
-                             r->error.msg, r->last_failure);
-    else
-      text = g_strdup_printf(_("The optimization failed: %s\nThe model is unchanged."), r->error.msg);
-    set_status(self, text);
-    gtk_widget_set_visible(self->result_box, FALSE);
-    return;
-  }
-  self->optimized = with_values(self->result_base, r->n, r->params, r->x);
+  if (r->last_failure[0] && !strstr(r->error.msg, r->last_failure))
+    return g_strdup_printf(_("The optimization failed: %s\nLast failed evaluation: %s\nThe model is unchanged."),
+                           r->error.msg, r->last_failure);
+  return g_strdup_printf(_("The optimization failed: %s\nThe model is unchanged."), r->error.msg);
+}
+
+/* the status after a run that gave a design */
+static char *success_text(const lw_opt_result *r, gboolean cancelled)
+{
   g_autofree char *text = NULL;
   if (cancelled)
     text = g_strdup_printf(
@@ -784,12 +696,34 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
     text = g_strdup_printf(_("Done: the objective went from %.6g to %.6g. Apply the design to the model or discard it."),
                            lw_panel_clean(r->f0, fs), lw_panel_clean(r->f, fs));
   }
-  if (r->failed_evaluations && r->last_failure[0]) {
-    g_autofree char *more = g_strdup_printf(_("%s\n%d evaluations failed; the last: %s"), text,
-                                            r->failed_evaluations, r->last_failure);
-    g_free(text);
-    text = g_steal_pointer(&more);
+  if (r->failed_evaluations && r->last_failure[0])
+    return g_strdup_printf(_("%s\n%d evaluations failed; the last: %s"), text, r->failed_evaluations,
+                           r->last_failure);
+  return g_steal_pointer(&text);
+}
+
+/* the run in the panel's slot has ended (a dropped one never gets here) */
+static void job_done(gpointer owner, LwPanelJob *pj)
+{
+  LwOptPanel *self = owner;
+  OptJob *job = lw_panel_job_get_data(pj);
+  drain_progress(self, job);
+  drop_result(self);
+  self->result = job->result;
+  memset(&job->result, 0, sizeof job->result);
+  self->have_result = TRUE;
+  self->result_base = g_steal_pointer(&job->base);
+  self->result_problem = job->problem;
+  set_busy(self, FALSE);
+  const lw_opt_result *r = &self->result;
+  if (r->status != LW_OK) {
+    g_autofree char *text = failure_text(r);
+    set_status(self, text);
+    gtk_widget_set_visible(self->result_box, FALSE);
+    return;
   }
+  self->optimized = with_values(self->result_base, r->n, r->params, r->x);
+  g_autofree char *text = success_text(r, lw_panel_job_is_cancelled(pj));
   set_status(self, text);
   show_result(self);
 }
@@ -831,11 +765,10 @@ void lw_opt_panel_run(LwOptPanel *self)
     return;
   }
   drop_result(self);
-  OptJob *job = g_atomic_rc_box_new0(OptJob);
+  OptJob *job = g_new0(OptJob, 1);
   job->desc = reduced;
   job->base = lw_desc_copy(self->desc);
   job->problem = k;
-  job->context = g_main_context_ref_thread_default();
   g_mutex_init(&job->lock);
   job->pending = g_array_new(FALSE, FALSE, sizeof(ProgressPoint));
   guint alg = adw_combo_row_get_selected(ADW_COMBO_ROW(self->algorithm_row));
@@ -843,10 +776,6 @@ void lw_opt_panel_run(LwOptPanel *self)
   job->opt.gradient = -1;
   job->opt.max_evaluations = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(self->maxeval_spin));
   job->opt.multistart = 0;
-  job->opt.progress = job_progress;
-  job->opt.user = job;
-  job->panel = self;
-  self->job = job;
   self->max_evaluations = job->opt.max_evaluations > 0 ? job->opt.max_evaluations : p->max_evaluations;
   g_array_set_size(self->hist, 0);
   plot_reset(self);
@@ -855,10 +784,7 @@ void lw_opt_panel_run(LwOptPanel *self)
   gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), 0);
   set_busy(self, TRUE);
   set_status(self, _("Optimizing…"));
-  GTask *task = g_task_new(self, NULL, job_done, NULL);
-  g_task_set_task_data(task, g_atomic_rc_box_acquire(job), job_unref);
-  g_task_run_in_thread(task, job_thread);
-  g_object_unref(task);
+  lw_panel_job_start(&self->job, self, job, opt_job_free, job_work, job_progress_shown, job_done);
 }
 
 void lw_opt_panel_cancel(LwOptPanel *self)
@@ -866,14 +792,13 @@ void lw_opt_panel_cancel(LwOptPanel *self)
   g_return_if_fail(LW_IS_OPT_PANEL(self));
   if (!self->busy || !self->job)
     return;
-  g_atomic_int_set(&self->job->cancel, 1);
+  lw_panel_job_cancel(self->job);
   set_status(self, _("Cancelling after this evaluation…"));
 }
 
-static void run_clicked_cb(GtkButton *b, gpointer user)
+static void run_clicked_cb(LwOptPanel *self)
 {
-  (void)b;
-  lw_opt_panel_run(LW_OPT_PANEL(user));
+  lw_opt_panel_run(self);
 }
 
 gboolean lw_opt_panel_apply(LwOptPanel *self)
@@ -902,16 +827,14 @@ void lw_opt_panel_discard(LwOptPanel *self)
   set_status(self, _("Result discarded; the model is unchanged."));
 }
 
-static void apply_clicked_cb(GtkButton *b, gpointer user)
+static void apply_clicked_cb(LwOptPanel *self)
 {
-  (void)b;
-  lw_opt_panel_apply(LW_OPT_PANEL(user));
+  lw_opt_panel_apply(self);
 }
 
-static void discard_clicked_cb(GtkButton *b, gpointer user)
+static void discard_clicked_cb(LwOptPanel *self)
 {
-  (void)b;
-  lw_opt_panel_discard(LW_OPT_PANEL(user));
+  lw_opt_panel_discard(self);
 }
 
 /* ---- the chosen problem ---------------------------------------------------------- */
@@ -989,11 +912,10 @@ static void show_problem(LwOptPanel *self)
   gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->maxeval_spin), p->max_evaluations > 0 ? p->max_evaluations : 500);
 }
 
-static void problem_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
+static void problem_changed_cb(LwOptPanel *self)
 {
-  (void)obj;
-  (void)pspec;
-  show_problem(LW_OPT_PANEL(user));
+  if (!self->following)
+    show_problem(self);
 }
 
 static void show_model_status(LwOptPanel *self)
@@ -1015,7 +937,7 @@ static void show_model_status(LwOptPanel *self)
 void lw_opt_panel_set_model_state(LwOptPanel *self, const lw_desc *desc, gboolean runnable, const char *reason)
 {
   g_return_if_fail(LW_IS_OPT_PANEL(self));
-  orphan_job(self); /* its result, when it comes, is not this model's */
+  lw_panel_job_drop(&self->job); /* its result, when it comes, is not this model's */
   if (self->busy)
     set_busy(self, FALSE);
   drop_result(self);
@@ -1035,7 +957,7 @@ static void follow_model(LwOptPanel *self)
   if (!self->stale)
     return;
   self->stale = FALSE;
-  g_signal_handlers_block_by_func(self->problem_row, problem_changed_cb, self);
+  self->following = TRUE;
   int nprob = self->desc ? self->desc->nproblems : 0;
   const char **names = g_new(const char *, nprob + 1);
   for (int i = 0; i < nprob; i++)
@@ -1046,7 +968,7 @@ static void follow_model(LwOptPanel *self)
   /* the same problems: the one chosen stays chosen */
   if (changed && self->desc && self->desc->nproblems > 0)
     adw_combo_row_set_selected(ADW_COMBO_ROW(self->problem_row), 0);
-  g_signal_handlers_unblock_by_func(self->problem_row, problem_changed_cb, self);
+  self->following = FALSE;
   show_problem(self);
   show_model_status(self);
 }
@@ -1153,7 +1075,7 @@ static void lw_opt_panel_get_property(GObject *object, guint prop_id, GValue *va
 static void lw_opt_panel_dispose(GObject *object)
 {
   LwOptPanel *self = LW_OPT_PANEL(object);
-  orphan_job(self);
+  lw_panel_job_drop(&self->job);
   if (self->tick_id) {
     gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
     self->tick_id = 0;
@@ -1166,7 +1088,7 @@ static void lw_opt_panel_dispose(GObject *object)
     g_clear_object(&s->runner);
     s->view = NULL;
   }
-  g_clear_pointer(&self->scroller, gtk_widget_unparent);
+  gtk_widget_dispose_template(GTK_WIDGET(object), LW_TYPE_OPT_PANEL);
   G_OBJECT_CLASS(lw_opt_panel_parent_class)->dispose(object);
 }
 
@@ -1199,6 +1121,58 @@ static void lw_opt_panel_map(GtkWidget *widget)
   GTK_WIDGET_CLASS(lw_opt_panel_parent_class)->map(widget);
 }
 
+/* the widgets of ui/lw-opt-panel.ui the code reaches, and its callbacks */
+static void bind_template(GtkWidgetClass *widget_class)
+{
+  g_type_ensure(LW_TYPE_PLOT_VIEW);
+  g_type_ensure(LW_TYPE_VIEW3D);
+  gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-opt-panel.ui");
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, scroller);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, problem_group);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, problem_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, objective_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, problems);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, vars_group);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, algorithm_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, maxeval_spin);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, run_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, progress_bar);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, status_label);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, eval_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, iter_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, f_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, best_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, viol_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, pg_value);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, plot_view);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, result_box);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_f);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_viol);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_pg);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_evals);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_time);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, res_stop_row);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, design_group);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, apply_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, discard_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, play_button);
+  gtk_widget_class_bind_template_child(widget_class, LwOptPanel, compare_time);
+  gtk_widget_class_bind_template_child_full(widget_class, "initial_view", FALSE,
+                                            G_STRUCT_OFFSET(LwOptPanel, side[0].view));
+  gtk_widget_class_bind_template_child_full(widget_class, "initial_caption", FALSE,
+                                            G_STRUCT_OFFSET(LwOptPanel, side[0].caption));
+  gtk_widget_class_bind_template_child_full(widget_class, "optimized_view", FALSE,
+                                            G_STRUCT_OFFSET(LwOptPanel, side[1].view));
+  gtk_widget_class_bind_template_child_full(widget_class, "optimized_caption", FALSE,
+                                            G_STRUCT_OFFSET(LwOptPanel, side[1].caption));
+  gtk_widget_class_bind_template_callback(widget_class, problem_changed_cb);
+  gtk_widget_class_bind_template_callback(widget_class, run_clicked_cb);
+  gtk_widget_class_bind_template_callback(widget_class, play_clicked_cb);
+  gtk_widget_class_bind_template_callback(widget_class, apply_clicked_cb);
+  gtk_widget_class_bind_template_callback(widget_class, discard_clicked_cb);
+  gtk_widget_class_bind_template_callback(widget_class, lead_rendered_cb);
+}
+
 static void lw_opt_panel_class_init(LwOptPanelClass *klass)
 {
   GTK_WIDGET_CLASS(klass)->map = lw_opt_panel_map;
@@ -1215,98 +1189,20 @@ static void lw_opt_panel_class_init(LwOptPanelClass *klass)
   signals[SIGNAL_APPLY] = g_signal_new("apply", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                        g_signal_accumulator_true_handled, NULL, NULL, G_TYPE_BOOLEAN, 1,
                                        G_TYPE_POINTER);
-  gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GROUP);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+  gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  bind_template(widget_class);
 }
 
-static GtkWidget *compare_column(CompareSide *s, const char *title)
-{
-  GtkWidget *col = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-  gtk_widget_set_hexpand(col, TRUE);
-  s->caption = gtk_label_new(title);
-  gtk_label_set_wrap(GTK_LABEL(s->caption), TRUE);
-  gtk_widget_add_css_class(s->caption, "heading");
-  gtk_box_append(GTK_BOX(col), s->caption);
-  s->view = lw_view3d_new();
-  gtk_widget_set_size_request(s->view, 140, 200);
-  gtk_widget_set_hexpand(s->view, TRUE);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(s->view), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-  gtk_box_append(GTK_BOX(col), s->view);
-  return col;
-}
 
 static void lw_opt_panel_init(LwOptPanel *self)
 {
+  gtk_widget_init_template(GTK_WIDGET(self));
   self->var_rows = g_ptr_array_new();
   self->var_checks = g_ptr_array_new();
   self->design_rows = g_ptr_array_new();
   self->hist = g_array_new(FALSE, FALSE, sizeof(ProgressPoint));
-  self->scroller = gtk_scrolled_window_new();
-  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
-  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
-  gtk_widget_set_margin_start(box, 12);
-  gtk_widget_set_margin_end(box, 12);
-  gtk_widget_set_margin_top(box, 6);
-  gtk_widget_set_margin_bottom(box, 12);
-  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
-
-  /* the problem */
-  self->problem_group = lw_panel_group(box, _("Problem"));
-  self->problems = gtk_string_list_new(NULL);
-  self->problem_row = adw_combo_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->problem_row), _("Name"));
-  adw_combo_row_set_model(ADW_COMBO_ROW(self->problem_row), G_LIST_MODEL(self->problems));
-  g_object_unref(self->problems); /* the row holds it */
-  g_signal_connect(self->problem_row, "notify::selected", G_CALLBACK(problem_changed_cb), self);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), self->problem_row);
-  self->objective_row = adw_action_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->objective_row), _("Objective"));
-  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(self->objective_row), FALSE);
-  adw_action_row_set_subtitle(ADW_ACTION_ROW(self->objective_row), "–");
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), self->objective_row);
-  const char *algs[] = {_("The problem's"), _("L-BFGS (bounds only)"), _("MMA"), _("SLSQP"),
-                        _("Augmented Lagrangian"), NULL};
-  G_STATIC_ASSERT(LW_OPT_NALGORITHMS == 4);
-  self->algorithm_row = adw_combo_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->algorithm_row), _("Algorithm"));
-  GtkStringList *al = gtk_string_list_new(algs);
-  adw_combo_row_set_model(ADW_COMBO_ROW(self->algorithm_row), G_LIST_MODEL(al));
-  g_object_unref(al);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), self->algorithm_row);
-  GtkWidget *mrow = adw_action_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(mrow), _("Maximum evaluations"));
-  self->maxeval_spin = gtk_spin_button_new_with_range(1, 100000, 10);
-  gtk_widget_set_valign(self->maxeval_spin, GTK_ALIGN_CENTER);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->maxeval_spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Maximum evaluations"), -1);
-  adw_action_row_add_suffix(ADW_ACTION_ROW(mrow), self->maxeval_spin);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(self->problem_group), mrow);
-
-  self->vars_group = lw_panel_group(box, _("Variables"));
-  adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->vars_group),
-                                        _("Unchecked variables keep their values."));
-
-  /* run */
-  lw_panel_run_controls(box, _("_Optimize"), _("Optimize the design, or cancel (Ctrl+Shift+O)"),
-                        _("Evaluations used"), _("Optimization status"), G_CALLBACK(run_clicked_cb), self,
-                        &self->run_button, &self->progress_bar, &self->status_label);
-
-  /* progress and convergence */
-  GtkWidget *pg = lw_panel_group(box, _("Progress"));
-  GtkWidget *grid = gtk_grid_new();
-  gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
-  gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
-  gtk_widget_set_margin_bottom(grid, 6);
-  self->eval_value = grid_value(grid, 0, 0, _("Evaluation"));
-  self->iter_value = grid_value(grid, 2, 0, _("Iteration"));
-  self->f_value = grid_value(grid, 0, 1, _("Objective"));
-  self->best_value = grid_value(grid, 2, 1, _("Best"));
-  self->viol_value = grid_value(grid, 0, 2, _("Violation"));
-  self->pg_value = grid_value(grid, 2, 2, _("Proj. gradient"));
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(pg), grid);
-  self->plot_view = lw_plot_view_new();
-  gtk_widget_set_size_request(self->plot_view, -1, 220);
   LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->plot_view));
   lw_plot_set_title(plot, _("Convergence"));
   lw_plot_add_series(plot, _("objective"));
@@ -1314,65 +1210,6 @@ static void lw_opt_panel_init(LwOptPanel *self)
   plot_labels(self);
   /* the page scrolls under the wheel; Ctrl+wheel zooms the plot */
   lw_plot_view_set_wheel_zoom(LW_PLOT_VIEW(self->plot_view), FALSE);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(pg), self->plot_view);
-
-  /* the result */
-  self->result_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
-  gtk_widget_set_visible(self->result_box, FALSE);
-  gtk_box_append(GTK_BOX(box), self->result_box);
-  GtkWidget *rg = lw_panel_group(self->result_box, _("Result"));
-  self->res_f = value_row(rg, _("Objective"));
-  self->res_viol = value_row(rg, _("Constraint violation"));
-  self->res_pg = value_row(rg, _("Projected gradient"));
-  self->res_evals = value_row(rg, _("Evaluations"));
-  self->res_time = value_row(rg, _("Wall time"));
-  self->res_stop_row = adw_action_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->res_stop_row), _("Stopped because"));
-  adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(self->res_stop_row), FALSE);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(rg), self->res_stop_row);
-
-  GtkWidget *cg = lw_panel_group(self->result_box, _("Initial and optimized"));
-  adw_preferences_group_set_description(
-    ADW_PREFERENCES_GROUP(cg), _("Both designs simulated; turn and zoom the left view, the right one follows."));
-  self->play_button = gtk_button_new_from_icon_name("media-playback-pause-symbolic");
-  gtk_widget_add_css_class(self->play_button, "flat");
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->play_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Play or pause the comparison"), -1);
-  g_signal_connect(self->play_button, "clicked", G_CALLBACK(play_clicked_cb), self);
-  gtk_widget_set_sensitive(self->play_button, FALSE);
-  self->compare_time = gtk_label_new("");
-  gtk_widget_add_css_class(self->compare_time, "numeric");
-  gtk_widget_add_css_class(self->compare_time, "dim-label");
-  GtkWidget *suffix = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_box_append(GTK_BOX(suffix), self->compare_time);
-  gtk_box_append(GTK_BOX(suffix), self->play_button);
-  adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(cg), suffix);
-  GtkWidget *views = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_box_set_homogeneous(GTK_BOX(views), TRUE);
-  gtk_box_append(GTK_BOX(views), compare_column(&self->side[0], _("Initial")));
-  gtk_box_append(GTK_BOX(views), compare_column(&self->side[1], _("Optimized")));
-  g_signal_connect(self->side[0].view, "rendered", G_CALLBACK(lead_rendered_cb), self);
-  gtk_widget_set_can_target(self->side[1].view, FALSE);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(cg), views);
-
-  GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_set_halign(buttons, GTK_ALIGN_CENTER);
-  self->discard_button = gtk_button_new_with_mnemonic(_("_Discard"));
-  gtk_widget_add_css_class(self->discard_button, "pill");
-  gtk_widget_set_tooltip_text(self->discard_button, _("Drop the result; the model stays as it is"));
-  g_signal_connect(self->discard_button, "clicked", G_CALLBACK(discard_clicked_cb), self);
-  self->apply_button = gtk_button_new_with_mnemonic(_("_Apply to Model"));
-  gtk_widget_add_css_class(self->apply_button, "pill");
-  gtk_widget_add_css_class(self->apply_button, "suggested-action");
-  gtk_widget_set_tooltip_text(self->apply_button, _("Make the optimized design the model (undo with Ctrl+Z)"));
-  g_signal_connect(self->apply_button, "clicked", G_CALLBACK(apply_clicked_cb), self);
-  gtk_box_append(GTK_BOX(buttons), self->discard_button);
-  gtk_box_append(GTK_BOX(buttons), self->apply_button);
-  gtk_box_append(GTK_BOX(self->result_box), buttons);
-  self->design_group = lw_panel_group(self->result_box, _("Design"));
-
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Optimization"), -1);
   self->reason = g_strdup(_("there is no model"));
   show_model_status(self);
-  gtk_widget_set_sensitive(self->run_button, FALSE);
 }

@@ -5,40 +5,6 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
-GtkWidget *lw_panel_group(GtkWidget *box, const char *title)
-{
-  GtkWidget *g = adw_preferences_group_new();
-  if (title)
-    adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  gtk_box_append(GTK_BOX(box), g);
-  return g;
-}
-
-void lw_panel_run_controls(GtkWidget *box, const char *label, const char *tooltip, const char *progress_name,
-                           const char *status_name, GCallback clicked, gpointer user, GtkWidget **button,
-                           GtkWidget **progress, GtkWidget **status)
-{
-  GtkWidget *runbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-  *button = gtk_button_new_with_mnemonic(label);
-  gtk_widget_add_css_class(*button, "suggested-action");
-  gtk_widget_add_css_class(*button, "pill");
-  gtk_widget_set_halign(*button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text(*button, tooltip);
-  g_signal_connect(*button, "clicked", clicked, user);
-  gtk_box_append(GTK_BOX(runbox), *button);
-  *progress = gtk_progress_bar_new();
-  gtk_widget_set_visible(*progress, FALSE);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(*progress), GTK_ACCESSIBLE_PROPERTY_LABEL, progress_name, -1);
-  gtk_box_append(GTK_BOX(runbox), *progress);
-  *status = gtk_label_new("");
-  gtk_label_set_wrap(GTK_LABEL(*status), TRUE);
-  gtk_label_set_selectable(GTK_LABEL(*status), TRUE);
-  gtk_label_set_xalign(GTK_LABEL(*status), 0);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(*status), GTK_ACCESSIBLE_PROPERTY_LABEL, status_name, -1);
-  gtk_box_append(GTK_BOX(runbox), *status);
-  gtk_box_append(GTK_BOX(box), runbox);
-}
-
 void lw_panel_set_busy(GtkWidget *button, GtkWidget *progress, gboolean busy, const char *label)
 {
   gtk_button_set_label(GTK_BUTTON(button), busy ? _("_Cancel") : label);

@@ -6,13 +6,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "lw-panel-job.h"
 #include "lw-panel-util.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 
-/* what a worker needs; owned by the GTask.  The panel points at the job it
- * shows (self->job); a job the panel let go of (the model changed) is
- * cancelled and its result dropped when it arrives. */
+/* what a worker needs: the data of an LwPanelJob */
 typedef struct {
   lw_desc *desc;
   lw_sens_options opt;
@@ -20,8 +19,6 @@ typedef struct {
   int objective;
   lw_sens_result result;
   GStrv columns;    /* output column names, found by the worker */
-  gint cancel;
-  gint progress;    /* per mille */
 } SensJob;
 
 /* parameters NAME[0], NAME[1], ... side by side in the model: one
@@ -46,7 +43,7 @@ struct _LwSensPanel {
   gboolean stale;            /* the rows are an older model's: rebuilt when shown */
   GHashTable *pending_off;   /* while stale: the parameters left out */
   GtkWidget *run_button, *progress_bar, *status_label;
-  GtkWidget *chart;          /* gradient bars */
+  GtkWidget *chart;          /* gradient bars (an LwPlotView) */
   GtkWidget *output_dropdown;
   GtkStringList *output_names;
   GtkWidget *plot_view;
@@ -56,8 +53,7 @@ struct _LwSensPanel {
   char *reason;              /* why it cannot run */
   int ncols;                 /* output columns of the model */
   gboolean busy;
-  SensJob *job;              /* the job shown while busy (owned by its task) */
-  guint progress_source;
+  LwPanelJob *job;           /* the job shown while busy */
   char *status;
 
   /* last result and what it was for */
@@ -90,99 +86,63 @@ static void sens_job_free(gpointer p)
   g_free(job);
 }
 
+/* worker thread: the fraction done; non-zero asks the computation to stop */
 static int job_progress(double fraction, void *user)
 {
-  SensJob *job = user;
-  g_atomic_int_set(&job->progress, (gint)(1000 * fraction));
-  return g_atomic_int_get(&job->cancel);
+  LwPanelJob *job = user;
+  lw_panel_job_set_fraction(job, fraction);
+  return lw_panel_job_is_cancelled(job);
 }
 
-static void job_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+/* the output column names of d, NULL-terminated */
+static GStrv output_columns(const lw_desc *d)
 {
-  (void)source;
-  (void)cancellable;
-  SensJob *job = data;
-  job->opt.progress = job_progress;
-  job->opt.user = job;
-  lw_sensitivity(job->desc, &job->opt, &job->result);
-  /* the output columns the sensitivities over time are of */
   lw_error err;
-  lw_model *m = lw_compile(job->desc, &err);
+  lw_model *m = lw_compile(d, &err);
   int nc = m ? lw_model_output_columns(m) : 0;
-  job->columns = g_new0(char *, nc + 1);
+  GStrv columns = g_new0(char *, nc + 1);
   for (int c = 0; c < nc; c++) {
     char b[128];
     lw_model_output_column_name(m, c, b, sizeof b);
-    job->columns[c] = g_strdup(b);
+    columns[c] = g_strdup(b);
   }
   lw_model_free(m);
-  g_task_return_boolean(task, TRUE);
+  return columns;
+}
+
+static void job_work(LwPanelJob *pj, gpointer data)
+{
+  SensJob *job = data;
+  job->opt.progress = job_progress;
+  job->opt.user = pj;
+  lw_sensitivity(job->desc, &job->opt, &job->result);
+  /* the output columns the sensitivities over time are of */
+  job->columns = output_columns(job->desc);
 }
 
 /* ---- the gradient chart ------------------------------------------------ */
-static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer user)
+/* the bars of the result (none without one), with its objective on x */
+static void fill_chart(LwSensPanel *self)
 {
-  (void)area;
-  LwSensPanel *self = user;
-  GdkRGBA fg;
-  gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(self->chart)), &fg);
-  if (!self->have_result || self->result.status != LW_OK || !self->desc) {
-    return;
-  }
-  int np = self->result.nparams;
-  double gmax = 0;
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(self->chart));
+  const lw_sens_result *r = &self->result;
+  gboolean ok = self->have_result && r->status == LW_OK && self->desc;
+  int np = ok ? r->nparams : 0;
+  const char **names = g_new0(const char *, np + 1);
   for (int j = 0; j < np; j++)
-    gmax = fmax(gmax, fabs(self->result.gradient[j]));
-  /* names and values in the widget's font; the names get the room they
-   * need up to 40 % of the width, and are shortened in the middle beyond */
-  PangoLayout *name_l = gtk_widget_create_pango_layout(GTK_WIDGET(self->chart), NULL);
-  PangoLayout *value_l = gtk_widget_create_pango_layout(GTK_WIDGET(self->chart), NULL);
-  int name_max = 0, value_max = 0, tw, th;
-  char buf[32];
-  for (int j = 0; j < np; j++) {
-    pango_layout_set_text(name_l, self->desc->params[self->result_params[j]].name, -1);
-    pango_layout_get_pixel_size(name_l, &tw, &th);
-    name_max = MAX(name_max, tw);
-    g_snprintf(buf, sizeof buf, "%.5g", lw_panel_clean(self->result.gradient[j], gmax));
-    pango_layout_set_text(value_l, buf, -1);
-    pango_layout_get_pixel_size(value_l, &tw, &th);
-    value_max = MAX(value_max, tw);
-  }
-  double value_w = value_max + 12.0, label_w = fmin(name_max + 12.0, 0.4 * w);
-  double row_h = fmin(28.0, (h - 8.0) / fmax(np, 1));
-  double x0 = label_w + (w - label_w - value_w) / 2; /* zero line */
-  double half = fmax((w - label_w - value_w) / 2 - 4, 0.0);
-  pango_layout_set_width(name_l, (int)((label_w - 8) * PANGO_SCALE));
-  pango_layout_set_ellipsize(name_l, PANGO_ELLIPSIZE_MIDDLE);
-  pango_layout_set_alignment(name_l, PANGO_ALIGN_RIGHT);
-  for (int j = 0; j < np; j++) {
-    double g = lw_panel_clean(self->result.gradient[j], gmax);
-    double y = 4 + j * row_h;
-    double len = gmax > 0 ? half * g / gmax : 0;
-    if (g >= 0)
-      cairo_set_source_rgb(cr, 0.21, 0.52, 0.89);
-    else
-      cairo_set_source_rgb(cr, 0.90, 0.38, 0.0);
-    cairo_rectangle(cr, len >= 0 ? x0 : x0 + len, y + 4, fabs(len), row_h - 8);
-    cairo_fill(cr);
-    gdk_cairo_set_source_rgba(cr, &fg);
-    pango_layout_set_text(name_l, self->desc->params[self->result_params[j]].name, -1);
-    pango_layout_get_pixel_size(name_l, &tw, &th);
-    cairo_move_to(cr, 0, y + (row_h - th) / 2);
-    pango_cairo_show_layout(cr, name_l);
-    g_snprintf(buf, sizeof buf, "%.5g", g);
-    pango_layout_set_text(value_l, buf, -1);
-    pango_layout_get_pixel_size(value_l, &tw, &th);
-    cairo_move_to(cr, w - value_w + 6, y + (row_h - th) / 2);
-    pango_cairo_show_layout(cr, value_l);
-  }
-  g_object_unref(name_l);
-  g_object_unref(value_l);
-  gdk_cairo_set_source_rgba(cr, &fg);
-  cairo_set_line_width(cr, 1);
-  cairo_move_to(cr, floor(x0) + 0.5, 2);
-  cairo_line_to(cr, floor(x0) + 0.5, 4 + np * row_h);
-  cairo_stroke(cr);
+    names[j] = self->desc->params[self->result_params[j]].name;
+  lw_plot_set_bars(plot, names, ok ? r->gradient : NULL, (guint)np);
+  g_free(names);
+  g_autofree char *xlabel = ok ? g_strdup_printf(_("d %s / d parameter"),
+                                                 self->desc->objectives[self->result_objective].name)
+                               : NULL;
+  lw_plot_set_x_label(plot, xlabel);
+  lw_plot_set_y_label(plot, ok ? _("parameter") : NULL);
+  lw_plot_reset_view(plot);
+  /* a bar row of 28 pixels, and the axis below */
+  gtk_widget_set_size_request(self->chart, -1, 28 * MAX(np, 1) + 60);
+  gtk_widget_set_visible(self->chart, np > 0);
+  lw_plot_view_queue_update(LW_PLOT_VIEW(self->chart));
 }
 
 /* ---- sensitivities over time ------------------------------------------- */
@@ -222,11 +182,9 @@ static void fill_plot(LwSensPanel *self)
   lw_plot_view_queue_update(LW_PLOT_VIEW(self->plot_view));
 }
 
-static void output_changed_cb(GObject *obj, GParamSpec *pspec, gpointer user)
+static void output_changed_cb(LwSensPanel *self)
 {
-  (void)obj;
-  (void)pspec;
-  fill_plot(LW_SENS_PANEL(user));
+  fill_plot(self);
 }
 
 static void update_accessible_summary(LwSensPanel *self)
@@ -249,27 +207,43 @@ static void set_busy(LwSensPanel *self, gboolean busy)
   lw_panel_set_busy(self->run_button, self->progress_bar, busy, _("_Compute Gradient"));
 }
 
-static gboolean progress_tick(gpointer user)
+static void job_progress_shown(gpointer owner, LwPanelJob *job)
 {
-  LwSensPanel *self = user;
-  if (self->job)
-    gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), g_atomic_int_get(&self->job->progress) / 1000.0);
-  return G_SOURCE_CONTINUE;
+  LwSensPanel *self = owner;
+  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), lw_panel_job_get_fraction(job));
 }
 
-static void job_done(GObject *source, GAsyncResult *res, gpointer user)
+/* the sentence under the chart for the result of job */
+static char *result_text(const SensJob *job, const lw_sens_result *r)
 {
-  (void)user;
-  LwSensPanel *self = LW_SENS_PANEL(source);
-  GTask *task = G_TASK(res);
-  SensJob *job = g_task_get_task_data(task);
-  g_task_propagate_boolean(task, NULL);
-  if (job != self->job)
-    return; /* started on a model that has changed since: not this model's numbers */
-  self->job = NULL;
-  g_clear_handle_id(&self->progress_source, g_source_remove);
+  if (r->status != LW_OK)
+    return g_strdup_printf(_("No gradient: %s"), r->error.msg);
+  const char *m = job->opt.method == LW_SENS_FORWARD ? _("forward")
+                  : job->opt.method == LW_SENS_ADJOINT ? _("adjoint")
+                                                       : _("central differences");
+  GString *text = g_string_new(NULL);
+  g_string_printf(text, _("%s = %.8g   (%s, %ld steps, %.3f s)"), job->desc->objectives[job->objective].name,
+                  lw_panel_clean(r->value[0], fabs(r->value[0])), m, r->steps, r->wall_time_s);
+  for (int j = 0; j < r->nparams; j++)
+    if (!r->depends[j]) {
+      g_string_append_c(text, '\n');
+      g_string_append_printf(text, _("%s does not reach this objective: its gradient is exactly 0."),
+                             job->desc->params[job->params[j]].name);
+    }
+  if (!r->table && job->opt.method != LW_SENS_FORWARD) {
+    g_string_append_c(text, '\n');
+    g_string_append(text, _("Sensitivities over time come from the forward method."));
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* the job in the panel's slot has ended (a dropped one never gets here) */
+static void job_done(gpointer owner, LwPanelJob *pj)
+{
+  LwSensPanel *self = owner;
+  SensJob *job = lw_panel_job_get_data(pj);
   set_busy(self, FALSE);
-  if (g_atomic_int_get(&job->cancel)) {
+  if (lw_panel_job_is_cancelled(pj)) {
     set_status(self, self->have_result ? _("Cancelled; the previous result is kept.") : _("Cancelled."));
     return;
   }
@@ -283,32 +257,9 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer user)
   self->result_objective = job->objective;
   self->result_params = g_memdup2(job->params, sizeof(int) * (gsize)MAX(job->opt.nparams, 1));
   self->have_result = TRUE;
-  const lw_sens_result *r = &self->result;
-  g_autofree char *text = NULL;
-  if (r->status != LW_OK)
-    text = g_strdup_printf(_("No gradient: %s"), r->error.msg);
-  else {
-    const char *m = job->opt.method == LW_SENS_FORWARD ? _("forward")
-                    : job->opt.method == LW_SENS_ADJOINT ? _("adjoint")
-                                                         : _("central differences");
-    text = g_strdup_printf(_("%s = %.8g   (%s, %ld steps, %.3f s)"), job->desc->objectives[job->objective].name,
-                           lw_panel_clean(r->value[0], fabs(r->value[0])), m, r->steps, r->wall_time_s);
-    for (int j = 0; j < r->nparams; j++)
-      if (!r->depends[j]) {
-        g_autofree char *more = g_strdup_printf(_("%s\n%s does not reach this objective: its gradient is exactly 0."),
-                                                text, job->desc->params[job->params[j]].name);
-        g_free(text);
-        text = g_steal_pointer(&more);
-      }
-    if (!r->table && job->opt.method != LW_SENS_FORWARD) {
-      g_autofree char *more = g_strdup_printf(_("%s\nSensitivities over time come from the forward method."), text);
-      g_free(text);
-      text = g_steal_pointer(&more);
-    }
-  }
+  g_autofree char *text = result_text(job, &self->result);
   set_status(self, text);
-  gtk_widget_set_size_request(self->chart, -1, 8 + 28 * MAX(r->nparams, 1));
-  gtk_widget_queue_draw(self->chart);
+  fill_chart(self);
   update_accessible_summary(self);
   fill_plot(self);
 }
@@ -319,7 +270,7 @@ void lw_sens_panel_run(LwSensPanel *self)
   follow_model(self);
   if (self->busy) {
     if (self->job)
-      g_atomic_int_set(&self->job->cancel, 1);
+      lw_panel_job_cancel(self->job);
     return;
   }
   if (!self->runnable) {
@@ -354,20 +305,15 @@ void lw_sens_panel_run(LwSensPanel *self)
   job->opt.nobj = 1;
   job->opt.objectives = &job->objective;
   job->opt.keep_outputs = job->opt.method == LW_SENS_FORWARD;
-  self->job = job;
   set_busy(self, TRUE);
   set_status(self, _("Computing…"));
-  self->progress_source = g_timeout_add(100, progress_tick, self);
-  GTask *task = g_task_new(self, NULL, job_done, NULL);
-  g_task_set_task_data(task, job, sens_job_free);
-  g_task_run_in_thread(task, job_thread);
-  g_object_unref(task);
+  gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(self->progress_bar), 0);
+  lw_panel_job_start(&self->job, self, job, sens_job_free, job_work, job_progress_shown, job_done);
 }
 
-static void run_clicked_cb(GtkButton *b, gpointer user)
+static void run_clicked_cb(LwSensPanel *self)
 {
-  (void)b;
-  lw_sens_panel_run(LW_SENS_PANEL(user));
+  lw_sens_panel_run(self);
 }
 
 gboolean lw_sens_panel_is_busy(LwSensPanel *self)
@@ -584,10 +530,7 @@ static void take_columns(LwSensPanel *self, char **columns)
 /* let go of the running job: it is cancelled, and its result is dropped */
 static void orphan_job(LwSensPanel *self)
 {
-  if (self->job)
-    g_atomic_int_set(&self->job->cancel, 1);
-  self->job = NULL;
-  g_clear_handle_id(&self->progress_source, g_source_remove);
+  lw_panel_job_drop(&self->job);
   if (self->busy)
     set_busy(self, FALSE);
 }
@@ -643,8 +586,7 @@ static void follow_model(LwSensPanel *self)
   build_param_rows(self, off);
   take_columns(self, NULL);
   show_model_status(self);
-  gtk_widget_set_size_request(self->chart, -1, 36);
-  gtk_widget_queue_draw(self->chart);
+  fill_chart(self);
   update_accessible_summary(self);
   fill_plot(self);
 }
@@ -663,11 +605,8 @@ static void lw_sens_panel_map(GtkWidget *widget)
 static void lw_sens_panel_dispose(GObject *object)
 {
   LwSensPanel *self = LW_SENS_PANEL(object);
-  if (self->job)
-    g_atomic_int_set(&self->job->cancel, 1);
-  self->job = NULL;
-  g_clear_handle_id(&self->progress_source, g_source_remove);
-  g_clear_pointer(&self->scroller, gtk_widget_unparent);
+  lw_panel_job_drop(&self->job);
+  gtk_widget_dispose_template(GTK_WIDGET(object), LW_TYPE_SENS_PANEL);
   G_OBJECT_CLASS(lw_sens_panel_parent_class)->dispose(object);
 }
 
@@ -687,75 +626,50 @@ static void lw_sens_panel_finalize(GObject *object)
   G_OBJECT_CLASS(lw_sens_panel_parent_class)->finalize(object);
 }
 
+/* the widgets of ui/lw-sens-panel.ui the code reaches, and its callbacks */
+static void bind_template(GtkWidgetClass *widget_class)
+{
+  g_type_ensure(LW_TYPE_PLOT_VIEW);
+  gtk_widget_class_set_template_from_resource(widget_class, "/io/github/linkwright/Linkwright/ui/lw-sens-panel.ui");
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, scroller);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, objective_row);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, method_row);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, objectives);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, params_group);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, run_button);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, progress_bar);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, status_label);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, chart);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, output_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, output_names);
+  gtk_widget_class_bind_template_child(widget_class, LwSensPanel, plot_view);
+  gtk_widget_class_bind_template_callback(widget_class, run_clicked_cb);
+  gtk_widget_class_bind_template_callback(widget_class, output_changed_cb);
+}
+
 static void lw_sens_panel_class_init(LwSensPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
   object_class->dispose = lw_sens_panel_dispose;
   object_class->finalize = lw_sens_panel_finalize;
-  GTK_WIDGET_CLASS(klass)->map = lw_sens_panel_map;
-  gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_accessible_role(GTK_WIDGET_CLASS(klass), GTK_ACCESSIBLE_ROLE_GROUP);
+  widget_class->map = lw_sens_panel_map;
+  gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  bind_template(widget_class);
 }
 
 static void lw_sens_panel_init(LwSensPanel *self)
 {
+  gtk_widget_init_template(GTK_WIDGET(self));
   self->param_rows = g_ptr_array_new();
   self->param_arrays = g_ptr_array_new_with_free_func(param_array_free);
-  self->scroller = gtk_scrolled_window_new();
-  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
-  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
-  gtk_widget_set_margin_start(box, 12);
-  gtk_widget_set_margin_end(box, 12);
-  gtk_widget_set_margin_top(box, 6);
-  gtk_widget_set_margin_bottom(box, 12);
-  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
-
-  GtkWidget *g = lw_panel_group(box, _("Gradient"));
-  self->objectives = gtk_string_list_new(NULL);
-  self->objective_row = adw_combo_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->objective_row), _("Objective"));
-  adw_combo_row_set_model(ADW_COMBO_ROW(self->objective_row), G_LIST_MODEL(self->objectives));
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), self->objective_row);
-  g_object_unref(self->objectives); /* the row holds it */
-  const char *methods[] = {_("Forward"), _("Adjoint"), _("Central differences"), NULL};
-  self->method_row = adw_combo_row_new();
-  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(self->method_row), _("Method"));
-  GtkStringList *ml = gtk_string_list_new(methods);
-  adw_combo_row_set_model(ADW_COMBO_ROW(self->method_row), G_LIST_MODEL(ml));
-  g_object_unref(ml);
-  adw_combo_row_set_selected(ADW_COMBO_ROW(self->method_row), 1);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), self->method_row);
-
-  self->params_group = lw_panel_group(box, _("Parameters"));
-
-  lw_panel_run_controls(box, _("_Compute Gradient"), _("Compute the gradient of the objective (Ctrl+G)"),
-                        _("Gradient progress"), _("Gradient result"), G_CALLBACK(run_clicked_cb), self,
-                        &self->run_button, &self->progress_bar, &self->status_label);
-
-  self->chart = gtk_drawing_area_new();
-  gtk_widget_set_size_request(self->chart, -1, 36);
-  gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->chart), draw_chart, self, NULL);
-  gtk_box_append(GTK_BOX(box), self->chart);
-
-  GtkWidget *tg = lw_panel_group(box, _("Sensitivity over time"));
-  self->output_names = gtk_string_list_new(NULL);
-  self->output_dropdown = gtk_drop_down_new(G_LIST_MODEL(self->output_names), NULL);
-  gtk_widget_set_tooltip_text(self->output_dropdown, _("Output whose sensitivities are plotted"));
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self->output_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                 _("Sensitivity output"), -1);
-  g_signal_connect(self->output_dropdown, "notify::selected", G_CALLBACK(output_changed_cb), self);
-  for (GtkWidget *c = gtk_widget_get_first_child(self->output_dropdown); c; c = gtk_widget_get_next_sibling(c))
-    if (GTK_IS_BUTTON(c))
-      gtk_accessible_update_property(GTK_ACCESSIBLE(c), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensitivity output"), -1);
-  adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(tg), self->output_dropdown);
-  self->plot_view = lw_plot_view_new();
-  gtk_widget_set_size_request(self->plot_view, -1, 260);
-  /* the page scrolls under the wheel; Ctrl+wheel zooms the plot */
+  /* the page scrolls under the wheel; Ctrl+wheel zooms a plot */
+  lw_plot_view_set_wheel_zoom(LW_PLOT_VIEW(self->chart), FALSE);
   lw_plot_view_set_wheel_zoom(LW_PLOT_VIEW(self->plot_view), FALSE);
-  gtk_widget_set_vexpand(self->plot_view, TRUE);
-  adw_preferences_group_add(ADW_PREFERENCES_GROUP(tg), self->plot_view);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensitivity"), -1);
+  /* the drop-down's own button is named too: without a name a screen
+   * reader says the class name */
+  lw_panel_name_inner_buttons(self->output_dropdown, _("Sensitivity output"));
   self->reason = g_strdup(_("there is no model"));
   show_model_status(self);
 }

@@ -936,190 +936,176 @@ static void read_problem(reader *r, JsonObject *o, const char *path, const char 
   }
 }
 
+static void read_solver(reader *r, JsonObject *so)
+{
+  static const char *const sk[] = {"t_end", "step", "alpha", "tolerance",
+                                   "constraint_tolerance", "max_iterations", "lambda_scale",
+                                   "allow_redundant", NULL};
+  check_keys(r, so, "solver", sk);
+  lw_solver_desc *sv = &r->d->solver;
+  get_num(r, so, "t_end", "solver", &sv->t_end);
+  get_num(r, so, "step", "solver", &sv->step);
+  get_num(r, so, "alpha", "solver", &sv->alpha);
+  get_num(r, so, "tolerance", "solver", &sv->tolerance);
+  get_num(r, so, "constraint_tolerance", "solver", &sv->constraint_tolerance);
+  get_int(r, so, "max_iterations", "solver", &sv->max_iterations);
+  get_num(r, so, "lambda_scale", "solver", &sv->lambda_scale);
+  get_bool(r, so, "allow_redundant", "solver", &sv->allow_redundant);
+}
+
+static void read_body_element(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  read_body(r, o, path, lw_desc_add_body(r->d, name));
+}
+
+static void read_driver(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const dk[] = {"name", "joint", "coordinate", "function", NULL};
+  check_keys(r, o, path, dk);
+  const char *jn = need_str(r, o, "joint", path);
+  if (!jn)
+    return;
+  lw_driver_desc *dr = lw_desc_add_driver(r->d, name, jn, 0);
+  get_int(r, o, "coordinate", path, &dr->coordinate);
+  JsonObject *fo = get_obj(r, o, "function", path);
+  g_autofree char *fp = g_strdup_printf("%s/function", path);
+  if (fo)
+    read_func(r, fo, fp, &dr->func);
+  else if (!r->failed)
+    fail(r, path, "required field 'function' is missing");
+}
+
+static void read_initial(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  (void)name;
+  static const char *const ik[] = {"joint", "coordinate", "value", "velocity", NULL};
+  check_keys(r, o, path, ik);
+  const char *jn = need_str(r, o, "joint", path);
+  if (!jn)
+    return;
+  int coord = 0;
+  get_int(r, o, "coordinate", path, &coord);
+  /* path by joint name, as parameters name it */
+  g_autofree char *np = coord ? g_strdup_printf("initial/%s.%d", jn, coord) : g_strdup_printf("initial/%s", jn);
+  g_hash_table_insert(r->map->lines, g_strdup(np), GINT_TO_POINTER(lw_source_map_line(r->map, path)));
+  lw_initial_desc *in = lw_desc_add_initial(r->d, jn, coord);
+  in->has_value = get_num(r, o, "value", np, &in->value);
+  in->has_velocity = get_num(r, o, "velocity", np, &in->velocity);
+}
+
+/* a parameter's "bind": a field path or a list of them (bp: its path) */
+static void read_param_bind(reader *r, JsonNode *b, const char *path, const char *bp, lw_param_desc *p)
+{
+  if (!b) {
+    fail(r, path, "required field 'bind' is missing");
+  } else if (JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING) {
+    p->targets = malloc(sizeof(char *));
+    p->targets[0] = strdup(json_node_get_string(b));
+    p->ntargets = 1;
+  } else if (JSON_NODE_TYPE(b) == JSON_NODE_ARRAY) {
+    JsonArray *ba = json_node_get_array(b);
+    guint n = json_array_get_length(ba);
+    p->targets = calloc(n + 1, sizeof(char *));
+    for (guint i = 0; i < n && !r->failed; i++) {
+      JsonNode *e = json_array_get_element(ba, i);
+      if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING)
+        fail(r, bp, "'bind' must hold field paths (strings)");
+      else
+        p->targets[p->ntargets++] = strdup(json_node_get_string(e));
+    }
+  } else {
+    fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
+  }
+}
+
+static void read_param(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const pk[] = {"name", "bind", "value", NULL};
+  check_keys(r, o, path, pk);
+  JsonNode *b = json_object_get_member(o, "bind");
+  g_autofree char *bp = g_strdup_printf("%s/bind", path);
+  mark(r, o, "bind", bp);
+  if (b && JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING &&
+      g_str_has_suffix(json_node_get_string(b), "/*")) {
+    read_param_array(r, o, path, bp, name, json_node_get_string(b));
+    return;
+  }
+  lw_param_desc *p = lw_desc_add_param(r->d, name, NULL);
+  read_param_bind(r, b, path, bp, p);
+  if (r->failed || get_num(r, o, "value", path, &p->value) || r->failed || p->ntargets == 0)
+    return;
+  /* no value: the parameter takes the field's current value */
+  double *f = lw_desc_field(r->d, p->targets[0]);
+  if (!f)
+    fail(r, bp, "parameter '%s' names '%s', which is not a numeric field of this model", name, p->targets[0]);
+  else
+    p->value = *f;
+}
+
+/* each element of the list root[key] through read_el (named: each has a name) */
+static void read_list(reader *r, JsonObject *root, const char *key, gboolean named,
+                      void (*read_el)(reader *, JsonObject *, const char *, const char *))
+{
+  JsonArray *a = get_arr(r, root, key, "");
+  char *path = NULL;
+  const char *name = NULL;
+  for (guint k = 0; a && k < json_array_get_length(a) && !r->failed; k++) {
+    JsonObject *o = element(r, a, k, key, root, &path, named ? &name : NULL, named);
+    if (o)
+      read_el(r, o, path, named ? name : NULL);
+    g_clear_pointer(&path, g_free);
+  }
+}
+
+/* the format version: 0, or -1 (failed) when missing or not this build's */
+static int read_version(reader *r, JsonObject *root)
+{
+  int version = 0;
+  if (!json_object_has_member(root, "linkwright")) {
+    fail(r, "linkwright", "not a Linkwright model: the top-level field \"linkwright\" (format version) is missing");
+    return -1;
+  }
+  if (!get_int(r, root, "linkwright", "", &version))
+    return -1;
+  mark(r, root, "linkwright", "version");
+  r->d->version = version;
+  if (version != LW_FORMAT_VERSION) {
+    fail(r, "version", "unsupported format version %d (this build reads version %d)", version,
+         LW_FORMAT_VERSION);
+    return -1;
+  }
+  return 0;
+}
+
 static void read_root(reader *r, JsonObject *root)
 {
   static const char *const keys[] = {"linkwright", "name", "description", "planar", "gravity", "solver",
                                      "bodies", "joints", "forces", "drivers", "initial", "outputs",
                                      "parameters", "objectives", "problems", NULL};
   lw_desc *d = r->d;
-  int version = 0;
-  if (!json_object_has_member(root, "linkwright")) {
-    fail(r, "linkwright", "not a Linkwright model: the top-level field \"linkwright\" (format version) is missing");
+  if (read_version(r, root))
     return;
-  }
-  if (!get_int(r, root, "linkwright", "", &version))
-    return;
-  mark(r, root, "linkwright", "version");
-  d->version = version;
-  if (version != LW_FORMAT_VERSION) {
-    fail(r, "version", "unsupported format version %d (this build reads version %d)", version,
-         LW_FORMAT_VERSION);
-    return;
-  }
   check_keys(r, root, "", keys);
-  const char *s = get_str(r, root, "name", "");
-  d->name = dup_or_null(s);
+  d->name = dup_or_null(get_str(r, root, "name", ""));
   d->description = dup_or_null(get_str(r, root, "description", ""));
   get_bool(r, root, "planar", "", &d->planar);
   r->planar = d->planar;
-  int dim = r->planar ? 2 : 3;
   if (json_object_has_member(root, "gravity")) {
     memset(d->gravity, 0, sizeof d->gravity);
-    get_vec(r, root, "gravity", "", d->gravity, dim);
+    get_vec(r, root, "gravity", "", d->gravity, r->planar ? 2 : 3);
   }
   JsonObject *so = get_obj(r, root, "solver", "");
-  if (so) {
-    static const char *const sk[] = {"t_end", "step", "alpha", "tolerance",
-                                     "constraint_tolerance", "max_iterations", "lambda_scale",
-                                     "allow_redundant", NULL};
-    check_keys(r, so, "solver", sk);
-    lw_solver_desc *sv = &d->solver;
-    get_num(r, so, "t_end", "solver", &sv->t_end);
-    get_num(r, so, "step", "solver", &sv->step);
-    get_num(r, so, "alpha", "solver", &sv->alpha);
-    get_num(r, so, "tolerance", "solver", &sv->tolerance);
-    get_num(r, so, "constraint_tolerance", "solver", &sv->constraint_tolerance);
-    get_int(r, so, "max_iterations", "solver", &sv->max_iterations);
-    get_num(r, so, "lambda_scale", "solver", &sv->lambda_scale);
-    get_bool(r, so, "allow_redundant", "solver", &sv->allow_redundant);
-  }
-  JsonArray *a;
-  char *path = NULL;
-  const char *name = NULL;
-  if ((a = get_arr(r, root, "bodies", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "bodies", root, &path, &name, TRUE);
-      if (o)
-        read_body(r, o, path, lw_desc_add_body(d, name));
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "joints", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "joints", root, &path, &name, TRUE);
-      if (o)
-        read_joint(r, o, path, name);
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "forces", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "forces", root, &path, &name, TRUE);
-      if (o)
-        read_force(r, o, path, name);
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "drivers", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "drivers", root, &path, &name, TRUE);
-      if (o) {
-        static const char *const dk[] = {"name", "joint", "coordinate", "function", NULL};
-        check_keys(r, o, path, dk);
-        const char *jn = need_str(r, o, "joint", path);
-        if (jn) {
-          lw_driver_desc *dr = lw_desc_add_driver(d, name, jn, 0);
-          get_int(r, o, "coordinate", path, &dr->coordinate);
-          JsonObject *fo = get_obj(r, o, "function", path);
-          g_autofree char *fp = g_strdup_printf("%s/function", path);
-          if (fo)
-            read_func(r, fo, fp, &dr->func);
-          else if (!r->failed)
-            fail(r, path, "required field 'function' is missing");
-        }
-      }
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "initial", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "initial", root, &path, NULL, FALSE);
-      if (o) {
-        static const char *const ik[] = {"joint", "coordinate", "value", "velocity", NULL};
-        check_keys(r, o, path, ik);
-        const char *jn = need_str(r, o, "joint", path);
-        if (jn) {
-          int coord = 0;
-          get_int(r, o, "coordinate", path, &coord);
-          /* path by joint name, as parameters name it */
-          g_autofree char *np = coord ? g_strdup_printf("initial/%s.%d", jn, coord)
-                                      : g_strdup_printf("initial/%s", jn);
-          g_hash_table_insert(r->map->lines, g_strdup(np),
-                              GINT_TO_POINTER(lw_source_map_line(r->map, path)));
-          lw_initial_desc *in = lw_desc_add_initial(d, jn, coord);
-          in->has_value = get_num(r, o, "value", np, &in->value);
-          in->has_velocity = get_num(r, o, "velocity", np, &in->velocity);
-        }
-      }
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "outputs", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "outputs", root, &path, &name, TRUE);
-      if (o)
-        read_output(r, o, path, name);
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "objectives", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "objectives", root, &path, &name, TRUE);
-      if (o)
-        read_objective(r, o, path, name);
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "parameters", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "parameters", root, &path, &name, TRUE);
-      if (o) {
-        static const char *const pk[] = {"name", "bind", "value", NULL};
-        check_keys(r, o, path, pk);
-        JsonNode *b = json_object_get_member(o, "bind");
-        g_autofree char *bp = g_strdup_printf("%s/bind", path);
-        mark(r, o, "bind", bp);
-        if (b && JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING &&
-            g_str_has_suffix(json_node_get_string(b), "/*")) {
-          read_param_array(r, o, path, bp, name, json_node_get_string(b));
-          g_clear_pointer(&path, g_free);
-          continue;
-        }
-        lw_param_desc *p = lw_desc_add_param(d, name, NULL);
-        if (!b) {
-          fail(r, path, "required field 'bind' is missing");
-        } else if (JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING) {
-          p->targets = malloc(sizeof(char *));
-          p->targets[0] = strdup(json_node_get_string(b));
-          p->ntargets = 1;
-        } else if (JSON_NODE_TYPE(b) == JSON_NODE_ARRAY) {
-          JsonArray *ba = json_node_get_array(b);
-          guint n = json_array_get_length(ba);
-          p->targets = calloc(n + 1, sizeof(char *));
-          for (guint i = 0; i < n && !r->failed; i++) {
-            JsonNode *e = json_array_get_element(ba, i);
-            if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING)
-              fail(r, bp, "'bind' must hold field paths (strings)");
-            else
-              p->targets[p->ntargets++] = strdup(json_node_get_string(e));
-          }
-        } else {
-          fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
-        }
-        if (!r->failed) {
-          if (!get_num(r, o, "value", path, &p->value) && !r->failed && p->ntargets > 0) {
-            /* no value: the parameter takes the field's current value */
-            double *f = lw_desc_field(d, p->targets[0]);
-            if (!f)
-              fail(r, bp, "parameter '%s' names '%s', which is not a numeric field of this model",
-                   name, p->targets[0]);
-            else
-              p->value = *f;
-          }
-        }
-      }
-      g_clear_pointer(&path, g_free);
-    }
-  if ((a = get_arr(r, root, "problems", "")))
-    for (guint k = 0; k < json_array_get_length(a) && !r->failed; k++) {
-      JsonObject *o = element(r, a, k, "problems", root, &path, &name, TRUE);
-      if (o)
-        read_problem(r, o, path, name);
-      g_clear_pointer(&path, g_free);
-    }
+  if (so)
+    read_solver(r, so);
+  read_list(r, root, "bodies", TRUE, read_body_element);
+  read_list(r, root, "joints", TRUE, read_joint);
+  read_list(r, root, "forces", TRUE, read_force);
+  read_list(r, root, "drivers", TRUE, read_driver);
+  read_list(r, root, "initial", FALSE, read_initial);
+  read_list(r, root, "outputs", TRUE, read_output);
+  read_list(r, root, "objectives", TRUE, read_objective);
+  read_list(r, root, "parameters", TRUE, read_param);
+  read_list(r, root, "problems", TRUE, read_problem);
 }
 
 /* "bind" "PREFIX/" followed by "*": one parameter NAME[k] for every component k of the

@@ -15,7 +15,7 @@
 #define LW_DRAG_THRESHOLD 3.0 /* pixels before a press becomes a pan */
 
 struct _LwPlotView {
-  GtkWidget parent_instance;
+  GtkDrawingArea parent_instance;
   LwPlot *plot;
   char *a11y_text; /* label and description last given to assistive technologies */
   gboolean pointer_in;
@@ -26,7 +26,7 @@ struct _LwPlotView {
   gboolean ctrl_wheel_only;                      /* the plain wheel is left to the parent */
 };
 
-G_DEFINE_FINAL_TYPE(LwPlotView, lw_plot_view, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE(LwPlotView, lw_plot_view, GTK_TYPE_DRAWING_AREA)
 
 enum { SIGNAL_VIEW_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];

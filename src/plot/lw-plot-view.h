@@ -18,7 +18,8 @@
 G_BEGIN_DECLS
 
 #define LW_TYPE_PLOT_VIEW (lw_plot_view_get_type())
-G_DECLARE_FINAL_TYPE(LwPlotView, lw_plot_view, LW, PLOT_VIEW, GtkWidget)
+/* a drawing area whose content is lw_plot_draw() of its plot */
+G_DECLARE_FINAL_TYPE(LwPlotView, lw_plot_view, LW, PLOT_VIEW, GtkDrawingArea)
 
 GtkWidget *lw_plot_view_new(void);
 /* The plot shown, owned by the view for its whole life: change it freely

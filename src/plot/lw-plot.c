@@ -84,6 +84,10 @@ struct _LwPlot {
   int hover_series;          /* -1: none */
   gboolean exporting;        /* drawing a file: quality over speed */
   double hover_x, hover_y;
+  /* a bar chart: nbars > 0 */
+  guint nbars;
+  char **bar_names;
+  double *bar_values;
 };
 
 /* ---- series ------------------------------------------------------------ */
@@ -131,6 +135,8 @@ void lw_plot_free(LwPlot *plot)
   g_free(plot->x_label);
   g_free(plot->y_label);
   g_ptr_array_unref(plot->series);
+  g_strfreev(plot->bar_names);
+  g_free(plot->bar_values);
   g_free(plot);
 }
 
@@ -347,11 +353,87 @@ const double *lw_plot_series_get_y(const LwPlot *plot, guint series)
   return s->y;
 }
 
+/* ---- bar chart --------------------------------------------------------- */
+void lw_plot_set_bars(LwPlot *plot, const char *const *names, const double *values, guint n)
+{
+  g_return_if_fail(plot != NULL);
+  g_return_if_fail(n == 0 || (names != NULL && values != NULL));
+  g_clear_pointer(&plot->bar_names, g_strfreev);
+  g_clear_pointer(&plot->bar_values, g_free);
+  plot->nbars = n;
+  plot->hover_series = -1;
+  if (n == 0)
+    return;
+  plot->bar_names = g_new0(char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    plot->bar_names[i] = g_strdup(names[i] ? names[i] : "");
+  plot->bar_values = g_memdup2(values, n * sizeof(double));
+}
+
+guint lw_plot_get_n_bars(const LwPlot *plot)
+{
+  g_return_val_if_fail(plot != NULL, 0);
+  return plot->nbars;
+}
+
+const char *lw_plot_get_bar_name(const LwPlot *plot, guint bar)
+{
+  g_return_val_if_fail(plot != NULL && bar < plot->nbars, NULL);
+  return plot->bar_names[bar];
+}
+
+/* the largest finite magnitude of the bars */
+static double lw_bars_scale(const LwPlot *plot)
+{
+  double m = 0;
+  for (guint i = 0; i < plot->nbars; i++)
+    if (isfinite(plot->bar_values[i]))
+      m = fmax(m, fabs(plot->bar_values[i]));
+  return m;
+}
+
+/* v, or 0 when it is round-off beside scale (the same 1e-12 as a range's) */
+static double lw_bar_clean(double v, double scale)
+{
+  return fabs(v) <= 1e-12 * scale ? 0 : v;
+}
+
+double lw_plot_get_bar_value(const LwPlot *plot, guint bar)
+{
+  g_return_val_if_fail(plot != NULL && bar < plot->nbars, NAN);
+  return lw_bar_clean(plot->bar_values[bar], lw_bars_scale(plot));
+}
+
+/* the y of bar i: the first at the top */
+static double lw_bar_y(const LwPlot *plot, guint i)
+{
+  return (double)(plot->nbars - 1 - i);
+}
+
 /* ---- view -------------------------------------------------------------- */
 /* Widen [lo, hi] by frac of its span on each side.  A flat range, or one
  * whose span is round-off (below 1e-12 of max(|value|, floor): 0 to 1e-17
  * is no motion for a quantity of unit scale), becomes +-10 % of
  * max(|value|, floor) around its middle (+-1 around zero with no floor). */
+static void lw_pad_range(double *lo, double *hi, double frac, double floor);
+
+/* bars: x from 0 to every value, y half a bar beyond the first and last */
+static void lw_bars_auto_view(const LwPlot *plot, double *v)
+{
+  double scale = lw_bars_scale(plot);
+  v[0] = v[1] = 0;
+  for (guint i = 0; i < plot->nbars; i++) {
+    double b = lw_bar_clean(plot->bar_values[i], scale);
+    if (isfinite(b)) {
+      v[0] = fmin(v[0], b);
+      v[1] = fmax(v[1], b);
+    }
+  }
+  lw_pad_range(&v[0], &v[1], 0.05, plot->floor);
+  v[2] = -0.5;
+  v[3] = plot->nbars - 0.5;
+}
+
 static void lw_pad_range(double *lo, double *hi, double frac, double floor)
 {
   double span = *hi - *lo, mag = fmax(fabs(*lo), fabs(*hi));
@@ -391,6 +473,11 @@ void lw_plot_get_auto_view(const LwPlot *plot, double *x0, double *x1, double *y
    * must never touch the frame */
   lw_pad_range(&xmin, &xmax, 0.02, plot->floor);
   lw_pad_range(&ymin, &ymax, 0.05, plot->floor);
+  if (plot->nbars) {
+    double v[4];
+    lw_bars_auto_view(plot, v);
+    xmin = v[0], xmax = v[1], ymin = v[2], ymax = v[3];
+  }
   if (x0)
     *x0 = xmin;
   if (x1)
@@ -681,6 +768,32 @@ static double lw_max_label_width(cairo_t *cr, const double *t, guint n, double s
   return w;
 }
 
+/* the widest bar name, at most max_w */
+static double lw_bar_names_width(const LwPlot *plot, cairo_t *cr, double max_w)
+{
+  double w = 0;
+  for (guint i = 0; i < plot->nbars; i++)
+    w = fmax(w, lw_text_width(cr, plot->bar_names[i]));
+  return fmin(w, max_w);
+}
+
+/* a bar's value as printed */
+static char *lw_bar_label(const LwPlot *plot, guint i, double scale)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.5g", lw_bar_clean(plot->bar_values[i], scale)));
+}
+
+static double lw_bar_values_width(const LwPlot *plot, cairo_t *cr)
+{
+  double w = 0, scale = lw_bars_scale(plot);
+  for (guint i = 0; i < plot->nbars; i++) {
+    g_autofree char *s = lw_bar_label(plot, i, scale);
+    w = fmax(w, lw_text_width(cr, s));
+  }
+  return w;
+}
+
 /* Margins from the text they hold, then ticks that fit the space between:
  * y ticks first (their count depends only on the height), then the left
  * margin from their labels, then x ticks as dense as their labels allow. */
@@ -710,9 +823,11 @@ static void lw_plot_compute_frame(LwPlot *plot, cairo_t *cr, double width, doubl
   l->ay = round(top);
   l->ah = fmax(floor(height - bottom - l->ay), 1);
 
+  /* bars: their names instead of y ticks, their values in a right column */
   guint ny = (guint)CLAMP(l->ah / 32, 2, 12);
-  f->nyt = lw_plot_nice_ticks(l->y0, l->y1, ny, f->yt, LW_PLOT_MAX_TICKS, &f->ystep);
-  double ylw = lw_max_label_width(cr, f->yt, f->nyt, f->ystep);
+  if (!plot->nbars)
+    f->nyt = lw_plot_nice_ticks(l->y0, l->y1, ny, f->yt, LW_PLOT_MAX_TICKS, &f->ystep);
+  double ylw = plot->nbars ? lw_bar_names_width(plot, cr, 0.4 * width) : lw_max_label_width(cr, f->yt, f->nyt, f->ystep);
   double left = LW_PLOT_PAD + (plot->y_label ? label_fe.ascent + label_fe.descent + 6 : 0) + ylw +
                 LW_PLOT_TICK_LEN + 3;
 
@@ -720,6 +835,8 @@ static void lw_plot_compute_frame(LwPlot *plot, cairo_t *cr, double width, doubl
    * typical label's width */
   g_autofree char *xl = lw_plot_format_tick(l->x1, (l->x1 - l->x0) / 5);
   double right = fmax(LW_PLOT_PAD, 0.5 * lw_text_width(cr, xl) + 2);
+  if (plot->nbars)
+    right = fmax(right, LW_PLOT_PAD + lw_bar_values_width(plot, cr) + 6);
   l->ax = round(left);
   l->aw = fmax(floor(width - right - l->ax), 1);
 
@@ -730,7 +847,8 @@ static void lw_plot_compute_frame(LwPlot *plot, cairo_t *cr, double width, doubl
     lw_plot_base_view(plot, v);
     lw_equalize(v, l->aw, l->ah);
     l->x0 = v[0], l->x1 = v[1], l->y0 = v[2], l->y1 = v[3];
-    f->nyt = lw_plot_nice_ticks(l->y0, l->y1, ny, f->yt, LW_PLOT_MAX_TICKS, &f->ystep);
+    if (!plot->nbars)
+      f->nyt = lw_plot_nice_ticks(l->y0, l->y1, ny, f->yt, LW_PLOT_MAX_TICKS, &f->ystep);
   }
 
   guint nx = (guint)CLAMP(l->aw / 60, 2, 12);
@@ -1149,6 +1267,74 @@ static void lw_draw_axes(LwPlot *plot, cairo_t *cr, const LwFrame *f)
   }
 }
 
+/* s, shortened in the middle with an ellipsis until it is at most max_w wide */
+static char *lw_fit_text(cairo_t *cr, const char *s, double max_w)
+{
+  if (lw_text_width(cr, s) <= max_w)
+    return g_strdup(s);
+  glong n = g_utf8_strlen(s, -1);
+  for (glong keep = n - 1; keep > 1; keep--) {
+    const char *head_end = g_utf8_offset_to_pointer(s, (keep + 1) / 2);
+    const char *tail = g_utf8_offset_to_pointer(s, n - keep / 2);
+    g_autofree char *head = g_strndup(s, (gsize)(head_end - s));
+    char *t = g_strconcat(head, "…", tail, NULL);
+    if (lw_text_width(cr, t) <= max_w)
+      return t;
+    g_free(t);
+  }
+  return g_strdup("…");
+}
+
+/* the bars' names on the left and values on the right, every row that has
+ * room for its text (a stride when the rows are closer than a line) */
+static void lw_draw_bar_labels(const LwPlot *plot, cairo_t *cr, const LwLayout *l)
+{
+  lw_set_font(cr, LW_PLOT_TICK_FONT_SIZE, FALSE);
+  cairo_font_extents_t fe;
+  cairo_font_extents(cr, &fe);
+  double row = l->ah / (l->y1 - l->y0), line = fe.ascent + fe.descent + 2;
+  guint stride = row >= line ? 1 : (guint)ceil(line / row);
+  double scale = lw_bars_scale(plot), name_w = l->ax - LW_PLOT_TICK_LEN - 3 - LW_PLOT_PAD;
+  if (plot->y_label)
+    name_w -= fe.ascent + fe.descent + 6;
+  lw_source(cr, &plot->fg, 1);
+  for (guint i = 0; i < plot->nbars; i += stride) {
+    double y = lw_bar_y(plot, i);
+    if (y < l->y0 || y > l->y1)
+      continue;
+    double py = lw_map_y(l, y);
+    g_autofree char *name = lw_fit_text(cr, plot->bar_names[i], name_w);
+    lw_show_text(cr, l->ax - LW_PLOT_TICK_LEN - 3, py, name, 1, 0.5);
+    g_autofree char *value = lw_bar_label(plot, i, scale);
+    lw_show_text(cr, l->ax + l->aw + 6, py, value, 0, 0.5);
+  }
+}
+
+/* the bars from 0 (positive in the palette's first color, negative in its
+ * second) and the zero line, inside the clip of the data area */
+static void lw_draw_bars(const LwPlot *plot, cairo_t *cr, const LwLayout *l)
+{
+  double scale = lw_bars_scale(plot), px0 = lw_map_x(l, 0);
+  double far_lo = l->ax - LW_PLOT_FAR, far_hi = l->ax + l->aw + LW_PLOT_FAR;
+  for (guint i = 0; i < plot->nbars; i++) {
+    double v = lw_bar_clean(plot->bar_values[i], scale), y = lw_bar_y(plot, i);
+    if (!isfinite(v) || y + 0.5 < l->y0 || y - 0.5 > l->y1)
+      continue;
+    double a = CLAMP(px0, far_lo, far_hi), b = CLAMP(lw_map_x(l, v), far_lo, far_hi);
+    double top = lw_map_y(l, y + 0.35), bottom = lw_map_y(l, y - 0.35);
+    lw_source(cr, &lw_plot_palette[v >= 0 ? 0 : 1], 1);
+    cairo_rectangle(cr, fmin(a, b), top, fabs(b - a), bottom - top);
+    cairo_fill(cr);
+  }
+  if (0 >= l->x0 && 0 <= l->x1) {
+    lw_source(cr, &plot->fg, 0.8);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, lw_crisp(px0), l->ay);
+    cairo_line_to(cr, lw_crisp(px0), l->ay + l->ah);
+    cairo_stroke(cr);
+  }
+}
+
 static void lw_draw_box(cairo_t *cr, const LwPlot *plot, double x, double y, double w, double h)
 {
   cairo_rectangle(cr, x, y, w, h);
@@ -1277,6 +1463,8 @@ void lw_plot_draw(LwPlot *plot, cairo_t *cr, double width, double height)
     cairo_fill(cr);
   }
   lw_draw_axes(plot, cr, &f);
+  if (plot->nbars)
+    lw_draw_bar_labels(plot, cr, l);
 
   cairo_save(cr);
   cairo_rectangle(cr, l->ax, l->ay, l->aw, l->ah);
@@ -1284,8 +1472,10 @@ void lw_plot_draw(LwPlot *plot, cairo_t *cr, double width, double height)
   cairo_set_line_width(cr, LW_PLOT_LINE_WIDTH);
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+  if (plot->nbars)
+    lw_draw_bars(plot, cr, l);
   GArray *bars = g_array_new(FALSE, FALSE, sizeof(LwBar));
-  for (guint i = 0; i < plot->series->len; i++)
+  for (guint i = 0; i < plot->series->len && !plot->nbars; i++)
     lw_draw_series(cr, g_ptr_array_index(plot->series, i), l, bars, !plot->exporting);
   g_array_unref(bars);
   lw_draw_cursor(plot, cr, l);
@@ -1296,7 +1486,7 @@ void lw_plot_draw(LwPlot *plot, cairo_t *cr, double width, double height)
   cairo_rectangle(cr, l->ax + 0.5, l->ay + 0.5, l->aw - 1, l->ah - 1);
   cairo_stroke(cr);
 
-  if (plot->legend)
+  if (plot->legend && !plot->nbars)
     lw_draw_legend(plot, cr, l);
   lw_draw_hover(plot, cr, l);
   cairo_restore(cr);
@@ -1307,6 +1497,8 @@ gboolean lw_plot_nearest(const LwPlot *plot, double px, double py, double max_di
                          double *y)
 {
   g_return_val_if_fail(plot != NULL, FALSE);
+  if (plot->nbars)
+    return FALSE; /* the series are not drawn; a bar prints its value */
   const LwLayout *l = &plot->layout;
   if (!l->valid || !(max_dist_px >= 0))
     return FALSE;
@@ -1482,6 +1674,20 @@ static void lw_csv_number(GString *out, double v)
   g_string_append(out, g_ascii_dtostr(buf, sizeof buf, v));
 }
 
+static void lw_bars_csv(const LwPlot *plot, GString *out)
+{
+  lw_csv_field(out, "name");
+  g_string_append_c(out, ',');
+  lw_csv_field(out, plot->x_label ? plot->x_label : "value");
+  g_string_append_c(out, '\n');
+  for (guint i = 0; i < plot->nbars; i++) {
+    lw_csv_field(out, plot->bar_names[i]);
+    g_string_append_c(out, ',');
+    lw_csv_number(out, lw_plot_get_bar_value(plot, i));
+    g_string_append_c(out, '\n');
+  }
+}
+
 static gboolean lw_plot_shares_x(const LwPlot *plot)
 {
   for (guint k = 1; k < plot->series->len; k++) {
@@ -1498,6 +1704,10 @@ gboolean lw_plot_export_csv(LwPlot *plot, const char *filename, GError **error)
   g_return_val_if_fail(filename != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
   g_autoptr(GString) out = g_string_new(NULL);
+  if (plot->nbars) {
+    lw_bars_csv(plot, out);
+    return lw_write_file(filename, out->str, out->len, error);
+  }
   guint ns = plot->series->len;
   gboolean shared = lw_plot_shares_x(plot);
 

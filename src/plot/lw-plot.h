@@ -1,8 +1,12 @@
-/* lw-plot.h: x-y line plots drawn with cairo, for the screen and for export.
+/* lw-plot.h: x-y line plots and bar charts drawn with cairo, for the screen
+ * and for export.
  *
  * An LwPlot is a chart of series (name, color, x and y data) over two axes.
  * It knows nothing of GTK: the same lw_plot_draw() paints the widget
  * (lw-plot-view.h) and the PNG, SVG and PDF files of lw_plot_export().
+ *
+ * A plot can instead be a bar chart (lw_plot_set_bars()): named values as
+ * horizontal bars, with the same view, zoom, export and round-off rules.
  *
  * Series are addressed by index, 0 .. lw_plot_get_n_series() - 1; removing
  * a series shifts the indices of the later ones down by one.
@@ -74,6 +78,20 @@ void lw_plot_clear_data(LwPlot *plot);
 gsize lw_plot_series_get_n_points(const LwPlot *plot, guint series);
 const double *lw_plot_series_get_x(const LwPlot *plot, guint series);
 const double *lw_plot_series_get_y(const LwPlot *plot, guint series);
+
+/* ---- bar chart ---- */
+/* Make the plot a chart of horizontal bars, one per name, top down: bar i
+ * runs from 0 to values[i] along x, its name labels it on the left and its
+ * value is printed in a column on the right.  A value that is round-off
+ * beside the largest bar (|v| <= 1e-12 of it) is drawn and printed as 0.
+ * The view, zoom, pan and export work as for lines (y is the bar index,
+ * the first bar at n - 1); the series are not drawn.  n == 0 turns the
+ * plot back into an x-y plot. */
+void lw_plot_set_bars(LwPlot *plot, const char *const *names, const double *values, guint n);
+guint lw_plot_get_n_bars(const LwPlot *plot);
+const char *lw_plot_get_bar_name(const LwPlot *plot, guint bar);
+/* The value as drawn and printed (round-off as 0). */
+double lw_plot_get_bar_value(const LwPlot *plot, guint bar);
 
 /* ---- view ---- */
 /* The range drawn next: the manual view, or the autoscaled one. */
@@ -156,6 +174,8 @@ gboolean lw_plot_export(LwPlot *plot, const char *filename, double width, double
  * Numbers are written by g_ascii_dtostr (shortest round-trip form, '.' in
  * every locale, "nan"/"inf" as such); names with ',', '"' or line breaks are
  * quoted. */
+/* A bar chart is written as a name and a value column (the values as
+ * drawn), headed "name" and the x label (or "value"). */
 gboolean lw_plot_export_csv(LwPlot *plot, const char *filename, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LwPlot, lw_plot_free)

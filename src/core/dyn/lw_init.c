@@ -6,6 +6,7 @@
 #include "kind/lw_kind.h"
 
 #include <SuiteSparseQR_C.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,26 +155,55 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
   return status;
 }
 
-int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
+/* the state before initialization: the initial guess at rest, t = 0 */
+static void initial_guess(const lw_model *m, lw_data *d)
 {
-  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
-  double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
-  double *gc = calloc(((size_t)m->ninit + 1) * w, sizeof(double));
-  double *qtry = calloc((size_t)nq, sizeof(double));
-  int status = LW_OK;
-  char where[200];
-  memcpy(d->q, m->q0, sizeof(double) * (size_t)nq);
-  memset(d->qd, 0, sizeof(double) * (size_t)nq);
-  memset(d->qdd, 0, sizeof(double) * (size_t)nq);
-  memset(d->lambda, 0, sizeof(double) * (size_t)nc);
+  memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+  memset(d->qd, 0, sizeof(double) * (size_t)m->nq);
+  memset(d->qdd, 0, sizeof(double) * (size_t)m->nq);
+  memset(d->lambda, 0, sizeof(double) * (size_t)m->nc);
   d->t = 0;
   d->t0 = 0;
   d->nstep = 0;
   lw_fb_reset(m, d);
   for (int i = 0; i < m->ncoords; i++)
     d->coord_prev[i] = lw_coord_eval(m, &m->coords[i], d->q, NULL);
+}
 
-  /* 1. position: Gauss-Newton with a small Levenberg term and backtracking */
+/* the assembly failed after it iterations: name the worst equation */
+static void assembly_error(const lw_model *m, const lw_data *d, const double *rc, int it, lw_error *err)
+{
+  char where[200];
+  int wr = -1, wi = -1;
+  double s = -1;
+  for (int r = 0; r < m->nc; r++)
+    if (fabs(d->phi[r]) > s) {
+      s = fabs(d->phi[r]);
+      wr = r;
+    }
+  for (int i = 0; i < m->ninit; i++)
+    if (fabs(rc[i]) > s) {
+      s = fabs(rc[i]);
+      wi = i;
+    }
+  if (wi >= 0)
+    snprintf(where, sizeof where, "initial/%s", m->desc->initial[wi].joint);
+  else if (wr >= 0)
+    lw_row_owner_path(m, &m->rows[wr], where, sizeof where);
+  else
+    where[0] = 0;
+  lw_set_error(err, LW_ERR_MODEL, where, NAN,
+               "the model cannot be assembled: after %d iterations the constraints are still "
+               "violated by %.3g (largest at %s); check the joint locations, the initial "
+               "values and whether the constraints conflict",
+               it, s, where);
+}
+
+/* 1. position: Gauss-Newton with a small Levenberg term and backtracking
+ * (rc, gc: the held coordinates' residuals and gradients; qtry: nq) */
+static int assemble(const lw_model *m, lw_data *d, double *rc, double *gc, double *qtry, lw_error *err)
+{
+  int nq = m->nq;
   double res = position_residual(m, d, d->q, rc, gc);
   int it;
   for (it = 0; it < 200 && res > 1e-13; it++) {
@@ -181,8 +211,7 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
     normal_matrix(m, d, mu, 0, gc);
     if (lw_spd_factor(&d->solver, m, d->vals)) {
       lw_set_error(err, LW_ERR_MODEL, "", NAN, "assembly: singular normal equations");
-      status = LW_ERR_MODEL;
-      goto done;
+      return -1;
     }
     memset(d->dq, 0, sizeof(double) * (size_t)nq);
     lw_jact_mul(m, d, d->phi, d->dq);
@@ -206,45 +235,17 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
   }
   res = position_residual(m, d, d->q, rc, gc);
   if (!(res <= 1e-10)) {
-    /* name the worst equation */
-    int wr = -1, wi = -1;
-    double s = -1;
-    for (int r = 0; r < nc; r++)
-      if (fabs(d->phi[r]) > s) {
-        s = fabs(d->phi[r]);
-        wr = r;
-      }
-    for (int i = 0; i < m->ninit; i++)
-      if (fabs(rc[i]) > s) {
-        s = fabs(rc[i]);
-        wi = i;
-      }
-    if (wi >= 0)
-      snprintf(where, sizeof where, "initial/%s", m->desc->initial[wi].joint);
-    else if (wr >= 0)
-      lw_row_owner_path(m, &m->rows[wr], where, sizeof where);
-    else
-      where[0] = 0;
-    lw_set_error(err, LW_ERR_MODEL, where, NAN,
-                 "the model cannot be assembled: after %d iterations the constraints are still "
-                 "violated by %.3g (largest at %s); check the joint locations, the initial "
-                 "values and whether the constraints conflict",
-                 it, s, where);
-    status = LW_ERR_MODEL;
-    goto done;
+    assembly_error(m, d, rc, it, err);
+    return -1;
   }
-  /* 2. rank: degrees of freedom and redundant equations */
-  if (rank_check(m, d, err)) {
-    status = LW_ERR_MODEL;
-    goto done;
-  }
-  /* angles continue from the values the user gave, or from the guess */
-  for (int i = 0; i < m->ninit; i++)
-    if (m->init_has_value[i])
-      d->coord_prev[m->init_coord[i]] = m->init_value[i];
-  lw_coords_update(m, d);
-  /* 3. velocity: J qd = -Phi_t, held coordinates at their velocities (0 if
-   * not given), the rest of minimal kinetic energy; two refinements */
+  return 0;
+}
+
+/* 3. velocity: J qd = -Phi_t, held coordinates at their velocities (0 if
+ * not given), the rest of minimal kinetic energy; two refinements */
+static int solve_velocity(const lw_model *m, lw_data *d, double *rc, double *gc, lw_error *err)
+{
+  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
   lw_rows_eval(m, d, d->q, 0.0, 1);
   lw_rows_time(m, d, d->q, d->qd, 0.0);
   for (int i = 0; i < m->ninit; i++) {
@@ -254,8 +255,7 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
   normal_matrix(m, d, 1e-10, 1, gc);
   if (lw_spd_factor(&d->solver, m, d->vals)) {
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "velocity problem: singular matrix");
-    status = LW_ERR_MODEL;
-    goto done;
+    return -1;
   }
   for (int pass = 0; pass < 3; pass++) {
     /* residual b - A qd */
@@ -274,43 +274,95 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
     for (int i = 0; i < nq; i++)
       d->qd[i] += d->dq[i];
   }
-  /* 4. accelerations and multipliers: augmented Lagrangian index-1 solve
-   * (M + alpha J^T J) qdd = Q - J^T (lambda + alpha gamma), lambda += alpha (J qdd + gamma) */
-  {
-    /* a penalty of the scale of the Newton matrix keeps this matrix well
-     * conditioned; the iteration makes the result exact */
-    double hs = m->desc->solver.step;
-    double alpha = fmax(0.25 * hs * hs * m->desc->solver.alpha, 1e2 * m->mass_scale);
-    memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
-    for (int r = 0; r < nc; r++) {
-      const lw_row *row = &m->rows[r];
-      lw_mat_add_outer(m, d->vals, alpha, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
-    }
-    if (lw_spd_factor(&d->solver, m, d->vals)) {
-      lw_set_error(err, LW_ERR_MODEL, "", NAN, "acceleration problem: singular matrix");
-      status = LW_ERR_MODEL;
-      goto done;
-    }
-    lw_rows_time(m, d, d->q, d->qd, 0.0);
-    memset(d->Q, 0, sizeof(double) * (size_t)nq);
-    lw_forces_eval(m, d, d->q, d->qd, 0.0, d->Q, NULL, 0, 0);
-    for (int k = 0; k < 200; k++) {
-      memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
-      for (int r = 0; r < nc; r++)
-        d->tmp[r] = -(d->lambda[r] + alpha * d->gam[r]);
-      lw_jact_mul(m, d, d->tmp, d->qdd);
-      lw_spd_solve(&d->solver, d->qdd);
-      lw_jac_mul(m, d, d->qdd, d->tmp);
-      double e = 0;
-      for (int r = 0; r < nc; r++) {
-        double v = d->tmp[r] + d->gam[r];
-        d->lambda[r] += alpha * v;
-        e = fmax(e, fabs(v));
-      }
-      if (e < 1e-12)
-        break;
-    }
+  return 0;
+}
+
+/* 4. accelerations and multipliers: augmented Lagrangian index-1 solve
+ * (M + alpha J^T J) qdd = Q - J^T (lambda + alpha gamma), lambda += alpha (J qdd + gamma) */
+static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
+  /* a penalty of the scale of the Newton matrix keeps this matrix well
+   * conditioned; the iteration makes the result exact */
+  double hs = m->desc->solver.step;
+  double alpha = fmax(0.25 * hs * hs * m->desc->solver.alpha, 1e2 * m->mass_scale);
+  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    lw_mat_add_outer(m, d->vals, alpha, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
   }
+  if (lw_spd_factor(&d->solver, m, d->vals)) {
+    lw_set_error(err, LW_ERR_MODEL, "", NAN, "acceleration problem: singular matrix");
+    return -1;
+  }
+  lw_rows_time(m, d, d->q, d->qd, 0.0);
+  memset(d->Q, 0, sizeof(double) * (size_t)nq);
+  lw_forces_eval(m, d, d->q, d->qd, 0.0, d->Q, NULL, 0, 0);
+  for (int k = 0; k < 200; k++) {
+    memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
+    for (int r = 0; r < nc; r++)
+      d->tmp[r] = -(d->lambda[r] + alpha * d->gam[r]);
+    lw_jact_mul(m, d, d->tmp, d->qdd);
+    lw_spd_solve(&d->solver, d->qdd);
+    lw_jac_mul(m, d, d->qdd, d->tmp);
+    double e = 0;
+    for (int r = 0; r < nc; r++) {
+      double v = d->tmp[r] + d->gam[r];
+      d->lambda[r] += alpha * v;
+      e = fmax(e, fabs(v));
+    }
+    if (e < 1e-12)
+      break;
+  }
+  return 0;
+}
+
+/* A penalty so large that the round-off of the constraints alone, about
+ * DBL_EPSILON times the coordinates' size, gives constraint forces alpha Phi
+ * above 1 % of the model's forces would put noise of that size into every
+ * step's multipliers: refused, with the largest penalty that is not. */
+static int check_penalty(const lw_model *m, lw_data *d, lw_error *err)
+{
+  double alpha = m->desc->solver.alpha, qs = 0, f = 0;
+  for (int i = 0; i < m->nq; i++)
+    qs = fmax(qs, fabs(d->q[i]));
+  memset(d->dq, 0, sizeof(double) * (size_t)m->nq);
+  lw_jact_mul(m, d, d->lambda, d->dq);
+  lw_mass_mul(m, d->qdd, d->r);
+  for (int i = 0; i < m->nq; i++)
+    f = fmax(f, fmax(fabs(d->Q[i]), fmax(fabs(d->dq[i]), fabs(d->r[i]))));
+  double noise = alpha * DBL_EPSILON * (1.0 + qs);
+  if (!(f > 0.0) || noise <= 1e-2 * f)
+    return 0;
+  lw_set_error(err, LW_ERR_MODEL, "solver/alpha", NAN,
+               "the penalty alpha = %.3g is too large for this model: the round-off of its constraints "
+               "alone (about %.2g m) gives generalized constraint forces of %.2g against forces of %.2g "
+               "at the start, and every step would carry that error; use alpha of %.2g or less (the "
+               "default is 1e9)",
+               alpha, DBL_EPSILON * (1.0 + qs), noise, f, 1e-2 * f / (DBL_EPSILON * (1.0 + qs)));
+  return -1;
+}
+
+int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
+{
+  double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
+  double *gc = calloc(((size_t)m->ninit + 1) * 2 * m->nqb, sizeof(double));
+  double *qtry = calloc((size_t)m->nq, sizeof(double));
+  int status = LW_OK;
+  initial_guess(m, d);
+  /* 1. position, 2. rank: degrees of freedom and redundant equations */
+  if (assemble(m, d, rc, gc, qtry, err) || rank_check(m, d, err)) {
+    status = LW_ERR_MODEL;
+    goto done;
+  }
+  /* angles continue from the values the user gave, or from the guess */
+  for (int i = 0; i < m->ninit; i++)
+    if (m->init_has_value[i])
+      d->coord_prev[m->init_coord[i]] = m->init_value[i];
+  lw_coords_update(m, d);
+  /* 3. velocity, 4. accelerations and multipliers */
+  if (solve_velocity(m, d, rc, gc, err) || solve_acceleration(m, d, err) || check_penalty(m, d, err))
+    status = LW_ERR_MODEL;
 done:
   free(rc);
   free(gc);

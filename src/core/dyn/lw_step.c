@@ -306,17 +306,25 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     d->lambda[r] *= s->lambda_scale;
   lw_rows_eval(m, d, d->q, t1, 1);
 
-  int it, converged = 0;
-  double dqn = INFINITY, dqprev = INFINITY, phimax = INFINITY, moved = 0, qmax = 0;
-  for (it = 1; it <= s->max_iterations; it++) {
+  int it, converged = 0, raise = 0, budget = s->max_iterations, wr_raise = -1;
+  double dq_raise = 0, phi_raise = 0; /* where the penalty was first raised */
+  double dqn = INFINITY, dqprev = INFINITY, phimax = INFINITY, phiprev = INFINITY, moved = 0, qmax = 0;
+  double alpha_fact = alpha;
+  /* the penalty may rise within a hard step up to alpha h^2/4 = 1e8 times
+   * the largest mass entry (the Newton matrix then stays conditioned
+   * below about 1e8 relative to its mass part) */
+  double alpha_max = fmax(alpha, 1e8 * m->mass_scale / hh4);
+  for (it = 1; it <= budget; it++) {
     /* residual h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q) */
     memset(d->Q, 0, sizeof(double) * (size_t)nq);
     /* tangent M + h/2 C + h^2/4 (K + alpha J^T J): factorized at the
      * predictor, then reused (modified Newton) while the iterate stays
      * within 1e-7 (relative) of where it was factorized and the increments
      * shrink fast; otherwise refactorized (full Newton: hard steps) */
-    int refactor = it == 1 || dqn > 0.25 * dqprev || moved > 1e-7 * (1.0 + qmax);
+    int refactor = it == 1 || raise || dqn > 0.25 * dqprev || moved > 1e-7 * (1.0 + qmax);
+    raise = 0;
     if (refactor) {
+      alpha_fact = alpha;
       moved = 0;
       memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
     }
@@ -346,6 +354,8 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       d->dq[i] = -hh4 * d->r[i];
     if (refactor) {
       if (lw_spd_factor(&d->solver, m, d->vals)) {
+        if (alpha > s->alpha)
+          break; /* a raised penalty lost the matrix to round-off: not converged */
         lw_set_error(err, LW_ERR_SOLVER, "", t1,
                      "the Newton matrix is not positive definite at t = %.6g s", t1);
         goto fail;
@@ -365,6 +375,7 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     dqprev = it == 1 ? INFINITY : dqn;
     dqn = max_abs(d->dq, nq);
     moved += dqn;
+    phiprev = phimax;
     phimax = max_abs(d->phi, nc);
     if (!(dqn == dqn) || !(phimax == phimax) || isinf(phimax))
       break;
@@ -375,22 +386,56 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
       converged = 1;
       break;
     }
+    /* Slow convergence: near a singular position (the constraint
+     * Jacobian J losing rank) the multiplier update lambda += alpha Phi
+     * converges at a rate of about 1 / (1 + alpha h^2/4 s^2 / m) for J's
+     * smallest singular value s, and so does the constraint violation when
+     * alpha h^2/4 is small next to the masses (small steps).  A larger
+     * penalty restores the rate; it is raised tenfold while the increments
+     * or the violation shrink by less than half an iteration, and the
+     * iterations that follow may go on up to four times the limit while
+     * they make progress.  Steps that converge fast never raise it. */
+    /* (joint friction's part of the tangent is left to the iteration, whose
+     * increments then shrink linearly however the penalty is set: there
+     * only a slow violation tells a singular position) */
+    int slow_dq = !m->nfric && dqn > 0.5 * dqprev && dqn > dq_tol;
+    int slow_phi = phimax > 0.5 * phiprev && phimax > phi_tol;
+    if (wr_raise >= 0 && phimax > 1e6 * phi_raise)
+      break; /* diverging under the raised penalty: no solution near here */
+    if (it >= 3 && (slow_dq || slow_phi) && alpha < alpha_max) {
+      if (wr_raise < 0) {
+        wr_raise = worst_row(m, d);
+        dq_raise = dqn;
+        phi_raise = phimax;
+      }
+      alpha = fmin(10.0 * alpha, alpha_max);
+      raise = 1;
+      budget = 4 * s->max_iterations;
+    }
+    if (it >= s->max_iterations && !(dqn < dqprev))
+      break;
   }
   if (!converged) {
     char where[200];
     int wr = worst_row(m, d);
+    if (wr_raise >= 0 && !(phimax <= phi_raise)) {
+      /* the raised penalty made it no better: report the state before */
+      wr = wr_raise;
+      dqn = dq_raise;
+      phimax = phi_raise;
+    }
     lw_row_owner_path(m, &m->rows[wr], where, sizeof where);
     lw_set_error(err, LW_ERR_SOLVER, where, t1,
                  "Newton iteration did not converge at t = %.6g s after %d iterations "
                  "(|dq| = %.3g, largest constraint violation %.3g at %s); the mechanism may be "
                  "at a singular (dead-point) configuration or the step is too large",
-                 t1, it > s->max_iterations ? s->max_iterations : it, dqn, phimax, where);
+                 t1, it > budget ? budget : it, dqn, phimax, where);
     goto fail;
   }
 
   /* velocity and acceleration projections (3.35, 3.39), preconditioned by
    * the Newton factorization: no factorization of their own */
-  double sa = alpha * hh4; /* the penalty of the preconditioner */
+  double sa = alpha_fact * hh4; /* the penalty of the preconditioner */
   double *target = d->tmp2 + 2 * nc;
   lw_rows_phit(m, d, t1);
   for (int r = 0; r < nc; r++)

@@ -603,178 +603,208 @@ static double *place_field(lw_place *pl, const char *rest)
   return comp(pl->p, 3, rest);
 }
 
+/* bodies/<name>/mass | angle | com | inertia | position | orientation |
+ * points/<point> | frames/<frame>/origin | axis | ref | angle (p: after the name) */
+static double *body_field(lw_body_desc *bd, const char *p)
+{
+  char c[128];
+  if (!seg(&p, c, sizeof c))
+    return NULL;
+  if (!strcmp(c, "mass")) return *p ? NULL : &bd->mass;
+  if (!strcmp(c, "angle")) return *p ? NULL : &bd->angle;
+  if (!strcmp(c, "com")) return comp(bd->com, 3, p);
+  if (!strcmp(c, "inertia")) return comp(bd->inertia, 6, p);
+  if (!strcmp(c, "position")) return comp(bd->position, 3, p);
+  if (!strcmp(c, "orientation")) return comp(bd->orientation, 4, p);
+  if (!strcmp(c, "points")) {
+    char e[128];
+    if (!seg(&p, e, sizeof e))
+      return NULL;
+    for (int k = 0; k < bd->npoints; k++)
+      if (!strcmp(bd->points[k].name, e))
+        return comp(bd->points[k].p, 3, p);
+    return NULL;
+  }
+  if (!strcmp(c, "frames")) {
+    char e[128], f[32];
+    if (!seg(&p, e, sizeof e) || !seg(&p, f, sizeof f))
+      return NULL;
+    for (int k = 0; k < bd->nframes; k++) {
+      lw_frame_desc *fr = &bd->frames[k];
+      if (strcmp(fr->name, e))
+        continue;
+      if (!strcmp(f, "origin")) return comp(fr->origin, 3, p);
+      if (!strcmp(f, "axis")) return comp(fr->axis, 3, p);
+      if (!strcmp(f, "ref")) return comp(fr->ref, 3, p);
+      if (!strcmp(f, "angle")) return *p ? NULL : &fr->angle;
+    }
+  }
+  return NULL;
+}
+
+/* joints/<name>/point1 | point2 | axis1 | axis2 | ref1 | ref2 | angle1 | angle2 */
+static double *joint_field(lw_joint_desc *j, const char *p)
+{
+  char c[128];
+  if (!seg(&p, c, sizeof c))
+    return NULL;
+  int k = c[strlen(c) - 1] == '2';
+  if (!strncmp(c, "point", 5)) return place_field(&j->place[k], p);
+  if (!strncmp(c, "axis", 4)) return comp(j->axis[k], 3, p);
+  if (!strncmp(c, "ref", 3)) return comp(j->ref[k], 3, p);
+  if (!strncmp(c, "angle", 5)) return *p ? NULL : &j->angle[k];
+  if (!strcmp(c, "friction") && j->has_friction) {
+    char e[32];
+    int fk;
+    if (!seg(&p, e, sizeof e) || *p || (fk = lw_friction_param_index(e)) < 0)
+      return NULL;
+    return &j->friction[fk];
+  }
+  return NULL;
+}
+
+/* a controller's measure: pid kp | kd | ki | target/K; state_feedback
+ * gains/K/kp | kd | ki | target/K (c: the segment after the force's name) */
+static double *feedback_field(lw_force_desc *f, char *c, size_t nc, const char *p)
+{
+  lw_feedback_desc *fb = NULL;
+  if (f->type == LW_FORCE_PID && f->nfeedback == 1) {
+    fb = &f->feedback[0];
+  } else if (f->type == LW_FORCE_STATE_FEEDBACK && !strcmp(c, "gains")) {
+    char kk[32];
+    if (!seg(&p, kk, sizeof kk) || !seg(&p, c, nc))
+      return NULL;
+    char *end;
+    long k = strtol(kk, &end, 10);
+    if (*end || end == kk || k < 0 || k >= f->nfeedback)
+      return NULL;
+    fb = &f->feedback[k];
+  }
+  if (!fb)
+    return NULL;
+  if (!strcmp(c, "kp")) return *p ? NULL : &fb->kp;
+  if (!strcmp(c, "kd")) return *p ? NULL : &fb->kd;
+  if (!strcmp(c, "ki")) return *p ? NULL : &fb->ki;
+  if (!strcmp(c, "target")) return func_field(&fb->target, p);
+  return NULL;
+}
+
+/* forces/<name>/stiffness | damping | rest_length | vector | function |
+ * point1 | point2 | a controller's gains */
+static double *force_field(lw_force_desc *f, const char *p)
+{
+  char c[128];
+  if (!seg(&p, c, sizeof c))
+    return NULL;
+  if (!strcmp(c, "stiffness")) return *p ? NULL : &f->stiffness;
+  if (!strcmp(c, "damping")) return *p ? NULL : &f->damping;
+  if (!strcmp(c, "rest_length") || !strcmp(c, "rest_value")) return *p ? NULL : &f->rest;
+  if (!strcmp(c, "vector")) return comp(f->vector, 3, p);
+  if (!strcmp(c, "function")) return func_field(&f->func, p);
+  if (!strncmp(c, "point", 5)) return place_field(&f->place[c[5] == '2'], p);
+  return feedback_field(f, c, sizeof c, p);
+}
+
+/* objectives/<name>/terms/<k>/weight | target/<i> */
+static double *objective_field(lw_objective_desc *o, const char *p)
+{
+  char c[128], kk[32];
+  if (!seg(&p, c, sizeof c) || strcmp(c, "terms") || !seg(&p, kk, sizeof kk))
+    return NULL;
+  char *end;
+  long k = strtol(kk, &end, 10);
+  if (*end || end == kk || k < 0 || k >= o->nterms || !seg(&p, c, sizeof c))
+    return NULL;
+  if (!strcmp(c, "weight"))
+    return *p ? NULL : &o->terms[k].weight;
+  if (!strcmp(c, "target"))
+    return comp(o->terms[k].target, 3, p);
+  return NULL;
+}
+
+/* initial/<joint>[.<coordinate>]/value | velocity (b: the joint part) */
+static double *initial_field(lw_desc *d, const char *b, const char *p)
+{
+  char jn[128], c[128];
+  int coord = 0;
+  snprintf(jn, sizeof jn, "%s", b);
+  char *dot = strrchr(jn, '.');
+  if (dot) {
+    coord = atoi(dot + 1);
+    *dot = 0;
+  }
+  if (!seg(&p, c, sizeof c) || *p)
+    return NULL;
+  for (int i = 0; i < d->ninitial; i++) {
+    lw_initial_desc *in = &d->initial[i];
+    if (strcmp(in->joint, jn) || in->coordinate != coord)
+      continue;
+    if (!strcmp(c, "value")) return &in->value;
+    if (!strcmp(c, "velocity")) return &in->velocity;
+  }
+  return NULL;
+}
+
+/* gravity/<i> | solver/t_end | step | alpha | tolerance */
+static double *settings_field(lw_desc *d, const char *a, const char *p)
+{
+  if (!strcmp(a, "gravity"))
+    return comp(d->gravity, 3, p);
+  char b[128];
+  if (!seg(&p, b, sizeof b) || *p)
+    return NULL;
+  lw_solver_desc *s = &d->solver;
+  if (!strcmp(b, "t_end")) return &s->t_end;
+  if (!strcmp(b, "step")) return &s->step;
+  if (!strcmp(b, "alpha")) return &s->alpha;
+  if (!strcmp(b, "tolerance")) return &s->tolerance;
+  return NULL;
+}
+
+/* out = the index of the first element of arr[0 .. n) named name, or -1 */
+#define FIND_NAMED(arr, n, key, out)                                                              \
+  do {                                                                                             \
+    out = -1;                                                                                      \
+    for (int k_ = 0; k_ < (n) && out < 0; k_++)                                                    \
+      if (!strcmp((arr)[k_].name, (key)))                                                           \
+        out = k_;                                                                                  \
+  } while (0)
+
 double *lw_desc_field(lw_desc *d, const char *path)
 {
-  char a[128], b[128], c[128];
+  char a[128], b[128];
   const char *p = path;
   if (!seg(&p, a, sizeof a))
     return NULL;
-  if (!strcmp(a, "gravity"))
-    return comp(d->gravity, 3, p);
-  if (!strcmp(a, "solver")) {
-    if (!seg(&p, b, sizeof b) || *p)
-      return NULL;
-    lw_solver_desc *s = &d->solver;
-    if (!strcmp(b, "t_end")) return &s->t_end;
-    if (!strcmp(b, "step")) return &s->step;
-    if (!strcmp(b, "alpha")) return &s->alpha;
-    if (!strcmp(b, "tolerance")) return &s->tolerance;
-    return NULL;
-  }
+  if (!strcmp(a, "gravity") || !strcmp(a, "solver"))
+    return settings_field(d, a, p);
   if (!seg(&p, b, sizeof b))
     return NULL;
+  if (!strcmp(a, "initial"))
+    return initial_field(d, b, p);
+  int i = -1;
   if (!strcmp(a, "bodies")) {
-    for (int i = 0; i < d->nbodies; i++) {
-      lw_body_desc *bd = &d->bodies[i];
-      if (strcmp(bd->name, b))
-        continue;
-      if (!seg(&p, c, sizeof c))
-        return NULL;
-      if (!strcmp(c, "mass")) return *p ? NULL : &bd->mass;
-      if (!strcmp(c, "angle")) return *p ? NULL : &bd->angle;
-      if (!strcmp(c, "com")) return comp(bd->com, 3, p);
-      if (!strcmp(c, "inertia")) return comp(bd->inertia, 6, p);
-      if (!strcmp(c, "position")) return comp(bd->position, 3, p);
-      if (!strcmp(c, "orientation")) return comp(bd->orientation, 4, p);
-      if (!strcmp(c, "points")) {
-        char e[128];
-        if (!seg(&p, e, sizeof e))
-          return NULL;
-        for (int k = 0; k < bd->npoints; k++)
-          if (!strcmp(bd->points[k].name, e))
-            return comp(bd->points[k].p, 3, p);
-        return NULL;
-      }
-      if (!strcmp(c, "frames")) {
-        char e[128], f[32];
-        if (!seg(&p, e, sizeof e) || !seg(&p, f, sizeof f))
-          return NULL;
-        for (int k = 0; k < bd->nframes; k++) {
-          lw_frame_desc *fr = &bd->frames[k];
-          if (strcmp(fr->name, e))
-            continue;
-          if (!strcmp(f, "origin")) return comp(fr->origin, 3, p);
-          if (!strcmp(f, "axis")) return comp(fr->axis, 3, p);
-          if (!strcmp(f, "ref")) return comp(fr->ref, 3, p);
-          if (!strcmp(f, "angle")) return *p ? NULL : &fr->angle;
-        }
-        return NULL;
-      }
-      return NULL;
-    }
-    return NULL;
+    FIND_NAMED(d->bodies, d->nbodies, b, i);
+    return i < 0 ? NULL : body_field(&d->bodies[i], p);
   }
   if (!strcmp(a, "joints")) {
-    for (int i = 0; i < d->njoints; i++) {
-      lw_joint_desc *j = &d->joints[i];
-      if (strcmp(j->name, b))
-        continue;
-      if (!seg(&p, c, sizeof c))
-        return NULL;
-      int k = c[strlen(c) - 1] == '2';
-      if (!strncmp(c, "point", 5)) return place_field(&j->place[k], p);
-      if (!strncmp(c, "axis", 4)) return comp(j->axis[k], 3, p);
-      if (!strncmp(c, "ref", 3)) return comp(j->ref[k], 3, p);
-      if (!strncmp(c, "angle", 5)) return *p ? NULL : &j->angle[k];
-      if (!strcmp(c, "friction") && j->has_friction) {
-        char e[32];
-        int fk;
-        if (!seg(&p, e, sizeof e) || *p || (fk = lw_friction_param_index(e)) < 0)
-          return NULL;
-        return &j->friction[fk];
-      }
-      return NULL;
-    }
-    return NULL;
+    FIND_NAMED(d->joints, d->njoints, b, i);
+    return i < 0 ? NULL : joint_field(&d->joints[i], p);
   }
   if (!strcmp(a, "forces")) {
-    for (int i = 0; i < d->nforces; i++) {
-      lw_force_desc *f = &d->forces[i];
-      if (strcmp(f->name, b))
-        continue;
-      if (!seg(&p, c, sizeof c))
-        return NULL;
-      if (!strcmp(c, "stiffness")) return *p ? NULL : &f->stiffness;
-      if (!strcmp(c, "damping")) return *p ? NULL : &f->damping;
-      if (!strcmp(c, "rest_length") || !strcmp(c, "rest_value")) return *p ? NULL : &f->rest;
-      if (!strcmp(c, "vector")) return comp(f->vector, 3, p);
-      if (!strcmp(c, "function")) return func_field(&f->func, p);
-      if (!strncmp(c, "point", 5)) return place_field(&f->place[c[5] == '2'], p);
-      /* controllers: pid kp | kd | ki | target/K; state_feedback gains/K/kp | kd | ki | target/K */
-      lw_feedback_desc *fb = NULL;
-      if (f->type == LW_FORCE_PID && f->nfeedback == 1) {
-        fb = &f->feedback[0];
-      } else if (f->type == LW_FORCE_STATE_FEEDBACK && !strcmp(c, "gains")) {
-        char kk[32];
-        if (!seg(&p, kk, sizeof kk) || !seg(&p, c, sizeof c))
-          return NULL;
-        char *end;
-        long k = strtol(kk, &end, 10);
-        if (*end || end == kk || k < 0 || k >= f->nfeedback)
-          return NULL;
-        fb = &f->feedback[k];
-      }
-      if (fb) {
-        if (!strcmp(c, "kp")) return *p ? NULL : &fb->kp;
-        if (!strcmp(c, "kd")) return *p ? NULL : &fb->kd;
-        if (!strcmp(c, "ki")) return *p ? NULL : &fb->ki;
-        if (!strcmp(c, "target")) return func_field(&fb->target, p);
-      }
-      return NULL;
-    }
-    return NULL;
+    FIND_NAMED(d->forces, d->nforces, b, i);
+    return i < 0 ? NULL : force_field(&d->forces[i], p);
   }
   if (!strcmp(a, "drivers")) {
-    for (int i = 0; i < d->ndrivers; i++) {
-      if (strcmp(d->drivers[i].name, b))
-        continue;
-      if (!seg(&p, c, sizeof c) || strcmp(c, "function"))
-        return NULL;
-      return func_field(&d->drivers[i].func, p);
-    }
-    return NULL;
+    char c[128];
+    FIND_NAMED(d->drivers, d->ndrivers, b, i);
+    if (i < 0 || !seg(&p, c, sizeof c) || strcmp(c, "function"))
+      return NULL;
+    return func_field(&d->drivers[i].func, p);
   }
   if (!strcmp(a, "objectives")) {
-    /* objectives/<name>/terms/<k>/weight|target/<i> */
-    for (int i = 0; i < d->nobjectives; i++) {
-      lw_objective_desc *o = &d->objectives[i];
-      if (strcmp(o->name, b))
-        continue;
-      char kk[32];
-      if (!seg(&p, c, sizeof c) || strcmp(c, "terms") || !seg(&p, kk, sizeof kk))
-        return NULL;
-      char *end;
-      long k = strtol(kk, &end, 10);
-      if (*end || end == kk || k < 0 || k >= o->nterms || !seg(&p, c, sizeof c))
-        return NULL;
-      if (!strcmp(c, "weight"))
-        return *p ? NULL : &o->terms[k].weight;
-      if (!strcmp(c, "target"))
-        return comp(o->terms[k].target, 3, p);
-      return NULL;
-    }
-    return NULL;
-  }
-  if (!strcmp(a, "initial")) {
-    /* initial/<joint>[.<coordinate>]/value|velocity */
-    char jn[128];
-    int coord = 0;
-    snprintf(jn, sizeof jn, "%s", b);
-    char *dot = strrchr(jn, '.');
-    if (dot) {
-      coord = atoi(dot + 1);
-      *dot = 0;
-    }
-    if (!seg(&p, c, sizeof c) || *p)
-      return NULL;
-    for (int i = 0; i < d->ninitial; i++) {
-      lw_initial_desc *in = &d->initial[i];
-      if (strcmp(in->joint, jn) || in->coordinate != coord)
-        continue;
-      if (!strcmp(c, "value")) return &in->value;
-      if (!strcmp(c, "velocity")) return &in->velocity;
-    }
-    return NULL;
+    FIND_NAMED(d->objectives, d->nobjectives, b, i);
+    return i < 0 ? NULL : objective_field(&d->objectives[i], p);
   }
   return NULL;
 }
