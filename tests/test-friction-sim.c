@@ -5,6 +5,7 @@
  * friction against an independent integration of the same law, and the
  * work of friction against the loss of mechanical energy. */
 #include "lw-test.h"
+#include "model/lw_friction.h"
 
 #include <string.h>
 
@@ -268,6 +269,73 @@ static void test_incline_stick(void)
   }
 }
 
+/* A spatial block on a prismatic joint down a slope at theta (gravity
+ * -z), its centre of mass 2 cm off the slide along the slope's normal, so
+ * that the reaction has a moment (T_y = 0.02 mu_d N, the friction's moment
+ * about the joint origin), and its guide (0.2 m long) centred 0.15 m ahead
+ * of the joint origin, so that the moment moves N: the normal force output
+ * equals the kernel's N at the reaction statics gives for the simulated
+ * acceleration, R = m a d + m g z and T = (c - P) x R (the block does not
+ * turn), in body 2's joint axes; and the acceleration is g sin - mu_d N / m.
+ * (With the centre of mass 0.1 m off and a 5 cm guide centred on the joint
+ * origin, 2 off mu_d / a > 1: the guide wedges, as a drawer pulled off its
+ * axis does.) */
+static void test_incline_spatial(void)
+{
+  double th = 0.5, m = 1.0, off = 0.02;
+  double n[3] = {sin(th), 0, cos(th)}, dd[3] = {cos(th), 0, -sin(th)}, y[3];
+  y[0] = dd[1] * n[2] - dd[2] * n[1];
+  y[1] = dd[2] * n[0] - dd[0] * n[2];
+  y[2] = dd[0] * n[1] - dd[1] * n[0];
+  g_autofree char *json = g_strdup_printf(
+    "{\"linkwright\": 1, \"gravity\": [0, 0, -9.81], \"solver\": {\"t_end\": 1, \"step\": 0.001},\n"
+    " \"bodies\": [{\"name\": \"block\", \"mass\": 1, \"com\": [%.17g, 0, %.17g],"
+    " \"inertia\": [0.01, 0.01, 0.01, 0, 0, 0], \"position\": [0, 0, 0], \"orientation\": [1, 0, 0, 0]}],\n"
+    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"block\","
+    " \"at\": [0, 0, 0], \"axis\": [%.17g, 0, %.17g], \"ref\": [%.17g, 0, %.17g],"
+    " \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.001, \"eps\": 1e-6, \"length\": 0.2, \"offset\": 0.15}}],\n"
+    " \"outputs\": [{\"name\": \"v\", \"type\": \"joint_velocity\", \"joint\": \"slide\"},\n"
+    "   {\"name\": \"N\", \"type\": \"normal_force\", \"joint\": \"slide\"},\n"
+    "   {\"name\": \"Ff\", \"type\": \"friction_force\", \"joint\": \"slide\"}]}\n",
+    off * n[0], off * n[2], dd[0], dd[2], n[0], n[2]);
+  lw_desc *d = read_ok(json);
+  run r;
+  run_model(d, &r);
+  double a = (at(&r, 1000, "v") - at(&r, 500, "v")) / 0.5;
+  /* the reaction on the block in global axes, its moment about the joint
+   * origin (the block's), then in body 2's joint axes (x n, y, z d) */
+  double R[3], T[3], c[3] = {off * n[0], off * n[1], off * n[2]};
+  for (int i = 0; i < 3; i++)
+    R[i] = m * a * dd[i] + (i == 2 ? m * G : 0.0);
+  T[0] = c[1] * R[2] - c[2] * R[1];
+  T[1] = c[2] * R[0] - c[0] * R[2];
+  T[2] = c[0] * R[1] - c[1] * R[0];
+  const double *ax[3] = {n, y, dd};
+  double Rj[6];
+  for (int k = 0; k < 3; k++) {
+    Rj[k] = ax[k][0] * R[0] + ax[k][1] * R[1] + ax[k][2] * R[2];
+    Rj[3 + k] = ax[k][0] * T[0] + ax[k][1] * T[1] + ax[k][2] * T[2];
+  }
+  lw_friction_params p;
+  lw_friction_default_params(&p, 1e-3);
+  p.p[LW_FP_VT] = 1e-3;
+  p.p[LW_FP_EPS] = 1e-6;
+  p.p[LW_FP_LENGTH] = 0.2;
+  p.p[LW_FP_OFFSET] = 0.15;
+  double N = lw_friction_normal(&p, LW_FRICTION_PRISMATIC, Rj, NULL, NULL);
+  double Nout = at(&r, 1000, "N");
+  g_test_message("spatial slide: a = %.9g, g sin - mu_d N / m = %.9g; N = %.9g, from statics %.9g "
+                 "(T_y = %.6g N m); %ld Newton iterations in %ld steps (max %d)",
+                 a, G * sin(th) - 0.3 * N / m, Nout, N, Rj[4], r.iterations, r.steps, r.max_iterations);
+  g_assert_cmpfloat(fabs(Rj[4]), >, 0.05);
+  g_assert_cmpfloat(N, >, 1.2 * G * cos(th)); /* the guide's lever */
+  g_assert_cmpfloat(fabs(Nout - N), <, 1e-6 * N);
+  g_assert_cmpfloat(fabs(a - (G * sin(th) - 0.3 * N / m)), <, 1e-6);
+  g_assert_cmpfloat(fabs(at(&r, 1000, "Ff") + 0.3 * N), <, 1e-6); /* down the axis: opposing */
+  run_clear(&r);
+  lw_desc_free(d);
+}
+
 /* ---- the pendulum against a scalar ODE --------------------------------- */
 
 /* Brown-McPhee, written out again here (docs/friction.md sec. 2) */
@@ -469,6 +537,7 @@ int main(int argc, char **argv)
   g_test_add_func("/friction-sim/format/parameter", test_format_parameter);
   g_test_add_func("/friction-sim/incline/slide", test_incline_slide);
   g_test_add_func("/friction-sim/incline/stick", test_incline_stick);
+  g_test_add_func("/friction-sim/incline/spatial", test_incline_spatial);
   g_test_add_func("/friction-sim/pendulum/ode", test_pendulum_ode);
   g_test_add_func("/friction-sim/energy-balance", test_energy_balance);
   g_test_add_func("/friction-sim/no-friction", test_no_friction_unaffected);
