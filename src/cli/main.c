@@ -46,6 +46,8 @@ static void usage(FILE *f)
         "  linkwright-cli render MODEL --out FILE.webm|FILE.gif|FILE.png [--width W] [--height H]\n"
         "                 [--fps F] [--speed S] [--t-end T] [--dark] [--progress]\n"
         "  linkwright-cli --version | COMMAND --help\n"
+        "solver settings for simulate, sensitivity and optimize (they override the file's):\n"
+        "  [--alpha A] [--tolerance X] [--constraint-tolerance X] [--max-iterations N]\n"
         "--progress: JSON lines on stderr as the work goes ({\"t\": .., \"fraction\": ..}; optimize:\n"
         "  {\"evaluation\": .., \"fraction\": .., \"objective\": .., \"best\": ..}); --json: the result, or the\n"
         "  error, as JSON on stdout (every command)\n"
@@ -144,6 +146,30 @@ typedef struct {
   opt_kind kind;
   void *dst;
 } cli_opt;
+
+/* solver settings given on the command line (NAN / 0: the file's) */
+typedef struct {
+  double alpha, tolerance, constraint_tolerance;
+  int max_iterations;
+} solver_args;
+
+#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0}
+#define SOLVER_OPTS(sa)                                                                            \
+  {"--alpha", OPT_POSITIVE, &(sa).alpha}, {"--tolerance", OPT_POSITIVE, &(sa).tolerance},          \
+    {"--constraint-tolerance", OPT_POSITIVE, &(sa).constraint_tolerance},                          \
+    {"--max-iterations", OPT_COUNT, &(sa).max_iterations}
+
+static void apply_solver_args(lw_desc *d, const solver_args *sa)
+{
+  if (!isnan(sa->alpha))
+    d->solver.alpha = sa->alpha;
+  if (!isnan(sa->tolerance))
+    d->solver.tolerance = sa->tolerance;
+  if (!isnan(sa->constraint_tolerance))
+    d->solver.constraint_tolerance = sa->constraint_tolerance;
+  if (sa->max_iterations > 0)
+    d->solver.max_iterations = sa->max_iterations;
+}
 
 /* argv by opts (ended by a NULL name); a bare argument is the model file,
  * none when file is NULL.  0, or EXIT_USAGE after a message. */
@@ -369,10 +395,11 @@ static int cmd_simulate(int argc, char **argv, int builtin)
   const char *file = NULL, *csv = NULL;
   double t_end = NAN, h = NAN;
   int json = 0, every = 1, progress = 0;
+  solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},    {"--t-end", OPT_POSITIVE, &t_end},
                          {"--progress", OPT_FLAG, &progress},
                          {"--step", OPT_POSITIVE, &h},    {"--csv", OPT_TEXT, &csv},
-                         {"--every", OPT_COUNT, &every}, {NULL, 0, NULL}};
+                         {"--every", OPT_COUNT, &every}, SOLVER_OPTS(sa), {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, builtin ? NULL : &file);
   if (rc)
     return rc;
@@ -391,6 +418,7 @@ static int cmd_simulate(int argc, char **argv, int builtin)
     lw_desc *d = lw_model_read_data(data, (gssize)n, "five-bar.json", NULL, &err);
     g_bytes_unref(b);
     if (d) {
+      apply_solver_args(d, &sa);
       m = lw_compile(d, &err);
       lw_desc_free(d);
     }
@@ -399,7 +427,14 @@ static int cmd_simulate(int argc, char **argv, int builtin)
       usage(stderr);
       return EXIT_USAGE;
     }
-    m = lw_model_open(file, &err);
+    g_autoptr(LwSourceMap) map = NULL;
+    lw_desc *d = lw_model_read_file(file, &map, &err);
+    if (d) {
+      apply_solver_args(d, &sa);
+      if (!(m = lw_compile(d, &err)))
+        lw_error_locate(&err, file, map);
+      lw_desc_free(d);
+    }
   }
   if (!m) {
     lw_cli_error("%s", err.msg);
@@ -535,12 +570,13 @@ static int cmd_sensitivity(int argc, char **argv)
   const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL;
   double t_end = NAN, fd_step = 0;
   int json = 0, one_thread = 0, progress = 0;
+  solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},           {"--objective", OPT_TEXT, &objective},
                          {"--progress", OPT_FLAG, &progress},
                          {"--params", OPT_TEXT, &params},        {"--method", OPT_TEXT, &method},
                          {"--csv", OPT_TEXT, &csv},              {"--t-end", OPT_POSITIVE, &t_end},
                          {"--fd-step", OPT_POSITIVE, &fd_step}, {"--one-thread", OPT_FLAG, &one_thread},
-                         {NULL, 0, NULL}};
+                         SOLVER_OPTS(sa),                         {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, &file);
   if (rc)
     return rc;
@@ -604,6 +640,7 @@ static int cmd_sensitivity(int argc, char **argv)
   }
   if (!isnan(t_end))
     d->solver.t_end = t_end;
+  apply_solver_args(d, &sa);
   int last = -10;
   lw_sens_options opt = {.method = mth, .nparams = np, .params = P, .nobj = 1, .objectives = O,
                          .fd_step = fd_step, .keep_outputs = csv != NULL, .threads = one_thread ? 1 : 0,
@@ -724,6 +761,7 @@ static int cmd_optimize(int argc, char **argv)
 {
   const char *file = NULL, *problem = NULL, *out = NULL, *alg = NULL, *grad = NULL;
   int json = 0, quiet = 0, maxeval = 0, starts = 0, progress = 0;
+  solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},
                          {"--progress", OPT_FLAG, &progress},
                          {"--quiet", OPT_FLAG, &quiet},
@@ -733,6 +771,7 @@ static int cmd_optimize(int argc, char **argv)
                          {"--gradient", OPT_TEXT, &grad},
                          {"--max-evaluations", OPT_COUNT, &maxeval},
                          {"--multistart", OPT_COUNT, &starts},
+                         SOLVER_OPTS(sa),
                          {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, &file);
   if (rc)
@@ -757,6 +796,7 @@ static int cmd_optimize(int argc, char **argv)
     lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
+  apply_solver_args(d, &sa);
   int pi = problem ? lw_desc_problem_index(d, problem) : (d->nproblems > 0 ? 0 : -1);
   if (pi < 0) {
     GString *names = g_string_new("");

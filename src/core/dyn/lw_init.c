@@ -199,6 +199,33 @@ static void assembly_error(const lw_model *m, const lw_data *d, const double *rc
                it, s, where);
 }
 
+/* after a failed assembly: more initial values given than the mechanism has
+ * degrees of freedom (the rank of J where the assembly stopped) are named
+ * as such; 0 when that is not the case */
+static int overspecified(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int nv = 0, last = -1;
+  char names[300] = "";
+  for (int i = 0; i < m->ninit; i++)
+    if (m->init_has_value[i]) {
+      nv++;
+      last = i;
+      if (strlen(names) < 200)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "",
+                 m->desc->initial[i].joint);
+    }
+  lw_error quiet;
+  if (nv < 2 || (rank_check(m, d, &quiet) && !(d->dof > 0)) || nv <= d->dof)
+    return 0;
+  char where[200];
+  snprintf(where, sizeof where, "initial/%s", m->desc->initial[last].joint);
+  lw_set_error(err, LW_ERR_MODEL, where, NAN,
+               "%d initial values are given (%s) but the mechanism has %d degree%s of freedom, and they "
+               "disagree; give at most %d (the other coordinates follow from the joints)",
+               nv, names, d->dof, d->dof == 1 ? "" : "s", d->dof);
+  return 1;
+}
+
 /* 1. position: Gauss-Newton with a small Levenberg term and backtracking
  * (rc, gc: the held coordinates' residuals and gradients; qtry: nq) */
 static int assemble(const lw_model *m, lw_data *d, double *rc, double *gc, double *qtry, lw_error *err)
@@ -235,7 +262,8 @@ static int assemble(const lw_model *m, lw_data *d, double *rc, double *gc, doubl
   }
   res = position_residual(m, d, d->q, rc, gc);
   if (!(res <= 1e-10)) {
-    assembly_error(m, d, rc, it, err);
+    if (!overspecified(m, d, err))
+      assembly_error(m, d, rc, it, err);
     return -1;
   }
   return 0;
