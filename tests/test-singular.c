@@ -17,13 +17,6 @@
 
 /* the A02 model: cranks i = 0..n vertical on ground pivots (i, 0), couplers
  * horizontal at y = 1, links of 1 m and 1 kg, the first crank at -1 rad/s */
-static lw_desc *nfourbar_alpha(int n, double h, double t_end, double alpha);
-
-static lw_desc *nfourbar(int n, double h, double t_end)
-{
-  return nfourbar_alpha(n, h, t_end, 1e9);
-}
-
 static lw_desc *nfourbar_alpha(int n, double h, double t_end, double alpha)
 {
   GString *s = g_string_new(NULL);
@@ -82,12 +75,13 @@ static int read_reference(double (*ref)[3], int max)
 /* runs A02 for t_end at step h keeping every 0.05 s; returns the largest
  * distance of B0 from the reference and the largest change of the energy
  * (relative), and asserts that the run went through */
-static void run_a02(double h, double t_end, double *err_b0, double *err_energy)
+static void run_a02(double h, double t_end, double alpha, double tol, double *err_b0, double *err_energy)
 {
   static double ref[512][3];
   int nref = read_reference(ref, 512);
   g_assert_cmpint(nref, ==, 401);
-  lw_desc *d = nfourbar(40, h, t_end);
+  lw_desc *d = nfourbar_alpha(40, h, t_end, alpha);
+  d->solver.tolerance = tol;
   lw_model *m = lwt_compile(d);
   lw_sim_output out = {.every = lround(0.05 / h), .keep = 1};
   lw_sim_result r;
@@ -119,7 +113,7 @@ static void run_a02(double h, double t_end, double *err_b0, double *err_energy)
 static void test_a02_1ms(void)
 {
   double t_end = LW_UNDER_SANITIZERS ? 1.5 : 20.0, eb, ee;
-  run_a02(1e-3, t_end, &eb, &ee);
+  run_a02(1e-3, t_end, 1e9, 1e-10, &eb, &ee);
   g_test_message("A02, h = 1 ms, %g s: B0 within %.3g m of the published solution, energy within %.3g (relative)",
                  t_end, eb, ee);
   g_assert_cmpfloat(eb, <, 1e-3);
@@ -131,7 +125,7 @@ static void test_a02_1ms(void)
 static void test_a02_01ms(void)
 {
   double t_end = LW_UNDER_SANITIZERS ? 0.75 : 1.0, eb, ee;
-  run_a02(1e-4, t_end, &eb, &ee);
+  run_a02(1e-4, t_end, 1e9, 1e-10, &eb, &ee);
   g_test_message("A02, h = 0.1 ms, %g s: B0 within %.3g m, energy within %.3g (relative)", t_end, eb, ee);
   g_assert_cmpfloat(eb, <, 1e-4);
   g_assert_cmpfloat(ee, <, 1e-5);
@@ -217,11 +211,14 @@ static void test_fast_order(void)
   lw_model_free(m);
 }
 
-/* A penalty so large that round-off alone gives constraint forces of the
- * size of the model's forces (alpha = 1e15 here: about 9 against 9.8)
- * used to run "ok" and end 1 cm from the published point, 0.26 J lighter
- * after 3 s; it is refused before the first step, naming the field and a
- * penalty that works */
+/* A penalty with alpha h^2/4 far above the masses (alpha = 1e15 at h = 1
+ * ms: 2.5e8 times the largest mass entry) used to run "ok" and end 1 cm from
+ * the published point, 0.26 J lighter after 3 s (tolerance 1e-8); it is
+ * refused before the first step, naming the field and the largest penalty
+ * that is not (4e13), and that one or 1e13 runs right with the same
+ * tolerance.  (At 4e14 the run ended 1.7 mm off; at 1e14 with the default
+ * tolerance 1e-10 it stops at 1.24 s with a message: the increments cannot
+ * fall that low in so ill-conditioned a matrix.) */
 static void test_absurd_penalty(void)
 {
   lw_desc *d = nfourbar_alpha(40, 1e-3, 3.0, 1e15);
@@ -232,9 +229,17 @@ static void test_absurd_penalty(void)
   g_test_message("%s: %s", err.path, err.msg);
   g_assert_cmpstr(err.path, ==, "solver/alpha");
   g_assert_nonnull(strstr(err.msg, "too large"));
+  g_assert_nonnull(strstr(err.msg, "use alpha of 4e+13 or less"));
   lw_data_free(data);
   lw_model_free(m);
   lw_desc_free(d);
+  for (double alpha = 1e13; alpha < 5e13; alpha *= 4) {
+    double eb, ee;
+    run_a02(1e-3, LW_UNDER_SANITIZERS ? 0.8 : 3.0, alpha, 1e-8, &eb, &ee);
+    g_test_message("alpha %g: B0 within %.3g m, energy within %.3g (relative)", alpha, eb, ee);
+    g_assert_cmpfloat(eb, <, 1e-3);
+    g_assert_cmpfloat(ee, <, 1e-4);
+  }
 }
 
 int main(int argc, char **argv)
