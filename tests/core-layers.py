@@ -103,5 +103,20 @@ for f in files:
                 longest = (i - start + 1, name, os.path.relpath(f, core))
             start = None
 print('longest function: %s (%s), %d lines' % (longest[1], longest[2], longest[0]))
+if longest[0] > 150:
+    bad += 1
+    print('  a function over 150 lines')
+
+# which folders' headers each folder includes
+inc = collections.defaultdict(set)
+for f in glob.glob(os.path.join(core, '**', '*.[ch]'), recursive=True):
+    for h in re.findall(r'#include\s+"([\w/.]+)"', open(f, encoding='utf-8').read()):
+        a, b = folder(f), (h.split('/')[0] if '/' in h else ('(root)' if h == 'lw_internal.h' else None))
+        if b is None:
+            b = folder(f) if os.path.exists(os.path.join(os.path.dirname(f), h)) else 'include'
+        if a != b:
+            inc[a].add(b)
+for a in sorted(inc):
+    print('%-8s includes %s' % (a, ', '.join(sorted(inc[a]))))
 print('files: %d, circles: %d, faults: %d' % (len(files), len(sccs), bad))
 sys.exit(1 if bad else 0)

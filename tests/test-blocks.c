@@ -8,6 +8,8 @@
  * and with a link (4) check the plane. */
 #include "lw-test.h"
 #include "lw_internal.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
 
 #include <string.h>
 

@@ -2,6 +2,8 @@
  * energy, analytic period, published reference solutions. */
 #include "lw-test.h"
 #include "lw_internal.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
 
 #include <stdio.h>
 #include <string.h>

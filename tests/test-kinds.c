@@ -18,6 +18,8 @@
  * Adding a kind means adding one entry to force_cases or row_cases. */
 #include "lw-test.h"
 #include "lw_internal.h"
+#include "dyn/lw_forces.h"
+#include "lin/lw_jvp.h"
 #include "kind/lw_kind.h"
 #include "kind/lw_kind_jvp.h"
 

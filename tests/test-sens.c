@@ -4,6 +4,9 @@
  * gradients (seed 002 tables 7.4-7.6), checkpointing and bad requests. */
 #include "lw-test.h"
 #include "lw_internal.h"
+#include "la/lw_matrix.h"
+#include "lin/lw_jvp.h"
+#include "lin/lw_tangent.h"
 
 #include <stdio.h>
 #include <string.h>

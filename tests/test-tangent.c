@@ -15,6 +15,7 @@
  * path, and a field bound twice counts once. */
 #include "lw-test.h"
 #include "lw_internal.h"
+#include "lin/lw_tangent.h"
 #include "kind/lw_kind.h"
 
 #include <float.h>

@@ -1,4 +1,6 @@
-/* lw_internal.h: compiled model and workspace layout (private to src/core). */
+/* lw_internal.h: the compiled model's and the workspace's layout and the
+ * types the core's files share (private to src/core); each file's functions
+ * are declared in its own header beside it (la/lw_matrix.h, dyn/lw_rows.h, ...). */
 #ifndef LW_INTERNAL_H
 #define LW_INTERNAL_H
 
@@ -372,127 +374,6 @@ struct lw_data {
   double perturb_p[3], perturb_f[3];
 };
 
-/* lw_model.c: the options of a description's solver section */
-void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s);
-
-/* lw_init.c: the consistent initial state (assembly, rank, velocity,
- * acceleration): the initialization of the integrators that start from it */
-int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err);
-
-/* lw_forces.c: Q += the perturbation force's generalized force */
-void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q);
-
-/* vexpr.c */
-void lw_vexpr_eval(const lw_model *m, const lw_vexpr *e, const double *q, double *v);
-void lw_vexpr_eval_lin(const lw_model *m, const lw_vexpr *e, const double *x, double *v);
-/* add s * a^T dV/dq into the row gradient g (blocks blk[0..nblk)) */
-void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double s, int nblk,
-                   const int *blk, double *g);
-
-/* rows.c: evaluate Phi, its gradient, Phi_t and gamma */
-void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac);
-void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *qd, double t);
-void lw_rows_phit(const lw_model *m, lw_data *d, double t);
-double lw_wrap_pi(double x);
-double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g);
-double lw_coord_rate(const lw_model *m, const lw_coord *c, const double *q, const double *qd);
-/* value x of coordinate ci continued across +-pi from the data's last value */
-double lw_coord_continue(const lw_model *m, const lw_data *d, int ci, double x);
-
-/* matrix.c */
-int lw_pattern_pos(const lw_model *m, int bi, int bj);
-void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
-                      const int *pairpos, const double *g);
-void lw_mat_add_diag(const lw_model *m, double *vals, double s);
-void lw_jac_mul(const lw_model *m, const lw_data *d, const double *x, double *y);   /* y = J x */
-void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y);  /* y += J^T x */
-void lw_mass_mul(const lw_model *m, const double *x, double *y);                    /* y = M x */
-void lw_minv_mul(const lw_model *m, const double *x, double *y); /* y = M^-1 x */
-
-int lw_spd_init(lw_spd *s, const lw_model *m);
-void lw_spd_free(lw_spd *s);
-/* factor vals (pattern of m); returns 0 or -1 if not positive definite */
-int lw_spd_factor(lw_spd *s, const lw_model *m, const double *vals);
-void lw_spd_solve(lw_spd *s, double *x); /* in place */
-/* dense models: S = J M^-1 J^T (Cholesky-factorized in d->S) and
- * W = M^-1 J^T (d->W, by rows and blocks like d->jac) at the Jacobian in
- * d->jac; -1 when S is singular (dependent constraints) */
-int lw_schur_factor(const lw_model *m, lw_data *d);
-/* W alone, from d->jac (S kept from an earlier factorization) */
-void lw_schur_w(const lw_model *m, lw_data *d);
-/* with those factors: y = S^-1 y, then x -= W y */
-void lw_schur_correct(const lw_model *m, const lw_data *d, double *x, double *y);
-/* x -= W y */
-void lw_schur_update(const lw_model *m, const lw_data *d, double *x, const double *y);
-/* dense LU with partial pivoting in place (column-major); -1 when a pivot
- * falls below 1e-14 of the largest.  Solves A x = b (trans = 0) or
- * A^T x = b for nrhs columns of B. */
-int lw_lu_dense(double *A, int n, int *ipiv);
-int lw_inv_small(const double *A, int n, double *inv);
-void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, double *B, int nrhs);
-void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use);
-/* dense Cholesky A = L L^T of the lower triangle (column-major, in place,
- * 1/L_jj stored on the diagonal); -1 when a pivot falls to rel_pivot times
- * its diagonal entry or below */
-int lw_chol_dense(double *a, int n, double rel_pivot);
-void lw_chol_dense_solve(const double *a, int n, double *x);
-/* the same for nrhs sides stored by rows: Y[i * nrhs + c] */
-void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs);
-
-/* forces.c */
-void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
-                    double *Q, double *vals, double ks, double cs);
-void lw_coords_update(const lw_model *m, lw_data *d);
-/* a controller's force / torque along its actuated coordinate at (q, qd, t) */
-double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, const double *q,
-                        const double *qd, double t);
-/* the error e of measured coordinate i (m->fbs[i]) at (q, qd, t) */
-double lw_fb_error(const lw_model *m, const lw_data *d, int i, const double *q, const double *qd, double t);
-/* integral action: enter a step from the current state (fbc = z + h/2 e,
- * fb_beta = h/2), leave it at the new state (z = fbc + h/2 e, fbc = z,
- * fb_beta = 0), or reset to z = 0 */
-void lw_fb_step_begin(const lw_model *m, lw_data *d, double h);
-void lw_fb_step_end(const lw_model *m, lw_data *d, double h);
-void lw_fb_reset(const lw_model *m, lw_data *d);
-/* a spring-damper's length (joint spring-damper: its coordinate, unwrapped)
- * x and its rate xd at q, qd */
-void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
-                     double *x, double *xd);
-/* power the dampers take out at q, qd: sum c xd^2 over the spring-dampers
- * and joint spring-dampers (>= 0 for c >= 0) */
-double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd);
-double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
-
-/* lw_joint_friction.c: joint friction at (q, qd) with the multipliers lam
- * (nc; the rows' gradients in d->jac at q): Q += the generalized friction;
- * when vals != NULL also vals += cs times the symmetric positive part of
- * its damping -dQ/dqd (docs/friction.md sec. 8.4 (a)) */
-void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
-                            const double *lam, double *Q, double *vals, double cs);
-/* the power friction takes out at (q, qd, lam), summed (returned) and per
- * element into P (nfric; may be NULL); d->jac at q */
-double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double *q, const double *qd,
-                               const double *lam, double *P);
-/* the work friction takes out along the displacement dq (nq) at the
- * forces of (q, qd, lam), per element into W (nfric): -Q^f . dq; d->jac at q */
-void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,
-                            const double *lam, const double *dq, double *W);
-/* the multipliers friction reads its reaction from: lam + kap, the one
- * consistent with the projected acceleration, when the data holds the
- * last step's kap (fric_kap_ok), into buf (nc); else lam itself */
-const double *lw_joint_friction_lambda(const lw_model *m, const lw_data *d, const double *lam, double *buf);
-/* friction element e's generalized friction on its first coordinate,
- * normal force and slip speed at (q, qd, lam) into o (3); d->jac at q */
-void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
-                             const double *lam, double *o);
-
-/* joint j's origin and axis at the data's state (g: 6) */
-void lw_joint_geometry(const lw_model *m, const lw_data *d, int j, double *g);
-
-void lw_set_error(lw_error *e, int status, const char *path, double t, const char *fmt, ...);
-const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, size_t n);
-
-/* ---- derivatives (jvp.c) ---- */
 /* derivative of the compiled constants with respect to one parameter */
 typedef struct {
   lw_model *dm;        /* same layout as the model; numbers are derivatives */
@@ -539,61 +420,5 @@ typedef struct {
   double *dvel;        /* (nc) J qd + Phi_t */
   double *dacc;        /* (nc) J qdd + gamma(q, qd, t) */
 } lw_lin_out;
-
-void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv);
-void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_lin_dir *dir,
-                const lw_lin_out *o);
-void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_point *p,
-                 const lw_lin_dir *dir, double *dx, double *dxd, double *g, double *dg);
-/* the error e of measured coordinate i at p (returned; the rate measure
- * takes p->qd) and its derivative de along dir and the parameter tg */
-double lw_fb_error_jvp(const lw_model *m, const lw_data *d, const lw_tangent *tg, int i,
-                       const lw_lin_point *p, const lw_lin_dir *dir, double *de);
-void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, const lw_lin_point *p,
-                   const lw_lin_dir *dir, double *dy);
-/* the dense form of lw_lin_blocks; -1 when out of memory */
-int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3], int ldh,
-                    double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C, int ldc);
-/* the same matrices in structured form, accumulated (+=): H[k], KC, C as
- * lw_bmat (NULL: skip), RV, RA, RAd by rows and blocks like d->jac */
-void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
-                   double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C);
-/* compile/lw_hess.c: the DOT rows' Hessians and m->lin_coupled (compile
- * time); -1: no memory */
-int lw_lin_prepare(lw_model *m);
-/* the nd x w matrix of a vexpr over the blocks blk (row-major, w = nblk nqb) */
-void lw_vexpr_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk, double *A);
-lw_model *lw_compile_constants(const lw_desc *src, lw_error *err);
-/* y += alpha B x, y += alpha B^T x */
-void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
-void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y);
-/* y (nc) += R x, x (nq) += alpha R^T y for R by rows and blocks like d->jac */
-void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y);
-void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x);
-void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
-void lw_tangent_mass_mul_k(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
-                           double *const *y);
-/* the tangent of parameter j of desc: exact when every field it is bound
- * to has an exact derivative, numerical otherwise (lw_tangent.c) */
-lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
-/* the two ways alone (the tests compare them): exactly (NULL when a bound
- * field has no exact derivative, or with err set when desc does not
- * compile), and by Richardson-extrapolated differences of the compilation */
-lw_tangent *lw_tangent_new_exact(const lw_desc *desc, int j, lw_error *err);
-lw_tangent *lw_tangent_new_numeric(const lw_desc *desc, int j, lw_error *err);
-/* the model of zeros shared by function tangents (free with lw_model_free) */
-lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err);
-/* parameter j of desc as a function tangent on the zero model, or NULL when
- * it is bound to anything but one coefficient of one time function */
-lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero);
-/* 0 when the tangent's step columns are exactly zero at time t */
-int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t);
-void lw_tangent_free(lw_tangent *t);
-
-/* the derivatives of the initial state [q qd qdd lambda] that lw_initialize
- * solves (degrees of freedom held at their given values) with respect to the
- * parameters of tg[0..p): S0 is (3 nq + nc) x p, column-major (sens.c).
- * Returns 0, or -1 with err filled. */
-int lw_sens_initial_state(const lw_model *m, lw_tangent **tg, int p, double *S0, lw_error *err);
 
 #endif

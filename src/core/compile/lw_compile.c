@@ -1,7 +1,13 @@
 /* lw_compile.c: validate a description and compile it to natural
  * coordinates: constant mass blocks, constraint equations, forces, joint
  * coordinates, outputs and the sparsity pattern. */
+#include "compile/lw_compile.h"
 #include "lw_internal.h"
+#include "compile/lw_hess.h"
+#include "compile/lw_model.h"
+#include "compile/lw_vexpr.h"
+#include "la/lw_matrix.h"
+#include "model/lw_error.h"
 #include "kind/lw_kind.h"
 #include "lw_compile_ctx.h"
 

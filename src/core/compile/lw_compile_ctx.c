@@ -2,6 +2,7 @@
  * names resolved to bodies, points and frames, vectors linear in q built
  * from them, and the checks every element gets. */
 #include "lw_compile_ctx.h"
+#include "model/lw_error.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * the joint's coordinates whose rates are the slips' rates, its equations
  * and the joint frame on body 2 the reaction is expressed in. */
 #include "lw_internal.h"
+#include "model/lw_error.h"
 #include "lw_compile_ctx.h"
 #include "model/lw_friction.h"
 

@@ -1,6 +1,7 @@
 /* lw_hess.c: the compile-time tables of the step's linearization: the
  * constant Hessians of the DOT rows and of the joint coordinates' scalars,
  * and whether the linearization couples bodies. */
+#include "compile/lw_hess.h"
 #include "lw_internal.h"
 #include "la/lw_rowvec.h"
 #include "kind/lw_kind.h"

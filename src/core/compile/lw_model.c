@@ -1,6 +1,8 @@
 /* lw_model.c: a compiled model's accessors, its outputs' names and units,
  * the element a constraint row belongs to, and freeing it. */
+#include "compile/lw_model.h"
 #include "lw_internal.h"
+#include "model/lw_error.h"
 #include "kind/lw_kind.h"
 #include "integ/lw_integrator.h"
 

@@ -1,4 +1,5 @@
 /* lw_vexpr.c: vectors linear in the natural coordinates. */
+#include "compile/lw_vexpr.h"
 #include "lw_internal.h"
 #include "la/lw_rowvec.h"
 

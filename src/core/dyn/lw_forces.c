@@ -1,7 +1,9 @@
 /* lw_forces.c: generalized forces Q(q, qdot, t) and the tangent terms
  * ks K + cs C (K = -dQ/dq, C = -dQ/dqdot) in Gauss-Newton form, which keeps
  * the Newton matrix symmetric positive definite. */
+#include "dyn/lw_forces.h"
 #include "lw_internal.h"
+#include "dyn/lw_rows.h"
 #include "kind/lw_kind.h"
 
 #include <math.h>

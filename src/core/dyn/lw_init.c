@@ -2,7 +2,16 @@
  * (seed 002 sec. 3.1: assembly with the degrees of freedom held, solved in
  * least squares), the rank of the constraint Jacobian (degrees of freedom,
  * redundant equations), outputs and dense evaluations for verifiers. */
+#include "dyn/lw_init.h"
 #include "lw_internal.h"
+#include "compile/lw_model.h"
+#include "compile/lw_vexpr.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_joint_friction.h"
+#include "dyn/lw_rows.h"
+#include "dyn/lw_step.h"
+#include "la/lw_matrix.h"
+#include "model/lw_error.h"
 #include "kind/lw_kind.h"
 #include "integ/lw_integrator.h"
 

@@ -4,7 +4,11 @@
  * generalized friction mapped onto q through the coordinates' gradients,
  * and the symmetric positive part of its damping for the Newton matrix
  * (8.4, option (a)). */
+#include "dyn/lw_joint_friction.h"
 #include "lw_internal.h"
+#include "compile/lw_vexpr.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
 #include "model/lw_friction.h"
 
 #include <math.h>

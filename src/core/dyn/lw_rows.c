@@ -5,6 +5,7 @@
  * rigid-body unit and orthogonality conditions, point coincidence, axis
  * alignment) or the angle atan2(a.b, c.d) of two such products (driven
  * rotations). */
+#include "dyn/lw_rows.h"
 #include "lw_internal.h"
 #include "kind/lw_kind.h"
 

@@ -2,6 +2,7 @@
  * failure mid-way leaves the results up to that time. */
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
+#include "model/lw_error.h"
 
 #include <math.h>
 #include <stdlib.h>

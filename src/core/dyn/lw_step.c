@@ -1,6 +1,11 @@
 /* lw_step.c: the workspace, the exact projections' Schur factors, and the
  * public step, which takes the model's integrator's (integ/). */
+#include "dyn/lw_step.h"
 #include "lw_internal.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_bmat.h"
+#include "la/lw_matrix.h"
 #include "integ/lw_integrator.h"
 #include "la/lw_rowvec.h"
 

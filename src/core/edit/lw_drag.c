@@ -12,6 +12,7 @@
  * the distance falls.  The point of a body is linear in the natural
  * coordinates, so Jp is constant.  Models are small: dense is fastest. */
 #include "lw_internal.h"
+#include "dyn/lw_rows.h"
 
 #include <math.h>
 #include <stdio.h>

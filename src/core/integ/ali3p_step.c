@@ -3,6 +3,13 @@
  * iteration, 3.37 and 3.40 for the mass-weighted velocity and acceleration
  * projections; Newmark beta = 1/4, gamma = 1/2), of length m->opt.step. */
 #include "integ/lw_integrator.h"
+#include "compile/lw_model.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_joint_friction.h"
+#include "dyn/lw_rows.h"
+#include "dyn/lw_step.h"
+#include "la/lw_matrix.h"
+#include "model/lw_error.h"
 
 #include <float.h>
 #include <math.h>
@@ -130,18 +137,26 @@ static void add_friction_work(const lw_model *m, lw_data *d, double t0, double t
   }
 }
 
-int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
-{
-  const lw_opt *s = &m->opt;
-  int nq = m->nq, nc = m->nc, w = m->wrow;
-  double h = s->step, alpha = s->alpha;
-  double t1 = d->t0 + (double)(d->nstep + 1) * h;
-  double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;
+/* the Newton iteration's state over one step */
+typedef struct {
+  int it, converged, raise, budget;
+  double dqn, dqprev, phimax, phiprev, moved, qmax;
+  double alpha;      /* the penalty, raised in hard steps */
+  double alpha_fact; /* the penalty of the factorized matrix */
+  double alpha_max;
+  int wr_raise;      /* where the penalty was first raised: the worst row, */
+  double dq_raise, phi_raise; /* the increment and the violation */
+} newton;
 
+/* from the state at t_n: the Newmark history terms, the predictor and the
+ * multipliers' warm start; lam_f (nc) the multipliers friction reads */
+static void predict(const lw_model *m, lw_data *d, double h, double t1, double *lam_f)
+{
+  int nq = m->nq, nc = m->nc;
+  double c2 = 2.0 / h, c4 = 4.0 / (h * h);
   d->schur_ok = 0;
   if (m->nfbs)
     lw_fb_step_begin(m, d, h); /* from the state at t_n */
-  double *lam_f = d->fric_work + 2 * m->nfric + nc; /* (nc) the multipliers friction reads */
   if (m->nfric)
     memcpy(d->fric_work + 2 * m->nfric, lw_joint_friction_lambda(m, d, d->lambda, lam_f), sizeof(double) * (size_t)nc);
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
@@ -155,156 +170,187 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
     d->qdd[i] = c4 * d->q[i] + d->qhat_dd[i];
   }
   for (int r = 0; r < nc; r++)
-    d->lambda[r] *= s->lambda_scale;
+    d->lambda[r] *= m->opt.lambda_scale;
   lw_rows_eval(m, d, d->q, t1, 1);
+}
 
-  int it, converged = 0, raise = 0, budget = s->max_iterations, wr_raise = -1;
-  double dq_raise = 0, phi_raise = 0; /* where the penalty was first raised */
-  double dqn = INFINITY, dqprev = INFINITY, phimax = INFINITY, phiprev = INFINITY, moved = 0, qmax = 0;
-  double alpha_fact = alpha;
-  /* the penalty may rise within a hard step up to alpha h^2/4 = 1e8 times
-   * the largest mass entry (the Newton matrix then stays conditioned
-   * below about 1e8 relative to its mass part) */
-  double alpha_max = fmax(alpha, 1e8 * m->mass_scale / hh4);
-  for (it = 1; it <= budget; it++) {
-    /* residual h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q) */
-    memset(d->Q, 0, sizeof(double) * (size_t)nq);
-    /* tangent M + h/2 C + h^2/4 (K + alpha J^T J): factorized at the
-     * predictor, then reused (modified Newton) while the iterate stays
-     * within 1e-7 (relative) of where it was factorized and the increments
-     * shrink fast; otherwise refactorized (full Newton: hard steps) */
-    int refactor = it == 1 || raise || dqn > 0.25 * dqprev || moved > 1e-7 * (1.0 + qmax);
-    raise = 0;
+/* d->dq = -h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q), and when refactor
+ * the tangent M + h/2 C + h^2/4 (K + alpha J^T J) in d->vals */
+static void newton_residual(const lw_model *m, lw_data *d, const newton *ns, double h, double t1, double *lam_f,
+                            int refactor)
+{
+  int nq = m->nq, nc = m->nc, w = m->wrow;
+  double hh4 = 0.25 * h * h, alpha = ns->alpha;
+  memset(d->Q, 0, sizeof(double) * (size_t)nq);
+  if (refactor)
+    memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
+  lw_perturb_eval(m, d, d->Q);
+  for (int r = 0; r < nc; r++) {
     if (refactor) {
-      alpha_fact = alpha;
-      moved = 0;
-      memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+      const lw_row *row = &m->rows[r];
+      lw_mat_add_outer(m, d->vals, hh4 * alpha, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
     }
-    lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
-    lw_perturb_eval(m, d, d->Q);
-    for (int r = 0; r < nc; r++) {
-      if (refactor) {
-        const lw_row *row = &m->rows[r];
-        lw_mat_add_outer(m, d->vals, hh4 * alpha, row->nblk, row->blk, row->pairpos,
-                         d->jac + (size_t)r * w);
-      }
-      d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
+    d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
+  }
+  /* joint friction at lambda* = lambda + alpha Phi (plus the last
+   * step's acceleration-projection multipliers: lambda* alone is the
+   * reaction to first order in h only), its damping's symmetric positive
+   * part in the matrix, the rest left to the iteration (docs/friction.md
+   * sec. 8.4 (a)) */
+  if (m->nfric)
+    lw_joint_friction_eval(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->tmp, lam_f), d->Q,
+                           refactor ? d->vals : NULL, 0.5 * h);
+  lw_mass_mul(m, d->qdd, d->r);
+  for (int i = 0; i < nq; i++)
+    d->r[i] -= d->Q[i];
+  lw_jact_mul(m, d, d->tmp, d->r);
+  for (int i = 0; i < nq; i++)
+    d->dq[i] = -hh4 * d->r[i];
+}
+
+/* q += dq with the velocities and accelerations that follow (the
+ * trapezoidal rule), Phi at the new q, lambda += alpha Phi; the sizes of the
+ * increment and the violation into ns */
+static void newton_update(const lw_model *m, lw_data *d, newton *ns, double h, double t1)
+{
+  int nq = m->nq, nc = m->nc;
+  double c2 = 2.0 / h, c4 = 4.0 / (h * h);
+  ns->qmax = 0;
+  for (int i = 0; i < nq; i++) {
+    d->q[i] += d->dq[i];
+    d->qd[i] = c2 * d->q[i] + d->qhat_d[i];
+    d->qdd[i] = c4 * d->q[i] + d->qhat_dd[i];
+    ns->qmax = fmax(ns->qmax, fabs(d->q[i]));
+  }
+  lw_rows_eval(m, d, d->q, t1, 1);
+  for (int r = 0; r < nc; r++)
+    d->lambda[r] += ns->alpha * d->phi[r];
+  ns->dqprev = ns->it == 1 ? INFINITY : ns->dqn;
+  ns->dqn = max_abs(d->dq, nq);
+  ns->moved += ns->dqn;
+  ns->phiprev = ns->phimax;
+  ns->phimax = max_abs(d->phi, nc);
+}
+
+/* Slow convergence: near a singular position (the constraint Jacobian J
+ * losing rank) the multiplier update lambda += alpha Phi converges at a
+ * rate of about 1 / (1 + alpha h^2/4 s^2 / m) for J's smallest singular
+ * value s, and so does the constraint violation when alpha h^2/4 is small
+ * next to the masses (small steps).  A larger penalty restores the rate; it
+ * is raised tenfold while the increments or the violation shrink by less
+ * than half an iteration, and the iterations that follow may go on up to
+ * four times the limit while they make progress.  Steps that converge fast
+ * never raise it.  (Joint friction's part of the tangent is left to the
+ * iteration, whose increments then shrink linearly however the penalty is
+ * set: there only a slow violation tells a singular position.)  Returns 1
+ * when the iteration should stop: diverging under the raised penalty (no
+ * solution near here). */
+static int newton_raise_penalty(const lw_model *m, const lw_data *d, newton *ns, double dq_tol, double phi_tol)
+{
+  int slow_dq = !m->nfric && ns->dqn > 0.5 * ns->dqprev && ns->dqn > dq_tol;
+  int slow_phi = ns->phimax > 0.5 * ns->phiprev && ns->phimax > phi_tol;
+  if (ns->wr_raise >= 0 && ns->phimax > 1e6 * ns->phi_raise)
+    return 1;
+  if (ns->it >= 3 && (slow_dq || slow_phi) && ns->alpha < ns->alpha_max) {
+    if (ns->wr_raise < 0) {
+      ns->wr_raise = worst_row(m, d);
+      ns->dq_raise = ns->dqn;
+      ns->phi_raise = ns->phimax;
     }
-    /* joint friction at lambda* = lambda + alpha Phi (plus the last
-     * step's acceleration-projection multipliers: lambda* alone is the
-     * reaction to first order in h only), its damping's symmetric positive
-     * part in the matrix, the rest left to the iteration (docs/friction.md
-     * sec. 8.4 (a)) */
-    if (m->nfric)
-      lw_joint_friction_eval(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->tmp, lam_f), d->Q,
-                             refactor ? d->vals : NULL, 0.5 * h);
-    lw_mass_mul(m, d->qdd, d->r);
-    for (int i = 0; i < nq; i++)
-      d->r[i] -= d->Q[i];
-    lw_jact_mul(m, d, d->tmp, d->r);
-    for (int i = 0; i < nq; i++)
-      d->dq[i] = -hh4 * d->r[i];
+    ns->alpha = fmin(10.0 * ns->alpha, ns->alpha_max);
+    ns->raise = 1;
+    ns->budget = 4 * m->opt.max_iterations;
+  }
+  return 0;
+}
+
+/* the position problem at t1 by Newton's method on the augmented
+ * Lagrangian (seed 002 eqs. 3.28-3.29); 0 when converged, else -1 with
+ * err set (LW_ERR_SOLVER) naming the worst equation */
+static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, double t1, double *lam_f,
+                        lw_error *err)
+{
+  const lw_opt *s = &m->opt;
+  for (ns->it = 1; ns->it <= ns->budget; ns->it++) {
+    /* tangent: factorized at the predictor, then reused (modified Newton)
+     * while the iterate stays within 1e-7 (relative) of where it was
+     * factorized and the increments shrink fast; otherwise refactorized
+     * (full Newton: hard steps) */
+    int refactor = ns->it == 1 || ns->raise || ns->dqn > 0.25 * ns->dqprev || ns->moved > 1e-7 * (1.0 + ns->qmax);
+    ns->raise = 0;
     if (refactor) {
-      if (lw_spd_factor(&d->solver, m, d->vals)) {
-        if (alpha > s->alpha)
-          break; /* a raised penalty lost the matrix to round-off: not converged */
-        lw_set_error(err, LW_ERR_SOLVER, "", t1,
-                     "the Newton matrix is not positive definite at t = %.6g s", t1);
-        goto fail;
-      }
+      ns->alpha_fact = ns->alpha;
+      ns->moved = 0;
+    }
+    newton_residual(m, d, ns, h, t1, lam_f, refactor);
+    if (refactor && lw_spd_factor(&d->solver, m, d->vals)) {
+      if (ns->alpha > s->alpha)
+        break; /* a raised penalty lost the matrix to round-off: not converged */
+      lw_set_error(err, LW_ERR_SOLVER, "", t1, "the Newton matrix is not positive definite at t = %.6g s", t1);
+      return -1;
     }
     lw_spd_solve(&d->solver, d->dq);
-    qmax = 0;
-    for (int i = 0; i < nq; i++) {
-      d->q[i] += d->dq[i];
-      d->qd[i] = c2 * d->q[i] + d->qhat_d[i];
-      d->qdd[i] = c4 * d->q[i] + d->qhat_dd[i];
-      qmax = fmax(qmax, fabs(d->q[i]));
-    }
-    lw_rows_eval(m, d, d->q, t1, 1);
-    for (int r = 0; r < nc; r++)
-      d->lambda[r] += alpha * d->phi[r];
-    dqprev = it == 1 ? INFINITY : dqn;
-    dqn = max_abs(d->dq, nq);
-    moved += dqn;
-    phiprev = phimax;
-    phimax = max_abs(d->phi, nc);
-    if (!(dqn == dqn) || !(phimax == phimax) || isinf(phimax))
+    newton_update(m, d, ns, h, t1);
+    if (!(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax) || isinf(ns->phimax))
       break;
     /* increments below the tolerance, or at round-off of the coordinates */
-    double dq_tol = fmax(s->tolerance, 1e3 * DBL_EPSILON * qmax);
-    double phi_tol = fmax(s->constraint_tolerance, 1e3 * DBL_EPSILON * qmax);
-    if (dqn <= dq_tol && phimax <= phi_tol) {
-      converged = 1;
+    double dq_tol = fmax(s->tolerance, 1e3 * DBL_EPSILON * ns->qmax);
+    double phi_tol = fmax(s->constraint_tolerance, 1e3 * DBL_EPSILON * ns->qmax);
+    if (ns->dqn <= dq_tol && ns->phimax <= phi_tol)
+      return 0;
+    if (newton_raise_penalty(m, d, ns, dq_tol, phi_tol))
       break;
-    }
-    /* Slow convergence: near a singular position (the constraint
-     * Jacobian J losing rank) the multiplier update lambda += alpha Phi
-     * converges at a rate of about 1 / (1 + alpha h^2/4 s^2 / m) for J's
-     * smallest singular value s, and so does the constraint violation when
-     * alpha h^2/4 is small next to the masses (small steps).  A larger
-     * penalty restores the rate; it is raised tenfold while the increments
-     * or the violation shrink by less than half an iteration, and the
-     * iterations that follow may go on up to four times the limit while
-     * they make progress.  Steps that converge fast never raise it. */
-    /* (joint friction's part of the tangent is left to the iteration, whose
-     * increments then shrink linearly however the penalty is set: there
-     * only a slow violation tells a singular position) */
-    int slow_dq = !m->nfric && dqn > 0.5 * dqprev && dqn > dq_tol;
-    int slow_phi = phimax > 0.5 * phiprev && phimax > phi_tol;
-    if (wr_raise >= 0 && phimax > 1e6 * phi_raise)
-      break; /* diverging under the raised penalty: no solution near here */
-    if (it >= 3 && (slow_dq || slow_phi) && alpha < alpha_max) {
-      if (wr_raise < 0) {
-        wr_raise = worst_row(m, d);
-        dq_raise = dqn;
-        phi_raise = phimax;
-      }
-      alpha = fmin(10.0 * alpha, alpha_max);
-      raise = 1;
-      budget = 4 * s->max_iterations;
-    }
-    if (it >= s->max_iterations && !(dqn < dqprev))
+    if (ns->it >= s->max_iterations && !(ns->dqn < ns->dqprev))
       break;
   }
-  if (!converged) {
-    char where[200];
-    int wr = worst_row(m, d);
-    if (wr_raise >= 0 && !(phimax <= phi_raise)) {
-      /* the raised penalty made it no better: report the state before */
-      wr = wr_raise;
-      dqn = dq_raise;
-      phimax = phi_raise;
-    }
-    lw_row_owner_path(m, &m->rows[wr], where, sizeof where);
-    lw_set_error(err, LW_ERR_SOLVER, where, t1,
-                 "Newton iteration did not converge at t = %.6g s after %d iterations "
-                 "(|dq| = %.3g, largest constraint violation %.3g at %s); the mechanism may be "
-                 "at a singular (dead-point) configuration or the step is too large",
-                 t1, it > budget ? budget : it, dqn, phimax, where);
-    goto fail;
+  char where[200];
+  int wr = worst_row(m, d);
+  if (ns->wr_raise >= 0 && !(ns->phimax <= ns->phi_raise)) {
+    /* the raised penalty made it no better: report the state before */
+    wr = ns->wr_raise;
+    ns->dqn = ns->dq_raise;
+    ns->phimax = ns->phi_raise;
   }
+  lw_row_owner_path(m, &m->rows[wr], where, sizeof where);
+  lw_set_error(err, LW_ERR_SOLVER, where, t1,
+               "Newton iteration did not converge at t = %.6g s after %d iterations "
+               "(|dq| = %.3g, largest constraint violation %.3g at %s); the mechanism may be "
+               "at a singular (dead-point) configuration or the step is too large",
+               t1, ns->it > ns->budget ? ns->budget : ns->it, ns->dqn, ns->phimax, where);
+  return -1;
+}
 
-  /* velocity and acceleration projections (3.35, 3.39), preconditioned by
-   * the Newton factorization: no factorization of their own */
-  double sa = alpha_fact * hh4; /* the penalty of the preconditioner */
+/* velocity and acceleration projections (3.35, 3.39), preconditioned by
+ * the Newton factorization (penalty sa): no factorization of their own;
+ * *exact when they were solved exactly (Schur); 0, or -1 with err set */
+static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, double *vres, int *exact,
+                         lw_error *err)
+{
+  int nq = m->nq, nc = m->nc;
   double *target = d->tmp2 + 2 * nc;
   lw_rows_phit(m, d, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->phit[r];
-  int exact = m->dense && lw_schur_factor(m, d) == 0;
-  d->schur_ok = exact;
-  double vres = exact ? project_exact(m, d, d->qd, target, d->sig, 1) : project(m, d, d->qd, target, sa);
+  *exact = m->dense && lw_schur_factor(m, d) == 0;
+  d->schur_ok = *exact;
+  *vres = *exact ? project_exact(m, d, d->qd, target, d->sig, 1) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
-  double ares = exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project(m, d, d->qdd, target, sa);
-  if (!(vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares) || !(max_abs(d->qdd, nq) < INFINITY)) {
-    lw_set_error(err, LW_ERR_SOLVER, "", t1,
-                 "velocity projection did not converge at t = %.6g s (violation %.3g)", t1, vres);
-    goto fail;
+  double ares = *exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project(m, d, d->qdd, target, sa);
+  if (!(*vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares) || !(max_abs(d->qdd, nq) < INFINITY)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", t1, "velocity projection did not converge at t = %.6g s (violation %.3g)",
+                 t1, *vres);
+    return -1;
   }
+  return 0;
+}
 
+/* the step taken: time, controllers' integrals, dissipated energy,
+ * friction's work, unwrapped coordinates */
+static void step_done(const lw_model *m, lw_data *d, double h, double t1, int exact)
+{
   d->t = t1;
   d->nstep++;
   if (m->nfbs)
@@ -316,27 +362,46 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
     add_friction_work(m, d, t1 - h, t1);
   }
   lw_coords_update(m, d);
-  if (info) {
-    info->iterations = it;
-    info->residual = dqn;
-    info->constraint_residual = phimax;
-    info->velocity_residual = vres;
-  }
-  return LW_OK;
+}
 
-fail:
-  /* restore the last good state so that the results so far stay valid */
-  memcpy(d->q, d->qn, sizeof(double) * (size_t)nq);
-  memcpy(d->qd, d->qdn, sizeof(double) * (size_t)nq);
-  memcpy(d->qdd, d->qddn, sizeof(double) * (size_t)nq);
+/* a failed step: the last good state back, so that the results so far stay valid */
+static void step_undo(const lw_model *m, lw_data *d)
+{
+  size_t nq = (size_t)m->nq;
+  memcpy(d->q, d->qn, sizeof(double) * nq);
+  memcpy(d->qd, d->qdn, sizeof(double) * nq);
+  memcpy(d->qdd, d->qddn, sizeof(double) * nq);
   for (int i = 0; i < m->nfbs; i++)
     d->fbc[i] = d->fbz[i];
   d->fb_beta = 0.0;
+}
+
+int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
+{
+  double h = m->opt.step, hh4 = 0.25 * h * h;
+  double t1 = d->t0 + (double)(d->nstep + 1) * h;
+  double *lam_f = d->fric_work + 2 * m->nfric + m->nc; /* (nc) the multipliers friction reads */
+  predict(m, d, h, t1, lam_f);
+  /* the penalty may rise within a hard step up to alpha h^2/4 = 1e8 times
+   * the largest mass entry (the Newton matrix then stays conditioned
+   * below about 1e8 relative to its mass part) */
+  newton ns = {.budget = m->opt.max_iterations, .dqn = INFINITY, .dqprev = INFINITY, .phimax = INFINITY,
+               .phiprev = INFINITY, .alpha = m->opt.alpha, .alpha_fact = m->opt.alpha,
+               .alpha_max = fmax(m->opt.alpha, 1e8 * m->mass_scale / hh4), .wr_raise = -1};
+  double vres = 0;
+  int exact = 0, ok = newton_solve(m, d, &ns, h, t1, lam_f, err) == 0 &&
+                      project_rates(m, d, t1, ns.alpha_fact * hh4, &vres, &exact, err) == 0;
+  if (ok)
+    step_done(m, d, h, t1, exact);
+  else
+    step_undo(m, d);
   if (info) {
-    info->iterations = it;
-    info->residual = dqn;
-    info->constraint_residual = phimax;
+    info->iterations = ns.it;
+    info->residual = ns.dqn;
+    info->constraint_residual = ns.phimax;
+    if (ok)
+      info->velocity_residual = vres;
   }
-  return LW_ERR_SOLVER;
+  return ok ? LW_OK : LW_ERR_SOLVER;
 }
 

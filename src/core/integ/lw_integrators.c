@@ -2,6 +2,7 @@
  * options name them from. */
 #include "integ/lw_integrator.h"
 #include "sens/sens_internal.h"
+#include "dyn/lw_init.h"
 
 const lw_integrator lw_integ_ali3p = {
   .name = "ali3p",

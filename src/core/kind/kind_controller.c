@@ -3,8 +3,12 @@
  * coordinates (m->fbs[fb0 .. fb0 + nfb)) to their targets,
  * tau = -sum kp e + kd ed + ki (fbc + fb_beta e).  Both kinds share every
  * hook; they differ only in how the description lists their measures. */
+#include "kind/kind_controller.h"
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,9 @@
  * taken continuously: the data keeps the unwrapped value). */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * independent of the velocity; its virtual work F . dr with r linear in q. */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
+#include "compile/lw_vexpr.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* kind_registry.c: the table of every force kind, by lw_force_type, and
  * the hooks several kinds share (their tangents' common fields). */
 #include "lw_kind.h"
+#include "dyn/lw_init.h"
 
 #include <string.h>
 

@@ -3,6 +3,8 @@
  * is wrapped into (-pi, pi]. */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
+#include "compile/lw_vexpr.h"
+#include "dyn/lw_rows.h"
 
 #include <math.h>
 

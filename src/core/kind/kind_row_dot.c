@@ -3,6 +3,7 @@
  * alignment, prismatic coordinates); its Hessian is constant. */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
+#include "compile/lw_vexpr.h"
 
 static double dot_value(const lw_model *m, const lw_vexpr *const v[4], const double *q, int nblk, const int *blk,
                         double *g)

@@ -2,6 +2,8 @@
  * F = k (l - l0) + c dl/dt along e = v / l, v = p2 - p1 linear in q. */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
+#include "compile/lw_vexpr.h"
+#include "la/lw_matrix.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -17,6 +17,7 @@
 #define LW_KIND_H
 
 #include "lw_internal.h"
+#include "model/lw_error.h"
 #include "compile/lw_compile_ctx.h"
 
 #include <stdint.h>

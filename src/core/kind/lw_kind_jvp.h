@@ -8,6 +8,9 @@
 #define LW_KIND_JVP_H
 
 #include "lw_internal.h"
+#include "compile/lw_vexpr.h"
+#include "dyn/lw_forces.h"
+#include "model/lw_desc.h"
 #include "lw_kind.h"
 
 #include <math.h>

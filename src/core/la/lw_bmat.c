@@ -1,9 +1,9 @@
 /* lw_bmat.c: products with the step's structured matrices: lw_bmat
  * (block diagonal plus off-diagonal entries) and row matrices stored by
  * rows and blocks like the constraint Jacobian. */
+#include "la/lw_bmat.h"
 #include "lw_internal.h"
 #include "la/lw_rowvec.h"
-#include "kind/lw_kind.h"
 
 #include <math.h>
 #include <stdlib.h>

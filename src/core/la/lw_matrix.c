@@ -2,7 +2,9 @@
  * products with M and the constraint Jacobian, and the SPD solver: dense
  * LAPACK Cholesky for small models, CHOLMOD (symbolic analysis once,
  * numeric factorization per call) for large ones. */
+#include "la/lw_matrix.h"
 #include "lw_internal.h"
+#include "la/lw_bmat.h"
 #include "la/lw_rowvec.h"
 
 #include <math.h>

@@ -12,7 +12,12 @@
  * coefficients (lw_vexpr_eval on the tangent vexpr).  Everything below is
  * differentiated by hand: bilinear dot products, atan2 angles, the spring
  * length, torques; the tests check each against central differences. */
+#include "lin/lw_jvp.h"
 #include "lw_internal.h"
+#include "compile/lw_hess.h"
+#include "compile/lw_vexpr.h"
+#include "dyn/lw_forces.h"
+#include "la/lw_matrix.h"
 #include "la/lw_rowvec.h"
 #include "kind/lw_kind.h"
 #include "kind/lw_kind_jvp.h"
@@ -20,30 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- time functions ------------------------------------------------------ */
-void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv)
-{
-  if (f->type != LW_FUNC_SINE) {
-    /* linear in the coefficients */
-    lw_func g = *f;
-    if (f->type == LW_FUNC_SPLINE)
-      g.knots = tf->knots; /* the times are not parameters */
-    else
-      memcpy(g.a, tf->a, sizeof g.a);
-    lw_func_eval(&g, t, v, dv, ddv);
-    return;
-  }
-  const double *a = f->a, *b = tf->a;
-  double ph = a[2] * t + a[3], dph = b[2] * t + b[3];
-  double s = sin(ph), c = cos(ph);
-  if (v)
-    *v = b[0] + b[1] * s + a[1] * c * dph;
-  if (dv)
-    *dv = (b[1] * a[2] + a[1] * b[2]) * c - a[1] * a[2] * s * dph;
-  if (ddv)
-    *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
-}
 
 int lw_tangent_active(const lw_model *m, const lw_tangent *tg, double t)
 {

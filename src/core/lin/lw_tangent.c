@@ -15,7 +15,10 @@
  * compiled at four perturbed values, by Richardson extrapolation.  Either
  * way the flags (which parts are nonzero) are read off the numbers
  * (tangent_flags_set), so that both paths set them alike. */
+#include "lin/lw_tangent.h"
 #include "lw_internal.h"
+#include "compile/lw_compile.h"
+#include "model/lw_error.h"
 #include "la/lw_rowvec.h"
 #include "kind/lw_kind.h"
 

@@ -1,5 +1,6 @@
 /* lw_desc.c: model descriptions: creation, copy, field paths, names. */
 #include "linkwright.h"
+#include "model/lw_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -871,6 +872,31 @@ void lw_func_coef_support(const lw_func *f, int k, double *lo, double *hi)
     *lo = f->a[0] + (k - 3) * dt;
   if (k < f->n - 2)
     *hi = f->a[0] + (k + 3) * dt;
+}
+
+/* the derivative of f's value and its first two time derivatives at t
+ * along the coefficients' tangent tf (the knots' times are not parameters) */
+void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, double *dv, double *ddv)
+{
+  if (f->type != LW_FUNC_SINE) {
+    /* linear in the coefficients */
+    lw_func g = *f;
+    if (f->type == LW_FUNC_SPLINE)
+      g.knots = tf->knots; /* the times are not parameters */
+    else
+      memcpy(g.a, tf->a, sizeof g.a);
+    lw_func_eval(&g, t, v, dv, ddv);
+    return;
+  }
+  const double *a = f->a, *b = tf->a;
+  double ph = a[2] * t + a[3], dph = b[2] * t + b[3];
+  double s = sin(ph), c = cos(ph);
+  if (v)
+    *v = b[0] + b[1] * s + a[1] * c * dph;
+  if (dv)
+    *dv = (b[1] * a[2] + a[1] * b[2]) * c - a[1] * a[2] * s * dph;
+  if (ddv)
+    *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
 }
 
 int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *dv, double *ddv)

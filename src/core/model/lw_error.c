@@ -1,4 +1,5 @@
 /* lw_error.c: filling an lw_error. */
+#include "model/lw_error.h"
 #include "lw_internal.h"
 
 #include <stdarg.h>

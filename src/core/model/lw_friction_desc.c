@@ -4,6 +4,7 @@
  * (docs/friction.md sec. 1, docs/model-format.md). */
 #include "lw_friction.h"
 #include "lw_internal.h"
+#include "model/lw_error.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,6 +5,8 @@
  * solves its transposed systems, one objective at a time: the cost does not
  * grow with the number of parameters. */
 #include "sens_internal.h"
+#include "la/lw_bmat.h"
+#include "model/lw_error.h"
 
 #include <stdlib.h>
 

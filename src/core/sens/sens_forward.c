@@ -4,6 +4,7 @@
  * after each step its linearization carries the parameters' columns of the
  * state, and the outputs and objectives at the new state are summed. */
 #include "sens_internal.h"
+#include "model/lw_error.h"
 
 #include <stdlib.h>
 

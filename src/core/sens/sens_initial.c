@@ -1,7 +1,12 @@
 /* sens_initial.c: the sensitivities of the initial state: the position,
  * velocity and acceleration problems at t = 0 linearized and solved for
  * the parameters' columns. */
+#include "sens/sens_initial.h"
 #include "sens_internal.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
+#include "lin/lw_jvp.h"
+#include "model/lw_error.h"
 
 #include <stdlib.h>
 

@@ -14,6 +14,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
+#include "la/lw_bmat.h"
 #include "la/lw_rowvec.h"
 #include "integ/lw_integrator.h"
 

@@ -3,6 +3,9 @@
  * by their LUs or through the bodies' blocks and the Schur complements;
  * for one side (the adjoint) or for the forward's p columns by rows. */
 #include "sens_internal.h"
+#include "dyn/lw_step.h"
+#include "la/lw_bmat.h"
+#include "la/lw_matrix.h"
 
 #include <stdlib.h>
 

@@ -2,6 +2,8 @@
  * their derivatives with respect to the state (Y, gy) and the parameters
  * (YT, gth), and the integrals' trapezoidal weights. */
 #include "sens_internal.h"
+#include "dyn/lw_init.h"
+#include "lin/lw_jvp.h"
 
 #include <stdlib.h>
 

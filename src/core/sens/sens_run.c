@@ -26,6 +26,8 @@
  * state's (sens_initial.c), outputs and objectives (sens_objectives.c), the
  * solves (sens_linalg.c), the forward on two threads (sens_pipeline.c). */
 #include "sens_internal.h"
+#include "lin/lw_tangent.h"
+#include "model/lw_error.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,6 +1,7 @@
 /* sens_state.c: the stored states of a run: the simulation data saved and
  * loaded again, with the step data kept for the adjoint and the pipeline. */
 #include "sens_internal.h"
+#include "dyn/lw_step.h"
 
 void sens_state_save_data(const sens *s, const lw_data *d, double *st)
 {

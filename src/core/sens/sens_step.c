@@ -2,6 +2,10 @@
  * the step matrices AP and KM factored, the rate matrices, the parameter
  * columns FP, FV, FA, and the controllers' errors' gradients. */
 #include "sens_internal.h"
+#include "dyn/lw_rows.h"
+#include "la/lw_matrix.h"
+#include "lin/lw_jvp.h"
+#include "model/lw_error.h"
 
 #include <stdlib.h>
 

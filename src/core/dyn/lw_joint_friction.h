@@ -1,0 +1,30 @@
+/* lw_joint_friction.h: what dyn/lw_joint_friction.c offers the rest of the core (private to src/core). */
+#ifndef LW_DYN_LW_JOINT_FRICTION_H
+#define LW_DYN_LW_JOINT_FRICTION_H
+
+#include "lw_internal.h"
+
+/* joint friction at (q, qd) with the multipliers lam
+ * (nc; the rows' gradients in d->jac at q): Q += the generalized friction;
+ * when vals != NULL also vals += cs times the symmetric positive part of
+ * its damping -dQ/dqd (docs/friction.md sec. 8.4 (a)) */
+void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, double *Q, double *vals, double cs);
+/* the power friction takes out at (q, qd, lam), summed (returned) and per
+ * element into P (nfric; may be NULL); d->jac at q */
+double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                               const double *lam, double *P);
+/* the work friction takes out along the displacement dq (nq) at the
+ * forces of (q, qd, lam), per element into W (nfric): -Q^f . dq; d->jac at q */
+void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, const double *dq, double *W);
+/* the multipliers friction reads its reaction from: lam + kap, the one
+ * consistent with the projected acceleration, when the data holds the
+ * last step's kap (fric_kap_ok), into buf (nc); else lam itself */
+const double *lw_joint_friction_lambda(const lw_model *m, const lw_data *d, const double *lam, double *buf);
+/* friction element e's generalized friction on its first coordinate,
+ * normal force and slip speed at (q, qd, lam) into o (3); d->jac at q */
+void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
+                             const double *lam, double *o);
+
+#endif
