@@ -126,8 +126,29 @@ typedef struct {
   int first, n;        /* terms first .. first + n */
 } lw_objective;
 
+/* One guard of an event (lw_compile_events.c): a scalar g of the state
+ * whose fall through zero (dir < 0), rise (dir > 0) or either (0) is the
+ * event.  CONTACT: g = n.p(q) - offset, p the body point v; JOINT_LIMIT:
+ * g = x(q) - lower (side -1) or upper - x(q) (side +1), x joint
+ * coordinate coord; GUARD: g = y - value, y the scalar `col` of the outputs
+ * (output `output`).  A joint limit with two bounds is two guards. */
+typedef struct {
+  int event;            /* index into desc->events */
+  lw_event_type type;
+  int dir;              /* the crossing that fires */
+  int side;             /* limit: -1 lower, +1 upper */
+  lw_vexpr v;           /* contact: the point */
+  double n[3];          /* contact: the unit normal */
+  double offset;        /* contact: offset + radius; limit: the bound; guard: the value */
+  int coord;            /* limit: index into m->coords */
+  int output, col;      /* guard */
+  double e, rest_speed; /* restitution, speed ending the bouncing (resolved) */
+} lw_guard;
+
 struct lw_model {
   lw_desc *desc;        /* compiled copy, parameters applied */
+  int nguards;
+  lw_guard *guards;     /* (nguards) the events' guards */
   int planar;
   int nd;               /* space dimension: 2 or 3 */
   int nqb;              /* coordinates per body: 4 or 12 */
@@ -261,6 +282,31 @@ struct lw_data {
   int perturb_body;
   double perturb_p[3], perturb_f[3];
 };
+
+/* lw_step.c: one step of length h from the data's state to t1 (lw_step
+ * takes the model's step on its grid) */
+int lw_step_sized(const lw_model *m, lw_data *d, double h, double t1, lw_step_info *info, lw_error *err);
+/* lw_init.c: accelerations and multipliers at the data's q, qd and time t
+ * (d->jac evaluated at q) */
+int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err);
+
+/* lw_events.c: the events of a run (lw_sim.c).  The run saves the state
+ * before each step (lw_ev_save); after the step lw_ev_after_step locates
+ * the first guard crossing within it, re-steps to it, applies the impact,
+ * hands rows at the event to row(), and steps on to the step's end again;
+ * returns 0 (the run goes on, d at the step's end), 1 (an event stopped
+ * the run at d's state) or -1 (a step failed: err). */
+typedef struct lw_ev_run lw_ev_run;
+typedef int (*lw_ev_row_fn)(void *user, lw_data *d);
+lw_ev_run *lw_ev_run_new(const lw_model *m);
+void lw_ev_run_free(lw_ev_run *ev);
+/* the guards at the initial state; -1 with err when a contact or limit
+ * starts violated */
+int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err);
+void lw_ev_save(const lw_model *m, const lw_data *d, lw_ev_run *ev);
+int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err);
+/* the event log so far, handed over (*n records; the caller frees it) */
+lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n);
 
 /* lw_forces.c: Q += the perturbation force's generalized force */
 void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q);

@@ -254,10 +254,16 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
 
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
+  double h = m->desc->solver.step;
+  return lw_step_sized(m, d, h, d->t0 + (double)(d->nstep + 1) * h, info, err);
+}
+
+/* one step of length h from the data's state, ending at t1 */
+int lw_step_sized(const lw_model *m, lw_data *d, double h, double t1, lw_step_info *info, lw_error *err)
+{
   const lw_solver_desc *s = &m->desc->solver;
   int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
-  double h = s->step, alpha = s->alpha;
-  double t1 = d->t0 + (double)(d->nstep + 1) * h;
+  double alpha = s->alpha;
   double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;
 
   d->schur_ok = 0;

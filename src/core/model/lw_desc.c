@@ -1,5 +1,6 @@
 /* lw_desc.c: model descriptions: creation, copy, field paths, names. */
 #include "linkwright.h"
+#include "model/lw_event_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -368,6 +369,7 @@ void lw_desc_free(lw_desc *d)
   free(d->name);
   free(d->description);
   free(d->source_dir);
+  lw_desc_events_free(d);
   free(d);
 }
 
@@ -487,6 +489,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     for (int k = 0; k < sp->ncons; k++)
       p->cons[k].objective = dup_str(sp->cons[k].objective);
   }
+  lw_desc_events_copy(d, s);
   return d;
 }
 
@@ -798,6 +801,8 @@ double *lw_desc_field(lw_desc *d, const char *path)
     FIND_NAMED(d->objectives, d->nobjectives, b, i);
     return i < 0 ? NULL : objective_field(&d->objectives[i], p);
   }
+  if (!strcmp(a, "events"))
+    return lw_event_field(d, b, p);
   return NULL;
 }
 
