@@ -111,21 +111,23 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
       e = &d->events[i];
   if (!e)
     return NULL;
-  static const struct { const char *key; size_t off; } scalars[] = {
-    {"restitution", offsetof(lw_event_desc, restitution)},
-    {"rest_speed", offsetof(lw_event_desc, rest_speed)},
-    {"offset", offsetof(lw_event_desc, offset)},
-    {"radius", offsetof(lw_event_desc, radius)},
-    {"lower", offsetof(lw_event_desc, lower)},
-    {"upper", offsetof(lw_event_desc, upper)},
-    {"value", offsetof(lw_event_desc, value)},
+  int contact = e->type == LW_EVENT_CONTACT, limit = e->type == LW_EVENT_JOINT_LIMIT;
+  /* each field where its event type has it */
+  const struct { const char *key; int has; double *v; } scalars[] = {
+    {"restitution", contact || limit, &e->restitution},
+    {"rest_speed", contact || limit, &e->rest_speed},
+    {"offset", contact, &e->offset},
+    {"radius", contact, &e->radius},
+    {"lower", limit && e->has_lower, &e->lower},
+    {"upper", limit && e->has_upper, &e->upper},
+    {"value", e->type == LW_EVENT_GUARD, &e->value},
   };
   for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; k++)
     if (!strcmp(p, scalars[k].key))
-      return (double *)((char *)e + scalars[k].off);
-  if (!strncmp(p, "normal/", 7))
+      return scalars[k].has ? scalars[k].v : NULL;
+  if (contact && !strncmp(p, "normal/", 7))
     return event_comp(e->normal, 3, p + 7);
-  if (!strncmp(p, "point/", 6) && !e->place.ref)
+  if (contact && !strncmp(p, "point/", 6) && !e->place.ref)
     return event_comp(e->place.p, 3, p + 6);
   return NULL;
 }
