@@ -261,6 +261,18 @@ static void test_param_roundtrip(void)
   g_assert_cmpint(b->direction, ==, 0);
   g_free(json);
   lw_desc_free(d2);
+  /* objectives are not yet computed through events: refused, not wrong */
+  lw_objective_desc *ob = lw_desc_add_objective(d, "height");
+  lw_term_desc *t = lw_objective_add_term(ob, "centre");
+  t->kind = LW_TERM_FINAL;
+  t->form = LW_TERM_VALUE;
+  int par = lw_desc_param_index(d, "height"), obj = 0;
+  lw_sens_options so = {.method = LW_SENS_FORWARD, .nparams = 1, .params = &par, .nobj = 1, .objectives = &obj};
+  lw_sens_result sr;
+  g_assert_cmpint(lw_sensitivity(d, &so, &sr), ==, LW_ERR_MODEL);
+  g_assert_cmpstr(sr.error.path, ==, "events/floor");
+  g_assert_nonnull(strstr(sr.error.msg, "not computed through events"));
+  lw_sens_result_clear(&sr);
   lw_desc_free(d);
 }
 
@@ -340,6 +352,51 @@ static void test_bad_input(void)
   g_assert_cmpint(line, >, 25);
 }
 
+/* stepping through events one step at a time (what the application's
+ * runner does): the same states as lw_simulate; a stop holds */
+static void test_step_events(void)
+{
+  lw_model *m = lwt_open("bouncing-ball.json");
+  lw_sim_result r = run(m, 2.0);
+  lw_data *d = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+  lw_event_run *ev = lw_event_run_new(m, d, &err);
+  g_assert_nonnull(ev);
+  lw_step_info info;
+  for (int k = 0; k < 2000; k++)
+    g_assert_cmpint(lw_step_events(m, d, ev, &info, &err), ==, LW_OK);
+  long n;
+  const lw_event_record *log = lw_event_run_log(ev, &n);
+  g_assert_cmpint(n, ==, 3);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat(log[k].t, ==, r.events[k].t);
+  double out[16];
+  lw_outputs(m, d, out);
+  g_assert_cmpfloat(lw_data_time(d), ==, 2.0);
+  g_assert_cmpmem(out, sizeof(double) * 4, r.table + (size_t)(r.rows - 1) * r.ncols + 1, sizeof(double) * 4);
+  /* on to the end of the bouncing: a stop, and stepping on stops again */
+  int st = LW_OK;
+  for (int k = 0; k < 5000 && st == LW_OK; k++)
+    st = lw_step_events(m, d, ev, &info, &err);
+  g_assert_cmpint(st, ==, LW_EVENT_STOP);
+  double t = lw_data_time(d);
+  g_assert_cmpfloat(t, <, 4.07);
+  g_assert_cmpint(lw_step_events(m, d, ev, &info, &err), ==, LW_EVENT_STOP);
+  g_assert_cmpfloat(lw_data_time(d), ==, t);
+  /* a state set from outside (back to the start): the guards follow it */
+  double q0[4] = {0, 1, 1, 0}, z[4] = {0, 0, 0, 0}, a[4] = {0, -9.81, 0, 0};
+  lw_data_set_state(m, d, 0.0, q0, z, a, NULL);
+  for (int k = 0; k < 1000; k++)
+    g_assert_cmpint(lw_step_events(m, d, ev, &info, &err), ==, LW_OK);
+  log = lw_event_run_log(ev, &n);
+  g_assert_cmpfloat(fabs(log[n - 1].t - ball_impacts[0]), <, 1e-10);
+  lw_event_run_free(ev);
+  lw_data_free(d);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -350,5 +407,6 @@ int main(int argc, char **argv)
   g_test_add_func("/events/guard-stop", test_guard_stop);
   g_test_add_func("/events/param-roundtrip", test_param_roundtrip);
   g_test_add_func("/events/bad-input", test_bad_input);
+  g_test_add_func("/events/step-events", test_step_events);
   return g_test_run();
 }

@@ -303,7 +303,7 @@ void lw_ev_run_free(lw_ev_run *ev);
 /* the guards at the initial state; -1 with err when a contact or limit
  * starts violated */
 int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err);
-void lw_ev_save(const lw_model *m, const lw_data *d, lw_ev_run *ev);
+void lw_ev_save(const lw_model *m, lw_data *d, lw_ev_run *ev);
 int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err);
 /* the event log so far, handed over (*n records; the caller frees it) */
 lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n);

@@ -55,6 +55,7 @@ struct lw_ev_run {
   double *A, *W, *S, *S0, *mu, *rhs, *res; /* the impact's projection */
   lw_event_record *log;
   long nlog, caplog;
+  double t_end; /* the time g0 belongs to (NAN: none) */
 };
 
 static void state_free(ev_state *s)
@@ -274,6 +275,7 @@ lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n)
 /* ---- start, save ------------------------------------------------------- */
 int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
 {
+  ev->t_end = d->t;
   guards_eval(m, d, ev, ev->g0);
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
@@ -292,8 +294,13 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
   return 0;
 }
 
-void lw_ev_save(const lw_model *m, const lw_data *d, lw_ev_run *ev)
+void lw_ev_save(const lw_model *m, lw_data *d, lw_ev_run *ev)
 {
+  if (d->t != ev->t_end) {
+    /* a state set from outside: the guards start from it */
+    lw_error e;
+    lw_ev_start(m, d, ev, &e);
+  }
   state_copy_out(m, d, &ev->s0);
 }
 
@@ -616,5 +623,45 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   d->t = t1;
   d->t0 = t0_grid;
   d->nstep = n_grid;
+  ev->t_end = t1;
   return 0;
+}
+
+/* ---- the public stepping ----------------------------------------------- */
+lw_event_run *lw_event_run_new(const lw_model *m, lw_data *d, lw_error *err)
+{
+  lw_ev_run *ev = lw_ev_run_new(m);
+  if (!ev) {
+    lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the events");
+    return NULL;
+  }
+  if (lw_ev_start(m, d, ev, err)) {
+    lw_ev_run_free(ev);
+    return NULL;
+  }
+  return ev;
+}
+
+void lw_event_run_free(lw_event_run *ev) { lw_ev_run_free(ev); }
+
+int lw_step_events(const lw_model *m, lw_data *d, lw_event_run *ev, lw_step_info *info, lw_error *err)
+{
+  if (!ev->ng)
+    return lw_step(m, d, info, err);
+  lw_ev_save(m, d, ev);
+  int st = lw_step(m, d, info, err);
+  if (st)
+    return st;
+  st = lw_ev_after_step(m, d, ev, NULL, NULL, err);
+  if (st < 0)
+    return LW_ERR_SOLVER;
+  if (st > 0)
+    ev->t_end = NAN; /* the guards are taken anew at the stop's state */
+  return st > 0 ? LW_EVENT_STOP : LW_OK;
+}
+
+const lw_event_record *lw_event_run_log(const lw_event_run *ev, long *n)
+{
+  *n = ev->nlog;
+  return ev->log;
 }

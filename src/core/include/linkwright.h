@@ -482,6 +482,24 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err);
 /* One ALI3-P step with the trapezoidal rule (seed 002 eqs. 3.28-3.40). */
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
 
+/* Steps through the model's events (contacts, joint limits, guards) as
+ * lw_simulate takes them, one step at a time, for callers that step
+ * themselves.  lw_event_run_new after lw_initialize (NULL with err set
+ * when a contact or limit starts violated or memory runs out; a model
+ * without events gets a run that only steps).  lw_step_events: one step on
+ * the grid with every event inside it located and applied; LW_OK,
+ * LW_EVENT_STOP (a guard stopped or a bouncing ended: d holds the state at
+ * the event) or LW_ERR_SOLVER.  A state set from outside (lw_data_set_state)
+ * is noticed by its time.  A run does not go past a stop: stepping on
+ * stops again at once. */
+#define LW_EVENT_STOP 1
+typedef struct lw_ev_run lw_event_run;
+lw_event_run *lw_event_run_new(const lw_model *m, lw_data *d, lw_error *err);
+void lw_event_run_free(lw_event_run *ev);
+int lw_step_events(const lw_model *m, lw_data *d, lw_event_run *ev, lw_step_info *info, lw_error *err);
+/* the events so far (*n of them, in time order; valid until the next step) */
+const struct lw_event_record *lw_event_run_log(const lw_event_run *ev, long *n);
+
 double lw_data_time(const lw_data *d);
 const double *lw_data_q(const lw_data *d);     /* (nq) */
 const double *lw_data_qd(const lw_data *d);    /* (nq) */
