@@ -11,6 +11,8 @@ PACKAGES=(meson ninja-build pkg-config gcc python3 libglib2.0-dev libglib2.0-dev
           libjson-glib-dev libxml2-dev libsuitesparse-dev liblapack-dev libblas-dev libsundials-dev libnlopt-dev
           libmujoco-dev libmujoco-samples
           libgtk-4-dev libadwaita-1-dev libepoxy-dev libegl-dev libgl1-mesa-dri gettext
+          libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+          gstreamer1.0-tools
           desktop-file-utils appstream appstream-util man-db
           xvfb xauth imagemagick dbus-x11 at-spi2-core python3-dogtail python3-gi gir1.2-gtk-4.0
           locales)

@@ -68,6 +68,32 @@ static void test_exit_codes(void)
   g_assert_nonnull(strstr(e3, "/nonexistent.json"));
 }
 
+/* solver settings on the command line override the file's: the shipped
+ * four-bar with one Newton iteration a step stops (exit 3); with an absurd
+ * penalty it is refused (exit 2, naming the field) in simulate,
+ * sensitivity and optimize alike; a bad value is a usage error */
+static void test_solver_options(void)
+{
+  struct { const char *args; int code; const char *says; } cases[] = {
+    {"simulate %s/four-bar.json --t-end 0.1 --max-iterations 1", 3, "after 1 iterations"},
+    {"simulate %s/four-bar.json --t-end 0.1 --max-iterations 30 --tolerance 1e-9 --constraint-tolerance 1e-9", 0, NULL},
+    {"simulate %s/five-bar.json --alpha 1e17", 2, "alpha = 1e+17 is too large"},
+    {"sensitivity %s/five-bar.json --objective psi1 --alpha 1e17", 2, "solver/alpha"},
+    {"optimize %s/five-bar.json --alpha 1e17 --max-evaluations 2", 3, "too large"},
+    {"simulate %s/five-bar.json --tolerance 0", 1, "--tolerance"},
+    {"simulate %s/five-bar.json --max-iterations 0", 1, "--max-iterations"},
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    g_autofree char *args = g_strdup_printf(cases[k].args, LW_MODELS_DIR);
+    g_autofree char *out = NULL, *err = NULL;
+    int code = run(args, &out, &err);
+    g_test_message("%s: exit %d, %s", args, code, err);
+    g_assert_cmpint(code, ==, cases[k].code);
+    if (cases[k].says)
+      g_assert_nonnull(strstr(err, cases[k].says));
+  }
+}
+
 /* solver failure: exit 3, the JSON names time and place, the CSV keeps the rows */
 static void test_solver_failure(void)
 {
@@ -284,6 +310,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/simulate-json", test_simulate_json);
   g_test_add_func("/cli/exit-codes", test_exit_codes);
   g_test_add_func("/cli/solver-failure", test_solver_failure);
+  g_test_add_func("/cli/solver-options", test_solver_options);
   g_test_add_func("/cli/demo-and-chain", test_demo_and_chain);
   g_test_add_func("/cli/sensitivity", test_sensitivity);
   g_test_add_func("/cli/version-help", test_version_help);

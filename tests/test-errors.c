@@ -221,6 +221,42 @@ static void test_conflicting_initial(void)
                -1, NULL, "cannot be assembled");
 }
 
+/* a torque on the ground does nothing: refused, naming the force */
+static void test_torque_on_ground(void)
+{
+  expect_error(17, "  ], \"forces\": [{\"name\": \"twist\", \"type\": \"torque\", \"body\": \"ground\", \"value\": 1}],",
+               17, "forces/twist", "acts on the ground");
+}
+
+/* a crank angle and a rocker angle that disagree on a one-degree-of-freedom
+ * four-bar: named as too many initial values (it said "cannot be
+ * assembled"); values that agree still run */
+static void test_overspecified_initial(void)
+{
+  for (int agree = 0; agree < 2; agree++) {
+    lw_desc *d = lwt_read("four-bar.json");
+    lw_initial_desc *in = lw_desc_add_initial(d, "D", 0);
+    in->has_value = 1;
+    in->value = agree ? 1.7419501646378184 : 1.0; /* the rocker angle where the crank is upright */
+    lw_model *m = lwt_compile(d);
+    lw_data *data = lw_data_new(m);
+    lw_error err = {0};
+    int st = lw_initialize(m, data, &err);
+    g_test_message("%s: %s", err.path, err.msg);
+    if (agree) {
+      g_assert_cmpint(st, ==, LW_OK);
+    } else {
+      g_assert_cmpint(st, ==, LW_ERR_MODEL);
+      g_assert_cmpstr(err.path, ==, "initial/D");
+      g_assert_nonnull(strstr(err.msg, "2 initial values are given (A, D)"));
+      g_assert_nonnull(strstr(err.msg, "1 degree of freedom"));
+    }
+    lw_data_free(data);
+    lw_model_free(m);
+    lw_desc_free(d);
+  }
+}
+
 static void test_missing_file(void)
 {
   lw_error err;
@@ -270,6 +306,8 @@ int main(int argc, char **argv)
   g_test_add_func("/errors/redundant", test_redundant);
   g_test_add_func("/errors/duplicate-parameter", test_duplicate_parameter);
   g_test_add_func("/errors/conflicting-initial", test_conflicting_initial);
+  g_test_add_func("/errors/torque-on-ground", test_torque_on_ground);
+  g_test_add_func("/errors/overspecified-initial", test_overspecified_initial);
   g_test_add_func("/errors/missing-file", test_missing_file);
   g_test_add_func("/errors/truncations", test_truncations);
   return g_test_run();

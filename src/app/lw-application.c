@@ -58,7 +58,8 @@ static const struct {
   const char *accels[4];
 } accels[] = {
   {"app.quit", {"<Control>q", NULL}},
-  {"app.about", {"F1", NULL}},
+  {"app.about", {"<Shift>F1", NULL}},
+  {"win.help", {"F1", NULL}},
   {"win.new", {"<Control>n", NULL}},
   {"win.new-spatial", {"<Control><Shift>n", NULL}},
   {"win.open", {"<Control>o", NULL}},
@@ -100,6 +101,7 @@ static const struct {
   {"win.clear-plot", {"<Control><Shift>k", NULL}},
   {"win.export-plot", {"<Control><Shift>e", NULL}},
   {"win.export-csv", {"<Control><Shift>c", NULL}},
+  {"win.export-animation", {"<Control><Shift>v", NULL}},
   {"win.edit-mode", {"<Control>m", NULL}},
   {"win.delete", {"Delete", NULL}},
   {"win.duplicate", {"<Control>d", NULL}},
@@ -198,6 +200,11 @@ static int lw_application_handle_local_options(GApplication *app, GVariantDict *
   }
   if (self->automation.screenshot || self->automation.bench_fps > 0)
     self->automation.run = TRUE;
+  /* one instance per session: a second launch hands its files to the
+   * running one and ends; runs driven by scripts (a screenshot, a
+   * benchmark, quit after the run) stay on their own */
+  if (!self->automation.screenshot && !self->automation.quit_after_run && !(self->automation.bench_fps > 0))
+    g_application_set_flags(app, g_application_get_flags(app) & ~G_APPLICATION_NON_UNIQUE);
   return -1;
 }
 
@@ -236,12 +243,17 @@ static void lw_application_init(LwApplication *self)
     {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL},
     {"run", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Start the simulation at once"), NULL},
     {"flat-out", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Run as fast as possible instead of in real time"), NULL},
-    {"screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL, N_("Save a PNG of the window when the run ends"), N_("FILE")},
-    {"quit-after-run", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Quit when the run (and screenshot) is done"), NULL},
-    {"bench-fps", 0, 0, G_OPTION_ARG_DOUBLE, NULL, N_("Measure display frame times for SECONDS of a live run"), N_("SECONDS")},
+    /* for scripts and tests: not shown by --help */
+    {"screenshot", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, NULL, N_("Save a PNG of the window when the run ends"), N_("FILE")},
+    {"quit-after-run", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, NULL, N_("Quit when the run (and screenshot) is done"), NULL},
+    {"bench-fps", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_DOUBLE, NULL, N_("Measure display frame times for SECONDS of a live run"), N_("SECONDS")},
     {NULL, 0, 0, 0, NULL, NULL, NULL},
   };
   g_application_add_main_option_entries(G_APPLICATION(self), entries);
+  /* TRANSLATORS: the files that may follow the options on the command line */
+  g_application_set_option_context_parameter_string(G_APPLICATION(self), _("[FILE…]"));
+  g_application_set_option_context_summary(G_APPLICATION(self),
+                                           _("Open Linkwright models, URDF robot descriptions or MuJoCo models."));
 }
 
 LwApplication *lw_application_new(void)

@@ -7,6 +7,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lw-anim-dialog.h"
 #include "lw-editor.h"
 
 /* ---- actions ----------------------------------------------------------------- */
@@ -328,6 +329,50 @@ static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
   gtk_window_close(GTK_WINDOW(user));
 }
 
+/* Export Animation: a dialog on the run recorded so far, drawn with what
+ * the view shows (grid, joints, frames, forces) */
+static void export_animation_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  if (!self->runner) {
+    _lw_window_show_message(self, _("Nothing to animate: the model does not run yet"));
+    return;
+  }
+  lw_render_options opt = {TRUE, TRUE, FALSE, TRUE, FALSE, 0, FALSE};
+  g_object_get(self->view, "show-grid", &opt.show_grid, "show-joints", &opt.show_joints, "show-frames",
+               &opt.show_frames, "show-forces", &opt.show_forces, NULL);
+  LwAnimDialog *dialog = lw_anim_dialog_new(GTK_WINDOW(self), self->runner, NULL, &opt);
+  gtk_window_present(GTK_WINDOW(dialog));
+}
+
+/* Help: the Mallard pages through the desktop's help viewer (Yelp); where
+ * no program opens help: addresses, the message says where the tutorial is */
+static void help_launched_cb(GObject *source, GAsyncResult *res, gpointer user)
+{
+  (void)source;
+  g_autoptr(LwWindow) self = user;
+  g_autoptr(GError) error = NULL;
+  if (g_app_info_launch_default_for_uri_finish(res, &error))
+    return;
+  g_autofree char *msg =
+    g_strdup_printf(_("The help cannot be shown: the help viewer Yelp (package yelp) is not installed (%s). "
+                      "The tutorial is also in %s."),
+                    error->message, LW_DOCDIR "/tutorial.md");
+  _lw_window_show_message(self, msg);
+}
+
+static void help_cb(GSimpleAction *a, GVariant *p, gpointer user)
+{
+  (void)a;
+  (void)p;
+  LwWindow *self = user;
+  g_autoptr(GAppLaunchContext) ctx =
+    G_APP_LAUNCH_CONTEXT(gdk_display_get_app_launch_context(gtk_widget_get_display(GTK_WIDGET(self))));
+  g_app_info_launch_default_for_uri_async("help:linkwright", ctx, NULL, help_launched_cb, g_object_ref(self));
+}
+
 static const GActionEntry win_actions[] = {
   {"new", _lw_window_new_cb, NULL, NULL, NULL, {0}},
   {"new-spatial", _lw_window_new_spatial_cb, NULL, NULL, NULL, {0}},
@@ -365,6 +410,8 @@ static const GActionEntry win_actions[] = {
   {"clear-plot", clear_plot_cb, NULL, NULL, NULL, {0}},
   {"export-plot", _lw_window_export_plot_cb, NULL, NULL, NULL, {0}},
   {"export-csv", _lw_window_export_csv_cb, NULL, NULL, NULL, {0}},
+  {"export-animation", export_animation_cb, NULL, NULL, NULL, {0}},
+  {"help", help_cb, NULL, NULL, NULL, {0}},
 };
 
 /* ---- editing: public API -------------------------------------------------------- */

@@ -316,7 +316,7 @@ static void open_file_then(LwWindow *self, gpointer file)
 }
 
 /* asks first when the model has unsaved changes */
-static void open_file_confirmed(LwWindow *self, GFile *file)
+void _lw_window_open_file_confirmed(LwWindow *self, GFile *file)
 {
   lw_window_confirm_replace(self, _("Opening another model"), open_file_then, g_object_ref(file), g_object_unref);
 }
@@ -324,7 +324,7 @@ static void open_file_confirmed(LwWindow *self, GFile *file)
 static void open_chosen(LwWindow *self, GFile *file, gboolean csv)
 {
   (void)csv;
-  open_file_confirmed(self, file);
+  _lw_window_open_file_confirmed(self, file);
 }
 
 void _lw_window_open_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -374,7 +374,9 @@ static void save_to(LwWindow *self, GFile *file, gboolean csv)
 static void save_as_dialog(LwWindow *self, Replace *then)
 {
   g_autofree char *suggest = g_strdup_printf("%s.json", self->desc->name && *self->desc->name ? self->desc->name : "model");
-  FileDialog *fd = file_dialog(self, _("Save Model"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), suggest, NULL, save_to, FALSE);
+  const char *const filters[] = {_("Linkwright models"), "*.json", NULL};
+  FileDialog *fd = file_dialog(self, _("Save Model"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), suggest, filters,
+                               save_to, FALSE);
   fd->then = then;
 }
 
@@ -473,20 +475,37 @@ void _lw_window_save_cb(GSimpleAction *a, GVariant *p, gpointer user)
     _lw_window_save_as_cb(a, p, user);
 }
 
-static void export_chosen(LwWindow *self, GFile *file, gboolean csv)
+gboolean lw_window_export_plot_to(LwWindow *self, GFile *file, gboolean csv)
 {
+  g_return_val_if_fail(LW_IS_WINDOW(self), FALSE);
+  g_return_val_if_fail(G_IS_FILE(file), FALSE);
   g_autofree char *path = g_file_get_path(file);
+  if (!path) {
+    /* a location without a local path (a remote share not mounted through
+     * FUSE): the plot is written with stdio and cannot go there */
+    g_autofree char *uri = g_file_get_uri(file);
+    g_autofree char *msg = g_strdup_printf(_("Cannot export to “%s”: choose a folder on this computer"), uri);
+    _lw_window_show_message(self, msg);
+    return FALSE;
+  }
   g_autoptr(GError) error = NULL;
   GtkWidget *view = lw_plot_page_get_current_view(self->plot_page);
   LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(view));
   int w = MAX(gtk_widget_get_width(view), 640), h = MAX(gtk_widget_get_height(view), 400);
   gboolean ok = csv ? lw_plot_export_csv(plot, path, &error) : lw_plot_export(plot, path, w, h, &error);
-  if (!ok)
-    _lw_window_show_message(self, error->message);
-  else {
+  if (!ok) {
+    g_autofree char *msg = g_strdup_printf(_("Cannot export to “%s”"), path);
+    _lw_window_show_message(self, error ? error->message : msg);
+  } else {
     g_autofree char *msg = g_strdup_printf(_("Exported %s"), path);
     _lw_window_toast(self, msg);
   }
+  return ok;
+}
+
+static void export_chosen(LwWindow *self, GFile *file, gboolean csv)
+{
+  lw_window_export_plot_to(self, file, csv);
 }
 
 void _lw_window_export_plot_cb(GSimpleAction *a, GVariant *p, gpointer user)
@@ -502,7 +521,8 @@ void _lw_window_export_csv_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
   (void)p;
-  file_dialog(user, _("Export Plot Data"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), "plot.csv", NULL,
+  const char *const filters[] = {_("CSV (comma-separated values)"), "*.csv", NULL};
+  file_dialog(user, _("Export Plot Data"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), "plot.csv", filters,
               export_chosen, TRUE);
 }
 
@@ -518,7 +538,11 @@ static GList *recent_sorted(void)
   GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default()), *out = NULL;
   for (GList *l = items; l; l = l->next) {
     GtkRecentInfo *info = l->data;
-    if (g_str_has_suffix(gtk_recent_info_get_uri(info), ".json") && gtk_recent_info_has_group(info, RECENT_GROUP))
+    /* the models this application opened or saved that are still there
+     * (other programs' files, and those the file chooser added, are not
+     * in the group) */
+    if (g_str_has_suffix(gtk_recent_info_get_uri(info), ".json") && gtk_recent_info_has_group(info, RECENT_GROUP) &&
+        gtk_recent_info_exists(info))
       out = g_list_prepend(out, gtk_recent_info_ref(info));
   }
   g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
@@ -547,7 +571,7 @@ void _lw_window_open_recent_cb(GSimpleAction *a, GVariant *p, gpointer user)
   GtkRecentInfo *info = g_list_nth_data(items, (guint)k);
   if (info) {
     g_autoptr(GFile) f = g_file_new_for_uri(gtk_recent_info_get_uri(info));
-    open_file_confirmed(self, f);
+    _lw_window_open_file_confirmed(self, f);
   } else
     _lw_window_toast(self, _("No such recent model"));
   g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);

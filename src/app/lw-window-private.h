@@ -5,7 +5,8 @@
  * lw-window-actions.c (the action table and its simple callbacks),
  * lw-window-file.c (open, save, the Save/Discard/Cancel question, recent
  * files, examples, recovery), lw-window-undo.c (the undo and redo stacks) and
- * lw-window-bench.c (screenshots and frame-rate measurement for automation).
+ * lw-window-bench.c (screenshots and frame-rate measurement for automation)
+ * and lw-window-dnd.c (files dropped on the window).
  * The functions below are private to those files. */
 #pragma once
 
@@ -116,6 +117,11 @@ void _lw_window_rebuild_recent_menu(LwWindow *self);
 void _lw_window_open_recent_cb(GSimpleAction *a, GVariant *p, gpointer user);
 void _lw_window_recent_changed_cb(GtkRecentManager *rm, gpointer user);
 void _lw_window_examples_cb(GSimpleAction *a, GVariant *p, gpointer user);
+/* open file in this window, asking first when the model has unsaved changes */
+void _lw_window_open_file_confirmed(LwWindow *self, GFile *file);
+
+/* lw-window-dnd.c */
+void _lw_window_dnd_init(LwWindow *self);
 
 /* lw-window-undo.c */
 void _lw_window_undo_entry_free(gpointer p);

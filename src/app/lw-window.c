@@ -792,6 +792,9 @@ static void lw_window_init(LwWindow *self)
   g_signal_connect(self->editor, "message", G_CALLBACK(editor_message_cb), self);
   g_signal_connect(self->prop_editor, "edit", G_CALLBACK(_lw_window_edit_cb), self);
   _lw_window_watch_focus(self);
+  _lw_window_dnd_init(self);
+  /* the 3-D view follows the style: a dark background in the dark style */
+  g_object_bind_property(adw_style_manager_get_default(), "dark", self->view, "dark", G_BINDING_SYNC_CREATE);
   g_signal_connect(self->opt_panel, "apply", G_CALLBACK(opt_apply_cb), self);
   _lw_window_update_actions(self);
   g_signal_connect(self->view, "notify::gl-error", G_CALLBACK(gl_error_cb), self);

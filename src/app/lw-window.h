@@ -84,6 +84,9 @@ GtkWidget *lw_window_get_recovery_dialog(LwWindow *self); /* the AdwMessageDialo
 gboolean lw_window_recover_file(LwWindow *self, const char *path);
 /* What Save does, to this file (no dialog); FALSE with the message shown on failure. */
 gboolean lw_window_save_to_file(LwWindow *self, GFile *file);
+/* What Export Plot (csv FALSE: PNG, SVG or PDF by the name) and Export Plot
+ * Data do with the file chosen; FALSE with the reason shown on failure. */
+gboolean lw_window_export_plot_to(LwWindow *self, GFile *file, gboolean csv);
 /* Save a PNG of the window as drawn now. */
 gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError **error);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli-error.h"
 #include "lw_io.h"
 
 static const char *format_name(lw_model_format f)
@@ -32,12 +33,12 @@ int lw_cli_convert(int argc, char **argv)
     else if (!strcmp(argv[i], "--quiet"))
       quiet = 1;
     else if (argv[i][0] == '-' && argv[i][1]) {
-      fprintf(stderr, "linkwright-cli: convert: unknown or incomplete option '%s'\n", argv[i]);
+      lw_cli_error("convert: unknown or incomplete option '%s'", argv[i]);
       return 1;
     } else if (!in)
       in = argv[i];
     else {
-      fprintf(stderr, "linkwright-cli: convert: unexpected argument '%s'\n", argv[i]);
+      lw_cli_error("convert: unexpected argument '%s'", argv[i]);
       return 1;
     }
   }
@@ -50,7 +51,7 @@ int lw_cli_convert(int argc, char **argv)
   lw_error err;
   lw_desc *d = lw_model_import_file(in, &f, &notes, NULL, &err);
   if (!d) {
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
     return 2;
   }
   /* a model that does not compile is still written (it can be mended in
@@ -60,7 +61,7 @@ int lw_cli_convert(int argc, char **argv)
   GError *error = NULL;
   int code = 0;
   if (!lw_model_write_file(d, out, &error)) {
-    fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", out, error->message);
+    lw_cli_error("cannot write %s: %s", out, error->message);
     g_error_free(error);
     code = 2;
   } else if (!quiet) {

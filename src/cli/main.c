@@ -20,7 +20,11 @@
 #include "linkwright.h"
 #include "lw_io.h"
 #include "lw_opt.h"
+#include "cli-error.h"
 #include "convert.h"
+#ifdef LW_HAVE_RENDER
+#include "render.h"
+#endif
 #include <errno.h>
 
 enum { EXIT_USAGE = 1, EXIT_MODEL = 2, EXIT_SOLVER = 3 };
@@ -28,35 +32,41 @@ enum { EXIT_USAGE = 1, EXIT_MODEL = 2, EXIT_SOLVER = 3 };
 static void usage(FILE *f)
 {
   fputs("usage:\n"
-        "  linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE|-] [--every K] [--json]\n"
+        "  linkwright-cli simulate MODEL [--t-end S] [--step S] [--csv FILE|-] [--every K] [--json] [--progress]\n"
         "  linkwright-cli check MODEL\n"
         "  linkwright-cli convert IN.urdf|IN.xml --out MODEL.json [--quiet]\n"
         "  linkwright-cli demo [--json] [--csv FILE]\n"
         "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
         "  linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]\n"
         "                 [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S] [--fd-step X]\n"
-        "                 [--one-thread]\n"
+        "                 [--one-thread] [--progress]\n"
         "  linkwright-cli optimize MODEL [--problem NAME] [--json] [--out OPTIMIZED]\n"
         "                 [--algorithm lbfgs|mma|slsqp|auglag] [--gradient adjoint|forward|fd]\n"
-        "                 [--max-evaluations N] [--multistart N] [--quiet]\n"
+        "                 [--max-evaluations N] [--multistart N] [--quiet] [--progress]\n"
+        "  linkwright-cli render MODEL --out FILE.webm|FILE.gif|FILE.png [--width W] [--height H]\n"
+        "                 [--fps F] [--speed S] [--t-end T] [--dark] [--progress]\n"
         "  linkwright-cli --version | COMMAND --help\n"
+        "solver settings for simulate, sensitivity and optimize (they override the file's):\n"
+        "  [--alpha A] [--tolerance X] [--constraint-tolerance X] [--max-iterations N]\n"
+        "--progress: JSON lines on stderr as the work goes ({\"t\": .., \"fraction\": ..}; optimize:\n"
+        "  {\"evaluation\": .., \"fraction\": .., \"objective\": .., \"best\": ..}); --json: the result, or the\n"
+        "  error, as JSON on stdout (every command)\n"
         "exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure\n",
         f);
 }
 
 static void json_str(GString *s, const char *v)
 {
-  g_string_append_c(s, '"');
-  for (const char *p = v; p && *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\')
-      g_string_append_printf(s, "\\%c", c);
-    else if (c < 0x20)
-      g_string_append_printf(s, "\\u%04x", c);
-    else
-      g_string_append_c(s, (char)c);
-  }
-  g_string_append_c(s, '"');
+  lw_cli_json_str(s, v);
+}
+
+/* set when a command wrote its JSON result (errors included) on stdout */
+static gboolean json_written;
+
+static void json_print(GString *s)
+{
+  fputs(s->str, stdout);
+  json_written = TRUE;
 }
 
 static void json_num(GString *s, double v)
@@ -68,6 +78,17 @@ static void json_num(GString *s, double v)
   }
   lw_format_double(b, sizeof b, v);
   g_string_append(s, b);
+}
+
+/* --progress: a JSON line on stderr, {"t": simulated time, "fraction": done} */
+static int json_progress(double fraction, void *user)
+{
+  const double *t_end = user;
+  char t[G_ASCII_DTOSTR_BUF_SIZE], f[G_ASCII_DTOSTR_BUF_SIZE];
+  fprintf(stderr, "{\"t\": %s, \"fraction\": %s}\n", g_ascii_formatd(t, sizeof t, "%.9g", fraction * *t_end),
+          g_ascii_formatd(f, sizeof f, "%.6g", fraction));
+  fflush(stderr);
+  return 0;
 }
 
 /* the member "error" of a JSON result: what failed, where and when */
@@ -99,7 +120,7 @@ static void report_unknown_name(const char *file, const char *kind, const char *
   GString *names = g_string_new("");
   for (int i = 0; i < n; i++)
     g_string_append_printf(names, "%s%s", i ? ", " : "", name_of(d, i));
-  fprintf(stderr, "linkwright-cli: %s has no %s '%s' (%s%s%s)\n", file, kind, name, n ? "it has: " : "it defines no ",
+  lw_cli_error("%s has no %s '%s' (%s%s%s)", file, kind, name, n ? "it has: " : "it defines no ",
           n ? "" : kinds, names->str);
   g_string_free(names, TRUE);
 }
@@ -110,7 +131,7 @@ static gboolean positive_arg(const char *a, const char *v, double *x)
   char *end;
   *x = g_ascii_strtod(v, &end);
   if (*end || end == v || !(*x > 0) || !isfinite(*x)) {
-    fprintf(stderr, "linkwright-cli: %s needs a positive number, not '%s'\n", a, v);
+    lw_cli_error("%s needs a positive number, not '%s'", a, v);
     return FALSE;
   }
   return TRUE;
@@ -125,6 +146,30 @@ typedef struct {
   opt_kind kind;
   void *dst;
 } cli_opt;
+
+/* solver settings given on the command line (NAN / 0: the file's) */
+typedef struct {
+  double alpha, tolerance, constraint_tolerance;
+  int max_iterations;
+} solver_args;
+
+#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0}
+#define SOLVER_OPTS(sa)                                                                            \
+  {"--alpha", OPT_POSITIVE, &(sa).alpha}, {"--tolerance", OPT_POSITIVE, &(sa).tolerance},          \
+    {"--constraint-tolerance", OPT_POSITIVE, &(sa).constraint_tolerance},                          \
+    {"--max-iterations", OPT_COUNT, &(sa).max_iterations}
+
+static void apply_solver_args(lw_desc *d, const solver_args *sa)
+{
+  if (!isnan(sa->alpha))
+    d->solver.alpha = sa->alpha;
+  if (!isnan(sa->tolerance))
+    d->solver.tolerance = sa->tolerance;
+  if (!isnan(sa->constraint_tolerance))
+    d->solver.constraint_tolerance = sa->constraint_tolerance;
+  if (sa->max_iterations > 0)
+    d->solver.max_iterations = sa->max_iterations;
+}
 
 /* argv by opts (ended by a NULL name); a bare argument is the model file,
  * none when file is NULL.  0, or EXIT_USAGE after a message. */
@@ -150,7 +195,7 @@ static int parse_args(int argc, char **argv, const cli_opt *opts, const char **f
         char *end = NULL;
         long x = strtol(v, &end, 10);
         if (!end || end == v || *end || x < 1 || x > 100000000) {
-          fprintf(stderr, "linkwright-cli: %s needs a positive whole number, not '%s'\n", a, v);
+          lw_cli_error("%s needs a positive whole number, not '%s'", a, v);
           return EXIT_USAGE;
         }
         *(int *)o->dst = (int)x;
@@ -158,7 +203,7 @@ static int parse_args(int argc, char **argv, const cli_opt *opts, const char **f
       continue;
     }
     if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "linkwright-cli: unknown or incomplete option '%s'\n", a);
+      lw_cli_error("unknown or incomplete option '%s'", a);
       usage(stderr);
       return EXIT_USAGE;
     }
@@ -166,7 +211,7 @@ static int parse_args(int argc, char **argv, const cli_opt *opts, const char **f
       *file = a;
       continue;
     }
-    fprintf(stderr, "linkwright-cli: unexpected argument '%s'\n", a);
+    lw_cli_error("unexpected argument '%s'", a);
     return EXIT_USAGE;
   }
   return 0;
@@ -288,7 +333,8 @@ static void json_events(GString *s, const lw_model *m, const lw_sim_result *r)
   }
 }
 
-static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json, long every)
+static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json, long every,
+                     int progress)
 {
   lw_sim_result r;
   /* rows are written as the run makes them (every K-th, and the last) and
@@ -297,7 +343,7 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
   if (csv) {
     cs.f = strcmp(csv, "-") ? fopen(csv, "w") : stdout;
     if (!cs.f) {
-      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", csv, g_strerror(errno));
+      lw_cli_error("cannot write %s: %s", csv, g_strerror(errno));
       return EXIT_MODEL;
     }
     GString *hdr = csv_header(m);
@@ -306,9 +352,9 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
   }
   cs.last = g_new0(double, 1 + (size_t)lw_model_output_columns(m));
   lw_sim_output out = {every > 1 ? every : 1, 0, stream_row, &cs};
-  lw_simulate_ex(m, t_end, h, &out, &r, NULL, NULL);
+  lw_simulate_ex(m, t_end, h, &out, &r, progress ? json_progress : NULL, &t_end);
   if (csv && ((cs.f != stdout && fclose(cs.f) != 0) || cs.failed))
-    fprintf(stderr, "linkwright-cli: cannot write %s\n", csv);
+    lw_cli_error("cannot write %s", csv);
   /* the summary reads the last row from the table */
   free(r.table);
   r.table = NULL;
@@ -364,7 +410,7 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
       json_error(s, &r.error);
     }
     g_string_append(s, "}\n");
-    fputs(s->str, stdout);
+    json_print(s);
     g_string_free(s, TRUE);
   } else {
     fprintf(csv && !strcmp(csv, "-") ? stderr : stdout,
@@ -374,12 +420,12 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
            r.max_constraint_residual, r.newton_iterations, r.max_step_iterations);
   }
   if (r.status == LW_OK && r.error.msg[0])
-    fprintf(stderr, "linkwright-cli: %s: %s\n", label, r.error.msg); /* stopped by an event */
+    lw_cli_error("%s: %s", label, r.error.msg); /* stopped by an event */
   if (!json && r.nevents)
     fprintf(csv && !strcmp(csv, "-") ? stderr : stdout, "%s: %ld event(s), the last at t = %.12g s\n", label,
             r.nevents, r.events[r.nevents - 1].t);
   if (r.status != LW_OK)
-    fprintf(stderr, "linkwright-cli: %s: %s%s%s\n", label, r.error.msg,
+    lw_cli_error("%s: %s%s%s", label, r.error.msg,
             r.rows > 0 && csv ? "; results up to that time written to " : "", r.rows > 0 && csv ? csv : "");
   lw_sim_result_clear(&r);
   return code;
@@ -389,10 +435,12 @@ static int cmd_simulate(int argc, char **argv, int builtin)
 {
   const char *file = NULL, *csv = NULL;
   double t_end = NAN, h = NAN;
-  int json = 0, every = 1;
+  int json = 0, every = 1, progress = 0;
+  solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},    {"--t-end", OPT_POSITIVE, &t_end},
+                         {"--progress", OPT_FLAG, &progress},
                          {"--step", OPT_POSITIVE, &h},    {"--csv", OPT_TEXT, &csv},
-                         {"--every", OPT_COUNT, &every}, {NULL, 0, NULL}};
+                         {"--every", OPT_COUNT, &every}, SOLVER_OPTS(sa), {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, builtin ? NULL : &file);
   if (rc)
     return rc;
@@ -403,7 +451,7 @@ static int cmd_simulate(int argc, char **argv, int builtin)
     label = "five-bar (built-in)";
     GBytes *b = g_resources_lookup_data("/io/github/linkwright/models/five-bar.json", 0, NULL);
     if (!b) {
-      fprintf(stderr, "linkwright-cli: the built-in model is missing\n");
+      lw_cli_error("the built-in model is missing");
       return EXIT_MODEL;
     }
     gsize n;
@@ -411,6 +459,7 @@ static int cmd_simulate(int argc, char **argv, int builtin)
     lw_desc *d = lw_model_read_data(data, (gssize)n, "five-bar.json", NULL, &err);
     g_bytes_unref(b);
     if (d) {
+      apply_solver_args(d, &sa);
       m = lw_compile(d, &err);
       lw_desc_free(d);
     }
@@ -419,10 +468,17 @@ static int cmd_simulate(int argc, char **argv, int builtin)
       usage(stderr);
       return EXIT_USAGE;
     }
-    m = lw_model_open(file, &err);
+    g_autoptr(LwSourceMap) map = NULL;
+    lw_desc *d = lw_model_read_file(file, &map, &err);
+    if (d) {
+      apply_solver_args(d, &sa);
+      if (!(m = lw_compile(d, &err)))
+        lw_error_locate(&err, file, map);
+      lw_desc_free(d);
+    }
   }
   if (!m) {
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
   const lw_desc *d = lw_model_desc(m);
@@ -436,15 +492,15 @@ static int cmd_simulate(int argc, char **argv, int builtin)
    * nearest to it) */
   double n = floor(t_end / h + 0.5);
   if (given && (n < 1 || n > 1e9)) {
-    fprintf(stderr, "linkwright-cli: --t-end %g with --step %g is %.3g steps: %s\n", t_end, h, n,
+    lw_cli_error("--t-end %g with --step %g is %.3g steps: %s", t_end, h, n,
             n < 1 ? "not one step" : "more than the 1e9 a run may take");
     lw_model_free(m);
     return EXIT_USAGE;
   }
   if (given && fabs(n * h - t_end) > 1e-9 * fmax(t_end, h))
-    fprintf(stderr, "linkwright-cli: t_end %g s is not a whole number of steps of %g s: the run ends at %.9g s\n",
+    lw_cli_error("t_end %g s is not a whole number of steps of %g s: the run ends at %.9g s",
             t_end, h, n * h);
-  int code = run_model(m, label, t_end, h, csv, json, every);
+  int code = run_model(m, label, t_end, h, csv, json, every, progress);
   lw_model_free(m);
   return code;
 }
@@ -458,7 +514,7 @@ static int cmd_check(int argc, char **argv)
   lw_error err;
   lw_model *m = lw_model_open(argv[0], &err);
   if (!m) {
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
   lw_data *d = lw_data_new(m);
@@ -469,7 +525,7 @@ static int cmd_check(int argc, char **argv)
     lw_desc *dd = lw_model_read_file(argv[0], &map, NULL);
     lw_error_locate(&err, argv[0], map);
     lw_desc_free(dd);
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
   } else {
     printf("%s: %d bodies, %d coordinates, %d constraint equations, %d degrees of freedom, "
            "assembled (max |Phi| = %.3g)\n",
@@ -498,7 +554,7 @@ static int cmd_chain(int argc, char **argv)
     }
   }
   if (n < 1 || n > 100000) {
-    fprintf(stderr, "linkwright-cli: generate-chain needs a number of links between 1 and 100000\n");
+    lw_cli_error("generate-chain needs a number of links between 1 and 100000");
     return EXIT_USAGE;
   }
   lw_desc *d = lw_desc_chain(n, spatial);
@@ -506,7 +562,7 @@ static int cmd_chain(int argc, char **argv)
   if (out) {
     GError *e = NULL;
     if (!lw_model_write_file(d, out, &e)) {
-      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", out, e->message);
+      lw_cli_error("cannot write %s: %s", out, e->message);
       g_error_free(e);
       code = EXIT_USAGE;
     }
@@ -554,17 +610,19 @@ static int cmd_sensitivity(int argc, char **argv)
 {
   const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL;
   double t_end = NAN, fd_step = 0;
-  int json = 0, one_thread = 0;
+  int json = 0, one_thread = 0, progress = 0;
+  solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},           {"--objective", OPT_TEXT, &objective},
+                         {"--progress", OPT_FLAG, &progress},
                          {"--params", OPT_TEXT, &params},        {"--method", OPT_TEXT, &method},
                          {"--csv", OPT_TEXT, &csv},              {"--t-end", OPT_POSITIVE, &t_end},
                          {"--fd-step", OPT_POSITIVE, &fd_step}, {"--one-thread", OPT_FLAG, &one_thread},
-                         {NULL, 0, NULL}};
+                         SOLVER_OPTS(sa),                         {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, &file);
   if (rc)
     return rc;
   if (!file || !objective) {
-    fprintf(stderr, "linkwright-cli: sensitivity needs a model file and --objective NAME\n");
+    lw_cli_error("sensitivity needs a model file and --objective NAME");
     usage(stderr);
     return EXIT_USAGE;
   }
@@ -572,20 +630,20 @@ static int cmd_sensitivity(int argc, char **argv)
   if (method) {
     int mi = lw_sens_method_from_name(method);
     if (mi < LW_SENS_FORWARD) {
-      fprintf(stderr, "linkwright-cli: unknown method '%s' (expected forward, adjoint or fd)\n", method);
+      lw_cli_error("unknown method '%s' (expected forward, adjoint or fd)", method);
       return EXIT_USAGE;
     }
     mth = mi;
   }
   if (csv && mth != LW_SENS_FORWARD) {
-    fprintf(stderr, "linkwright-cli: --csv writes forward sensitivities over time; use --method forward\n");
+    lw_cli_error("--csv writes forward sensitivities over time; use --method forward");
     return EXIT_USAGE;
   }
   lw_error err;
   g_autoptr(LwSourceMap) map = NULL;
   lw_desc *d = lw_model_read_file(file, &map, &err);
   if (!d) {
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
   int code = 0;
@@ -617,19 +675,24 @@ static int cmd_sensitivity(int argc, char **argv)
       P[np++] = j;
   }
   if (np == 0) {
-    fprintf(stderr, "linkwright-cli: %s defines no parameters to differentiate with respect to\n", file);
+    lw_cli_error("%s defines no parameters to differentiate with respect to", file);
     code = EXIT_USAGE;
     goto out;
   }
   if (!isnan(t_end))
     d->solver.t_end = t_end;
+  apply_solver_args(d, &sa);
   int last = -10;
   lw_sens_options opt = {.method = mth, .nparams = np, .params = P, .nobj = 1, .objectives = O,
                          .fd_step = fd_step, .keep_outputs = csv != NULL, .threads = one_thread ? 1 : 0,
-                         .progress = (!json && isatty(2)) ? sens_progress : NULL, .user = &last};
+                         .progress = progress ? json_progress : (!json && isatty(2)) ? sens_progress : NULL,
+                         .user = progress ? (void *)&d->solver.t_end : (void *)&last};
   lw_sens_result r;
   int st = lw_sensitivity(d, &opt, &r);
-  if (opt.progress && last >= 0)
+  /* the passes report up to their last step; the whole work is done here */
+  if (progress && st == LW_OK)
+    json_progress(1.0, &d->solver.t_end);
+  if (!progress && opt.progress && last >= 0)
     fputs("\r      \r", stderr);
   if (st == LW_ERR_MODEL)
     lw_error_locate(&r.error, file, map);
@@ -638,7 +701,7 @@ static int cmd_sensitivity(int argc, char **argv)
     GError *e = NULL;
     lw_model *m = lw_compile(d, &err);
     if (!m || !write_sens_csv(m, d, P, np, &r, csv, &e)) {
-      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", csv, e ? e->message : err.msg);
+      lw_cli_error("cannot write %s: %s", csv, e ? e->message : err.msg);
       g_clear_error(&e);
       code = EXIT_USAGE;
     }
@@ -684,7 +747,7 @@ static int cmd_sensitivity(int argc, char **argv)
       json_error(s, &r.error);
     }
     g_string_append(s, "}\n");
-    fputs(s->str, stdout);
+    json_print(s);
     g_string_free(s, TRUE);
   } else if (st == LW_OK) {
     printf("%s: %s = %.10g over %ld steps; %s gradient in %.4g s:\n", file, objective, r.value[0], r.steps,
@@ -697,7 +760,7 @@ static int cmd_sensitivity(int argc, char **argv)
     }
   }
   if (st != LW_OK)
-    fprintf(stderr, "linkwright-cli: %s: %s; no gradient\n", file, r.error.msg);
+    lw_cli_error("%s: %s; no gradient", file, r.error.msg);
   lw_sens_result_clear(&r);
 out:
   g_free(P);
@@ -708,11 +771,22 @@ out:
 typedef struct {
   FILE *out;
   int quiet;
+  int json_lines; /* --progress: a JSON line on stderr instead */
+  int total;      /* evaluations allowed, all starts */
 } opt_print;
 
 static int opt_progress(const lw_opt_progress *p, void *user)
 {
   opt_print *o = user;
+  if (o->json_lines) {
+    char f[G_ASCII_DTOSTR_BUF_SIZE], best[G_ASCII_DTOSTR_BUF_SIZE], fr[G_ASCII_DTOSTR_BUF_SIZE];
+    fprintf(stderr, "{\"evaluation\": %d, \"fraction\": %s, \"objective\": %s, \"best\": %s}\n", p->evaluation,
+            g_ascii_formatd(fr, sizeof fr, "%.6g", MIN(1.0, (double)p->evaluation / MAX(o->total, 1))),
+            p->failed || !isfinite(p->f) ? "null" : g_ascii_formatd(f, sizeof f, "%.12g", p->f),
+            isfinite(p->best_f) ? g_ascii_formatd(best, sizeof best, "%.12g", p->best_f) : "null");
+    fflush(stderr);
+    return 0;
+  }
   if (o->quiet)
     return 0;
   if (p->failed)
@@ -727,8 +801,10 @@ static int opt_progress(const lw_opt_progress *p, void *user)
 static int cmd_optimize(int argc, char **argv)
 {
   const char *file = NULL, *problem = NULL, *out = NULL, *alg = NULL, *grad = NULL;
-  int json = 0, quiet = 0, maxeval = 0, starts = 0;
+  int json = 0, quiet = 0, maxeval = 0, starts = 0, progress = 0;
+  solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},
+                         {"--progress", OPT_FLAG, &progress},
                          {"--quiet", OPT_FLAG, &quiet},
                          {"--problem", OPT_TEXT, &problem},
                          {"--out", OPT_TEXT, &out},
@@ -736,46 +812,49 @@ static int cmd_optimize(int argc, char **argv)
                          {"--gradient", OPT_TEXT, &grad},
                          {"--max-evaluations", OPT_COUNT, &maxeval},
                          {"--multistart", OPT_COUNT, &starts},
+                         SOLVER_OPTS(sa),
                          {NULL, 0, NULL}};
   int rc = parse_args(argc, argv, opts, &file);
   if (rc)
     return rc;
   if (!file) {
-    fprintf(stderr, "linkwright-cli: optimize needs a model file\n");
+    lw_cli_error("optimize needs a model file");
     usage(stderr);
     return EXIT_USAGE;
   }
   lw_opt_options oo = {.algorithm = -1, .gradient = -1, .max_evaluations = maxeval, .multistart = starts};
   if (alg && (oo.algorithm = lw_opt_algorithm_from_name(alg)) < 0) {
-    fprintf(stderr, "linkwright-cli: unknown algorithm '%s' (expected lbfgs, mma, slsqp or auglag)\n", alg);
+    lw_cli_error("unknown algorithm '%s' (expected lbfgs, mma, slsqp or auglag)", alg);
     return EXIT_USAGE;
   }
   if (grad && (oo.gradient = lw_sens_method_from_name(grad)) < LW_SENS_FORWARD) {
-    fprintf(stderr, "linkwright-cli: unknown gradient '%s' (expected adjoint, forward or fd)\n", grad);
+    lw_cli_error("unknown gradient '%s' (expected adjoint, forward or fd)", grad);
     return EXIT_USAGE;
   }
   lw_error err;
   lw_desc *d = lw_model_read_file(file, NULL, &err);
   if (!d) {
-    fprintf(stderr, "linkwright-cli: %s\n", err.msg);
+    lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
+  apply_solver_args(d, &sa);
   int pi = problem ? lw_desc_problem_index(d, problem) : (d->nproblems > 0 ? 0 : -1);
   if (pi < 0) {
     GString *names = g_string_new("");
     for (int i = 0; i < d->nproblems; i++)
       g_string_append_printf(names, "%s%s", i ? ", " : "", d->problems[i].name);
     if (problem)
-      fprintf(stderr, "linkwright-cli: %s has no problem '%s' (%s)\n", file, problem,
+      lw_cli_error("%s has no problem '%s' (%s)", file, problem,
               d->nproblems ? names->str : "it defines none");
     else
-      fprintf(stderr, "linkwright-cli: %s defines no optimization problem (\"problems\" in the model file)\n", file);
+      lw_cli_error("%s defines no optimization problem (\"problems\" in the model file)", file);
     g_string_free(names, TRUE);
     lw_desc_free(d);
     return EXIT_MODEL;
   }
   const lw_problem_desc *pb = &d->problems[pi];
-  opt_print pp = {json ? stderr : stdout, quiet};
+  opt_print pp = {json ? stderr : stdout, quiet, progress,
+                  (maxeval > 0 ? maxeval : pb->max_evaluations) * MAX(starts > 0 ? starts : pb->multistart, 1)};
   oo.progress = opt_progress;
   oo.user = &pp;
   if (!quiet)
@@ -787,18 +866,18 @@ static int cmd_optimize(int argc, char **argv)
   int st = lw_optimize(d, pi, &oo, &r);
   int code = 0;
   if (st == LW_ERR_MODEL) {
-    fprintf(stderr, "linkwright-cli: %s: %s%s%s\n", file, r.error.path, r.error.path[0] ? ": " : "", r.error.msg);
+    lw_cli_error("%s: %s%s%s", file, r.error.path, r.error.path[0] ? ": " : "", r.error.msg);
     code = EXIT_MODEL;
     goto done;
   }
   if (st != LW_OK) {
-    fprintf(stderr, "linkwright-cli: %s: %s\n", file, r.error.msg);
+    lw_cli_error("%s: %s", file, r.error.msg);
     code = EXIT_SOLVER;
   }
   if (st == LW_OK && out) {
     GError *ge = NULL;
     if (!lw_model_write_file(r.optimized, out, &ge)) {
-      fprintf(stderr, "linkwright-cli: cannot write %s: %s\n", out, ge->message);
+      lw_cli_error("cannot write %s: %s", out, ge->message);
       g_error_free(ge);
       code = EXIT_USAGE;
     }
@@ -845,7 +924,7 @@ static int cmd_optimize(int argc, char **argv)
       json_str(s, out);
     }
     g_string_append(s, "}\n");
-    fputs(s->str, stdout);
+    json_print(s);
     g_string_free(s, TRUE);
   } else if (st == LW_OK) {
     printf("%s after %d evaluations (%d improving, %d failed) in %.3g s\n", r.stop, r.evaluations, r.iterations,
@@ -866,6 +945,69 @@ done:
   return code;
 }
 
+static int cmd_render(int argc, char **argv)
+{
+#ifdef LW_HAVE_RENDER
+  lw_cli_render_args a = {.width = 640, .height = 480, .fps = 30, .speed = 1, .t_end = NAN};
+  const cli_opt opts[] = {{"--out", OPT_TEXT, &a.out},        {"--width", OPT_COUNT, &a.width},
+                         {"--height", OPT_COUNT, &a.height}, {"--fps", OPT_POSITIVE, &a.fps},
+                         {"--speed", OPT_POSITIVE, &a.speed}, {"--t-end", OPT_POSITIVE, &a.t_end},
+                         {"--dark", OPT_FLAG, &a.dark},       {"--progress", OPT_FLAG, &a.progress},
+                         {NULL, 0, NULL}};
+  int rc = parse_args(argc, argv, opts, &a.file);
+  if (rc)
+    return rc;
+  if (!a.file || !a.out) {
+    lw_cli_error("render needs a model file and --out FILE");
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  return lw_cli_render(&a);
+#else
+  (void)argc, (void)argv;
+  lw_cli_error("this build has no renderer (built without the application's libraries)");
+  return EXIT_USAGE;
+#endif
+}
+
+static int run_command(const char *cmd, int argc, char **argv)
+{
+  if (!strcmp(cmd, "convert"))
+    return lw_cli_convert(argc, argv);
+  if (!strcmp(cmd, "simulate"))
+    return cmd_simulate(argc, argv, 0);
+  if (!strcmp(cmd, "demo"))
+    return cmd_simulate(argc, argv, 1);
+  if (!strcmp(cmd, "check"))
+    return cmd_check(argc, argv);
+  if (!strcmp(cmd, "generate-chain"))
+    return cmd_chain(argc, argv);
+  if (!strcmp(cmd, "sensitivity"))
+    return cmd_sensitivity(argc, argv);
+  if (!strcmp(cmd, "optimize"))
+    return cmd_optimize(argc, argv);
+  if (!strcmp(cmd, "render"))
+    return cmd_render(argc, argv);
+  lw_cli_error("unknown command '%s'", cmd);
+  usage(stderr);
+  return EXIT_USAGE;
+}
+
+/* --json and a command that failed without writing its result: the error
+ * as JSON on stdout */
+static void json_failure(const char *cmd, int code)
+{
+  GString *s = g_string_new("{\"command\": ");
+  json_str(s, cmd);
+  g_string_append_printf(s, ", \"status\": \"%s\", \"exit_code\": %d, \"error\": {\"message\": ",
+                         code == EXIT_USAGE ? "usage_error" : code == EXIT_SOLVER ? "solver_failure" : "model_error",
+                         code);
+  json_str(s, lw_cli_last_error() ? lw_cli_last_error() : "failed");
+  g_string_append(s, "}}\n");
+  json_print(s);
+  g_string_free(s, TRUE);
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -883,25 +1025,27 @@ int main(int argc, char **argv)
       usage(stdout);
       return 0;
     }
-  if (!strcmp(cmd, "convert"))
-    return lw_cli_convert(argc - 2, argv + 2);
-  if (!strcmp(cmd, "simulate"))
-    return cmd_simulate(argc - 2, argv + 2, 0);
-  if (!strcmp(cmd, "demo"))
-    return cmd_simulate(argc - 2, argv + 2, 1);
-  if (!strcmp(cmd, "check"))
-    return cmd_check(argc - 2, argv + 2);
-  if (!strcmp(cmd, "generate-chain"))
-    return cmd_chain(argc - 2, argv + 2);
-  if (!strcmp(cmd, "sensitivity"))
-    return cmd_sensitivity(argc - 2, argv + 2);
-  if (!strcmp(cmd, "optimize"))
-    return cmd_optimize(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     usage(stdout);
     return 0;
   }
-  fprintf(stderr, "linkwright-cli: unknown command '%s'\n", cmd);
-  usage(stderr);
-  return EXIT_USAGE;
+  /* --json is every command's: those without a JSON result of their own
+   * take it out of their arguments and give only their errors as JSON */
+  static const char *const json_results[] = {"simulate", "demo", "sensitivity", "optimize"};
+  gboolean json = FALSE, own = FALSE;
+  for (guint k = 0; k < G_N_ELEMENTS(json_results); k++)
+    own |= !strcmp(cmd, json_results[k]);
+  int n = 0;
+  char **args = g_new0(char *, argc);
+  for (int i = 2; i < argc; i++) {
+    gboolean flag = !strcmp(argv[i], "--json");
+    json |= flag;
+    if (!flag || own)
+      args[n++] = argv[i];
+  }
+  int code = run_command(cmd, n, args);
+  g_free(args);
+  if (json && code != 0 && !json_written)
+    json_failure(cmd, code);
+  return code;
 }

@@ -66,8 +66,7 @@ struct lw_render_thread {
   guint64 done_gen;
 
   /* the worker's own */
-  EGLDisplay dpy;
-  EGLContext ctx;
+  lw_offscreen_gl gl;
   lw_renderer *r;
   lw_readback_fb fb;
   gboolean warm;
@@ -113,36 +112,63 @@ static double *copy_into(double **buf, size_t *cap, const double *src, size_t n)
   return *buf;
 }
 
+/* ---- a surfaceless context --------------------------------------------- */
+gboolean lw_offscreen_gl_begin(lw_offscreen_gl *g, const char **problem)
+{
+  g->dpy = EGL_NO_DISPLAY;
+  g->ctx = EGL_NO_CONTEXT;
+  if (!epoxy_has_egl() || !epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless")) {
+    *problem = "EGL_MESA_platform_surfaceless is not available";
+    return FALSE;
+  }
+  g_mutex_lock(&egl_lock);
+  EGLDisplay dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+  EGLint major, minor;
+  if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
+    g_mutex_unlock(&egl_lock);
+    *problem = "cannot initialise a surfaceless EGL display";
+    return FALSE;
+  }
+  g_mutex_unlock(&egl_lock);
+  g->dpy = dpy;
+  if (!eglBindAPI(EGL_OPENGL_API)) {
+    *problem = "EGL cannot bind desktop OpenGL";
+    return FALSE;
+  }
+  static const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                 EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  g->ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attrs);
+  if (g->ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, g->ctx)) {
+    *problem = "no OpenGL 3.3 core context";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void lw_offscreen_gl_end(lw_offscreen_gl *g)
+{
+  if (g->dpy == EGL_NO_DISPLAY)
+    return;
+  if (g->ctx != EGL_NO_CONTEXT) {
+    eglMakeCurrent(g->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(g->dpy, g->ctx);
+  }
+  g->ctx = EGL_NO_CONTEXT;
+  g->dpy = EGL_NO_DISPLAY;
+  eglReleaseThread();
+}
+
 /* ---- the worker ------------------------------------------------------- */
 static gboolean worker_init(lw_render_thread *t)
 {
   const char *problem = NULL;
-  GError *err = NULL; /* freed by hand: the gotos below would skip an autoptr's initialisation */
-  if (!epoxy_has_egl() || !epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless")) {
-    problem = "EGL_MESA_platform_surfaceless is not available";
-    goto fail;
+  if (!lw_offscreen_gl_begin(&t->gl, &problem)) {
+    g_mutex_lock(&t->lock);
+    t->error = g_strdup(problem);
+    g_mutex_unlock(&t->lock);
+    return FALSE;
   }
-  g_mutex_lock(&egl_lock);
-  t->dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-  EGLint major, minor;
-  if (t->dpy == EGL_NO_DISPLAY || !eglInitialize(t->dpy, &major, &minor)) {
-    g_mutex_unlock(&egl_lock);
-    t->dpy = EGL_NO_DISPLAY;
-    problem = "cannot initialise a surfaceless EGL display";
-    goto fail;
-  }
-  g_mutex_unlock(&egl_lock);
-  if (!eglBindAPI(EGL_OPENGL_API)) {
-    problem = "EGL cannot bind desktop OpenGL";
-    goto fail;
-  }
-  static const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                 EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-  t->ctx = eglCreateContext(t->dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attrs);
-  if (t->ctx == EGL_NO_CONTEXT || !eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx)) {
-    problem = "no OpenGL 3.3 core context";
-    goto fail;
-  }
+  GError *err = NULL;
   t->r = lw_renderer_new(&err);
   if (!t->r) {
     g_mutex_lock(&t->lock);
@@ -152,29 +178,18 @@ static gboolean worker_init(lw_render_thread *t)
     return FALSE;
   }
   return TRUE;
-fail:
-  g_mutex_lock(&t->lock);
-  t->error = g_strdup(problem);
-  g_mutex_unlock(&t->lock);
-  return FALSE;
 }
 
 static void worker_done(lw_render_thread *t)
 {
-  if (t->dpy == EGL_NO_DISPLAY)
-    return;
-  if (t->ctx != EGL_NO_CONTEXT) {
-    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->ctx);
+  if (t->gl.ctx != EGL_NO_CONTEXT) {
+    eglMakeCurrent(t->gl.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->gl.ctx);
     lw_readback_fb_free(&t->fb);
     if (t->r)
       lw_renderer_free(t->r);
     t->r = NULL;
-    eglMakeCurrent(t->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(t->dpy, t->ctx);
-    t->ctx = EGL_NO_CONTEXT;
   }
-  t->dpy = EGL_NO_DISPLAY;
-  eglReleaseThread();
+  lw_offscreen_gl_end(&t->gl);
 }
 
 /* apply what came with the frame to the worker's renderer */
@@ -304,8 +319,8 @@ lw_render_thread *lw_render_thread_new(void)
   g_mutex_init(&t->lock);
   g_cond_init(&t->cond);
   t->ready = t->shown = -1;
-  t->ctx = EGL_NO_CONTEXT;
-  t->dpy = EGL_NO_DISPLAY;
+  t->gl.ctx = EGL_NO_CONTEXT;
+  t->gl.dpy = EGL_NO_DISPLAY;
   t->thread = g_thread_new("lw-render", worker, t);
   return t;
 }

@@ -66,6 +66,17 @@ gboolean lw_render_thread_has_new(lw_render_thread *t);
  * took to draw and read it back) may be NULL. */
 cairo_surface_t *lw_render_thread_take(lw_render_thread *t, guint64 *gen, double *ms);
 
+/* ---- a surfaceless context (Mesa's EGL platform), also for offscreen
+ * work outside the thread (the animation export) ------------------------ */
+typedef struct {
+  void *dpy, *ctx; /* EGLDisplay, EGLContext */
+} lw_offscreen_gl;
+/* A desktop GL 3.3 core context made current on the calling thread; FALSE
+ * with *problem (static text) when there is none.  End it in any case. */
+gboolean lw_offscreen_gl_begin(lw_offscreen_gl *g, const char **problem);
+/* Releases the context (made current or not) from the calling thread. */
+void lw_offscreen_gl_end(lw_offscreen_gl *g);
+
 /* ---- read-back helpers (also for the view's own path) ---------------- */
 /* A framebuffer to read pictures back from: its colour in a texture of
  * unsized format given as B8G8R8A8, which Mesa stores so (the read-back is

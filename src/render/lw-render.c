@@ -127,7 +127,7 @@ struct lw_renderer {
   /* the background drawn once into a texture of the view's size, copied
    * into each frame (see draw_background) */
   GLuint bg_fbo, bg_tex;
-  int bg_w, bg_h, bg_flip;
+  int bg_w, bg_h, bg_flip, bg_dark;
   GLuint pick_fbo, pick_rb[2];
 
   /* model */
@@ -400,7 +400,7 @@ lw_renderer *lw_renderer_new(GError **error)
   r->unit = ms; /* kept: a model's mesh files are appended to it */
 
   glGetIntegerv(GL_MAX_SAMPLES, &r->max_samples);
-  r->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1};
+  r->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1, FALSE};
   r->sel.kind = LW_PICK_NONE;
   r->sel.index = -1;
   r->up[1] = 1;
@@ -1715,7 +1715,10 @@ static void ensure_ms(lw_renderer *r, int w, int h, int samples)
 static void draw_background_quad(lw_renderer *r)
 {
   glUseProgram(r->program[P_BACKGROUND]);
-  static const float bg_top[3] = {0.925f, 0.937f, 0.953f}, bg_bottom[3] = {0.788f, 0.812f, 0.847f};
+  static const float light[2][3] = {{0.925f, 0.937f, 0.953f}, {0.788f, 0.812f, 0.847f}};
+  /* the dark style's view: Adwaita's dark window colour (#242424) at the top */
+  static const float dark[2][3] = {{0.188f, 0.192f, 0.204f}, {0.110f, 0.114f, 0.125f}};
+  const float *bg_top = r->opt.dark ? dark[0] : light[0], *bg_bottom = r->opt.dark ? dark[1] : light[1];
   glUniform3fv(r->u[P_BACKGROUND][U_BG_TOP], 1, r->flip_y ? bg_bottom : bg_top);
   glUniform3fv(r->u[P_BACKGROUND][U_BG_BOTTOM], 1, r->flip_y ? bg_top : bg_bottom);
   glBindVertexArray(r->vao);
@@ -1739,7 +1742,7 @@ static void draw_background(lw_renderer *r, int w, int h, int copy)
   GLint target = 0, read_target = 0;
   glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
   glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_target);
-  if (!r->bg_fbo || r->bg_w != w || r->bg_h != h || r->bg_flip != r->flip_y) {
+  if (!r->bg_fbo || r->bg_w != w || r->bg_h != h || r->bg_flip != r->flip_y || r->bg_dark != (r->opt.dark != FALSE)) {
     delete_bg(r);
     glGenTextures(1, &r->bg_tex);
     glBindTexture(GL_TEXTURE_2D, r->bg_tex);
@@ -1761,7 +1764,7 @@ static void draw_background(lw_renderer *r, int w, int h, int copy)
       return;
     }
     draw_background_quad(r);
-    r->bg_w = w, r->bg_h = h, r->bg_flip = r->flip_y;
+    r->bg_w = w, r->bg_h = h, r->bg_flip = r->flip_y, r->bg_dark = r->opt.dark != FALSE;
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)target);
   }
   glBindFramebuffer(GL_READ_FRAMEBUFFER, r->bg_fbo);
@@ -1842,8 +1845,11 @@ void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int w, int h, const 
   if (r->opt.show_grid)
     build_grid(r, cam, w, h);
   if (r->opt.show_grid && r->grid_built) {
-    static const float grid_rgba[3][4] = {{0.42f, 0.45f, 0.50f, 0.22f}, {0.38f, 0.41f, 0.46f, 0.45f},
-                                          {0.30f, 0.33f, 0.38f, 0.70f}};
+    static const float light_rgba[3][4] = {{0.42f, 0.45f, 0.50f, 0.22f}, {0.38f, 0.41f, 0.46f, 0.45f},
+                                           {0.30f, 0.33f, 0.38f, 0.70f}};
+    static const float dark_rgba[3][4] = {{0.62f, 0.64f, 0.68f, 0.16f}, {0.66f, 0.68f, 0.72f, 0.30f},
+                                          {0.72f, 0.74f, 0.78f, 0.50f}};
+    const float(*grid_rgba)[4] = r->opt.dark ? dark_rgba : light_rgba;
     glUniform4fv(r->u[P_LINE][U_FADE], 1, r->grid_fade);
     glBindVertexArray(r->grid_vao);
     /* minor lines a few pixels apart are drawn fainter: they are there

@@ -31,6 +31,7 @@ typedef struct {
 typedef struct {
   gboolean show_grid, show_joints, show_frames, show_forces, show_traces;
   double grid_step; /* the finest grid spacing (the editor's snapping), m; <= 0: 0.1 */
+  gboolean dark;    /* the dark style: a dark background, lighter grid lines */
 } lw_render_options;
 
 /* The grid: lines every lw_grid_step(), a major line every LW_GRID_MAJOR

@@ -123,6 +123,7 @@ enum {
   PROP_SHOW_FRAMES,
   PROP_SHOW_FORCES,
   PROP_SHOW_TRACES,
+  PROP_DARK,
   PROP_GL_ERROR,
   N_PROPS
 };
@@ -821,6 +822,7 @@ static gboolean *option_field(LwView3d *self, guint prop)
   case PROP_SHOW_FRAMES: return &self->opt.show_frames;
   case PROP_SHOW_FORCES: return &self->opt.show_forces;
   case PROP_SHOW_TRACES: return &self->opt.show_traces;
+  case PROP_DARK: return &self->opt.dark;
   default: return NULL;
   }
 }
@@ -949,6 +951,9 @@ static void lw_view3d_class_init(LwView3dClass *klass)
                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   props[PROP_SHOW_TRACES] = g_param_spec_boolean("show-traces", NULL, NULL, TRUE,
                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the dark style's background (the application follows the desktop's style) */
+  props[PROP_DARK] = g_param_spec_boolean("dark", NULL, NULL, FALSE,
+                                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   props[PROP_GL_ERROR] = g_param_spec_string("gl-error", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(oc, N_PROPS, props);
 
@@ -1132,7 +1137,7 @@ static void lw_view3d_init(LwView3d *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("3-D view"), -1);
 
   self->traces = g_array_new(FALSE, TRUE, sizeof(trace_copy));
-  self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1};
+  self->opt = (lw_render_options){TRUE, TRUE, FALSE, TRUE, TRUE, 0.1, FALSE};
   self->sel = (lw_pick){LW_PICK_NONE, -1};
   lw_camera_init(&self->cam);
   self->need_fit = TRUE;

@@ -10,7 +10,8 @@
  *
  * Actions: view.reset-camera, view.zoom-in, view.zoom-out and the property
  * actions view.show-grid, view.show-joints, view.show-frames,
- * view.show-forces, view.show-traces.
+ * view.show-forces, view.show-traces.  The property "dark" draws the dark
+ * style's background.
  *
  * Signals: notify::selection when the user picks; "rendered" after each
  * frame is drawn, with the context current and the area's framebuffer still

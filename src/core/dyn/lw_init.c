@@ -6,6 +6,7 @@
 #include "kind/lw_kind.h"
 
 #include <SuiteSparseQR_C.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,33 @@ static void assembly_error(const lw_model *m, const lw_data *d, const double *rc
                it, s, where);
 }
 
+/* after a failed assembly: more initial values given than the mechanism has
+ * degrees of freedom (the rank of J where the assembly stopped) are named
+ * as such; 0 when that is not the case */
+static int overspecified(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int nv = 0, last = -1;
+  char names[300] = "";
+  for (int i = 0; i < m->ninit; i++)
+    if (m->init_has_value[i]) {
+      nv++;
+      last = i;
+      if (strlen(names) < 200)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "",
+                 m->desc->initial[i].joint);
+    }
+  lw_error quiet;
+  if (nv < 2 || (rank_check(m, d, &quiet) && !(d->dof > 0)) || nv <= d->dof)
+    return 0;
+  char where[200];
+  snprintf(where, sizeof where, "initial/%s", m->desc->initial[last].joint);
+  lw_set_error(err, LW_ERR_MODEL, where, NAN,
+               "%d initial values are given (%s) but the mechanism has %d degree%s of freedom, and they "
+               "disagree; give at most %d (the other coordinates follow from the joints)",
+               nv, names, d->dof, d->dof == 1 ? "" : "s", d->dof);
+  return 1;
+}
+
 /* 1. position: Gauss-Newton with a small Levenberg term and backtracking
  * (rc, gc: the held coordinates' residuals and gradients; qtry: nq) */
 static int assemble(const lw_model *m, lw_data *d, double *rc, double *gc, double *qtry, lw_error *err)
@@ -234,7 +262,8 @@ static int assemble(const lw_model *m, lw_data *d, double *rc, double *gc, doubl
   }
   res = position_residual(m, d, d->q, rc, gc);
   if (!(res <= 1e-10)) {
-    assembly_error(m, d, rc, it, err);
+    if (!overspecified(m, d, err))
+      assembly_error(m, d, rc, it, err);
     return -1;
   }
   return 0;
@@ -322,12 +351,37 @@ int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
   return 0;
 }
 
+/* A penalty with alpha h^2/4 above 1e7 times the largest mass entry makes
+ * the Newton matrix M + h^2/4 alpha J^T J so ill-conditioned that its
+ * factorization loses the motion (the null space of J, where only M acts)
+ * to round-off: the N-four-bar at alpha 1e15, h = 1 ms reported ok and
+ * ended 1 cm off, at 4e14 1.7 mm off after 3 s.  Refused, with the largest
+ * penalty that is not.  (Near singular positions a step may raise its own
+ * penalty ten times higher for a few iterations: lw_step.) */
+static int check_penalty(const lw_model *m, lw_error *err)
+{
+  double alpha = m->desc->solver.alpha, h = m->desc->solver.step;
+  double hh4 = 0.25 * h * h, limit = 1e7 * m->mass_scale;
+  if (!(alpha * hh4 > limit))
+    return 0;
+  lw_set_error(err, LW_ERR_MODEL, "solver/alpha", NAN,
+               "the penalty alpha = %.3g is too large for the step %.3g s: alpha h^2/4 = %.2g is %.2g times the "
+               "largest mass entry, and the Newton matrix then loses the motion to round-off; use alpha of "
+               "%.2g or less (the default is 1e9)",
+               alpha, h, alpha * hh4, alpha * hh4 / m->mass_scale, limit / hh4);
+  return -1;
+}
+
 int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
 {
   double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
   double *gc = calloc(((size_t)m->ninit + 1) * 2 * m->nqb, sizeof(double));
   double *qtry = calloc((size_t)m->nq, sizeof(double));
   int status = LW_OK;
+  if (check_penalty(m, err)) {
+    status = LW_ERR_MODEL;
+    goto done;
+  }
   initial_guess(m, d);
   /* 1. position, 2. rank: degrees of freedom and redundant equations */
   if (assemble(m, d, rc, gc, qtry, err) || rank_check(m, d, err)) {

@@ -88,10 +88,12 @@ static int torque_compile(lw_compile_ctx *cx, int i, lw_error *err)
   const lw_force_desc *fd = &cx->d->forces[i];
   lw_force *f = &cx->m->forces[i];
   char path[256];
-  snprintf(path, sizeof path, "forces/%s/body1", fd->name);
+  snprintf(path, sizeof path, "forces/%s/body", fd->name);
   int b = lw_cc_body(cx, fd->body[0]);
   if (b == -2)
     KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  if (b == -1)
+    KFAIL(path, "torque '%s' acts on the ground, where it does nothing; apply it to a moving body", fd->name);
   f->body = b;
   return 0;
 }

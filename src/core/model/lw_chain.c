@@ -18,8 +18,10 @@ lw_desc *lw_desc_chain(int n, int spatial)
   d->solver.t_end = 1.0;
   /* the softest constraint mode of a chain scales as 1/N^2: the penalty
    * grows with N^2 so that the augmented Lagrangian iteration keeps
-   * converging in a few iterations (1e9 at N = 10, 1e13 at N = 1000) */
-  d->solver.alpha = 1e9 * fmax(1.0, ((double)n / 10.0) * ((double)n / 10.0));
+   * converging in a few iterations (1e9 at N = 10, 1e13 at N = 1000), up to
+   * the largest the solver accepts at the default step (alpha h^2/4 = 1e7
+   * times the largest mass entry, 1 kg: 4e13, from N = 2000) */
+  d->solver.alpha = fmin(1e9 * fmax(1.0, ((double)n / 10.0) * ((double)n / 10.0)), 4e13);
   for (int i = 0; i < n; i++) {
     snprintf(name, sizeof name, "link%d", i + 1);
     lw_body_desc *b = lw_desc_add_body(d, name);
