@@ -397,6 +397,38 @@ static void test_step_events(void)
   lw_model_free(m);
 }
 
+/* editing: renaming follows into the events, removing takes the events
+ * that refer to the element (and their parameter targets) with it */
+static void test_edit(void)
+{
+  lw_desc *d = lwt_read("bouncing-ball.json");
+  lw_event_desc *g = lw_desc_add_event(d, "half", LW_EVENT_GUARD);
+  g->output = strdup("centre");
+  g->value = 0.5;
+  g_assert_true(lw_desc_name_used(d, "floor"));
+  g_assert_cmpint(lw_desc_rename(d, "bodies/ball", "sphere"), ==, 1);
+  g_assert_cmpstr(d->events[0].body, ==, "sphere");
+  g_assert_cmpint(lw_desc_rename(d, "outputs/centre", "middle"), ==, 1);
+  g_assert_cmpstr(d->events[1].output, ==, "middle");
+  g_assert_cmpint(lw_desc_rename(d, "events/floor", "ground_line"), ==, 1);
+  g_assert_cmpstr(d->events[0].name, ==, "ground_line");
+  int p = lw_desc_param_index(d, "restitution");
+  g_assert_cmpstr(d->params[p].targets[0], ==, "events/ground_line/restitution");
+  lw_model *m = lwt_compile(d);
+  lw_model_free(m);
+  /* the guard goes with its output, the contact with its body */
+  g_assert_cmpint(lw_desc_remove(d, "outputs/middle"), ==, 2);
+  g_assert_cmpint(d->nevents, ==, 1);
+  g_assert_cmpint(lw_desc_remove(d, "events/ground_line"), ==, 1);
+  g_assert_cmpint(d->nevents, ==, 0);
+  g_assert_cmpint(lw_desc_param_index(d, "restitution"), <, 0);
+  lw_desc_free(d);
+  d = lwt_read("bouncing-ball.json");
+  g_assert_cmpint(lw_desc_remove(d, "bodies/ball"), >=, 2);
+  g_assert_cmpint(d->nevents, ==, 0);
+  lw_desc_free(d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -408,5 +440,6 @@ int main(int argc, char **argv)
   g_test_add_func("/events/param-roundtrip", test_param_roundtrip);
   g_test_add_func("/events/bad-input", test_bad_input);
   g_test_add_func("/events/step-events", test_step_events);
+  g_test_add_func("/events/edit", test_edit);
   return g_test_run();
 }

@@ -61,6 +61,15 @@ static void event_free(lw_event_desc *e)
   free(e->output);
 }
 
+void lw_desc_event_take(lw_desc *d, int i)
+{
+  if (i < 0 || i >= d->nevents)
+    return;
+  event_free(&d->events[i]);
+  memmove(d->events + i, d->events + i + 1, sizeof *d->events * (size_t)(d->nevents - i - 1));
+  d->nevents--;
+}
+
 void lw_desc_events_free(lw_desc *d)
 {
   for (int i = 0; i < d->nevents; i++)

@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 void lw_desc_events_free(lw_desc *d);
+/* remove event i (its strings freed) */
+void lw_desc_event_take(lw_desc *d, int i);
 /* dst's events become a deep copy of src's (dst's own are not freed) */
 void lw_desc_events_copy(lw_desc *dst, const lw_desc *src);
 /* the numeric field p ("restitution", "normal/1", ...) of the event named
