@@ -429,6 +429,59 @@ static void test_edit(void)
   lw_desc_free(d);
 }
 
+/* a plastic impact (e = 0) ends the bouncing at once; a two-link chain
+ * at a wall keeps its joints through the impact and obeys the law on the
+ * normal velocity (its kinetic energy falls, by less than e^2 alone) */
+static void test_plastic_and_chain(void)
+{
+  lw_desc *d = lwt_read("bouncing-ball.json");
+  int p = lw_desc_param_index(d, "restitution");
+  d->params[p].value = 0.0;
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r = run(m, 2.0);
+  g_assert_cmpint(r.status, ==, LW_OK);
+  g_assert_cmpint(r.nevents, ==, 2);
+  g_assert_cmpint(r.events[0].action, ==, LW_EVREC_IMPACT);
+  g_assert_cmpfloat(fabs(r.events[0].v_post), <, 1e-12);
+  g_assert_cmpint(r.events[1].action, ==, LW_EVREC_REST);
+  g_assert_cmpfloat(r.events[1].t, ==, r.events[0].t);
+  g_assert_cmpfloat(r.table[(size_t)(r.rows - 1) * r.ncols], ==, r.events[0].t);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+
+  d = lwt_read("double-pendulum.json");
+  lw_desc_add_output(d, "ke", LW_OUT_KINETIC_ENERGY);
+  /* the wall x = -1.2 m: the outer link's end swings into it */
+  lw_event_desc *e = lw_desc_add_event(d, "wall", LW_EVENT_CONTACT);
+  e->body = strdup(d->bodies[1].name);
+  e->place.p[0] = 1.0;
+  e->normal[0] = 1;
+  e->normal[1] = 0;
+  e->offset = -1.2;
+  e->restitution = 0.6;
+  m = lwt_compile(d);
+  r = run(m, 3.0);
+  g_assert_cmpint(r.status, ==, LW_OK);
+  g_assert_cmpint(r.nevents, >=, 1);
+  int c = lwt_col(m, "ke");
+  for (long k = 0; k < r.nevents; k++) {
+    const lw_event_record *ev = &r.events[k];
+    if (ev->action != LW_EVREC_IMPACT)
+      continue;
+    g_assert_cmpfloat(fabs(ev->v_post + 0.6 * ev->v_pre), <, 1e-10 * fabs(ev->v_pre));
+    long i = row_at(&r, ev->t);
+    double k0 = r.table[(size_t)i * r.ncols + c], k1 = r.table[(size_t)(i + 1) * r.ncols + c];
+    g_assert_cmpfloat(k1, <, k0);
+    g_assert_cmpfloat(k1, >, 0.36 * k0);
+  }
+  g_assert_cmpfloat(r.max_constraint_residual, <, 1e-9);
+  g_test_message("%ld events, the first at %.9f s", r.nevents, r.events[0].t);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -441,5 +494,6 @@ int main(int argc, char **argv)
   g_test_add_func("/events/bad-input", test_bad_input);
   g_test_add_func("/events/step-events", test_step_events);
   g_test_add_func("/events/edit", test_edit);
+  g_test_add_func("/events/plastic-and-chain", test_plastic_and_chain);
   return g_test_run();
 }
