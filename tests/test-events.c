@@ -482,6 +482,63 @@ static void test_plastic_and_chain(void)
   lw_desc_free(d);
 }
 
+/* The run through events is smooth in the parameters: central differences
+ * of whole runs across the ball's three impacts give the closed-form
+ * sensitivities of seed 003 sec. 2.4 (a) (dy(2), dydot(2) and the impact
+ * times with respect to e, h0 and g).  A run whose impacts snapped to the
+ * step grid would be off by about h / (its time scale).  The differences
+ * take 1e-4 of each value: the run's round-off (1e-12 s in the impact
+ * times) divided by a smaller one would swamp them. */
+typedef struct {
+  double y, yd, t[3];
+} ball_end;
+
+static ball_end ball_run(double e, double h0, double g)
+{
+  lw_desc *d = lwt_read("bouncing-ball.json");
+  d->events[0].restitution = e;
+  d->params[lw_desc_param_index(d, "restitution")].value = e;
+  d->params[lw_desc_param_index(d, "height")].value = h0;
+  d->gravity[1] = -g;
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r = run(m, 2.0);
+  g_assert_cmpint(r.nevents, ==, 3);
+  const double *last = r.table + (size_t)(r.rows - 1) * r.ncols;
+  ball_end b = {last[lwt_col(m, "centre.y")], last[lwt_col(m, "speed.y")], {r.events[0].t, r.events[1].t, r.events[2].t}};
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+  return b;
+}
+
+static void test_ball_parameters(void)
+{
+  /* the closed form's table: d/de, d/dh0, d/dg of y(2), dy/dt(2), t1, t2, t3 */
+  static const double table[3][5] = {
+    {2.499324113317e+00, 3.153766205666e+01, 0, 9.0304728197e-01, 2.3479229331e+00},
+    {4.266108641635e-01, 9.727065432082e+00, 2.2576182049e-01, 5.8698073328e-01, 8.7595586351e-01},
+    {-1.690816879067e-02, -1.008454084395e+00, -2.3013437359e-02, -5.9834937134e-02, -8.9292136953e-02},
+  };
+  const double x0[3] = {0.8, 1.0, 9.81};
+  double worst = 0;
+  for (int j = 0; j < 3; j++) {
+    double x[3] = {x0[0], x0[1], x0[2]}, dx = 1e-4 * x0[j];
+    x[j] = x0[j] + dx;
+    ball_end p = ball_run(x[0], x[1], x[2]);
+    x[j] = x0[j] - dx;
+    ball_end q = ball_run(x[0], x[1], x[2]);
+    double fd[5] = {(p.y - q.y) / (2 * dx), (p.yd - q.yd) / (2 * dx), (p.t[0] - q.t[0]) / (2 * dx),
+                    (p.t[1] - q.t[1]) / (2 * dx), (p.t[2] - q.t[2]) / (2 * dx)};
+    for (int k = 0; k < 5; k++) {
+      double err = fabs(fd[k] - table[j][k]) / fmax(fabs(table[j][k]), 1e-2);
+      worst = fmax(worst, err);
+      if (!(err < 1e-6))
+        g_error("parameter %d, quantity %d: %.12g against %.12g", j, k, fd[k], table[j][k]);
+    }
+  }
+  g_test_message("central differences across the impacts within %.3g (relative) of the closed form", worst);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -495,5 +552,6 @@ int main(int argc, char **argv)
   g_test_add_func("/events/step-events", test_step_events);
   g_test_add_func("/events/edit", test_edit);
   g_test_add_func("/events/plastic-and-chain", test_plastic_and_chain);
+  g_test_add_func("/events/ball-parameters", test_ball_parameters);
   return g_test_run();
 }
