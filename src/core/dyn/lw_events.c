@@ -30,6 +30,10 @@
 
 /* events one step may hold before the run is declared stuck */
 #define LW_EV_MAX_PER_STEP 1000
+/* a (sub)step shorter than this fraction of the step it is cut from is
+ * taken by a predictor-corrector in increments (the trapezoidal rule's
+ * velocity 2 (q - q_n) / h - qd_n loses digits as h shrinks: 1e-16 / h) */
+#define LW_EV_SHORT 1e-2
 /* samples of the interpolant when looking for the first crossing */
 #define LW_EV_SAMPLES 32
 
@@ -52,6 +56,7 @@ struct lw_ev_run {
   char *use;        /* (nout) the outputs the guards read */
   double *grad;     /* (2 nqb) a row's local gradient */
   double *gv;       /* (ng) the guards at the step's end */
+  double *a0;       /* (nq) accelerations at the start of a short advance */
   double *A, *W, *S, *S0, *mu, *rhs, *res; /* the impact's projection */
   lw_event_record *log;
   long nlog, caplog;
@@ -71,7 +76,7 @@ void lw_ev_run_free(lw_ev_run *ev)
     return;
   state_free(&ev->s0);
   void *a[] = {ev->g0, ev->zero, ev->q1, ev->qd1, ev->qh, ev->out, ev->use, ev->grad,
-               ev->gv, ev->A, ev->W, ev->S, ev->S0, ev->mu, ev->rhs, ev->res, ev->log};
+               ev->gv, ev->a0, ev->A, ev->W, ev->S, ev->S0, ev->mu, ev->rhs, ev->res, ev->log};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
   free(ev);
@@ -111,9 +116,10 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   ev->rhs = calloc(na, sizeof(double));
   ev->res = calloc(na, sizeof(double));
   ev->gv = calloc((size_t)ev->ng + 1, sizeof(double));
+  ev->a0 = calloc(nq, sizeof(double));
   if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !ev->g0 ||
       !ev->zero || !ev->q1 || !ev->qd1 || !ev->qh || !ev->out || !ev->use || !ev->grad || !ev->A || !ev->W ||
-      !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv) {
+      !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0) {
     lw_ev_run_free(ev);
     return NULL;
   }
@@ -304,6 +310,34 @@ void lw_ev_save(const lw_model *m, lw_data *d, lw_ev_run *ev)
   state_copy_out(m, d, &ev->s0);
 }
 
+/* the state r after s0 for a short r: positions and velocities advanced
+ * in increments by a predictor (Taylor) and one trapezoidal corrector with
+ * the accelerations solved at the predicted state (error O(r^3)), then the
+ * accelerations and multipliers at the result */
+static int short_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double r, lw_error *err)
+{
+  int nq = m->nq;
+  const ev_state *s = &ev->s0;
+  state_copy_in(m, d, s);
+  memcpy(ev->a0, s->qdd, sizeof(double) * (size_t)nq);
+  double t = s->t + r;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < nq; i++) {
+      double a = pass ? 0.5 * (ev->a0[i] + d->qdd[i]) : ev->a0[i];
+      d->q[i] = s->q[i] + r * s->qd[i] + 0.5 * r * r * a;
+      d->qd[i] = s->qd[i] + r * a;
+    }
+    d->t = t;
+    lw_coords_update(m, d);
+    lw_rows_eval(m, d, d->q, t, 1);
+    if (lw_accelerations(m, d, t, err))
+      return -1;
+  }
+  if (m->ndampers)
+    d->dissipated += 0.5 * r * (lw_damper_power(m, d, s->q, s->qd) + lw_damper_power(m, d, d->q, d->qd));
+  return 0;
+}
+
 /* ---- locating ---------------------------------------------------------- */
 /* step from s0 by tau; the oriented guard k there */
 static int probe(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau, double *f, lw_error *err)
@@ -426,6 +460,8 @@ static int locate(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double ta
   }
   /* the event: the first point found past the crossing */
   *tau = b;
+  if (b < LW_EV_SHORT * tau1)
+    return short_advance(m, d, ev, b, err);
   double fx;
   return probe(m, d, ev, k, b, &fx, err) ? -1 : 0;
 }
@@ -572,7 +608,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     double tau1 = t1 - ev->s0.t, th;
     memcpy(ev->q1, d->q, sizeof(double) * (size_t)m->nq);
     memcpy(ev->qd1, d->qd, sizeof(double) * (size_t)m->nq);
-    int k = first_fired(m, d, ev, gv, tau1, &th);
+    int k = tau1 > 0 ? first_fired(m, d, ev, gv, tau1, &th) : -1;
     if (k < 0)
       break;
     if (count >= LW_EV_MAX_PER_STEP) {
@@ -609,10 +645,13 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     guards_eval(m, d, ev, ev->g0);
     memset(ev->zero, 0, (size_t)ev->ng);
     ev->zero[k] = 1;
-    if (t1 > d->t) {
+    double rem = t1 - d->t;
+    if (rem > 0) {
       lw_step_info info;
-      if (lw_step_sized(m, d, t1 - d->t, t1, &info, err))
+      if (rem < LW_EV_SHORT * m->desc->solver.step ? short_advance(m, d, ev, rem, err)
+                                                   : lw_step_sized(m, d, rem, t1, &info, err))
         return -1;
+      d->t = t1;
     }
   }
   /* the guards at the step's end are the next step's start; back on the grid */
