@@ -4,10 +4,11 @@
 #   ./linkwright.sh test     build and run every test (also under AddressSanitizer
 #                            and UndefinedBehaviorSanitizer); ends with "N passed, N failed"
 #   ./linkwright.sh bench    build and run the benchmarks
+#   ./linkwright.sh fuzz [S] fuzz the model reader, compiler and step for S seconds (3600)
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(meson ninja-build pkg-config gcc python3 libglib2.0-dev libglib2.0-dev-bin
+PACKAGES=(meson ninja-build pkg-config gcc clang python3 libglib2.0-dev libglib2.0-dev-bin
           libjson-glib-dev libxml2-dev libsuitesparse-dev liblapack-dev libblas-dev libsundials-dev libnlopt-dev
           libmujoco-dev libmujoco-samples
           libgtk-4-dev libadwaita-1-dev libepoxy-dev libegl-dev libgl1-mesa-dri gettext
@@ -38,6 +39,12 @@ build() { # build DIR [meson options...]
   ninja -C "$dir" >/dev/null
 }
 
+# the libFuzzer build: clang, every source instrumented, sanitizers on
+build_fuzz() {
+  CC=clang build build-fuzz -Dfuzz=true -Dapp=disabled -Dsundials=disabled -Dmujoco=disabled \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link
+}
+
 # count g_test subtests from meson's log: TAP "ok" / "not ok" lines, and a
 # crashed program as one more failure
 count_results() {
@@ -53,6 +60,8 @@ for log in sys.argv[1:]:
         bad = len(re.findall(r"^not ok \d+", out, re.M))
         if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL") and bad == 0:
             bad = 1
+        if t.get("result") == "OK" and ok == 0 and bad == 0:
+            ok = 1  # a test without subtests (a script, the fuzzer) counts once
         passed += ok - sk; skipped += sk; failed += bad
 print(f"{skipped} skipped")
 print(f"{passed} passed, {failed} failed")
@@ -121,9 +130,20 @@ case "$cmd" in
     LW_VIEW_NO_THREAD=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 LW_SAN_PRELOAD="$san_preload" \
       meson test -C build-sanitize --print-errorlogs --num-processes 2 --wrapper "$PWD/tests/san-preload.sh" || status=1
+    # the model reader, compiler and step fuzzed for 60 s (libFuzzer, clang)
+    build_fuzz
+    meson test -C build-fuzz --print-errorlogs || status=1
     # (meson names the log of a run with a wrapper after the wrapper)
-    count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog-san-preload.sh.json || status=1
+    count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog-san-preload.sh.json \
+      build-fuzz/meson-logs/testlog.json || status=1
     exit $status
+    ;;
+  fuzz)
+    build_fuzz
+    mkdir -p build-fuzz/tests/fuzz/corpus
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      build-fuzz/tests/fuzz/fuzz-model -max_total_time="${1:-3600}" -max_len=16384 -timeout=20 \
+      -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/tests/fuzz/corpus tests/fuzz/corpus
     ;;
   bench)
     # a build of its own: the test build is debugoptimized

@@ -5,7 +5,7 @@ calls only the folders below it.  Prints the graph of the folders and the
 longest function.  Usage: core-layers.py SOURCE_ROOT"""
 import collections, glob, os, re, sys
 
-ORDER = ['model', 'la', 'compile', 'dyn', 'kind', 'lin', 'sens', 'edit']
+ORDER = ['model', 'la', 'compile', 'dyn', 'kind', 'lin', 'sens', 'integ', 'edit']
 
 root = sys.argv[1] if len(sys.argv) > 1 else '.'
 core = os.path.join(root, 'src', 'core')

@@ -9,9 +9,16 @@
  * change that should not alter the numbers must reproduce them.
  *
  * States must agree to 1e-12 of their vector's scale (a reordered sum may
- * move the last bits, nothing more), gradients to 1e-10 relative (exact
- * parameter derivatives in place of extrapolated differences may move the
- * last digits).  LW_DETERMINISM_RECORD=FILE writes the values instead. */
+ * move the last bits, nothing more), gradients to 1e-10 of the gradient's
+ * largest entry (exact parameter derivatives in place of extrapolated
+ * differences move the last digits).  The gradient is compared as a
+ * vector, not entry by entry: an entry that is nearly zero against the
+ * others (the pendulum's swing against its mass, 1e-8 of the length's
+ * entry) carries the round-off of the larger terms that cancel in it, and
+ * the two methods recorded here already differ entry by entry by up to
+ * 2.4e-9 (slider-crank-iftomm) and by 3.9e-10 on an entry of the
+ * slider-crank's psi2 whose vector they share to 2.1e-10.
+ * LW_DETERMINISM_RECORD=FILE writes the values instead. */
 #include "lw-test.h"
 
 #include <math.h>
@@ -27,6 +34,7 @@
 static GHashTable *recorded; /* key -> GArray of double */
 static FILE *record;
 static double worst_state, worst_grad;
+static double model_grad; /* the current model's largest gradient difference */
 
 static void put(const char *key, const double *v, int n)
 {
@@ -48,17 +56,19 @@ static void put(const char *key, const double *v, int n)
   for (int i = 0; i < n; i++)
     scale = fmax(scale, fabs(r[i]));
   for (int i = 0; i < n; i++) {
-    /* a gradient entry relative to itself (and to the gradient's scale
-     * for entries that are nearly 0); a state against its vector's scale */
-    double den = grad ? fmax(fabs(r[i]), 1e-6 * scale) : fmax(scale, 1.0);
+    /* a gradient against its largest entry, a state against its vector's
+     * scale (at least 1) */
+    double den = grad ? scale : fmax(scale, 1.0);
     double e = r[i] == v[i] ? 0 : fabs(v[i] - r[i]) / den;
     if (e > worst) {
       worst = e;
       at = i;
     }
   }
-  if (grad)
+  if (grad) {
     worst_grad = fmax(worst_grad, worst);
+    model_grad = fmax(model_grad, worst);
+  }
   else
     worst_state = fmax(worst_state, worst);
   if (worst > (grad ? GRAD_TOL : STATE_TOL))
@@ -197,18 +207,21 @@ static void test_model(gconstpointer data)
     lw_desc_free(d);
     return;
   }
+  model_grad = 0;
   trajectory(name, d);
   gradients(name, d, LW_SENS_ADJOINT);
   /* forward differentiation of every parameter column: the shorter models */
   if (d->nparams <= 64)
     gradients(name, d, LW_SENS_FORWARD);
+  g_test_message("%s: largest gradient difference from the recorded values %.3g (of the gradient's largest entry)",
+                 name, model_grad);
   lw_desc_free(d);
 }
 
 static void report(void)
 {
   g_test_message("largest difference from the recorded values: states %.3g (of their scale), gradients %.3g "
-                 "(relative)",
+                 "(of their largest entry)",
                  worst_state, worst_grad);
 }
 

@@ -312,9 +312,9 @@ LwSimRunner *lw_sim_runner_new(lw_model *model, lw_error *err)
   self->stride = 1 + self->nq + self->ncols;
   self->frames = g_array_new(FALSE, FALSE, sizeof(double));
   self->scratch = g_new0(double, self->ncols + 1);
-  const lw_desc *d = lw_model_desc(model);
-  self->h = d->solver.step;
-  self->t_end = d->solver.t_end;
+  const lw_opt *o = lw_model_opt(model);
+  self->h = o->step;
+  self->t_end = o->t_end;
   if (!self->data) {
     memset(err, 0, sizeof *err);
     err->status = LW_ERR_NOMEM;

@@ -594,6 +594,29 @@ static gboolean write_sens_csv(const lw_model *m, const lw_desc *d, const int *P
   return write_rows(s, r->table, r->rows, r->ncols, file, error);
 }
 
+/* d compiled, its end time t_end unless NAN (an option of the compiled
+ * model: the description is left as it is); NULL with err filled */
+static lw_model *compile_with_t_end(const lw_desc *d, double t_end, lw_error *err)
+{
+  lw_model *m = lw_compile(d, err);
+  if (!m || isnan(t_end))
+    return m;
+  lw_opt o = *lw_model_opt(m);
+  o.t_end = t_end;
+  if (lw_model_set_opt(m, &o, err) == LW_OK)
+    return m;
+  lw_model_free(m);
+  return NULL;
+}
+
+/* a sensitivity result that failed before its run, with err's reason */
+static int sens_failed(lw_sens_result *r, const lw_error *err)
+{
+  memset(r, 0, sizeof *r);
+  r->error = *err;
+  return r->status = err->status ? err->status : LW_ERR_MODEL;
+}
+
 static int sens_progress(double f, void *user)
 {
   int *last = user;
@@ -679,19 +702,21 @@ static int cmd_sensitivity(int argc, char **argv)
     code = EXIT_USAGE;
     goto out;
   }
-  if (!isnan(t_end))
-    d->solver.t_end = t_end;
   apply_solver_args(d, &sa);
   int last = -10;
+  double run_t_end = isnan(t_end) ? d->solver.t_end : t_end;
   lw_sens_options opt = {.method = mth, .nparams = np, .params = P, .nobj = 1, .objectives = O,
                          .fd_step = fd_step, .keep_outputs = csv != NULL, .threads = one_thread ? 1 : 0,
                          .progress = progress ? json_progress : (!json && isatty(2)) ? sens_progress : NULL,
-                         .user = progress ? (void *)&d->solver.t_end : (void *)&last};
+                         .user = progress ? (void *)&run_t_end : (void *)&last};
   lw_sens_result r;
-  int st = lw_sensitivity(d, &opt, &r);
+  /* compiled once, for the run (--t-end an option of the compiled model)
+   * and for the CSV's columns */
+  lw_model *m = compile_with_t_end(d, t_end, &err);
+  int st = m ? lw_sensitivity_model(m, &opt, &r) : sens_failed(&r, &err);
   /* the passes report up to their last step; the whole work is done here */
   if (progress && st == LW_OK)
-    json_progress(1.0, &d->solver.t_end);
+    json_progress(1.0, &run_t_end);
   if (!progress && opt.progress && last >= 0)
     fputs("\r      \r", stderr);
   if (st == LW_ERR_MODEL)
@@ -699,14 +724,13 @@ static int cmd_sensitivity(int argc, char **argv)
   code = st == LW_OK ? 0 : st == LW_ERR_SOLVER ? EXIT_SOLVER : EXIT_MODEL;
   if (csv && st == LW_OK) {
     GError *e = NULL;
-    lw_model *m = lw_compile(d, &err);
-    if (!m || !write_sens_csv(m, d, P, np, &r, csv, &e)) {
-      lw_cli_error("cannot write %s: %s", csv, e ? e->message : err.msg);
+    if (!write_sens_csv(m, d, P, np, &r, csv, &e)) {
+      lw_cli_error("cannot write %s: %s", csv, e ? e->message : "unknown error");
       g_clear_error(&e);
       code = EXIT_USAGE;
     }
-    lw_model_free(m);
   }
+  lw_model_free(m);
   if (json) {
     GString *s = g_string_new("{\"model\": ");
     json_str(s, file);

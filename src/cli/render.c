@@ -37,7 +37,7 @@ static int simulate_frames(const lw_model *m, double t_end, double dt, recording
     lw_data_free(d);
     return st;
   }
-  double h = lw_model_desc(m)->solver.step;
+  double h = lw_model_opt(m)->step;
   long steps = (long)floor(t_end / h + 0.5);
   int count = (int)floor(t_end / dt * (1 + 1e-12) + 1e-9) + 1;
   int k = 1;
@@ -80,7 +80,7 @@ int lw_cli_render(const lw_cli_render_args *a)
     lw_cli_error("%s", err.msg);
     return EXIT_MODEL;
   }
-  double t_end = isnan(a->t_end) ? lw_model_desc(m)->solver.t_end : a->t_end;
+  double t_end = isnan(a->t_end) ? lw_model_opt(m)->t_end : a->t_end;
   recording rec = {g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(double))};
   int st = simulate_frames(m, t_end, a->speed / a->fps, &rec, &err);
   int code = 0;

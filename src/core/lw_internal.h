@@ -142,11 +142,19 @@ typedef struct {
   double offset;        /* contact: offset + radius; limit: the bound; guard: the value */
   int coord;            /* limit: index into m->coords */
   int output, col;      /* guard */
-  double e, rest_speed; /* restitution, speed ending the bouncing (resolved) */
+  double e, rest_speed; /* restitution, speed ending the bouncing (0: |g| x step) */
 } lw_guard;
+
+struct lw_integrator;
 
 struct lw_model {
   lw_desc *desc;        /* compiled copy, parameters applied */
+  /* the solver options (the description's solver section, parameters
+   * applied; lw_model_set_opt) and the integrator they name
+   * (integ/lw_integrator.h): what the step, the initialization and the
+   * sensitivities read, nothing compiled depends on them */
+  lw_opt opt;
+  const struct lw_integrator *integ;
   int nguards;
   lw_guard *guards;     /* (nguards) the events' guards */
   int planar;
@@ -247,6 +255,7 @@ struct lw_data {
   double t;
   double t0;   /* time of the last initialization or state change */
   long nstep;  /* steps since t0: t = t0 + nstep h without drift */
+  double h;    /* the length of those steps (0: none taken yet) */
   double *q, *qd, *qdd, *lambda;     /* (nq) (nq) (nq) (nc) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
@@ -283,9 +292,13 @@ struct lw_data {
   double perturb_p[3], perturb_f[3];
 };
 
-/* lw_step.c: one step of length h from the data's state to t1 (lw_step
- * takes the model's step on its grid) */
-int lw_step_sized(const lw_model *m, lw_data *d, double h, double t1, lw_step_info *info, lw_error *err);
+/* lw_model.c: the options of a description's solver section */
+void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s);
+
+/* lw_init.c: the consistent initial state (assembly, rank, velocity,
+ * acceleration): the initialization of the integrators that start from it */
+int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err);
+
 /* lw_init.c: accelerations and multipliers at the data's q, qd and time t
  * (d->jac evaluated at q) */
 int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err);
@@ -411,8 +424,9 @@ typedef struct {
   int grav_on, init_on, any;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the
-   * coefficient and how often it is bound there; dm is then a shared model
-   * of zeros (shared_dm) and the function's derivative is taken directly */
+   * coefficient and the derivative's scale (1: bound there twice, it still
+   * holds the value once); dm is then a shared model of zeros (shared_dm)
+   * and the function's derivative is taken directly */
   int fn_kind, fn_index, fn_coef;
   double fn_scale;
   double fn_lo, fn_hi; /* outside [fn_lo, fn_hi] the coefficient has no effect */
@@ -478,7 +492,14 @@ void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const dou
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 void lw_tangent_mass_mul_k(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
                            double *const *y);
+/* the tangent of parameter j of desc: exact when every field it is bound
+ * to has an exact derivative, numerical otherwise (lw_tangent.c) */
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err);
+/* the two ways alone (the tests compare them): exactly (NULL when a bound
+ * field has no exact derivative, or with err set when desc does not
+ * compile), and by Richardson-extrapolated differences of the compilation */
+lw_tangent *lw_tangent_new_exact(const lw_desc *desc, int j, lw_error *err);
+lw_tangent *lw_tangent_new_numeric(const lw_desc *desc, int j, lw_error *err);
 /* the model of zeros shared by function tangents (free with lw_model_free) */
 lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err);
 /* parameter j of desc as a function tangent on the zero model, or NULL when

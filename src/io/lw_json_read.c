@@ -912,7 +912,7 @@ static void read_solver(reader *r, JsonObject *so)
 {
   static const char *const sk[] = {"t_end", "step", "alpha", "tolerance",
                                    "constraint_tolerance", "max_iterations", "lambda_scale",
-                                   "allow_redundant", NULL};
+                                   "allow_redundant", "integrator", NULL};
   check_keys(r, so, "solver", sk);
   lw_solver_desc *sv = &r->d->solver;
   get_num(r, so, "t_end", "solver", &sv->t_end);
@@ -923,6 +923,12 @@ static void read_solver(reader *r, JsonObject *so)
   get_int(r, so, "max_iterations", "solver", &sv->max_iterations);
   get_num(r, so, "lambda_scale", "solver", &sv->lambda_scale);
   get_bool(r, so, "allow_redundant", "solver", &sv->allow_redundant);
+  const char *in = get_str(r, so, "integrator", "solver");
+  if (in && strlen(in) >= sizeof sv->integrator)
+    fail(r, "solver/integrator", "'integrator' names an integrator in at most %d characters, not '%s'",
+         (int)sizeof sv->integrator - 1, in);
+  else if (in)
+    snprintf(sv->integrator, sizeof sv->integrator, "%s", in);
 }
 
 static void read_body_element(reader *r, JsonObject *o, const char *path, const char *name)

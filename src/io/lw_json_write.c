@@ -252,7 +252,12 @@ char *lw_model_to_json(const lw_desc *d)
   kvnum(&w, "constraint_tolerance", s->constraint_tolerance);
   kvnum(&w, "max_iterations", s->max_iterations);
   kvnum(&w, "lambda_scale", s->lambda_scale);
-  g_string_append_printf(w.s, ", \"allow_redundant\": %s}", s->allow_redundant ? "true" : "false");
+  g_string_append_printf(w.s, ", \"allow_redundant\": %s", s->allow_redundant ? "true" : "false");
+  if (strcmp(s->integrator, "ali3p") != 0) { /* the default is left unsaid */
+    g_string_append(w.s, ", \"integrator\": ");
+    str(&w, s->integrator);
+  }
+  g_string_append(w.s, "}");
 
   list_open(&w, "bodies", d->nbodies, &first);
   for (int i = 0; i < d->nbodies; i++) {

@@ -469,6 +469,58 @@ static void body_mass(lw_model *m, int b, const lw_body_desc *bd)
         M[(3 * bb + i) * 12 + 3 * a + i] = J[a][bb];
 }
 
+/* body_mass's derivative along (dmass, dc, dI), added into dM: the planar
+ * block is linear in the mass and the inertia, quadratic in the centre of
+ * mass (m c, m |c|^2), and so is the spatial one (m c, m c c^T) */
+static void body_mass_tangent(const lw_model *m, const lw_body_desc *bd, double dmass, const double *dc,
+                              const double *dI, double *dM)
+{
+  double mass = bd->mass;
+  const double *c = bd->com;
+  if (m->planar) {
+    double dJo = dI[2] + dmass * (c[0] * c[0] + c[1] * c[1]) + 2.0 * mass * (c[0] * dc[0] + c[1] * dc[1]);
+    double d0 = dmass * c[0] + mass * dc[0], d1 = dmass * c[1] + mass * dc[1];
+    double A[4][4] = {{dmass, 0, d0, -d1}, {0, dmass, d1, d0}, {d0, d1, dJo, 0}, {-d1, d0, 0, dJo}};
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++)
+        dM[j * 4 + i] += A[i][j];
+    return;
+  }
+  double dIn[3][3] = {{dI[0], dI[3], dI[4]}, {dI[3], dI[1], dI[5]}, {dI[4], dI[5], dI[2]}};
+  double dtr = dI[0] + dI[1] + dI[2];
+  double J[4][4];
+  J[0][0] = dmass;
+  for (int k = 0; k < 3; k++) {
+    J[0][k + 1] = J[k + 1][0] = dmass * c[k] + mass * dc[k];
+    for (int l = 0; l < 3; l++)
+      J[k + 1][l + 1] = (k == l ? 0.5 * dtr : 0.0) - dIn[k][l] + dmass * c[k] * c[l] +
+                        mass * (dc[k] * c[l] + c[k] * dc[l]);
+  }
+  for (int a = 0; a < 4; a++)
+    for (int bb = 0; bb < 4; bb++)
+      for (int i = 0; i < 3; i++)
+        dM[(3 * bb + i) * 12 + 3 * a + i] += J[a][bb];
+}
+
+void lw_body_tangent(const lw_model *m, int b, double dmass, const double *dcom, const double *dinertia,
+                     const double *dgrav, double *dM, double *dQ)
+{
+  const lw_body_desc *bd = &m->desc->bodies[b];
+  const double *g = m->desc->gravity;
+  body_mass_tangent(m, bd, dmass, dcom, dinertia, dM);
+  /* Q_g = dG/dq^T (m g), G the centre of mass (linear in com) */
+  double a[3], mg[3];
+  for (int i = 0; i < 3; i++) {
+    a[i] = dmass * g[i] + bd->mass * dgrav[i];
+    mg[i] = bd->mass * g[i];
+  }
+  int blk[2] = {b, -1};
+  lw_vexpr G = lw_cc_vx_point(m, b, bd->com), dG = lw_cc_vx_point(m, b, dcom);
+  dG.w[0][0] = 0.0; /* the body's origin does not move with the centre of mass */
+  lw_vexpr_grad(m, &G, a, 1.0, 1, blk, dQ);
+  lw_vexpr_grad(m, &dG, mg, 1.0, 1, blk, dQ);
+}
+
 /* ---- parameters ------------------------------------------------------- */
 typedef struct {
   const char *name;
@@ -619,17 +671,10 @@ static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_erro
   if (!lw_cc_finite(d->gravity, 3))
     FAIL("gravity", "gravity must be finite");
   {
-    const lw_solver_desc *s = &d->solver;
-    if (!(s->step > 0) || !isfinite(s->step))
-      FAIL("solver/step", "step must be positive");
-    if (!(s->t_end >= 0) || !isfinite(s->t_end))
-      FAIL("solver/t_end", "t_end must be a nonnegative number");
-    if (!(s->alpha > 0) || !isfinite(s->alpha))
-      FAIL("solver/alpha", "alpha must be positive");
-    if (!(s->tolerance > 0))
-      FAIL("solver/tolerance", "tolerance must be positive");
-    if (s->max_iterations < 1)
-      FAIL("solver/max_iterations", "max_iterations must be at least 1");
+    lw_opt opt;
+    lw_opt_of_solver(&opt, &d->solver);
+    if (lw_model_set_opt(m, &opt, err))
+      goto fail;
   }
   return 0;
 

@@ -40,5 +40,14 @@ int lw_cc_resolve_place(const lw_compile_ctx *c, int b, const lw_place *pl, cons
 /* the events' guards m->guards (lw_compile_events.c; after the outputs and
  * the joint coordinates); 0, or -1 with err set at the event's field */
 int lw_compile_events(lw_compile_ctx *c, lw_error *err);
+/* the derivative of body b's compiled mass block and generalized gravity
+ * (from m->desc: its mass, centre of mass, inertia and the gravity) along
+ * the direction dmass, dcom (3), dinertia (6, as bodies/B/inertia),
+ * dgrav (3): added into dM (nqb x nqb, column-major, m->mass_blocks'
+ * layout) and dQ (nqb, m->qgrav's).  Exact: the block is linear in the
+ * mass and the inertia and quadratic in the centre of mass, the gravity
+ * force bilinear in mass x gravity and the centre of mass. */
+void lw_body_tangent(const lw_model *m, int b, double dmass, const double *dcom, const double *dinertia,
+                     const double *dgrav, double *dM, double *dQ);
 
 #endif

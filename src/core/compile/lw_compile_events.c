@@ -16,7 +16,7 @@
   } while (0)
 
 /* the restitution and the speed below which impacts end the bouncing */
-static int impact_fields(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+static int impact_fields(const lw_event_desc *e, lw_guard *g, lw_error *err)
 {
   char path[256];
   snprintf(path, sizeof path, "events/%s/restitution", e->name);
@@ -26,13 +26,7 @@ static int impact_fields(const lw_compile_ctx *c, const lw_event_desc *e, lw_gua
   if (!(e->rest_speed >= 0.0) || !isfinite(e->rest_speed))
     EFAIL(path, "event '%s': rest_speed %g must be a finite speed >= 0", e->name, e->rest_speed);
   g->e = e->restitution;
-  g->rest_speed = e->rest_speed;
-  if (g->rest_speed == 0.0) {
-    /* the speed a fall gains in one step: a slower bounce lasts about a step */
-    const double *gr = c->d->gravity;
-    double gn = sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
-    g->rest_speed = fmax(gn * c->d->solver.step, 1e-9);
-  }
+  g->rest_speed = e->rest_speed; /* 0: from the step option when run */
   return 0;
 }
 
@@ -68,7 +62,7 @@ static int compile_contact(const lw_compile_ctx *c, const lw_event_desc *e, lw_g
     EFAIL(path, "contact '%s': radius %g must be finite and >= 0", e->name, e->radius);
   g->offset = e->offset + e->radius;
   g->dir = -1;
-  return impact_fields(c, e, g, err);
+  return impact_fields(e, g, err);
 }
 
 /* a limit's guards: one per bound (*ng of them) */
@@ -97,7 +91,7 @@ static int compile_limit(lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g,
     gk->side = s;
     gk->offset = s < 0 ? e->lower : e->upper;
     gk->dir = -1;
-    if (impact_fields(c, e, gk, err))
+    if (impact_fields(e, gk, err))
       return -1;
   }
   return 0;

@@ -2,8 +2,10 @@
  * the element a constraint row belongs to, and freeing it. */
 #include "lw_internal.h"
 #include "kind/lw_kind.h"
+#include "integ/lw_integrator.h"
 
 #include <cholmod.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,117 @@ int lw_model_planar(const lw_model *m) { return m->planar; }
 double lw_model_body_mass(const lw_model *m, int b) { return b >= 0 && b < m->nb ? m->body_mass[b] : 0.0; }
 
 const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
+
+const lw_opt *lw_model_opt(const lw_model *m) { return &m->opt; }
+
+void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s)
+{
+  o->t_end = s->t_end;
+  o->step = s->step;
+  o->alpha = s->alpha;
+  o->tolerance = s->tolerance;
+  o->constraint_tolerance = s->constraint_tolerance;
+  o->max_iterations = s->max_iterations;
+  o->lambda_scale = s->lambda_scale;
+  o->allow_redundant = s->allow_redundant;
+  memcpy(o->integrator, s->integrator, sizeof o->integrator);
+  o->integrator[sizeof o->integrator - 1] = '\0';
+}
+
+static void solver_of_opt(lw_solver_desc *s, const lw_opt *o)
+{
+  s->t_end = o->t_end;
+  s->step = o->step;
+  s->alpha = o->alpha;
+  s->tolerance = o->tolerance;
+  s->constraint_tolerance = o->constraint_tolerance;
+  s->max_iterations = o->max_iterations;
+  s->lambda_scale = o->lambda_scale;
+  s->allow_redundant = o->allow_redundant;
+  memcpy(s->integrator, o->integrator, sizeof s->integrator);
+}
+
+/* the solver section's checks (the compiler's, on the description's
+ * values): 0, or -1 with err filled */
+static int opt_check(const lw_opt *o, lw_error *err)
+{
+  const char *path = NULL, *msg = NULL;
+  if (!(o->step > 0) || !isfinite(o->step))
+    path = "solver/step", msg = "step must be positive";
+  else if (!(o->t_end >= 0) || !isfinite(o->t_end))
+    path = "solver/t_end", msg = "t_end must be a nonnegative number";
+  else if (!(o->alpha > 0) || !isfinite(o->alpha))
+    path = "solver/alpha", msg = "alpha must be positive";
+  else if (!(o->tolerance > 0))
+    path = "solver/tolerance", msg = "tolerance must be positive";
+  else if (o->max_iterations < 1)
+    path = "solver/max_iterations", msg = "max_iterations must be at least 1";
+  if (path) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s", msg);
+    return -1;
+  }
+  if (!memchr(o->integrator, '\0', sizeof o->integrator) || !lw_integrator_find(o->integrator)) {
+    char known[128] = "";
+    for (int i = 0; i < lw_nintegrators; i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", lw_integrators[i]->name);
+    lw_set_error(err, LW_ERR_MODEL, "solver/integrator", NAN, "unknown integrator '%.*s' (known: %s)",
+                 (int)sizeof o->integrator, o->integrator, known);
+    return -1;
+  }
+  return 0;
+}
+
+/* the option a parameter's target "solver/NAME" binds: its value in the
+ * model's description (*was) and in o (*now); 0 for another target */
+static int bound_option(const lw_solver_desc *s, const lw_opt *o, const char *target, double *was, double *now)
+{
+  static const char *const names[4] = {"solver/t_end", "solver/step", "solver/alpha", "solver/tolerance"};
+  const double was4[4] = {s->t_end, s->step, s->alpha, s->tolerance};
+  const double now4[4] = {o->t_end, o->step, o->alpha, o->tolerance};
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(target, names[k])) {
+      *was = was4[k];
+      *now = now4[k];
+      return 1;
+    }
+  return 0;
+}
+
+/* an option a parameter binds keeps the parameter's value: what is
+ * compiled from the description (tangents, finite differences) writes the
+ * parameter into it again.  0, or -1 with err filled. */
+static int opt_check_params(const lw_desc *d, const lw_opt *o, lw_error *err)
+{
+  for (int j = 0; j < d->nparams; j++)
+    for (int k = 0; k < d->params[j].ntargets; k++) {
+      const char *t = d->params[j].targets[k];
+      double was, now;
+      if (bound_option(&d->solver, o, t, &was, &now) && now != was) {
+        lw_set_error(err, LW_ERR_MODEL, t, NAN,
+                     "%s is bound to parameter '%s': set the parameter and compile the model again", t,
+                     d->params[j].name);
+        return -1;
+      }
+    }
+  return 0;
+}
+
+int lw_model_set_opt(lw_model *m, const lw_opt *opt, lw_error *err)
+{
+  if (opt_check(opt, err) || opt_check_params(m->desc, opt, err))
+    return LW_ERR_MODEL;
+  m->opt = *opt;
+  m->integ = lw_integrator_find(opt->integrator);
+  solver_of_opt(&m->desc->solver, opt);
+  return LW_OK;
+}
+
+int lw_model_set_step(lw_model *m, double h, lw_error *err)
+{
+  lw_opt o = m->opt;
+  o.step = h;
+  return lw_model_set_opt(m, &o, err);
+}
 
 /* the unit of a joint coordinate: an angle or a length */
 static int coord_is_angle(const lw_model *m, int ci)

@@ -39,7 +39,7 @@
 
 /* the state a step reads and writes */
 typedef struct {
-  double t, t0;
+  double t, t0, h;
   long nstep;
   double *q, *qd, *qdd, *lambda, *coords, *fbz, *fbc, *fbcs;
   double fb_beta, dissipated;
@@ -135,6 +135,7 @@ static void state_copy_out(const lw_model *m, const lw_data *d, ev_state *s)
   size_t nq = (size_t)m->nq;
   s->t = d->t;
   s->t0 = d->t0;
+  s->h = d->h;
   s->nstep = d->nstep;
   memcpy(s->q, d->q, nq * sizeof(double));
   memcpy(s->qd, d->qd, nq * sizeof(double));
@@ -153,6 +154,7 @@ static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
   size_t nq = (size_t)m->nq;
   d->t = s->t;
   d->t0 = s->t0;
+  d->h = s->h;
   d->nstep = s->nstep;
   memcpy(d->q, s->q, nq * sizeof(double));
   memcpy(d->qd, s->qd, nq * sizeof(double));
@@ -164,6 +166,18 @@ static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
   memcpy(d->fbcs, s->fbcs, (size_t)m->nfbs * sizeof(double));
   d->fb_beta = s->fb_beta;
   d->dissipated = s->dissipated;
+}
+
+/* one step of length h from d's state (to d->t + h): the model's step on
+ * a shallow copy of the model whose step option is h, counted from d->t */
+static int step_sized(const lw_model *m, lw_data *d, double h, lw_step_info *info, lw_error *err)
+{
+  lw_model mh = *m;
+  mh.opt.step = h;
+  d->t0 = d->t;
+  d->nstep = 0;
+  d->h = h;
+  return lw_step(&mh, d, info, err);
 }
 
 /* ---- guards ------------------------------------------------------------ */
@@ -344,7 +358,7 @@ static int probe(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau
 {
   lw_step_info info;
   state_copy_in(m, d, &ev->s0);
-  if (lw_step_sized(m, d, tau, ev->s0.t + tau, &info, err))
+  if (step_sized(m, d, tau, &info, err))
     return -1;
   const lw_guard *g = &m->guards[k];
   double v;
@@ -539,6 +553,16 @@ static void impact_project(const lw_model *m, lw_data *d, lw_ev_run *ev)
       d->qd[i] -= ev->W[(size_t)r * nq + i] * ev->mu[r];
 }
 
+/* the speed below which an impact ends the bouncing: the event's, or the
+ * speed a fall gains in one step (a slower bounce lasts about a step) */
+static double rest_speed(const lw_model *m, const lw_guard *g)
+{
+  if (g->rest_speed > 0)
+    return g->rest_speed;
+  const double *gr = m->desc->gravity;
+  return fmax(sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]) * m->opt.step, 1e-9);
+}
+
 /* the impact of guard k at d's state: restitution, or the end of the
  * bouncing (returns 1) */
 static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error *err)
@@ -547,7 +571,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   double *G = ev->qh;
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
-  if (!(-vn >= g->rest_speed)) {
+  if (!(-vn >= rest_speed(m, g))) {
     log_event(m, ev, g, d->t, LW_EVREC_REST, vn, vn);
     return 1;
   }
@@ -603,6 +627,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   double t1 = d->t, *gv = ev->gv;
   double t0_grid = d->t0;
   long n_grid = d->nstep;
+  double h_grid = d->h;
   for (int count = 0;; count++) {
     guards_eval(m, d, ev, gv);
     double tau1 = t1 - ev->s0.t, th;
@@ -648,8 +673,8 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     double rem = t1 - d->t;
     if (rem > 0) {
       lw_step_info info;
-      if (rem < LW_EV_SHORT * m->desc->solver.step ? short_advance(m, d, ev, rem, err)
-                                                   : lw_step_sized(m, d, rem, t1, &info, err))
+      if (rem < LW_EV_SHORT * m->opt.step ? short_advance(m, d, ev, rem, err)
+                                          : step_sized(m, d, rem, &info, err))
         return -1;
       d->t = t1;
     }
@@ -662,6 +687,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   d->t = t1;
   d->t0 = t0_grid;
   d->nstep = n_grid;
+  d->h = h_grid;
   ev->t_end = t1;
   return 0;
 }

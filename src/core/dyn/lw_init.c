@@ -4,6 +4,7 @@
  * redundant equations), outputs and dense evaluations for verifiers. */
 #include "lw_internal.h"
 #include "kind/lw_kind.h"
+#include "integ/lw_integrator.h"
 
 #include <SuiteSparseQR_C.h>
 #include <float.h>
@@ -127,7 +128,7 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
     status = -1;
   } else {
     d->dof = nq - (int)rank;
-    if (rank < nc && !m->desc->solver.allow_redundant) {
+    if (rank < nc && !m->opt.allow_redundant) {
       /* the equations SPQR moved behind the rank are the dependent ones */
       char names[400] = "", where[160];
       int first = E ? (int)E[rank] : 0;
@@ -318,8 +319,8 @@ int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
   int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
   /* a penalty of the scale of the Newton matrix keeps this matrix well
    * conditioned; the iteration makes the result exact */
-  double hs = m->desc->solver.step;
-  double alpha = fmax(0.25 * hs * hs * m->desc->solver.alpha, 1e2 * m->mass_scale);
+  double hs = m->opt.step;
+  double alpha = fmax(0.25 * hs * hs * m->opt.alpha, 1e2 * m->mass_scale);
   memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
@@ -360,7 +361,7 @@ int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
  * penalty ten times higher for a few iterations: lw_step.) */
 static int check_penalty(const lw_model *m, lw_error *err)
 {
-  double alpha = m->desc->solver.alpha, h = m->desc->solver.step;
+  double alpha = m->opt.alpha, h = m->opt.step;
   double hh4 = 0.25 * h * h, limit = 1e7 * m->mass_scale;
   if (!(alpha * hh4 > limit))
     return 0;
@@ -372,7 +373,7 @@ static int check_penalty(const lw_model *m, lw_error *err)
   return -1;
 }
 
-int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
+int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err)
 {
   double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
   double *gc = calloc(((size_t)m->ninit + 1) * 2 * m->nqb, sizeof(double));
@@ -401,6 +402,12 @@ done:
   free(gc);
   free(qtry);
   return status;
+}
+
+/* the model's integrator's initialization (integ/) */
+int lw_initialize(const lw_model *m, lw_data *d, lw_error *err)
+{
+  return m->integ->initialize(m, d, err);
 }
 
 /* ---- outputs ---------------------------------------------------------- */

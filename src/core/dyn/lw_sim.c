@@ -134,22 +134,18 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for %zu result rows", nrows);
     return res->status = LW_ERR_NOMEM;
   }
-  /* the step length is the model's; a different h runs on a copy */
-  lw_model *mh = NULL;
+  /* the step length is an option: a different h runs on a shallow copy of
+   * the model (its arrays shared, never freed through it) with that option */
+  lw_model mh;
   const lw_model *mm = m;
   lw_ev_run *ev = NULL;
-  if (h != m->desc->solver.step) {
-    lw_desc *dd = lw_desc_copy(m->desc);
-    dd->solver.step = h;
-    mh = lw_compile(dd, &res->error);
-    lw_desc_free(dd);
-    if (!mh)
-      return res->status = res->error.status;
-    mm = mh;
+  if (h != m->opt.step) {
+    mh = *m;
+    mh.opt.step = h;
+    mm = &mh;
   }
   lw_data *d = lw_data_new(mm);
   if (!d) {
-    lw_model_free(mh);
     lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for the workspace");
     return res->status = LW_ERR_NOMEM;
   }
@@ -238,7 +234,6 @@ out:
     res->table = NULL;
   }
   lw_data_free(d);
-  lw_model_free(mh);
   return res->status;
 }
 

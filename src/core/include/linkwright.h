@@ -352,6 +352,7 @@ typedef struct {
   int max_iterations;
   double lambda_scale;    /* varpi: lambda warm start factor (3.29) */
   int allow_redundant;    /* accept dependent constraints (ALI3-P copes) */
+  char integrator[16];    /* the integrator's name (default "ali3p") */
 } lw_solver_desc;
 
 typedef struct {
@@ -464,6 +465,35 @@ int lw_model_planar(const lw_model *m);
 double lw_model_body_mass(const lw_model *m, int b); /* body b (0-based, ground excluded) */
 const lw_desc *lw_model_desc(const lw_model *m); /* the compiled copy */
 
+/* A compiled model's solver options: the description's solver section with
+ * the parameters applied, read by the step, the initialization and the
+ * sensitivities.  They can be set on a compiled model without compiling it
+ * again (nothing compiled depends on them). */
+typedef struct {
+  double t_end;           /* end of a run (the sensitivities' runs) */
+  double step;            /* step size h */
+  double alpha;           /* ALI3-P penalty */
+  double tolerance;       /* Newton increment tolerance */
+  double constraint_tolerance; /* max |Phi| accepted at the end of a step */
+  int max_iterations;     /* Newton iterations a step may take */
+  double lambda_scale;    /* multipliers' warm start factor */
+  int allow_redundant;    /* accept dependent constraints */
+  char integrator[16];    /* the integrator's name: "ali3p" */
+} lw_opt;
+
+const lw_opt *lw_model_opt(const lw_model *m);
+/* Set the options of a compiled model, checked as the compiler checks the
+ * solver section (the same paths and messages); the description copy the
+ * model keeps (lw_model_desc) takes them too, so that what is made from it
+ * (the parameters' tangents, the perturbed copies of finite differences)
+ * agrees.  An option a parameter binds (solver/step, say) is changed
+ * through the parameter instead.  Returns LW_OK, or LW_ERR_MODEL with err
+ * filled and the model unchanged.  Not while the model is being stepped or read on another
+ * thread. */
+int lw_model_set_opt(lw_model *m, const lw_opt *opt, lw_error *err);
+/* The step size alone: lw_model_set_opt with opt.step = h. */
+int lw_model_set_step(lw_model *m, double h, lw_error *err);
+
 /* ---- data and the integrator ----------------------------------------- */
 lw_data *lw_data_new(const lw_model *m);
 void lw_data_free(lw_data *d);
@@ -479,7 +509,9 @@ typedef struct {
  * description gives), velocity and acceleration problems at t = 0, count
  * the degrees of freedom and check for redundant constraints. */
 int lw_initialize(const lw_model *m, lw_data *d, lw_error *err);
-/* One ALI3-P step with the trapezoidal rule (seed 002 eqs. 3.28-3.40). */
+/* One step of the model's integrator (lw_opt.integrator; "ali3p": the
+ * ALI3-P step with the trapezoidal rule, seed 002 eqs. 3.28-3.40) of
+ * length lw_opt.step. */
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
 
 /* Steps through the model's events (contacts, joint limits, guards) as
@@ -595,6 +627,8 @@ const char *lw_event_action_name(lw_event_action a); /* "impact", "rest", "stop"
 /* progress: called every `every` steps with the fraction done; returning
  * nonzero cancels. May be NULL. */
 typedef int (*lw_progress_fn)(double fraction, void *user);
+/* Run m to t_end with steps of h (the model's other options as they are;
+ * an h other than lw_model_opt(m)->step is run without compiling again). */
 int lw_simulate(const lw_model *m, double t_end, double h, lw_sim_result *res,
                 lw_progress_fn progress, void *user);
 void lw_sim_result_clear(lw_sim_result *res);

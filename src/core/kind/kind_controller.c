@@ -55,6 +55,24 @@ void lw_control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_poi
   *dtau = dT;
 }
 
+/* the Newton matrix's symmetric part: the actuated coordinate's own gains
+ * as a stiffness k and a damping c; within a step the integral term adds
+ * fb_beta ki (fb_beta = h/2: the step's length is read here, not compiled) */
+static void controller_newton_gains(const lw_model *m, const lw_data *d, const lw_force *f, double *k, double *c)
+{
+  double kk = f->k, cc = f->c;
+  for (int j = 0; j < f->nfb; j++) {
+    const lw_fb *b = &m->fbs[f->fb0 + j];
+    if (b->coord != f->coord)
+      continue;
+    double kih = d->fb_beta * b->ki;
+    kk += b->rate ? 0.0 : b->kp + kih;
+    cc += b->rate ? b->kp + kih : b->kd;
+  }
+  *k = kk;
+  *c = cc;
+}
+
 /* Q += tau g along the actuated coordinate; vals += only the part of the
  * tangent that is symmetric (the actuated coordinate's own positive gains):
  * the other terms are left to the Newton iteration */
@@ -71,8 +89,12 @@ static void controller_eval(const lw_model *m, lw_data *d, const lw_force *f, co
     for (int i = 0; i < nqb; i++)
       Qb[i] += tau * g[k * nqb + i];
   }
-  double s = ks * f->k + cs * f->c; /* the actuated coordinate's own gains */
-  if (vals && c->nblk > 0 && s > 0)
+  if (!vals)
+    return;
+  double k, cd;
+  controller_newton_gains(m, d, f, &k, &cd);
+  double s = ks * k + cs * cd; /* the actuated coordinate's own gains */
+  if (c->nblk > 0 && s > 0)
     lw_mat_add_outer(m, vals, s, c->nblk, c->blk, c->pairpos, g);
 }
 
@@ -103,9 +125,10 @@ static int controller_blocks(const lw_model *m, const lw_force *f, const int **b
   return f->ncblk;
 }
 
-/* one measure k of controller i into m->fbs[cx->nfb]; the actuated
- * coordinate's own gains also as a stiffness and a damping */
-static int controller_measure(lw_compile_ctx *cx, int i, int k, int ci, lw_error *err)
+/* one measure k of controller i into m->fbs[cx->nfb] (the actuated
+ * coordinate's own gains reach the Newton matrix through
+ * controller_newton_gains, at the step's length) */
+static int controller_measure(lw_compile_ctx *cx, int i, int k, lw_error *err)
 {
   const lw_desc *d = cx->d;
   const lw_force_desc *fd = &d->forces[i];
@@ -131,14 +154,6 @@ static int controller_measure(lw_compile_ctx *cx, int i, int k, int ci, lw_error
   b->kd = bd->kd;
   b->ki = bd->ki;
   b->r = bd->target;
-  /* the Newton matrix's symmetric part: the actuated coordinate's own
-   * gains as a stiffness and a damping (lw_forces_eval); within a step
-   * the integral term adds h/2 ki e */
-  if (bc == ci) {
-    double kih = 0.5 * d->solver.step * bd->ki;
-    f->k += bd->rate ? 0.0 : bd->kp + kih;
-    f->c += bd->rate ? bd->kp + kih : bd->kd;
-  }
   snprintf(path, sizeof path, "%s/%s", base, !isfinite(bd->kp) ? "kp" : !isfinite(bd->kd) ? "kd" : "ki");
   if (!isfinite(bd->kp) || !isfinite(bd->kd) || !isfinite(bd->ki))
     KFAIL(path, "controller '%s': gains must be finite numbers", fd->name);
@@ -189,9 +204,42 @@ static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
   f->fb0 = cx->nfb;
   f->nfb = fd->nfeedback;
   for (int k = 0; k < fd->nfeedback; k++)
-    if (controller_measure(cx, i, k, ci, err))
+    if (controller_measure(cx, i, k, err))
       return -1;
   return 0;
+}
+
+/* a measure's gains and target enter its lw_fb alone: the Newton matrix
+ * reads the actuated coordinate's own gains from there within the step
+ * (controller_newton_gains) */
+static int measure_tangent(const lw_model *m, int n, int k, const double *field, lw_model *dm)
+{
+  const lw_feedback_desc *bd = &m->desc->forces[n].feedback[k];
+  const lw_force *f = &m->forces[n];
+  const lw_fb *b = &m->fbs[f->fb0 + k];
+  lw_fb *db = dm ? &dm->fbs[f->fb0 + k] : NULL;
+  int i, knot;
+  if (field == &bd->kp) {
+    lw_kind_tangent_add(db ? &db->kp : NULL, 1.0);
+  } else if (field == &bd->kd && !b->rate) { /* (a rate's kd must stay 0) */
+    lw_kind_tangent_add(db ? &db->kd : NULL, 1.0);
+  } else if (field == &bd->ki) {
+    lw_kind_tangent_add(db ? &db->ki : NULL, 1.0);
+  } else if ((i = lw_kind_func_coef(&bd->target, field, &knot)) >= 0) {
+    lw_kind_tangent_add(db ? lw_kind_func_at(&db->r, i, knot) : NULL, 1.0);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* the gains and targets of every measure, then the fields all forces share */
+static int controller_tangent(const lw_model *m, int n, const double *field, lw_model *dm)
+{
+  for (int k = 0; k < m->forces[n].nfb; k++)
+    if (measure_tangent(m, n, k, field, dm))
+      return 1;
+  return lw_kind_field_tangent(m, n, field, dm);
 }
 
 static const struct lw_kind_output controller_outputs[1] = {{"effort", LW_OUT_CONTROL}};
@@ -213,6 +261,7 @@ const lw_force_kind lw_kind_pid = {
   .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .tangent = controller_tangent,
   .actuation = lw_control_value,
   .outputs = controller_outputs,
   .noutputs = 1,
@@ -227,6 +276,7 @@ const lw_force_kind lw_kind_state_feedback = {
   .geometry = lw_kind_joint_geometry,
   .jvp = controller_jvp,
   .blocks = controller_blocks,
+  .tangent = controller_tangent,
   .actuation = lw_control_value,
   .outputs = controller_outputs,
   .noutputs = 1,

@@ -138,6 +138,7 @@ const lw_force_kind lw_kind_joint_spring = {
   .geometry = lw_kind_joint_geometry,
   .jvp = joint_spring_jvp,
   .blocks = joint_spring_blocks,
+  .tangent = lw_kind_field_tangent,
   .lin = lw_joint_sd_lin,
   .outputs = lw_kind_spring_outputs,
   .noutputs = 2,

@@ -91,4 +91,5 @@ const lw_force_kind lw_kind_point_force = {
   .geometry = point_force_geometry,
   .jvp = point_force_jvp,
   .blocks = point_force_blocks,
+  .tangent = lw_kind_field_tangent,
 };

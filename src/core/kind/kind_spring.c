@@ -209,6 +209,7 @@ const lw_force_kind lw_kind_spring = {
   .geometry = spring_geometry,
   .jvp = spring_jvp,
   .blocks = lw_kind_own_blocks,
+  .tangent = lw_kind_field_tangent,
   .lin = lw_point_sd_lin,
   .outputs = lw_kind_spring_outputs,
   .noutputs = 2,

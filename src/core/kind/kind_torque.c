@@ -117,4 +117,5 @@ const lw_force_kind lw_kind_torque = {
   .geometry = torque_geometry,
   .jvp = torque_jvp,
   .blocks = torque_blocks,
+  .tangent = lw_kind_field_tangent,
 };

@@ -2,10 +2,12 @@
  *
  * A force kind is a table of hooks (lw_force_kind); lw_forces_eval, the
  * energy and damper power, the linearization (lw_lin_blocks) and the
- * directional derivatives (lw_lin_jvp) loop over the model's forces and
- * call the hooks of each one's kind, never testing its type.  A new kind is
- * a new file under src/core/kind that defines its table, one entry in the
- * registry (kind_registry.c) and one entry in tests/test-kinds.c.
+ * directional derivatives (lw_lin_jvp) and the parameters' tangent models
+ * (lw_tangent_new) loop over the model's forces and call the hooks of each
+ * one's kind, never testing its type.  A new kind is a new file under
+ * src/core/kind that defines its table, one entry in the registry
+ * (kind_registry.c) and one entry in tests/test-kinds.c and in
+ * tests/test-tangent.c.
  *
  * Shapes: nq = m->nq generalized coordinates, nqb = m->nqb per body, w =
  * nblk nqb local coordinates of the bodies an element touches; Q, dQ are
@@ -16,6 +18,8 @@
 
 #include "lw_internal.h"
 #include "compile/lw_compile_ctx.h"
+
+#include <stdint.h>
 
 /* the element's error at path: set it and fail */
 #define KFAIL(path, ...)                                                                           \
@@ -79,6 +83,20 @@ typedef struct lw_force_kind {
    * control output); NULL: not an actuator */
   double (*actuation)(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,
                       double t);
+  /* the exact derivative of force n's compiled constants with respect to
+   * one field of its description: field is the field's address in
+   * m->desc (what lw_desc_field gives for a path forces/NAME/..., such as
+   * stiffness, damping, rest_length, vector/K, function/K, a controller's
+   * kp, kd, ki, target/K or gains/I/...).  With dm != NULL, adds into dm
+   * (a tangent model: m's layout, numbers are derivatives per unit of the
+   * field) the derivative of force n's constants (k, c, rest, vec (3),
+   * func) and of its measures dm->fbs[fb0 .. fb0 + nfb); with dm == NULL
+   * only answers.  Returns 1 when that derivative is exact and complete,
+   * 0 when the kind leaves the field to the numerical tangent (points:
+   * they pass through the compile's frames).  Reads only m's structure
+   * (bodies, coordinates, measures) and m->desc, never m's constants: m
+   * may be dm itself.  NULL: every field numerically. */
+  int (*tangent)(const lw_model *m, int n, const double *field, lw_model *dm);
   /* the outputs every element of the kind offers (name suffix after the
    * element's name and type), noutputs of them */
   const struct lw_kind_output { const char *suffix; lw_output_type type; } *outputs;
@@ -157,6 +175,41 @@ static inline void lw_kind_add_block_grad(const lw_model *m, double *Q, const lw
 /* an element on a joint (joint spring-damper, controller): the joint's
  * origin and axis */
 void lw_kind_joint_geometry(const lw_model *m, const lw_data *d, const lw_force *f, double *a, double *b);
+
+/* the index of the field at address x in a (n values), or -1: the
+ * tangent hooks find the field a parameter is bound to by its address */
+static inline int lw_field_index(const double *x, const double *a, int n)
+{
+  uintptr_t u = (uintptr_t)x, lo = (uintptr_t)a;
+  if (!a || u < lo || u >= lo + (uintptr_t)n * sizeof(double) || (u - lo) % sizeof(double))
+    return -1;
+  return (int)((u - lo) / sizeof(double));
+}
+
+/* coefficient x of the time function f: its index in f->a (*knot = 0)
+ * or, for a spline, in its values f->knots (*knot = 1); -1 when x is
+ * neither (a tangent model's function holds the derivatives at the same
+ * places: lw_kind_func_at) */
+int lw_kind_func_coef(const lw_func *f, const double *x, int *knot);
+
+static inline double *lw_kind_func_at(lw_func *f, int i, int knot)
+{
+  return knot ? &f->knots[i] : &f->a[i];
+}
+
+/* a tangent hook's derivative s into the tangent model's constant x;
+ * nothing when the hook is only asked (x NULL) */
+static inline void lw_kind_tangent_add(double *x, double s)
+{
+  if (x)
+    *x += s;
+}
+
+/* the tangent hook's part for the fields every force compiles alike
+ * (kind_registry.c): stiffness into k, damping into c, rest_length or
+ * rest_value into rest, vector/K into vec[K], function/K into the
+ * function's coefficient, each with derivative 1 */
+int lw_kind_field_tangent(const lw_model *m, int n, const double *field, lw_model *dm);
 
 /* the force's own bodies f->blk (spring-damper, point force) */
 int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk);

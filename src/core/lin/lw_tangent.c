@@ -1,5 +1,20 @@
 /* lw_tangent.c: tangent models, the derivatives of a compiled model's
- * constants along one parameter. */
+ * constants along one parameter.
+ *
+ * A tangent model (lw_tangent.dm) has the model's layout: every constant a
+ * parameter can reach (those combine() below goes over: mass blocks,
+ * gravity, the rows', coordinates' and outputs' vectors, the forces' and
+ * controllers' constants, time-function coefficients, initial values,
+ * objective terms) holds its derivative, every other member the model's
+ * own value.  It is exact when every field the parameter is bound to has a
+ * known derivative (field_tangent: the bodies' masses, centres of mass and
+ * inertia, gravity, the forces' constants through their kinds' tangent
+ * hooks, the drivers' coefficients, initial values, objective weights and
+ * targets); otherwise (points, frames, joint directions, body placements:
+ * they pass through the compile's frames) it is taken from the model
+ * compiled at four perturbed values, by Richardson extrapolation.  Either
+ * way the flags (which parts are nonzero) are read off the numbers
+ * (tangent_flags_set), so that both paths set them alike. */
 #include "lw_internal.h"
 #include "la/lw_rowvec.h"
 #include "kind/lw_kind.h"
@@ -8,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- tangent models -------------------------------------------------------- */
+/* ---- o = sum_k c_k m_k over every constant a parameter can reach ---------- */
+/* the four models' pointers to the same member: FOUR(&, rs, ->a) */
+#define FOUR(pre, x, post) {pre x[0] post, pre x[1] post, pre x[2] post, pre x[3] post}
+
 static int vx_same(const lw_vexpr *a, const lw_vexpr *b)
 {
   if (a->nterm != b->nterm)
@@ -19,7 +37,15 @@ static int vx_same(const lw_vexpr *a, const lw_vexpr *b)
   return 1;
 }
 
-static void vx_comb(lw_vexpr *o, const lw_vexpr *const v[4], const double c[4], int *on)
+static int vx_same4(const lw_vexpr *const v[4])
+{
+  for (int k = 1; k < 4; k++)
+    if (!vx_same(v[0], v[k]))
+      return 0;
+  return 1;
+}
+
+static void vx_comb(lw_vexpr *o, const lw_vexpr *const v[4], const double c[4])
 {
   for (int t = 0; t < 2; t++)
     for (int j = 0; j < 4; j++) {
@@ -27,203 +53,281 @@ static void vx_comb(lw_vexpr *o, const lw_vexpr *const v[4], const double c[4], 
       for (int k = 0; k < 4; k++)
         s += c[k] * v[k]->w[t][j];
       o->w[t][j] = s;
-      *on |= s != 0.0;
     }
   for (int i = 0; i < 3; i++) {
     double s = 0;
     for (int k = 0; k < 4; k++)
       s += c[k] * v[k]->c[i];
     o->c[i] = s;
-    *on |= s != 0.0;
   }
 }
 
-static double comb(const double *const x[4], size_t i, const double c[4], int *on)
+static double comb(const double *const x[4], size_t i, const double c[4])
 {
   double s = 0;
   for (int k = 0; k < 4; k++)
     s += c[k] * x[k][i];
-  *on |= s != 0.0;
   return s;
 }
 
-static void tangent_flags(lw_tangent *t, const lw_model *m);
-
-#define VXS(M, field) {&(M)[0]->field, &(M)[1]->field, &(M)[2]->field, &(M)[3]->field}
-
-/* t = sum_k c_k m_k over every constant a parameter can reach; returns -1
- * when the models differ in structure */
-static int combine(lw_tangent *t, lw_model *const mk[4], const double c[4])
+/* a time function's coefficients (a spline's values too: its times are
+ * not parameters) */
+static void func_comb(lw_func *o, const lw_func *const f[4], const double c[4])
 {
-  lw_model *o = t->dm;
+  const double *fa[4] = FOUR(, f, ->a);
+  for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
+    o->a[i] = comb(fa, (size_t)i, c);
+  if (f[0]->type == LW_FUNC_SPLINE) {
+    const double *fk[4] = FOUR(, f, ->knots);
+    for (int i = 0; i < f[0]->n; i++)
+      o->knots[i] = comb(fk, (size_t)i, c);
+  }
+}
+
+/* the models have the same elements, connecting the same bodies (a
+ * parameter that changes that cannot be differentiated) */
+static int same_structure(lw_model *const mk[4])
+{
   const lw_model *m = mk[0];
   for (int k = 1; k < 4; k++)
     if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces || mk[k]->nfbs != m->nfbs ||
         mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms)
-      return -1;
-  int nqb = m->nqb;
-  for (int b = 0; b < m->nb; b++) {
-    int on = 0;
-    for (int i = 0; i < nqb * nqb; i++) {
-      size_t idx = (size_t)b * nqb * nqb + i;
-      const double *x[4] = {mk[0]->mass_blocks, mk[1]->mass_blocks, mk[2]->mass_blocks, mk[3]->mass_blocks};
-      o->mass_blocks[idx] = comb(x, idx, c, &on);
-    }
-    t->body_on[b] = on;
-    t->any |= on;
-  }
-  {
-    int on = 0;
-    const double *x[4] = {mk[0]->qgrav, mk[1]->qgrav, mk[2]->qgrav, mk[3]->qgrav};
-    for (int i = 0; i < m->nq; i++)
-      o->qgrav[i] = comb(x, (size_t)i, c, &on);
-    t->grav_on = on;
-    t->any |= on;
-  }
+      return 0;
   for (int r = 0; r < m->nc; r++) {
-    const lw_row *rs[4] = {&mk[0]->rows[r], &mk[1]->rows[r], &mk[2]->rows[r], &mk[3]->rows[r]};
-    lw_row *ro = &o->rows[r];
-    int on = 0;
+    const lw_row *rs[4] = FOUR(&, mk, ->rows[r]);
+    const lw_vexpr *va[4] = FOUR(&, rs, ->a), *vb[4] = FOUR(&, rs, ->b);
+    const lw_vexpr *vc[4] = FOUR(&, rs, ->c), *vd[4] = FOUR(&, rs, ->d);
+    if (!vx_same4(va) || !vx_same4(vb) || !vx_same4(vc) || !vx_same4(vd))
+      return 0;
     for (int k = 1; k < 4; k++)
-      if (!vx_same(&rs[0]->a, &rs[k]->a) || !vx_same(&rs[0]->b, &rs[k]->b) ||
-          !vx_same(&rs[0]->c, &rs[k]->c) || !vx_same(&rs[0]->d, &rs[k]->d) || rs[0]->kind != rs[k]->kind)
-        return -1;
-    const lw_vexpr *va[4] = {&rs[0]->a, &rs[1]->a, &rs[2]->a, &rs[3]->a};
-    const lw_vexpr *vb[4] = {&rs[0]->b, &rs[1]->b, &rs[2]->b, &rs[3]->b};
-    const lw_vexpr *vc[4] = {&rs[0]->c, &rs[1]->c, &rs[2]->c, &rs[3]->c};
-    const lw_vexpr *vd[4] = {&rs[0]->d, &rs[1]->d, &rs[2]->d, &rs[3]->d};
-    int vx_on = 0;
-    vx_comb(&ro->a, va, c, &vx_on);
-    vx_comb(&ro->b, vb, c, &vx_on);
-    vx_comb(&ro->c, vc, c, &vx_on);
-    vx_comb(&ro->d, vd, c, &vx_on);
-    t->row_vx_on[r] = (char)vx_on;
-    on |= vx_on;
-    const double *c0[4] = {&rs[0]->c0, &rs[1]->c0, &rs[2]->c0, &rs[3]->c0};
-    ro->c0 = comb(c0, 0, c, &on);
-    if (rs[0]->func >= 0) {
-      int f = rs[0]->func;
-      const double *fa[4] = {mk[0]->drivers[f].a, mk[1]->drivers[f].a, mk[2]->drivers[f].a, mk[3]->drivers[f].a};
-      for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
-        o->drivers[f].a[i] = comb(fa, (size_t)i, c, &on);
-      if (m->drivers[f].type == LW_FUNC_SPLINE) {
-        const double *fk[4] = {mk[0]->drivers[f].knots, mk[1]->drivers[f].knots, mk[2]->drivers[f].knots,
-                               mk[3]->drivers[f].knots};
-        for (int i = 0; i < m->drivers[f].n; i++)
-          o->drivers[f].knots[i] = comb(fk, (size_t)i, c, &on);
-      }
-    }
-    t->row_on[r] = on;
-    t->any |= on;
+      if (rs[k]->kind != rs[0]->kind)
+        return 0;
   }
   for (int i = 0; i < m->ncoords; i++) {
-    const lw_coord *cs[4] = {&mk[0]->coords[i], &mk[1]->coords[i], &mk[2]->coords[i], &mk[3]->coords[i]};
-    lw_coord *co = &o->coords[i];
-    int on = 0;
-    for (int k = 1; k < 4; k++)
-      if (!vx_same(&cs[0]->a, &cs[k]->a) || !vx_same(&cs[0]->b, &cs[k]->b) ||
-          !vx_same(&cs[0]->c, &cs[k]->c) || !vx_same(&cs[0]->d, &cs[k]->d))
-        return -1;
-    const lw_vexpr *va[4] = {&cs[0]->a, &cs[1]->a, &cs[2]->a, &cs[3]->a};
-    const lw_vexpr *vb[4] = {&cs[0]->b, &cs[1]->b, &cs[2]->b, &cs[3]->b};
-    const lw_vexpr *vc[4] = {&cs[0]->c, &cs[1]->c, &cs[2]->c, &cs[3]->c};
-    const lw_vexpr *vd[4] = {&cs[0]->d, &cs[1]->d, &cs[2]->d, &cs[3]->d};
-    vx_comb(&co->a, va, c, &on);
-    vx_comb(&co->b, vb, c, &on);
-    vx_comb(&co->c, vc, c, &on);
-    vx_comb(&co->d, vd, c, &on);
-    const double *off[4] = {&cs[0]->offset, &cs[1]->offset, &cs[2]->offset, &cs[3]->offset};
-    co->offset = comb(off, 0, c, &on);
-    t->coord_on[i] = on;
-    t->any |= on;
+    const lw_coord *cs[4] = FOUR(&, mk, ->coords[i]);
+    const lw_vexpr *va[4] = FOUR(&, cs, ->a), *vb[4] = FOUR(&, cs, ->b);
+    const lw_vexpr *vc[4] = FOUR(&, cs, ->c), *vd[4] = FOUR(&, cs, ->d);
+    if (!vx_same4(va) || !vx_same4(vb) || !vx_same4(vc) || !vx_same4(vd))
+      return 0;
   }
   for (int n = 0; n < m->nforces; n++) {
-    const lw_force *fs[4] = {&mk[0]->forces[n], &mk[1]->forces[n], &mk[2]->forces[n], &mk[3]->forces[n]};
-    lw_force *fo = &o->forces[n];
-    int on = 0;
+    const lw_force *fs[4] = FOUR(&, mk, ->forces[n]);
+    const lw_vexpr *vv[4] = FOUR(&, fs, ->v);
+    if (!vx_same4(vv))
+      return 0;
     for (int k = 1; k < 4; k++)
-      if (!vx_same(&fs[0]->v, &fs[k]->v) || fs[0]->type != fs[k]->type)
-        return -1;
-    const lw_vexpr *vv[4] = {&fs[0]->v, &fs[1]->v, &fs[2]->v, &fs[3]->v};
-    int vx_on = 0;
-    vx_comb(&fo->v, vv, c, &vx_on);
-    t->force_vx_on[n] = (char)vx_on;
-    on |= vx_on;
-    const double *kk[4] = {&fs[0]->k, &fs[1]->k, &fs[2]->k, &fs[3]->k};
-    const double *cc[4] = {&fs[0]->c, &fs[1]->c, &fs[2]->c, &fs[3]->c};
-    const double *rr[4] = {&fs[0]->rest, &fs[1]->rest, &fs[2]->rest, &fs[3]->rest};
-    const double *vec[4] = {fs[0]->vec, fs[1]->vec, fs[2]->vec, fs[3]->vec};
-    const double *fa[4] = {fs[0]->func.a, fs[1]->func.a, fs[2]->func.a, fs[3]->func.a};
-    fo->k = comb(kk, 0, c, &on);
-    fo->c = comb(cc, 0, c, &on);
-    fo->rest = comb(rr, 0, c, &on);
-    for (int i = 0; i < 3; i++)
-      fo->vec[i] = comb(vec, (size_t)i, c, &on);
-    for (int i = 0; i < LW_FUNC_MAXCOEF; i++)
-      fo->func.a[i] = comb(fa, (size_t)i, c, &on);
-    if (fs[0]->func.type == LW_FUNC_SPLINE) {
-      const double *fk[4] = {fs[0]->func.knots, fs[1]->func.knots, fs[2]->func.knots, fs[3]->func.knots};
-      for (int i = 0; i < fs[0]->func.n; i++)
-        fo->func.knots[i] = comb(fk, (size_t)i, c, &on);
-    }
-    if (lw_force_kind_of(fs[0]->type)->on_joint && t->coord_on[fs[0]->coord])
-      on = 1; /* and a controller's measures (none for other kinds): */
-    {
-      for (int k = 0; k < fs[0]->nfb; k++) {
-        int i = fs[0]->fb0 + k;
-        const lw_fb *bs[4] = {&mk[0]->fbs[i], &mk[1]->fbs[i], &mk[2]->fbs[i], &mk[3]->fbs[i]};
-        lw_fb *bo = &o->fbs[i];
-        const double *kp[4] = {&bs[0]->kp, &bs[1]->kp, &bs[2]->kp, &bs[3]->kp};
-        const double *kd[4] = {&bs[0]->kd, &bs[1]->kd, &bs[2]->kd, &bs[3]->kd};
-        const double *ki[4] = {&bs[0]->ki, &bs[1]->ki, &bs[2]->ki, &bs[3]->ki};
-        const double *ra[4] = {bs[0]->r.a, bs[1]->r.a, bs[2]->r.a, bs[3]->r.a};
-        bo->kp = comb(kp, 0, c, &on);
-        bo->kd = comb(kd, 0, c, &on);
-        bo->ki = comb(ki, 0, c, &on);
-        for (int j = 0; j < LW_FUNC_MAXCOEF; j++)
-          bo->r.a[j] = comb(ra, (size_t)j, c, &on);
-        if (bs[0]->r.type == LW_FUNC_SPLINE) {
-          const double *rk[4] = {bs[0]->r.knots, bs[1]->r.knots, bs[2]->r.knots, bs[3]->r.knots};
-          for (int j = 0; j < bs[0]->r.n; j++)
-            bo->r.knots[j] = comb(rk, (size_t)j, c, &on);
-        }
-        if (t->coord_on[bs[0]->coord])
-          on = 1;
-      }
-    }
-    t->force_on[n] = on;
-    t->any |= on;
+      if (fs[k]->type != fs[0]->type)
+        return 0;
   }
+  return 1;
+}
+
+static void comb_bodies(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  const lw_model *m = mk[0];
+  const double *x[4] = FOUR(, mk, ->mass_blocks);
+  for (size_t i = 0; i < (size_t)m->nb * m->nqb * m->nqb; i++)
+    o->mass_blocks[i] = comb(x, i, c);
+  const double *g[4] = FOUR(, mk, ->qgrav);
+  for (int i = 0; i < m->nq; i++)
+    o->qgrav[i] = comb(g, (size_t)i, c);
+}
+
+/* the rows' vectors and constants, and the functions of the drivers' rows */
+static void comb_rows(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  for (int r = 0; r < mk[0]->nc; r++) {
+    const lw_row *rs[4] = FOUR(&, mk, ->rows[r]);
+    lw_row *ro = &o->rows[r];
+    const lw_vexpr *va[4] = FOUR(&, rs, ->a), *vb[4] = FOUR(&, rs, ->b);
+    const lw_vexpr *vc[4] = FOUR(&, rs, ->c), *vd[4] = FOUR(&, rs, ->d);
+    vx_comb(&ro->a, va, c);
+    vx_comb(&ro->b, vb, c);
+    vx_comb(&ro->c, vc, c);
+    vx_comb(&ro->d, vd, c);
+    const double *c0[4] = FOUR(&, rs, ->c0);
+    ro->c0 = comb(c0, 0, c);
+    int f = rs[0]->func;
+    if (f >= 0) {
+      const lw_func *fs[4] = FOUR(&, mk, ->drivers[f]);
+      func_comb(&o->drivers[f], fs, c);
+    }
+  }
+}
+
+static void comb_coords(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  for (int i = 0; i < mk[0]->ncoords; i++) {
+    const lw_coord *cs[4] = FOUR(&, mk, ->coords[i]);
+    lw_coord *co = &o->coords[i];
+    const lw_vexpr *va[4] = FOUR(&, cs, ->a), *vb[4] = FOUR(&, cs, ->b);
+    const lw_vexpr *vc[4] = FOUR(&, cs, ->c), *vd[4] = FOUR(&, cs, ->d);
+    vx_comb(&co->a, va, c);
+    vx_comb(&co->b, vb, c);
+    vx_comb(&co->c, vc, c);
+    vx_comb(&co->d, vd, c);
+    const double *off[4] = FOUR(&, cs, ->offset);
+    co->offset = comb(off, 0, c);
+  }
+}
+
+/* a controller's measure: gains and target */
+static void comb_fb(lw_fb *bo, const lw_fb *const bs[4], const double c[4])
+{
+  const double *kp[4] = FOUR(&, bs, ->kp), *kd[4] = FOUR(&, bs, ->kd), *ki[4] = FOUR(&, bs, ->ki);
+  bo->kp = comb(kp, 0, c);
+  bo->kd = comb(kd, 0, c);
+  bo->ki = comb(ki, 0, c);
+  const lw_func *rs[4] = FOUR(&, bs, ->r);
+  func_comb(&bo->r, rs, c);
+}
+
+static void comb_forces(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  for (int n = 0; n < mk[0]->nforces; n++) {
+    const lw_force *fs[4] = FOUR(&, mk, ->forces[n]);
+    lw_force *fo = &o->forces[n];
+    const lw_vexpr *vv[4] = FOUR(&, fs, ->v);
+    vx_comb(&fo->v, vv, c);
+    const double *kk[4] = FOUR(&, fs, ->k), *cc[4] = FOUR(&, fs, ->c), *rr[4] = FOUR(&, fs, ->rest);
+    const double *vec[4] = FOUR(, fs, ->vec);
+    fo->k = comb(kk, 0, c);
+    fo->c = comb(cc, 0, c);
+    fo->rest = comb(rr, 0, c);
+    for (int i = 0; i < 3; i++)
+      fo->vec[i] = comb(vec, (size_t)i, c);
+    const lw_func *ff[4] = FOUR(&, fs, ->func);
+    func_comb(&fo->func, ff, c);
+    for (int k = 0; k < fs[0]->nfb; k++) {
+      int i = fs[0]->fb0 + k;
+      const lw_fb *bs[4] = FOUR(&, mk, ->fbs[i]);
+      comb_fb(&o->fbs[i], bs, c);
+    }
+  }
+}
+
+/* initial values, the outputs' vectors, the objectives' terms */
+static void comb_rest(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  const lw_model *m = mk[0];
+  const double *iv[4] = FOUR(, mk, ->init_value), *id[4] = FOUR(, mk, ->init_vel);
   for (int i = 0; i < m->ninit; i++) {
-    int on = 0;
-    const double *iv[4] = {mk[0]->init_value, mk[1]->init_value, mk[2]->init_value, mk[3]->init_value};
-    const double *id[4] = {mk[0]->init_vel, mk[1]->init_vel, mk[2]->init_vel, mk[3]->init_vel};
-    o->init_value[i] = comb(iv, (size_t)i, c, &on);
-    o->init_vel[i] = comb(id, (size_t)i, c, &on);
-    t->any |= on;
-    t->init_on |= on;
+    o->init_value[i] = comb(iv, (size_t)i, c);
+    o->init_vel[i] = comb(id, (size_t)i, c);
   }
   for (int k = 0; k < m->nout; k++) {
-    int on = 0;
-    const lw_vexpr *vv[4] = {&mk[0]->outputs[k].v, &mk[1]->outputs[k].v, &mk[2]->outputs[k].v,
-                             &mk[3]->outputs[k].v};
-    vx_comb(&o->outputs[k].v, vv, c, &on);
-    t->out_on[k] = on;
-    t->any |= on;
+    const lw_vexpr *vv[4] = FOUR(&, mk, ->outputs[k].v);
+    vx_comb(&o->outputs[k].v, vv, c);
   }
   for (int k = 0; k < m->nterms; k++) {
-    int on = 0;
-    const double *wt[4] = {&mk[0]->terms[k].weight, &mk[1]->terms[k].weight, &mk[2]->terms[k].weight,
-                           &mk[3]->terms[k].weight};
-    const double *tt[4] = {mk[0]->terms[k].target, mk[1]->terms[k].target, mk[2]->terms[k].target,
-                           mk[3]->terms[k].target};
-    o->terms[k].weight = comb(wt, 0, c, &on);
+    const double *wt[4] = FOUR(&, mk, ->terms[k].weight), *tt[4] = FOUR(, mk, ->terms[k].target);
+    o->terms[k].weight = comb(wt, 0, c);
     for (int i = 0; i < 3; i++)
-      o->terms[k].target[i] = comb(tt, (size_t)i, c, &on);
-    t->term_on[k] = on;
-    t->any |= on;
+      o->terms[k].target[i] = comb(tt, (size_t)i, c);
   }
+}
+
+/* o = sum_k c_k mk[k] (o may be one of them: each constant is read before
+ * it is written); -1 when the models differ in structure */
+static int combine(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  if (!same_structure(mk))
+    return -1;
+  comb_bodies(o, mk, c);
+  comb_rows(o, mk, c);
+  comb_coords(o, mk, c);
+  comb_forces(o, mk, c);
+  comb_rest(o, mk, c);
   return 0;
+}
+
+/* every constant a parameter can reach set to 0 */
+static void zero_constants(lw_model *m)
+{
+  lw_model *mk[4] = {m, m, m, m};
+  double c[4] = {0, 0, 0, 0};
+  combine(m, mk, c);
+}
+
+/* ---- which parts of a tangent are nonzero ---------------------------------- */
+static int nonzero(const double *x, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (x[i] != 0.0)
+      return 1;
+  return 0;
+}
+
+static int vx_nonzero(const lw_vexpr *v)
+{
+  return nonzero(v->w[0], 4) || nonzero(v->w[1], 4) || nonzero(v->c, 3);
+}
+
+static int func_nonzero(const lw_func *f)
+{
+  return nonzero(f->a, LW_FUNC_MAXCOEF) || (f->type == LW_FUNC_SPLINE && nonzero(f->knots, (size_t)f->n));
+}
+
+static void tangent_flags_alloc(lw_tangent *t, const lw_model *m)
+{
+  t->row_on = calloc((size_t)m->nc + 1, 1);
+  t->force_on = calloc((size_t)m->nforces + 1, 1);
+  t->body_on = calloc((size_t)m->nb + 1, 1);
+  t->coord_on = calloc((size_t)m->ncoords + 1, 1);
+  t->out_on = calloc((size_t)m->nout + 1, 1);
+  t->term_on = calloc((size_t)m->nterms + 1, 1);
+  t->row_vx_on = calloc((size_t)m->nc + 1, 1);
+  t->force_vx_on = calloc((size_t)m->nforces + 1, 1);
+}
+
+/* a force is on when a constant of its own or of its measures moves, or a
+ * coordinate it acts along or measures does */
+static int force_on(const lw_tangent *t, const lw_model *o, int n)
+{
+  const lw_force *f = &o->forces[n];
+  int on = t->force_vx_on[n] || f->k != 0.0 || f->c != 0.0 || f->rest != 0.0 || nonzero(f->vec, 3) ||
+           func_nonzero(&f->func);
+  if (lw_force_kind_of(f->type)->on_joint && t->coord_on[f->coord])
+    on = 1;
+  for (int k = 0; k < f->nfb; k++) {
+    const lw_fb *b = &o->fbs[f->fb0 + k];
+    if (b->kp != 0.0 || b->kd != 0.0 || b->ki != 0.0 || func_nonzero(&b->r) || t->coord_on[b->coord])
+      on = 1;
+  }
+  return on;
+}
+
+/* the flags of t from the numbers of t->dm */
+static void tangent_flags_set(lw_tangent *t)
+{
+  const lw_model *o = t->dm;
+  size_t nb2 = (size_t)o->nqb * o->nqb;
+  for (int b = 0; b < o->nb; b++)
+    t->any |= t->body_on[b] = (char)nonzero(o->mass_blocks + b * nb2, nb2);
+  t->any |= t->grav_on = nonzero(o->qgrav, (size_t)o->nq);
+  for (int r = 0; r < o->nc; r++) {
+    const lw_row *row = &o->rows[r];
+    t->row_vx_on[r] = (char)(vx_nonzero(&row->a) || vx_nonzero(&row->b) || vx_nonzero(&row->c) ||
+                             vx_nonzero(&row->d));
+    t->any |= t->row_on[r] = (char)(t->row_vx_on[r] || row->c0 != 0.0 ||
+                                    (row->func >= 0 && func_nonzero(&o->drivers[row->func])));
+  }
+  for (int i = 0; i < o->ncoords; i++) {
+    const lw_coord *co = &o->coords[i];
+    t->any |= t->coord_on[i] = (char)(vx_nonzero(&co->a) || vx_nonzero(&co->b) || vx_nonzero(&co->c) ||
+                                      vx_nonzero(&co->d) || co->offset != 0.0);
+  }
+  for (int n = 0; n < o->nforces; n++) {
+    t->force_vx_on[n] = (char)vx_nonzero(&o->forces[n].v);
+    t->any |= t->force_on[n] = (char)force_on(t, o, n);
+  }
+  for (int i = 0; i < o->ninit; i++)
+    t->init_on |= o->init_value[i] != 0.0 || o->init_vel[i] != 0.0;
+  t->any |= t->init_on;
+  for (int k = 0; k < o->nout; k++)
+    t->any |= t->out_on[k] = (char)vx_nonzero(&o->outputs[k].v);
+  for (int k = 0; k < o->nterms; k++)
+    t->any |= t->term_on[k] = (char)(o->terms[k].weight != 0.0 || nonzero(o->terms[k].target, 3));
 }
 
 void lw_tangent_free(lw_tangent *t)
@@ -243,12 +347,141 @@ void lw_tangent_free(lw_tangent *t)
   free(t);
 }
 
+/* ---- exact derivatives of the fields ------------------------------------- */
+/* body b's mass, centre of mass or inertia: its mass block and gravity */
+static int body_field_tangent(const lw_model *m, const double *x, lw_model *dm)
+{
+  const lw_desc *d = m->desc;
+  for (int b = 0; b < d->nbodies; b++) {
+    const lw_body_desc *bd = &d->bodies[b];
+    double dmass = x == &bd->mass, dcom[3] = {0, 0, 0}, dI[6] = {0, 0, 0, 0, 0, 0}, dg[3] = {0, 0, 0};
+    int ic = lw_field_index(x, bd->com, 3), iI = lw_field_index(x, bd->inertia, 6);
+    if (!dmass && ic < 0 && iI < 0)
+      continue;
+    if (ic >= 0)
+      dcom[ic] = 1.0;
+    if (iI >= 0)
+      dI[iI] = 1.0;
+    size_t nqb = (size_t)m->nqb;
+    if (dm)
+      lw_body_tangent(m, b, dmass, dcom, dI, dg, dm->mass_blocks + b * nqb * nqb, dm->qgrav + b * nqb);
+    return 1;
+  }
+  return 0;
+}
+
+/* gravity component K: every body's generalized gravity */
+static int gravity_field_tangent(const lw_model *m, const double *x, lw_model *dm)
+{
+  int k = lw_field_index(x, m->desc->gravity, 3);
+  if (k < 0)
+    return 0;
+  double z[6] = {0, 0, 0, 0, 0, 0}, dg[3] = {0, 0, 0};
+  dg[k] = 1.0;
+  size_t nqb = (size_t)m->nqb;
+  for (int b = 0; dm && b < m->nb; b++)
+    lw_body_tangent(m, b, 0.0, z, z, dg, dm->mass_blocks + b * nqb * nqb, dm->qgrav + b * nqb);
+  return 1;
+}
+
+/* a driver's coefficient, an initial value or velocity, an objective
+ * term's weight or target: each its compiled constant */
+static int value_field_tangent(const lw_model *m, const double *x, lw_model *dm)
+{
+  const lw_desc *d = m->desc;
+  int i, knot;
+  for (int k = 0; k < d->ndrivers; k++)
+    if ((i = lw_kind_func_coef(&d->drivers[k].func, x, &knot)) >= 0) {
+      lw_kind_tangent_add(dm ? lw_kind_func_at(&dm->drivers[k], i, knot) : NULL, 1.0);
+      return 1;
+    }
+  for (int k = 0; k < m->ninit; k++)
+    if (x == &d->initial[k].value || x == &d->initial[k].velocity) {
+      lw_kind_tangent_add(dm ? (x == &d->initial[k].value ? &dm->init_value[k] : &dm->init_vel[k]) : NULL, 1.0);
+      return 1;
+    }
+  for (int o = 0; o < d->nobjectives; o++)
+    for (int k = 0; k < d->objectives[o].nterms; k++) {
+      const lw_term_desc *td = &d->objectives[o].terms[k];
+      lw_term *dt = dm ? &dm->terms[m->objs[o].first + k] : NULL;
+      if (x == &td->weight) {
+        lw_kind_tangent_add(dt ? &dt->weight : NULL, 1.0);
+        return 1;
+      }
+      if ((i = lw_field_index(x, td->target, 3)) >= 0) {
+        lw_kind_tangent_add(dt ? &dt->target[i] : NULL, 1.0);
+        return 1;
+      }
+    }
+  return 0;
+}
+
+/* forces/NAME/...: the element's kind */
+static int force_field_tangent(const lw_model *m, const char *path, const double *x, lw_model *dm)
+{
+  const char *name = path + 7, *sl = strchr(name, '/');
+  size_t nl = sl ? (size_t)(sl - name) : strlen(name);
+  for (int n = 0; n < m->nforces; n++) {
+    const char *fn = m->desc->forces[n].name;
+    if (strlen(fn) != nl || strncmp(fn, name, nl))
+      continue;
+    const lw_force_kind *k = lw_force_kind_of(m->forces[n].type);
+    return k->tangent && k->tangent(m, n, x, dm);
+  }
+  return 0;
+}
+
+/* the derivative of every compiled constant that the field at address x
+ * of m->desc (bound by path) reaches, added into dm; with dm NULL only
+ * whether it is known exactly.  m's constants are not read (m may be dm). */
+static int field_tangent(const lw_model *m, const char *path, const double *x, lw_model *dm)
+{
+  if (!strncmp(path, "forces/", 7))
+    return force_field_tangent(m, path, x, dm);
+  if (!strncmp(path, "bodies/", 7))
+    return body_field_tangent(m, x, dm);
+  return gravity_field_tangent(m, x, dm) || value_field_tangent(m, x, dm);
+}
+
+/* the tangent of parameter pp on dm, the model compiled at its value,
+ * exactly; NULL (dm untouched) when a field it is bound to has no exact
+ * derivative.  A field bound twice counts once (it holds the value once). */
+static lw_tangent *tangent_exact(lw_model *dm, const lw_param_desc *pp)
+{
+  const double **x = malloc(sizeof(double *) * ((size_t)pp->ntargets + 1));
+  int *at = malloc(sizeof(int) * ((size_t)pp->ntargets + 1)), nx = 0, ok = x && at;
+  for (int k = 0; ok && k < pp->ntargets; k++) {
+    const double *f = lw_desc_field(dm->desc, pp->targets[k]);
+    int seen = 0;
+    for (int i = 0; i < nx; i++)
+      seen |= x[i] == f;
+    ok = f && (seen || field_tangent(dm, pp->targets[k], f, NULL));
+    if (ok && !seen) {
+      x[nx] = f;
+      at[nx++] = k;
+    }
+  }
+  lw_tangent *t = ok ? calloc(1, sizeof *t) : NULL;
+  if (t) {
+    zero_constants(dm);
+    for (int i = 0; i < nx; i++)
+      field_tangent(dm, pp->targets[at[i]], x[i], dm);
+    t->dm = dm;
+    tangent_flags_alloc(t, dm);
+    tangent_flags_set(t);
+  }
+  free(x);
+  free(at);
+  return t;
+}
+
+/* ---- numerical derivatives ----------------------------------------------- */
 /* d(compiled constants)/d(parameter j) by Richardson-extrapolated central
  * differences of the compilation, exact for constants polynomial of degree
- * <= 4 in the field (points, masses, centres of mass, inertia, stiffness,
- * damping, rest lengths, force values, coefficients, weights, targets) up to
- * round-off; other constants (normalized axes) to O(eps^4). */
-lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
+ * <= 4 in the field up to round-off; other constants (normalized axes) to
+ * O(eps^4).  base: the model compiled at the parameter's value (NULL: it is
+ * compiled here), which becomes the tangent's dm (freed on failure). */
+static lw_tangent *tangent_numeric(const lw_desc *desc, int j, lw_model *base, lw_error *err)
 {
   lw_desc *dd = lw_desc_copy(desc);
   lw_param_desc *pp = &dd->params[j];
@@ -269,62 +502,61 @@ lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
     }
   }
   pp->value = v;
-  t = calloc(1, sizeof *t);
-  t->dm = lw_compile_constants(dd, err);
-  if (!t->dm) {
-    free(t);
-    t = NULL;
+  if (!base)
+    base = lw_compile_constants(dd, err);
+  if (!base)
     goto out;
-  }
-  tangent_flags(t, t->dm);
+  t = calloc(1, sizeof *t);
+  t->dm = base;
+  base = NULL;
+  tangent_flags_alloc(t, t->dm);
   /* (4 D(eps/2) - D(eps)) / 3, D(e) = (f(v + e) - f(v - e)) / (2 e) */
   double c[4] = {-1.0 / (6.0 * eps), 1.0 / (6.0 * eps), 4.0 / (3.0 * eps), -4.0 / (3.0 * eps)};
-  if (combine(t, mk, c)) {
+  if (combine(t->dm, mk, c)) {
     lw_set_error(err, LW_ERR_MODEL, "", NAN,
                  "parameter '%s' changes the structure of the model (which bodies a joint or force "
                  "connects); it cannot be differentiated",
                  pp->name);
     lw_tangent_free(t);
     t = NULL;
+  } else {
+    tangent_flags_set(t);
   }
 out:
+  lw_model_free(base);
   for (int k = 0; k < 4; k++)
     lw_model_free(mk[k]);
   lw_desc_free(dd);
   return t;
 }
 
-static void tangent_flags(lw_tangent *t, const lw_model *m)
+lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
 {
-  t->row_on = calloc((size_t)m->nc + 1, 1);
-  t->force_on = calloc((size_t)m->nforces + 1, 1);
-  t->body_on = calloc((size_t)m->nb + 1, 1);
-  t->coord_on = calloc((size_t)m->ncoords + 1, 1);
-  t->out_on = calloc((size_t)m->nout + 1, 1);
-  t->term_on = calloc((size_t)m->nterms + 1, 1);
-  t->row_vx_on = calloc((size_t)m->nc + 1, 1);
-  t->force_vx_on = calloc((size_t)m->nforces + 1, 1);
+  lw_model *base = lw_compile_constants(desc, err);
+  lw_tangent *t = base ? tangent_exact(base, &desc->params[j]) : NULL;
+  return t ? t : tangent_numeric(desc, j, base, err);
+}
+
+lw_tangent *lw_tangent_new_exact(const lw_desc *desc, int j, lw_error *err)
+{
+  lw_model *base = lw_compile_constants(desc, err);
+  lw_tangent *t = base ? tangent_exact(base, &desc->params[j]) : NULL;
+  if (!t)
+    lw_model_free(base);
+  return t;
+}
+
+lw_tangent *lw_tangent_new_numeric(const lw_desc *desc, int j, lw_error *err)
+{
+  return tangent_numeric(desc, j, NULL, err);
 }
 
 lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err)
 {
-  lw_tangent t = {0};
-  t.dm = lw_compile_constants(desc, err);
-  if (!t.dm)
-    return NULL;
-  tangent_flags(&t, t.dm);
-  lw_model *mk[4] = {t.dm, t.dm, t.dm, t.dm};
-  double c[4] = {0, 0, 0, 0};
-  combine(&t, mk, c);
-  free(t.row_on);
-  free(t.force_on);
-  free(t.body_on);
-  free(t.coord_on);
-  free(t.out_on);
-  free(t.term_on);
-  free(t.row_vx_on);
-  free(t.force_vx_on);
-  return t.dm;
+  lw_model *m = lw_compile_constants(desc, err);
+  if (m)
+    zero_constants(m);
+  return m;
 }
 
 /* "forces/F/function/K" or "drivers/D/function/K": kind, element and K */
@@ -385,11 +617,11 @@ lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero)
   lw_tangent *t = calloc(1, sizeof *t);
   t->dm = zero;
   t->shared_dm = 1;
-  tangent_flags(t, zero);
+  tangent_flags_alloc(t, zero);
   t->fn_kind = kind;
   t->fn_index = idx;
   t->fn_coef = coef;
-  t->fn_scale = (double)pp->ntargets;
+  t->fn_scale = 1.0; /* bound there more than once, it still holds the value once */
   lw_func_coef_support(f, coef, &t->fn_lo, &t->fn_hi);
   if (kind == 1) {
     t->force_on[idx] = 1;

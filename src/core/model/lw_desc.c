@@ -41,6 +41,7 @@ void lw_solver_defaults(lw_solver_desc *s)
   s->max_iterations = 25;
   s->lambda_scale = 1.0;
   s->allow_redundant = 0;
+  snprintf(s->integrator, sizeof s->integrator, "%s", "ali3p");
 }
 
 lw_desc *lw_desc_new(void)

@@ -209,7 +209,7 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   mass_axpy(m, s->c4, muA, muP);
   lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
   lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
-  sens_ap_solve_t(s, muP);
+  m->integ->solve_t(s, muP);
   for (int n = 0; n < s->nact; n++) {
     int j = s->alist[n];
     s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) + dotn(n1, s->FV + (size_t)j * n1, muV) +
@@ -237,7 +237,7 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   sens_trapezoid_weights(s, k, &wi, &wf);
   sens_outputs_at(s, stk, 1, k == s->N);
   sens_objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
-  if (k > 0 && sens_step_linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
+  if (k > 0 && s->m->integ->linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
     return r->err->status;
   for (int o = 0; o < s->no; o++) {
     adjoint_state_cotangent(r, aw, o, k);

@@ -194,7 +194,7 @@ static int forward_step(sens_run *r, forward_cols *f, long k)
     sens_state_save(s, r->st1);
   }
   if (r->forward && s->p > 0) {
-    if (sens_step_linearize(s, r->st0, r->st1, !f->pipe))
+    if (s->m->integ->linearize(s, r->st0, r->st1, !f->pipe))
       return r->err->status;
     live_cols_add(s, f->Sx);
   }

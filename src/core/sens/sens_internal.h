@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
 #include "la/lw_rowvec.h"
+#include "integ/lw_integrator.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,7 +34,7 @@ typedef struct {
   int *lp, *lj, *lpos, *up, *uj, *upos, *cpos;
 } tri_lists;
 
-typedef struct {
+typedef struct sens {
   const lw_model *m;
   lw_data *d;
   lw_error *err;

@@ -88,7 +88,7 @@ static int run_configure(sens_run *r, lw_tangent **tg)
   s->aux = r->pipelined ? 2 : opt->method == LW_SENS_ADJOINT && m->dense;
   s->no = opt->nobj;
   s->obj = opt->objectives;
-  s->N = (long)floor(m->desc->solver.t_end / s->h + 0.5);
+  s->N = (long)floor(m->opt.t_end / s->h + 0.5);
   /* the adjoint keeps every state unless they exceed the memory limit
    * (then checkpoints); the step data kept with them must not be what
    * makes it checkpoint */

@@ -193,7 +193,7 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
   for (int j = 0; j < p; j++)
     for (int k = 0; tg && tg[j] && k < m->nterms && !s->term_tg; k++)
       s->term_tg = tg[j]->term_on[k] != 0;
-  s->h = m->desc->solver.step;
+  s->h = m->opt.step;
   s->c2 = 2.0 / s->h;
   s->c4 = 4.0 / (s->h * s->h);
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
