@@ -63,7 +63,7 @@ typedef struct {
   int owner;
   int nblk;         /* bodies this row touches (1 or 2) */
   int blk[2];       /* body indices */
-  int pairpos[3];   /* matrix slots of blocks (0,0), (0,1), (1,1) */
+  int pairpos[3];   /* matrix slots of blocks (0,0), (0,1), (1,1): where their rows start in a column */
 } lw_row;
 
 /* A joint coordinate as a function of q (same kinds as the rows). */
@@ -159,11 +159,19 @@ struct lw_model {
   lw_guard *guards;     /* (nguards) the events' guards */
   int planar;
   int nd;               /* space dimension: 2 or 3 */
-  int nqb;              /* coordinates per body: 4 or 12 */
+  /* the coordinates as blocks, one a body: block b is q[blk_off[b] ..
+   * blk_off[b] + blk_n[b]) (blk_off[nb] = nq), its mass block the
+   * column-major blk_n[b] x blk_n[b] at mass_blocks + mblk_off[b] (packed;
+   * mblk_off[nb] is their total) */
+  int nqb;              /* the size every block shares (4 planar, 12 spatial), else 0 */
+  int nqbmax;           /* the largest block */
+  int wrow;             /* a row gradient's stride in d->jac: 2 nqbmax */
+  int *blk_n, *blk_off; /* (nb), (nb + 1) */
+  size_t *mblk_off;     /* (nb + 1) */
   int nb, nq, nc;
   double *q0;           /* (nq) initial guess from the description */
   double *qd0;          /* (nq) */
-  double *mass_blocks;  /* (nb x nqb x nqb) column-major body blocks */
+  double *mass_blocks;  /* (mblk_off[nb]) column-major body blocks */
   double *qgrav;        /* (nq) constant generalized gravity force */
   double *body_mass;    /* (nb) */
   lw_row *rows;         /* (nc) */
@@ -193,18 +201,20 @@ struct lw_model {
   lw_term *terms;       /* (nterms) */
   /* symmetric block-sparse pattern, upper triangle, CSC */
   int *adj_ptr, *adj;   /* per body: coupled bodies <= it, sorted */
+  int *adj_row;         /* per entry of adj: where its rows start in a column of the block column */
   int *colptr, *rowind; /* (nq+1), (nnz) */
   int nnz;
   double *mass_csc;     /* (nnz) M in the pattern */
   int dense;            /* solve densely with LAPACK */
   double mass_scale;    /* largest diagonal entry of M */
-  double *minv_blocks;  /* (nb x nqb x nqb) inverses of the mass blocks */
+  double *minv_blocks;  /* (mblk_off[nb]) inverses of the mass blocks */
   /* the products making S = J M^-1 J^T (dense models): the pairs of
    * equations (r <= c) and the body they share, as quadruples (entry (c, r)
    * of S, in its lower triangle; offset of r's gradient block in the
    * Jacobian; the same for c in W = M^-1 J^T; entry (r, c)) */
   int nspair;
   int *spair;
+  int *spair_n;         /* (nspair) the size of the shared body's block */
   double minv_cond;     /* largest condition number (1-norm) of a mass block */
   /* the constant Hessians of the DOT rows: row r's nonzero entries
    * rh_ptr[r] .. rh_ptr[r + 1] at local coordinates (rh_ij[2k], rh_ij[2k+1])
@@ -226,8 +236,75 @@ struct lw_model {
   int *rq0;
 };
 
+/* Block sizes in kernels: a kernel written for a block size N takes N as a
+ * constant (4, 12: its loops unroll) and reads the sizes from the model when
+ * N is 0 (blocks of mixed sizes).  Block b's size and offsets, the place of
+ * block k of an element's blocks blk in its local gradient, and the body and
+ * global coordinate of its local coordinate i. */
+static inline int lw_bn(const lw_model *m, int b, const int N) { return N ? N : m->blk_n[b]; }
+static inline int lw_boff(const lw_model *m, int b, const int N) { return N ? b * N : m->blk_off[b]; }
+static inline size_t lw_mboff(const lw_model *m, int b, const int N)
+{
+  return N ? (size_t)b * N * N : m->mblk_off[b];
+}
+static inline int lw_loc(const lw_model *m, const int *blk, int k, const int N)
+{
+  if (N)
+    return k * N;
+  int o = 0;
+  for (int j = 0; j < k; j++)
+    o += m->blk_n[blk[j]];
+  return o;
+}
+/* local coordinate i of the blocks blk: its block k (returned) and place j */
+static inline int lw_loc_split(const lw_model *m, const int *blk, int i, const int N, int *j)
+{
+  if (N) {
+    *j = lw_qb_mod(i, N);
+    return lw_qb_div(i, N);
+  }
+  int k = 0;
+  while (i >= m->blk_n[blk[k]])
+    i -= m->blk_n[blk[k++]];
+  *j = i;
+  return k;
+}
+static inline int lw_loc_global(const lw_model *m, const int *blk, int i, const int N)
+{
+  int j, k = lw_loc_split(m, blk, i, N, &j);
+  return lw_boff(m, blk[k], N) + j;
+}
+/* the size of row r's block k (0 past its blocks) */
+static inline int lw_row_bn(const lw_model *m, int r, int k, const int N)
+{
+  if (N)
+    return N;
+  return k < m->rows[r].nblk ? m->blk_n[m->rows[r].blk[k]] : 0;
+}
+/* the width of an element's local gradient over its blocks */
+static inline int lw_loc_width(const lw_model *m, int nblk, const int *blk, const int N)
+{
+  return lw_loc(m, blk, nblk, N);
+}
+/* whether body b is a point mass (its position alone): in a model of one
+ * block size, whether that size is the space's dimension */
+static inline int lw_is_point(const lw_model *m, int b)
+{
+  return m->nqb ? m->nqb == m->nd : m->blk_n[b] == m->nd;
+}
+/* the body of global coordinate i */
+static inline int lw_body_of(const lw_model *m, int i)
+{
+  if (m->nqb)
+    return lw_qb_div(i, m->nqb);
+  int b = 0;
+  while (i >= m->blk_off[b + 1])
+    b++;
+  return b;
+}
+
 /* an nq x nq matrix of the step's linearization: the bodies' diagonal blocks
- * (nb x nqb x nqb, column-major) and, for models whose linearization couples
+ * (packed like the mass blocks, column-major) and, for models whose linearization couples
  * bodies (m->lin_coupled), the entries between bodies in a dense nq x nq
  * (column-major; NULL otherwise) */
 typedef struct {
@@ -260,7 +337,7 @@ struct lw_data {
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
   double *phi, *phit, *gam;          /* (nc) */
-  double *jac;                       /* (nc x 2 nqb) row gradients */
+  double *jac;                       /* (nc x wrow) row gradients, contiguous over the row's blocks */
   double *Q;                         /* (nq) generalized forces */
   double *r, *dq, *tmp, *tmp2;       /* (nq) */
   double *vals;                      /* (nnz) assembled matrix */

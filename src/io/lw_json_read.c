@@ -409,10 +409,33 @@ static gboolean read_place(reader *r, JsonObject *o, const char *name, const cha
   return array_node(r, n, p, name, pl->p, dim);
 }
 
+/* a point mass: its mass at its position, nothing that turns */
+static void read_point_body(reader *r, JsonObject *o, const char *path, lw_body_desc *b)
+{
+  static const char *const keys[] = {"name", "type", "mass", "position", "geometry", NULL};
+  check_keys(r, o, path, keys);
+  b->point = 1;
+  need_num(r, o, "mass", path, &b->mass);
+  get_vec(r, o, "position", path, b->position, r->planar ? 2 : 3);
+}
+
+static void read_geometry(reader *r, JsonObject *o, const char *path, lw_body_desc *b);
+
 static void read_body(reader *r, JsonObject *o, const char *path, lw_body_desc *b)
 {
-  static const char *const keys[] = {"name", "mass", "com", "inertia", "position", "angle",
+  static const char *const keys[] = {"name", "type", "mass", "com", "inertia", "position", "angle",
                                      "orientation", "points", "frames", "geometry", NULL};
+  const char *type = get_str(r, o, "type", path);
+  if (type && !strcmp(type, "point")) {
+    read_point_body(r, o, path, b);
+    read_geometry(r, o, path, b);
+    return;
+  }
+  if (type && strcmp(type, "rigid")) {
+    g_autofree char *p = g_strdup_printf("%s/type", path);
+    fail(r, p, "unknown body type '%s' (rigid or point)", type);
+    return;
+  }
   check_keys(r, o, path, keys);
   int dim = r->planar ? 2 : 3;
   need_num(r, o, "mass", path, &b->mass);
@@ -466,6 +489,13 @@ static void read_body(reader *r, JsonObject *o, const char *path, lw_body_desc *
       }
     }
   }
+  read_geometry(r, o, path, b);
+}
+
+/* a body's drawing */
+static void read_geometry(reader *r, JsonObject *o, const char *path, lw_body_desc *b)
+{
+  int dim = r->planar ? 2 : 3;
   JsonArray *geo = get_arr(r, o, "geometry", path);
   for (guint k = 0; geo && k < json_array_get_length(geo) && !r->failed; k++) {
     char *gp = NULL;

@@ -263,17 +263,23 @@ char *lw_model_to_json(const lw_desc *d)
   for (int i = 0; i < d->nbodies; i++) {
     const lw_body_desc *b = &d->bodies[i];
     item_open(&w, &first, b->name);
-    kvnum(&w, "mass", b->mass);
-    kvvec(&w, "com", b->com, dim);
-    if (d->planar)
-      kvnum(&w, "inertia", b->inertia[2]);
-    else
-      kvvec(&w, "inertia", b->inertia, 6);
-    kvvec(&w, "position", b->position, dim);
-    if (d->planar)
-      kvnum(&w, "angle", b->angle);
-    else
-      kvvec(&w, "orientation", b->orientation, 4);
+    if (b->point) {
+      kvstr(&w, "type", "point");
+      kvnum(&w, "mass", b->mass);
+      kvvec(&w, "position", b->position, dim);
+    } else {
+      kvnum(&w, "mass", b->mass);
+      kvvec(&w, "com", b->com, dim);
+      if (d->planar)
+        kvnum(&w, "inertia", b->inertia[2]);
+      else
+        kvvec(&w, "inertia", b->inertia, 6);
+      kvvec(&w, "position", b->position, dim);
+      if (d->planar)
+        kvnum(&w, "angle", b->angle);
+      else
+        kvvec(&w, "orientation", b->orientation, 4);
+    }
     if (b->npoints) {
       g_string_append(w.s, ",\n     \"points\": {");
       for (int k = 0; k < b->npoints; k++) {

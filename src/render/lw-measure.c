@@ -4,12 +4,25 @@
 #include <math.h>
 #include <string.h>
 
-/* a body's coordinates: planar (r0x, r0y, ux, uy), spatial (r0, u, v, w) */
-static int body_nqb(const lw_model *m) { return lw_model_planar(m) ? 4 : 12; }
+/* where a body's coordinates start in q: planar (r0x, r0y, ux, uy), spatial
+ * (r0, u, v, w), a point mass its position alone */
+static size_t body_q0(const lw_model *m, int b) { return (size_t)lw_model_body_coords(m, b, NULL); }
 
-/* y = r + R p for a body's coordinates qb (r: with_origin) */
-static void body_map(const lw_model *m, const double *qb, const double p[3], int with_origin, double y[3])
+static int body_is_point(const lw_model *m, int b)
 {
+  int n;
+  lw_model_body_coords(m, b, &n);
+  return n <= 3;
+}
+
+/* y = r + R p for body b's coordinates qb (r: with_origin; a point mass: r) */
+static void body_map(const lw_model *m, int b, const double *qb, const double p[3], int with_origin, double y[3])
+{
+  if (body_is_point(m, b)) {
+    for (int i = 0; i < 3; i++)
+      y[i] = with_origin && (i < 2 || !lw_model_planar(m)) ? qb[i] : 0.0;
+    return;
+  }
   if (lw_model_planar(m)) {
     y[0] = (with_origin ? qb[0] : 0.0) + p[0] * qb[2] - p[1] * qb[3];
     y[1] = (with_origin ? qb[1] : 0.0) + p[0] * qb[3] + p[1] * qb[2];
@@ -26,7 +39,7 @@ void lw_body_point_position(const lw_model *m, const double *q, const LwBodyPoin
     memcpy(x, bp->p, sizeof bp->p);
     return;
   }
-  body_map(m, q + (size_t)bp->body * body_nqb(m), bp->p, 1, x);
+  body_map(m, bp->body, q + body_q0(m, bp->body), bp->p, 1, x);
 }
 
 /* the point is linear in the body's coordinates: its velocity is the same map of qd */
@@ -36,7 +49,7 @@ void lw_body_point_velocity(const lw_model *m, const double *qd, const LwBodyPoi
     v[0] = v[1] = v[2] = 0.0;
     return;
   }
-  body_map(m, qd + (size_t)bp->body * body_nqb(m), bp->p, 1, v);
+  body_map(m, bp->body, qd + body_q0(m, bp->body), bp->p, 1, v);
 }
 
 void lw_body_point_from_global(const lw_model *m, const double *q, int b, const double x[3], LwBodyPoint *bp)
@@ -46,7 +59,11 @@ void lw_body_point_from_global(const lw_model *m, const double *q, int b, const 
     memcpy(bp->p, x, sizeof bp->p);
     return;
   }
-  const double *qb = q + (size_t)b * body_nqb(m);
+  const double *qb = q + body_q0(m, b);
+  if (body_is_point(m, b)) {
+    memset(bp->p, 0, sizeof bp->p);
+    return;
+  }
   if (lw_model_planar(m)) {
     double d0 = x[0] - qb[0], d1 = x[1] - qb[1];
     bp->p[0] = qb[2] * d0 + qb[3] * d1;

@@ -123,35 +123,48 @@ static void build_pattern(lw_model *m, pairset *ps)
   }
   for (int b = 0; b < m->nb; b++)
     m->adj_ptr[b + 1] += m->adj_ptr[b];
-  int nqb = m->nqb;
+  /* a block column's entries: the blocks above it whole, its own diagonal
+   * block's upper triangle */
+  m->adj_row = malloc(sizeof(int) * ((size_t)k + 1));
   m->colptr = malloc(sizeof(int) * ((size_t)m->nq + 1));
   m->colptr[0] = 0;
   for (int bj = 0; bj < m->nb; bj++) {
-    int nadj = m->adj_ptr[bj + 1] - m->adj_ptr[bj];
-    for (int kc = 0; kc < nqb; kc++) {
-      int c = bj * nqb + kc;
-      m->colptr[c + 1] = m->colptr[c] + (nadj - 1) * nqb + kc + 1;
+    int above = 0;
+    for (int a = m->adj_ptr[bj]; a < m->adj_ptr[bj + 1]; a++) {
+      m->adj_row[a] = above;
+      above += m->adj[a] == bj ? 0 : m->blk_n[m->adj[a]];
+    }
+    for (int kc = 0; kc < m->blk_n[bj]; kc++) {
+      int c = m->blk_off[bj] + kc;
+      m->colptr[c + 1] = m->colptr[c] + above + kc + 1;
     }
   }
   m->nnz = m->colptr[m->nq];
   m->rowind = malloc(sizeof(int) * (size_t)m->nnz);
   for (int bj = 0; bj < m->nb; bj++)
-    for (int kc = 0; kc < nqb; kc++) {
-      int p = m->colptr[bj * nqb + kc];
+    for (int kc = 0; kc < m->blk_n[bj]; kc++) {
+      int p = m->colptr[m->blk_off[bj] + kc];
       for (int a = m->adj_ptr[bj]; a < m->adj_ptr[bj + 1]; a++) {
         int bi = m->adj[a];
-        int kmax = bi == bj ? kc + 1 : nqb;
+        int kmax = bi == bj ? kc + 1 : m->blk_n[bi];
         for (int kr = 0; kr < kmax; kr++)
-          m->rowind[p++] = bi * nqb + kr;
+          m->rowind[p++] = m->blk_off[bi] + kr;
       }
     }
 }
 
+/* where block row bi starts in a column of block column bj (bi <= bj), or -1 */
+static int pattern_row(const lw_model *m, int bi, int bj)
+{
+  int pos = lw_pattern_pos(m, bi, bj);
+  return pos < 0 ? -1 : m->adj_row[m->adj_ptr[bj] + pos];
+}
+
 static void set_pairpos(const lw_model *m, int nblk, const int *blk, int *pp)
 {
-  pp[0] = nblk > 0 ? lw_pattern_pos(m, blk[0], blk[0]) : -1;
-  pp[1] = nblk > 1 ? lw_pattern_pos(m, blk[0], blk[1]) : -1;
-  pp[2] = nblk > 1 ? lw_pattern_pos(m, blk[1], blk[1]) : -1;
+  pp[0] = nblk > 0 ? pattern_row(m, blk[0], blk[0]) : -1;
+  pp[1] = nblk > 1 ? pattern_row(m, blk[0], blk[1]) : -1;
+  pp[2] = nblk > 1 ? pattern_row(m, blk[1], blk[1]) : -1;
 }
 
 /* ---- joint frames --------------------------------------------------- */
@@ -436,10 +449,15 @@ static void finish_row_blocks(lw_row *r)
 /* ---- mass ----------------------------------------------------------- */
 static void body_mass(lw_model *m, int b, const lw_body_desc *bd)
 {
-  int nqb = m->nqb;
-  double *M = m->mass_blocks + (size_t)b * nqb * nqb;
+  double *M = m->mass_blocks + m->mblk_off[b];
   double mass = bd->mass;
   const double *c = bd->com;
+  if (bd->point) {
+    /* m I */
+    for (int i = 0; i < m->nd; i++)
+      M[i * m->nd + i] = mass;
+    return;
+  }
   if (m->planar) {
     /* [[m I, m(c1 I + c2 S)], [., Jo I]], S = [[0,-1],[1,0]] */
     double Jo = bd->inertia[2] + mass * (c[0] * c[0] + c[1] * c[1]);
@@ -477,6 +495,11 @@ static void body_mass_tangent(const lw_model *m, const lw_body_desc *bd, double 
 {
   double mass = bd->mass;
   const double *c = bd->com;
+  if (bd->point) { /* m I */
+    for (int i = 0; i < m->nd; i++)
+      dM[i * m->nd + i] += dmass;
+    return;
+  }
   if (m->planar) {
     double dJo = dI[2] + dmass * (c[0] * c[0] + c[1] * c[1]) + 2.0 * mass * (c[0] * dc[0] + c[1] * dc[1]);
     double d0 = dmass * c[0] + mass * dc[0], d1 = dmass * c[1] + mass * dc[1];
@@ -650,6 +673,34 @@ do {                                                                            
 } while (0)
 
 
+/* the coordinates' blocks, one a body: their sizes, offsets into q and into
+ * the packed mass blocks */
+static int layout_blocks(lw_model *m, const lw_desc *d)
+{
+  m->blk_n = malloc(sizeof(int) * (size_t)m->nb);
+  m->blk_off = malloc(sizeof(int) * ((size_t)m->nb + 1));
+  m->mblk_off = malloc(sizeof(size_t) * ((size_t)m->nb + 1));
+  if (!m->blk_n || !m->blk_off || !m->mblk_off)
+    return -1;
+  m->blk_off[0] = 0;
+  m->mblk_off[0] = 0;
+  m->nqbmax = 0;
+  for (int b = 0; b < m->nb; b++) {
+    int n = d->bodies[b].point ? (d->planar ? 2 : 3) : d->planar ? 4 : 12;
+    m->blk_n[b] = n;
+    m->blk_off[b + 1] = m->blk_off[b] + n;
+    m->mblk_off[b + 1] = m->mblk_off[b] + (size_t)n * n;
+    m->nqbmax = n > m->nqbmax ? n : m->nqbmax;
+  }
+  m->nq = m->blk_off[m->nb];
+  m->nqb = m->blk_n[0];
+  for (int b = 1; b < m->nb; b++)
+    if (m->blk_n[b] != m->nqb)
+      m->nqb = 0;
+  m->wrow = 2 * m->nqbmax;
+  return 0;
+}
+
 /* the format version, parameters, sizes, gravity and solver settings */
 static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
 {
@@ -663,11 +714,11 @@ static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_erro
     goto fail;
   m->planar = d->planar;
   m->nd = d->planar ? 2 : 3;
-  m->nqb = d->planar ? 4 : 12;
   m->nb = d->nbodies;
-  m->nq = m->nb * m->nqb;
   if (m->nb == 0)
     FAIL("bodies", "the model has no moving bodies");
+  if (layout_blocks(m, d))
+    FAIL("", "out of memory");
   if (!lw_cc_finite(d->gravity, 3))
     FAIL("gravity", "gravity must be finite");
   {
@@ -692,7 +743,7 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   c->R = calloc((size_t)m->nb * 9, sizeof(double));
   m->q0 = calloc((size_t)m->nq, sizeof(double));
   m->qd0 = calloc((size_t)m->nq, sizeof(double));
-  m->mass_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
+  m->mass_blocks = calloc(m->mblk_off[m->nb], sizeof(double));
   m->qgrav = calloc((size_t)m->nq, sizeof(double));
   m->body_mass = calloc((size_t)m->nb, sizeof(double));
   for (int b = 0; b < m->nb; b++) {
@@ -716,7 +767,9 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     if (!lw_cc_finite(bd->position, 3))
       FAIL(path, "body '%s': position must be finite", bd->name);
     snprintf(path, sizeof path, "bodies/%s/inertia", bd->name);
-    if (m->planar) {
+    if (bd->point) {
+      /* a point mass: no inertia of its own */
+    } else if (m->planar) {
       if (!isfinite(bd->inertia[2]) || !(bd->inertia[2] > 0))
         FAIL(path, "body '%s': inertia must be a positive number (got %g)", bd->name, bd->inertia[2]);
     } else {
@@ -738,8 +791,13 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
              bd->name);
     }
     double *R = c->R + 9 * b;
-    double *qb = m->q0 + (size_t)b * m->nqb;
-    if (m->planar) {
+    double *qb = m->q0 + m->blk_off[b];
+    if (bd->point) {
+      double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+      memcpy(R, I, sizeof I);
+      for (int i = 0; i < m->nd; i++)
+        qb[i] = bd->position[i];
+    } else if (m->planar) {
       if (!isfinite(bd->angle)) {
         snprintf(path, sizeof path, "bodies/%s/angle", bd->name);
         FAIL(path, "body '%s': angle must be finite", bd->name);
@@ -771,15 +829,16 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     double mg[3] = {bd->mass * d->gravity[0], bd->mass * d->gravity[1], bd->mass * d->gravity[2]};
     lw_vexpr G = lw_cc_vx_point(m, b, bd->com);
     int blk[2] = {b, -1};
-    lw_vexpr_grad(m, &G, mg, 1.0, 1, blk, m->qgrav + (size_t)b * m->nqb);
+    lw_vexpr_grad(m, &G, mg, 1.0, 1, blk, m->qgrav + m->blk_off[b]);
     for (int k = 0; k < bd->npoints; k++) {
       snprintf(path, sizeof path, "bodies/%s/points/%s", bd->name, bd->points[k].name);
       if (!lw_cc_finite(bd->points[k].p, 3))
         FAIL(path, "point must be finite");
     }
-    /* rigid-body conditions on the frame vectors */
+    /* rigid-body conditions on the frame vectors (a point mass has none) */
     double zero[3] = {0, 0, 0}, e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0}, e3[3] = {0, 0, 1};
-    if (m->planar) {
+    if (bd->point) {
+    } else if (m->planar) {
       lw_vexpr u = vx_vector(m, b, e1);
       row_dot(rs, LW_OWNER_BODY, b, u, u, 1.0);
     } else {
@@ -845,6 +904,12 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       snprintf(path, sizeof path, "joints/%s/body2", j->name);
       FAIL(path, "joint '%s' joins body '%s' to itself", j->name, j->body[0]);
     }
+    for (int k = 0; k < 2; k++)
+      if (bi[k] >= 0 && d->bodies[bi[k]].point && j->type != LW_JOINT_SPHERICAL) {
+        snprintf(path, sizeof path, "joints/%s/body%d", j->name, k + 1);
+        FAIL(path, "joint '%s': body '%s' is a point mass, which has no axes: only a spherical joint holds it",
+             j->name, j->body[k]);
+      }
     jframe f[2];
     if (joint_frames(c, j, bi, f, err))
       goto fail;
@@ -1205,12 +1270,12 @@ static int compile_pattern(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     set_pairpos(m, m->forces[i].nblk, m->forces[i].blk, m->forces[i].pairpos);
   m->mass_csc = calloc((size_t)m->nnz, sizeof(double));
   for (int b = 0; b < m->nb; b++) {
-    int nqb = m->nqb, pos = lw_pattern_pos(m, b, b);
-    const double *M = m->mass_blocks + (size_t)b * nqb * nqb;
-    for (int kc = 0; kc < nqb; kc++) {
+    int n = m->blk_n[b], row = pattern_row(m, b, b);
+    const double *M = m->mass_blocks + m->mblk_off[b];
+    for (int kc = 0; kc < n; kc++) {
       for (int kr = 0; kr <= kc; kr++)
-        m->mass_csc[m->colptr[b * nqb + kc] + pos * nqb + kr] = M[kc * nqb + kr];
-      m->mass_scale = fmax(m->mass_scale, M[kc * nqb + kc]);
+        m->mass_csc[m->colptr[m->blk_off[b] + kc] + row + kr] = M[kc * n + kr];
+      m->mass_scale = fmax(m->mass_scale, M[kc * n + kc]);
     }
   }
   return 0;
@@ -1225,11 +1290,11 @@ static int compile_mass_inverse(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_
   (void)ps;
   /* dense below this size (bench/), CHOLMOD above */
   m->dense = m->nq <= 96;
-  m->minv_blocks = calloc((size_t)m->nb * m->nqb * m->nqb, sizeof(double));
+  m->minv_blocks = calloc(m->mblk_off[m->nb], sizeof(double));
   for (int b = 0; b < m->nb; b++) {
-    int n = m->nqb;
-    const double *M = m->mass_blocks + (size_t)b * n * n;
-    double *X = m->minv_blocks + (size_t)b * n * n;
+    int n = m->blk_n[b];
+    const double *M = m->mass_blocks + m->mblk_off[b];
+    double *X = m->minv_blocks + m->mblk_off[b];
     /* Gauss-Jordan on a copy (the blocks are symmetric positive definite) */
     double A[LW_MAXQB * LW_MAXQB];
     memcpy(A, M, sizeof(double) * (size_t)n * n);
@@ -1255,8 +1320,8 @@ static int compile_mass_inverse(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_
     }
   }
   for (int b = 0; b < m->nb; b++) {
-    int n = m->nqb;
-    const double *M = m->mass_blocks + (size_t)b * n * n, *X = m->minv_blocks + (size_t)b * n * n;
+    int n = m->blk_n[b];
+    const double *M = m->mass_blocks + m->mblk_off[b], *X = m->minv_blocks + m->mblk_off[b];
     double nm = 0, nx = 0;
     for (int j = 0; j < n; j++) {
       double cm = 0, cx = 0;
@@ -1272,7 +1337,7 @@ static int compile_mass_inverse(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_
   }
   if (m->dense) {
     /* the pairs of equations that share a body, for S = J M^-1 J^T */
-    int w = 2 * m->nqb, n = 0;
+    int w = m->wrow, n = 0;
     for (int pass = 0; pass < 2; pass++) {
       for (int cc = 0; cc < m->nc; cc++)
         for (int r = 0; r <= cc; r++)
@@ -1281,16 +1346,18 @@ static int compile_mass_inverse(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_
               if (m->rows[r].blk[a] == m->rows[cc].blk[b]) {
                 if (pass) {
                   m->spair[4 * n] = r * m->nc + cc;
-                  m->spair[4 * n + 1] = r * w + a * m->nqb;
-                  m->spair[4 * n + 2] = cc * w + b * m->nqb;
+                  m->spair[4 * n + 1] = r * w + lw_loc(m, m->rows[r].blk, a, m->nqb);
+                  m->spair[4 * n + 2] = cc * w + lw_loc(m, m->rows[cc].blk, b, m->nqb);
                   m->spair[4 * n + 3] = cc * m->nc + r;
+                  m->spair_n[n] = m->blk_n[m->rows[r].blk[a]];
                 }
                 n++;
               }
       if (!pass) {
         m->nspair = n;
         m->spair = malloc(sizeof(int) * 4 * ((size_t)n + 1));
-        if (!m->spair)
+        m->spair_n = malloc(sizeof(int) * ((size_t)n + 1));
+        if (!m->spair || !m->spair_n)
           FAIL("", "out of memory");
         n = 0;
       }

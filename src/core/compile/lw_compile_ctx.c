@@ -38,6 +38,8 @@ lw_vexpr lw_cc_vx_point(const lw_model *m, int b, const double *p)
   e.nterm = 1;
   e.body[0] = b;
   e.w[0][0] = 1.0;
+  if (m->blk_n[b] == m->nd)
+    return e; /* a point mass: every place on it is the point */
   for (int i = 0; i < m->nd; i++)
     e.w[0][1 + i] = p[i];
   return e;

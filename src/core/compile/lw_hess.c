@@ -9,19 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the nd x w matrix of a vexpr over the blocks blk (row-major, w = nblk nqb) */
+/* the nd x w matrix of a vexpr over the blocks blk (row-major, w their
+ * coordinates) */
 void lw_vexpr_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *blk, double *A)
 {
-  int nqb = m->nqb, w = nblk * nqb;
+  int nqb = m->nqb, w = lw_loc_width(m, nblk, blk, nqb);
   memset(A, 0, sizeof(double) * (size_t)m->nd * w);
   for (int t = 0; t < e->nterm; t++) {
     int k = 0;
     while (k < nblk && blk[k] != e->body[t])
       k++;
     const double *wt = e->w[t];
-    double *a0 = A + k * nqb, *a1 = A + w + k * nqb;
-    if (m->nd == 3) {
-      double *a2 = A + 2 * w + k * nqb;
+    int o = lw_loc(m, blk, k, nqb);
+    double *a0 = A + o, *a1 = A + w + o;
+    if (lw_is_point(m, e->body[t])) {
+      /* a point: its position alone */
+      a0[0] += wt[0];
+      a1[1] += wt[0];
+      if (m->nd == 3)
+        A[2 * w + o + 2] += wt[0];
+    } else if (m->nd == 3) {
+      double *a2 = A + 2 * w + o;
       for (int j = 0; j < 4; j++) {
         a0[3 * j] += wt[j];
         a1[3 * j + 1] += wt[j];
@@ -60,7 +68,7 @@ static void coord_form(const lw_model *m, int k, hform *f)
 }
 
 /* The constant Hessians of n bilinear forms over their bodies' coordinates
- * (w = nblk nqb of them): H(a.b) = A^T B + B^T A, and H(c.d) as a second
+ * (w of them): H(a.b) = A^T B + B^T A, and H(c.d) as a second
  * value (nval = 2) for angles.  Form k's entries where a value is nonzero:
  * ptr[k] .. ptr[k + 1], at local coordinates (ij[2e], ij[2e + 1]) with
  * values v[nval e ..].  *cross (when given) is set where an entry couples
@@ -82,7 +90,7 @@ static int hess_table(const lw_model *m, int n, void (*get)(const lw_model *, in
         (*ptr)[k] = e;
       if (f.skip)
         continue;
-      int w = f.nblk * nqb;
+      int w = lw_loc_width(m, f.nblk, f.blk, nqb);
       lw_vexpr_matrix(m, f.a, f.nblk, f.blk, A);
       lw_vexpr_matrix(m, f.b, f.nblk, f.blk, B);
       if (f.angle) {
@@ -104,7 +112,7 @@ static int hess_table(const lw_model *m, int n, void (*get)(const lw_model *, in
             (*ij)[2 * e + 1] = j;
             for (int l = 0; l < nval; l++)
               (*v)[(size_t)nval * e + l] = h[l];
-          } else if (cross && i / nqb != j / nqb) {
+          } else if (cross && f.nblk > 1 && (i < m->blk_n[f.blk[0]]) != (j < m->blk_n[f.blk[0]])) {
             *cross = 1;
           }
           e++;
@@ -126,14 +134,13 @@ static int hess_table(const lw_model *m, int n, void (*get)(const lw_model *, in
  * across two) */
 int lw_lin_prepare(lw_model *m)
 {
-  int nqb = m->nqb;
   m->lin_coupled = 0;
   m->rq0 = malloc(sizeof(int) * 2 * ((size_t)m->nc + 1));
   if (!m->rq0)
     return -1;
   for (int r = 0; r < m->nc; r++) {
     for (int k = 0; k < 2; k++)
-      m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->rows[r].blk[k] * nqb : -1;
+      m->rq0[2 * r + k] = k < m->rows[r].nblk ? m->blk_off[m->rows[r].blk[k]] : -1;
     if (!lw_row_kind_of(m->rows[r].kind)->const_hessian && m->rows[r].nblk > 1)
       m->lin_coupled = 1;
   }

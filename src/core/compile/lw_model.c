@@ -47,6 +47,11 @@ void lw_model_free(lw_model *m)
   free(m->objs);
   free(m->terms);
   free(m->drivers);
+  free(m->blk_n);
+  free(m->blk_off);
+  free(m->mblk_off);
+  free(m->spair_n);
+  free(m->adj_row);
   free(m->adj_ptr);
   free(m->adj);
   free(m->colptr);
@@ -77,6 +82,13 @@ int lw_model_output_columns(const lw_model *m) { return m->ncols; }
 int lw_model_planar(const lw_model *m) { return m->planar; }
 
 double lw_model_body_mass(const lw_model *m, int b) { return b >= 0 && b < m->nb ? m->body_mass[b] : 0.0; }
+
+int lw_model_body_coords(const lw_model *m, int b, int *size)
+{
+  if (size)
+    *size = m->blk_n[b];
+  return m->blk_off[b];
+}
 
 const lw_desc *lw_model_desc(const lw_model *m) { return m->desc; }
 

@@ -54,7 +54,7 @@ struct lw_ev_run {
   double *qh;       /* interpolated q */
   double *out;      /* (ncols) outputs */
   char *use;        /* (nout) the outputs the guards read */
-  double *grad;     /* (2 nqb) a row's local gradient */
+  double *grad;     /* (wrow) a row's local gradient, contiguous over its blocks */
   double *gv;       /* (ng) the guards at the step's end */
   double *a0;       /* (nq) accelerations at the start of a short advance */
   double *A, *W, *S, *S0, *mu, *rhs, *res; /* the impact's projection */
@@ -107,7 +107,7 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   ev->qh = calloc(nq, sizeof(double));
   ev->out = calloc((size_t)m->ncols + 1, sizeof(double));
   ev->use = calloc((size_t)m->nout + 1, 1);
-  ev->grad = calloc(2 * (size_t)m->nqb, sizeof(double));
+  ev->grad = calloc((size_t)m->wrow, sizeof(double));
   ev->A = calloc(na * nq, sizeof(double));
   ev->W = calloc(na * nq, sizeof(double));
   ev->S = calloc(na * na, sizeof(double));
@@ -231,9 +231,8 @@ static double oriented(const lw_guard *g, double g0, double v)
 /* the guard's gradient dg/dq, dense (nq) */
 static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const lw_guard *g, double *G)
 {
-  int nqb = m->nqb;
   memset(G, 0, sizeof(double) * (size_t)m->nq);
-  memset(ev->grad, 0, sizeof(double) * 2 * (size_t)nqb);
+  memset(ev->grad, 0, sizeof(double) * (size_t)m->wrow);
   int nblk = 0;
   const int *blk = NULL;
   double s = 1.0;
@@ -248,9 +247,9 @@ static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const
     blk = c->blk;
     s = g->side < 0 ? 1.0 : -1.0;
   }
-  for (int k = 0; k < nblk; k++)
-    for (int i = 0; i < nqb; i++)
-      G[(size_t)blk[k] * nqb + i] += s * ev->grad[k * nqb + i];
+  for (int k = 0, o = 0; k < nblk; o += m->blk_n[blk[k]], k++)
+    for (int i = 0; i < m->blk_n[blk[k]]; i++)
+      G[(size_t)m->blk_off[blk[k]] + i] += s * ev->grad[o + i];
 }
 
 static double dot(const double *a, const double *b, int n)
@@ -484,15 +483,15 @@ static int locate(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double ta
 /* A (na x nq, row-major) = [J; G] at d's state, the targets b (rhs) */
 static void impact_rows(const lw_model *m, lw_data *d, lw_ev_run *ev, const lw_guard *g, double vn)
 {
-  int nq = m->nq, nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   lw_rows_eval(m, d, d->q, d->t, 1);
   lw_rows_phit(m, d, d->t);
   memset(ev->A, 0, sizeof(double) * (size_t)ev->na * nq);
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++)
-      for (int j = 0; j < nqb; j++)
-        ev->A[(size_t)r * nq + row->blk[k] * nqb + j] += d->jac[(size_t)r * w + k * nqb + j];
+    for (int k = 0, o = 0; k < row->nblk; o += m->blk_n[row->blk[k]], k++)
+      for (int j = 0; j < m->blk_n[row->blk[k]]; j++)
+        ev->A[(size_t)r * nq + m->blk_off[row->blk[k]] + j] += d->jac[(size_t)r * w + o + j];
     ev->rhs[r] = -d->phit[r];
   }
   guard_grad(m, d, ev, g, ev->A + (size_t)nc * nq);

@@ -102,7 +102,13 @@ void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q)
   if (b < 0 || b >= m->nb)
     return;
   const double *p = d->perturb_p, *F = d->perturb_f;
-  double *Qb = Q + (size_t)b * m->nqb;
+  double *Qb = Q + m->blk_off[b];
+  if (m->blk_n[b] == m->nd) {
+    /* a point: the force alone */
+    for (int i = 0; i < m->nd; i++)
+      Qb[i] += F[i];
+    return;
+  }
   if (m->nd == 2) {
     Qb[0] += F[0];
     Qb[1] += F[1];

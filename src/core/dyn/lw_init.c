@@ -17,7 +17,7 @@
  * coordinates; P = I (positions) or the mass blocks (velocities). */
 static void normal_matrix(const lw_model *m, lw_data *d, double mu, int mass_weight, const double *gc)
 {
-  int w = 2 * m->nqb;
+  int w = m->wrow;
   if (mass_weight) {
     for (int k = 0; k < m->nnz; k++)
       d->vals[k] = mu * m->mass_csc[k];
@@ -38,12 +38,11 @@ static void normal_matrix(const lw_model *m, lw_data *d, double mu, int mass_wei
 /* y += G^T x for the held coordinates */
 static void coords_t_mul(const lw_model *m, const double *gc, const double *x, double *y)
 {
-  int nqb = m->nqb;
   for (int i = 0; i < m->ninit; i++) {
     const lw_coord *c = &m->coords[m->init_coord[i]];
-    for (int k = 0; k < c->nblk; k++)
-      for (int j = 0; j < nqb; j++)
-        y[c->blk[k] * nqb + j] += gc[(size_t)i * 2 * nqb + k * nqb + j] * x[i];
+    for (int k = 0, o = 0; k < c->nblk; o += m->blk_n[c->blk[k]], k++)
+      for (int j = 0; j < m->blk_n[c->blk[k]]; j++)
+        y[m->blk_off[c->blk[k]] + j] += gc[(size_t)i * m->wrow + o + j] * x[i];
   }
 }
 
@@ -56,10 +55,10 @@ static double position_residual(const lw_model *m, lw_data *d, const double *q, 
     s += d->phi[r] * d->phi[r];
   for (int i = 0; i < m->ninit; i++) {
     rc[i] = 0;
-    double *g = gc + (size_t)i * 2 * m->nqb;
+    double *g = gc + (size_t)i * m->wrow;
     double x = lw_coord_eval(m, &m->coords[m->init_coord[i]], q, g);
     if (!m->init_has_value[i]) {
-      memset(g, 0, sizeof(double) * 2 * (size_t)m->nqb);
+      memset(g, 0, sizeof(double) * (size_t)m->wrow);
       continue;
     }
     rc[i] = x - m->init_value[i];
@@ -72,7 +71,7 @@ static double position_residual(const lw_model *m, lw_data *d, const double *q, 
 
 static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
 {
-  int nq = m->nq, nc = m->nc, w = 2 * m->nqb, nqb = m->nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   if (nc == 0) {
     d->dof = nq;
     return 0;
@@ -82,7 +81,7 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
   cc.print = 0;
   size_t nz = 0;
   for (int r = 0; r < nc; r++)
-    nz += (size_t)m->rows[r].nblk * nqb;
+    nz += (size_t)lw_loc_width(m, m->rows[r].nblk, m->rows[r].blk, 0);
   /* A = J^T with unit columns: columns are equations */
   cholmod_sparse *A = cholmod_l_allocate_sparse((size_t)nq, (size_t)nc, nz, 1, 1, 0, CHOLMOD_REAL, &cc);
   SuiteSparse_long *Ap = A->p, *Ai = A->i;
@@ -92,14 +91,14 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
     const lw_row *row = &m->rows[r];
     const double *g = d->jac + (size_t)r * w;
     double nrm = 0;
-    for (int k = 0; k < row->nblk * nqb; k++)
+    for (int k = 0; k < lw_loc_width(m, row->nblk, row->blk, 0); k++)
       nrm += g[k] * g[k];
     nrm = nrm > 0 ? 1.0 / sqrt(nrm) : 0.0;
     Ap[r] = (SuiteSparse_long)p;
-    for (int k = 0; k < row->nblk; k++)
-      for (int j = 0; j < nqb; j++) {
-        Ai[p] = row->blk[k] * nqb + j;
-        Ax[p] = g[k * nqb + j] * nrm;
+    for (int k = 0, o = 0; k < row->nblk; o += m->blk_n[row->blk[k]], k++)
+      for (int j = 0; j < m->blk_n[row->blk[k]]; j++) {
+        Ai[p] = m->blk_off[row->blk[k]] + j;
+        Ax[p] = g[o + j] * nrm;
         p++;
       }
   }
@@ -274,7 +273,7 @@ static int assemble(const lw_model *m, lw_data *d, double *rc, double *gc, doubl
  * not given), the rest of minimal kinetic energy; two refinements */
 static int solve_velocity(const lw_model *m, lw_data *d, double *rc, double *gc, lw_error *err)
 {
-  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   lw_rows_eval(m, d, d->q, 0.0, 1);
   lw_rows_time(m, d, d->q, d->qd, 0.0);
   for (int i = 0; i < m->ninit; i++) {
@@ -316,7 +315,7 @@ static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
 /* the same at time t (the rows' gradients in d->jac at the data's q) */
 int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
 {
-  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   /* a penalty of the scale of the Newton matrix keeps this matrix well
    * conditioned; the iteration makes the result exact */
   double hs = m->opt.step;
@@ -376,7 +375,7 @@ static int check_penalty(const lw_model *m, lw_error *err)
 int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err)
 {
   double *rc = calloc((size_t)m->ninit + 1, sizeof(double));
-  double *gc = calloc(((size_t)m->ninit + 1) * 2 * m->nqb, sizeof(double));
+  double *gc = calloc(((size_t)m->ninit + 1) * m->wrow, sizeof(double));
   double *qtry = calloc((size_t)m->nq, sizeof(double));
   int status = LW_OK;
   if (check_penalty(m, err)) {
@@ -420,7 +419,7 @@ void lw_outputs(const lw_model *m, lw_data *d, double *out)
  * left as they are */
 void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use)
 {
-  int nd = m->nd, nqb = m->nqb, w = 2 * nqb;
+  int nd = m->nd, w = m->wrow;
   double *o = out;
   int have_jac = 0;
   for (int k = 0; k < m->nout; k++) {
@@ -466,7 +465,7 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
         for (int kb = 0; kb < row->nblk; kb++)
           if (row->blk[kb] == b)
             for (int i = 0; i < nd; i++)
-              o[i] -= sgn * d->jac[(size_t)r * w + kb * nqb + i] * d->lambda[r];
+              o[i] -= sgn * d->jac[(size_t)r * w + lw_loc(m, row->blk, kb, 0) + i] * d->lambda[r];
       }
       break;
     }
@@ -504,7 +503,15 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
 
 void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], double R[9])
 {
-  const double *qb = d->q + (size_t)b * m->nqb;
+  const double *qb = d->q + m->blk_off[b];
+  if (m->blk_n[b] == m->nd) {
+    /* a point: its position, the global axes */
+    double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    origin[2] = 0;
+    memcpy(origin, qb, sizeof(double) * (size_t)m->nd);
+    memcpy(R, I, sizeof I);
+    return;
+  }
   if (m->planar) {
     origin[0] = qb[0];
     origin[1] = qb[1];
@@ -554,18 +561,20 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
 /* ---- dense evaluations (verifiers, reference integrators) --------------- */
 void lw_eval_mass_dense(const lw_model *m, double *M)
 {
-  int nq = m->nq, nqb = m->nqb;
+  int nq = m->nq;
   memset(M, 0, sizeof(double) * (size_t)nq * nq);
-  for (int b = 0; b < m->nb; b++)
-    for (int j = 0; j < nqb; j++)
-      for (int i = 0; i < nqb; i++)
-        M[(size_t)(b * nqb + j) * nq + b * nqb + i] = m->mass_blocks[(size_t)b * nqb * nqb + j * nqb + i];
+  for (int b = 0; b < m->nb; b++) {
+    int n = m->blk_n[b], o = m->blk_off[b];
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++)
+        M[(size_t)(o + j) * nq + o + i] = m->mass_blocks[m->mblk_off[b] + (size_t)j * n + i];
+  }
 }
 
 void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
                    double *Q, double *Phi, double *Phi_q, double *Phi_t, double *gamma)
 {
-  int nq = m->nq, nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   lw_rows_eval(m, d, q, t, 1);
   lw_rows_time(m, d, q, qd, t);
   if (Q) {
@@ -583,9 +592,9 @@ void lw_eval_dense(const lw_model *m, lw_data *d, const double *q, const double 
     memset(Phi_q, 0, sizeof(double) * (size_t)nc * nq);
     for (int r = 0; r < nc; r++) {
       const lw_row *row = &m->rows[r];
-      for (int k = 0; k < row->nblk; k++)
-        for (int j = 0; j < nqb; j++)
-          Phi_q[(size_t)(row->blk[k] * nqb + j) * nc + r] += d->jac[(size_t)r * w + k * nqb + j];
+      for (int k = 0, o = 0; k < row->nblk; o += m->blk_n[row->blk[k]], k++)
+        for (int j = 0; j < m->blk_n[row->blk[k]]; j++)
+          Phi_q[(size_t)(m->blk_off[row->blk[k]] + j) * nc + r] += d->jac[(size_t)r * w + o + j];
     }
   }
 }

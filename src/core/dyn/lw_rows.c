@@ -22,7 +22,7 @@ double lw_wrap_pi(double x)
 
 void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac)
 {
-  int w = 2 * m->nqb;
+  int w = m->wrow;
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
     double *g = want_jac ? d->jac + (size_t)r * w : NULL;
@@ -67,7 +67,7 @@ void lw_rows_phit(const lw_model *m, lw_data *d, double t)
 double lw_coord_eval(const lw_model *m, const lw_coord *c, const double *q, double *g)
 {
   if (g)
-    memset(g, 0, sizeof(double) * 2 * (size_t)m->nqb);
+    memset(g, 0, sizeof(double) * (size_t)m->wrow);
   const lw_vexpr *v[4] = {&c->a, &c->b, &c->c, &c->d};
   return lw_row_kind_of(c->kind)->value(m, v, q, c->nblk, c->blk, g) - c->offset;
 }

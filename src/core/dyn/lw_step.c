@@ -2,6 +2,7 @@
  * public step, which takes the model's integrator's (integ/). */
 #include "lw_internal.h"
 #include "integ/lw_integrator.h"
+#include "la/lw_rowvec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->phi = calloc(nc, sizeof(double));
   d->phit = calloc(nc, sizeof(double));
   d->gam = calloc(nc, sizeof(double));
-  d->jac = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
+  d->jac = calloc(nc * (size_t)m->wrow, sizeof(double));
   d->Q = calloc(nq, sizeof(double));
   d->r = calloc(nq, sizeof(double));
   d->dq = calloc(nq, sizeof(double));
@@ -42,7 +43,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
-    d->W = calloc(nc * 2 * (size_t)m->nqb, sizeof(double));
+    d->W = calloc(nc * (size_t)m->wrow, sizeof(double));
   }
   if (!d->q || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
@@ -115,15 +116,16 @@ void lw_coords_update(const lw_model *m, lw_data *d)
 /* S = J M^-1 J^T, Cholesky-factorized in place, for the exact projections
  * of dense models; returns 0, or -1 when S is singular (dependent
  * constraints), in which case the iterative projection is used. */
-void lw_schur_w(const lw_model *m, lw_data *d)
+LW_KERNEL void schur_w_n(const lw_model *m, lw_data *d, const int N)
 {
-  int nc = m->nc, nqb = m->nqb, w = 2 * nqb;
+  int nc = m->nc, w = N ? 2 * N : m->wrow;
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0; k < row->nblk; k++) {
-      const double *Mi = m->minv_blocks + (size_t)row->blk[k] * nqb * nqb;
-      const double *g = d->jac + (size_t)r * w + k * nqb;
-      double *wr = d->W + (size_t)r * w + k * nqb;
+      const int nqb = lw_bn(m, row->blk[k], N);
+      const double *Mi = m->minv_blocks + lw_mboff(m, row->blk[k], N);
+      const double *g = d->jac + (size_t)r * w + lw_loc(m, row->blk, k, N);
+      double *wr = d->W + (size_t)r * w + lw_loc(m, row->blk, k, N);
       for (int i = 0; i < nqb; i++) {
         double s = 0;
         for (int j = 0; j < nqb; j++)
@@ -134,19 +136,35 @@ void lw_schur_w(const lw_model *m, lw_data *d)
   }
 }
 
-int lw_schur_factor(const lw_model *m, lw_data *d)
+void lw_schur_w(const lw_model *m, lw_data *d)
 {
-  int nc = m->nc, nqb = m->nqb;
-  lw_schur_w(m, d);
-  memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
+#define CALL(N) schur_w_n(m, d, N)
+  LW_FOR_NQB(m->nqb, CALL);
+#undef CALL
+}
+
+/* S's entries from the pairs of rows that share a body (m->spair) */
+LW_KERNEL void schur_pairs_n(const lw_model *m, lw_data *d, const int N)
+{
   for (int k = 0; k < m->nspair; k++) {
     const int *p = m->spair + 4 * k;
     const double *g = d->jac + p[1], *wc = d->W + p[2];
+    const int n = N ? N : m->spair_n[k]; /* the shared body's block */
     double s = 0;
-    for (int i = 0; i < nqb; i++)
+    for (int i = 0; i < n; i++)
       s += g[i] * wc[i];
     d->S[p[0]] += s; /* lower triangle, column-major */
   }
+}
+
+int lw_schur_factor(const lw_model *m, lw_data *d)
+{
+  int nc = m->nc;
+  lw_schur_w(m, d);
+  memset(d->S, 0, sizeof(double) * (size_t)nc * nc);
+#define CALL(N) schur_pairs_n(m, d, N)
+  LW_FOR_NQB(m->nqb, CALL);
+#undef CALL
   /* dependent equations show as a pivot lost to cancellation */
   return lw_chol_dense(d->S, nc, 1e-10);
 }

@@ -114,17 +114,26 @@ int lw_drag_set_q(lw_drag *g, const double *q, int nq)
  * (3 x nq, row-major) when jp is given; linear in the natural coordinates */
 static void body_point(const lw_model *m, const double *q, int b, const double p[3], double out[3], double *jp)
 {
-  int nqb = m->nqb;
-  const double *qb = q + (size_t)b * nqb;
+  int o = m->blk_off[b];
+  const double *qb = q + o;
   if (jp)
     memset(jp, 0, sizeof(double) * 3 * (size_t)m->nq);
+  if (m->blk_n[b] == m->nd) {
+    /* a point: its position, whatever p */
+    for (int i = 0; i < 3; i++) {
+      out[i] = i < m->nd ? qb[i] : 0.0;
+      if (jp && i < m->nd)
+        jp[(size_t)i * m->nq + o + i] = 1;
+    }
+    return;
+  }
   if (m->planar) {
     double c = qb[2], s = qb[3];
     out[0] = qb[0] + c * p[0] - s * p[1];
     out[1] = qb[1] + s * p[0] + c * p[1];
     out[2] = 0;
     if (jp) {
-      double *r0 = jp + (size_t)b * nqb, *r1 = r0 + m->nq;
+      double *r0 = jp + o, *r1 = r0 + m->nq;
       r0[0] = 1, r0[2] = p[0], r0[3] = -p[1];
       r1[1] = 1, r1[2] = p[1], r1[3] = p[0];
     }
@@ -133,7 +142,7 @@ static void body_point(const lw_model *m, const double *q, int b, const double p
   for (int i = 0; i < 3; i++) {
     out[i] = qb[i] + qb[3 + i] * p[0] + qb[6 + i] * p[1] + qb[9 + i] * p[2];
     if (jp) {
-      double *row = jp + (size_t)i * m->nq + (size_t)b * nqb;
+      double *row = jp + (size_t)i * m->nq + o;
       row[i] = 1, row[3 + i] = p[0], row[6 + i] = p[1], row[9 + i] = p[2];
     }
   }

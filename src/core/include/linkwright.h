@@ -151,6 +151,9 @@ typedef struct {
 
 typedef struct {
   char *name;
+  int point;           /* a point mass: its position alone (2 or 3 coordinates), mass
+                        * at it; no rotation, so no com, inertia, angle or orientation,
+                        * and every place on it is the point itself */
   double mass;
   double com[3];       /* local */
   double inertia[6];   /* about the CoM, body axes: xx yy zz xy xz yz; planar: zz only */
@@ -463,6 +466,9 @@ int lw_model_output_columns(const lw_model *m); /* sum of widths */
 void lw_model_output_column_name(const lw_model *m, int c, char *buf, size_t len);
 int lw_model_planar(const lw_model *m);
 double lw_model_body_mass(const lw_model *m, int b); /* body b (0-based, ground excluded) */
+/* body b's coordinates in q: their first index (returned) and, when size is
+ * given, their number (planar 4, spatial 12; a point mass 2 or 3) */
+int lw_model_body_coords(const lw_model *m, int b, int *size);
 const lw_desc *lw_model_desc(const lw_model *m); /* the compiled copy */
 
 /* A compiled model's solver options: the description's solver section with

@@ -108,7 +108,7 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
 int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
   const lw_opt *s = &m->opt;
-  int nq = m->nq, nc = m->nc, w = 2 * m->nqb;
+  int nq = m->nq, nc = m->nc, w = m->wrow;
   double h = s->step, alpha = s->alpha;
   double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double c2 = 2.0 / h, c4 = 4.0 / (h * h), hh4 = 0.25 * h * h;

@@ -79,15 +79,14 @@ static void controller_newton_gains(const lw_model *m, const lw_data *d, const l
 static void controller_eval(const lw_model *m, lw_data *d, const lw_force *f, const double *q, const double *qd,
                             double t, double *Q, double *vals, double ks, double cs)
 {
-  int nqb = m->nqb;
   double g[2 * LW_MAXQB];
   const lw_coord *c = &m->coords[f->coord];
   double tau = lw_control_value(m, d, f, q, qd, t);
   lw_coord_eval(m, c, q, g);
-  for (int k = 0; k < c->nblk; k++) {
-    double *Qb = Q + (size_t)c->blk[k] * nqb;
-    for (int i = 0; i < nqb; i++)
-      Qb[i] += tau * g[k * nqb + i];
+  for (int k = 0, o = 0; k < c->nblk; o += m->blk_n[c->blk[k]], k++) {
+    double *Qb = Q + m->blk_off[c->blk[k]];
+    for (int i = 0; i < m->blk_n[c->blk[k]]; i++)
+      Qb[i] += tau * g[o + i];
   }
   if (!vals)
     return;

@@ -12,7 +12,6 @@ static void joint_spring_eval(const lw_model *m, lw_data *d, const lw_force *f, 
                               double t, double *Q, double *vals, double ks, double cs)
 {
   (void)t;
-  int nqb = m->nqb;
   double g[2 * LW_MAXQB];
   const lw_coord *c = &m->coords[f->coord];
   /* continuous angle: the data keeps the unwrapped value */
@@ -20,10 +19,10 @@ static void joint_spring_eval(const lw_model *m, lw_data *d, const lw_force *f, 
   double xd = lw_coord_rate(m, c, q, qd);
   double tau = -f->k * (x - f->rest) - f->c * xd;
   /* lw_coord_eval wrote the gradient in the coordinate's blocks */
-  for (int k = 0; k < c->nblk; k++) {
-    double *Qb = Q + (size_t)c->blk[k] * nqb;
-    for (int i = 0; i < nqb; i++)
-      Qb[i] += tau * g[k * nqb + i];
+  for (int k = 0, o = 0; k < c->nblk; o += m->blk_n[c->blk[k]], k++) {
+    double *Qb = Q + m->blk_off[c->blk[k]];
+    for (int i = 0; i < m->blk_n[c->blk[k]]; i++)
+      Qb[i] += tau * g[o + i];
   }
   if (vals && c->nblk > 0)
     lw_mat_add_outer(m, vals, ks * f->k + cs * f->c, c->nblk, c->blk, c->pairpos, g);

@@ -63,7 +63,7 @@ static void angle_jvp(const lw_model *m, const lw_vexpr *const v[4], const lw_ve
   sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, 1, s);
   sc C;
   sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, 1, &C);
-  sc_angle(2 * m->nqb, s, &C);
+  sc_angle(m->wrow, s, &C);
 }
 
 const lw_row_kind_ops lw_row_kind_angle = {

@@ -12,13 +12,13 @@ static void torque_eval(const lw_model *m, lw_data *d, const lw_force *f, const 
                         double t, double *Q, double *vals, double ks, double cs)
 {
   (void)d, (void)qd, (void)vals, (void)ks, (void)cs;
-  int nd = m->nd, nqb = m->nqb;
-  if (f->body < 0)
-    return;
+  int nd = m->nd;
+  if (f->body < 0 || m->blk_n[f->body] == nd)
+    return; /* a point takes no torque */
   double s;
   lw_func_eval(&f->func, t, &s, NULL, NULL);
-  const double *qb = q + (size_t)f->body * nqb;
-  double *Qb = Q + (size_t)f->body * nqb;
+  const double *qb = q + m->blk_off[f->body];
+  double *Qb = Q + m->blk_off[f->body];
   if (nd == 2) {
     /* virtual work tau dtheta, du = S u dtheta: Q_u = tau S u */
     double tau = s * f->vec[2];
@@ -40,21 +40,21 @@ static void torque_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_point 
                        const lw_lin_dir *dir, const lw_lin_dir *df, int state, double *dQ)
 {
   (void)d, (void)pf, (void)df;
-  int nd = m->nd, nqb = m->nqb;
+  int nd = m->nd;
   const lw_tangent *tg = dir->tg;
   const lw_model *tm = tg ? tg->dm : NULL;
   const lw_force *f = &m->forces[n];
   const lw_force *tf = tm ? &tm->forces[n] : NULL;
   int fon = tg && tg->force_on[n];
-  if (f->body < 0 || !active(dir, state, 1, &f->body, fon))
+  if (f->body < 0 || m->blk_n[f->body] == nd || !active(dir, state, 1, &f->body, fon))
     return;
   double sv, dsv = 0;
   lw_func_eval(&f->func, p->t, &sv, NULL, NULL);
   if (fon)
     func_tan(tg, 1, n, &f->func, &tf->func, p->t, &dsv, NULL, NULL);
-  const double *qb = p->q + (size_t)f->body * nqb;
-  const double *dqb = dir->dq ? dir->dq + (size_t)f->body * nqb : NULL;
-  double *Qb = dQ + (size_t)f->body * nqb;
+  const double *qb = p->q + m->blk_off[f->body];
+  const double *dqb = dir->dq ? dir->dq + m->blk_off[f->body] : NULL;
+  double *Qb = dQ + m->blk_off[f->body];
   double T[3], dT[3];
   for (int i = 0; i < 3; i++) {
     T[i] = sv * f->vec[i];
@@ -94,6 +94,8 @@ static int torque_compile(lw_compile_ctx *cx, int i, lw_error *err)
     KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
   if (b == -1)
     KFAIL(path, "torque '%s' acts on the ground, where it does nothing; apply it to a moving body", fd->name);
+  if (b >= 0 && cx->m->blk_n[b] == cx->m->nd)
+    KFAIL(path, "force '%s': body '%s' is a point mass, which takes no torque", fd->name, fd->body[0]);
   f->body = b;
   return 0;
 }

@@ -9,8 +9,8 @@
  * (kind_registry.c) and one entry in tests/test-kinds.c and in
  * tests/test-tangent.c.
  *
- * Shapes: nq = m->nq generalized coordinates, nqb = m->nqb per body, w =
- * nblk nqb local coordinates of the bodies an element touches; Q, dQ are
+ * Shapes: nq = m->nq generalized coordinates in blocks (m->blk_n, m->blk_off),
+ * w local coordinates of the bodies an element touches (their blocks' in turn); Q, dQ are
  * (nq); vals are the Newton matrix's values (lw_mat_add_outer's layout);
  * KC, C are lw_bmat (nq x nq, block diagonal plus off-diagonal blocks). */
 #ifndef LW_KIND_H
@@ -113,7 +113,7 @@ typedef struct lw_force_kind {
 /* A row kind: a scalar x(q) of vectors linear in q, a.b (DOT) or
  * atan2(a.b, c.d) (ANGLE); the rows of joints and drivers and the joint
  * coordinates are built from them.  v[4] = {a, b, c, d} (c, d unused by
- * DOT); g, the gradient over the element's blocks (w = nblk nqb). */
+ * DOT); g, the gradient over the element's blocks (w: the blocks' coordinates in turn). */
 struct lw_sc;
 typedef struct lw_row_kind_ops {
   const char *name;
@@ -164,11 +164,10 @@ static inline const lw_force_kind *lw_force_kind_of(lw_force_type t)
 /* Q += s g over the force's blocks (g: its local gradient) */
 static inline void lw_kind_add_block_grad(const lw_model *m, double *Q, const lw_force *f, const double *g, double s)
 {
-  int nqb = m->nqb;
-  for (int k = 0; k < f->nblk; k++) {
-    double *Qb = Q + (size_t)f->blk[k] * nqb;
-    for (int i = 0; i < nqb; i++)
-      Qb[i] += s * g[k * nqb + i];
+  for (int k = 0, o = 0; k < f->nblk; o += m->blk_n[f->blk[k]], k++) {
+    double *Qb = Q + m->blk_off[f->blk[k]];
+    for (int i = 0; i < m->blk_n[f->blk[k]]; i++)
+      Qb[i] += s * g[o + i];
   }
 }
 

@@ -73,7 +73,7 @@ static inline void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *
                    const lw_vexpr *tb, int nblk, const int *blk, const lw_lin_point *p,
                    const lw_lin_dir *dir, int need_g, sc *s)
 {
-  int nd = m->nd, w = 2 * m->nqb;
+  int nd = m->nd, w = m->wrow;
   double va[3], vb[3], dva[3], dvb[3];
   vx_jvp(m, a, ta, p->q, dir->dq, 0, va, dva);
   vx_jvp(m, b, tb, p->q, dir->dq, 0, vb, dvb);
@@ -161,19 +161,17 @@ static inline void coord_sc(const lw_model *m, const lw_model *tm, int ci, const
 /* x . g over the local blocks */
 static inline double blk_dot(const lw_model *m, int nblk, const int *blk, const double *g, const double *x)
 {
-  int nqb = m->nqb;
   double s = 0;
-  for (int k = 0; k < nblk; k++)
-    s += dot(nqb, g + k * nqb, x + (size_t)blk[k] * nqb);
+  for (int k = 0, o = 0; k < nblk; o += m->blk_n[blk[k]], k++)
+    s += dot(m->blk_n[blk[k]], g + o, x + m->blk_off[blk[k]]);
   return s;
 }
 
 static inline void blk_add(const lw_model *m, int nblk, const int *blk, const double *g, double a, double *y)
 {
-  int nqb = m->nqb;
-  for (int k = 0; k < nblk; k++)
-    for (int i = 0; i < nqb; i++)
-      y[(size_t)blk[k] * nqb + i] += a * g[k * nqb + i];
+  for (int k = 0, o = 0; k < nblk; o += m->blk_n[blk[k]], k++)
+    for (int i = 0; i < m->blk_n[blk[k]]; i++)
+      y[m->blk_off[blk[k]] + i] += a * g[o + i];
 }
 
 static inline int touches(int nblk, const int *blk, int body)

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* written for a block size N (0: mixed sizes, from the model) */
 static inline void bmat_mul_n(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y,
-                              int trans, const int nqb)
+                              int trans, const int N)
 {
   for (int b = 0; b < m->nb; b++) {
-    const double *Bb = B->blk + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
-    double *yb = y + (size_t)b * nqb;
+    const int nqb = lw_bn(m, b, N);
+    const double *Bb = B->blk + lw_mboff(m, b, N), *xb = x + lw_boff(m, b, N);
+    double *yb = y + lw_boff(m, b, N);
     if (!trans) {
       for (int j = 0; j < nqb; j++) {
         double a = alpha * xb[j];
@@ -51,49 +53,62 @@ void lw_bmat_mul(const lw_model *m, const lw_bmat *B, double alpha, const double
 {
   if (m->nqb == 4)
     bmat_mul_n(m, B, alpha, x, y, 0, 4);
-  else
+  else if (m->nqb)
     bmat_mul_n(m, B, alpha, x, y, 0, m->nqb);
+  else
+    bmat_mul_n(m, B, alpha, x, y, 0, 0);
 }
 
 void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const double *x, double *y)
 {
   if (m->nqb == 4)
     bmat_mul_n(m, B, alpha, x, y, 1, 4);
-  else
+  else if (m->nqb)
     bmat_mul_n(m, B, alpha, x, y, 1, m->nqb);
+  else
+    bmat_mul_n(m, B, alpha, x, y, 1, 0);
 }
 
-/* the row products written for a constant nqb, so that the planar body's
- * (4) unroll */
+/* the row products written for a block size N, so that the planar body's
+ * (4) unroll; N = 0: mixed sizes (a row's second block after its first,
+ * rows wrow apart) */
 static inline void rowmat_mul_n(const lw_model *m, const double *restrict R, const double *restrict x,
-                                double *restrict y, const int nqb)
+                                double *restrict y, const int N)
 {
+  const int w = N ? 2 * N : m->wrow;
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb, *x0 = x + m->rq0[2 * r];
+    const int *blk = m->rows[r].blk;
+    const int n0 = lw_bn(m, blk[0], N);
+    const double *g = R + (size_t)r * w, *x0 = x + m->rq0[2 * r];
     double s = 0;
-    for (int i = 0; i < nqb; i++)
+    for (int i = 0; i < n0; i++)
       s += g[i] * x0[i];
     if (m->rq0[2 * r + 1] >= 0) {
       const double *x1 = x + m->rq0[2 * r + 1];
-      for (int i = 0; i < nqb; i++)
-        s += g[nqb + i] * x1[i];
+      const int n1 = lw_bn(m, blk[1], N);
+      for (int i = 0; i < n1; i++)
+        s += g[n0 + i] * x1[i];
     }
     y[r] += s;
   }
 }
 
 static inline void rowmat_mul_t_n(const lw_model *m, const double *restrict R, double alpha,
-                                  const double *restrict y, double *restrict x, const int nqb)
+                                  const double *restrict y, double *restrict x, const int N)
 {
+  const int w = N ? 2 * N : m->wrow;
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb;
+    const int *blk = m->rows[r].blk;
+    const int n0 = lw_bn(m, blk[0], N);
+    const double *g = R + (size_t)r * w;
     double a = alpha * y[r], *x0 = x + m->rq0[2 * r];
-    for (int i = 0; i < nqb; i++)
+    for (int i = 0; i < n0; i++)
       x0[i] += g[i] * a;
     if (m->rq0[2 * r + 1] >= 0) {
       double *x1 = x + m->rq0[2 * r + 1];
-      for (int i = 0; i < nqb; i++)
-        x1[i] += g[nqb + i] * a;
+      const int n1 = lw_bn(m, blk[1], N);
+      for (int i = 0; i < n1; i++)
+        x1[i] += g[n0 + i] * a;
     }
   }
 }
@@ -102,14 +117,18 @@ void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *
 {
   if (m->nqb == 4)
     rowmat_mul_n(m, R, x, y, 4);
-  else
+  else if (m->nqb)
     rowmat_mul_n(m, R, x, y, m->nqb);
+  else
+    rowmat_mul_n(m, R, x, y, 0);
 }
 
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x)
 {
   if (m->nqb == 4)
     rowmat_mul_t_n(m, R, alpha, y, x, 4);
-  else
+  else if (m->nqb)
     rowmat_mul_t_n(m, R, alpha, y, x, m->nqb);
+  else
+    rowmat_mul_t_n(m, R, alpha, y, x, 0);
 }

@@ -405,7 +405,8 @@ int lw_pattern_pos(const lw_model *m, int bi, int bj)
   return -1;
 }
 
-/* vals += s g g^T, g given on the blocks blk[0..nblk) (2 nqb values) */
+/* vals += s g g^T, g given on the blocks blk[0..nblk) (their coordinates
+ * in turn) */
 void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
                       const int *pairpos, const double *g)
 {
@@ -415,14 +416,15 @@ void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const
       int bi = blk[x], bj = blk[y];
       if (bi > bj)
         continue;
-      int pos = pairpos[x == y ? (x == 0 ? 0 : 2) : 1];
-      const double *gi = g + (size_t)x * nqb, *gj = g + (size_t)y * nqb;
-      for (int kc = 0; kc < nqb; kc++) {
+      int row = pairpos[x == y ? (x == 0 ? 0 : 2) : 1];
+      int ni = lw_bn(m, bi, nqb), nj = lw_bn(m, bj, nqb), cj = lw_boff(m, bj, nqb);
+      const double *gi = g + lw_loc(m, blk, x, nqb), *gj = g + lw_loc(m, blk, y, nqb);
+      for (int kc = 0; kc < nj; kc++) {
         double sg = s * gj[kc];
         if (sg == 0.0)
           continue;
-        double *col = vals + m->colptr[bj * nqb + kc] + pos * nqb;
-        int kmax = bi == bj ? kc + 1 : nqb;
+        double *col = vals + m->colptr[cj + kc] + row;
+        int kmax = bi == bj ? kc + 1 : ni;
         for (int kr = 0; kr < kmax; kr++)
           col[kr] += sg * gi[kr];
       }
@@ -446,39 +448,44 @@ void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y
   lw_rowmat_mul_t(m, d->jac, 1.0, x, y);
 }
 
-/* y = B x for a block-diagonal B of nb blocks nqb x nqb (column-major),
- * written for a constant nqb so that the planar body's (4) unrolls */
-static inline void block_diag_mul_n(int nb, const double *blocks, const double *x, double *y, const int nqb)
+/* y = B x for a block-diagonal B of the model's blocks (column-major,
+ * packed like the mass blocks), written for a block size N (4: the planar
+ * body's unroll; 0: the sizes of mixed blocks from the model) */
+static inline void block_diag_mul_n(const lw_model *m, const double *blocks, const double *x, double *y,
+                                    const int N)
 {
-  for (int b = 0; b < nb; b++) {
-    const double *B = blocks + (size_t)b * nqb * nqb, *xb = x + (size_t)b * nqb;
-    double *yb = y + (size_t)b * nqb;
-    for (int i = 0; i < nqb; i++) {
+  for (int b = 0; b < m->nb; b++) {
+    int n = lw_bn(m, b, N);
+    const double *B = blocks + lw_mboff(m, b, N), *xb = x + lw_boff(m, b, N);
+    double *yb = y + lw_boff(m, b, N);
+    for (int i = 0; i < n; i++) {
       double s = 0;
-      for (int j = 0; j < nqb; j++)
-        s += B[j * nqb + i] * xb[j];
+      for (int j = 0; j < n; j++)
+        s += B[j * n + i] * xb[j];
       yb[i] = s;
     }
   }
 }
 
-static void block_diag_mul(int nb, int nqb, const double *blocks, const double *x, double *y)
+static void block_diag_mul(const lw_model *m, const double *blocks, const double *x, double *y)
 {
-  if (nqb == 4)
-    block_diag_mul_n(nb, blocks, x, y, 4);
+  if (m->nqb == 4)
+    block_diag_mul_n(m, blocks, x, y, 4);
+  else if (m->nqb)
+    block_diag_mul_n(m, blocks, x, y, m->nqb);
   else
-    block_diag_mul_n(nb, blocks, x, y, nqb);
+    block_diag_mul_n(m, blocks, x, y, 0);
 }
 
 void lw_mass_mul(const lw_model *m, const double *x, double *y)
 {
-  block_diag_mul(m->nb, m->nqb, m->mass_blocks, x, y);
+  block_diag_mul(m, m->mass_blocks, x, y);
 }
 
 /* y = M^-1 x with the inverses of the mass blocks */
 void lw_minv_mul(const lw_model *m, const double *x, double *y)
 {
-  block_diag_mul(m->nb, m->nqb, m->minv_blocks, x, y);
+  block_diag_mul(m, m->minv_blocks, x, y);
 }
 
 /* ---- SPD solver ------------------------------------------------------- */

@@ -43,7 +43,9 @@ typedef double lw_v2d __attribute__((vector_size(16)));
 
 /* The body's size nqb is a constant in kernels (LW_FOR_NQB: the
  * planar body's 4, the spatial body's 12), so that the loops over a
- * body's coordinates unroll. */
+ * body's coordinates unroll; another uniform size goes as a variable, and
+ * blocks of mixed sizes (m->nqb = 0) as 0, which the kernels read as "the
+ * sizes from the model" (lw_bn, lw_boff, lw_mboff in lw_internal.h). */
 
 #define LW_FOR_NQB(nqb, call)                                                                                        \
   do {                                                                                                             \

@@ -79,7 +79,7 @@ void lw_coord_jvp(const lw_model *m, const lw_tangent *tg, int ci, const lw_lin_
     *dx = s.dv;
   if (dxd)
     *dxd = s.dr;
-  int w = 2 * m->nqb;
+  int w = m->wrow;
   if (g)
     memcpy(g, s.g, sizeof(double) * (size_t)w);
   if (dg)
@@ -183,10 +183,25 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
  * angles and forces go through their directional derivatives, one local
  * coordinate at a time. */
 
+/* B(gi, gj) += v for blocks of mixed sizes */
+static void bm_add_mixed(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
+{
+  int bi = lw_body_of(m, gi), bj = lw_body_of(m, gj), o = m->blk_off[bi], n = m->blk_n[bi];
+  if (bi == bj)
+    B->blk[m->mblk_off[bi] + (size_t)(gj - o) * n + (gi - o)] += v;
+  else
+    B->off[(size_t)gj * m->nq + gi] += v;
+}
+
 /* B(gi, gj) += v */
 static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
 {
-  int nqb = m->nqb, bi = lw_qb_div(gi, nqb), bj = lw_qb_div(gj, nqb);
+  int nqb = m->nqb;
+  if (!nqb) {
+    bm_add_mixed(m, B, gi, gj, v);
+    return;
+  }
+  int bi = lw_qb_div(gi, nqb), bj = lw_qb_div(gj, nqb);
   if (bi == bj)
     B->blk[(size_t)bi * nqb * nqb + (size_t)(lw_qb_mod(gj, nqb)) * nqb + lw_qb_mod(gi, nqb)] += v;
   else
@@ -194,16 +209,15 @@ static inline void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, d
 }
 
 /* the part of B in the rows of body br and the columns of body bc:
- * B(br nqb + r, bc nqb + c) = part[c ld + r] */
+ * B(blk_off[br] + r, blk_off[bc] + c) = part[c ld + r] */
 static inline double *bm_part(const lw_model *m, const lw_bmat *B, int br, int bc, int *ld)
 {
-  int nqb = m->nqb;
   if (br == bc) {
-    *ld = nqb;
-    return B->blk + (size_t)br * nqb * nqb;
+    *ld = m->blk_n[br];
+    return B->blk + m->mblk_off[br];
   }
   *ld = m->nq;
-  return B->off + (size_t)bc * nqb * m->nq + (size_t)br * nqb;
+  return B->off + (size_t)m->blk_off[bc] * m->nq + m->blk_off[br];
 }
 
 /* A scalar of a row or a coordinate in closed form: x = a.b (DOT) or
@@ -244,7 +258,7 @@ static void sx_pair(int nd, int w, const double *A, const double *B, const doubl
 static void sx_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *const ve[4], int nblk, const int *blk,
                     const double *q, const double *qd, sx *o)
 {
-  int nd = m->nd, n = kind == LW_ROW_ANGLE ? 4 : 2, w = nblk * m->nqb;
+  int nd = m->nd, n = kind == LW_ROW_ANGLE ? 4 : 2, w = lw_loc_width(m, nblk, blk, m->nqb);
   double v[4][3], vd[4][3];
   o->angle = kind == LW_ROW_ANGLE;
   o->w = w;
@@ -307,7 +321,7 @@ void lw_angle_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
   for (int k = 0; k < 3; k++)
     lk[k] = H[k] ? p->l[k][r] : 0.0;
   for (int i = 0; i < w; i++) {
-    int gi = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+    int gi = lw_loc_global(m, row->blk, i, nqb);
     double dr2 = 2.0 * (S * o.gS[i] + C * o.gC[i]);
     /* the Hessian's column i */
     double hq = 0;
@@ -315,7 +329,7 @@ void lw_angle_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
       double hji = sx_hess(&o, j, i);
       if (hji == 0.0)
         continue;
-      int gj = row->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
+      int gj = lw_loc_global(m, row->blk, j, nqb);
       hq += hji * p->qdd[gj];
       for (int k = 0; k < 3; k++)
         if (lk[k] != 0.0)
@@ -341,11 +355,10 @@ void lw_angle_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *
  * (entry (j, i) = row j, column i; nv outer products, v[0] = k g + c gd +
  * cv c g and the rest of the Hessian's terms; H: column i at H + i w, or
  * NULL, read with KC only) */
-LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, int w, int nv,
+LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, int nblk, const int *blk, int w, int nv,
                          const double *const u[], const double *const v[], const double *H, double tau,
-                         const lw_bmat *KC, const lw_bmat *Cm, const int nqb)
+                         const lw_bmat *KC, const lw_bmat *Cm, const int N)
 {
-  int nblk = w / nqb;
   const double *g = u[0];
   double cc = Cm ? f->c : 0.0;
   for (int kb = 0; kb < nblk; kb++)
@@ -353,11 +366,13 @@ LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, i
       int ldk = 0, ldc = 0;
       double *pk = KC ? bm_part(m, KC, blk[lb], blk[kb], &ldk) : NULL;
       double *pc = cc != 0.0 ? bm_part(m, Cm, blk[lb], blk[kb], &ldc) : NULL;
-      for (int ii = 0; ii < nqb; ii++) {
-        int i = kb * nqb + ii;
+      const int nk = lw_bn(m, blk[kb], N), nl = lw_bn(m, blk[lb], N);
+      const int ok = lw_loc(m, blk, kb, N), ol = lw_loc(m, blk, lb, N);
+      for (int ii = 0; ii < nk; ii++) {
+        int i = ok + ii;
         double v0 = v[0][i], v1 = nv > 1 ? v[1][i] : 0.0, v2 = nv > 2 ? v[2][i] : 0.0;
-        for (int jj = 0; jj < nqb && pk; jj++) {
-          int j = lb * nqb + jj;
+        for (int jj = 0; jj < nl && pk; jj++) {
+          int j = ol + jj;
           double a = u[0][j] * v0;
           if (nv > 1)
             a += u[1][j] * v1 + u[2][j] * v2;
@@ -365,8 +380,8 @@ LW_KERNEL void sd_blocks(const lw_model *m, const lw_force *f, const int *blk, i
             a -= tau * H[i * w + j];
           pk[ii * ldk + jj] += a;
         }
-        for (int jj = 0; jj < nqb && pc; jj++)
-          pc[ii * ldc + jj] += cc * g[lb * nqb + jj] * g[i];
+        for (int jj = 0; jj < nl && pc; jj++)
+          pc[ii * ldc + jj] += cc * g[ol + jj] * g[i];
       }
     }
 }
@@ -403,12 +418,12 @@ void lw_joint_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, con
     cc = tau * o.S / r2;
   }
   const double *u[3] = {o.g, o.gS, o.gC}, *v[3] = {a, b, e};
-  sd_blocks(m, f, c->blk, w, o.angle ? 3 : 1, u, v, NULL, tau, KC, Cm, m->nqb);
+  sd_blocks(m, f, c->nblk, c->blk, w, o.angle ? 3 : 1, u, v, NULL, tau, KC, Cm, m->nqb);
   if (!KC)
     return;
   for (int n = m->ch_ptr[f->coord]; n < m->ch_ptr[f->coord + 1]; n++) {
     int i = m->ch_ij[2 * n], j = m->ch_ij[2 * n + 1];
-    int gi = c->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb), gj = c->blk[lw_qb_div(j, nqb)] * nqb + lw_qb_mod(j, nqb);
+    int gi = lw_loc_global(m, c->blk, i, nqb), gj = lw_loc_global(m, c->blk, j, nqb);
     bm_add(m, KC, gj, gi, cs * m->ch_v[2 * n] + cc * m->ch_v[2 * n + 1]);
   }
 }
@@ -455,7 +470,7 @@ LW_KERNEL void point_sd_lin_n(const lw_model *m, const lw_force *f, const lw_lin
   for (int i = 0; i < w; i++)
     a[i] = f->k * g[i] + f->c * gd[i] + cv * f->c * g[i];
   const double *gu[1] = {g}, *av[1] = {a};
-  sd_blocks(m, f, f->blk, w, 1, gu, av, H, tau, KC, Cm, nqb);
+  sd_blocks(m, f, f->nblk, f->blk, w, 1, gu, av, H, tau, KC, Cm, nqb);
 }
 
 /* the sizes constants for a planar or spatial spring between one or two
@@ -464,7 +479,7 @@ void lw_point_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, con
                      const lw_bmat *KC, const lw_bmat *Cm)
 {
   (void)d;
-  int nd = m->nd, nqb = m->nqb, w = f->nblk * nqb;
+  int nd = m->nd, nqb = m->nqb, w = lw_loc_width(m, f->nblk, f->blk, nqb);
   if (nqb == 4 && w == 8)
     point_sd_lin_n(m, f, p, cv, KC, Cm, 2, 4, 8);
   else if (nqb == 4 && w == 4)
@@ -481,12 +496,16 @@ void lw_point_sd_lin(const lw_model *m, const lw_data *d, const lw_force *f, con
 void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p, const lw_bmat *const H[3], int r,
                     double *rv, double *ra, double *rad)
 {
-  int nqb = m->nqb, w = row->nblk * nqb;
+  int nqb = m->nqb, w = lw_loc_width(m, row->nblk, row->blk, nqb);
   /* the constant Hessian: the global index of each local coordinate,
    * and the multipliers */
   int gidx[2 * LW_MAXQB];
-  for (int i = 0; i < w; i++)
-    gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+  if (nqb)
+    for (int i = 0; i < w; i++)
+      gidx[i] = row->blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+  else
+    for (int i = 0; i < w; i++)
+      gidx[i] = lw_loc_global(m, row->blk, i, 0);
   double lk[3];
   for (int k = 0; k < 3; k++)
     lk[k] = H[k] ? p->l[k][r] : 0.0;
@@ -507,7 +526,7 @@ void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p,
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
 {
-  int nq = m->nq, nqb = m->nqb, w2 = 2 * nqb;
+  int nq = m->nq, nqb = m->nqb, w2 = m->wrow;
   double *e = d->r; /* unit directions */
   memset(e, 0, sizeof(double) * (size_t)nq);
   for (int r = 0; r < m->nc; r++) {
@@ -531,8 +550,8 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
       kind->lin(m, d, f, p, cv, KC, C);
       continue;
     }
-    for (int i = 0; i < nblk * nqb; i++) {
-      int gi = blk[lw_qb_div(i, nqb)] * nqb + lw_qb_mod(i, nqb);
+    for (int i = 0; i < lw_loc_width(m, nblk, blk, nqb); i++) {
+      int gi = lw_loc_global(m, blk, i, nqb);
       for (int pass = 0; pass < 2; pass++) {
         /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
         const lw_bmat *T = pass == 0 ? KC : C;
@@ -540,13 +559,13 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
           continue;
         e[gi] = pass == 0 ? 1.0 : 0.0;
         ev[gi] = pass == 0 ? cv : 1.0;
-        lw_lin_dir dir = {pass == 0 ? e : NULL, ev, NULL, NULL, NULL, NULL, blk[i / nqb]};
+        lw_lin_dir dir = {pass == 0 ? e : NULL, ev, NULL, NULL, NULL, NULL, lw_body_of(m, gi)};
         lw_lin_dir df = dir;
         df.dqd = ev;
         kind->jvp(m, d, n, p, &pf, &dir, &df, 1, dQ);
         for (int k = 0; k < nblk; k++)
-          for (int l = 0; l < nqb; l++) {
-            int g = blk[k] * nqb + l;
+          for (int l = 0; l < m->blk_n[blk[k]]; l++) {
+            int g = m->blk_off[blk[k]] + l;
             bm_add(m, T, g, gi, -dQ[g]);
             dQ[g] = 0.0;
           }
@@ -564,8 +583,8 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
 int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, double *const H[3], int ldh,
                     double *RV, double *RA, double *RAd, int ldr, double *KC, int ldk, double *C, int ldc)
 {
-  int nq = m->nq, nqb = m->nqb, nc = m->nc, w2 = 2 * nqb;
-  size_t nblk = (size_t)m->nb * nqb * nqb, nrow = (size_t)nc * w2;
+  int nq = m->nq, nc = m->nc, w2 = m->wrow;
+  size_t nblk = m->mblk_off[m->nb], nrow = (size_t)nc * w2;
   /* five matrices of blocks and entries between bodies, three of rows */
   double *mem = calloc(5 * (nblk + (size_t)nq * nq) + 3 * nrow + 1, sizeof(double));
   if (!mem)
@@ -583,8 +602,10 @@ int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double
       continue;
     for (int j = 0; j < nq; j++)
       for (int i = 0; i < nq; i++) {
-        double v = i / nqb == j / nqb ? B[k].blk[(size_t)(i / nqb) * nqb * nqb + (size_t)(j % nqb) * nqb + i % nqb]
-                                      : B[k].off[(size_t)j * nq + i];
+        int bi = lw_body_of(m, i), oi = m->blk_off[bi];
+        double v = bi == lw_body_of(m, j)
+                       ? B[k].blk[m->mblk_off[bi] + (size_t)(j - oi) * m->blk_n[bi] + (i - oi)]
+                       : B[k].off[(size_t)j * nq + i];
         out[k][(size_t)j * ld[k] + i] += v;
       }
   }
@@ -592,8 +613,8 @@ int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double
   for (int k = 0; k < 3; k++)
     for (int r = 0; r < nc; r++) {
       const lw_row *row = &m->rows[r];
-      for (int i = 0; i < row->nblk * nqb; i++)
-        rout[k][(size_t)(row->blk[i / nqb] * nqb + i % nqb) * ldr + r] += R[k * nrow + (size_t)r * w2 + i];
+      for (int i = 0; i < lw_loc_width(m, row->nblk, row->blk, 0); i++)
+        rout[k][(size_t)lw_loc_global(m, row->blk, i, 0) * ldr + r] += R[k * nrow + (size_t)r * w2 + i];
     }
   free(mem);
   return 0;
@@ -602,15 +623,16 @@ int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double
 
 /* y += M' x with the tangent mass blocks */
 LW_KERNEL void tangent_mass_mul_n(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
-                                   double *const *y, const int nqb)
+                                   double *const *y, const int N)
 {
   for (int b = 0; b < m->nb; b++) {
     if (!tg->body_on[b])
       continue;
-    const double *M = tg->dm->mass_blocks + (size_t)b * nqb * nqb;
+    const int nqb = lw_bn(m, b, N);
+    const double *M = tg->dm->mass_blocks + lw_mboff(m, b, N);
     for (int v = 0; v < k; v++) {
-      const double *xb = x[v] + (size_t)b * nqb;
-      double *yb = y[v] + (size_t)b * nqb;
+      const double *xb = x[v] + lw_boff(m, b, N);
+      double *yb = y[v] + lw_boff(m, b, N);
       for (int j = 0; j < nqb; j++)
         for (int i = 0; i < nqb; i++)
           yb[i] += M[j * nqb + i] * xb[j];
@@ -639,7 +661,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
 {
   const lw_model *tm = tg ? tg->dm : NULL;
   const lw_output *op = &m->outputs[k];
-  int nd = m->nd, nqb = m->nqb, nq = m->nq;
+  int nd = m->nd, nq = m->nq;
   for (int i = 0; i < op->width; i++)
     dy[i] = 0;
   switch (op->type) {
@@ -673,8 +695,8 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
       for (int kb = 0; kb < row->nblk; kb++)
         if (row->blk[kb] == b)
           for (int i = 0; i < nd; i++)
-            dy[i] -= sgn * (s.dg[kb * nqb + i] * p->l[0][r] +
-                            (dir->dl ? s.g[kb * nqb + i] * dir->dl[r] : 0.0));
+            dy[i] -= sgn * (s.dg[lw_loc(m, row->blk, kb, 0) + i] * p->l[0][r] +
+                            (dir->dl ? s.g[lw_loc(m, row->blk, kb, 0) + i] * dir->dl[r] : 0.0));
     }
     break;
   }

@@ -126,7 +126,7 @@ static void comb_bodies(lw_model *o, lw_model *const mk[4], const double c[4])
 {
   const lw_model *m = mk[0];
   const double *x[4] = FOUR(, mk, ->mass_blocks);
-  for (size_t i = 0; i < (size_t)m->nb * m->nqb * m->nqb; i++)
+  for (size_t i = 0; i < m->mblk_off[m->nb]; i++) /* the blocks packed by offset */
     o->mass_blocks[i] = comb(x, i, c);
   const double *g[4] = FOUR(, mk, ->qgrav);
   for (int i = 0; i < m->nq; i++)
@@ -301,9 +301,10 @@ static int force_on(const lw_tangent *t, const lw_model *o, int n)
 static void tangent_flags_set(lw_tangent *t)
 {
   const lw_model *o = t->dm;
-  size_t nb2 = (size_t)o->nqb * o->nqb;
-  for (int b = 0; b < o->nb; b++)
-    t->any |= t->body_on[b] = (char)nonzero(o->mass_blocks + b * nb2, nb2);
+  for (int b = 0; b < o->nb; b++) {
+    size_t nb2 = (size_t)o->blk_n[b] * (size_t)o->blk_n[b];
+    t->any |= t->body_on[b] = (char)nonzero(o->mass_blocks + o->mblk_off[b], nb2);
+  }
   t->any |= t->grav_on = nonzero(o->qgrav, (size_t)o->nq);
   for (int r = 0; r < o->nc; r++) {
     const lw_row *row = &o->rows[r];
@@ -362,9 +363,8 @@ static int body_field_tangent(const lw_model *m, const double *x, lw_model *dm)
       dcom[ic] = 1.0;
     if (iI >= 0)
       dI[iI] = 1.0;
-    size_t nqb = (size_t)m->nqb;
     if (dm)
-      lw_body_tangent(m, b, dmass, dcom, dI, dg, dm->mass_blocks + b * nqb * nqb, dm->qgrav + b * nqb);
+      lw_body_tangent(m, b, dmass, dcom, dI, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
     return 1;
   }
   return 0;
@@ -378,9 +378,8 @@ static int gravity_field_tangent(const lw_model *m, const double *x, lw_model *d
     return 0;
   double z[6] = {0, 0, 0, 0, 0, 0}, dg[3] = {0, 0, 0};
   dg[k] = 1.0;
-  size_t nqb = (size_t)m->nqb;
   for (int b = 0; dm && b < m->nb; b++)
-    lw_body_tangent(m, b, 0.0, z, z, dg, dm->mass_blocks + b * nqb * nqb, dm->qgrav + b * nqb);
+    lw_body_tangent(m, b, 0.0, z, z, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
   return 1;
 }
 

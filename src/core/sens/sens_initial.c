@@ -25,7 +25,7 @@ static int initial_position(sens *s, const double *st, sens_initial_lin *L)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
-  int nq = s->nq, nc = s->nc, p = s->p, nqb = s->nqb, w = 2 * nqb;
+  int nq = s->nq, nc = s->nc, p = s->p, w = m->wrow;
   const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
   double t = ST_T(st);
   int ng = L->ng;
@@ -35,9 +35,8 @@ static int initial_position(sens *s, const double *st, sens_initial_lin *L)
   L->Gth = calloc((size_t)ng * p + 1, sizeof(double));
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++)
-      for (int i = 0; i < nqb; i++)
-        G[(size_t)(row->blk[k] * nqb + i) * ng + r] += d->jac[(size_t)r * w + k * nqb + i];
+    for (int i = 0; i < lw_loc_width(m, row->nblk, row->blk, 0); i++)
+      G[(size_t)lw_loc_global(m, row->blk, i, 0) * ng + r] += d->jac[(size_t)r * w + i];
   }
   lw_lin_point pt = {q, qd, qd, qdd, {lam, NULL, NULL}, t};
   lw_lin_dir none = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
@@ -47,9 +46,8 @@ static int initial_position(sens *s, const double *st, sens_initial_lin *L)
     int ci = m->init_coord[i];
     const lw_coord *c = &m->coords[ci];
     lw_coord_jvp(m, NULL, ci, &pt, &none, NULL, NULL, gc, NULL);
-    for (int k = 0; k < c->nblk; k++)
-      for (int l = 0; l < nqb; l++)
-        G[(size_t)(c->blk[k] * nqb + l) * ng + nc + h] += gc[k * nqb + l];
+    for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+      G[(size_t)lw_loc_global(m, c->blk, l, 0) * ng + nc + h] += gc[l];
     h++;
   }
   lw_lin_out op = {NULL, {NULL, NULL, NULL}, s->dphi, NULL, NULL};
@@ -83,7 +81,7 @@ static int initial_velocity(sens *s, const double *st, sens_initial_lin *L)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
-  int nq = s->nq, nc = s->nc, p = s->p, nqb = s->nqb, w = 2 * nqb;
+  int nq = s->nq, nc = s->nc, p = s->p, w = m->wrow;
   const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
   double t = ST_T(st);
   int na = L->na, nv = L->nv;
@@ -100,9 +98,8 @@ static int initial_velocity(sens *s, const double *st, sens_initial_lin *L)
   double *A = calloc((size_t)na * nq + 1, sizeof(double));
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++)
-      for (int i = 0; i < nqb; i++)
-        A[(size_t)(row->blk[k] * nqb + i) * na + r] += d->jac[(size_t)r * w + k * nqb + i];
+    for (int i = 0; i < lw_loc_width(m, row->nblk, row->blk, 0); i++)
+      A[(size_t)lw_loc_global(m, row->blk, i, 0) * na + r] += d->jac[(size_t)r * w + i];
   }
   double *bv = calloc((size_t)nv, sizeof(double));
   for (int r = 0; r < nc; r++)
@@ -111,9 +108,8 @@ static int initial_velocity(sens *s, const double *st, sens_initial_lin *L)
     int ci = m->init_coord[i];
     const lw_coord *c = &m->coords[ci];
     lw_coord_jvp(m, NULL, ci, &pt, &none, NULL, NULL, gc, NULL);
-    for (int k = 0; k < c->nblk; k++)
-      for (int l = 0; l < nqb; l++)
-        A[(size_t)(c->blk[k] * nqb + l) * na + nc + i] += gc[k * nqb + l];
+    for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+      A[(size_t)lw_loc_global(m, c->blk, l, 0) * na + nc + i] += gc[l];
     bv[nq + nc + i] = m->init_has_vel[i] ? m->init_vel[i] : 0.0;
   }
   for (int j = 0; j < nq; j++)
@@ -145,7 +141,7 @@ static int initial_velocity(sens *s, const double *st, sens_initial_lin *L)
     if (x < nq) {
       unit_vector(s->e, nq, x);
       dir.dq = s->e;
-      dir.body = x / nqb;
+      dir.body = lw_body_of(m, x);
     }
     lw_lin_jvp(m, d, &pv, &dir, &ov);
     for (int i = 0; i < nq; i++)
@@ -160,9 +156,8 @@ static int initial_velocity(sens *s, const double *st, sens_initial_lin *L)
       double dxd;
       lw_coord_jvp(m, tg, ci, &pv, &dir, NULL, &dxd, gc, dgc);
       /* mu_i d(grad x_i) */
-      for (int k = 0; k < c->nblk; k++)
-        for (int l = 0; l < nqb; l++)
-          col[c->blk[k] * nqb + l] += mu[nc + i] * dgc[k * nqb + l];
+      for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+        col[lw_loc_global(m, c->blk, l, 0)] += mu[nc + i] * dgc[l];
       col[nq + nc + i] = dxd - (tg && m->init_has_vel[i] ? tg->dm->init_vel[i] : 0.0);
     }
   }
@@ -183,7 +178,7 @@ static int initial_acceleration(sens *s, const double *st, sens_initial_lin *L)
 {
   const lw_model *m = s->m;
   lw_data *d = s->d;
-  int nq = s->nq, n1 = s->n1, nc = s->nc, p = s->p, nqb = s->nqb;
+  int nq = s->nq, n1 = s->n1, nc = s->nc, p = s->p;
   const double *q = ST_Q(s, st), *qd = ST_QD(s, st), *qdd = ST_QDD(s, st), *lam = ST_L(s, st);
   double t = ST_T(st);
   int bad = 0;
@@ -200,13 +195,13 @@ static int initial_acceleration(sens *s, const double *st, sens_initial_lin *L)
   lw_lin_out oa = {s->dQ, {s->dJ[0], NULL, NULL}, NULL, NULL, s->dacc};
   for (int j = 0; j < nq; j++) {
     unit_vector(s->e, nq, j);
-    lw_lin_dir dq = {s->e, NULL, NULL, NULL, NULL, NULL, j / nqb};
+    lw_lin_dir dq = {s->e, NULL, NULL, NULL, NULL, NULL, lw_body_of(m, j)};
     lw_lin_jvp(m, d, &pa, &dq, &oa);
     double *c1 = L->D0q + (size_t)j * n1;
     for (int i = 0; i < nq; i++)
       c1[i] = -s->dQ[i] + s->dJ[0][i];
     memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
-    lw_lin_dir dv = {NULL, s->e, s->e, NULL, NULL, NULL, j / nqb};
+    lw_lin_dir dv = {NULL, s->e, s->e, NULL, NULL, NULL, lw_body_of(m, j)};
     lw_lin_jvp(m, d, &pa, &dv, &oa);
     double *c2 = L->D0qd + (size_t)j * n1;
     for (int i = 0; i < nq; i++)

@@ -120,7 +120,7 @@ typedef struct sens {
  * then, with aux, the step data described at sens.aux */
 static inline size_t sens_aux_len(const sens *s)
 {
-  size_t w = (size_t)s->nc * 2 * s->nqb;
+  size_t w = (size_t)s->nc * s->m->wrow;
   return s->aux ? w + (size_t)s->nc * (s->nc + 1) / 2 + (s->aux > 1 ? w : 0) : 0;
 }
 

@@ -86,14 +86,14 @@ int sens_pinv(double *A, int m, int n, double *P)
  * the n1 x n1 matrix K (J at the rows evaluated in d) */
 static void kkt_add_jac(const sens *s, double *K, double scale)
 {
-  int nq = s->nq, n1 = s->n1, nqb = s->nqb, w = 2 * nqb;
   const lw_model *m = s->m;
+  int nq = s->nq, n1 = s->n1, w = m->wrow;
   for (int r = 0; r < s->nc; r++) {
     const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++)
-      for (int i = 0; i < nqb; i++) {
-        int col = row->blk[k] * nqb + i;
-        double g = s->d->jac[(size_t)r * w + k * nqb + i];
+    for (int k = 0, o = 0; k < row->nblk; o += m->blk_n[row->blk[k]], k++)
+      for (int i = 0; i < m->blk_n[row->blk[k]]; i++) {
+        int col = m->blk_off[row->blk[k]] + i;
+        double g = s->d->jac[(size_t)r * w + o + i];
         K[(size_t)col * n1 + nq + r] += scale * g;   /* J */
         K[(size_t)(nq + r) * n1 + col] += scale * g; /* J^T */
       }
@@ -139,12 +139,14 @@ void sens_km_solve(sens *s, double *b)
 int sens_ap_factor_dense(sens *s)
 {
   const lw_model *m = s->m;
-  int nq = s->nq, n1 = s->n1, nqb = s->nqb;
+  int nq = s->nq, n1 = s->n1;
   memset(s->AP, 0, sizeof(double) * (size_t)n1 * n1);
-  for (int b = 0; b < m->nb; b++)
-    for (int j = 0; j < nqb; j++)
-      for (int i = 0; i < nqb; i++)
-        s->AP[(size_t)(b * nqb + j) * n1 + b * nqb + i] = s->Ab.blk[((size_t)b * nqb + j) * nqb + i];
+  for (int b = 0; b < m->nb; b++) {
+    int n = m->blk_n[b], o = m->blk_off[b];
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++)
+        s->AP[(size_t)(o + j) * n1 + o + i] = s->Ab.blk[m->mblk_off[b] + (size_t)j * n + i];
+  }
   if (s->Ab.off)
     for (int j = 0; j < nq; j++)
       for (int i = 0; i < nq; i++)
@@ -325,27 +327,30 @@ LW_KERNEL double blk_dot(const double *restrict a, const double *restrict b, con
  * blocks, and SP = J A^-1 J^T: SP(r, c) = g_r . A^-1 g_c and SP(c, r) =
  * g_c . A^-1 g_r over the pairs of rows r <= c that share a body
  * (m->spair) */
-LW_KERNEL int ap_assemble_n(sens *s, const int nqb)
+LW_KERNEL int ap_assemble_n(sens *s, const int N)
 {
   const lw_model *m = s->m;
   const double *jac = s->d->jac;
   double *WP = s->WP;
-  int nc = s->nc, w = 2 * nqb, bb = nqb * nqb;
+  int nc = s->nc, w = N ? 2 * N : m->wrow;
   for (int b = 0; b < m->nb; b++)
-    if (lw_inv_small(s->Ab.blk + (size_t)b * bb, nqb, s->Ainv + (size_t)b * bb))
+    if (lw_inv_small(s->Ab.blk + lw_mboff(m, b, N), lw_bn(m, b, N), s->Ainv + lw_mboff(m, b, N)))
       return -1;
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
-    for (int k = 0; k < row->nblk; k++)
-      blk_mv_v(s->Ainv + (size_t)row->blk[k] * bb, jac + (size_t)r * w + k * nqb, WP + (size_t)r * w + k * nqb,
-               nqb);
+    for (int k = 0; k < row->nblk; k++) {
+      int o = lw_loc(m, row->blk, k, N);
+      blk_mv_v(s->Ainv + lw_mboff(m, row->blk[k], N), jac + (size_t)r * w + o, WP + (size_t)r * w + o,
+               lw_bn(m, row->blk[k], N));
+    }
   }
   memset(s->SP, 0, sizeof(double) * (size_t)nc * nc);
   for (int k = 0; k < m->nspair; k++) {
     const int *p = m->spair + 4 * k;
-    s->SP[p[3]] += blk_dot(jac + p[1], WP + p[2], nqb);
+    const int n = N ? N : m->spair_n[k];
+    s->SP[p[3]] += blk_dot(jac + p[1], WP + p[2], n);
     if (p[3] != p[0])
-      s->SP[p[0]] += blk_dot(jac + p[2], WP + p[1], nqb);
+      s->SP[p[0]] += blk_dot(jac + p[2], WP + p[1], n);
   }
   return 0;
 }
@@ -373,11 +378,12 @@ int sens_ap_factor(sens *s)
 /* x = A^-T x with the inverses of A's blocks */
 static void a_solve_t(const sens *s, double *x)
 {
-  int nqb = s->nqb, bb = nqb * nqb;
+  const lw_model *m = s->m;
   double t[LW_MAXQB];
-  for (int b = 0; b < s->m->nb; b++) {
-    double *xb = x + (size_t)b * nqb;
-    blk_mv(s->Ainv + (size_t)b * bb, nqb, xb, t, 1);
+  for (int b = 0; b < m->nb; b++) {
+    int nqb = m->blk_n[b];
+    double *xb = x + m->blk_off[b];
+    blk_mv(s->Ainv + m->mblk_off[b], nqb, xb, t, 1);
     memcpy(xb, t, sizeof(double) * (size_t)nqb);
   }
 }
@@ -562,17 +568,17 @@ LW_KERNEL void blocks_chunk(const int nqb, const double *Ab, const double *Bb, d
   lw_rv_add_to(&acc, 1.0, yi + c0, n);
 }
 
-/* Y += alpha (A + cb B) X, A and B block-diagonal (the bodies' nqb x nqb
- * blocks; B NULL: A alone) */
-LW_KERNEL void blocks_rows_n(const lw_model *m, const int nqb, const double *A, const double *B, double cb,
+/* Y += alpha (A + cb B) X, A and B block-diagonal (the bodies' blocks,
+ * N their size or 0 for mixed sizes; B NULL: A alone) */
+LW_KERNEL void blocks_rows_n(const lw_model *m, const int N, const double *A, const double *B, double cb,
                              double alpha, const double *restrict X, double *restrict Y, const int p)
 {
-  int bb = nqb * nqb;
   for (int b = 0; b < m->nb; b++) {
-    const double *Ab = A + (size_t)b * bb, *Bb = B ? B + (size_t)b * bb : NULL;
-    const double *Xb = X + (size_t)b * nqb * p;
+    const int nqb = lw_bn(m, b, N);
+    const double *Ab = A + lw_mboff(m, b, N), *Bb = B ? B + lw_mboff(m, b, N) : NULL;
+    const double *Xb = X + (size_t)lw_boff(m, b, N) * p;
     for (int i = 0; i < nqb; i++) {
-      double *yi = Y + ((size_t)b * nqb + i) * p;
+      double *yi = Y + ((size_t)lw_boff(m, b, N) + i) * p;
 #define CHUNK(c0, n) blocks_chunk(nqb, Ab, Bb, cb, alpha, Xb, yi, i, p, c0, n)
       LW_ROWS_CHUNKS(p, CHUNK);
 #undef CHUNK
@@ -582,17 +588,18 @@ LW_KERNEL void blocks_rows_n(const lw_model *m, const int nqb, const double *A, 
 
 /* columns c0 .. c0 + n of row r: y += alpha R X, or with neg y = alpha R X
  * - y (g: the row's entries, q0 its two blocks' first coordinates, the
- * second -1 when it has one) */
-LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, double alpha, const int neg,
-                            const double *restrict X, double *restrict y, int p, int c0, const int n)
+ * second -1 when it has one; n0, n1 the two blocks' sizes) */
+LW_KERNEL void rowmat_chunk(const int n0, const int n1, const double *g, const int *q0, double alpha,
+                            const int neg, const double *restrict X, double *restrict y, int p, int c0, const int n)
 {
   lw_rowvec acc;
   lw_rv_zero(&acc);
   for (int k = 0; k < 2 && q0[k] >= 0; k++) {
     const double *restrict x = X + (size_t)q0[k] * p + c0;
-    for (int i = 0; i < nqb; i++)
-      if (g[k * nqb + i] != 0.0) /* the rows of natural coordinates are mostly zeros */
-        lw_rv_axpy(&acc, g[k * nqb + i], x + (size_t)i * p, n);
+    const double *gk = g + (k ? n0 : 0);
+    for (int i = 0; i < (k ? n1 : n0); i++)
+      if (gk[i] != 0.0) /* the rows of natural coordinates are mostly zeros */
+        lw_rv_axpy(&acc, gk[i], x + (size_t)i * p, n);
   }
   if (neg)
     lw_rv_add_to_neg(&acc, alpha, y + c0, n);
@@ -601,21 +608,22 @@ LW_KERNEL void rowmat_chunk(const int nqb, const double *g, const int *q0, doubl
 }
 
 /* Y (nc rows) += alpha R X (neg: Y = alpha R X - Y), R by rows like d->jac */
-LW_KERNEL void rowmat_rows_n(const lw_model *m, const int nqb, const double *R, double alpha, const int neg,
+LW_KERNEL void rowmat_rows_n(const lw_model *m, const int N, const double *R, double alpha, const int neg,
                              const double *restrict X, double *restrict Y, const int p)
 {
+  const int w = N ? 2 * N : m->wrow;
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb;
-    const int *q0 = m->rq0 + 2 * r;
+    const double *g = R + (size_t)r * w;
+    const int *q0 = m->rq0 + 2 * r, n0 = lw_row_bn(m, r, 0, N), n1 = lw_row_bn(m, r, 1, N);
     double *y = Y + (size_t)r * p;
-#define CHUNK(c0, n) rowmat_chunk(nqb, g, q0, alpha, neg, X, y, p, c0, n)
+#define CHUNK(c0, n) rowmat_chunk(n0, n1, g, q0, alpha, neg, X, y, p, c0, n)
     LW_ROWS_CHUNKS(p, CHUNK);
 #undef CHUNK
   }
 }
 
 /* columns c0 .. c0 + n of row r: X += alpha R^T y */
-LW_KERNEL void rowmat_t_chunk(const int nqb, const double *g, const int *q0, double alpha,
+LW_KERNEL void rowmat_t_chunk(const int n0, const int n1, const double *g, const int *q0, double alpha,
                               const double *restrict y, double *restrict X, int p, int c0, const int n)
 {
   lw_rowvec yr;
@@ -623,19 +631,21 @@ LW_KERNEL void rowmat_t_chunk(const int nqb, const double *g, const int *q0, dou
   lw_rv_scale(&yr, alpha, n);
   for (int k = 0; k < 2 && q0[k] >= 0; k++) {
     double *restrict x = X + (size_t)q0[k] * p + c0;
-    for (int i = 0; i < nqb; i++)
-      lw_rv_add_to(&yr, g[k * nqb + i], x + (size_t)i * p, n);
+    const double *gk = g + (k ? n0 : 0);
+    for (int i = 0; i < (k ? n1 : n0); i++)
+      lw_rv_add_to(&yr, gk[i], x + (size_t)i * p, n);
   }
 }
 
 /* X (nq rows) += alpha R^T Y */
-LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int nqb, const double *R, double alpha,
+LW_KERNEL void rowmat_t_rows_n(const lw_model *m, const int N, const double *R, double alpha,
                                const double *restrict Y, double *restrict X, const int p)
 {
+  const int w = N ? 2 * N : m->wrow;
   for (int r = 0; r < m->nc; r++) {
-    const double *g = R + (size_t)r * 2 * nqb, *y = Y + (size_t)r * p;
-    const int *q0 = m->rq0 + 2 * r;
-#define CHUNK(c0, n) rowmat_t_chunk(nqb, g, q0, alpha, y, X, p, c0, n)
+    const double *g = R + (size_t)r * w, *y = Y + (size_t)r * p;
+    const int *q0 = m->rq0 + 2 * r, n0 = lw_row_bn(m, r, 0, N), n1 = lw_row_bn(m, r, 1, N);
+#define CHUNK(c0, n) rowmat_t_chunk(n0, n1, g, q0, alpha, y, X, p, c0, n)
     LW_ROWS_CHUNKS(p, CHUNK);
 #undef CHUNK
   }

@@ -51,7 +51,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       else
         dir.dl = s->e + 3 * nq;
       if (x < 3 * nq)
-        dir.body = (x % nq) / s->nqb;
+        dir.body = lw_body_of(m, x % nq);
       /* a state direction lives in one body: outputs elsewhere are skipped */
       lw_output_jvp(m, d, NULL, k, &pt, &dir, s->dy);
       for (int i = 0; i < w; i++)

@@ -81,7 +81,7 @@ int sens_alloc(sens *s)
   s->M = calloc((size_t)nq * nq + 1, sizeof(double));
   s->AP = calloc(nn + 1, sizeof(double));
   s->KM = calloc(nn + 1, sizeof(double));
-  size_t nbb = (size_t)s->m->nb * s->nqb * s->nqb + 1, nr = (size_t)s->nc * 2 * s->nqb + 1;
+  size_t nbb = s->m->mblk_off[s->m->nb] + 1, nr = (size_t)s->nc * s->m->wrow + 1;
   lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
   int bm_ok = 1;
   for (int k = 0; k < 4; k++) {

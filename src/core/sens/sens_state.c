@@ -22,12 +22,12 @@ void sens_state_save_data(const sens *s, const lw_data *d, double *st)
   memcpy(mu + 1 + s->nc, d->kap, sizeof(double) * (size_t)s->nc);
   if (s->aux) {
     int nc = s->nc;
-    double *jac = mu + 1 + 2 * nc, *L = jac + (size_t)nc * 2 * s->nqb;
-    memcpy(jac, d->jac, sizeof(double) * (size_t)nc * 2 * s->nqb);
+    double *jac = mu + 1 + 2 * nc, *L = jac + (size_t)nc * s->m->wrow;
+    memcpy(jac, d->jac, sizeof(double) * (size_t)nc * s->m->wrow);
     for (int j = 0; j < nc && d->schur_ok; j++, L += nc - j + 1)
       memcpy(L, d->S + (size_t)j * nc + j, sizeof(double) * (size_t)(nc - j));
     if (s->aux > 1 && d->schur_ok)
-      memcpy(jac + (size_t)nc * 2 * s->nqb + (size_t)nc * (nc + 1) / 2, d->W, sizeof(double) * (size_t)nc * 2 * s->nqb);
+      memcpy(jac + (size_t)nc * s->m->wrow + (size_t)nc * (nc + 1) / 2, d->W, sizeof(double) * (size_t)nc * s->m->wrow);
   }
 }
 
@@ -59,14 +59,14 @@ void sens_state_aux_load(const sens *s, const double *st, int with_s)
 {
   lw_data *d = s->d;
   int nc = s->nc;
-  const double *jac = ST_AUX(s, st), *L = jac + (size_t)nc * 2 * s->nqb;
-  memcpy(d->jac, jac, sizeof(double) * (size_t)nc * 2 * s->nqb);
+  const double *jac = ST_AUX(s, st), *L = jac + (size_t)nc * s->m->wrow;
+  memcpy(d->jac, jac, sizeof(double) * (size_t)nc * s->m->wrow);
   if (!with_s)
     return;
   for (int j = 0; j < nc; j++, L += nc - j + 1)
     memcpy(d->S + (size_t)j * nc + j, L, sizeof(double) * (size_t)(nc - j));
   if (s->aux > 1)
-    memcpy(d->W, L, sizeof(double) * (size_t)nc * 2 * s->nqb);
+    memcpy(d->W, L, sizeof(double) * (size_t)nc * s->m->wrow);
   else
     lw_schur_w(s->m, d);
 }

@@ -10,7 +10,7 @@
 static void controller_error_grads(sens *s, const double *st, double *eq, double *eqd, double *pe)
 {
   const lw_model *m = s->m;
-  int nq = s->nq, nqb = s->nqb;
+  int nq = s->nq;
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {NULL, NULL, NULL}, ST_T(st)};
   memset(eq, 0, sizeof(double) * (size_t)s->nz * nq);
   memset(eqd, 0, sizeof(double) * (size_t)s->nz * nq);
@@ -20,8 +20,8 @@ static void controller_error_grads(sens *s, const double *st, double *eq, double
     double de;
     for (int pass = 0; pass < (b->rate ? 2 : 1); pass++)
       for (int k = 0; k < c->nblk; k++)
-        for (int l = 0; l < nqb; l++) {
-          int g = c->blk[k] * nqb + l;
+        for (int l = 0; l < m->blk_n[c->blk[k]]; l++) {
+          int g = m->blk_off[c->blk[k]] + l;
           unit_vector(s->e, nq, g);
           lw_lin_dir dir = {pass ? NULL : s->e, NULL, pass ? s->e : NULL, NULL, NULL, NULL, c->blk[k]};
           lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
@@ -126,9 +126,8 @@ static void step_controllers(sens *s, const double *sa, const double *sb)
     const lw_coord *c = &m->coords[f->coord];
     lw_coord_eval(m, c, q, g);
     for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
-      for (int k = 0; k < c->nblk; k++)
-        for (int l = 0; l < s->nqb; l++)
-          s->Rc[(size_t)i * nq + c->blk[k] * s->nqb + l] = m->fbs[i].ki * g[k * s->nqb + l];
+      for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+        s->Rc[(size_t)i * nq + lw_loc_global(m, c->blk, l, 0)] = m->fbs[i].ki * g[l];
   }
 }
 
@@ -194,7 +193,7 @@ static int step_matrices(sens *s, const lw_lin_point *pt)
 {
   const lw_model *m = s->m;
   int nq = s->nq, nc = s->nc;
-  size_t nbb = (size_t)m->nb * s->nqb * s->nqb, nr = (size_t)nc * 2 * s->nqb;
+  size_t nbb = m->mblk_off[m->nb], nr = (size_t)nc * m->wrow;
   lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
   for (int k = 0; k < 4; k++) {
     memset(bm[k]->blk, 0, sizeof(double) * nbb);
