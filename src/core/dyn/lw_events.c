@@ -261,10 +261,8 @@ static double dot(const double *a, const double *b, int n)
 }
 
 /* ---- the event log ----------------------------------------------------- */
-static void log_event(const lw_model *m, lw_ev_run *ev, const lw_guard *g, double t, lw_event_action a, double v0,
-                      double v1)
+static void log_event(lw_ev_run *ev, const lw_guard *g, double t, lw_event_action a, double v0, double v1)
 {
-  (void)m;
   if (ev->nlog == ev->caplog) {
     long cap = ev->caplog ? 2 * ev->caplog : 16;
     lw_event_record *p = realloc(ev->log, sizeof *p * (size_t)cap);
@@ -571,7 +569,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
   if (!(-vn >= rest_speed(m, g))) {
-    log_event(m, ev, g, d->t, LW_EVREC_REST, vn, vn);
+    log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
     return 1;
   }
   impact_rows(m, d, ev, g, vn);
@@ -581,7 +579,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   lw_rows_eval(m, d, d->q, d->t, 1);
   if (lw_accelerations(m, d, d->t, err))
     return -1;
-  log_event(m, ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
+  log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
   return 0;
 }
 
@@ -608,17 +606,6 @@ static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const doubl
   }
   *thk = bth;
   return best;
-}
-
-/* a guard's end of the run at d's state (the row at the event is handed on) */
-static int stop_at(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_ev_row_fn row, void *user)
-{
-  const lw_guard *g = &m->guards[k];
-  if (g->type == LW_EVENT_GUARD)
-    log_event(m, ev, g, d->t, LW_EVREC_STOP, 0, 0);
-  if (row)
-    row(user, d);
-  return 1;
 }
 
 int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err)
@@ -650,13 +637,15 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       double *G = ev->qh;
       guard_grad(m, d, ev, &m->guards[k], G);
       double vn = dot(G, d->qd, m->nq);
-      log_event(m, ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
+      log_event(ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
       return 1;
     }
     if (row && row(user, d))
       return 1;
-    if (m->guards[k].type == LW_EVENT_GUARD)
-      return stop_at(m, d, ev, k, NULL, user);
+    if (m->guards[k].type == LW_EVENT_GUARD) {
+      log_event(ev, &m->guards[k], d->t, LW_EVREC_STOP, 0, 0);
+      return 1;
+    }
     st = impact(m, d, ev, k, err);
     if (st)
       return st;
