@@ -3,7 +3,7 @@
  * Brown-McPhee law's limits and published values, and the normal force of
  * every joint kind against hand-computed cases. */
 #include "lw-test.h"
-#include "dyn/lw_friction.h"
+#include "model/lw_friction.h"
 
 #include <string.h>
 

@@ -371,6 +371,10 @@ static Group group_of_output(lw_output_type t)
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY:
   case LW_OUT_REACTION_FORCE:
+  case LW_OUT_FRICTION_FORCE:
+  case LW_OUT_NORMAL_FORCE:
+  case LW_OUT_SLIP_SPEED:
+  case LW_OUT_FRICTION_WORK:
     return GROUP_JOINTS;
   case LW_OUT_SPRING_LENGTH:
   case LW_OUT_SPRING_FORCE:

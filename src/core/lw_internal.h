@@ -113,6 +113,18 @@ typedef struct {
   double rsign;     /* +1 on body 2, -1 on body 1 */
 } lw_output;
 
+/* A joint's friction (docs/friction.md sec. 8): the kernel's kind and
+ * parameters, the joint's coordinates (their rates are the slips' rates),
+ * its equations (their multipliers give the reaction), the body whose
+ * reaction is taken (body 1, or body 2 when body 1 is the ground) and the
+ * joint's origin and axes on body 2, which carries the bearing. */
+typedef struct {
+  int joint, kind, nslip, coord0, row0, nrow;
+  int body;
+  lw_vexpr o, x, y, z;
+  double p[LW_FRICTION_NPARAMS];
+} lw_jfric;
+
 /* an objective term over output `output` (columns col .. col + width) */
 typedef struct {
   int output, col, width;
@@ -182,6 +194,9 @@ struct lw_model {
   int njoints;
   lw_vexpr *joint_o;    /* (njoints) joint frame origin on body 1 (drawing) */
   lw_vexpr *joint_z;    /* (njoints) joint axis on body 1 (drawing) */
+  int nfric;            /* joints with friction */
+  lw_jfric *fric;       /* (nfric) */
+  int *joint_fric;      /* (njoints) the joint's friction element, -1: none */
   int nforces;
   lw_force *forces;
   int ndampers;         /* spring-dampers and joint spring-dampers with c != 0 */
@@ -354,6 +369,15 @@ struct lw_data {
    * change: the trapezoidal sum of h/2 (P_n + P_n+1) over the steps, P the
    * damper power lw_damper_power (LW_OUT_DISSIPATED_ENERGY) */
   double dissipated;
+  /* (2 nfric + 2 nc) the work each joint's friction took out over the same
+   * span (included in dissipated), then the scratch of a step: its works
+   * (nfric), the multipliers at its start and those friction reads (nc
+   * each) */
+  double *fric_work;
+  /* kap holds the last step's acceleration-projection multipliers, so that
+   * lambda + kap is the multiplier consistent with the projected
+   * acceleration (friction reads its reaction there); reset with the state */
+  int fric_kap_ok;
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;
@@ -481,6 +505,29 @@ void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, con
  * and joint spring-dampers (>= 0 for c >= 0) */
 double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
+
+/* lw_joint_friction.c: joint friction at (q, qd) with the multipliers lam
+ * (nc; the rows' gradients in d->jac at q): Q += the generalized friction;
+ * when vals != NULL also vals += cs times the symmetric positive part of
+ * its damping -dQ/dqd (docs/friction.md sec. 8.4 (a)) */
+void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, double *Q, double *vals, double cs);
+/* the power friction takes out at (q, qd, lam), summed (returned) and per
+ * element into P (nfric; may be NULL); d->jac at q */
+double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                               const double *lam, double *P);
+/* the work friction takes out along the displacement dq (nq) at the
+ * forces of (q, qd, lam), per element into W (nfric): -Q^f . dq; d->jac at q */
+void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, const double *dq, double *W);
+/* the multipliers friction reads its reaction from: lam + kap, the one
+ * consistent with the projected acceleration, when the data holds the
+ * last step's kap (fric_kap_ok), into buf (nc); else lam itself */
+const double *lw_joint_friction_lambda(const lw_model *m, const lw_data *d, const double *lam, double *buf);
+/* friction element e's generalized friction on its first coordinate,
+ * normal force and slip speed at (q, qd, lam) into o (3); d->jac at q */
+void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
+                             const double *lam, double *o);
 
 /* joint j's origin and axis at the data's state (g: 6) */
 void lw_joint_geometry(const lw_model *m, const lw_data *d, int j, double *g);

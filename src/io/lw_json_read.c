@@ -538,11 +538,34 @@ static void read_geometry(reader *r, JsonObject *o, const char *path, lw_body_de
   }
 }
 
+/* a joint's "friction": each parameter optional (docs/friction.md sec. 1
+ * gives the defaults), refused on a joint type without friction and out
+ * of its range with the field's path */
+static void read_friction(reader *r, JsonObject *o, const char *path, int ji)
+{
+  JsonObject *fo = get_obj(r, o, "friction", path);
+  if (!fo || r->failed)
+    return;
+  g_autofree char *p = g_strdup_printf("%s/friction", path);
+  const char *keys[LW_FRICTION_NPARAMS + 1];
+  for (int k = 0; k < LW_FRICTION_NPARAMS; k++)
+    keys[k] = lw_friction_param_name(k);
+  keys[LW_FRICTION_NPARAMS] = NULL;
+  check_keys(r, fo, p, keys);
+  lw_joint_desc *j = &r->d->joints[ji];
+  lw_joint_friction_defaults(j);
+  for (int k = 0; k < LW_FRICTION_NPARAMS; k++)
+    get_num(r, fo, keys[k], p, &j->friction[k]);
+  lw_error e = {0};
+  if (!r->failed && lw_joint_friction_check(r->d, ji, &e) != LW_OK)
+    fail(r, e.path, "%s", e.msg);
+}
+
 static void read_joint(reader *r, JsonObject *o, const char *path, const char *name)
 {
   static const char *const keys[] = {"name", "type", "body1", "body2", "at", "axis", "ref",
                                      "second_axis", "point1", "point2", "axis1", "axis2", "ref1",
-                                     "ref2", "angle1", "angle2", NULL};
+                                     "ref2", "angle1", "angle2", "friction", NULL};
   check_keys(r, o, path, keys);
   const char *type = need_str(r, o, "type", path);
   const char *b1 = need_str(r, o, "body1", path);
@@ -573,6 +596,7 @@ static void read_joint(reader *r, JsonObject *o, const char *path, const char *n
     j->has_ref[0] = get_vec(r, o, "ref1", path, j->ref[0], 3);
     j->has_ref[1] = get_vec(r, o, "ref2", path, j->ref[1], 3);
   }
+  read_friction(r, o, path, (int)(j - r->d->joints));
 }
 
 /* a controller's measured coordinate: measure, kp, kd, ki, target (and the
@@ -732,6 +756,10 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY:
   case LW_OUT_REACTION_FORCE:
+  case LW_OUT_FRICTION_FORCE:
+  case LW_OUT_NORMAL_FORCE:
+  case LW_OUT_SLIP_SPEED:
+  case LW_OUT_FRICTION_WORK:
     od->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &od->coordinate);
     break;

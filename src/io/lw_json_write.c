@@ -100,6 +100,24 @@ static void place(writer *w, const char *k, const lw_place *pl)
 
 /* the length of a run of parameters NAME[k], k = 0..n-1, each bound to
  * PREFIX/k alone, where PREFIX has exactly n components; 0 if i starts none */
+/* a joint's friction: every parameter
+ * (so that a reader with other defaults reads the same model;
+ * v_t only when set, 0 standing for its default) */
+static void friction(writer *w, const lw_joint_desc *j)
+{
+  key(w, "friction");
+  g_string_append_c(w->s, '{');
+  int first = 1;
+  for (int k = 0; k < LW_FRICTION_NPARAMS; k++) {
+    if (k == 2 && j->friction[k] == 0.0)
+      continue;
+    g_string_append_printf(w->s, "%s\"%s\": ", first ? "" : ", ", lw_friction_param_name(k));
+    num(w, j->friction[k]);
+    first = 0;
+  }
+  g_string_append_c(w->s, '}');
+}
+
 static int param_run(const lw_desc *d, int i)
 {
   const lw_param_desc *p = &d->params[i];
@@ -386,6 +404,8 @@ char *lw_model_to_json(const lw_desc *d)
           kvvec(&w, k ? "ref2" : "ref1", j->ref[k], 3);
       }
     }
+    if (j->has_friction)
+      friction(&w, j);
     g_string_append_c(w.s, '}');
   }
   list_close(&w, first);
@@ -504,6 +524,10 @@ char *lw_model_to_json(const lw_desc *d)
       kvnum(&w, "coordinate", o->coordinate);
       break;
     case LW_OUT_REACTION_FORCE:
+    case LW_OUT_FRICTION_FORCE:
+    case LW_OUT_NORMAL_FORCE:
+    case LW_OUT_SLIP_SPEED:
+    case LW_OUT_FRICTION_WORK:
       kvstr(&w, "joint", o->joint ? o->joint : "");
       break;
     case LW_OUT_CONTROL:

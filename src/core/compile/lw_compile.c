@@ -927,6 +927,9 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     m->joint_coord0[ji] = m->ncoords;
     for (int k = 0; k < lw_joint_ncoords(j->type, m->planar); k++)
       make_coord(m, j->type, k, O, X, Y, Z, &m->coords[m->ncoords++]);
+    if (lw_cc_joint_friction(m, d, ji, bi, O, X, Y, Z, m->joint_row0[ji], rs->n - m->joint_row0[ji],
+                             m->joint_coord0[ji], err))
+      goto fail;
   }
   m->joint_row0[d->njoints] = rs->n;
   m->joint_coord0[d->njoints] = m->ncoords;
@@ -1159,6 +1162,23 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
              od->force, lw_force_type_name(d->forces[o->force].type));
       break;
     }
+    case LW_OUT_FRICTION_FORCE:
+    case LW_OUT_NORMAL_FORCE:
+    case LW_OUT_SLIP_SPEED:
+    case LW_OUT_FRICTION_WORK: {
+      snprintf(path, sizeof path, "outputs/%s/joint", od->name);
+      int ji = -1;
+      for (int k = 0; od->joint && k < d->njoints; k++)
+        if (!strcmp(d->joints[k].name, od->joint))
+          ji = k;
+      if (ji < 0)
+        FAIL(path, "output '%s': joint '%s' does not exist", od->name, od->joint ? od->joint : "(missing)");
+      if (m->joint_fric[ji] < 0)
+        FAIL(path, "output '%s': joint '%s' has no friction", od->name, od->joint);
+      o->joint = ji;
+      o->coord = m->joint_fric[ji]; /* the friction element */
+      break;
+    }
     case LW_OUT_REACTION_FORCE: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ji = -1;
@@ -1225,9 +1245,10 @@ static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_er
       if (t->output < 0)
         FAIL(path, "objective '%s': output '%s' does not exist", od->name,
              td->output ? td->output : "(missing)");
-      if (m->outputs[t->output].type == LW_OUT_DISSIPATED_ENERGY)
-        FAIL(path, "objective '%s': output '%s' (dissipated_energy) cannot be used in an objective: "
-                   "its sensitivities are not computed", od->name, td->output);
+      if (m->outputs[t->output].type == LW_OUT_DISSIPATED_ENERGY || m->outputs[t->output].type >= LW_OUT_FRICTION_FORCE)
+        FAIL(path, "objective '%s': output '%s' (%s) cannot be used in an objective: "
+                   "its sensitivities are not computed", od->name, td->output,
+             lw_output_type_name(m->outputs[t->output].type));
       t->col = m->out_col[t->output];
       t->width = m->outputs[t->output].width;
       snprintf(path, sizeof path, "objectives/%s/terms/%d/component", od->name, k);

@@ -49,5 +49,12 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err);
  * force bilinear in mass x gravity and the centre of mass. */
 void lw_body_tangent(const lw_model *m, int b, double dmass, const double *dcom, const double *dinertia,
                      const double *dgrav, double *dM, double *dQ);
+/* lw_compile_friction.c: joint ji's friction element (when it has one) from
+ * its bodies bi, its frame on body 1 (O, X, Y, Z), its equations row0 ..
+ * row0 + nrow and its coordinates from coord0; 0, or -1 with err set at
+ * the joint's friction */
+int lw_cc_joint_friction(lw_model *m, const lw_desc *d, int ji, const int bi[2], const lw_vexpr *O,
+                         const lw_vexpr *X, const lw_vexpr *Y, const lw_vexpr *Z, int row0, int nrow, int coord0,
+                         lw_error *err);
 
 #endif

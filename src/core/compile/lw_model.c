@@ -33,6 +33,8 @@ void lw_model_free(lw_model *m)
   free(m->joint_row0);
   free(m->joint_o);
   free(m->joint_z);
+  free(m->fric);
+  free(m->joint_fric);
   free(m->coords);
   free(m->joint_coord0);
   free(m->forces);
@@ -239,7 +241,14 @@ const char *lw_model_output_unit(const lw_model *m, int k)
   case LW_OUT_POTENTIAL_ENERGY:
   case LW_OUT_TOTAL_ENERGY:
   case LW_OUT_DISSIPATED_ENERGY:
+  case LW_OUT_FRICTION_WORK:
     return "J";
+  case LW_OUT_FRICTION_FORCE:
+    return coord_is_angle(m, m->fric[o->coord].coord0) ? "N m" : "N";
+  case LW_OUT_NORMAL_FORCE:
+    return "N";
+  case LW_OUT_SLIP_SPEED:
+    return "m/s";
   default:
     return "";
   }

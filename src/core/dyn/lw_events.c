@@ -42,7 +42,9 @@ typedef struct {
   double t, t0, h;
   long nstep;
   double *q, *qd, *qdd, *lambda, *coords, *fbz, *fbc, *fbcs;
+  double *kap, *fric_work; /* friction reads lambda + kap; its work so far */
   double fb_beta, dissipated;
+  int fric_kap_ok;
 } ev_state;
 
 struct lw_ev_run {
@@ -65,7 +67,7 @@ struct lw_ev_run {
 
 static void state_free(ev_state *s)
 {
-  double *a[] = {s->q, s->qd, s->qdd, s->lambda, s->coords, s->fbz, s->fbc, s->fbcs};
+  double *a[] = {s->q, s->qd, s->qdd, s->lambda, s->coords, s->fbz, s->fbc, s->fbcs, s->kap, s->fric_work};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
 }
@@ -100,6 +102,8 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   s->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
   s->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
   s->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->kap = calloc(nc + 1, sizeof(double));
+  s->fric_work = calloc((size_t)m->nfric + 1, sizeof(double));
   ev->g0 = calloc((size_t)ev->ng + 1, sizeof(double));
   ev->zero = calloc((size_t)ev->ng + 1, 1);
   ev->q1 = calloc(nq, sizeof(double));
@@ -117,7 +121,7 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   ev->res = calloc(na, sizeof(double));
   ev->gv = calloc((size_t)ev->ng + 1, sizeof(double));
   ev->a0 = calloc(nq, sizeof(double));
-  if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !ev->g0 ||
+  if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !s->kap || !s->fric_work || !ev->g0 ||
       !ev->zero || !ev->q1 || !ev->qd1 || !ev->qh || !ev->out || !ev->use || !ev->grad || !ev->A || !ev->W ||
       !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0) {
     lw_ev_run_free(ev);
@@ -147,6 +151,9 @@ static void state_copy_out(const lw_model *m, const lw_data *d, ev_state *s)
   memcpy(s->fbcs, d->fbcs, (size_t)m->nfbs * sizeof(double));
   s->fb_beta = d->fb_beta;
   s->dissipated = d->dissipated;
+  memcpy(s->kap, d->kap, (size_t)m->nc * sizeof(double));
+  memcpy(s->fric_work, d->fric_work, (size_t)m->nfric * sizeof(double));
+  s->fric_kap_ok = d->fric_kap_ok;
 }
 
 static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
@@ -166,6 +173,9 @@ static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
   memcpy(d->fbcs, s->fbcs, (size_t)m->nfbs * sizeof(double));
   d->fb_beta = s->fb_beta;
   d->dissipated = s->dissipated;
+  memcpy(d->kap, s->kap, (size_t)m->nc * sizeof(double));
+  memcpy(d->fric_work, s->fric_work, (size_t)m->nfric * sizeof(double));
+  d->fric_kap_ok = s->fric_kap_ok;
 }
 
 /* one step of length h from d's state (to d->t + h): the model's step on
@@ -344,6 +354,7 @@ static int short_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double r,
     if (lw_accelerations(m, d, t, err))
       return -1;
   }
+  d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
   if (m->ndampers)
     d->dissipated += 0.5 * r * (lw_damper_power(m, d, s->q, s->qd) + lw_damper_power(m, d, d->q, d->qd));
   return 0;
@@ -579,6 +590,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   lw_rows_eval(m, d, d->q, d->t, 1);
   if (lw_accelerations(m, d, d->t, err))
     return -1;
+  d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
   log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
   return 0;
 }

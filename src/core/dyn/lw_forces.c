@@ -47,6 +47,9 @@ void lw_fb_reset(const lw_model *m, lw_data *d)
     d->fbz[i] = d->fbc[i] = d->fbcs[i] = 0.0;
   d->fb_beta = 0.0;
   d->dissipated = 0.0;
+  for (int e = 0; e < m->nfric; e++)
+    d->fric_work[e] = 0.0;
+  d->fric_kap_ok = 0;
 }
 
 void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, const double *q, const double *qd,

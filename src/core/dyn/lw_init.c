@@ -480,6 +480,22 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     case LW_OUT_DISSIPATED_ENERGY:
       o[0] = d->dissipated;
       break;
+    case LW_OUT_FRICTION_WORK:
+      o[0] = d->fric_work[op->coord];
+      break;
+    case LW_OUT_FRICTION_FORCE:
+    case LW_OUT_NORMAL_FORCE:
+    case LW_OUT_SLIP_SPEED: {
+      double fs[3];
+      if (!have_jac) {
+        lw_rows_eval(m, d, d->q, d->t, 1);
+        have_jac = 1;
+      }
+      lw_joint_friction_state(m, d, op->coord, d->q, d->qd, lw_joint_friction_lambda(m, d, d->lambda, d->tmp2),
+                              fs);
+      o[0] = fs[op->type - LW_OUT_FRICTION_FORCE];
+      break;
+    }
     case LW_OUT_KINETIC_ENERGY:
     case LW_OUT_POTENTIAL_ENERGY:
     case LW_OUT_TOTAL_ENERGY: {

@@ -41,6 +41,14 @@ static void add_joint_outputs(lw_desc *d, int j, int *n)
   lw_output_desc *o = add_unique(d, base, LW_OUT_REACTION_FORCE);
   o->joint = strdup(d->joints[j].name);
   (*n)++;
+  if (!d->joints[j].has_friction)
+    return;
+  static const lw_output_type fric[] = {LW_OUT_FRICTION_FORCE, LW_OUT_NORMAL_FORCE, LW_OUT_SLIP_SPEED,
+                                        LW_OUT_FRICTION_WORK};
+  for (size_t k = 0; k < sizeof fric / sizeof fric[0]; k++, (*n)++) {
+    snprintf(base, sizeof base, "%s.%s", d->joints[j].name, lw_output_type_name(fric[k]));
+    add_unique(d, base, fric[k])->joint = strdup(d->joints[j].name);
+  }
 }
 
 static void add_force_outputs(lw_desc *d, int f, int *n)

@@ -74,6 +74,9 @@ void lw_func_coef_support(const lw_func *f, int k, double *lo, double *hi);
 int lw_func_ncoef(const lw_func *f);
 
 /* ---- model description (what a model file holds) ----------------------- */
+/* joint friction's parameters: mu_s mu_d v_t viscous length offset width
+ * radius preload eps (docs/friction.md sec. 1) */
+#define LW_FRICTION_NPARAMS 10
 typedef enum {
   LW_JOINT_REVOLUTE,
   LW_JOINT_PRISMATIC,
@@ -116,7 +119,14 @@ typedef enum {
   LW_OUT_SPRING_LENGTH, /* a spring-damper's length l, or a joint spring-damper's coordinate x */
   LW_OUT_SPRING_FORCE,  /* its tension k (l - l0) + c dl/dt (joint: k (x - x0) + c dx/dt) */
   LW_OUT_DISSIPATED_ENERGY, /* energy taken out by every damper since the start: the
-                               integral of sum c v^2 by the trapezoidal rule over the steps */
+                               integral of sum c v^2 by the trapezoidal rule over the steps,
+                               and the work of joint friction */
+  /* a joint's friction (docs/friction.md): */
+  LW_OUT_FRICTION_FORCE,    /* the generalized friction on its first coordinate (N, or N m
+                               for an angle), opposing the slip */
+  LW_OUT_NORMAL_FORCE,      /* the effective normal force N from its reaction (N) */
+  LW_OUT_SLIP_SPEED,        /* the slip speed s = |u| (m/s; a rotation's is r_e |omega|) */
+  LW_OUT_FRICTION_WORK,     /* the work its friction took out since the start (J) */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -188,6 +198,11 @@ typedef struct {
   double axis[2][3];       /* local joint axis on each body (3-D) */
   double ref[2][3];        /* local reference direction on each body */
   double angle[2];         /* planar: direction of the reference in the body frame */
+  /* joint friction (docs/friction.md): when has_friction, the parameters in
+   * the order of lw_friction_param_name; friction[2] (v_t) = 0 stands for
+   * its default, ten steps' worth of 1 m/s^2 (10 h m/s) */
+  int has_friction;
+  double friction[LW_FRICTION_NPARAMS];
 } lw_joint_desc;
 
 /* One measured quantity of a controller.  Position: e = x - r(t) and the
@@ -396,6 +411,16 @@ lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type typ
 lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type);
 /* a controller's measured coordinate (target constant 0, gains 0) */
 lw_feedback_desc *lw_force_add_feedback(lw_force_desc *f, const char *joint, int coordinate);
+/* Joint friction: the parameters' names in the model format, a name's
+ * index (-1: none), the defaults (has_friction set; v_t 0: ten steps'
+ * worth) and the check of joint j's friction: LW_OK, or LW_ERR_MODEL with
+ * the field's path in err (joints/J/friction/FIELD) for a joint type
+ * without friction (universal, fixed; cylindrical, spherical and planar in
+ * a planar model) or a value out of its range. */
+const char *lw_friction_param_name(int k);
+int lw_friction_param_index(const char *name);
+void lw_joint_friction_defaults(lw_joint_desc *j);
+int lw_joint_friction_check(const lw_desc *d, int j, lw_error *err);
 lw_driver_desc *lw_desc_add_driver(lw_desc *d, const char *name, const char *joint, int coordinate);
 lw_initial_desc *lw_desc_add_initial(lw_desc *d, const char *joint, int coordinate);
 lw_output_desc *lw_desc_add_output(lw_desc *d, const char *name, lw_output_type type);

@@ -105,6 +105,31 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
 }
 
 
+/* the work of joint friction over the step (t0 to t1) into dissipated
+ * and each element's work: the trapezoidal rule along the step's
+ * displacement, -1/2 (Q^f_n + Q^f_n+1) . (q_n+1 - q_n), the rule the
+ * step's own kinetic energy follows (Newmark: q_n+1 - q_n = h/2 (qd_n +
+ * qd_n+1)), with the multipliers at the step's start kept in fric_work */
+static void add_friction_work(const lw_model *m, lw_data *d, double t0, double t1)
+{
+  int nf = m->nfric;
+  double *W = d->fric_work + nf, *lam_n = d->fric_work + 2 * nf, *dq = d->r;
+  for (int i = 0; i < m->nq; i++)
+    dq[i] = d->q[i] - d->qn[i];
+  lw_rows_eval(m, d, d->qn, t0, 1);
+  lw_joint_friction_work(m, d, d->qn, d->qdn, lam_n, dq, W);
+  for (int e = 0; e < nf; e++) {
+    d->fric_work[e] += 0.5 * W[e];
+    d->dissipated += 0.5 * W[e];
+  }
+  lw_rows_eval(m, d, d->q, t1, 1);
+  lw_joint_friction_work(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->lambda, lam_n + m->nc), dq, W);
+  for (int e = 0; e < nf; e++) {
+    d->fric_work[e] += 0.5 * W[e];
+    d->dissipated += 0.5 * W[e];
+  }
+}
+
 int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
   const lw_opt *s = &m->opt;
@@ -116,6 +141,9 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
   d->schur_ok = 0;
   if (m->nfbs)
     lw_fb_step_begin(m, d, h); /* from the state at t_n */
+  double *lam_f = d->fric_work + 2 * m->nfric + nc; /* (nc) the multipliers friction reads */
+  if (m->nfric)
+    memcpy(d->fric_work + 2 * m->nfric, lw_joint_friction_lambda(m, d, d->lambda, lam_f), sizeof(double) * (size_t)nc);
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
   memcpy(d->qdn, d->qd, sizeof(double) * (size_t)nq);
   memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
@@ -162,6 +190,14 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
       }
       d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
     }
+    /* joint friction at lambda* = lambda + alpha Phi (plus the last
+     * step's acceleration-projection multipliers: lambda* alone is the
+     * reaction to first order in h only), its damping's symmetric positive
+     * part in the matrix, the rest left to the iteration (docs/friction.md
+     * sec. 8.4 (a)) */
+    if (m->nfric)
+      lw_joint_friction_eval(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->tmp, lam_f), d->Q,
+                             refactor ? d->vals : NULL, 0.5 * h);
     lw_mass_mul(m, d->qdd, d->r);
     for (int i = 0; i < nq; i++)
       d->r[i] -= d->Q[i];
@@ -211,7 +247,10 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
      * or the violation shrink by less than half an iteration, and the
      * iterations that follow may go on up to four times the limit while
      * they make progress.  Steps that converge fast never raise it. */
-    int slow_dq = dqn > 0.5 * dqprev && dqn > dq_tol;
+    /* (joint friction's part of the tangent is left to the iteration, whose
+     * increments then shrink linearly however the penalty is set: there
+     * only a slow violation tells a singular position) */
+    int slow_dq = !m->nfric && dqn > 0.5 * dqprev && dqn > dq_tol;
     int slow_phi = phimax > 0.5 * phiprev && phimax > phi_tol;
     if (wr_raise >= 0 && phimax > 1e6 * phi_raise)
       break; /* diverging under the raised penalty: no solution near here */
@@ -272,6 +311,10 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
     lw_fb_step_end(m, d, h);
   if (m->ndampers) /* trapezoidal rule over the step, like the controllers' integrals */
     d->dissipated += 0.5 * h * (lw_damper_power(m, d, d->qn, d->qdn) + lw_damper_power(m, d, d->q, d->qd));
+  if (m->nfric) {
+    d->fric_kap_ok = exact;
+    add_friction_work(m, d, t1 - h, t1);
+  }
   lw_coords_update(m, d);
   if (info) {
     info->iterations = it;

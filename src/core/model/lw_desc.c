@@ -502,7 +502,8 @@ static const char *force_names[LW_FORCE_NTYPES] = {
 static const char *output_names[LW_OUT_NTYPES] = {
   "position", "velocity", "acceleration", "joint_coordinate", "joint_velocity",
   "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control",
-  "spring_length", "spring_force", "dissipated_energy"};
+  "spring_length", "spring_force", "dissipated_energy", "friction_force", "normal_force", "slip_speed",
+  "friction_work"};
 
 static int name_index(const char **names, int n, const char *s)
 {
@@ -656,6 +657,13 @@ static double *joint_field(lw_joint_desc *j, const char *p)
   if (!strncmp(c, "axis", 4)) return comp(j->axis[k], 3, p);
   if (!strncmp(c, "ref", 3)) return comp(j->ref[k], 3, p);
   if (!strncmp(c, "angle", 5)) return *p ? NULL : &j->angle[k];
+  if (!strcmp(c, "friction") && j->has_friction) {
+    char e[32];
+    int fk;
+    if (!seg(&p, e, sizeof e) || *p || (fk = lw_friction_param_index(e)) < 0)
+      return NULL;
+    return &j->friction[fk];
+  }
   return NULL;
 }
 

@@ -13,6 +13,26 @@
  * 4 (pi^2 - 4 pi + 8) / (pi^2 + 4) */
 #define LW_KP_BALL 1.5294549529656822
 
+/* the parameters' names in the model format, in the order of
+ * lw_friction_param */
+static const char *const param_names[LW_FRICTION_NPARAMS] = {
+  "mu_s", "mu_d", "v_t", "viscous", "length", "offset", "width", "radius", "preload", "eps"};
+
+_Static_assert(LW_FRICTION_NPARAMS == LW_FP_N, "the public count of friction parameters is the kernel's");
+
+const char *lw_friction_param_name(int k)
+{
+  return k >= 0 && k < LW_FRICTION_NPARAMS ? param_names[k] : NULL;
+}
+
+int lw_friction_param_index(const char *name)
+{
+  for (int k = 0; name && k < LW_FRICTION_NPARAMS; k++)
+    if (!strcmp(param_names[k], name))
+      return k;
+  return -1;
+}
+
 void lw_friction_default_params(lw_friction_params *p, double h)
 {
   memset(p, 0, sizeof *p);
@@ -395,6 +415,12 @@ static void generalized_friction(const lw_friction_params *p, lw_friction_kind k
   double N = out->N, G = N * phi + p->p[LW_FP_VISCOUS];
   out->slip_speed = s;
   out->F = G * s;
+  out->G = G;
+  out->psi = psi;
+  for (int k = 0; k < n; k++) {
+    out->slip_w[k] = w[k];
+    out->slip_u[k] = u[k];
+  }
   for (int k = 0; k < n; k++) {
     out->Q[k] = -w[k] * G * u[k];
     for (int j = 0; j < n; j++)

@@ -105,6 +105,10 @@ typedef struct {
   double slip_speed;                         /* |u| (m/s), u the slip vector */
   double F;                                  /* friction force at the contact, along -u:
                                                 N mu(s) + c_v s (N) */
+  double slip_w[LW_FRICTION_MAXSLIP];        /* w_k: r_e for an angle, 1 for a length */
+  double slip_u[LW_FRICTION_MAXSLIP];        /* the slip u_k = w_k rate_k */
+  double G, psi;                             /* G = N phi(s) + c_v and psi = phi'(s) / s,
+                                                phi = mu(s) / s: dQ_drate = -W (G I + N psi u u^T) W */
   double Q[LW_FRICTION_MAXSLIP];             /* generalized friction on each rate's
                                                 coordinate (N or N m), opposing it */
   double dQ_drate[LW_FRICTION_MAXSLIP][LW_FRICTION_MAXSLIP];

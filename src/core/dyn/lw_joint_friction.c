@@ -1,0 +1,196 @@
+/* lw_joint_friction.c: joint friction in the step (docs/friction.md
+ * sec. 8): each friction element's reaction from the multipliers of its
+ * joint's equations (8.1), the rates of its coordinates (8.2), the kernel's
+ * generalized friction mapped onto q through the coordinates' gradients,
+ * and the symmetric positive part of its damping for the Newton matrix
+ * (8.4, option (a)). */
+#include "lw_internal.h"
+#include "model/lw_friction.h"
+
+#include <math.h>
+#include <string.h>
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cross3(const double *a, const double *b, double *c)
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* g = -(J_j^T lam_j) on the element's body: the constraint force of the
+ * joint's equations in that body's coordinates (nqb) */
+static void joint_gen_force(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *lam, double *g)
+{
+  int nqb = m->nqb, w = 2 * nqb;
+  memset(g, 0, sizeof(double) * (size_t)nqb);
+  for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int kb = 0; kb < row->nblk; kb++)
+      if (row->blk[kb] == f->body)
+        for (int i = 0; i < nqb; i++)
+          g[i] -= d->jac[(size_t)r * w + kb * nqb + i] * lam[r];
+  }
+}
+
+/* the reaction [F; T] in joint axes: the force on the body and its moment
+ * about the joint origin P (sec. 8.1).  A force f at the body point
+ * r0 + x u + y v + z w has the generalized force [f, x f, y f, z f], so the
+ * moment about r0 is u x g_u + v x g_v + w x g_w (planar: u x g_u, which
+ * covers v = S u). */
+static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
+                     double R[6])
+{
+  double g[LW_MAXQB], P[3] = {0}, X[3] = {0}, Y[3] = {0}, Z[3] = {0}, F[3] = {0}, n[3] = {0}, dP[3], c[3];
+  const double *qb = q + (size_t)f->body * m->nqb;
+  joint_gen_force(m, d, f, lam, g);
+  lw_vexpr_eval(m, &f->o, q, P);
+  lw_vexpr_eval(m, &f->x, q, X);
+  lw_vexpr_eval(m, &f->y, q, Y);
+  memset(R, 0, sizeof(double) * 6);
+  if (m->planar) {
+    F[0] = g[0];
+    F[1] = g[1];
+    double n0 = qb[2] * g[3] - qb[3] * g[2];
+    double nz = n0 - ((P[0] - qb[0]) * F[1] - (P[1] - qb[1]) * F[0]);
+    R[0] = X[0] * F[0] + X[1] * F[1];
+    R[1] = Y[0] * F[0] + Y[1] * F[1];
+    R[5] = nz;
+    return;
+  }
+  lw_vexpr_eval(m, &f->z, q, Z);
+  memcpy(F, g, sizeof F);
+  for (int a = 1; a < 4; a++) {
+    cross3(qb + 3 * a, g + 3 * a, c);
+    for (int i = 0; i < 3; i++)
+      n[i] += c[i];
+  }
+  for (int i = 0; i < 3; i++)
+    dP[i] = P[i] - qb[i];
+  cross3(dP, F, c);
+  for (int i = 0; i < 3; i++)
+    n[i] -= c[i];
+  R[0] = dot3(X, F);
+  R[1] = dot3(Y, F);
+  R[2] = dot3(Z, F);
+  R[3] = dot3(X, n);
+  R[4] = dot3(Y, n);
+  R[5] = dot3(Z, n);
+}
+
+/* the kernel at the element's reaction and rates; the rates' gradients
+ * into G (nslip x 2 nqb) when G != NULL */
+static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *qd,
+                         const double *lam, double *G, lw_friction_out *out)
+{
+  double R[6], rate[LW_FRICTION_MAXSLIP];
+  lw_friction_params p;
+  memcpy(p.p, f->p, sizeof p.p);
+  reaction(m, d, f, q, lam, R);
+  for (int k = 0; k < f->nslip; k++) {
+    const lw_coord *c = &m->coords[f->coord0 + k];
+    rate[k] = lw_coord_rate(m, c, q, qd);
+    if (G)
+      lw_coord_eval(m, c, q, G + (size_t)k * 2 * m->nqb);
+  }
+  lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
+}
+
+/* vals += cs W (G I + N psi+ u u^T) W in the coordinates' gradients: the
+ * kernel's damping -dQ/drate with its N psi u u^T part dropped where psi
+ * < 0 (where mu falls from mu_s to mu_d), so that it stays positive
+ * semidefinite (docs/friction.md sec. 8.4 (a)) */
+static void add_damping(const lw_model *m, const lw_jfric *f, const lw_friction_out *out, const double *G,
+                        double *vals, double cs)
+{
+  const lw_coord *c0 = &m->coords[f->coord0];
+  int w = 2 * m->nqb, nw = c0->nblk * m->nqb;
+  double gu[2 * LW_MAXQB] = {0};
+  for (int k = 0; k < f->nslip; k++) {
+    double wk = out->slip_w[k];
+    lw_mat_add_outer(m, vals, cs * out->G * wk * wk, c0->nblk, c0->blk, c0->pairpos, G + (size_t)k * w);
+    for (int i = 0; i < nw; i++)
+      gu[i] += wk * out->slip_u[k] * G[(size_t)k * w + i];
+  }
+  if (out->psi > 0)
+    lw_mat_add_outer(m, vals, cs * out->N * out->psi, c0->nblk, c0->blk, c0->pairpos, gu);
+}
+
+void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, double *Q, double *vals, double cs)
+{
+  int nqb = m->nqb, w = 2 * nqb;
+  double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB];
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    lw_friction_out out;
+    element_eval(m, d, f, q, qd, lam, G, &out);
+    const lw_coord *c0 = &m->coords[f->coord0];
+    for (int k = 0; k < f->nslip; k++)
+      for (int b = 0; b < c0->nblk; b++) {
+        double *Qb = Q + (size_t)c0->blk[b] * nqb;
+        const double *gk = G + (size_t)k * w + b * nqb;
+        for (int i = 0; i < nqb; i++)
+          Qb[i] += out.Q[k] * gk[i];
+      }
+    if (vals)
+      add_damping(m, f, &out, G, vals, cs);
+  }
+}
+
+void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, const double *dq, double *W)
+{
+  int w = 2 * m->nqb;
+  double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB];
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    lw_friction_out out;
+    element_eval(m, d, f, q, qd, lam, G, &out);
+    const lw_coord *c0 = &m->coords[f->coord0];
+    double s = 0;
+    for (int k = 0; k < f->nslip; k++)
+      for (int b = 0; b < c0->nblk; b++) {
+        const double *dqb = dq + (size_t)c0->blk[b] * m->nqb;
+        const double *gk = G + (size_t)k * w + b * m->nqb;
+        for (int i = 0; i < m->nqb; i++)
+          s += out.Q[k] * gk[i] * dqb[i];
+      }
+    W[e] = -s;
+  }
+}
+
+double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                               const double *lam, double *P)
+{
+  double sum = 0;
+  for (int e = 0; e < m->nfric; e++) {
+    lw_friction_out out;
+    element_eval(m, d, &m->fric[e], q, qd, lam, NULL, &out);
+    double pe = out.F * out.slip_speed; /* -sum_k Q_k rate_k */
+    if (P)
+      P[e] = pe;
+    sum += pe;
+  }
+  return sum;
+}
+
+const double *lw_joint_friction_lambda(const lw_model *m, const lw_data *d, const double *lam, double *buf)
+{
+  if (!d->fric_kap_ok)
+    return lam;
+  for (int r = 0; r < m->nc; r++)
+    buf[r] = lam[r] + d->kap[r];
+  return buf;
+}
+
+void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
+                             const double *lam, double *o)
+{
+  lw_friction_out out;
+  element_eval(m, d, &m->fric[e], q, qd, lam, NULL, &out);
+  o[0] = out.Q[0];
+  o[1] = out.N;
+  o[2] = out.slip_speed;
+}
