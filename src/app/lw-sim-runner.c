@@ -19,6 +19,7 @@ struct _LwSimRunner {
 
   lw_model *model;
   lw_data *data;          /* the worker's while a thread runs */
+  lw_event_run *events;   /* the model's contacts, limits and guards (the worker's too) */
   int nq, ncols, stride;  /* frame: t, q (nq), outputs (ncols) */
   double h;
 
@@ -146,12 +147,19 @@ static gpointer worker(gpointer user)
     apply_perturbation_locked(self);
     g_mutex_unlock(&self->lock);
 
-    int st = lw_step(self->model, self->data, &info, &err);
-    if (st == LW_OK)
+    int st = lw_step_events(self->model, self->data, self->events, &info, &err);
+    if (st == LW_OK || st == LW_EVENT_STOP)
       lw_outputs(self->model, self->data, self->scratch);
 
     g_mutex_lock(&self->lock);
     self->newton_iterations += info.iterations;
+    if (st == LW_EVENT_STOP) {
+      /* a guard or the end of a bouncing: the frames end at the event */
+      self->steps++;
+      append_frame_locked(self, self->scratch);
+      set_state_locked(self, LW_RUNNER_FINISHED);
+      break;
+    }
     if (st != LW_OK) {
       self->error = err;
       /* the state at the failure is not a solution; the frames so far are */
@@ -225,6 +233,7 @@ static void lw_sim_runner_dispose(GObject *object)
 static void lw_sim_runner_finalize(GObject *object)
 {
   LwSimRunner *self = LW_SIM_RUNNER(object);
+  lw_event_run_free(self->events);
   lw_data_free(self->data);
   lw_model_free(self->model);
   g_array_unref(self->frames);
@@ -274,6 +283,10 @@ static int assemble(LwSimRunner *self, lw_error *err)
   int st = lw_initialize(self->model, self->data, err);
   if (st)
     return st;
+  lw_event_run_free(self->events);
+  self->events = lw_event_run_new(self->model, self->data, err);
+  if (!self->events)
+    return err->status;
   g_array_set_size(self->frames, 0);
   lw_outputs(self->model, self->data, self->scratch);
   append_frame_locked(self, self->scratch);

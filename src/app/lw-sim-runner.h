@@ -18,7 +18,7 @@ typedef enum {
   LW_RUNNER_READY,     /* assembled, not started (or reset) */
   LW_RUNNER_RUNNING,
   LW_RUNNER_PAUSED,
-  LW_RUNNER_FINISHED,  /* reached t_end */
+  LW_RUNNER_FINISHED,  /* reached t_end, or an event stopped the run */
   LW_RUNNER_FAILED,    /* solver failure: the error says when and where; frames kept */
   LW_RUNNER_CANCELLED,
 } LwRunnerState;

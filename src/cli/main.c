@@ -298,6 +298,41 @@ static int stream_row(const double *row, int ncols, void *user)
   return 0;
 }
 
+/* the run's events (models with events only): time, event, what happened,
+ * the normal velocity before and after; and why the run stopped early */
+static void json_events(GString *s, const lw_model *m, const lw_sim_result *r)
+{
+  const lw_desc *d = lw_model_desc(m);
+  if (!d->nevents)
+    return;
+  g_string_append(s, ", \"events\": [");
+  for (long i = 0; i < r->nevents; i++) {
+    const lw_event_record *e = &r->events[i];
+    g_string_append_printf(s, "%s{\"t\": ", i ? ", " : "");
+    json_num(s, e->t);
+    g_string_append(s, ", \"event\": ");
+    json_str(s, d->events[e->event].name);
+    g_string_append(s, ", \"type\": ");
+    json_str(s, lw_event_type_name(d->events[e->event].type));
+    g_string_append(s, ", \"action\": ");
+    json_str(s, lw_event_action_name(e->action));
+    if (d->events[e->event].type == LW_EVENT_JOINT_LIMIT)
+      g_string_append_printf(s, ", \"bound\": \"%s\"", e->side < 0 ? "lower" : "upper");
+    if (e->action != LW_EVREC_STOP) {
+      g_string_append(s, ", \"v_pre\": ");
+      json_num(s, e->v_pre);
+      g_string_append(s, ", \"v_post\": ");
+      json_num(s, e->v_post);
+    }
+    g_string_append_c(s, '}');
+  }
+  g_string_append_c(s, ']');
+  if (r->status == LW_OK && r->error.msg[0]) {
+    g_string_append(s, ", \"stopped\": ");
+    json_str(s, r->error.msg);
+  }
+}
+
 static int run_model(lw_model *m, const char *label, double t_end, double h, const char *csv, int json, long every,
                      int progress)
 {
@@ -370,6 +405,7 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
       }
     }
     g_string_append_c(s, '}');
+    json_events(s, m, &r);
     if (r.status != LW_OK) {
       json_error(s, &r.error);
     }
@@ -383,6 +419,11 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
            label, r.steps, tf, r.wall_time_s, r.steps ? 1e6 * r.wall_time_s / (double)r.steps : 0.0,
            r.max_constraint_residual, r.newton_iterations, r.max_step_iterations);
   }
+  if (r.status == LW_OK && r.error.msg[0])
+    lw_cli_error("%s: %s", label, r.error.msg); /* stopped by an event */
+  if (!json && r.nevents)
+    fprintf(csv && !strcmp(csv, "-") ? stderr : stdout, "%s: %ld event(s), the last at t = %.12g s\n", label,
+            r.nevents, r.events[r.nevents - 1].t);
   if (r.status != LW_OK)
     lw_cli_error("%s: %s%s%s", label, r.error.msg,
             r.rows > 0 && csv ? "; results up to that time written to " : "", r.rows > 0 && csv ? csv : "");

@@ -140,6 +140,25 @@ typedef struct {
   int first, n;        /* terms first .. first + n */
 } lw_objective;
 
+/* One guard of an event (lw_compile_events.c): a scalar g of the state
+ * whose fall through zero (dir < 0), rise (dir > 0) or either (0) is the
+ * event.  CONTACT: g = n.p(q) - offset, p the body point v; JOINT_LIMIT:
+ * g = x(q) - lower (side -1) or upper - x(q) (side +1), x joint
+ * coordinate coord; GUARD: g = y - value, y the scalar `col` of the outputs
+ * (output `output`).  A joint limit with two bounds is two guards. */
+typedef struct {
+  int event;            /* index into desc->events */
+  lw_event_type type;
+  int dir;              /* the crossing that fires */
+  int side;             /* limit: -1 lower, +1 upper */
+  lw_vexpr v;           /* contact: the point */
+  double n[3];          /* contact: the unit normal */
+  double offset;        /* contact: offset + radius; limit: the bound; guard: the value */
+  int coord;            /* limit: index into m->coords */
+  int output, col;      /* guard */
+  double e, rest_speed; /* restitution, speed ending the bouncing (0: |g| x step) */
+} lw_guard;
+
 struct lw_integrator;
 
 struct lw_model {
@@ -150,6 +169,8 @@ struct lw_model {
    * sensitivities read, nothing compiled depends on them */
   lw_opt opt;
   const struct lw_integrator *integ;
+  int nguards;
+  lw_guard *guards;     /* (nguards) the events' guards */
   int planar;
   int nd;               /* space dimension: 2 or 3 */
   /* the coordinates as blocks, one a body: block b is q[blk_off[b] ..

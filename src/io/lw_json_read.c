@@ -1078,6 +1078,80 @@ static void read_param(reader *r, JsonObject *o, const char *path, const char *n
     p->value = *f;
 }
 
+/* an event (docs/model-format.md sec. 10): contact, joint_limit or guard */
+static void read_event(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const k[] = {"name", "type", "body", "point", "normal", "offset", "radius",
+                                  "joint", "coordinate", "lower", "upper", "restitution", "rest_speed",
+                                  "output", "component", "value", "direction", "action", NULL};
+  check_keys(r, o, path, k);
+  const char *type = need_str(r, o, "type", path);
+  if (!type)
+    return;
+  int t = lw_event_type_from_name(type);
+  if (t < 0) {
+    g_autofree char *p = g_strdup_printf("%s/type", path);
+    fail(r, p, "unknown event type '%s' (expected contact, joint_limit or guard)", type);
+    return;
+  }
+  lw_event_desc *e = lw_desc_add_event(r->d, name, (lw_event_type)t);
+  int dim = r->planar ? 2 : 3;
+  if (t == LW_EVENT_CONTACT) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    if (json_object_has_member(o, "normal"))
+      memset(e->normal, 0, sizeof e->normal);
+    get_vec(r, o, "normal", path, e->normal, dim);
+    get_num(r, o, "offset", path, &e->offset);
+    get_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_JOINT_LIMIT) {
+    e->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &e->coordinate);
+    e->has_lower = get_num(r, o, "lower", path, &e->lower);
+    e->has_upper = get_num(r, o, "upper", path, &e->upper);
+    if (!e->has_lower && !e->has_upper && !r->failed)
+      fail(r, path, "a joint limit needs 'lower', 'upper' or both");
+  } else {
+    e->output = dup_or_null(need_str(r, o, "output", path));
+    get_int(r, o, "component", path, &e->component);
+    need_num(r, o, "value", path, &e->value);
+    const char *dir = get_str(r, o, "direction", path);
+    static const char *const dirs[] = {"falling", "both", "rising"};
+    e->direction = 0;
+    if (dir) {
+      int found = 0;
+      for (int i = 0; i < 3; i++)
+        if (!strcmp(dir, dirs[i])) {
+          e->direction = i - 1;
+          found = 1;
+        }
+      if (!found) {
+        g_autofree char *p = g_strdup_printf("%s/direction", path);
+        fail(r, p, "unknown direction '%s' (expected rising, falling or both)", dir);
+      }
+    }
+    const char *act = get_str(r, o, "action", path);
+    if (act && strcmp(act, "stop")) {
+      g_autofree char *p = g_strdup_printf("%s/action", path);
+      fail(r, p, "unknown action '%s' (a guard's action is stop)", act);
+    }
+  }
+  if (t != LW_EVENT_GUARD) {
+    e->restitution = 1.0;
+    get_num(r, o, "restitution", path, &e->restitution);
+    get_num(r, o, "rest_speed", path, &e->rest_speed);
+  } else if (!r->failed) {
+    static const char *const impact_only[] = {"restitution", "rest_speed", NULL};
+    for (int i = 0; impact_only[i]; i++)
+      if (json_object_has_member(o, impact_only[i])) {
+        g_autofree char *p = g_strdup_printf("%s/%s", path, impact_only[i]);
+        mark(r, o, impact_only[i], p);
+        fail(r, p, "'%s' belongs to contacts and joint limits, not to a guard", impact_only[i]);
+      }
+  }
+}
+
 /* each element of the list root[key] through read_el (named: each has a name) */
 static void read_list(reader *r, JsonObject *root, const char *key, gboolean named,
                       void (*read_el)(reader *, JsonObject *, const char *, const char *))
@@ -1117,7 +1191,7 @@ static void read_root(reader *r, JsonObject *root)
 {
   static const char *const keys[] = {"linkwright", "name", "description", "planar", "gravity", "solver",
                                      "bodies", "joints", "forces", "drivers", "initial", "outputs",
-                                     "parameters", "objectives", "problems", NULL};
+                                     "events", "parameters", "objectives", "problems", NULL};
   lw_desc *d = r->d;
   if (read_version(r, root))
     return;
@@ -1139,6 +1213,7 @@ static void read_root(reader *r, JsonObject *root)
   read_list(r, root, "drivers", TRUE, read_driver);
   read_list(r, root, "initial", FALSE, read_initial);
   read_list(r, root, "outputs", TRUE, read_output);
+  read_list(r, root, "events", TRUE, read_event);
   read_list(r, root, "objectives", TRUE, read_objective);
   read_list(r, root, "parameters", TRUE, read_param);
   read_list(r, root, "problems", TRUE, read_problem);

@@ -202,6 +202,49 @@ static void list_close(writer *w, int first)
   g_string_append(w->s, first ? "]" : "\n  ]");
 }
 
+/* the events, written only when the model has some (the section is new:
+ * a model without keeps the file it had) */
+static void write_events(writer *w, const lw_desc *d)
+{
+  int first;
+  if (!d->nevents)
+    return;
+  list_open(w, "events", d->nevents, &first);
+  for (int i = 0; i < d->nevents; i++) {
+    const lw_event_desc *e = &d->events[i];
+    item_open(w, &first, e->name);
+    kvstr(w, "type", lw_event_type_name(e->type));
+    if (e->type == LW_EVENT_CONTACT) {
+      kvstr(w, "body", e->body ? e->body : "");
+      place(w, "point", &e->place);
+      kvvec(w, "normal", e->normal, w->planar ? 2 : 3);
+      kvnum(w, "offset", e->offset);
+      kvnum(w, "radius", e->radius);
+    } else if (e->type == LW_EVENT_JOINT_LIMIT) {
+      kvstr(w, "joint", e->joint ? e->joint : "");
+      kvnum(w, "coordinate", e->coordinate);
+      if (e->has_lower)
+        kvnum(w, "lower", e->lower);
+      if (e->has_upper)
+        kvnum(w, "upper", e->upper);
+    } else {
+      static const char *const dirs[] = {"falling", "both", "rising"};
+      kvstr(w, "output", e->output ? e->output : "");
+      kvnum(w, "component", e->component);
+      kvnum(w, "value", e->value);
+      kvstr(w, "direction", dirs[e->direction + 1]);
+      kvstr(w, "action", "stop");
+    }
+    if (e->type != LW_EVENT_GUARD) {
+      kvnum(w, "restitution", e->restitution);
+      if (e->rest_speed != 0)
+        kvnum(w, "rest_speed", e->rest_speed);
+    }
+    g_string_append_c(w->s, '}');
+  }
+  list_close(w, first);
+}
+
 char *lw_model_to_json(const lw_desc *d)
 {
   writer w = {g_string_new(NULL), d->planar};
@@ -498,6 +541,7 @@ char *lw_model_to_json(const lw_desc *d)
     g_string_append_c(w.s, '}');
   }
   list_close(&w, first);
+  write_events(&w, d);
 
   list_open(&w, "parameters", d->nparams, &first);
   for (int i = 0; i < d->nparams; i++) {

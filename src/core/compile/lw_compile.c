@@ -1418,6 +1418,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       compile_initial(&c, d, &rs, &ps, err) ||
       compile_forces(&c, d, &rs, &ps, err) ||
       compile_outputs(&c, d, &rs, &ps, err) ||
+      lw_compile_events(&c, err) ||
       compile_objectives(&c, d, &rs, &ps, err) ||
       compile_pattern(&c, d, &rs, &ps, err) ||
       compile_mass_inverse(&c, d, &rs, &ps, err))

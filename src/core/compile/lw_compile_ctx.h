@@ -37,6 +37,9 @@ void lw_cc_to_local(const lw_compile_ctx *c, int b, const double *g, int is_poin
 int lw_cc_resolve_place(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, double *p,
                         const lw_frame_desc **frame, lw_error *err);
 
+/* the events' guards m->guards (lw_compile_events.c; after the outputs and
+ * the joint coordinates); 0, or -1 with err set at the event's field */
+int lw_compile_events(lw_compile_ctx *c, lw_error *err);
 /* the derivative of body b's compiled mass block and generalized gravity
  * (from m->desc: its mass, centre of mass, inertia and the gravity) along
  * the direction dmass, dcom (3), dinertia (6, as bodies/B/inertia),

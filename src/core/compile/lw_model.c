@@ -61,6 +61,7 @@ void lw_model_free(lw_model *m)
   free(m->colptr);
   free(m->rowind);
   free(m->mass_csc);
+  free(m->guards);
   free(m);
 }
 

@@ -318,6 +318,12 @@ static int solve_velocity(const lw_model *m, lw_data *d, double *rc, double *gc,
  * (M + alpha J^T J) qdd = Q - J^T (lambda + alpha gamma), lambda += alpha (J qdd + gamma) */
 static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
 {
+  return lw_accelerations(m, d, 0.0, err);
+}
+
+/* the same at time t (the rows' gradients in d->jac at the data's q) */
+int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
+{
   int nq = m->nq, nc = m->nc, w = m->wrow;
   /* a penalty of the scale of the Newton matrix keeps this matrix well
    * conditioned; the iteration makes the result exact */
@@ -332,9 +338,9 @@ static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "acceleration problem: singular matrix");
     return -1;
   }
-  lw_rows_time(m, d, d->q, d->qd, 0.0);
+  lw_rows_time(m, d, d->q, d->qd, t);
   memset(d->Q, 0, sizeof(double) * (size_t)nq);
-  lw_forces_eval(m, d, d->q, d->qd, 0.0, d->Q, NULL, 0, 0);
+  lw_forces_eval(m, d, d->q, d->qd, t, d->Q, NULL, 0, 0);
   for (int k = 0; k < 200; k++) {
     memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
     for (int r = 0; r < nc; r++)

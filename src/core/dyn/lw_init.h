@@ -10,5 +10,8 @@ int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err);
 void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use);
 /* joint j's origin and axis at the data's state (g: 6) */
 void lw_joint_geometry(const lw_model *m, const lw_data *d, int j, double *g);
+/* accelerations and multipliers at the data's q, qd and time t
+ * (d->jac evaluated at q) */
+int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err);
 
 #endif

@@ -2,6 +2,7 @@
  * failure mid-way leaves the results up to that time. */
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
+#include "dyn/lw_events.h"
 #include "model/lw_error.h"
 
 #include <math.h>
@@ -23,6 +24,7 @@ static double now_s(void)
 void lw_sim_result_clear(lw_sim_result *res)
 {
   free(res->table);
+  free(res->events);
   memset(res, 0, sizeof *res);
 }
 
@@ -35,6 +37,65 @@ static int emit_row(const lw_sim_output *out, lw_sim_result *res, const double *
     return 0;
   res->rows++;
   return out->row ? out->row(row, res->ncols, out->user) : 0;
+}
+
+/* the rows at events (lw_events.c): handed on whatever `every`, kept in a
+ * table that grows to hold them */
+typedef struct {
+  const lw_model *m;
+  const lw_sim_output *out;
+  lw_sim_result *res;
+  size_t cap; /* rows the table holds */
+} event_rows;
+
+/* the table's next free row (grown when events added rows), or the one
+ * row handed on; NULL when out of memory */
+static double *row_slot(event_rows *er)
+{
+  lw_sim_result *res = er->res;
+  if (!er->out->keep)
+    return res->table;
+  if ((size_t)res->rows + 1 > er->cap) {
+    double *t = realloc(res->table, sizeof(double) * 2 * er->cap * (size_t)res->ncols);
+    if (!t)
+      return NULL;
+    res->table = t;
+    er->cap *= 2;
+  }
+  return res->table + (size_t)res->rows * res->ncols;
+}
+
+static int event_row(void *user, lw_data *d)
+{
+  event_rows *er = user;
+  lw_sim_result *res = er->res;
+  double *row = row_slot(er);
+  if (!row)
+    return 0; /* the row is not kept; the run goes on */
+  row[0] = d->t;
+  lw_outputs(er->m, d, row + 1);
+  res->rows++;
+  return er->out->row ? er->out->row(row, res->ncols, er->out->user) : 0;
+}
+
+/* the events' end of the run, said as a stop */
+static void event_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, double t)
+{
+  long n;
+  lw_event_record *log = lw_ev_take_log(ev, &n);
+  free(res->events);
+  res->events = log;
+  res->nevents = n;
+  if (!n)
+    return;
+  const lw_event_record *r = &log[n - 1];
+  const char *name = m->desc->events[r->event].name;
+  if (r->action == LW_EVREC_REST)
+    lw_set_error(&res->error, LW_OK, "", t,
+                 "the bouncing at '%s' ended at t = %.12g s (impact speed %.3g below the rest speed): the run "
+                 "stops there", name, t, fabs(r->v_pre));
+  else
+    lw_set_error(&res->error, LW_OK, "", t, "stopped by the guard '%s' at t = %.12g s", name, t);
 }
 
 int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *output, lw_sim_result *res,
@@ -79,6 +140,7 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
    * the model (its arrays shared, never freed through it) with that option */
   lw_model mh;
   const lw_model *mm = m;
+  lw_ev_run *ev = NULL;
   if (h != m->opt.step) {
     mh = *m;
     mh.opt.step = h;
@@ -96,6 +158,19 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     goto out;
   }
   res->max_constraint_residual = lw_constraint_residual(mm, d);
+  event_rows er = {mm, &out, res, nrows};
+  if (mm->nguards) {
+    ev = lw_ev_run_new(mm);
+    if (!ev) {
+      lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for the events");
+      res->status = LW_ERR_NOMEM;
+      goto out;
+    }
+    if (lw_ev_start(mm, d, ev, &res->error)) {
+      res->status = LW_ERR_MODEL;
+      goto out;
+    }
+  }
   double *row = res->table;
   row[0] = 0.0;
   lw_outputs(mm, d, row + 1);
@@ -106,6 +181,8 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
   long every = nsteps / 100 > 0 ? nsteps / 100 : 1;
   for (long k = 1; k <= nsteps; k++) {
     lw_step_info info;
+    if (ev)
+      lw_ev_save(mm, d, ev);
     st = lw_step(mm, d, &info, &res->error);
     res->newton_iterations += info.iterations;
     if (info.iterations > res->max_step_iterations)
@@ -121,8 +198,20 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     res->steps = k;
     if (info.constraint_residual > res->max_constraint_residual)
       res->max_constraint_residual = info.constraint_residual;
-    if (out.keep)
-      row = res->table + (size_t)res->rows * res->ncols;
+    int evs = ev ? lw_ev_after_step(mm, d, ev, event_row, &er, &res->error) : 0;
+    if (evs < 0) {
+      res->status = LW_ERR_SOLVER;
+      break;
+    }
+    if (evs > 0) {
+      event_stop_message(mm, ev, res, d->t);
+      break;
+    }
+    if (out.keep && !(row = row_slot(&er))) {
+      lw_set_error(&res->error, LW_ERR_NOMEM, "", d->t, "out of memory for the result rows at t = %.6g s", d->t);
+      res->status = LW_ERR_NOMEM;
+      break;
+    }
     row[0] = d->t;
     lw_outputs(mm, d, row + 1);
     if (emit_row(&out, res, row, k, nsteps)) {
@@ -135,6 +224,12 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     }
   }
 out:
+  if (ev && !res->events) {
+    long nev;
+    res->events = lw_ev_take_log(ev, &nev);
+    res->nevents = nev;
+  }
+  lw_ev_run_free(ev);
   res->wall_time_s = now_s() - t0;
   if (!out.keep) { /* nothing was kept: no table */
     free(res->table);

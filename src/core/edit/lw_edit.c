@@ -12,6 +12,7 @@
  * whose equations enter such a combination is reported, not only the one a
  * pivoting order would have dropped. */
 #include "lw_internal.h"
+#include "model/lw_event_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +89,8 @@ static int drop_param_targets(lw_desc *d, const char *prefix)
   return removed;
 }
 
+static int remove_event_refs(lw_desc *d, int kind, const char *name);
+
 static int remove_joint_refs(lw_desc *d, const char *joint)
 {
   int removed = 0;
@@ -128,6 +131,7 @@ static int remove_joint_refs(lw_desc *d, const char *joint)
       snprintf(op, sizeof op, "outputs/%s", d->outputs[i].name);
       removed += lw_desc_remove(d, op);
     }
+  removed += remove_event_refs(d, 1, joint);
   return removed;
 }
 
@@ -143,6 +147,21 @@ static void drop_output_terms(lw_desc *d, const char *output)
         o->nterms--;
       }
   }
+}
+
+/* the events on a removed body (kind 0), joint (1) or output (2) go */
+static int remove_event_refs(lw_desc *d, int kind, const char *name)
+{
+  int removed = 0;
+  for (int i = d->nevents - 1; i >= 0; i--) {
+    const lw_event_desc *e = &d->events[i];
+    if (eq(kind == 0 ? e->body : kind == 1 ? e->joint : e->output, name)) {
+      char ep[200];
+      snprintf(ep, sizeof ep, "events/%s", e->name);
+      removed += lw_desc_remove(d, ep);
+    }
+  }
+  return removed;
 }
 
 int lw_desc_remove(lw_desc *d, const char *path)
@@ -185,6 +204,7 @@ int lw_desc_remove(lw_desc *d, const char *path)
           snprintf(op, sizeof op, "outputs/%s", d->outputs[o].name);
           removed += lw_desc_remove(d, op);
         }
+      removed += remove_event_refs(d, 0, body);
       free(body);
       return removed;
     }
@@ -237,9 +257,20 @@ int lw_desc_remove(lw_desc *d, const char *path)
     for (int i = 0; i < d->noutputs; i++)
       if (eq(d->outputs[i].name, name)) {
         drop_output_terms(d, name);
+        char *output = strdup(name);
         lw_output_desc e;
         take_out(d->outputs, &d->noutputs, i, sizeof e, &e);
         free_taken(5, &e);
+        removed = 1 + remove_event_refs(d, 2, output);
+        free(output);
+        return removed;
+      }
+  } else if (kl == 6 && !strncmp(path, "events", kl)) {
+    for (int i = 0; i < d->nevents; i++)
+      if (eq(d->events[i].name, name)) {
+        snprintf(pre, sizeof pre, "events/%s/", name);
+        drop_param_targets(d, pre);
+        lw_desc_event_take(d, i);
         return 1;
       }
   } else if (kl == 10 && !strncmp(path, "parameters", kl)) {
@@ -421,6 +452,9 @@ int lw_desc_name_used(const lw_desc *d, const char *name)
   for (int i = 0; i < d->ndrivers; i++)
     if (eq(d->drivers[i].name, name))
       return 1;
+  for (int i = 0; i < d->nevents; i++)
+    if (eq(d->events[i].name, name))
+      return 1;
   for (int i = 0; i < d->noutputs; i++)
     if (eq(d->outputs[i].name, name))
       return 1;
@@ -495,6 +529,9 @@ int lw_desc_rename(lw_desc *d, const char *path, const char *nw)
         for (int k = 0; k < d->noutputs; k++)
           if (eq(d->outputs[k].body, o))
             set_str(&d->outputs[k].body, nw);
+        for (int k = 0; k < d->nevents; k++)
+          if (eq(d->events[k].body, o))
+            set_str(&d->events[k].body, nw);
         rename_targets(d, "bodies", o, nw);
         free(o);
         return 1;
@@ -520,6 +557,9 @@ int lw_desc_rename(lw_desc *d, const char *path, const char *nw)
         for (int k = 0; k < d->noutputs; k++)
           if (eq(d->outputs[k].joint, o))
             set_str(&d->outputs[k].joint, nw);
+        for (int k = 0; k < d->nevents; k++)
+          if (eq(d->events[k].joint, o))
+            set_str(&d->events[k].joint, nw);
         rename_targets(d, "joints", o, nw);
         rename_targets(d, "initial", o, nw);
         free(o);
@@ -551,7 +591,17 @@ int lw_desc_rename(lw_desc *d, const char *path, const char *nw)
           for (int t = 0; t < d->objectives[k].nterms; t++)
             if (eq(d->objectives[k].terms[t].output, old))
               set_str(&d->objectives[k].terms[t].output, nw);
+        for (int k = 0; k < d->nevents; k++)
+          if (eq(d->events[k].output, old))
+            set_str(&d->events[k].output, nw);
         set_str(&d->outputs[i].name, nw);
+        return 1;
+      }
+  } else if (!strncmp(path, "events/", 7)) {
+    for (int i = 0; i < d->nevents; i++)
+      if (eq(d->events[i].name, old)) {
+        rename_targets(d, "events", old, nw);
+        set_str(&d->events[i].name, nw);
         return 1;
       }
   }

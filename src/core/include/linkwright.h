@@ -328,6 +328,40 @@ typedef struct {
   unsigned seed;       /* of the random starts (default 1) */
 } lw_problem_desc;
 
+/* Events (docs/model-format.md sec. 10): where the motion is not smooth.
+ * CONTACT: a body point against a plane (3-D) or line (planar) fixed to the
+ * ground, n.x = offset (n the unit normal, pointing to the free side); the
+ * gap n.p - offset - radius falling through 0 is an impact.  JOINT_LIMIT:
+ * a joint coordinate reaching lower or upper.  Both end in Newton's
+ * restitution on the normal velocity with the joints held.  GUARD: an
+ * output's scalar crossing a value (rising, falling or either) stops the
+ * run there. */
+typedef enum { LW_EVENT_CONTACT, LW_EVENT_JOINT_LIMIT, LW_EVENT_GUARD, LW_EVENT_NTYPES } lw_event_type;
+
+typedef struct {
+  char *name;
+  lw_event_type type;
+  /* contact */
+  char *body;
+  lw_place place;          /* the body point */
+  double normal[3];        /* global, normalized when compiled */
+  double offset, radius;
+  /* joint limit */
+  char *joint;
+  int coordinate;
+  int has_lower, has_upper;
+  double lower, upper;
+  /* contact and limit: e in [0, 1]; impacts whose normal speed is below
+   * rest_speed (0: |gravity| x step) end the bouncing: the run stops there */
+  double restitution, rest_speed;
+  /* guard: output (by name), its scalar `component`, the value, the
+   * direction (+1 rising, -1 falling, 0 either); the action is a stop */
+  char *output;
+  int component;
+  double value;
+  int direction;
+} lw_event_desc;
+
 typedef struct {
   double t_end, step;
   double alpha;           /* ALI3-P penalty (seed 002 table 7.2: 1e9) */
@@ -358,6 +392,7 @@ typedef struct {
   int nparams; lw_param_desc *params;
   int nobjectives; lw_objective_desc *objectives;
   int nproblems; lw_problem_desc *problems;
+  int nevents; lw_event_desc *events;
 } lw_desc;
 
 lw_desc *lw_desc_new(void);
@@ -395,6 +430,9 @@ lw_term_desc *lw_objective_add_term(lw_objective_desc *o, const char *output);
 lw_problem_desc *lw_desc_add_problem(lw_desc *d, const char *name, const char *objective);
 lw_var_desc *lw_problem_add_var(lw_problem_desc *p, const char *parameter);
 lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_con_type type, double value);
+lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type);
+const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard" */
+int lw_event_type_from_name(const char *s);          /* -1 if unknown */
 const char *lw_opt_algorithm_name(lw_opt_algorithm a);
 int lw_opt_algorithm_from_name(const char *s);
 int lw_desc_problem_index(const lw_desc *d, const char *name);
@@ -507,6 +545,24 @@ int lw_initialize(const lw_model *m, lw_data *d, lw_error *err);
  * length lw_opt.step. */
 int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
 
+/* Steps through the model's events (contacts, joint limits, guards) as
+ * lw_simulate takes them, one step at a time, for callers that step
+ * themselves.  lw_event_run_new after lw_initialize (NULL with err set
+ * when a contact or limit starts violated or memory runs out; a model
+ * without events gets a run that only steps).  lw_step_events: one step on
+ * the grid with every event inside it located and applied; LW_OK,
+ * LW_EVENT_STOP (a guard stopped or a bouncing ended: d holds the state at
+ * the event) or LW_ERR_SOLVER.  A state set from outside (lw_data_set_state)
+ * is noticed by its time.  A run does not go past a stop: stepping on
+ * stops again at once. */
+#define LW_EVENT_STOP 1
+typedef struct lw_ev_run lw_event_run;
+lw_event_run *lw_event_run_new(const lw_model *m, lw_data *d, lw_error *err);
+void lw_event_run_free(lw_event_run *ev);
+int lw_step_events(const lw_model *m, lw_data *d, lw_event_run *ev, lw_step_info *info, lw_error *err);
+/* the events so far (*n of them, in time order; valid until the next step) */
+const struct lw_event_record *lw_event_run_log(const lw_event_run *ev, long *n);
+
 double lw_data_time(const lw_data *d);
 const double *lw_data_q(const lw_data *d);     /* (nq) */
 const double *lw_data_qd(const lw_data *d);    /* (nq) */
@@ -576,7 +632,28 @@ typedef struct {
   int max_step_iterations;
   int status;               /* LW_OK or the failure */
   lw_error error;
+  /* what happened at the model's events, in time order (nevents of them) */
+  long nevents;
+  struct lw_event_record *events;
 } lw_sim_result;
+
+/* One event of a run: its time (located to about 1e-12 relative), the
+ * event (index into the description's events), what it did, and the normal
+ * velocity (the gap's rate; a limit's coordinate rate towards the free side)
+ * before and after. */
+typedef enum {
+  LW_EVREC_IMPACT, /* restitution applied; the run went on */
+  LW_EVREC_REST,   /* an impact slower than rest_speed: the bouncing ended, the run stopped */
+  LW_EVREC_STOP,   /* a guard with action stop: the run stopped */
+} lw_event_action;
+typedef struct lw_event_record {
+  double t;
+  int event;
+  lw_event_action action;
+  int side;        /* joint limit: -1 lower, +1 upper; guard: the direction crossed; else 0 */
+  double v_pre, v_post;
+} lw_event_record;
+const char *lw_event_action_name(lw_event_action a); /* "impact", "rest", "stop" */
 
 /* progress: called every `every` steps with the fraction done; returning
  * nonzero cancels. May be NULL. */

@@ -1,6 +1,7 @@
 /* lw_desc.c: model descriptions: creation, copy, field paths, names. */
 #include "linkwright.h"
 #include "model/lw_desc.h"
+#include "model/lw_event_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -370,6 +371,7 @@ void lw_desc_free(lw_desc *d)
   free(d->name);
   free(d->description);
   free(d->source_dir);
+  lw_desc_events_free(d);
   free(d);
 }
 
@@ -489,6 +491,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     for (int k = 0; k < sp->ncons; k++)
       p->cons[k].objective = dup_str(sp->cons[k].objective);
   }
+  lw_desc_events_copy(d, s);
   return d;
 }
 
@@ -808,6 +811,8 @@ double *lw_desc_field(lw_desc *d, const char *path)
     FIND_NAMED(d->objectives, d->nobjectives, b, i);
     return i < 0 ? NULL : objective_field(&d->objectives[i], p);
   }
+  if (!strcmp(a, "events"))
+    return lw_event_field(d, b, p);
   return NULL;
 }
 

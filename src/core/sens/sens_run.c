@@ -218,6 +218,16 @@ static int result_start(const lw_desc *desc, const lw_sens_options *opt, lw_sens
     if (check_param(desc, opt->params[j], err))
       return res->status = LW_ERR_MODEL;
   }
+  /* the runs here step without events: their objectives and derivatives
+   * would be those of a model without its contacts, limits and guards */
+  if (desc->nevents > 0) {
+    char path[200];
+    snprintf(path, sizeof path, "events/%s", desc->events[0].name);
+    lw_set_error(err, LW_ERR_MODEL, path, NAN,
+                 "objectives and sensitivities are not computed through events yet; the model has %d event(s) "
+                 "(the first '%s')", desc->nevents, desc->events[0].name);
+    return res->status = LW_ERR_MODEL;
+  }
   return LW_OK;
 }
 

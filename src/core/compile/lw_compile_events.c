@@ -1,0 +1,178 @@
+/* lw_compile_events.c: the description's events (contacts, joint limits,
+ * guards on outputs) compiled into the guards a run watches (m->guards):
+ * each one a scalar of the state whose sign change is the event.  Every
+ * field is checked here and a bad one named by its path. */
+#include "compile/lw_compile_ctx.h"
+#include "model/lw_error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EFAIL(path, ...)                                                                           \
+  do {                                                                                             \
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, __VA_ARGS__);                                       \
+    return -1;                                                                                     \
+  } while (0)
+
+/* the restitution and the speed below which impacts end the bouncing */
+static int impact_fields(const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  snprintf(path, sizeof path, "events/%s/restitution", e->name);
+  if (!(e->restitution >= 0.0 && e->restitution <= 1.0))
+    EFAIL(path, "event '%s': restitution %g must lie in [0, 1]", e->name, e->restitution);
+  snprintf(path, sizeof path, "events/%s/rest_speed", e->name);
+  if (!(e->rest_speed >= 0.0) || !isfinite(e->rest_speed))
+    EFAIL(path, "event '%s': rest_speed %g must be a finite speed >= 0", e->name, e->rest_speed);
+  g->e = e->restitution;
+  g->rest_speed = e->rest_speed; /* 0: from the step option when run */
+  return 0;
+}
+
+static int compile_contact(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_model *m = c->m;
+  snprintf(path, sizeof path, "events/%s/body", e->name);
+  int b = lw_cc_body_index(c->d, e->body);
+  if (b == -2)
+    EFAIL(path, "contact '%s': body '%s' does not exist", e->name, e->body ? e->body : "(missing)");
+  if (b == -1)
+    EFAIL(path, "contact '%s': the body must move (the plane is already fixed to the ground)", e->name);
+  double p[3];
+  snprintf(path, sizeof path, "events/%s/point", e->name);
+  if (lw_cc_resolve_place(c, b, &e->place, path, p, NULL, err))
+    return -1;
+  g->v = lw_cc_vx_point(m, b, p);
+  snprintf(path, sizeof path, "events/%s/normal", e->name);
+  double nn = 0;
+  for (int i = 0; i < m->nd; i++)
+    nn += e->normal[i] * e->normal[i];
+  nn = sqrt(nn);
+  if (!(nn > 0) || !isfinite(nn))
+    EFAIL(path, "contact '%s': the normal must be a finite nonzero vector", e->name);
+  for (int i = 0; i < m->nd; i++)
+    g->n[i] = e->normal[i] / nn;
+  snprintf(path, sizeof path, "events/%s/offset", e->name);
+  if (!isfinite(e->offset))
+    EFAIL(path, "contact '%s': offset must be finite", e->name);
+  snprintf(path, sizeof path, "events/%s/radius", e->name);
+  if (!(e->radius >= 0) || !isfinite(e->radius))
+    EFAIL(path, "contact '%s': radius %g must be finite and >= 0", e->name, e->radius);
+  g->offset = e->offset + e->radius;
+  g->dir = -1;
+  return impact_fields(e, g, err);
+}
+
+/* a limit's guards: one per bound (*ng of them) */
+static int compile_limit(lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, int *ng, lw_error *err)
+{
+  char path[256];
+  snprintf(path, sizeof path, "events/%s/joint", e->name);
+  int ci;
+  if (lw_cc_coord(c, e->joint, e->coordinate, "joint limit", path, &ci, err))
+    return -1;
+  snprintf(path, sizeof path, "events/%s", e->name);
+  if (!e->has_lower && !e->has_upper)
+    EFAIL(path, "joint limit '%s': give 'lower', 'upper' or both", e->name);
+  snprintf(path, sizeof path, "events/%s/%s", e->name, e->has_lower ? "lower" : "upper");
+  if ((e->has_lower && !isfinite(e->lower)) || (e->has_upper && !isfinite(e->upper)))
+    EFAIL(path, "joint limit '%s': bounds must be finite", e->name);
+  snprintf(path, sizeof path, "events/%s/upper", e->name);
+  if (e->has_lower && e->has_upper && !(e->lower < e->upper))
+    EFAIL(path, "joint limit '%s': upper %g must exceed lower %g", e->name, e->upper, e->lower);
+  *ng = 0;
+  for (int s = -1; s <= 1; s += 2) {
+    if ((s < 0 && !e->has_lower) || (s > 0 && !e->has_upper))
+      continue;
+    lw_guard *gk = &g[(*ng)++];
+    gk->coord = ci;
+    gk->side = s;
+    gk->offset = s < 0 ? e->lower : e->upper;
+    gk->dir = -1;
+    if (impact_fields(e, gk, err))
+      return -1;
+  }
+  return 0;
+}
+
+static int compile_guard(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_desc *d = c->d;
+  snprintf(path, sizeof path, "events/%s/output", e->name);
+  int k = -1;
+  for (int i = 0; e->output && i < d->noutputs && k < 0; i++)
+    if (!strcmp(d->outputs[i].name, e->output))
+      k = i;
+  if (k < 0)
+    EFAIL(path, "guard '%s': output '%s' does not exist", e->name, e->output ? e->output : "(missing)");
+  int width = c->m->outputs[k].width;
+  snprintf(path, sizeof path, "events/%s/component", e->name);
+  if (e->component < 0 || e->component >= width)
+    EFAIL(path, "guard '%s': output '%s' has %d component(s); component %d does not exist", e->name,
+          e->output, width, e->component);
+  snprintf(path, sizeof path, "events/%s/value", e->name);
+  if (!isfinite(e->value))
+    EFAIL(path, "guard '%s': value must be finite", e->name);
+  snprintf(path, sizeof path, "events/%s/direction", e->name);
+  if (e->direction < -1 || e->direction > 1)
+    EFAIL(path, "guard '%s': direction must be rising, falling or both", e->name);
+  g->output = k;
+  g->col = c->m->out_col[k] + e->component;
+  g->offset = e->value;
+  g->dir = e->direction;
+  return 0;
+}
+
+static int check_event_name(const lw_desc *d, int i, lw_error *err)
+{
+  char path[256];
+  const char *name = d->events[i].name;
+  snprintf(path, sizeof path, "events/%d", i);
+  if (!name || !*name)
+    EFAIL(path, "event %d has no name", i);
+  for (int k = 0; k < i; k++)
+    if (d->events[k].name && !strcmp(d->events[k].name, name)) {
+      snprintf(path, sizeof path, "events/%s", name);
+      EFAIL(path, "duplicate event name '%s'", name);
+    }
+  return 0;
+}
+
+int lw_compile_events(lw_compile_ctx *c, lw_error *err)
+{
+  const lw_desc *d = c->d;
+  lw_model *m = c->m;
+  m->nguards = 0;
+  m->guards = calloc((size_t)2 * d->nevents + 1, sizeof(lw_guard));
+  if (!m->guards)
+    EFAIL("", "out of memory");
+  for (int i = 0; i < d->nevents; i++) {
+    const lw_event_desc *e = &d->events[i];
+    if (check_event_name(d, i, err))
+      return -1;
+    lw_guard *g = &m->guards[m->nguards];
+    int ng = 1, st = -1;
+    switch (e->type) {
+    case LW_EVENT_CONTACT: st = compile_contact(c, e, g, err); break;
+    case LW_EVENT_JOINT_LIMIT: st = compile_limit(c, e, g, &ng, err); break;
+    case LW_EVENT_GUARD: st = compile_guard(c, e, g, err); break;
+    default: {
+      char path[256];
+      snprintf(path, sizeof path, "events/%s/type", e->name);
+      EFAIL(path, "event '%s': unknown type", e->name);
+    }
+    }
+    if (st)
+      return -1;
+    for (int k = 0; k < ng; k++) {
+      g[k].event = i;
+      g[k].type = e->type;
+    }
+    m->nguards += ng;
+  }
+  return 0;
+}

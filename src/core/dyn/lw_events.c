@@ -1,0 +1,740 @@
+/* lw_events.c: a run through events (seed 003 sec. 1.5, remark 7).
+ *
+ * Every guard (m->guards: a contact's gap, a joint limit's distance to its
+ * bound, an output's distance to a value) is evaluated after each step.  A
+ * sign change in the guard's direction is an event inside the step; its
+ * time is found on the integrator itself: the step is taken again from the
+ * saved state at t_n with a length tau, and tau is the root of the guard at
+ * the step's end, found by the Illinois variant of regula falsi started
+ * from the root of the guard along the step's cubic Hermite interpolant of
+ * q (q_n, qd_n, q_n+1, qd_n+1).  At the event the state is exactly the one a
+ * step of that length reaches.
+ *
+ * An impact (contact, limit) then applies Newton's restitution with the
+ * joints held: the post-impact velocity is the mass-weighted projection of
+ * the pre-impact one onto
+ *   J qd+ = -Phi_t,   G qd+ = -e G qd-   (G = dg/dq, the guard's gradient),
+ * qd+ = qd- - M^-1 A^T mu,  (A M^-1 A^T) mu = A qd- - b,  A = [J; G];
+ * the kinetic energy falls by exactly (1 - e^2) times that of the normal
+ * motion.  Accelerations and multipliers are solved anew at the new
+ * velocity and the step goes on from the event to the step's end, so rows
+ * stay on the step grid.  An impact slower than the guard's rest speed (the
+ * bouncing would go on with ever shorter flights: Zeno) and a guard's stop
+ * end the run at the event. */
+#include "dyn/lw_events.h"
+#include "lw_internal.h"
+#include "compile/lw_vexpr.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_init.h"
+#include "dyn/lw_rows.h"
+#include "dyn/lw_step.h"
+#include "la/lw_matrix.h"
+#include "model/lw_error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* events one step may hold before the run is declared stuck */
+#define LW_EV_MAX_PER_STEP 1000
+/* a (sub)step shorter than this fraction of the step it is cut from is
+ * taken by a predictor-corrector in increments (the trapezoidal rule's
+ * velocity 2 (q - q_n) / h - qd_n loses digits as h shrinks: 1e-16 / h) */
+#define LW_EV_SHORT 1e-2
+/* samples of the interpolant when looking for the first crossing */
+#define LW_EV_SAMPLES 32
+
+/* the state a step reads and writes */
+typedef struct {
+  double t, t0, h;
+  long nstep;
+  double *q, *qd, *qdd, *lambda, *coords, *fbz, *fbc, *fbcs;
+  double *kap, *fric_work; /* friction reads lambda + kap; its work so far */
+  double fb_beta, dissipated;
+  int fric_kap_ok;
+} ev_state;
+
+struct lw_ev_run {
+  int ng, nq, na;   /* guards, coordinates, rows of A (nc + 1) */
+  ev_state s0;      /* the start of the (sub)step */
+  double *g0;       /* (ng) raw guard values at s0 */
+  char *zero;       /* (ng) the guard sits at zero at s0 (just fired, or started there) */
+  double *q1, *qd1; /* the step's end, kept for the interpolant */
+  double *qh;       /* interpolated q */
+  double *out;      /* (ncols) outputs */
+  char *use;        /* (nout) the outputs the guards read */
+  double *grad;     /* (wrow) a row's local gradient, contiguous over its blocks */
+  double *gv;       /* (ng) the guards at the step's end */
+  double *a0;       /* (nq) accelerations at the start of a short advance */
+  double *A, *W, *S, *S0, *mu, *rhs, *res; /* the impact's projection */
+  lw_event_record *log;
+  long nlog, caplog;
+  double t_end; /* the time g0 belongs to (NAN: none) */
+};
+
+static void state_free(ev_state *s)
+{
+  double *a[] = {s->q, s->qd, s->qdd, s->lambda, s->coords, s->fbz, s->fbc, s->fbcs, s->kap, s->fric_work};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    free(a[i]);
+}
+
+void lw_ev_run_free(lw_ev_run *ev)
+{
+  if (!ev)
+    return;
+  state_free(&ev->s0);
+  void *a[] = {ev->g0, ev->zero, ev->q1, ev->qd1, ev->qh, ev->out, ev->use, ev->grad,
+               ev->gv, ev->a0, ev->A, ev->W, ev->S, ev->S0, ev->mu, ev->rhs, ev->res, ev->log};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    free(a[i]);
+  free(ev);
+}
+
+lw_ev_run *lw_ev_run_new(const lw_model *m)
+{
+  lw_ev_run *ev = calloc(1, sizeof *ev);
+  if (!ev)
+    return NULL;
+  size_t nq = (size_t)m->nq, nc = (size_t)m->nc, na = nc + 1;
+  ev->ng = m->nguards;
+  ev->nq = m->nq;
+  ev->na = (int)na;
+  ev_state *s = &ev->s0;
+  s->q = calloc(nq, sizeof(double));
+  s->qd = calloc(nq, sizeof(double));
+  s->qdd = calloc(nq, sizeof(double));
+  s->lambda = calloc(nc + 1, sizeof(double));
+  s->coords = calloc((size_t)m->ncoords + 1, sizeof(double));
+  s->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->kap = calloc(nc + 1, sizeof(double));
+  s->fric_work = calloc((size_t)m->nfric + 1, sizeof(double));
+  ev->g0 = calloc((size_t)ev->ng + 1, sizeof(double));
+  ev->zero = calloc((size_t)ev->ng + 1, 1);
+  ev->q1 = calloc(nq, sizeof(double));
+  ev->qd1 = calloc(nq, sizeof(double));
+  ev->qh = calloc(nq, sizeof(double));
+  ev->out = calloc((size_t)m->ncols + 1, sizeof(double));
+  ev->use = calloc((size_t)m->nout + 1, 1);
+  ev->grad = calloc((size_t)m->wrow, sizeof(double));
+  ev->A = calloc(na * nq, sizeof(double));
+  ev->W = calloc(na * nq, sizeof(double));
+  ev->S = calloc(na * na, sizeof(double));
+  ev->S0 = calloc(na * na, sizeof(double));
+  ev->mu = calloc(na, sizeof(double));
+  ev->rhs = calloc(na, sizeof(double));
+  ev->res = calloc(na, sizeof(double));
+  ev->gv = calloc((size_t)ev->ng + 1, sizeof(double));
+  ev->a0 = calloc(nq, sizeof(double));
+  if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !s->kap || !s->fric_work || !ev->g0 ||
+      !ev->zero || !ev->q1 || !ev->qd1 || !ev->qh || !ev->out || !ev->use || !ev->grad || !ev->A || !ev->W ||
+      !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0) {
+    lw_ev_run_free(ev);
+    return NULL;
+  }
+  for (int k = 0; k < ev->ng; k++)
+    if (m->guards[k].type == LW_EVENT_GUARD)
+      ev->use[m->guards[k].output] = 1;
+  return ev;
+}
+
+/* ---- the state at the start of a (sub)step ---------------------------- */
+static void state_copy_out(const lw_model *m, const lw_data *d, ev_state *s)
+{
+  size_t nq = (size_t)m->nq;
+  s->t = d->t;
+  s->t0 = d->t0;
+  s->h = d->h;
+  s->nstep = d->nstep;
+  memcpy(s->q, d->q, nq * sizeof(double));
+  memcpy(s->qd, d->qd, nq * sizeof(double));
+  memcpy(s->qdd, d->qdd, nq * sizeof(double));
+  memcpy(s->lambda, d->lambda, (size_t)m->nc * sizeof(double));
+  memcpy(s->coords, d->coord_prev, (size_t)m->ncoords * sizeof(double));
+  memcpy(s->fbz, d->fbz, (size_t)m->nfbs * sizeof(double));
+  memcpy(s->fbc, d->fbc, (size_t)m->nfbs * sizeof(double));
+  memcpy(s->fbcs, d->fbcs, (size_t)m->nfbs * sizeof(double));
+  s->fb_beta = d->fb_beta;
+  s->dissipated = d->dissipated;
+  memcpy(s->kap, d->kap, (size_t)m->nc * sizeof(double));
+  memcpy(s->fric_work, d->fric_work, (size_t)m->nfric * sizeof(double));
+  s->fric_kap_ok = d->fric_kap_ok;
+}
+
+static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
+{
+  size_t nq = (size_t)m->nq;
+  d->t = s->t;
+  d->t0 = s->t0;
+  d->h = s->h;
+  d->nstep = s->nstep;
+  memcpy(d->q, s->q, nq * sizeof(double));
+  memcpy(d->qd, s->qd, nq * sizeof(double));
+  memcpy(d->qdd, s->qdd, nq * sizeof(double));
+  memcpy(d->lambda, s->lambda, (size_t)m->nc * sizeof(double));
+  memcpy(d->coord_prev, s->coords, (size_t)m->ncoords * sizeof(double));
+  memcpy(d->fbz, s->fbz, (size_t)m->nfbs * sizeof(double));
+  memcpy(d->fbc, s->fbc, (size_t)m->nfbs * sizeof(double));
+  memcpy(d->fbcs, s->fbcs, (size_t)m->nfbs * sizeof(double));
+  d->fb_beta = s->fb_beta;
+  d->dissipated = s->dissipated;
+  memcpy(d->kap, s->kap, (size_t)m->nc * sizeof(double));
+  memcpy(d->fric_work, s->fric_work, (size_t)m->nfric * sizeof(double));
+  d->fric_kap_ok = s->fric_kap_ok;
+}
+
+/* one step of length h from d's state (to d->t + h): the model's step on
+ * a shallow copy of the model whose step option is h, counted from d->t */
+static int step_sized(const lw_model *m, lw_data *d, double h, lw_step_info *info, lw_error *err)
+{
+  lw_model mh = *m;
+  mh.opt.step = h;
+  d->t0 = d->t;
+  d->nstep = 0;
+  d->h = h;
+  return lw_step(&mh, d, info, err);
+}
+
+/* ---- guards ------------------------------------------------------------ */
+static int is_impact(const lw_guard *g) { return g->type != LW_EVENT_GUARD; }
+
+/* a contact's or limit's guard at q (angles continued from d's last values) */
+static double guard_q(const lw_model *m, const lw_data *d, const lw_guard *g, const double *q)
+{
+  if (g->type == LW_EVENT_CONTACT) {
+    double p[3] = {0, 0, 0};
+    lw_vexpr_eval(m, &g->v, q, p);
+    double s = -g->offset;
+    for (int i = 0; i < m->nd; i++)
+      s += g->n[i] * p[i];
+    return s;
+  }
+  double x = lw_coord_continue(m, d, g->coord, lw_coord_eval(m, &m->coords[g->coord], q, NULL));
+  return g->side < 0 ? x - g->offset : g->offset - x;
+}
+
+/* every guard at d's state into gv (outputs evaluated once when a guard
+ * reads them) */
+static void guards_eval(const lw_model *m, lw_data *d, lw_ev_run *ev, double *gv)
+{
+  int outs = 0;
+  for (int k = 0; k < ev->ng; k++) {
+    const lw_guard *g = &m->guards[k];
+    if (is_impact(g)) {
+      gv[k] = guard_q(m, d, g, d->q);
+      continue;
+    }
+    if (!outs) {
+      lw_outputs_some(m, d, ev->out, ev->use);
+      outs = 1;
+    }
+    gv[k] = ev->out[g->col] - g->offset;
+  }
+}
+
+/* the guard's value turned so that it is positive before the crossing that
+ * fires it (0: it cannot fire from g0) */
+static double oriented(const lw_guard *g, double g0, double v)
+{
+  if (g->dir < 0)
+    return v;
+  if (g->dir > 0)
+    return -v;
+  return g0 > 0 ? v : g0 < 0 ? -v : 0.0;
+}
+
+/* the guard's gradient dg/dq, dense (nq) */
+static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const lw_guard *g, double *G)
+{
+  memset(G, 0, sizeof(double) * (size_t)m->nq);
+  memset(ev->grad, 0, sizeof(double) * (size_t)m->wrow);
+  int nblk = 0;
+  const int *blk = NULL;
+  double s = 1.0;
+  if (g->type == LW_EVENT_CONTACT) {
+    nblk = 1;
+    blk = &g->v.body[0];
+    lw_vexpr_grad(m, &g->v, g->n, 1.0, nblk, blk, ev->grad);
+  } else {
+    const lw_coord *c = &m->coords[g->coord];
+    lw_coord_eval(m, c, d->q, ev->grad);
+    nblk = c->nblk;
+    blk = c->blk;
+    s = g->side < 0 ? 1.0 : -1.0;
+  }
+  for (int k = 0, o = 0; k < nblk; o += m->blk_n[blk[k]], k++)
+    for (int i = 0; i < m->blk_n[blk[k]]; i++)
+      G[(size_t)m->blk_off[blk[k]] + i] += s * ev->grad[o + i];
+}
+
+static double dot(const double *a, const double *b, int n)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
+}
+
+/* ---- the event log ----------------------------------------------------- */
+static void log_event(lw_ev_run *ev, const lw_guard *g, double t, lw_event_action a, double v0, double v1)
+{
+  if (ev->nlog == ev->caplog) {
+    long cap = ev->caplog ? 2 * ev->caplog : 16;
+    lw_event_record *p = realloc(ev->log, sizeof *p * (size_t)cap);
+    if (!p)
+      return; /* the run goes on; the record is lost */
+    ev->log = p;
+    ev->caplog = cap;
+  }
+  lw_event_record *r = &ev->log[ev->nlog++];
+  r->t = t;
+  r->event = g->event;
+  r->action = a;
+  r->side = g->type == LW_EVENT_JOINT_LIMIT ? g->side : g->type == LW_EVENT_GUARD ? g->dir : 0;
+  r->v_pre = v0;
+  r->v_post = v1;
+}
+
+lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n)
+{
+  lw_event_record *l = ev->log;
+  *n = ev->nlog;
+  ev->log = NULL;
+  ev->nlog = ev->caplog = 0;
+  return l;
+}
+
+/* ---- start, save ------------------------------------------------------- */
+int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
+{
+  ev->t_end = d->t;
+  guards_eval(m, d, ev, ev->g0);
+  for (int k = 0; k < ev->ng; k++) {
+    const lw_guard *g = &m->guards[k];
+    double tol = 1e-10 * (1.0 + fabs(g->offset));
+    ev->zero[k] = is_impact(g) && fabs(ev->g0[k]) <= tol;
+    if (is_impact(g) && ev->g0[k] < -tol) {
+      char path[200];
+      snprintf(path, sizeof path, "events/%s", m->desc->events[g->event].name);
+      lw_set_error(err, LW_ERR_MODEL, path, 0.0,
+                   "%s '%s' is violated at the start by %.6g %s: the initial position must lie on the free side",
+                   g->type == LW_EVENT_CONTACT ? "contact" : "joint limit", m->desc->events[g->event].name,
+                   -ev->g0[k], g->type == LW_EVENT_CONTACT ? "m" : "(coordinate units)");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void lw_ev_save(const lw_model *m, lw_data *d, lw_ev_run *ev)
+{
+  if (d->t != ev->t_end) {
+    /* a state set from outside: the guards start from it */
+    lw_error e;
+    lw_ev_start(m, d, ev, &e);
+  }
+  state_copy_out(m, d, &ev->s0);
+}
+
+/* the state r after s0 for a short r: positions and velocities advanced
+ * in increments by a predictor (Taylor) and one trapezoidal corrector with
+ * the accelerations solved at the predicted state (error O(r^3)), then the
+ * accelerations and multipliers at the result */
+static int short_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double r, lw_error *err)
+{
+  int nq = m->nq;
+  const ev_state *s = &ev->s0;
+  state_copy_in(m, d, s);
+  memcpy(ev->a0, s->qdd, sizeof(double) * (size_t)nq);
+  double t = s->t + r;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < nq; i++) {
+      double a = pass ? 0.5 * (ev->a0[i] + d->qdd[i]) : ev->a0[i];
+      d->q[i] = s->q[i] + r * s->qd[i] + 0.5 * r * r * a;
+      d->qd[i] = s->qd[i] + r * a;
+    }
+    d->t = t;
+    lw_coords_update(m, d);
+    lw_rows_eval(m, d, d->q, t, 1);
+    if (lw_accelerations(m, d, t, err))
+      return -1;
+  }
+  d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
+  if (m->ndampers)
+    d->dissipated += 0.5 * r * (lw_damper_power(m, d, s->q, s->qd) + lw_damper_power(m, d, d->q, d->qd));
+  return 0;
+}
+
+/* ---- locating ---------------------------------------------------------- */
+/* step from s0 by tau; the oriented guard k there */
+static int probe(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau, double *f, lw_error *err)
+{
+  lw_step_info info;
+  state_copy_in(m, d, &ev->s0);
+  if (step_sized(m, d, tau, &info, err))
+    return -1;
+  const lw_guard *g = &m->guards[k];
+  double v;
+  if (is_impact(g)) {
+    v = guard_q(m, d, g, d->q);
+  } else {
+    lw_outputs_some(m, d, ev->out, ev->use);
+    v = ev->out[g->col] - g->offset;
+  }
+  *f = oriented(g, ev->g0[k], v);
+  return 0;
+}
+
+/* guard k along the cubic Hermite interpolant of q over the step (theta in
+ * [0, 1], tau the step's length), oriented; output guards linearly */
+static double interp(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double th, double tau, double g1)
+{
+  const lw_guard *g = &m->guards[k];
+  double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], g1);
+  if (!is_impact(g))
+    return f0 + th * (f1 - f0);
+  double t2 = th * th, t3 = t2 * th;
+  double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + th, h01 = -2 * t3 + 3 * t2, h11 = t3 - t2;
+  const ev_state *s = &ev->s0;
+  for (int i = 0; i < m->nq; i++)
+    ev->qh[i] = h00 * s->q[i] + h10 * tau * s->qd[i] + h01 * ev->q1[i] + h11 * tau * ev->qd1[i];
+  return oriented(g, ev->g0[k], guard_q(m, d, g, ev->qh));
+}
+
+/* the first crossing of guard k along the interpolant: *th (in (0, 1]) and,
+ * for a guard that starts at zero, *lo: a point before it where the guard
+ * is on the free side (0 otherwise); 0 when the interpolant shows none */
+static int first_crossing(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double tau, double g1,
+                          double *th, double *lo)
+{
+  double a = 0, fa = oriented(&m->guards[k], ev->g0[k], ev->g0[k]);
+  int positive = fa > 0;
+  *lo = 0;
+  for (int j = 1; j <= LW_EV_SAMPLES; j++) {
+    double b = (double)j / LW_EV_SAMPLES, fb = interp(m, d, ev, k, b, tau, g1);
+    if (positive && fb <= 0) {
+      for (int it = 0; it < 60; it++) {
+        double c = 0.5 * (a + b), fc = interp(m, d, ev, k, c, tau, g1);
+        if (fc > 0)
+          a = c;
+        else
+          b = c;
+      }
+      *th = b;
+      return 1;
+    }
+    if (fb > 0 && !positive) {
+      positive = 1;
+      *lo = b;
+    }
+    a = b;
+    fa = fb;
+  }
+  return 0;
+}
+
+/* the event time of guard k within the step of length tau1 from s0:
+ * *tau, with d left at the state a step of that length reaches; 1 when a
+ * guard that starts at zero never leaves it on the steps (*tau = 0), -1 on
+ * a failed step */
+static int locate(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau1, double g1, double *tau,
+                  lw_error *err)
+{
+  double th, lo;
+  if (!first_crossing(m, d, ev, k, tau1, g1, &th, &lo))
+    th = 1.0, lo = 0.0;
+  const lw_guard *g = &m->guards[k];
+  double a = 0, fa = oriented(g, ev->g0[k], ev->g0[k]), b = tau1, fb = oriented(g, ev->g0[k], g1);
+  if (ev->zero[k]) {
+    /* a point on the free side first: the bounce left the surface */
+    if (lo <= 0)
+      lo = 0.5 * th;
+    if (probe(m, d, ev, k, lo * tau1, &fa, err))
+      return -1;
+    if (!(fa > 0)) {
+      *tau = 0;
+      return 1;
+    }
+    a = lo * tau1;
+  }
+  double tol = 1e-14 * fmax(1.0, fabs(ev->s0.t + tau1));
+  double x = th * tau1;
+  if (!(x > a && x < b))
+    x = 0.5 * (a + b);
+  int side = 0;
+  for (int it = 0; it < 100 && b - a > tol; it++) {
+    double fx;
+    if (probe(m, d, ev, k, x, &fx, err))
+      return -1;
+    if (fx > 0) {
+      a = x;
+      fa = fx;
+      if (side > 0)
+        fb *= 0.5;
+      side = 1;
+    } else {
+      b = x;
+      fb = fx;
+      if (side < 0)
+        fa *= 0.5;
+      side = -1;
+      if (fx == 0)
+        break;
+    }
+    x = (a * fb - b * fa) / (fb - fa);
+    if (!(x > a && x < b))
+      x = 0.5 * (a + b);
+  }
+  /* the event: the first point found past the crossing */
+  *tau = b;
+  if (b < LW_EV_SHORT * tau1)
+    return short_advance(m, d, ev, b, err);
+  double fx;
+  return probe(m, d, ev, k, b, &fx, err) ? -1 : 0;
+}
+
+/* ---- the impact -------------------------------------------------------- */
+/* A (na x nq, row-major) = [J; G] at d's state, the targets b (rhs) */
+static void impact_rows(const lw_model *m, lw_data *d, lw_ev_run *ev, const lw_guard *g, double vn)
+{
+  int nq = m->nq, nc = m->nc, w = m->wrow;
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  lw_rows_phit(m, d, d->t);
+  memset(ev->A, 0, sizeof(double) * (size_t)ev->na * nq);
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    for (int k = 0, o = 0; k < row->nblk; o += m->blk_n[row->blk[k]], k++)
+      for (int j = 0; j < m->blk_n[row->blk[k]]; j++)
+        ev->A[(size_t)r * nq + m->blk_off[row->blk[k]] + j] += d->jac[(size_t)r * w + o + j];
+    ev->rhs[r] = -d->phit[r];
+  }
+  guard_grad(m, d, ev, g, ev->A + (size_t)nc * nq);
+  ev->rhs[nc] = -g->e * vn;
+}
+
+/* mu = S^-1 r for S = A M^-1 A^T (in ev->S0); dependent rows (redundant
+ * joints) are solved in the least-squares sense by a regularized
+ * factorization refined on S itself */
+static void solve_s(lw_ev_run *ev, int na)
+{
+  size_t nn = (size_t)na * na;
+  memcpy(ev->S, ev->S0, nn * sizeof(double));
+  memcpy(ev->mu, ev->rhs, (size_t)na * sizeof(double));
+  if (lw_chol_dense(ev->S, na, 1e-12) == 0) {
+    lw_chol_dense_solve(ev->S, na, ev->mu);
+    return;
+  }
+  double dmax = 0;
+  for (int i = 0; i < na; i++)
+    dmax = fmax(dmax, ev->S0[(size_t)i * na + i]);
+  memcpy(ev->S, ev->S0, nn * sizeof(double));
+  for (int i = 0; i < na; i++)
+    ev->S[(size_t)i * na + i] += 1e-10 * dmax;
+  lw_chol_dense(ev->S, na, 0.0);
+  memset(ev->mu, 0, (size_t)na * sizeof(double));
+  double *res = ev->res;
+  for (int it = 0; it < 50; it++) {
+    for (int i = 0; i < na; i++)
+      res[i] = ev->rhs[i] - dot(ev->S0 + (size_t)i * na, ev->mu, na);
+    lw_chol_dense_solve(ev->S, na, res);
+    double dm = 0;
+    for (int i = 0; i < na; i++) {
+      ev->mu[i] += res[i];
+      dm = fmax(dm, fabs(res[i]));
+    }
+    if (dm <= 1e-15 * (1.0 + fabs(ev->mu[0])))
+      break;
+  }
+}
+
+/* qd = the mass-weighted projection of qd onto A qd = rhs */
+static void impact_project(const lw_model *m, lw_data *d, lw_ev_run *ev)
+{
+  int nq = m->nq, na = ev->na;
+  for (int r = 0; r < na; r++)
+    lw_minv_mul(m, ev->A + (size_t)r * nq, ev->W + (size_t)r * nq);
+  for (int r = 0; r < na; r++)
+    for (int c = 0; c <= r; c++) {
+      double s = dot(ev->A + (size_t)r * nq, ev->W + (size_t)c * nq, nq);
+      ev->S0[(size_t)c * na + r] = ev->S0[(size_t)r * na + c] = s;
+    }
+  for (int r = 0; r < na; r++)
+    ev->rhs[r] = dot(ev->A + (size_t)r * nq, d->qd, nq) - ev->rhs[r];
+  solve_s(ev, na);
+  for (int r = 0; r < na; r++)
+    for (int i = 0; i < nq; i++)
+      d->qd[i] -= ev->W[(size_t)r * nq + i] * ev->mu[r];
+}
+
+/* the speed below which an impact ends the bouncing: the event's, or the
+ * speed a fall gains in one step (a slower bounce lasts about a step) */
+static double rest_speed(const lw_model *m, const lw_guard *g)
+{
+  if (g->rest_speed > 0)
+    return g->rest_speed;
+  const double *gr = m->desc->gravity;
+  return fmax(sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]) * m->opt.step, 1e-9);
+}
+
+/* the impact of guard k at d's state: restitution, or the end of the
+ * bouncing (returns 1) */
+static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error *err)
+{
+  const lw_guard *g = &m->guards[k];
+  double *G = ev->qh;
+  guard_grad(m, d, ev, g, G);
+  double vn = dot(G, d->qd, m->nq);
+  if (!(-vn >= rest_speed(m, g))) {
+    log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
+    return 1;
+  }
+  impact_rows(m, d, ev, g, vn);
+  impact_project(m, d, ev);
+  guard_grad(m, d, ev, g, G);
+  double vp = dot(G, d->qd, m->nq);
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  if (lw_accelerations(m, d, d->t, err))
+    return -1;
+  d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
+  log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
+  return 0;
+}
+
+/* ---- after a step ------------------------------------------------------ */
+/* the guard that fires first in the step from s0 to d's state (gv: the
+ * guards there), or -1; *th its estimated place (in [0, 1]) */
+static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const double *gv, double tau, double *thk)
+{
+  int best = -1;
+  double bth = INFINITY;
+  for (int k = 0; k < ev->ng; k++) {
+    const lw_guard *g = &m->guards[k];
+    double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], gv[k]);
+    int armed = f0 > 0 || (ev->zero[k] && is_impact(g));
+    if (!armed || !(f1 < 0 || (f1 == 0 && f0 > 0)))
+      continue;
+    double th, lo;
+    if (!first_crossing(m, d, ev, k, tau, gv[k], &th, &lo))
+      th = 1.0;
+    if (th < bth) {
+      bth = th;
+      best = k;
+    }
+  }
+  *thk = bth;
+  return best;
+}
+
+int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err)
+{
+  double t1 = d->t, *gv = ev->gv;
+  double t0_grid = d->t0;
+  long n_grid = d->nstep;
+  double h_grid = d->h;
+  for (int count = 0;; count++) {
+    guards_eval(m, d, ev, gv);
+    double tau1 = t1 - ev->s0.t, th;
+    memcpy(ev->q1, d->q, sizeof(double) * (size_t)m->nq);
+    memcpy(ev->qd1, d->qd, sizeof(double) * (size_t)m->nq);
+    int k = tau1 > 0 ? first_fired(m, d, ev, gv, tau1, &th) : -1;
+    if (k < 0)
+      break;
+    if (count >= LW_EV_MAX_PER_STEP) {
+      lw_set_error(err, LW_ERR_SOLVER, "", d->t, "more than %d events within the step to t = %.6g s",
+                   LW_EV_MAX_PER_STEP, t1);
+      return -1;
+    }
+    double tau;
+    int st = locate(m, d, ev, k, tau1, gv[k], &tau, err);
+    if (st < 0)
+      return -1;
+    if (st == 1) {
+      /* the guard never left zero: the contact rests from s0 on */
+      state_copy_in(m, d, &ev->s0);
+      double *G = ev->qh;
+      guard_grad(m, d, ev, &m->guards[k], G);
+      double vn = dot(G, d->qd, m->nq);
+      log_event(ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
+      return 1;
+    }
+    if (row && row(user, d))
+      return 1;
+    if (m->guards[k].type == LW_EVENT_GUARD) {
+      log_event(ev, &m->guards[k], d->t, LW_EVREC_STOP, 0, 0);
+      return 1;
+    }
+    st = impact(m, d, ev, k, err);
+    if (st)
+      return st;
+    if (row && row(user, d))
+      return 1;
+    /* go on from the event to the step's end */
+    d->t0 = d->t;
+    d->nstep = 0;
+    state_copy_out(m, d, &ev->s0);
+    guards_eval(m, d, ev, ev->g0);
+    memset(ev->zero, 0, (size_t)ev->ng);
+    ev->zero[k] = 1;
+    double rem = t1 - d->t;
+    if (rem > 0) {
+      lw_step_info info;
+      if (rem < LW_EV_SHORT * m->opt.step ? short_advance(m, d, ev, rem, err)
+                                          : step_sized(m, d, rem, &info, err))
+        return -1;
+      d->t = t1;
+    }
+  }
+  /* the guards at the step's end are the next step's start; back on the grid */
+  memcpy(ev->g0, gv, sizeof(double) * (size_t)ev->ng);
+  for (int k = 0; k < ev->ng; k++)
+    if (ev->zero[k] && !(fabs(gv[k]) <= 1e-10 * (1.0 + fabs(m->guards[k].offset))))
+      ev->zero[k] = 0;
+  d->t = t1;
+  d->t0 = t0_grid;
+  d->nstep = n_grid;
+  d->h = h_grid;
+  ev->t_end = t1;
+  return 0;
+}
+
+/* ---- the public stepping ----------------------------------------------- */
+lw_event_run *lw_event_run_new(const lw_model *m, lw_data *d, lw_error *err)
+{
+  lw_ev_run *ev = lw_ev_run_new(m);
+  if (!ev) {
+    lw_set_error(err, LW_ERR_NOMEM, "", NAN, "out of memory for the events");
+    return NULL;
+  }
+  if (lw_ev_start(m, d, ev, err)) {
+    lw_ev_run_free(ev);
+    return NULL;
+  }
+  return ev;
+}
+
+void lw_event_run_free(lw_event_run *ev) { lw_ev_run_free(ev); }
+
+int lw_step_events(const lw_model *m, lw_data *d, lw_event_run *ev, lw_step_info *info, lw_error *err)
+{
+  if (!ev->ng)
+    return lw_step(m, d, info, err);
+  lw_ev_save(m, d, ev);
+  int st = lw_step(m, d, info, err);
+  if (st)
+    return st;
+  st = lw_ev_after_step(m, d, ev, NULL, NULL, err);
+  if (st < 0)
+    return LW_ERR_SOLVER;
+  if (st > 0)
+    ev->t_end = NAN; /* the guards are taken anew at the stop's state */
+  return st > 0 ? LW_EVENT_STOP : LW_OK;
+}
+
+const lw_event_record *lw_event_run_log(const lw_event_run *ev, long *n)
+{
+  *n = ev->nlog;
+  return ev->log;
+}

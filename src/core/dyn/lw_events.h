@@ -1,0 +1,25 @@
+/* lw_events.h: what dyn/lw_events.c offers the rest of the core (private to src/core). */
+#ifndef LW_DYN_LW_EVENTS_H
+#define LW_DYN_LW_EVENTS_H
+
+#include "lw_internal.h"
+
+/* the events of a run (lw_sim.c).  The run saves the state
+ * before each step (lw_ev_save); after the step lw_ev_after_step locates
+ * the first guard crossing within it, re-steps to it, applies the impact,
+ * hands rows at the event to row(), and steps on to the step's end again;
+ * returns 0 (the run goes on, d at the step's end), 1 (an event stopped
+ * the run at d's state) or -1 (a step failed: err). */
+typedef struct lw_ev_run lw_ev_run;
+typedef int (*lw_ev_row_fn)(void *user, lw_data *d);
+lw_ev_run *lw_ev_run_new(const lw_model *m);
+void lw_ev_run_free(lw_ev_run *ev);
+/* the guards at the initial state; -1 with err when a contact or limit
+ * starts violated */
+int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err);
+void lw_ev_save(const lw_model *m, lw_data *d, lw_ev_run *ev);
+int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err);
+/* the event log so far, handed over (*n records; the caller frees it) */
+lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n);
+
+#endif
