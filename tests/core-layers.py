@@ -118,5 +118,40 @@ for f in glob.glob(os.path.join(core, '**', '*.[ch]'), recursive=True):
             inc[a].add(b)
 for a in sorted(inc):
     print('%-8s includes %s' % (a, ', '.join(sorted(inc[a]))))
+
+# no header of the core includes, directly or around a circle, one that
+# includes it
+hg = {}
+for h in glob.glob(os.path.join(core, '**', '*.h'), recursive=True):
+    outs = set()
+    for name in re.findall(r'#include\s+"([\w/.]+)"', open(h, encoding='utf-8').read()):
+        for cand in (os.path.join(os.path.dirname(h), name), os.path.join(core, name), os.path.join(core, 'include', name)):
+            if os.path.exists(cand):
+                outs.add(os.path.normpath(cand))
+                break
+    hg[os.path.normpath(h)] = outs
+def header_cycle():
+    state = {}
+    def dfs(v, path):
+        state[v] = 1
+        for w in hg.get(v, ()):
+            if state.get(w) == 1:
+                return path + [w]
+            if w not in state:
+                c = dfs(w, path + [w])
+                if c:
+                    return c
+        state[v] = 2
+        return None
+    for v in hg:
+        if v not in state:
+            c = dfs(v, [v])
+            if c:
+                return c
+    return None
+c = header_cycle()
+print('headers: %d, include circles: %s' % (len(hg), 'none' if not c else ' -> '.join(os.path.relpath(x, core) for x in c)))
+if c:
+    bad += 1
 print('files: %d, circles: %d, faults: %d' % (len(files), len(sccs), bad))
 sys.exit(1 if bad else 0)
