@@ -101,15 +101,6 @@ void lw_data_set_state(const lw_model *m, lw_data *d, double t, const double *q,
   lw_fb_reset(m, d);
 }
 
-static double max_abs(const double *x, int n)
-{
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    if (fabs(x[i]) > s || x[i] != x[i])
-      s = x[i] != x[i] ? INFINITY : fabs(x[i]);
-  return s;
-}
-
 
 /* keep angles continuous across steps */
 void lw_coords_update(const lw_model *m, lw_data *d)
@@ -205,5 +196,5 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 double lw_constraint_residual(const lw_model *m, lw_data *d)
 {
   lw_rows_eval(m, d, d->q, d->t, 0);
-  return max_abs(d->phi, m->nc);
+  return lw_max_abs(d->phi, m->nc);
 }

@@ -15,15 +15,6 @@
 #include <math.h>
 #include <string.h>
 
-static double max_abs(const double *x, int n)
-{
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    if (fabs(x[i]) > s || x[i] != x[i])
-      s = x[i] != x[i] ? INFINITY : fabs(x[i]);
-  return s;
-}
-
 
 /* index of the equation with the largest |Phi| */
 static int worst_row(const lw_model *m, const lw_data *d)
@@ -227,10 +218,10 @@ static void newton_update(const lw_model *m, lw_data *d, newton *ns, double h, d
   for (int r = 0; r < nc; r++)
     d->lambda[r] += ns->alpha * d->phi[r];
   ns->dqprev = ns->it == 1 ? INFINITY : ns->dqn;
-  ns->dqn = max_abs(d->dq, nq);
+  ns->dqn = lw_max_abs(d->dq, nq);
   ns->moved += ns->dqn;
   ns->phiprev = ns->phimax;
-  ns->phimax = max_abs(d->phi, nc);
+  ns->phimax = lw_max_abs(d->phi, nc);
 }
 
 /* Slow convergence: near a singular position (the constraint Jacobian J
@@ -339,7 +330,7 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, do
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
   double ares = *exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project(m, d, d->qdd, target, sa);
-  if (!(*vres <= 1e-6 * (1.0 + max_abs(d->qd, nq))) || !(ares == ares) || !(max_abs(d->qdd, nq) < INFINITY)) {
+  if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(ares == ares) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "velocity projection did not converge at t = %.6g s (violation %.3g)",
                  t1, *vres);
     return -1;

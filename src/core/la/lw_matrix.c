@@ -656,3 +656,12 @@ void lw_spd_solve(lw_spd *s, double *x)
   for (int i = 0; i < n; i++)
     x[i] = y[s->pinv[i]];
 }
+
+double lw_max_abs(const double *x, int n)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    if (fabs(x[i]) > s || x[i] != x[i])
+      s = x[i] != x[i] ? INFINITY : fabs(x[i]);
+  return s;
+}

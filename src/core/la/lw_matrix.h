@@ -35,5 +35,7 @@ int lw_chol_dense(double *a, int n, double rel_pivot);
 void lw_chol_dense_solve(const double *a, int n, double *x);
 /* the same for nrhs sides stored by rows: Y[i * nrhs + c] */
 void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs);
+/* the largest |x_i| of x (n), infinite when one is NaN */
+double lw_max_abs(const double *x, int n);
 
 #endif
