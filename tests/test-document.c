@@ -688,7 +688,7 @@ static void test_failed_open_not_recent(void)
   choose(w, good, FALSE);
   g_assert_null(lw_window_get_message(w));
   g_autoptr(GPtrArray) labels = NULL;
-  for (int k = 0; k < 30; k++) { /* the recent list is written asynchronously */
+  for (int k = 0; k < 150; k++) { /* the recent list is written asynchronously (slowly under the sanitizers) */
     lwt_spin(0.1);
     g_clear_pointer(&labels, g_ptr_array_unref);
     labels = recent_menu_labels(w);
