@@ -866,13 +866,23 @@ static void test_import_urdf(void)
 
 int main(int argc, char **argv)
 {
-  /* autosaves and the recent list of this test in a private directory */
-  tmp_dir = g_dir_make_tmp("lw-document-XXXXXX", NULL);
-  g_autofree char *cache = g_build_filename(tmp_dir, "cache", NULL);
-  g_autofree char *data = g_build_filename(tmp_dir, "data", NULL);
-  g_setenv("XDG_CACHE_HOME", cache, TRUE);
-  g_setenv("XDG_DATA_HOME", data, TRUE);
-  g_setenv("LANGUAGE", "C", TRUE);
+  /* autosaves and the recent list of this test in a private directory,
+   * set in the environment the process starts with: libraries preloaded
+   * under the sanitizers read the user's directories before main, so the
+   * test runs itself again with them set */
+  const char *own = g_getenv("LW_DOCUMENT_TEST_DIR");
+  if (!own) {
+    tmp_dir = g_dir_make_tmp("lw-document-XXXXXX", NULL);
+    g_autofree char *cache = g_build_filename(tmp_dir, "cache", NULL);
+    g_autofree char *data = g_build_filename(tmp_dir, "data", NULL);
+    g_setenv("XDG_CACHE_HOME", cache, TRUE);
+    g_setenv("XDG_DATA_HOME", data, TRUE);
+    g_setenv("LANGUAGE", "C", TRUE);
+    g_setenv("LW_DOCUMENT_TEST_DIR", tmp_dir, TRUE);
+    execv("/proc/self/exe", argv);
+  } else {
+    tmp_dir = g_strdup(own);
+  }
   g_test_init(&argc, &argv, NULL);
   if (!gtk_init_check()) {
     printf("1..0 # SKIP no display (the test command starts Xvfb)\n");
