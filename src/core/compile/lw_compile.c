@@ -662,21 +662,6 @@ lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0,
  * model simulated reads */
 lw_model *lw_compile_constants(const lw_desc *src, lw_error *err) { return compile(src, 1, err); }
 
-/* a joint coordinate by joint name and index */
-#define COORD_OF(jname, idx, what, out)                                                            \
-do {                                                                                             \
-  int ji_ = -1;                                                                                  \
-  for (int q_ = 0; jname && q_ < d->njoints; q_++)                                               \
-    if (!strcmp(d->joints[q_].name, jname))                                                      \
-      ji_ = q_;                                                                                  \
-  if (ji_ < 0)                                                                                   \
-    FAIL(path, "%s: joint '%s' does not exist", what, jname ? jname : "(missing)");              \
-  int nco_ = m->joint_coord0[ji_ + 1] - m->joint_coord0[ji_];                                   \
-  if ((idx) < 0 || (idx) >= nco_)                                                                \
-    FAIL(path, "%s: joint '%s' (%s) has %d coordinate(s); coordinate %d does not exist", what,  \
-         jname, lw_joint_type_name(d->joints[ji_].type), nco_, (idx));                          \
-  out = m->joint_coord0[ji_] + (idx);                                                            \
-} while (0)
 
 
 /* the coordinates' blocks, one a body: their sizes, offsets into q and into
@@ -959,7 +944,8 @@ static int compile_drivers(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       goto fail;
     snprintf(path, sizeof path, "drivers/%s/joint", dr->name);
     int ci;
-    COORD_OF(dr->joint, dr->coordinate, "driver", ci);
+    if (lw_cc_coord(c, dr->joint, dr->coordinate, "driver", path, &ci, err))
+      goto fail;
     snprintf(path, sizeof path, "drivers/%s/function", dr->name);
     if (!lw_cc_finite(dr->func.a, LW_FUNC_MAXCOEF))
       FAIL(path, "driver '%s': function coefficients must be finite", dr->name);
@@ -1012,7 +998,8 @@ static int compile_initial(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     const lw_initial_desc *in = &d->initial[i];
     snprintf(path, sizeof path, "initial/%s", in->joint ? in->joint : "?");
     int ci;
-    COORD_OF(in->joint, in->coordinate, "initial condition", ci);
+    if (lw_cc_coord(c, in->joint, in->coordinate, "initial condition", path, &ci, err))
+      goto fail;
     for (int k = 0; k < i; k++)
       if (m->init_coord[k] == ci)
         FAIL(path, "initial condition given twice for joint '%s' coordinate %d", in->joint,
@@ -1137,7 +1124,8 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     case LW_OUT_JOINT_VELOCITY: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ci;
-      COORD_OF(od->joint, od->coordinate, "output", ci);
+      if (lw_cc_coord(c, od->joint, od->coordinate, "output", path, &ci, err))
+        goto fail;
       o->coord = ci;
       break;
     }
