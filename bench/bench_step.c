@@ -6,9 +6,12 @@
  *      generate-chain`), N = 10, 100, 1000: time per step and the log-log slope;
  *   c. five-bar work-precision at t = 5 s against an IDAS reference
  *      (src/ref/lw_ref_idas.c): ours at h = 4 ... 0.125 ms, IDAS at
- *      rtol = 1e-4 ... 1e-10, and the observed order of ours.
+ *      rtol = 1e-4 ... 1e-10, and the observed order of ours;
+ *   d. the chains' start-up, N = 10 ... 10000, and its log-log slope
+ *      (bench_startup.c).
  *
- * Run: ninja -C build bench   (or build/bench/bench-step [--quick]).
+ * Run: ninja -C build bench   (or build/bench/bench-step [--quick] [--startup]:
+ * d alone).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,6 +24,7 @@
 #include "linkwright.h"
 #include "lw_io.h"
 #include "lw_ref_idas.h"
+#include "bench_startup.h"
 #ifdef LW_HAVE_MUJOCO
 #include "mujoco_fivebar.h"
 #endif
@@ -151,6 +155,9 @@ int main(int argc, char **argv)
 {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   int nrep = quick ? 1 : 5;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--startup"))
+      return bench_startup(3);
   double t_start = now_s();
   const char *path = LW_SOURCE_ROOT "/models/five-bar.json";
   lw_error err;
@@ -406,6 +413,7 @@ int main(int argc, char **argv)
     else
       printf("; error outside the IDAS table\n");
   }
+  failed |= bench_startup(quick ? 1 : 3);
   printf("total bench time %.1f s\n", now_s() - t_start);
   lw_model_free(fb);
   return failed;
