@@ -1,0 +1,450 @@
+/* vi_step.c: the variational integrator (seed 001 sec. 3, eqs. 10-17): the
+ * midpoint discrete Lagrangian (alpha = 1/2) with the holonomic constraints
+ * enforced at the new positions, and the forces that are not potential
+ * (dampers, controllers, external and driven forces, friction) as the
+ * discrete Lagrange-d'Alembert forcing f_d^- = f_d^+ = h/2 Q(q_n+1/2, v, t_n+1/2).
+ *
+ * The step is written in position-momentum form, so that it needs only
+ * the state at t_n (q_n, qd_n: a one-step method, restartable after an
+ * event or a change of state):
+ *
+ *   (a) M (q_n+1 - q_n) - h p_n - h^2/2 Q_n+1/2 + h^2/2 G(q_n)^T L = 0,
+ *       Phi(q_n+1, t_n+1) = 0          (unknowns q_n+1, L; p_n = M qd_n)
+ *   (b) p_n+1 = M v + h/2 Q_n+1/2 - h/2 G(q_n+1)^T mu,
+ *       G(q_n+1) M^-1 p_n+1 = -Phi_t(t_n+1)   (linear: p_n+1, mu)
+ *
+ * with v = (q_n+1 - q_n)/h and Q_n+1/2 = Q((q_n + q_n+1)/2, v, t_n + h/2).
+ * (a) is eq. 17 from p_n; (a) of step n with (b) of step n-1 is the
+ * discrete Euler-Lagrange (Lagrange-d'Alembert) equation 14 with the
+ * multiplier h G(q_n)^T lambda_n, lambda_n = (L_n + mu_n)/2: the positions
+ * are exactly those of the seed's scheme, and (b) makes the discrete
+ * momentum tangent to the constraints (the velocities satisfy G qd = -Phi_t
+ * to round-off: RATTLE's choice of the multipliers' split).
+ *
+ * (a) is solved by Newton's method with its exact Jacobian
+ *   [A  h^2/2 G(q_n)^T; G(q_n+1)  0],  A = M + h/2 C + h^2/4 K
+ * (K = -dQ/dq, C = -dQ/dqd at the midpoint: the kinds' eval hooks assemble
+ * them into the sparse pattern, as for ALI3-P), by the Schur complement
+ * S = G(q_n+1) A^-1 G(q_n)^T (nc x nc, dense LU) over the sparse Cholesky
+ * of A.  The accelerations and multipliers reported at t_n+1 solve the
+ * index-1 problem M qdd + G^T lambda = Q(q_n+1, qd_n+1, t_n+1),
+ * G qdd = -gamma at the new state, so that outputs (reactions, powers) are
+ * those of the state the step reached. */
+#include "integ/lw_integrator.h"
+#include "compile/lw_model.h"
+#include "dyn/lw_forces.h"
+#include "dyn/lw_joint_friction.h"
+#include "dyn/lw_rows.h"
+#include "dyn/lw_step.h"
+#include "la/lw_matrix.h"
+#include "model/lw_error.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the step's scratch in d->integ_work: the gradients at q_n (nc x wrow),
+ * Y = A^-1 G^T (nq x nc, column-major), the Schur complement (nc x nc), and
+ * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc) */
+typedef struct {
+  double *jac_n, *Y, *S;
+  double *p, *lam, *lam_n, *qm, *v, *z, *w, *x;
+} vi_ws;
+
+static size_t ws_size(const lw_model *m)
+{
+  size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
+  return nc * (size_t)m->wrow + nq * nc + nc * nc + 5 * nq + 3 * (nc + 1);
+}
+
+int lw_vi_data_init(const lw_model *m, lw_data *d)
+{
+  if (d->integ_work)
+    return 0;
+  d->integ_work = calloc(ws_size(m), sizeof(double));
+  d->integ_iwork = calloc((size_t)m->nc + 1, sizeof(int));
+  return d->integ_work && d->integ_iwork ? 0 : -1;
+}
+
+static vi_ws ws_of(const lw_model *m, lw_data *d)
+{
+  size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
+  vi_ws w;
+  w.jac_n = d->integ_work;
+  w.Y = w.jac_n + nc * (size_t)m->wrow;
+  w.S = w.Y + nq * nc;
+  w.p = w.S + nc * nc;
+  w.qm = w.p + nq;
+  w.v = w.qm + nq;
+  w.z = w.v + nq;
+  w.x = w.z + nq;
+  w.lam = w.x + nq;
+  w.w = w.lam + nc + 1;
+  w.lam_n = w.w + nc + 1;
+  return w;
+}
+
+/* x (nq) = the gradient of row r of the gradients jac, scattered */
+static void row_scatter(const lw_model *m, const double *jac, int r, double *x)
+{
+  const lw_row *row = &m->rows[r];
+  const double *g = jac + (size_t)r * m->wrow;
+  memset(x, 0, sizeof(double) * (size_t)m->nq);
+  for (int k = 0; k < row->nblk; k++) {
+    int b = row->blk[k], n = m->blk_n[b], o = m->blk_off[b], l = lw_loc(m, row->blk, k, 0);
+    for (int j = 0; j < n; j++)
+      x[o + j] += g[l + j];
+  }
+}
+
+/* the gradient of row r of jac dotted with x (nq) */
+static double row_dot(const lw_model *m, const double *jac, int r, const double *x)
+{
+  const lw_row *row = &m->rows[r];
+  const double *g = jac + (size_t)r * m->wrow;
+  double s = 0;
+  for (int k = 0; k < row->nblk; k++) {
+    int b = row->blk[k], n = m->blk_n[b], o = m->blk_off[b], l = lw_loc(m, row->blk, k, 0);
+    for (int j = 0; j < n; j++)
+      s += g[l + j] * x[o + j];
+  }
+  return s;
+}
+
+/* x = A^-1 x: the factorized Newton matrix (use_m = 0) or the mass matrix */
+static void a_solve(const lw_model *m, lw_data *d, int use_m, double *x, double *tmp)
+{
+  if (use_m) {
+    lw_minv_mul(m, x, tmp);
+    memcpy(x, tmp, sizeof(double) * (size_t)m->nq);
+  } else {
+    lw_spd_solve(&d->solver, x);
+  }
+}
+
+/* Y = A^-1 Gl^T column by column and S = Gr Y, LU-factorized, with Gl the
+ * gradients gl and Gr those in d->jac.  Dependent equations (a pivot lost)
+ * are regularized by 1e-12 of S's largest entry: the right-hand sides of
+ * consistent dependent equations then give the least-change solution.
+ * 0, or -1 when even that fails. */
+static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl, int use_m)
+{
+  int nq = m->nq, nc = m->nc;
+  for (int c = 0; c < nc; c++) {
+    double *y = w->Y + (size_t)c * nq;
+    row_scatter(m, gl, c, y);
+    a_solve(m, d, use_m, y, w->x);
+  }
+  double smax = 0;
+  for (int c = 0; c < nc; c++)
+    for (int r = 0; r < nc; r++) {
+      double s = row_dot(m, d->jac, r, w->Y + (size_t)c * nq);
+      w->S[(size_t)c * nc + r] = s;
+      smax = fmax(smax, fabs(s));
+    }
+  if (lw_lu_dense(w->S, nc, d->integ_iwork) == 0)
+    return 0;
+  for (int c = 0; c < nc; c++)
+    for (int r = 0; r < nc; r++)
+      w->S[(size_t)c * nc + r] = row_dot(m, d->jac, r, w->Y + (size_t)c * nq) + (r == c ? 1e-12 * smax : 0.0);
+  return lw_lu_dense(w->S, nc, d->integ_iwork) == 0 ? 0 : -1;
+}
+
+/* with schur_factor's factors, the solution x of A x + Gl^T s = b,
+ * Gr x = e: z = A^-1 b; s = S^-1 (Gr z - e) into e; x = z - Y s into b */
+static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, int use_m, double *b, double *e)
+{
+  int nq = m->nq, nc = m->nc;
+  a_solve(m, d, use_m, b, w->x);
+  for (int r = 0; r < nc; r++)
+    e[r] = row_dot(m, d->jac, r, b) - e[r];
+  lw_lu_dense_solve(w->S, nc, d->integ_iwork, 0, e, 1);
+  for (int c = 0; c < nc; c++) {
+    const double *y = w->Y + (size_t)c * nq;
+    for (int i = 0; i < nq; i++)
+      b[i] -= y[i] * e[c];
+  }
+}
+
+/* index of the equation with the largest |Phi| */
+static int worst_row(const lw_model *m, const lw_data *d)
+{
+  int wr = 0;
+  double s = -1;
+  for (int r = 0; r < m->nc; r++) {
+    double a = fabs(d->phi[r]);
+    if (a != a)
+      return r;
+    if (a > s) {
+      s = a;
+      wr = r;
+    }
+  }
+  return wr;
+}
+
+/* the midpoint and the mean velocity of the step to q1 */
+static void midpoint(const lw_model *m, const lw_data *d, vi_ws *w, double h)
+{
+  for (int i = 0; i < m->nq; i++) {
+    w->qm[i] = 0.5 * (d->qn[i] + d->q[i]);
+    w->v[i] = (d->q[i] - d->qn[i]) / h;
+  }
+}
+
+/* the forces at the midpoint into d->Q (friction with the multipliers L,
+ * reacting at the midpoint's gradients), and when vals the Newton matrix
+ * A = M + h/2 C + h^2/4 K into d->vals; leaves Phi and the gradients at
+ * q1, t1 in d */
+static void mid_forces(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, int vals)
+{
+  int nq = m->nq;
+  double tm = t1 - 0.5 * h;
+  midpoint(m, d, w, h);
+  memset(d->Q, 0, sizeof(double) * (size_t)nq);
+  if (vals)
+    memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  lw_forces_eval(m, d, w->qm, w->v, tm, d->Q, vals ? d->vals : NULL, 0.25 * h * h, 0.5 * h);
+  lw_perturb_eval(m, d, d->Q);
+  if (m->nfric) {
+    lw_rows_eval(m, d, w->qm, tm, 1);
+    lw_joint_friction_eval(m, d, w->qm, w->v, w->lam, d->Q, vals ? d->vals : NULL, 0.5 * h);
+  }
+  lw_rows_eval(m, d, d->q, t1, 1);
+}
+
+/* the residual of (a) into d->r: M (q1 - q_n) - h p_n - h^2/2 Q + h^2/2 G_n^T L */
+static void residual(const lw_model *m, lw_data *d, vi_ws *w, double h)
+{
+  int nq = m->nq;
+  double c = 0.5 * h * h;
+  for (int i = 0; i < nq; i++)
+    w->x[i] = d->q[i] - d->qn[i];
+  lw_mass_mul(m, w->x, d->r);
+  for (int i = 0; i < nq; i++)
+    d->r[i] -= h * w->p[i] + c * d->Q[i];
+  for (int r = 0; r < m->nc; r++)
+    w->w[r] = c * w->lam[r];
+  double *jac = d->jac;
+  d->jac = w->jac_n;
+  lw_jact_mul(m, d, w->w, d->r);
+  d->jac = jac;
+}
+
+typedef struct {
+  int it;
+  double dqn, phimax;
+} vi_newton;
+
+static int newton_fail(const lw_model *m, lw_data *d, const vi_newton *ns, double t1, const char *why,
+                       lw_error *err)
+{
+  char where[200] = "";
+  if (m->nc)
+    lw_row_owner_path(m, &m->rows[worst_row(m, d)], where, sizeof where);
+  lw_set_error(err, LW_ERR_SOLVER, where, t1,
+               "variational step: Newton iteration did not converge at t = %.6g s after %d iterations "
+               "(%s; |dq| = %.3g, largest constraint violation %.3g at %s); the mechanism may be at a "
+               "singular (dead-point) configuration or the step is too large",
+               t1, ns->it, why, ns->dqn, ns->phimax, m->nc ? where : "no equation");
+  return -1;
+}
+
+/* (a) by Newton's method from the predictor in d->q and L in w->lam; 0,
+ * or -1 with err set naming the worst equation */
+static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, double h, double t1,
+                        lw_error *err)
+{
+  const lw_opt *o = &m->opt;
+  int nq = m->nq, nc = m->nc;
+  double c = 0.5 * h * h;
+  for (ns->it = 1; ns->it <= o->max_iterations; ns->it++) {
+    mid_forces(m, d, w, h, t1, 1);
+    residual(m, d, w, h);
+    if (lw_spd_factor(&d->solver, m, d->vals))
+      return newton_fail(m, d, ns, t1, "the Newton matrix is not positive definite", err);
+    if (nc && schur_factor(m, d, w, w->jac_n, 0))
+      return newton_fail(m, d, ns, t1, "the constraint equations are singular", err);
+    for (int i = 0; i < nq; i++)
+      d->dq[i] = -d->r[i];
+    for (int r = 0; r < nc; r++)
+      w->w[r] = -d->phi[r];
+    if (nc)
+      schur_solve(m, d, w, 0, d->dq, w->w);
+    else
+      lw_spd_solve(&d->solver, d->dq);
+    double qmax = 0;
+    for (int i = 0; i < nq; i++) {
+      d->q[i] += d->dq[i];
+      qmax = fmax(qmax, fabs(d->q[i]));
+    }
+    for (int r = 0; r < nc; r++)
+      w->lam[r] += w->w[r] / c;
+    ns->dqn = lw_max_abs(d->dq, nq);
+    lw_rows_eval(m, d, d->q, t1, 0);
+    ns->phimax = lw_max_abs(d->phi, nc);
+    if (!(ns->dqn < INFINITY) || !(ns->phimax < INFINITY))
+      return newton_fail(m, d, ns, t1, "the iterate is not finite", err);
+    double dq_tol = fmax(o->tolerance, 1e3 * DBL_EPSILON * qmax);
+    double phi_tol = fmax(o->constraint_tolerance, 1e3 * DBL_EPSILON * qmax);
+    if (ns->dqn <= dq_tol && ns->phimax <= phi_tol)
+      return 0;
+  }
+  ns->it = o->max_iterations;
+  return newton_fail(m, d, ns, t1, "iteration limit", err);
+}
+
+/* (b) and the index-1 problem at the new state: qd = x* - M^-1 G^T s with
+ * x* = v + h/2 M^-1 Q_n+1/2 and G qd = -Phi_t; then qdd and lambda from
+ * M qdd + G^T lambda = Q(q1, qd1, t1), G qdd = -gamma.  Q_n+1/2 in d->Q
+ * and the gradients at q1 in d->jac on entry.  0, or -1 with err set. */
+static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, double *vres, lw_error *err)
+{
+  int nq = m->nq, nc = m->nc;
+  if (nc && schur_factor(m, d, w, d->jac, 1)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the constraint equations are singular at t = %.6g s", t1);
+    return -1;
+  }
+  lw_minv_mul(m, d->Q, d->qd);
+  for (int i = 0; i < nq; i++)
+    d->qd[i] = w->v[i] + 0.5 * h * d->qd[i];
+  lw_rows_phit(m, d, t1);
+  for (int r = 0; r < nc; r++)
+    w->w[r] = -d->phit[r];
+  lw_mass_mul(m, d->qd, d->r);
+  memcpy(d->qd, d->r, sizeof(double) * (size_t)nq);
+  if (nc)
+    schur_solve(m, d, w, 1, d->qd, w->w);
+  else
+    lw_minv_mul(m, d->r, d->qd);
+  *vres = 0;
+  for (int r = 0; r < nc; r++)
+    *vres = fmax(*vres, fabs(row_dot(m, d->jac, r, d->qd) + d->phit[r]));
+  /* the accelerations and multipliers at (q1, qd1, t1) */
+  memset(d->Q, 0, sizeof(double) * (size_t)nq);
+  lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, NULL, 0.0, 0.0);
+  lw_perturb_eval(m, d, d->Q);
+  if (m->nfric)
+    lw_joint_friction_eval(m, d, d->q, d->qd, w->lam, d->Q, NULL, 0.0);
+  lw_rows_time(m, d, d->q, d->qd, t1);
+  for (int r = 0; r < nc; r++)
+    d->lambda[r] = -d->gam[r];
+  memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
+  if (nc)
+    schur_solve(m, d, w, 1, d->qdd, d->lambda);
+  else
+    lw_minv_mul(m, d->Q, d->qdd);
+  if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the velocities violate the constraints at t = %.6g s (violation %.3g)",
+                 t1, *vres);
+    return -1;
+  }
+  return 0;
+}
+
+/* the controllers' integrals over the step by the midpoint rule: the
+ * forces at the midpoint read z_n + h/2 e(q_n+1/2, v, t_n+1/2) */
+static void fb_begin(const lw_model *m, lw_data *d, double h)
+{
+  for (int i = 0; i < m->nfbs; i++)
+    d->fbc[i] = d->fbz[i];
+  d->fb_beta = 0.5 * h;
+}
+
+static void fb_end(const lw_model *m, lw_data *d, vi_ws *w, double h, double tm)
+{
+  for (int i = 0; i < m->nfbs; i++) {
+    d->fbcs[i] = d->fbc[i];
+    d->fbz[i] = d->fbc[i] + h * lw_fb_error(m, d, i, w->qm, w->v, tm);
+    d->fbc[i] = d->fbz[i];
+  }
+  d->fb_beta = 0.0;
+}
+
+/* the energy the dampers and friction took out over the step: the
+ * discrete forcing's work, h P at the midpoint */
+static void add_dissipated(const lw_model *m, lw_data *d, vi_ws *w, double h, double tm)
+{
+  if (m->ndampers)
+    d->dissipated += h * lw_damper_power(m, d, w->qm, w->v);
+  if (m->nfric) {
+    lw_rows_eval(m, d, w->qm, tm, 1);
+    double *W = d->fric_work + m->nfric;
+    for (int i = 0; i < m->nq; i++)
+      d->r[i] = d->q[i] - d->qn[i];
+    lw_joint_friction_work(m, d, w->qm, w->v, w->lam, d->r, W);
+    for (int e = 0; e < m->nfric; e++) {
+      d->fric_work[e] += W[e];
+      d->dissipated += W[e];
+    }
+    lw_rows_eval(m, d, d->q, d->t, 1);
+  }
+}
+
+/* a failed step: the state at t_n back (the controllers' integrals from
+ * fbcs when fb_end had moved them on) */
+static void step_undo(const lw_model *m, lw_data *d, const vi_ws *w, int fb_ended)
+{
+  size_t nq = (size_t)m->nq;
+  memcpy(d->q, d->qn, sizeof(double) * nq);
+  memcpy(d->qd, d->qdn, sizeof(double) * nq);
+  memcpy(d->qdd, d->qddn, sizeof(double) * nq);
+  memcpy(d->lambda, w->lam_n, sizeof(double) * (size_t)m->nc);
+  for (int i = 0; i < m->nfbs; i++)
+    d->fbc[i] = d->fbz[i] = fb_ended ? d->fbcs[i] : d->fbz[i];
+  d->fb_beta = 0.0;
+  lw_rows_eval(m, d, d->q, d->t, 1);
+}
+
+int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
+{
+  if (lw_vi_data_init(m, d)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", d->t, "variational step: out of memory");
+    return LW_ERR_SOLVER;
+  }
+  vi_ws w = ws_of(m, d);
+  int nq = m->nq, nc = m->nc;
+  double h = m->opt.step, t1 = d->t0 + (double)(d->nstep + 1) * h, tm = t1 - 0.5 * h;
+  d->schur_ok = 0;
+  d->fric_kap_ok = 0;
+  memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
+  memcpy(d->qdn, d->qd, sizeof(double) * (size_t)nq);
+  memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
+  lw_mass_mul(m, d->qd, w.p);
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  memcpy(w.jac_n, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
+  memcpy(w.lam, d->lambda, sizeof(double) * (size_t)nc);
+  memcpy(w.lam_n, d->lambda, sizeof(double) * (size_t)nc);
+  if (m->nfbs)
+    fb_begin(m, d, h);
+  for (int i = 0; i < nq; i++)
+    d->q[i] = d->qn[i] + h * d->qdn[i] + 0.5 * h * h * d->qddn[i];
+  vi_newton ns = {.dqn = INFINITY, .phimax = INFINITY};
+  double vres = 0;
+  int ok = newton_solve(m, d, &w, &ns, h, t1, err) == 0, fb_ended = 0;
+  if (ok) {
+    /* Q_n+1/2 at the converged positions, for (b) */
+    mid_forces(m, d, &w, h, t1, 0);
+    if (m->nfbs)
+      fb_end(m, d, &w, h, tm);
+    fb_ended = 1;
+    ok = rates(m, d, &w, h, t1, &vres, err) == 0;
+  }
+  if (ok) {
+    d->t = t1;
+    d->nstep++;
+    add_dissipated(m, d, &w, h, tm);
+    lw_coords_update(m, d);
+  } else {
+    step_undo(m, d, &w, fb_ended);
+  }
+  if (info) {
+    info->iterations = ns.it;
+    info->residual = ns.dqn;
+    info->constraint_residual = ns.phimax;
+    if (ok)
+      info->velocity_residual = vres;
+  }
+  return ok ? LW_OK : LW_ERR_SOLVER;
+}
