@@ -15,6 +15,7 @@
 #include <string.h>
 
 struct sens; /* the sensitivities' workspace (sens/sens_internal.h) */
+struct sens_run; /* one sensitivity run (sens/sens_internal.h) */
 
 typedef struct lw_integrator {
   const char *name; /* as lw_opt.integrator names it */
@@ -38,6 +39,10 @@ typedef struct lw_integrator {
    * of a workspace made under another integrator makes it then); 0 or -1
    * when out of memory */
   int (*data_init)(const lw_model *m, lw_data *d);
+  /* a sensitivity run of the integrator's own (its forward and adjoint
+   * drivers) in place of the ALI3-P drivers, which then use neither
+   * linearize nor solve_t (NULL: those drivers) */
+  int (*sens_run)(struct sens_run *r);
 } lw_integrator;
 
 /* ALI3-P: the augmented-Lagrangian index-3 position iteration with the

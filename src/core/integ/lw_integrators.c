@@ -17,6 +17,7 @@ const lw_integrator lw_integ_variational = {
   .initialize = lw_init_consistent,
   .step = lw_vi_step,
   .data_init = lw_vi_data_init,
+  .sens_run = sens_vi_run,
 };
 
 const lw_integrator *const lw_integrators[] = {&lw_integ_ali3p, &lw_integ_variational};

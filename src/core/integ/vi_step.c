@@ -29,7 +29,12 @@
  * of A.  The accelerations and multipliers reported at t_n+1 solve the
  * index-1 problem M qdd + G^T lambda = Q(q_n+1, qd_n+1, t_n+1),
  * G qdd = -gamma at the new state, so that outputs (reactions, powers) are
- * those of the state the step reached. */
+ * those of the state the step reached.
+ *
+ * The step keeps L in d->sig and the scaled velocity multiplier s = h/2 mu
+ * (M qd_n+1 + G^T s = M v + h/2 Q_n+1/2) in d->kap: the stored states of
+ * the sensitivities carry them, and sens/sens_vi.c linearizes (a), (b) and
+ * the index-1 problem at them. */
 #include "integ/lw_integrator.h"
 #include "compile/lw_model.h"
 #include "dyn/lw_forces.h"
@@ -318,6 +323,7 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
     schur_solve(m, d, w, 1, d->qd, w->w);
   else
     lw_minv_mul(m, d->r, d->qd);
+  memcpy(d->kap, w->w, sizeof(double) * (size_t)nc);
   *vres = 0;
   for (int r = 0; r < nc; r++)
     *vres = fmax(*vres, fabs(row_dot(m, d->jac, r, d->qd) + d->phit[r]));
@@ -426,6 +432,7 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   if (ok) {
     /* Q_n+1/2 at the converged positions, for (b) */
     mid_forces(m, d, &w, h, t1, 0);
+    memcpy(d->sig, w.lam, sizeof(double) * (size_t)nc);
     if (m->nfbs)
       fb_end(m, d, &w, h, tm);
     fb_ended = 1;
