@@ -25,8 +25,12 @@
  *   [A  h^2/2 G(q_n)^T; G(q_n+1)  0],  A = M + h/2 C + h^2/4 K
  * (K = -dQ/dq, C = -dQ/dqd at the midpoint: the kinds' eval hooks assemble
  * them into the sparse pattern, as for ALI3-P), by the Schur complement
- * S = G(q_n+1) A^-1 G(q_n)^T (nc x nc, dense LU) over the sparse Cholesky
- * of A.  The accelerations and multipliers reported at t_n+1 solve the
+ * S = G(q_n+1) A'^-1 G(q_n)^T (nc x nc, dense LU) over the sparse Cholesky
+ * of A' = A + rho G(q_n+1)^T G(q_n+1) (rho the largest mass entry: the
+ * second block row added rho G^T times to the first, which leaves the
+ * solution as it is and keeps A' well conditioned when M alone is not, a
+ * body of nearly no inertia); (b) and the index-1 problem likewise with
+ * M + rho G^T G.  The accelerations and multipliers reported at t_n+1 solve the
  * index-1 problem M qdd + G^T lambda = Q(q_n+1, qd_n+1, t_n+1),
  * G qdd = -gamma at the new state, so that outputs (reactions, powers) are
  * those of the state the step reached.
@@ -117,29 +121,40 @@ static double row_dot(const lw_model *m, const double *jac, int r, const double 
   return s;
 }
 
-/* x = A^-1 x: the factorized Newton matrix (use_m = 0) or the mass matrix */
-static void a_solve(const lw_model *m, lw_data *d, int use_m, double *x, double *tmp)
+/* d->vals += rho G^T G with the gradients in d->jac: the matrices factorized
+ * are augmented so that they stay well conditioned where the mass matrix
+ * alone is not (a body whose inertia is near zero); the saddle-point
+ * systems solved with them keep their solutions (augmented_rhs) */
+static void add_augmentation(const lw_model *m, lw_data *d, double rho)
 {
-  if (use_m) {
-    lw_minv_mul(m, x, tmp);
-    memcpy(x, tmp, sizeof(double) * (size_t)m->nq);
-  } else {
-    lw_spd_solve(&d->solver, x);
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    lw_mat_add_outer(m, d->vals, rho, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * m->wrow);
   }
 }
 
-/* Y = A^-1 Gl^T column by column and S = Gr Y, LU-factorized, with Gl the
- * gradients gl and Gr those in d->jac.  Dependent equations (a pivot lost)
- * are regularized by 1e-12 of S's largest entry: the right-hand sides of
- * consistent dependent equations then give the least-change solution.
- * 0, or -1 when even that fails. */
-static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl, int use_m)
+/* b += rho G^T e: the right-hand side of A x + Gl^T s = b, G x = e with
+ * A augmented by rho G^T G (G in d->jac) */
+static void augmented_rhs(const lw_model *m, lw_data *d, double rho, const double *e, double *w, double *b)
+{
+  for (int r = 0; r < m->nc; r++)
+    w[r] = rho * e[r];
+  lw_jact_mul(m, d, w, b);
+}
+
+/* Y = A^-1 Gl^T column by column and S = Gr Y, LU-factorized, with A the
+ * factorized matrix in d->solver, Gl the gradients gl and Gr those in
+ * d->jac.  Dependent equations (a pivot lost) are regularized by 1e-12 of
+ * S's largest entry: the right-hand sides of consistent dependent
+ * equations then give the least-change solution.  0, or -1 when even that
+ * fails. */
+static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl)
 {
   int nq = m->nq, nc = m->nc;
   for (int c = 0; c < nc; c++) {
     double *y = w->Y + (size_t)c * nq;
     row_scatter(m, gl, c, y);
-    a_solve(m, d, use_m, y, w->x);
+    lw_spd_solve(&d->solver, y);
   }
   double smax = 0;
   for (int c = 0; c < nc; c++)
@@ -158,10 +173,10 @@ static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *g
 
 /* with schur_factor's factors, the solution x of A x + Gl^T s = b,
  * Gr x = e: z = A^-1 b; s = S^-1 (Gr z - e) into e; x = z - Y s into b */
-static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, int use_m, double *b, double *e)
+static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, double *b, double *e)
 {
   int nq = m->nq, nc = m->nc;
-  a_solve(m, d, use_m, b, w->x);
+  lw_spd_solve(&d->solver, b);
   for (int r = 0; r < nc; r++)
     e[r] = row_dot(m, d->jac, r, b) - e[r];
   lw_lu_dense_solve(w->S, nc, d->integ_iwork, 0, e, 1);
@@ -267,16 +282,18 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
   for (ns->it = 1; ns->it <= o->max_iterations; ns->it++) {
     mid_forces(m, d, w, h, t1, 1);
     residual(m, d, w, h);
+    add_augmentation(m, d, m->mass_scale);
     if (lw_spd_factor(&d->solver, m, d->vals))
       return newton_fail(m, d, ns, t1, "the Newton matrix is not positive definite", err);
-    if (nc && schur_factor(m, d, w, w->jac_n, 0))
+    if (nc && schur_factor(m, d, w, w->jac_n))
       return newton_fail(m, d, ns, t1, "the constraint equations are singular", err);
     for (int i = 0; i < nq; i++)
       d->dq[i] = -d->r[i];
     for (int r = 0; r < nc; r++)
       w->w[r] = -d->phi[r];
+    augmented_rhs(m, d, m->mass_scale, w->w, d->tmp, d->dq);
     if (nc)
-      schur_solve(m, d, w, 0, d->dq, w->w);
+      schur_solve(m, d, w, d->dq, w->w);
     else
       lw_spd_solve(&d->solver, d->dq);
     double qmax = 0;
@@ -307,22 +324,25 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
 static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, double *vres, lw_error *err)
 {
   int nq = m->nq, nc = m->nc;
-  if (nc && schur_factor(m, d, w, d->jac, 1)) {
+  double rho = m->mass_scale;
+  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  add_augmentation(m, d, rho);
+  if (lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac))) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the constraint equations are singular at t = %.6g s", t1);
     return -1;
   }
-  lw_minv_mul(m, d->Q, d->qd);
+  /* M qd + G^T s = M v + h/2 Q_n+1/2, G qd = -Phi_t */
+  lw_mass_mul(m, w->v, d->qd);
   for (int i = 0; i < nq; i++)
-    d->qd[i] = w->v[i] + 0.5 * h * d->qd[i];
+    d->qd[i] += 0.5 * h * d->Q[i];
   lw_rows_phit(m, d, t1);
   for (int r = 0; r < nc; r++)
     w->w[r] = -d->phit[r];
-  lw_mass_mul(m, d->qd, d->r);
-  memcpy(d->qd, d->r, sizeof(double) * (size_t)nq);
+  augmented_rhs(m, d, rho, w->w, d->tmp, d->qd);
   if (nc)
-    schur_solve(m, d, w, 1, d->qd, w->w);
+    schur_solve(m, d, w, d->qd, w->w);
   else
-    lw_minv_mul(m, d->r, d->qd);
+    lw_spd_solve(&d->solver, d->qd);
   memcpy(d->kap, w->w, sizeof(double) * (size_t)nc);
   *vres = 0;
   for (int r = 0; r < nc; r++)
@@ -337,10 +357,11 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   for (int r = 0; r < nc; r++)
     d->lambda[r] = -d->gam[r];
   memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
+  augmented_rhs(m, d, rho, d->lambda, d->tmp, d->qdd);
   if (nc)
-    schur_solve(m, d, w, 1, d->qdd, d->lambda);
+    schur_solve(m, d, w, d->qdd, d->lambda);
   else
-    lw_minv_mul(m, d->Q, d->qdd);
+    lw_spd_solve(&d->solver, d->qdd);
   if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the velocities violate the constraints at t = %.6g s (violation %.3g)",
                  t1, *vres);
