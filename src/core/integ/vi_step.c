@@ -55,7 +55,7 @@
 
 /* the step's scratch in d->integ_work: the gradients at q_n (nc x wrow),
  * Y = A^-1 G^T (nq x nc, column-major), the Schur complement (nc x nc), and
- * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc) */
+ * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc), then a permutation's (nc) */
 typedef struct {
   double *jac_n, *Y, *S;
   double *p, *lam, *lam_n, *qm, *v, *z, *w, *x;
@@ -72,7 +72,7 @@ int lw_vi_data_init(const lw_model *m, lw_data *d)
   if (d->integ_work)
     return 0;
   d->integ_work = calloc(ws_size(m), sizeof(double));
-  d->integ_iwork = calloc((size_t)m->nc + 1, sizeof(int));
+  d->integ_iwork = calloc(2 * ((size_t)m->nc + 1), sizeof(int));
   return d->integ_work && d->integ_iwork ? 0 : -1;
 }
 
@@ -252,22 +252,51 @@ static void residual(const lw_model *m, lw_data *d, vi_ws *w, double h)
   d->jac = jac;
 }
 
+/* the Newton iteration's state; where it first stopped converging (the
+ * equation then worst, the increment and the violation) is what a failure
+ * reports: later iterates wander off into equations that were satisfied */
 typedef struct {
-  int it;
-  double dqn, phimax;
+  int it, wr_slow, factored;
+  double dqn, phimax, phiprev, dq_slow, phi_slow;
 } vi_newton;
 
-static int newton_fail(const lw_model *m, lw_data *d, const vi_newton *ns, double t1, const char *why,
-                       lw_error *err)
+/* the equation of the smallest pivot of the Schur complement's LU (the
+ * last one factorized): the one nearest to depending on the others, where
+ * the mechanism is singular */
+static int weakest_row(const lw_model *m, const lw_data *d, const vi_ws *w)
 {
-  char where[200] = "";
-  if (m->nc)
-    lw_row_owner_path(m, &m->rows[worst_row(m, d)], where, sizeof where);
+  int nc = m->nc, *perm = d->integ_iwork + nc + 1, kmin = 0;
+  for (int r = 0; r < nc; r++)
+    perm[r] = r;
+  for (int k = 0; k < nc; k++) {
+    int p = d->integ_iwork[k], t = perm[k];
+    perm[k] = perm[p];
+    perm[p] = t;
+    if (fabs(w->S[(size_t)k * nc + k]) < fabs(w->S[(size_t)kmin * nc + kmin]))
+      kmin = k;
+  }
+  return perm[kmin];
+}
+
+/* a failed iteration: err names the time, the equation nearest to
+ * dependence (the element) and the worst violated one where it stopped
+ * converging */
+static int newton_fail(const lw_model *m, lw_data *d, const vi_ws *w, const vi_newton *ns, double t1,
+                       const char *why, lw_error *err)
+{
+  char where[200] = "", worst[200] = "";
+  int slow = ns->wr_slow >= 0;
+  if (m->nc) {
+    lw_row_owner_path(m, &m->rows[ns->factored ? weakest_row(m, d, w) : worst_row(m, d)], where, sizeof where);
+    lw_row_owner_path(m, &m->rows[slow ? ns->wr_slow : worst_row(m, d)], worst, sizeof worst);
+  }
   lw_set_error(err, LW_ERR_SOLVER, where, t1,
                "variational step: Newton iteration did not converge at t = %.6g s after %d iterations "
-               "(%s; |dq| = %.3g, largest constraint violation %.3g at %s); the mechanism may be at a "
-               "singular (dead-point) configuration or the step is too large",
-               t1, ns->it, why, ns->dqn, ns->phimax, m->nc ? where : "no equation");
+               "(%s; |dq| = %.3g, largest constraint violation %.3g at %s; the equations are nearest to "
+               "dependent at %s); the mechanism may be at a singular (dead-point) configuration or the step "
+               "is too large",
+               t1, ns->it, why, slow ? ns->dq_slow : ns->dqn, slow ? ns->phi_slow : ns->phimax,
+               m->nc ? worst : "no equation", m->nc ? where : "no equation");
   return -1;
 }
 
@@ -284,9 +313,11 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
     residual(m, d, w, h);
     add_augmentation(m, d, m->mass_scale);
     if (lw_spd_factor(&d->solver, m, d->vals))
-      return newton_fail(m, d, ns, t1, "the Newton matrix is not positive definite", err);
+      return newton_fail(m, d, w, ns, t1, "the Newton matrix is not positive definite", err);
+    ns->factored = 0;
     if (nc && schur_factor(m, d, w, w->jac_n))
-      return newton_fail(m, d, ns, t1, "the constraint equations are singular", err);
+      return newton_fail(m, d, w, ns, t1, "the constraint equations are singular", err);
+    ns->factored = nc > 0;
     for (int i = 0; i < nq; i++)
       d->dq[i] = -d->r[i];
     for (int r = 0; r < nc; r++)
@@ -305,16 +336,27 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
       w->lam[r] += w->w[r] / c;
     ns->dqn = lw_max_abs(d->dq, nq);
     lw_rows_eval(m, d, d->q, t1, 0);
+    ns->phiprev = ns->phimax;
     ns->phimax = lw_max_abs(d->phi, nc);
     if (!(ns->dqn < INFINITY) || !(ns->phimax < INFINITY))
-      return newton_fail(m, d, ns, t1, "the iterate is not finite", err);
+      return newton_fail(m, d, w, ns, t1, "the iterate is not finite", err);
     double dq_tol = fmax(o->tolerance, 1e3 * DBL_EPSILON * qmax);
     double phi_tol = fmax(o->constraint_tolerance, 1e3 * DBL_EPSILON * qmax);
     if (ns->dqn <= dq_tol && ns->phimax <= phi_tol)
       return 0;
+    /* Newton's iterates converge quadratically near a regular solution:
+     * a violation that does not halve from the third iteration on marks
+     * where the failure is */
+    if (ns->it >= 3 && ns->wr_slow < 0 && ns->phimax > 0.5 * ns->phiprev) {
+      ns->wr_slow = worst_row(m, d);
+      ns->dq_slow = ns->dqn;
+      ns->phi_slow = ns->phimax;
+    }
+    if (ns->wr_slow >= 0 && ns->phimax > 1e6 * ns->phi_slow)
+      return newton_fail(m, d, w, ns, t1, "diverging", err);
   }
   ns->it = o->max_iterations;
-  return newton_fail(m, d, ns, t1, "iteration limit", err);
+  return newton_fail(m, d, w, ns, t1, "iteration limit", err);
 }
 
 /* (b) and the index-1 problem at the new state: qd = x* - M^-1 G^T s with
@@ -447,7 +489,7 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     fb_begin(m, d, h);
   for (int i = 0; i < nq; i++)
     d->q[i] = d->qn[i] + h * d->qdn[i] + 0.5 * h * h * d->qddn[i];
-  vi_newton ns = {.dqn = INFINITY, .phimax = INFINITY};
+  vi_newton ns = {.dqn = INFINITY, .phimax = INFINITY, .wr_slow = -1};
   double vres = 0;
   int ok = newton_solve(m, d, &w, &ns, h, t1, err) == 0, fb_ended = 0;
   if (ok) {

@@ -1,0 +1,326 @@
+/* The variational integrator (solver.integrator "variational",
+ * integ/vi_step.c): selection, second order, bounded energy error over a
+ * long run next to ALI3-P, agreement with ALI3-P on every shipped model,
+ * the failure message, and its forward and adjoint sensitivities against
+ * each other and against central differences of the whole run. */
+#include "lw-test.h"
+#include "lw_internal.h"
+#include "integ/lw_integrator.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* the model's integrator set on the compiled model */
+static void set_integrator(lw_model *m, const char *name)
+{
+  lw_opt o = *lw_model_opt(m);
+  snprintf(o.integrator, sizeof o.integrator, "%s", name);
+  lw_error err;
+  if (lw_model_set_opt(m, &o, &err) != LW_OK)
+    g_error("%s: %s", err.path, err.msg);
+}
+
+static lw_model *open_with(const char *file, const char *integ)
+{
+  lw_model *m = lwt_open(file);
+  set_integrator(m, integ);
+  return m;
+}
+
+/* the state (q, qd, lambda) after n steps of h from the consistent start */
+static lw_data *run_steps(lw_model *m, double h, long n)
+{
+  lw_error err;
+  g_assert_cmpint(lw_model_set_step(m, h, &err), ==, LW_OK);
+  lw_data *d = lw_data_new(m);
+  g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+  for (long k = 0; k < n; k++) {
+    lw_step_info info;
+    if (lw_step(m, d, &info, &err) != LW_OK)
+      g_error("step %ld: %s", k, err.msg);
+  }
+  return d;
+}
+
+static double max_diff(const double *a, const double *b, int n)
+{
+  double e = 0;
+  for (int i = 0; i < n; i++)
+    e = fmax(e, fabs(a[i] - b[i]));
+  return e;
+}
+
+/* ---- selection -------------------------------------------------------- */
+
+/* a model file's solver settings name it, it is written back, and an
+ * unknown name lists both */
+static void test_select(void)
+{
+  lw_desc *d = lwt_read("pendulum.json");
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "variational");
+  lw_model *m = lwt_compile(d);
+  g_assert_cmpstr(lw_model_opt(m)->integrator, ==, "variational");
+  g_assert_true(m->integ->step != NULL && !strcmp(m->integ->name, "variational"));
+  lw_error err;
+  char *json = lw_model_to_json(d);
+  g_assert_nonnull(json);
+  g_assert_nonnull(strstr(json, "\"integrator\": \"variational\""));
+  lw_desc *back = lw_model_read_data(json, -1, "pendulum.json", NULL, &err);
+  g_assert_nonnull(back);
+  g_assert_cmpstr(back->solver.integrator, ==, "variational");
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "euler");
+  g_assert_null(lw_compile(d, &err));
+  g_assert_cmpstr(err.path, ==, "solver/integrator");
+  g_assert_nonnull(strstr(err.msg, "known: ali3p, variational"));
+  free(json);
+  lw_desc_free(back);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
+/* the command line's --integrator runs it, and refuses an unknown name */
+static void test_cli(void)
+{
+  g_autofree char *model = g_build_filename(LW_MODELS_DIR, "four-bar.json", NULL);
+  g_autofree char *out = NULL, *errs = NULL;
+  int status = 0;
+  const char *argv[] = {LW_CLI, "simulate", model, "--t-end", "0.05", "--integrator", "variational", "--json", NULL};
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &out, &errs, &status, NULL));
+  g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_assert_nonnull(strstr(out, "\"status\": \"ok\""));
+  g_clear_pointer(&out, g_free);
+  g_clear_pointer(&errs, g_free);
+  argv[6] = "euler";
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &out, &errs, &status, NULL));
+  g_assert_false(g_spawn_check_wait_status(status, NULL));
+  g_assert_nonnull(strstr(out, "unknown integrator 'euler' (known: ali3p, variational)"));
+}
+
+/* ---- order and energy ------------------------------------------------- */
+
+/* step halving: the final state's error against h/16 falls by 4 per
+ * halving (positions, velocities and multipliers) */
+static void check_order(const char *file, double t)
+{
+  lw_model *m = open_with(file, "variational");
+  int nq = lw_model_nq(m), nc = lw_model_nc(m);
+  double h0 = 4e-3;
+  lw_data *ref = run_steps(m, h0 / 16, (long)(t / (h0 / 16) + 0.5));
+  double e[3][3];
+  for (int k = 0; k < 3; k++) {
+    double h = h0 / (1 << k);
+    lw_data *d = run_steps(m, h, (long)(t / h + 0.5));
+    g_assert_cmpfloat(fabs(lw_data_time(d) - t), <, 1e-12);
+    e[k][0] = max_diff(lw_data_q(d), lw_data_q(ref), nq);
+    e[k][1] = max_diff(lw_data_qd(d), lw_data_qd(ref), nq);
+    e[k][2] = max_diff(lw_data_lambda(d), lw_data_lambda(ref), nc);
+    g_test_message("%s h = %g: |dq| %.3e |dqd| %.3e |dlambda| %.3e", file, h, e[k][0], e[k][1], e[k][2]);
+    lw_data_free(d);
+  }
+  for (int k = 0; k < 2; k++)
+    for (int c = 0; c < 3; c++) {
+      /* against h/16 the ratio of second order is (1 - 1/16 ... ) about 4 */
+      double ratio = e[k][c] / e[k + 1][c];
+      g_test_message("ratio %d,%d: %.2f", k, c, ratio);
+      g_assert_cmpfloat(ratio, >, 3.3);
+      g_assert_cmpfloat(ratio, <, 5.5);
+    }
+  lw_data_free(ref);
+  lw_model_free(m);
+}
+
+static void test_order_pendulum(void) { check_order("pendulum.json", 1.0); }
+static void test_order_four_bar(void) { check_order("four-bar.json", 1.0); }
+
+/* the largest |E - E0| over rows [a, b) of a run's energy column */
+static double energy_error(const lw_sim_result *r, int col, long a, long b)
+{
+  double E0 = lwt_at(r, 0, col), e = 0;
+  for (long i = a; i < b; i++)
+    e = fmax(e, fabs(lwt_at(r, i, col) - E0));
+  return e;
+}
+
+/* the double pendulum (rigid, no forces but gravity, chaotic), 1e5 steps
+ * of 1 ms: the variational integrator's energy error stays where it was
+ * in the first tenth (no drift); ALI3-P's over the same run is reported
+ * beside it */
+static void test_energy(void)
+{
+  double err[2][2];
+  const char *names[2] = {"variational", "ali3p"};
+  for (int k = 0; k < 2; k++) {
+    lw_model *m = open_with("double-pendulum.json", names[k]);
+    lw_sim_output out = {.every = 10, .keep = 1};
+    lw_sim_result r;
+    g_assert_cmpint(lw_simulate_ex(m, 100.0, 1e-3, &out, &r, NULL, NULL), ==, LW_OK);
+    g_assert_cmpint(r.steps, ==, 100000);
+    int c = lwt_col(m, "energy");
+    long n = r.rows;
+    err[k][0] = energy_error(&r, c, 0, n / 10);
+    err[k][1] = energy_error(&r, c, n - n / 10, n);
+    g_test_message("%s: energy error over the first 10 s %.4e J, over the last 10 s %.4e J, at the end %.4e J",
+                   names[k], err[k][0], err[k][1], lwt_at(&r, n - 1, c) - lwt_at(&r, 0, c));
+    lw_sim_result_clear(&r);
+    lw_model_free(m);
+  }
+  /* bounded: the oscillation of the first tenth, not a growth (the link's
+   * potential energy swings by about 10 J) */
+  g_assert_cmpfloat(err[0][1], <, 1.2 * err[0][0]);
+  g_assert_cmpfloat(err[0][1], <, 3e-3);
+  /* and below ALI3-P's at the same step */
+  g_assert_cmpfloat(err[0][1], <, err[1][1]);
+}
+
+/* ---- agreement with ALI3-P -------------------------------------------- */
+
+/* every shipped model, 0.3 s at h = 0.1 ms: every output agrees with
+ * ALI3-P's; positions, angles, velocities and energies to 1e-5
+ * (relative to 1 + |y|), reactions and accelerations (where ALI3-P's
+ * multipliers converge more slowly) to 5e-3 */
+static void test_models(void)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(lwt_models) + 1; i++) {
+    const char *file = i < G_N_ELEMENTS(lwt_models) ? lwt_models[i] : "bouncing-ball.json";
+    lw_sim_result r[2];
+    lw_model *m[2];
+    for (int k = 0; k < 2; k++) {
+      m[k] = open_with(file, k ? "variational" : "ali3p");
+      lw_sim_output out = {.every = 100, .keep = 1};
+      g_assert_cmpint(lw_simulate_ex(m[k], 0.3, 1e-4, &out, &r[k], NULL, NULL), ==, LW_OK);
+    }
+    g_assert_cmpint(r[0].rows, ==, r[1].rows);
+    double worst[2] = {0, 0};
+    for (int o = 0; o < m[0]->nout; o++) {
+      lw_output_type ty = m[0]->outputs[o].type;
+      int loose = ty == LW_OUT_REACTION_FORCE || ty == LW_OUT_ACCELERATION || ty == LW_OUT_CONTROL ||
+                  ty == LW_OUT_FRICTION_FORCE || ty == LW_OUT_NORMAL_FORCE;
+      for (int c = 0; c < m[0]->outputs[o].width; c++) {
+        int col = 1 + m[0]->out_col[o] + c;
+        for (long row = 0; row < r[0].rows; row++) {
+          double a = lwt_at(&r[0], row, col), v = lwt_at(&r[1], row, col);
+          worst[loose] = fmax(worst[loose], fabs(a - v) / (1.0 + fabs(a)));
+        }
+      }
+    }
+    g_test_message("%s: largest difference %.3g (states, energies), %.3g (reactions, accelerations)", file,
+                   worst[0], worst[1]);
+    g_assert_cmpfloat(worst[0], <, 1e-5);
+    g_assert_cmpfloat(worst[1], <, 5e-3);
+    for (int k = 0; k < 2; k++) {
+      lw_sim_result_clear(&r[k]);
+      lw_model_free(m[k]);
+    }
+  }
+}
+
+/* ---- failure ---------------------------------------------------------- */
+
+/* the four-bar driven through its dead point: the step fails with the
+ * time and the equation, and the rows so far are kept */
+static void test_dead_point(void)
+{
+  lw_desc *d = lwt_dead_point_desc(NULL);
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "variational");
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r;
+  int st = lw_simulate(m, 3.0, 1e-3, &r, NULL, NULL);
+  g_test_message("status %d after %ld steps: %s (at %s, t = %g)", st, r.steps, r.error.msg, r.error.path,
+                 r.error.time);
+  g_assert_cmpint(st, ==, LW_ERR_SOLVER);
+  g_assert_true(isfinite(r.error.time));
+  g_assert_cmpfloat(r.error.time, >, 0.3);
+  g_assert_cmpfloat(r.error.time, <, 1.0);
+  g_assert_nonnull(strstr(r.error.msg, "t = "));
+  g_assert_nonnull(strstr(r.error.msg, r.error.path));
+  g_assert_true(g_str_has_prefix(r.error.path, "joints/") || g_str_has_prefix(r.error.path, "drivers/"));
+  g_assert_cmpint(r.rows, ==, r.steps + 1);
+  g_assert_cmpfloat(fabs(lwt_at(&r, r.rows - 1, 0) + 1e-3 - r.error.time), <, 1e-9);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
+/* ---- sensitivities ---------------------------------------------------- */
+
+/* every parameter and objective of a co-design model over t_end: forward
+ * and adjoint agree to 1e-8 (relative to the largest gradient entry of
+ * the objective), and both with central differences of the whole run */
+static void check_sens(const char *file, double t_end, double fd_step, double fd_tol)
+{
+  lw_desc *d = lwt_read(file);
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "variational");
+  d->solver.t_end = t_end;
+  int p = d->nparams, no = d->nobjectives;
+  int *params = g_new(int, p), *objs = g_new(int, no);
+  for (int j = 0; j < p; j++)
+    params[j] = j;
+  for (int o = 0; o < no; o++)
+    objs[o] = o;
+  lw_sens_result r[3];
+  lw_sens_method methods[3] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD};
+  for (int k = 0; k < 3; k++) {
+    lw_sens_options opt = {.method = methods[k], .nparams = p, .params = params, .nobj = no, .objectives = objs,
+                           .fd_step = fd_step};
+    if (lw_sensitivity(d, &opt, &r[k]) != LW_OK)
+      g_error("%s %d: %s", file, k, r[k].error.msg);
+  }
+  for (int o = 0; o < no; o++) {
+    double scale = 0;
+    for (int j = 0; j < p; j++)
+      scale = fmax(scale, fabs(r[0].gradient[o * p + j]));
+    g_assert_cmpfloat(scale, >, 0.0);
+    g_assert_cmpfloat(fabs(r[0].value[o] - r[1].value[o]), <=, 1e-14 * (1 + fabs(r[0].value[o])));
+    for (int j = 0; j < p; j++) {
+      double f = r[0].gradient[o * p + j], a = r[1].gradient[o * p + j], c = r[2].gradient[o * p + j];
+      g_test_message("%s %s / %s: forward %.12g adjoint %.12g fd %.12g", file, d->objectives[o].name,
+                     d->params[j].name, f, a, c);
+      g_assert_cmpfloat(fabs(f - a), <=, 1e-8 * scale);
+      g_assert_cmpfloat(fabs(f - c), <=, fd_tol * scale);
+    }
+  }
+  for (int k = 0; k < 3; k++)
+    lw_sens_result_clear(&r[k]);
+  g_free(params);
+  g_free(objs);
+  lw_desc_free(d);
+}
+
+static void test_sens_pendulum(void) { check_sens("pendulum.json", 1.0, 1e-5, 1e-6); }
+static void test_sens_four_bar(void) { check_sens("four-bar.json", 1.0, 1e-5, 1e-6); }
+static void test_sens_five_bar(void) { check_sens("five-bar.json", 1.0, 1e-5, 1e-6); }
+static void test_sens_slider_crank(void) { check_sens("slider-crank-codesign.json", 0.5, 1e-5, 1e-6); }
+
+/* joint friction has no linearization in the sensitivities yet: refused,
+ * as for ALI3-P */
+static void test_sens_friction_refused(void)
+{
+  lw_desc *d = lwt_read("cart-pendulum.json");
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "variational");
+  d->solver.t_end = 0.01;
+  int params[1] = {0}, objs[1] = {0};
+  lw_sens_options opt = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = params, .nobj = 1, .objectives = objs};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_ERR_MODEL);
+  g_assert_nonnull(strstr(r.error.msg, "friction"));
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/variational/select", test_select);
+  g_test_add_func("/variational/cli", test_cli);
+  g_test_add_func("/variational/order/pendulum", test_order_pendulum);
+  g_test_add_func("/variational/order/four-bar", test_order_four_bar);
+  g_test_add_func("/variational/energy", test_energy);
+  g_test_add_func("/variational/models", test_models);
+  g_test_add_func("/variational/dead-point", test_dead_point);
+  g_test_add_func("/variational/sens/pendulum", test_sens_pendulum);
+  g_test_add_func("/variational/sens/four-bar", test_sens_four_bar);
+  g_test_add_func("/variational/sens/five-bar", test_sens_five_bar);
+  g_test_add_func("/variational/sens/slider-crank-codesign", test_sens_slider_crank);
+  g_test_add_func("/variational/sens/friction-refused", test_sens_friction_refused);
+  return g_test_run();
+}
