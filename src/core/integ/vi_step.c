@@ -53,18 +53,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the step's scratch in d->integ_work: the gradients at q_n (nc x wrow),
+/* the step's scratch in d->integ_work: the gradients at q_n and those of
+ * the factorized matrices (nc x wrow each),
  * Y = A^-1 G^T (nq x nc, column-major), the Schur complement (nc x nc), and
  * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc), then a permutation's (nc) */
 typedef struct {
-  double *jac_n, *Y, *S;
-  double *p, *lam, *lam_n, *qm, *v, *z, *w, *x;
+  double *jac_n, *jac_f, *Y, *S;
+  double *p, *lam, *lam_n, *qm, *v, *z, *w, *x, *e;
 } vi_ws;
 
 static size_t ws_size(const lw_model *m)
 {
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
-  return nc * (size_t)m->wrow + nq * nc + nc * nc + 5 * nq + 3 * (nc + 1);
+  return 2 * nc * (size_t)m->wrow + nq * nc + nc * nc + 5 * nq + 4 * (nc + 1);
 }
 
 int lw_vi_data_init(const lw_model *m, lw_data *d)
@@ -81,7 +82,8 @@ static vi_ws ws_of(const lw_model *m, lw_data *d)
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
   vi_ws w;
   w.jac_n = d->integ_work;
-  w.Y = w.jac_n + nc * (size_t)m->wrow;
+  w.jac_f = w.jac_n + nc * (size_t)m->wrow;
+  w.Y = w.jac_f + nc * (size_t)m->wrow;
   w.S = w.Y + nq * nc;
   w.p = w.S + nc * nc;
   w.qm = w.p + nq;
@@ -91,6 +93,7 @@ static vi_ws ws_of(const lw_model *m, lw_data *d)
   w.lam = w.x + nq;
   w.w = w.lam + nc + 1;
   w.lam_n = w.w + nc + 1;
+  w.e = w.lam_n + nc + 1;
   return w;
 }
 
@@ -107,20 +110,6 @@ static void row_scatter(const lw_model *m, const double *jac, int r, double *x)
   }
 }
 
-/* the gradient of row r of jac dotted with x (nq) */
-static double row_dot(const lw_model *m, const double *jac, int r, const double *x)
-{
-  const lw_row *row = &m->rows[r];
-  const double *g = jac + (size_t)r * m->wrow;
-  double s = 0;
-  for (int k = 0; k < row->nblk; k++) {
-    int b = row->blk[k], n = m->blk_n[b], o = m->blk_off[b], l = lw_loc(m, row->blk, k, 0);
-    for (int j = 0; j < n; j++)
-      s += g[l + j] * x[o + j];
-  }
-  return s;
-}
-
 /* d->vals += rho G^T G with the gradients in d->jac: the matrices factorized
  * are augmented so that they stay well conditioned where the mass matrix
  * alone is not (a body whose inertia is near zero); the saddle-point
@@ -133,22 +122,34 @@ static void add_augmentation(const lw_model *m, lw_data *d, double rho)
   }
 }
 
+/* y (nc) = G x with the gradients gr in place of d->jac's */
+static void jac_mul_with(const lw_model *m, lw_data *d, const double *gr, const double *x, double *y)
+{
+  double *jac = d->jac;
+  d->jac = (double *)gr;
+  lw_jac_mul(m, d, x, y);
+  d->jac = jac;
+}
+
 /* b += rho G^T e: the right-hand side of A x + Gl^T s = b, G x = e with
- * A augmented by rho G^T G (G in d->jac) */
-static void augmented_rhs(const lw_model *m, lw_data *d, double rho, const double *e, double *w, double *b)
+ * A augmented by rho G^T G (G the gradients gr) */
+static void augmented_rhs(const lw_model *m, lw_data *d, double rho, const double *gr, const double *e, double *w,
+                          double *b)
 {
   for (int r = 0; r < m->nc; r++)
     w[r] = rho * e[r];
+  double *jac = d->jac;
+  d->jac = (double *)gr;
   lw_jact_mul(m, d, w, b);
+  d->jac = jac;
 }
 
 /* Y = A^-1 Gl^T column by column and S = Gr Y, LU-factorized, with A the
- * factorized matrix in d->solver, Gl the gradients gl and Gr those in
- * d->jac.  Dependent equations (a pivot lost) are regularized by 1e-12 of
- * S's largest entry: the right-hand sides of consistent dependent
- * equations then give the least-change solution.  0, or -1 when even that
- * fails. */
-static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl)
+ * factorized matrix in d->solver and Gl, Gr the gradients gl, gr.
+ * Dependent equations (a pivot lost) are regularized by 1e-12 of S's
+ * largest entry: the right-hand sides of consistent dependent equations
+ * then give the least-change solution.  0, or -1 when even that fails. */
+static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl, const double *gr)
 {
   int nq = m->nq, nc = m->nc;
   for (int c = 0; c < nc; c++) {
@@ -157,28 +158,28 @@ static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *g
     lw_spd_solve(&d->solver, y);
   }
   double smax = 0;
-  for (int c = 0; c < nc; c++)
-    for (int r = 0; r < nc; r++) {
-      double s = row_dot(m, d->jac, r, w->Y + (size_t)c * nq);
-      w->S[(size_t)c * nc + r] = s;
-      smax = fmax(smax, fabs(s));
-    }
+  for (int c = 0; c < nc; c++) {
+    jac_mul_with(m, d, gr, w->Y + (size_t)c * nq, w->S + (size_t)c * nc);
+    smax = fmax(smax, lw_max_abs(w->S + (size_t)c * nc, nc));
+  }
   if (lw_lu_dense(w->S, nc, d->integ_iwork) == 0)
     return 0;
-  for (int c = 0; c < nc; c++)
-    for (int r = 0; r < nc; r++)
-      w->S[(size_t)c * nc + r] = row_dot(m, d->jac, r, w->Y + (size_t)c * nq) + (r == c ? 1e-12 * smax : 0.0);
+  for (int c = 0; c < nc; c++) {
+    jac_mul_with(m, d, gr, w->Y + (size_t)c * nq, w->S + (size_t)c * nc);
+    w->S[(size_t)c * nc + c] += 1e-12 * smax;
+  }
   return lw_lu_dense(w->S, nc, d->integ_iwork) == 0 ? 0 : -1;
 }
 
 /* with schur_factor's factors, the solution x of A x + Gl^T s = b,
  * Gr x = e: z = A^-1 b; s = S^-1 (Gr z - e) into e; x = z - Y s into b */
-static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, double *b, double *e)
+static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, const double *gr, double *b, double *e)
 {
   int nq = m->nq, nc = m->nc;
   lw_spd_solve(&d->solver, b);
+  jac_mul_with(m, d, gr, b, w->e);
   for (int r = 0; r < nc; r++)
-    e[r] = row_dot(m, d->jac, r, b) - e[r];
+    e[r] = w->e[r] - e[r];
   lw_lu_dense_solve(w->S, nc, d->integ_iwork, 0, e, 1);
   for (int c = 0; c < nc; c++) {
     const double *y = w->Y + (size_t)c * nq;
@@ -257,7 +258,7 @@ static void residual(const lw_model *m, lw_data *d, vi_ws *w, double h)
  * reports: later iterates wander off into equations that were satisfied */
 typedef struct {
   int it, wr_slow, factored;
-  double dqn, phimax, phiprev, dq_slow, phi_slow;
+  double dqn, dqprev, phimax, phiprev, dq_slow, phi_slow;
 } vi_newton;
 
 /* the equation of the smallest pivot of the Schur complement's LU (the
@@ -309,22 +310,29 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
   int nq = m->nq, nc = m->nc;
   double c = 0.5 * h * h;
   for (ns->it = 1; ns->it <= o->max_iterations; ns->it++) {
-    mid_forces(m, d, w, h, t1, 1);
+    /* the Jacobian at the iterate, factorized at the first iteration and
+     * whenever the increments shrank less than fourfold; otherwise the
+     * last one serves (its iterate lies within the last increments) */
+    int refactor = ns->it == 1 || !(ns->dqn <= 0.25 * ns->dqprev);
+    mid_forces(m, d, w, h, t1, refactor);
     residual(m, d, w, h);
-    add_augmentation(m, d, m->mass_scale);
-    if (lw_spd_factor(&d->solver, m, d->vals))
-      return newton_fail(m, d, w, ns, t1, "the Newton matrix is not positive definite", err);
-    ns->factored = 0;
-    if (nc && schur_factor(m, d, w, w->jac_n))
-      return newton_fail(m, d, w, ns, t1, "the constraint equations are singular", err);
-    ns->factored = nc > 0;
+    if (refactor) {
+      add_augmentation(m, d, m->mass_scale);
+      memcpy(w->jac_f, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
+      ns->factored = 0;
+      if (lw_spd_factor(&d->solver, m, d->vals))
+        return newton_fail(m, d, w, ns, t1, "the Newton matrix is not positive definite", err);
+      if (nc && schur_factor(m, d, w, w->jac_n, w->jac_f))
+        return newton_fail(m, d, w, ns, t1, "the constraint equations are singular", err);
+      ns->factored = nc > 0;
+    }
     for (int i = 0; i < nq; i++)
       d->dq[i] = -d->r[i];
     for (int r = 0; r < nc; r++)
       w->w[r] = -d->phi[r];
-    augmented_rhs(m, d, m->mass_scale, w->w, d->tmp, d->dq);
+    augmented_rhs(m, d, m->mass_scale, w->jac_f, w->w, d->tmp, d->dq);
     if (nc)
-      schur_solve(m, d, w, d->dq, w->w);
+      schur_solve(m, d, w, w->jac_f, d->dq, w->w);
     else
       lw_spd_solve(&d->solver, d->dq);
     double qmax = 0;
@@ -334,6 +342,7 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
     }
     for (int r = 0; r < nc; r++)
       w->lam[r] += w->w[r] / c;
+    ns->dqprev = ns->it == 1 ? INFINITY : ns->dqn;
     ns->dqn = lw_max_abs(d->dq, nq);
     lw_rows_eval(m, d, d->q, t1, 0);
     ns->phiprev = ns->phimax;
@@ -359,8 +368,8 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
   return newton_fail(m, d, w, ns, t1, "iteration limit", err);
 }
 
-/* (b) and the index-1 problem at the new state: qd = x* - M^-1 G^T s with
- * x* = v + h/2 M^-1 Q_n+1/2 and G qd = -Phi_t; then qdd and lambda from
+/* (b) and the index-1 problem at the new state: M qd + G^T s = M v +
+ * h/2 Q_n+1/2 with G qd = -Phi_t; then qdd and lambda from
  * M qdd + G^T lambda = Q(q1, qd1, t1), G qdd = -gamma.  Q_n+1/2 in d->Q
  * and the gradients at q1 in d->jac on entry.  0, or -1 with err set. */
 static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, double *vres, lw_error *err)
@@ -369,7 +378,7 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   double rho = m->mass_scale;
   memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
   add_augmentation(m, d, rho);
-  if (lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac))) {
+  if (lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac, d->jac))) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the constraint equations are singular at t = %.6g s", t1);
     return -1;
   }
@@ -380,15 +389,16 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   lw_rows_phit(m, d, t1);
   for (int r = 0; r < nc; r++)
     w->w[r] = -d->phit[r];
-  augmented_rhs(m, d, rho, w->w, d->tmp, d->qd);
+  augmented_rhs(m, d, rho, d->jac, w->w, d->tmp, d->qd);
   if (nc)
-    schur_solve(m, d, w, d->qd, w->w);
+    schur_solve(m, d, w, d->jac, d->qd, w->w);
   else
     lw_spd_solve(&d->solver, d->qd);
   memcpy(d->kap, w->w, sizeof(double) * (size_t)nc);
   *vres = 0;
+  lw_jac_mul(m, d, d->qd, w->e);
   for (int r = 0; r < nc; r++)
-    *vres = fmax(*vres, fabs(row_dot(m, d->jac, r, d->qd) + d->phit[r]));
+    *vres = fmax(*vres, fabs(w->e[r] + d->phit[r]));
   /* the accelerations and multipliers at (q1, qd1, t1) */
   memset(d->Q, 0, sizeof(double) * (size_t)nq);
   lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, NULL, 0.0, 0.0);
@@ -399,9 +409,9 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   for (int r = 0; r < nc; r++)
     d->lambda[r] = -d->gam[r];
   memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
-  augmented_rhs(m, d, rho, d->lambda, d->tmp, d->qdd);
+  augmented_rhs(m, d, rho, d->jac, d->lambda, d->tmp, d->qdd);
   if (nc)
-    schur_solve(m, d, w, d->qdd, d->lambda);
+    schur_solve(m, d, w, d->jac, d->qdd, d->lambda);
   else
     lw_spd_solve(&d->solver, d->qdd);
   if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
