@@ -287,6 +287,169 @@ static void test_dead_point(void)
 
 /* ---- sensitivities ---------------------------------------------------- */
 
+/* models with every element kind and every kind of parameter the
+ * sensitivities take (stiffness, damping, rest values, function
+ * coefficients, vectors, controllers' gains and targets, mass, centre of
+ * mass, inertia, body points, a driver's function, gravity, initial
+ * values, objective weights and targets), as tests/test-sens.c has them */
+static const char *planar_json =
+  "{\"linkwright\": 1, \"name\": \"elements\", \"planar\": true, \"gravity\": [0.3, -9.81],"
+  " \"solver\": {\"t_end\": 0.2, \"step\": 0.001},"
+  " \"bodies\": ["
+  "  {\"name\": \"link1\", \"mass\": 1.0, \"com\": [0.5, 0.05], \"inertia\": 0.1, \"position\": [0, 0],"
+  "   \"angle\": 0.3, \"points\": {\"start\": [0, 0], \"end\": [1, 0]}},"
+  "  {\"name\": \"link2\", \"mass\": 2.0, \"com\": [0.4, -0.02], \"inertia\": 0.2, \"position\": [0.95, 0.3],"
+  "   \"angle\": -0.1, \"points\": {\"start\": [0, 0], \"end\": [0.8, 0]}},"
+  "  {\"name\": \"wheel\", \"mass\": 0.7, \"com\": [0.01, 0.02], \"inertia\": 0.05, \"position\": [2.0, 0],"
+  "   \"points\": {\"rim\": [0.3, 0]}}],"
+  " \"joints\": ["
+  "  {\"name\": \"shoulder\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"link1\", \"at\": [0, 0]},"
+  "  {\"name\": \"elbow\", \"type\": \"revolute\", \"body1\": \"link1\", \"body2\": \"link2\","
+  "   \"point1\": \"end\", \"point2\": \"start\"},"
+  "  {\"name\": \"hub\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"wheel\", \"at\": [2.0, 0]}],"
+  " \"forces\": ["
+  "  {\"name\": \"jsd\", \"type\": \"joint_spring_damper\", \"joint\": \"elbow\", \"stiffness\": 5,"
+  "   \"damping\": 0.3, \"rest_value\": 0.2},"
+  "  {\"name\": \"tq\", \"type\": \"torque\", \"body\": \"link1\", \"value\": 0.7,"
+  "   \"function\": {\"type\": \"sine\", \"offset\": 0.2, \"amplitude\": 1.5, \"omega\": 4, \"phase\": 0.1}},"
+  "  {\"name\": \"push\", \"type\": \"force\", \"body\": \"link2\", \"point\": \"end\", \"vector\": [1, 0.5],"
+  "   \"function\": {\"type\": \"linear\", \"value\": 0.5, \"rate\": 2}},"
+  "  {\"name\": \"sp\", \"type\": \"spring_damper\", \"body1\": \"wheel\", \"point1\": \"rim\","
+  "   \"body2\": \"link2\", \"point2\": \"end\", \"stiffness\": 20, \"damping\": 0.5, \"rest_length\": 0.6},"
+  "  {\"name\": \"fb\", \"type\": \"state_feedback\", \"joint\": \"shoulder\", \"gains\": ["
+  "   {\"joint\": \"shoulder\", \"kp\": 4, \"kd\": 0.5, \"ki\": 1.5, \"target\": {\"type\": \"sine\", \"offset\": 0.2,"
+  "    \"amplitude\": 0.3, \"omega\": 2, \"phase\": 0}},"
+  "   {\"joint\": \"elbow\", \"kp\": -1.5, \"kd\": 0.2}]},"
+  "  {\"name\": \"spd\", \"type\": \"pid\", \"joint\": \"elbow\", \"measure\": \"rate\", \"kp\": 0.8, \"ki\": 0.6,"
+  "   \"target\": {\"type\": \"linear\", \"value\": 0.3, \"rate\": -0.5}}],"
+  " \"drivers\": [{\"name\": \"motor\", \"joint\": \"hub\", \"function\": {\"type\": \"sine\","
+  "   \"offset\": 0.1, \"amplitude\": 0.5, \"omega\": 3, \"phase\": 0.2}}],"
+  " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.3, \"velocity\": 0.5},"
+  "   {\"joint\": \"elbow\", \"value\": -0.4, \"velocity\": -0.2}],"
+  " \"outputs\": ["
+  "  {\"name\": \"p\", \"type\": \"position\", \"body\": \"link2\", \"point\": \"end\"},"
+  "  {\"name\": \"v\", \"type\": \"velocity\", \"body\": \"link2\", \"point\": \"end\"},"
+  "  {\"name\": \"a\", \"type\": \"acceleration\", \"body\": \"link2\", \"point\": [0.2, 0.1]},"
+  "  {\"name\": \"th\", \"type\": \"joint_coordinate\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"thd\", \"type\": \"joint_velocity\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"R\", \"type\": \"reaction_force\", \"joint\": \"shoulder\"},"
+  "  {\"name\": \"ke\", \"type\": \"kinetic_energy\"},"
+  "  {\"name\": \"pe\", \"type\": \"potential_energy\"},"
+  "  {\"name\": \"u\", \"type\": \"control\", \"force\": \"fb\"},"
+  "  {\"name\": \"u2\", \"type\": \"control\", \"force\": \"spd\"},"
+  "  {\"name\": \"spl\", \"type\": \"spring_length\", \"force\": \"sp\"},"
+  "  {\"name\": \"spf\", \"type\": \"spring_force\", \"force\": \"sp\"},"
+  "  {\"name\": \"jsl\", \"type\": \"spring_length\", \"force\": \"jsd\"},"
+  "  {\"name\": \"jsf\", \"type\": \"spring_force\", \"force\": \"jsd\"}],"
+  " \"parameters\": ["
+  "  {\"name\": \"k_elbow\", \"bind\": \"forces/jsd/stiffness\"},"
+  "  {\"name\": \"c_elbow\", \"bind\": \"forces/jsd/damping\"},"
+  "  {\"name\": \"rest_elbow\", \"bind\": \"forces/jsd/rest_value\"},"
+  "  {\"name\": \"tq_amp\", \"bind\": \"forces/tq/function/1\"},"
+  "  {\"name\": \"tq_omega\", \"bind\": \"forces/tq/function/2\"},"
+  "  {\"name\": \"tq_value\", \"bind\": \"forces/tq/vector/2\"},"
+  "  {\"name\": \"push_x\", \"bind\": \"forces/push/vector/0\"},"
+  "  {\"name\": \"push_rate\", \"bind\": \"forces/push/function/1\"},"
+  "  {\"name\": \"sp_k\", \"bind\": \"forces/sp/stiffness\"},"
+  "  {\"name\": \"sp_c\", \"bind\": \"forces/sp/damping\"},"
+  "  {\"name\": \"sp_rest\", \"bind\": \"forces/sp/rest_length\"},"
+  "  {\"name\": \"fb_kp0\", \"bind\": \"forces/fb/gains/0/kp\"},"
+  "  {\"name\": \"fb_kd1\", \"bind\": \"forces/fb/gains/1/kd\"},"
+  "  {\"name\": \"fb_amp\", \"bind\": \"forces/fb/gains/0/target/1\"},"
+  "  {\"name\": \"spd_kp\", \"bind\": \"forces/spd/kp\"},"
+  "  {\"name\": \"fb_ki0\", \"bind\": \"forces/fb/gains/0/ki\"},"
+  "  {\"name\": \"spd_ki\", \"bind\": \"forces/spd/ki\"},"
+  "  {\"name\": \"spd_rate\", \"bind\": \"forces/spd/target/1\"},"
+  "  {\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
+  "  {\"name\": \"com2y\", \"bind\": \"bodies/link2/com/1\"},"
+  "  {\"name\": \"J2\", \"bind\": \"bodies/link2/inertia/2\"},"
+  "  {\"name\": \"end1y\", \"bind\": \"bodies/link1/points/end/1\"},"
+  "  {\"name\": \"rim\", \"bind\": \"bodies/wheel/points/rim/0\"},"
+  "  {\"name\": \"drv_omega\", \"bind\": \"drivers/motor/function/2\"},"
+  "  {\"name\": \"drv_phase\", \"bind\": \"drivers/motor/function/3\"},"
+  "  {\"name\": \"gy\", \"bind\": \"gravity/1\"},"
+  "  {\"name\": \"sh0\", \"bind\": \"initial/shoulder/value\"},"
+  "  {\"name\": \"el_v0\", \"bind\": \"initial/elbow/velocity\"},"
+  "  {\"name\": \"w_o1\", \"bind\": \"objectives/o1/terms/0/weight\"},"
+  "  {\"name\": \"tgt_o1\", \"bind\": \"objectives/o1/terms/0/target/1\"}],"
+  " \"objectives\": ["
+  "  {\"name\": \"o1\", \"terms\": [{\"output\": \"p\", \"target\": [1.5, 0.2], \"weight\": 2},"
+  "    {\"output\": \"th\", \"kind\": \"final\", \"form\": \"value\"}, {\"output\": \"u2\", \"kind\": \"final\"}]},"
+  "  {\"name\": \"o2\", \"terms\": [{\"output\": \"R\"}, {\"output\": \"ke\", \"kind\": \"final\"},"
+  "    {\"output\": \"a\", \"component\": 0}, {\"output\": \"v\"}, {\"output\": \"thd\", \"form\": \"value\"},"
+  "    {\"output\": \"pe\", \"kind\": \"final\", \"form\": \"value\"}, {\"output\": \"u\"}]}]}";
+
+static const char *spatial_json =
+  "{\"linkwright\": 1, \"name\": \"elements-3d\", \"gravity\": [0, -1, -9.81],"
+  " \"solver\": {\"t_end\": 0.2, \"step\": 0.001},"
+  " \"bodies\": ["
+  "  {\"name\": \"link1\", \"mass\": 1.0, \"com\": [0.5, 0.01, 0.02], \"inertia\": [0.02, 0.08, 0.09, 0.001, 0, 0.002],"
+  "   \"position\": [0, 0, 0], \"orientation\": [1, 0, 0, 0], \"points\": {\"end\": [1, 0, 0]}},"
+  "  {\"name\": \"link2\", \"mass\": 1.5, \"com\": [0.4, 0, 0.03], \"inertia\": [0.02, 0.1, 0.1, 0, 0.003, 0],"
+  "   \"position\": [1, 0, 0], \"orientation\": [1, 0, 0, 0], \"points\": {\"tip\": [0.8, 0.05, 0]}},"
+  "  {\"name\": \"slider\", \"mass\": 0.5, \"com\": [0, 0, 0], \"inertia\": [0.001, 0.001, 0.001, 0, 0, 0],"
+  "   \"position\": [0, -1, 0], \"orientation\": [1, 0, 0, 0]}],"
+  " \"joints\": ["
+  "  {\"name\": \"shoulder\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"link1\", \"at\": [0, 0, 0],"
+  "   \"axis\": [0, 0, 1]},"
+  "  {\"name\": \"elbow\", \"type\": \"revolute\", \"body1\": \"link1\", \"body2\": \"link2\", \"at\": [1, 0, 0],"
+  "   \"axis\": [0, 0.6, 0.8]},"
+  "  {\"name\": \"rail\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"at\": [0, -1, 0],"
+  "   \"axis\": [1, 0, 0]}],"
+  " \"forces\": ["
+  "  {\"name\": \"jsd\", \"type\": \"joint_spring_damper\", \"joint\": \"elbow\", \"stiffness\": 3,"
+  "   \"damping\": 0.2, \"rest_value\": 0.1},"
+  "  {\"name\": \"tq\", \"type\": \"torque\", \"body\": \"link2\", \"vector\": [0.1, 0.2, 0.3],"
+  "   \"function\": {\"type\": \"sine\", \"offset\": 0.5, \"amplitude\": 1, \"omega\": 2, \"phase\": 0}},"
+  "  {\"name\": \"push\", \"type\": \"force\", \"body\": \"link1\", \"point\": \"end\", \"vector\": [0, 0.3, -1]},"
+  "  {\"name\": \"sp\", \"type\": \"spring_damper\", \"body1\": \"ground\", \"point1\": [1, 1, 0.5],"
+  "   \"body2\": \"link2\", \"point2\": \"tip\", \"stiffness\": 15, \"damping\": 0.4, \"rest_length\": 0.9},"
+  "  {\"name\": \"rail_sd\", \"type\": \"joint_spring_damper\", \"joint\": \"rail\", \"stiffness\": 8,"
+  "   \"damping\": 0.1, \"rest_value\": 0.2},"
+  "  {\"name\": \"rail_ctl\", \"type\": \"state_feedback\", \"joint\": \"rail\", \"gains\": ["
+  "   {\"joint\": \"rail\", \"kp\": 6, \"kd\": 0.8, \"target\": {\"type\": \"constant\", \"value\": 0.05}},"
+  "   {\"joint\": \"elbow\", \"measure\": \"rate\", \"kp\": 0.3, \"ki\": 0.2}]},"
+  "  {\"name\": \"sh_pid\", \"type\": \"pid\", \"joint\": \"shoulder\", \"kp\": 2, \"kd\": 0.3, \"ki\": 0.8,"
+  "   \"target\": {\"type\": \"sine\", \"offset\": 0.2, \"amplitude\": 0.2, \"omega\": 3, \"phase\": 0}}],"
+  " \"drivers\": [],"
+  " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.2, \"velocity\": 0.4},"
+  "   {\"joint\": \"elbow\", \"value\": 0.3, \"velocity\": -0.3}, {\"joint\": \"rail\", \"value\": 0.1}],"
+  " \"outputs\": ["
+  "  {\"name\": \"p\", \"type\": \"position\", \"body\": \"link2\", \"point\": \"tip\"},"
+  "  {\"name\": \"a\", \"type\": \"acceleration\", \"body\": \"link2\", \"point\": \"tip\"},"
+  "  {\"name\": \"th\", \"type\": \"joint_coordinate\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"R\", \"type\": \"reaction_force\", \"joint\": \"elbow\"},"
+  "  {\"name\": \"E\", \"type\": \"total_energy\"},"
+  "  {\"name\": \"u\", \"type\": \"control\", \"force\": \"rail_ctl\"},"
+  "  {\"name\": \"spf\", \"type\": \"spring_force\", \"force\": \"sp\"},"
+  "  {\"name\": \"spl\", \"type\": \"spring_length\", \"force\": \"sp\"},"
+  "  {\"name\": \"rsf\", \"type\": \"spring_force\", \"force\": \"rail_sd\"}],"
+  " \"parameters\": ["
+  "  {\"name\": \"k_elbow\", \"bind\": \"forces/jsd/stiffness\"},"
+  "  {\"name\": \"tq_y\", \"bind\": \"forces/tq/vector/1\"},"
+  "  {\"name\": \"tq_phase\", \"bind\": \"forces/tq/function/3\"},"
+  "  {\"name\": \"push_z\", \"bind\": \"forces/push/vector/2\"},"
+  "  {\"name\": \"sp_rest\", \"bind\": \"forces/sp/rest_length\"},"
+  "  {\"name\": \"sp_anchor\", \"bind\": \"forces/sp/point1/2\"},"
+  "  {\"name\": \"m2\", \"bind\": \"bodies/link2/mass\"},"
+  "  {\"name\": \"com1z\", \"bind\": \"bodies/link1/com/2\"},"
+  "  {\"name\": \"Ixy2\", \"bind\": \"bodies/link1/inertia/3\"},"
+  "  {\"name\": \"tip_y\", \"bind\": \"bodies/link2/points/tip/1\"},"
+  "  {\"name\": \"rail_k\", \"bind\": \"forces/rail_sd/stiffness\"},"
+  "  {\"name\": \"rail_kp\", \"bind\": \"forces/rail_ctl/gains/0/kp\"},"
+  "  {\"name\": \"el_rate_k\", \"bind\": \"forces/rail_ctl/gains/1/kp\"},"
+  "  {\"name\": \"sh_kd\", \"bind\": \"forces/sh_pid/kd\"},"
+  "  {\"name\": \"sh_ki\", \"bind\": \"forces/sh_pid/ki\"},"
+  "  {\"name\": \"el_rate_ki\", \"bind\": \"forces/rail_ctl/gains/1/ki\"},"
+  "  {\"name\": \"sh_tgt\", \"bind\": \"forces/sh_pid/target/0\"},"
+  "  {\"name\": \"el0\", \"bind\": \"initial/elbow/value\"}],"
+  " \"objectives\": ["
+  "  {\"name\": \"o1\", \"terms\": [{\"output\": \"p\", \"target\": [1, 0.5, 0]}, {\"output\": \"E\", \"kind\": \"final\","
+  "    \"form\": \"value\"}]},"
+  "  {\"name\": \"o2\", \"terms\": [{\"output\": \"R\"}, {\"output\": \"a\", \"weight\": 0.01},"
+  "    {\"output\": \"th\", \"kind\": \"final\"}, {\"output\": \"u\", \"weight\": 0.1}]}]}";
+
+
 /* every parameter and objective of a co-design model over t_end: forward
  * and adjoint agree to 1e-8 (relative to the largest gradient entry of
  * the objective), and both with central differences of the whole run */
@@ -327,6 +490,66 @@ static void check_sens(const char *file, double t_end, double fd_step, double fd
     lw_sens_result_clear(&r[k]);
   g_free(params);
   g_free(objs);
+  lw_desc_free(d);
+}
+
+/* forward against adjoint (<= 1e-8) and against central differences of
+ * step fd_step (<= fd_tol) for every parameter and objective of d, per
+ * component; a component far below its objective's largest is measured
+ * against 1e-3 (forward, adjoint) or 1e-2 (differences) of it, as in
+ * tests/test-sens.c.  The differences are taken with the Newton iteration
+ * converged to round-off: they see where it stops */
+static void agree(lw_desc *d, double fd_step, double fd_tol)
+{
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "variational");
+  d->solver.tolerance = 1e-14;
+  d->solver.constraint_tolerance = 1e-12;
+  int p = d->nparams, no = d->nobjectives;
+  g_autofree int *params = g_new(int, p), *objs = g_new(int, no);
+  for (int j = 0; j < p; j++)
+    params[j] = j;
+  for (int o = 0; o < no; o++)
+    objs[o] = o;
+  lw_sens_result r[3];
+  lw_sens_method methods[3] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD};
+  for (int k = 0; k < 3; k++) {
+    lw_sens_options opt = {.method = methods[k], .nparams = p, .params = params, .nobj = no, .objectives = objs,
+                           .fd_step = fd_step};
+    if (lw_sensitivity(d, &opt, &r[k]) != LW_OK)
+      g_error("%s %d: %s", d->name, k, r[k].error.msg);
+  }
+  double efa = 0, efd = 0;
+  for (int o = 0; o < no; o++) {
+    g_assert_cmpfloat(fabs(r[0].value[o] - r[1].value[o]), <=, 1e-14 * (1 + fabs(r[1].value[o])));
+    double rowmax = 0;
+    for (int j = 0; j < p; j++)
+      rowmax = fmax(rowmax, fabs(r[1].gradient[o * p + j]));
+    g_assert_cmpfloat(rowmax, >, 0.0);
+    for (int j = 0; j < p; j++) {
+      double gf = r[0].gradient[o * p + j], ga = r[1].gradient[o * p + j], gc = r[2].gradient[o * p + j];
+      efa = fmax(efa, fabs(ga - gf) / fmax(fabs(ga), 1e-3 * rowmax));
+      efd = fmax(efd, fabs(ga - gc) / fmax(fabs(ga), 1e-2 * rowmax));
+    }
+  }
+  g_test_message("%s (%ld steps, %d parameters): forward vs adjoint %.2e, adjoint vs central differences (step %g) "
+                 "%.2e; times: forward %.3f s, adjoint %.3f s, differences %.3f s",
+                 d->name, r[1].steps, p, efa, fd_step, efd, r[0].wall_time_s, r[1].wall_time_s, r[2].wall_time_s);
+  g_assert_cmpfloat(efa, <=, 1e-8);
+  g_assert_cmpfloat(efd, <=, fd_tol);
+  for (int k = 0; k < 3; k++)
+    lw_sens_result_clear(&r[k]);
+}
+
+static void test_sens_elements(void)
+{
+  lw_error err;
+  lw_desc *d = lw_model_read_data(planar_json, -1, "planar.json", NULL, &err);
+  g_assert_nonnull(d);
+  agree(d, 1e-4, 1e-4);
+  lw_desc_free(d);
+  d = lw_model_read_data(spatial_json, -1, "spatial.json", NULL, &err);
+  g_assert_nonnull(d);
+  agree(d, 1e-3, 1e-4);
   lw_desc_free(d);
 }
 
@@ -459,6 +682,7 @@ int main(int argc, char **argv)
   g_test_add_func("/variational/sens/four-bar", test_sens_four_bar);
   g_test_add_func("/variational/sens/five-bar", test_sens_five_bar);
   g_test_add_func("/variational/sens/slider-crank-codesign", test_sens_slider_crank);
+  g_test_add_func("/variational/sens/elements", test_sens_elements);
   g_test_add_func("/variational/friction", test_friction);
   g_test_add_func("/variational/noalloc", test_noalloc_five_bar);
   g_test_add_func("/variational/chain-sparse", test_chain_sparse);
