@@ -567,6 +567,59 @@ static void test_sens_spline(void)
   lw_desc_free(d);
 }
 
+/* the forward's output table (the application's sensitivity plots): the
+ * objective's integrand summed from it is the gradient, and its columns
+ * are the central differences of the outputs of whole runs */
+static void test_sens_output_table(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "variational");
+  d->solver.t_end = 0.5;
+  d->solver.tolerance = 1e-14;
+  d->solver.constraint_tolerance = 1e-12;
+  int P[1] = {lw_desc_param_index(d, "LA1")}, O[1] = {lw_desc_objective_index(d, "psi1")};
+  lw_sens_options opt = {.method = LW_SENS_FORWARD, .nparams = 1, .params = P, .nobj = 1, .objectives = O,
+                         .keep_outputs = 1};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_OK);
+  g_assert_cmpint(r.rows, ==, 501);
+  lw_model *m = lwt_compile(d);
+  int nc = lw_model_output_columns(m), cx = lwt_col(m, "r2.x") - 1, cy = lwt_col(m, "r2.y") - 1;
+  g_assert_cmpint(r.ncols, ==, 1 + 2 * nc);
+  /* d psi1 / d LA1 = trapezoid of 2 (r2 - r20) . d r2 / d LA1 */
+  double sum = 0;
+  for (long k = 0; k < r.rows; k++) {
+    const double *row = r.table + (size_t)k * r.ncols;
+    double w = (k == 0 || k == r.rows - 1) ? 0.5e-3 : 1e-3;
+    sum += w * 2 * ((row[1 + cx] - 0.5) * row[1 + nc + cx] + (row[1 + cy] + 2.0) * row[1 + nc + cy]);
+  }
+  g_assert_cmpfloat(fabs(sum - r.gradient[0]), <=, 1e-12 * fabs(r.gradient[0]));
+  /* every column at three times against the outputs of runs at LA1 +- dp */
+  lw_sens_options ov = opt;
+  ov.method = LW_SENS_VALUE;
+  lw_sens_result v[2];
+  double p0 = d->params[P[0]].value, dp = 1e-5 * fmax(1.0, fabs(p0));
+  for (int k = 0; k < 2; k++) {
+    d->params[P[0]].value = p0 + (k ? -dp : dp);
+    g_assert_cmpint(lw_sensitivity(d, &ov, &v[k]), ==, LW_OK);
+  }
+  d->params[P[0]].value = p0;
+  double worst = 0;
+  for (long k = 0; k < r.rows; k += 250)
+    for (int c = 0; c < nc; c++) {
+      double fd = (v[0].table[(size_t)k * v[0].ncols + 1 + c] - v[1].table[(size_t)k * v[1].ncols + 1 + c]) / (2 * dp);
+      double an = r.table[(size_t)k * r.ncols + 1 + nc + c];
+      worst = fmax(worst, fabs(fd - an) / fmax(1.0, fabs(an)));
+    }
+  g_test_message("output table against central differences: %.3g", worst);
+  g_assert_cmpfloat(worst, <, 1e-6);
+  for (int k = 0; k < 2; k++)
+    lw_sens_result_clear(&v[k]);
+  lw_model_free(m);
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
 static void test_sens_pendulum(void) { check_sens("pendulum.json", 1.0, 1e-5, 1e-6); }
 static void test_sens_four_bar(void) { check_sens("four-bar.json", 1.0, 1e-5, 1e-6); }
 static void test_sens_five_bar(void) { check_sens("five-bar.json", 1.0, 1e-5, 1e-6); }
@@ -698,6 +751,7 @@ int main(int argc, char **argv)
   g_test_add_func("/variational/sens/slider-crank-codesign", test_sens_slider_crank);
   g_test_add_func("/variational/sens/elements", test_sens_elements);
   g_test_add_func("/variational/sens/spline", test_sens_spline);
+  g_test_add_func("/variational/sens/output-table", test_sens_output_table);
   g_test_add_func("/variational/friction", test_friction);
   g_test_add_func("/variational/noalloc", test_noalloc_five_bar);
   g_test_add_func("/variational/chain-sparse", test_chain_sparse);

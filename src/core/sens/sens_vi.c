@@ -383,6 +383,39 @@ static void objectives_at(sens *s, const double *st, long k, double *value)
   sens_objectives_at(s, wi, wf, value);
 }
 
+/* row k of the output table (keep_outputs): t, the outputs, and for every
+ * output column c and parameter j d y_c / d rho_j = (Y X_j + YT_j)_c
+ * (c-major), the columns X (nx x p) at that state */
+static void table_row(sens_run *r, const double *X, long k)
+{
+  sens *s = r->s;
+  lw_sens_result *res = r->res;
+  int ncols = s->ncols, p = s->p, nx = s->nx;
+  double *row = res->table + (size_t)k * res->ncols;
+  row[0] = ST_T(r->st1);
+  memcpy(row + 1, s->yrow, sizeof(double) * (size_t)ncols);
+  for (int j = 0; j < p; j++)
+    for (int c = 0; c < ncols; c++) {
+      double z = s->YT[(size_t)j * ncols + c];
+      for (int x = 0; x < nx; x++)
+        z += s->Y[(size_t)x * ncols + c] * X[(size_t)j * nx + x];
+      row[1 + ncols + (size_t)c * p + j] = z;
+    }
+  res->rows = k + 1;
+}
+
+static int table_alloc(sens_run *r)
+{
+  lw_sens_result *res = r->res;
+  res->ncols = 1 + r->s->ncols * (1 + r->s->p);
+  res->table = malloc(sizeof(double) * (size_t)(r->s->N + 1) * (size_t)res->ncols);
+  if (!res->table) {
+    lw_set_error(r->err, LW_ERR_NOMEM, "", NAN, "out of memory for the output table");
+    return LW_ERR_NOMEM;
+  }
+  return LW_OK;
+}
+
 /* the forward: the parameters' columns X (nx x p) carried step by step */
 static int vi_forward(sens_run *r, vi_lin *L, double *X, double *B, double *cx)
 {
@@ -421,6 +454,8 @@ static int vi_forward(sens_run *r, vi_lin *L, double *X, double *B, double *cx)
         s->grad[(size_t)o * p + j] += dotn(nx, cx, X + (size_t)j * nx);
     }
     direct_terms(s);
+    if (r->res->table)
+      table_row(r, X, k);
     r->res->steps = k;
     if (sens_run_cancelled(r, k, 0.999 * (double)k / (double)(s->N + 1))) {
       lw_set_error(r->err, LW_OK, "", ST_T(r->st1), "cancelled at t = %.6g s", ST_T(r->st1));
@@ -533,12 +568,6 @@ int sens_vi_run(sens_run *r)
   sens *s = r->s;
   if (!r->forward && !r->adjoint)
     return sens_forward_run(r);
-  if (r->forward && r->opt->keep_outputs) {
-    lw_set_error(r->err, LW_ERR_MODEL, "", NAN,
-                 "the output table with derivatives is not computed for the variational integrator; use the "
-                 "gradients alone or the ali3p integrator");
-    return LW_ERR_MODEL;
-  }
   vi_lin L = {0};
   size_t nx = (size_t)s->nx, p = (size_t)(s->p ? s->p : 1);
   double *X = calloc(nx * p, sizeof(double)), *cx = calloc(nx + 1, sizeof(double));
@@ -548,6 +577,8 @@ int sens_vi_run(sens_run *r)
     status = LW_ERR_NOMEM;
   if (status)
     lw_set_error(r->err, LW_ERR_NOMEM, "", NAN, "out of memory for the sensitivities");
+  if (!status && r->forward && r->opt->keep_outputs)
+    status = table_alloc(r);
   r->res->threads = 1;
   if (!status)
     status = r->forward ? vi_forward(r, &L, X, B, cx) : vi_adjoint(r, &L, X, B);
