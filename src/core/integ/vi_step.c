@@ -55,7 +55,7 @@
 
 /* the step's scratch in d->integ_work: the gradients at q_n and those of
  * the factorized matrices (nc x wrow each),
- * Y = A^-1 G^T (nq x nc, column-major), the Schur complement (nc x nc), and
+ * Y = A^-1 G^T (nq x nc, by rows), the Schur complement (nc x nc), and
  * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc), then a permutation's (nc) */
 typedef struct {
   double *jac_n, *jac_f, *Y, *S;
@@ -144,30 +144,56 @@ static void augmented_rhs(const lw_model *m, lw_data *d, double rho, const doubl
   d->jac = jac;
 }
 
-/* Y = A^-1 Gl^T column by column and S = Gr Y, LU-factorized, with A the
- * factorized matrix in d->solver and Gl, Gr the gradients gl, gr.
- * Dependent equations (a pivot lost) are regularized by 1e-12 of S's
- * largest entry: the right-hand sides of consistent dependent equations
- * then give the least-change solution.  0, or -1 when even that fails. */
+/* S (nc x nc, column-major) = Gr Y, Y (nq x nc) by rows, row by row of Gr */
+static void schur_product(const lw_model *m, const double *gr, const double *Y, double *S, double *srow)
+{
+  int nc = m->nc;
+  for (int r = 0; r < nc; r++) {
+    const lw_row *row = &m->rows[r];
+    const double *g = gr + (size_t)r * m->wrow;
+    memset(srow, 0, sizeof(double) * (size_t)nc);
+    for (int k = 0; k < row->nblk; k++) {
+      int bk = row->blk[k], n = m->blk_n[bk], o = m->blk_off[bk], l = lw_loc(m, row->blk, k, 0);
+      for (int j = 0; j < n; j++) {
+        double gj = g[l + j];
+        const double *y = Y + (size_t)(o + j) * nc;
+        if (gj != 0.0)
+          for (int c = 0; c < nc; c++)
+            srow[c] += gj * y[c];
+      }
+    }
+    for (int c = 0; c < nc; c++)
+      S[(size_t)c * nc + r] = srow[c];
+  }
+}
+
+/* Y = A^-1 Gl^T (nq x nc, by rows: the dense factor solves all its columns
+ * at once) and S = Gr Y, LU-factorized, with A the factorized matrix in
+ * d->solver and Gl, Gr the gradients gl, gr.  Dependent equations (a
+ * pivot lost) are regularized by 1e-12 of S's largest entry: the
+ * right-hand sides of consistent dependent equations then give the
+ * least-change solution.  0, or -1 when even that fails. */
 static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl, const double *gr)
 {
   int nq = m->nq, nc = m->nc;
   for (int c = 0; c < nc; c++) {
-    double *y = w->Y + (size_t)c * nq;
-    row_scatter(m, gl, c, y);
-    lw_spd_solve(&d->solver, y);
+    row_scatter(m, gl, c, w->x);
+    if (!d->solver.dense)
+      lw_spd_solve(&d->solver, w->x);
+    for (int i = 0; i < nq; i++)
+      w->Y[(size_t)i * nc + c] = w->x[i];
   }
+  if (d->solver.dense)
+    lw_chol_dense_solve_multi(d->solver.a, nq, w->Y, nc);
+  schur_product(m, gr, w->Y, w->S, w->e);
   double smax = 0;
-  for (int c = 0; c < nc; c++) {
-    jac_mul_with(m, d, gr, w->Y + (size_t)c * nq, w->S + (size_t)c * nc);
-    smax = fmax(smax, lw_max_abs(w->S + (size_t)c * nc, nc));
-  }
+  for (size_t k = 0; k < (size_t)nc * nc; k++)
+    smax = fmax(smax, fabs(w->S[k]));
   if (lw_lu_dense(w->S, nc, d->integ_iwork) == 0)
     return 0;
-  for (int c = 0; c < nc; c++) {
-    jac_mul_with(m, d, gr, w->Y + (size_t)c * nq, w->S + (size_t)c * nc);
+  schur_product(m, gr, w->Y, w->S, w->e);
+  for (int c = 0; c < nc; c++)
     w->S[(size_t)c * nc + c] += 1e-12 * smax;
-  }
   return lw_lu_dense(w->S, nc, d->integ_iwork) == 0 ? 0 : -1;
 }
 
@@ -181,10 +207,12 @@ static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, const double *g
   for (int r = 0; r < nc; r++)
     e[r] = w->e[r] - e[r];
   lw_lu_dense_solve(w->S, nc, d->integ_iwork, 0, e, 1);
-  for (int c = 0; c < nc; c++) {
-    const double *y = w->Y + (size_t)c * nq;
-    for (int i = 0; i < nq; i++)
-      b[i] -= y[i] * e[c];
+  for (int i = 0; i < nq; i++) {
+    const double *y = w->Y + (size_t)i * nc;
+    double t = 0;
+    for (int c = 0; c < nc; c++)
+      t += y[c] * e[c];
+    b[i] -= t;
   }
 }
 
