@@ -21,15 +21,23 @@
  * momentum tangent to the constraints (the velocities satisfy G qd = -Phi_t
  * to round-off: RATTLE's choice of the multipliers' split).
  *
- * (a) is solved by Newton's method with its exact Jacobian
+ * (a) is solved by Newton's method with its Jacobian
  *   [A  h^2/2 G(q_n)^T; G(q_n+1)  0],  A = M + h/2 C + h^2/4 K
- * (K = -dQ/dq, C = -dQ/dqd at the midpoint: the kinds' eval hooks assemble
- * them into the sparse pattern, as for ALI3-P), by the Schur complement
- * S = G(q_n+1) A'^-1 G(q_n)^T (nc x nc, dense LU) over the sparse Cholesky
- * of A' = A + rho G(q_n+1)^T G(q_n+1) (rho the largest mass entry: the
- * second block row added rho G^T times to the first, which leaves the
- * solution as it is and keeps A' well conditioned when M alone is not, a
- * body of nearly no inertia); (b) and the index-1 problem likewise with
+ * (K = -dQ/dq, C = -dQ/dqd at the midpoint; the multipliers' term is
+ * constant in q_n+1, so no Hessian of the constraints enters), by the
+ * Schur complement S = G(q_n+1) A'^-1 G(q_n)^T (nc x nc, dense LU) over a
+ * factorization of A' = A + rho G(q_n+1)^T G(q_n+1) (rho the largest mass
+ * entry: the second block row added rho G^T times to the first, which
+ * leaves the solution as it is and keeps A' well conditioned when M alone
+ * is not, a body of nearly no inertia).  Dense models (without joint
+ * friction) take A exactly, the forces' whole tangent from the kinds'
+ * linearization (lw_lin_blocks, as the sensitivities do), by dense LU;
+ * sparse models take the symmetric tangent the kinds' eval hooks assemble
+ * into the sparse pattern (ALI3-P's Newton matrix) by sparse Cholesky,
+ * converging linearly but fast where it differs (spring-dampers' geometric
+ * stiffness, controllers' nonsymmetric part).  The Jacobian is kept while
+ * the increments shrink at least fourfold.  (b) and the index-1 problem
+ * are linear, solved likewise with
  * M + rho G^T G.  The accelerations and multipliers reported at t_n+1 solve the
  * index-1 problem M qdd + G^T lambda = Q(q_n+1, qd_n+1, t_n+1),
  * G qdd = -gamma at the new state, so that outputs (reactions, powers) are
@@ -46,6 +54,7 @@
 #include "dyn/lw_rows.h"
 #include "dyn/lw_step.h"
 #include "la/lw_matrix.h"
+#include "lin/lw_jvp.h"
 #include "model/lw_error.h"
 
 #include <float.h>
@@ -56,16 +65,25 @@
 /* the step's scratch in d->integ_work: the gradients at q_n and those of
  * the factorized matrices (nc x wrow each),
  * Y = A^-1 G^T (nq x nc, by rows), the Schur complement (nc x nc), and
- * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc), then a permutation's (nc) */
+ * nq- and nc-vectors; the LU pivots in d->integ_iwork (nc), then a permutation's (nc), then the
+ * dense Newton matrix's pivots (nq) */
 typedef struct {
   double *jac_n, *jac_f, *Y, *S;
   double *p, *lam, *lam_n, *qm, *v, *z, *w, *x, *e;
+  /* the exact Newton matrix of dense models (exact_newton): A dense
+   * (nq x nq, LU-factorized, pivots ipA), the forces' tangent as blocks
+   * (kc_blk, kc_off) and the rows' rate matrices lw_lin_blocks fills
+   * besides (rv, 3 nc x wrow); lu: A^-1 is taken from A's LU (else from
+   * the factorization in d->solver) */
+  double *A, *kc_blk, *kc_off, *rv;
+  int *ipA, lu;
 } vi_ws;
 
 static size_t ws_size(const lw_model *m)
 {
   size_t nq = (size_t)m->nq, nc = (size_t)m->nc;
-  return 2 * nc * (size_t)m->wrow + nq * nc + nc * nc + 5 * nq + 4 * (nc + 1);
+  size_t exact = m->dense ? nq * nq + m->mblk_off[m->nb] + (m->lin_coupled ? nq * nq : 0) + 3 * nc * (size_t)m->wrow : 0;
+  return 2 * nc * (size_t)m->wrow + nq * nc + nc * nc + 5 * nq + 4 * (nc + 1) + exact;
 }
 
 int lw_vi_data_init(const lw_model *m, lw_data *d)
@@ -73,7 +91,7 @@ int lw_vi_data_init(const lw_model *m, lw_data *d)
   if (d->integ_work)
     return 0;
   d->integ_work = calloc(ws_size(m), sizeof(double));
-  d->integ_iwork = calloc(2 * ((size_t)m->nc + 1), sizeof(int));
+  d->integ_iwork = calloc(2 * ((size_t)m->nc + 1) + (size_t)m->nq + 1, sizeof(int));
   return d->integ_work && d->integ_iwork ? 0 : -1;
 }
 
@@ -94,6 +112,12 @@ static vi_ws ws_of(const lw_model *m, lw_data *d)
   w.w = w.lam + nc + 1;
   w.lam_n = w.w + nc + 1;
   w.e = w.lam_n + nc + 1;
+  w.A = w.e + nc + 1;
+  w.kc_blk = w.A + (m->dense ? nq * nq : 0);
+  w.kc_off = w.kc_blk + (m->dense ? m->mblk_off[m->nb] : 0);
+  w.rv = w.kc_off + (m->dense && m->lin_coupled ? nq * nq : 0);
+  w.ipA = d->integ_iwork + 2 * (nc + 1);
+  w.lu = 0;
   return w;
 }
 
@@ -144,6 +168,60 @@ static void augmented_rhs(const lw_model *m, lw_data *d, double rho, const doubl
   d->jac = jac;
 }
 
+/* x = A^-1 x with the matrix the Newton iteration or the projections
+ * factorized */
+static void a_solve(const lw_model *m, lw_data *d, const vi_ws *w, double *x)
+{
+  if (w->lu)
+    lw_lu_dense_solve(w->A, m->nq, w->ipA, 0, x, 1);
+  else
+    lw_spd_solve(&d->solver, x);
+}
+
+/* whether the Newton matrix is the exact one (dense LU): dense models
+ * without joint friction, whose tangent is not among the kinds' */
+static int exact_newton(const lw_model *m) { return m->dense && !m->nfric; }
+
+/* the exact Newton matrix of (a) at the iterate, LU-factorized into w->A:
+ * M + h^2/4 K_m + rho G^T G with K_m = -dQ/dq - 2/h dQ/dv the forces'
+ * whole tangent at the midpoint (the kinds' lin hooks or their
+ * directional derivatives, nonsymmetric as they come) and G the
+ * gradients in d->jac.  Uses d->r, d->dq, d->tmp as scratch; 0, or -1
+ * when A is singular */
+static int exact_factor(const lw_model *m, lw_data *d, vi_ws *w, double h, double tm, double rho)
+{
+  int nq = m->nq, nc = m->nc;
+  size_t wn = (size_t)nc * m->wrow;
+  memset(w->kc_blk, 0, sizeof(double) * m->mblk_off[m->nb]);
+  if (m->lin_coupled)
+    memset(w->kc_off, 0, sizeof(double) * (size_t)nq * nq);
+  memset(w->rv, 0, sizeof(double) * 3 * wn);
+  const lw_bmat KC = {w->kc_blk, m->lin_coupled ? w->kc_off : NULL};
+  const lw_bmat *const H[3] = {NULL, NULL, NULL};
+  lw_lin_point pt = {w->qm, w->v, w->v, w->v, {NULL, NULL, NULL}, tm};
+  lw_lin_blocks(m, d, &pt, 2.0 / h, H, w->rv, w->rv + wn, w->rv + 2 * wn, &KC, NULL);
+  double hh4 = 0.25 * h * h, *A = w->A;
+  memset(A, 0, sizeof(double) * (size_t)nq * nq);
+  if (m->lin_coupled)
+    for (size_t k = 0; k < (size_t)nq * nq; k++)
+      A[k] = hh4 * w->kc_off[k];
+  for (int b = 0; b < m->nb; b++) {
+    int n = m->blk_n[b], o = m->blk_off[b];
+    const double *mb = m->mass_blocks + m->mblk_off[b], *kb = w->kc_blk + m->mblk_off[b];
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < n; i++)
+        A[(size_t)(o + j) * nq + o + i] += mb[j * n + i] + hh4 * kb[j * n + i];
+  }
+  for (int r = 0; r < nc; r++) {
+    row_scatter(m, d->jac, r, w->x);
+    for (int j = 0; j < nq; j++)
+      if (w->x[j] != 0.0)
+        for (int i = 0; i < nq; i++)
+          A[(size_t)j * nq + i] += rho * w->x[i] * w->x[j];
+  }
+  return lw_lu_dense(A, nq, w->ipA);
+}
+
 /* S (nc x nc, column-major) = Gr Y, Y (nq x nc) by rows, row by row of Gr */
 static void schur_product(const lw_model *m, const double *gr, const double *Y, double *S, double *srow)
 {
@@ -176,14 +254,15 @@ static void schur_product(const lw_model *m, const double *gr, const double *Y, 
 static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *gl, const double *gr)
 {
   int nq = m->nq, nc = m->nc;
+  int multi = !w->lu && d->solver.dense;
   for (int c = 0; c < nc; c++) {
     row_scatter(m, gl, c, w->x);
-    if (!d->solver.dense)
-      lw_spd_solve(&d->solver, w->x);
+    if (!multi)
+      a_solve(m, d, w, w->x);
     for (int i = 0; i < nq; i++)
       w->Y[(size_t)i * nc + c] = w->x[i];
   }
-  if (d->solver.dense)
+  if (multi)
     lw_chol_dense_solve_multi(d->solver.a, nq, w->Y, nc);
   schur_product(m, gr, w->Y, w->S, w->e);
   double smax = 0;
@@ -202,7 +281,7 @@ static int schur_factor(const lw_model *m, lw_data *d, vi_ws *w, const double *g
 static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, const double *gr, double *b, double *e)
 {
   int nq = m->nq, nc = m->nc;
-  lw_spd_solve(&d->solver, b);
+  a_solve(m, d, w, b);
   jac_mul_with(m, d, gr, b, w->e);
   for (int r = 0; r < nc; r++)
     e[r] = w->e[r] - e[r];
@@ -342,18 +421,19 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
      * whenever the increments shrank less than fourfold; otherwise the
      * last one serves (its iterate lies within the last increments) */
     int refactor = ns->it == 1 || !(ns->dqn <= 0.25 * ns->dqprev);
-    mid_forces(m, d, w, h, t1, refactor);
-    residual(m, d, w, h);
+    mid_forces(m, d, w, h, t1, refactor && !w->lu);
     if (refactor) {
-      add_augmentation(m, d, m->mass_scale);
-      memcpy(w->jac_f, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
       ns->factored = 0;
-      if (lw_spd_factor(&d->solver, m, d->vals))
-        return newton_fail(m, d, w, ns, t1, "the Newton matrix is not positive definite", err);
+      if (w->lu ? exact_factor(m, d, w, h, t1 - 0.5 * h, m->mass_scale) != 0
+                : (add_augmentation(m, d, m->mass_scale), lw_spd_factor(&d->solver, m, d->vals) != 0))
+        return newton_fail(m, d, w, ns, t1,
+                           w->lu ? "the Newton matrix is singular" : "the Newton matrix is not positive definite", err);
+      memcpy(w->jac_f, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
       if (nc && schur_factor(m, d, w, w->jac_n, w->jac_f))
         return newton_fail(m, d, w, ns, t1, "the constraint equations are singular", err);
       ns->factored = nc > 0;
     }
+    residual(m, d, w, h);
     for (int i = 0; i < nq; i++)
       d->dq[i] = -d->r[i];
     for (int r = 0; r < nc; r++)
@@ -529,7 +609,9 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     d->q[i] = d->qn[i] + h * d->qdn[i] + 0.5 * h * h * d->qddn[i];
   vi_newton ns = {.dqn = INFINITY, .phimax = INFINITY, .wr_slow = -1};
   double vres = 0;
+  w.lu = exact_newton(m);
   int ok = newton_solve(m, d, &w, &ns, h, t1, err) == 0, fb_ended = 0;
+  w.lu = 0;
   if (ok) {
     /* Q_n+1/2 at the converged positions, for (b) */
     mid_forces(m, d, &w, h, t1, 0);
