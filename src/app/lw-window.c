@@ -138,7 +138,7 @@ void _lw_window_show_frame(LwWindow *self, guint k)
   for (int b = 0; b < self->nbodies; b++)
     lw_body_pose(m, self->view_data, b, self->poses + 12 * b, self->poses + 12 * b + 3);
   lw_scene_geometry(m, self->view_data, self->joints, self->forces);
-  lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces};
+  lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces, NULL, 0, NULL};
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
   lw_inspector_set_outputs(self->inspector, t, self->outputs);
   self->shown_time = t;
@@ -442,7 +442,7 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   }
   if (from_chk)
     lw_scene_geometry(chk->model, chk->data, joints, forces);
-  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces};
+  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces, NULL, 0, NULL};
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
   g_free(poses);
   g_free(joints);
