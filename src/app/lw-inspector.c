@@ -51,10 +51,15 @@ static GtkWidget *group_new(LwInspector *self, const char *title, const char *de
     g_string_append_printf(self->shape, "G\x1f%s\x1f%s\n", title, description ? description : "");
   if (self->pass != PASS_BUILD)
     return NULL;
+  /* a group's title and description are markup: names and a model's
+   * description are text ("tan 0.1 < mu_s", "A & B") */
   GtkWidget *g = adw_preferences_group_new();
-  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  if (description)
-    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), description);
+  g_autofree char *et = g_markup_escape_text(title, -1);
+  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), et);
+  if (description) {
+    g_autofree char *ed = g_markup_escape_text(description, -1);
+    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), ed);
+  }
   gtk_box_append(GTK_BOX(self->box), g);
   return g;
 }

@@ -629,10 +629,14 @@ static void make_param_cb(GtkButton *b, gpointer user)
 /* ---- building the page -------------------------------------------------- */
 static GtkWidget *group_new(LwPropEditor *self, const char *title, const char *description)
 {
+  /* title and description are markup; element names are text */
   GtkWidget *g = adw_preferences_group_new();
-  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  if (description)
-    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), description);
+  g_autofree char *et = g_markup_escape_text(title, -1);
+  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), et);
+  if (description) {
+    g_autofree char *ed = g_markup_escape_text(description, -1);
+    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), ed);
+  }
   gtk_box_append(GTK_BOX(self->cur_section), g);
   return g;
 }
@@ -1937,8 +1941,26 @@ static void focus_restore(LwPropEditor *self, const char *path)
 
 /* the fields kept take the document's values; one being typed into keeps
  * its text (unless it is the one just applied) */
+/* the friction switches under w show the document's state (a section kept
+ * aside and shown again has the switch as it was last toggled) */
+static void sync_friction_switches(LwPropEditor *self, GtkWidget *w)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+    const char *joint = GTK_IS_SWITCH(c) ? g_object_get_data(G_OBJECT(c), "joint") : NULL;
+    const lw_joint_desc *j = joint ? joint_named(self->doc, joint) : NULL;
+    if (j && !!gtk_switch_get_active(GTK_SWITCH(c)) != !!j->has_friction) {
+      g_signal_handlers_block_by_func(c, friction_switch_cb, self);
+      gtk_switch_set_active(GTK_SWITCH(c), j->has_friction);
+      g_signal_handlers_unblock_by_func(c, friction_switch_cb, self);
+    } else if (!joint)
+      sync_friction_switches(self, c);
+  }
+}
+
 static void refresh_fields(LwPropEditor *self)
 {
+  if (self->selection && g_str_has_prefix(self->selection, "joints/"))
+    sync_friction_switches(self, self->box);
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, self->fields);
