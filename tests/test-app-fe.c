@@ -201,6 +201,7 @@ static void test_friction_inspector(void)
       g_assert_true(u && *u);
   }
   g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), "joints/slide/friction/mu_s"), ==, "0.4");
+  lw_prop_editor_scroll_to_end(props_of(w));
   g_autofree char *incline_shot = shot(w, "friction-inspector");
 
   /* values with units; a bad one refused with the reason, the model kept */
@@ -460,6 +461,7 @@ static void test_events(void)
   g_assert_true(lw_plot_page_choose(page, "centre.y", "centre.x"));
   g_assert_true(lw_plot_page_add_chosen(page, TRUE));
   g_assert_cmpuint(lw_plot_get_n_marks(plot_n(w, 2)), ==, 0); /* not against time */
+  g_assert_true(isnan(lw_plot_get_cursor(plot_n(w, 2))));      /* nor the time cursor */
   GtkWidget *scale = find_widget(GTK_WIDGET(w), is_time_scale, adj);
   g_assert_nonnull(scale);
   g_assert_cmpint(count_css(scale, "mark"), ==, 3);

@@ -344,6 +344,9 @@ static void add_series(LwPlotPage *self, Plot *pl, int xq, int yq)
   if (self->plotted)
     fill_series(self, pl, &s, 0, self->plotted);
   apply_marks(self, pl);
+  /* the time cursor only on a plot against time (a plot starts as one) */
+  if (self->time_adj)
+    time_changed_cb(self->time_adj, self);
   lw_plot_view_queue_update(LW_PLOT_VIEW(pl->view));
 }
 
