@@ -365,9 +365,20 @@ static void test_compare(void)
 }
 
 /* ---- 3. sticking joints ------------------------------------------------------------- */
-/* pixels of the sticking colour (green well above red and blue) in the 3-D
- * view's part of a screenshot */
-static int green_pixels(const char *png, LwWindow *w)
+static gboolean is_green(const guint8 *q)
+{
+  return q[1] > q[0] + 50 && q[1] > q[2] + 40; /* the sticking colour */
+}
+
+static gboolean is_mark_brown(const guint8 *q)
+{
+  /* the marks' grey-brown, lit: red over green over blue, but not the
+   * ball's orange (red far above green) */
+  return q[0] > 80 && q[0] > q[1] + 12 && q[1] > q[2] + 15 && q[0] < q[1] + 45;
+}
+
+/* pixels of a colour in the 3-D view's part of a screenshot */
+static int view_pixels(const char *png, LwWindow *w, gboolean (*match)(const guint8 *))
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GdkPixbuf) pb = gdk_pixbuf_new_from_file(png, &error);
@@ -382,8 +393,7 @@ static int green_pixels(const char *png, LwWindow *w)
   int n = 0;
   for (int y = (int)(r.origin.y * sy); y < (int)((r.origin.y + r.size.height) * sy) && y < H; y++)
     for (int x = (int)(r.origin.x * sx); x < (int)((r.origin.x + r.size.width) * sx) && x < W; x++) {
-      const guint8 *q = px + y * rs + x * nc;
-      n += q[1] > q[0] + 50 && q[1] > q[2] + 40;
+      n += match(px + y * rs + x * nc);
     }
   return n;
 }
@@ -403,11 +413,11 @@ static void test_sticking(void)
   scrub_to(w, 0.2); /* sliding at 0.6 m/s */
   g_assert_false(lw_window_get_joint_sticking(w, 0));
   g_autofree char *slip_png = shot(w, "sliding");
-  int slipping = green_pixels(slip_png, w);
+  int slipping = view_pixels(slip_png, w, is_green);
   scrub_to(w, 1.2); /* held: creeping at 0.75 mm/s < v_t = 1 cm/s */
   g_assert_true(lw_window_get_joint_sticking(w, 0));
   g_autofree char *stick_png = shot(w, "sticking");
-  int sticking = green_pixels(stick_png, w);
+  int sticking = view_pixels(stick_png, w, is_green);
   g_test_message("sticking-colour pixels in the view: %d sliding, %d sticking", slipping, sticking);
   g_assert_cmpint(slipping, <, 5);
   g_assert_cmpint(sticking, >, 50);
@@ -467,6 +477,9 @@ static void test_events(void)
   g_assert_cmpint(count_css(scale, "mark"), ==, 3);
   lw_view3d_redraw(LW_VIEW3D(lw_window_get_view(w)));
   g_autofree char *png = shot(w, "events-log");
+  int floor_px = view_pixels(png, w, is_mark_brown);
+  g_test_message("the floor's colour in the view: %d pixels", floor_px);
+  g_assert_cmpint(floor_px, >, 500);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
   g_autofree char *png2 = shot(w, "events-plots");
   /* Reset: no events yet, no marks */
@@ -479,12 +492,24 @@ static void test_events(void)
   settle(1);
 }
 
-/* the joint limit of the incline is drawn, and moves with nothing */
+/* the joint limit of the incline is drawn; a model without events has none */
 static void test_limit_mark(void)
 {
   LwWindow *w = window_on(INCLINE, "incline-limit", NULL);
   g_assert_cmpint(lw_window_get_n_marks(w), ==, 1);
   g_autofree char *png = shot(w, "limit-mark");
+  int limit_px = view_pixels(png, w, is_mark_brown);
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+  /* a model without events has no marks */
+  w = window_on(LW_MODELS_DIR "/pendulum.json", "pend-nomark", NULL);
+  g_assert_cmpint(lw_window_get_n_marks(w), ==, 0);
+  g_autofree char *png2 = shot(w, "no-mark");
+  int none_px = view_pixels(png2, w, is_mark_brown);
+  g_test_message("the marks' colour in the view: %d pixels with the end stop, %d without events", limit_px,
+                 none_px);
+  g_assert_cmpint(limit_px, >, 200);
+  g_assert_cmpint(none_px, <, 20);
   gtk_window_destroy(GTK_WINDOW(w));
   settle(1);
 }

@@ -899,6 +899,17 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *s, doub
     }
     for (int j = 0; j < MIN(s->njoints, r->njoints) && s->joints; j++)
       grow(bmin, bmax, s->joints + 6 * (size_t)j);
+    /* the marks along their first axis: a joint's end stop is in the picture */
+    for (int k = 0; k < s->nmarks && s->marks; k++) {
+      const double *mk = s->marks + LW_RENDER_MARK_DOUBLES * (size_t)k;
+      double a[3], b[3];
+      for (int i = 0; i < 3; i++) {
+        a[i] = mk[i] + mk[3 + i];
+        b[i] = mk[i] - mk[3 + i];
+      }
+      grow(bmin, bmax, a);
+      grow(bmin, bmax, b);
+    }
     for (int k = 0; k < MIN(s->nforces, r->nforces) && s->forces; k++) {
       const double *f = s->forces + 6 * (size_t)k;
       grow(bmin, bmax, f);
