@@ -133,6 +133,7 @@ static void scene_advance(scene *sc, int n)
 
 static void scene_open(scene *sc, const char *file)
 {
+  memset(sc, 0, sizeof *sc); /* the state's optional parts (marks, sticking) are none */
   sc->m = lwt_open(file);
   sc->d = lw_data_new(sc->m);
   lw_error err;

@@ -1004,7 +1004,8 @@ static void show_friction(LwPropEditor *self, const lw_joint_desc *j)
     N_("constant normal force added"), N_("of the smoothed |x|")};
   if (!friction_possible(self->doc, j))
     return;
-  GtkWidget *g = group_new(self, _("Friction"), _("Brown–McPhee law with the normal force from the joint's reaction"));
+  GtkWidget *g =
+    group_new(self, _("Friction"), _("Brown–McPhee law with the normal force from the joint's reaction"));
   GtkWidget *row = adw_action_row_new();
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), _("Joint friction"));
   GtkWidget *sw = gtk_switch_new();

@@ -287,6 +287,8 @@ static void compare_done(GObject *source, GAsyncResult *result, gpointer user)
   LwWindow *self = LW_WINDOW(source);
   CompareJob *job = g_task_get_task_data(G_TASK(result));
   self->comparing = FALSE;
+  if (self->disposed)
+    return;
   _lw_window_update_actions(self);
   if (job->serial != self->install_serial)
     return; /* the model changed while it ran: the comparison is of another model */

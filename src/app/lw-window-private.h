@@ -107,6 +107,7 @@ struct _LwWindow {
   gpointer events_runner; /* the runner whose events are shown (compared only) */
   guint shown_events;
   gboolean comparing;    /* the run without friction is under way */
+  gboolean disposed;     /* the window is being destroyed */
 };
 
 /* lw-window-actions.c */

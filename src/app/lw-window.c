@@ -686,6 +686,7 @@ static gboolean lw_window_close_request(GtkWindow *window)
 static void lw_window_dispose(GObject *object)
 {
   LwWindow *self = LW_WINDOW(object);
+  self->disposed = TRUE; /* a comparison run still under way finds the window gone */
   if (self->tick_id) {
     gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
     self->tick_id = 0;
