@@ -4,7 +4,7 @@
  *     with units, refused values, undo and redo, saved to the file;
  *  2. the comparison run without friction: a dashed twin of each plotted
  *     series, in its colour, with the closed-form frictionless motion;
- *  3. a joint its friction holds drawn in the sticking colour in the 3-D
+ *  3. a joint its friction holds drawn in the sticking colour (cyan) in the 3-D
  *     view (pixels of a rendered frame), and not while it slips;
  *  4. events: the contact line and the joint limit drawn in the view, the
  *     event log as a list whose row moves the scrubber to the event, the
@@ -16,6 +16,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lw-application.h"
@@ -365,9 +366,11 @@ static void test_compare(void)
 }
 
 /* ---- 3. sticking joints ------------------------------------------------------------- */
-static gboolean is_green(const guint8 *q)
+static gboolean is_cyan(const guint8 *q)
 {
-  return q[1] > q[0] + 50 && q[1] > q[2] + 40; /* the sticking colour */
+  /* the sticking colour: green and blue alike, well above red (not the
+   * blue of a body, whose blue is far above its green) */
+  return q[1] > q[0] + 80 && q[2] > q[0] + 80 && abs((int)q[1] - (int)q[2]) < 40;
 }
 
 static gboolean is_mark_brown(const guint8 *q)
@@ -413,11 +416,11 @@ static void test_sticking(void)
   scrub_to(w, 0.2); /* sliding at 0.6 m/s */
   g_assert_false(lw_window_get_joint_sticking(w, 0));
   g_autofree char *slip_png = shot(w, "sliding");
-  int slipping = view_pixels(slip_png, w, is_green);
+  int slipping = view_pixels(slip_png, w, is_cyan);
   scrub_to(w, 1.2); /* held: creeping at 0.75 mm/s < v_t = 1 cm/s */
   g_assert_true(lw_window_get_joint_sticking(w, 0));
   g_autofree char *stick_png = shot(w, "sticking");
-  int sticking = view_pixels(stick_png, w, is_green);
+  int sticking = view_pixels(stick_png, w, is_cyan);
   g_test_message("sticking-colour pixels in the view: %d sliding, %d sticking", slipping, sticking);
   g_assert_cmpint(slipping, <, 5);
   g_assert_cmpint(sticking, >, 50);
@@ -514,6 +517,36 @@ static void test_limit_mark(void)
   settle(1);
 }
 
+/* a spatial model: limits on a slide, a contact plane, a guard that stops
+ * the run (its row says so); the comparison runs without friction */
+static void test_spatial_events(void)
+{
+  LwWindow *w = window_on(LW_SOURCE_ROOT "/tests/data/slider-crank-events.json", "sc-events", NULL);
+  g_assert_cmpint(lw_window_get_n_marks(w), ==, 3); /* two end stops and the plane */
+  run_to_end(w);
+  g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
+  LwEventList *list = LW_EVENT_LIST(lw_window_get_event_list(w));
+  g_assert_cmpuint(lw_event_list_get_n_rows(list), ==, 1);
+  g_autofree char *row = lw_event_list_dup_row_text(list, 0);
+  g_test_message("event row: %s", row);
+  g_assert_nonnull(strstr(row, "far (guard)"));
+  g_assert_nonnull(strstr(row, "stop | – | –"));
+  g_assert_cmpfloat(fabs(lw_event_list_get_row_time(list, 0) - 0.2126178203636546), <, 1e-9);
+  /* at the stop the crank pin turns at 1.06 rad/s, a slip of r_e w = 1.06e-2 m/s,
+   * just above v_t = 10 h = 1e-2 m/s; the slider slips at 5.8 cm/s */
+  const lw_desc *d = lw_window_get_desc(w);
+  for (int j = 0; j < d->njoints; j++)
+    g_test_message("joint %s %s", d->joints[j].name, lw_window_get_joint_sticking(w, j) ? "sticks" : "does not stick");
+  act(w, "compare-friction");
+  g_assert_true(lwt_wait_until(not_comparing, w, 60));
+  settle(2);
+  g_assert_true(lw_plot_page_has_comparison(LW_PLOT_PAGE(lw_window_get_plot_page(w))));
+  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("events"));
+  g_autofree char *png = shot(w, "spatial-events");
+  gtk_window_destroy(GTK_WINDOW(w));
+  settle(1);
+}
+
 /* ---- 5. the friction outputs' names ------------------------------------------------ */
 static void test_labels(void)
 {
@@ -570,6 +603,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app-fe/sticking", test_sticking);
   g_test_add_func("/app-fe/events", test_events);
   g_test_add_func("/app-fe/limit-mark", test_limit_mark);
+  g_test_add_func("/app-fe/spatial-events", test_spatial_events);
   g_test_add_func("/app-fe/labels", test_labels);
   int rc = g_test_run();
   g_object_unref(app);

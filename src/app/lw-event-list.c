@@ -65,8 +65,10 @@ void lw_event_list_append(LwEventList *self, const lw_event_record *rec, const c
   g_return_if_fail(LW_IS_EVENT_LIST(self));
   char t[32], pre[32], post[32];
   g_snprintf(t, sizeof t, "%.6f s", rec->t);
-  g_snprintf(pre, sizeof pre, "%+.4g", rec->v_pre);
-  g_snprintf(post, sizeof post, "%+.4g", rec->v_post);
+  /* a guard's stop has no normal velocity */
+  gboolean normal = type != LW_EVENT_GUARD;
+  g_snprintf(pre, sizeof pre, normal ? "%+.4g" : "–", rec->v_pre);
+  g_snprintf(post, sizeof post, normal ? "%+.4g" : "–", rec->v_post);
   g_autofree char *what = g_strdup_printf("%s (%s)", name ? name : "?", lw_event_type_label(type));
   GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_widget_set_margin_start(row, 6);
@@ -78,9 +80,12 @@ void lw_event_list_append(LwEventList *self, const lw_event_record *rec, const c
   gtk_widget_set_hexpand(cols[1], TRUE);
   for (int i = 0; i < 5; i++)
     gtk_box_append(GTK_BOX(row), cols[i]);
-  g_autofree char *tip = g_strdup_printf(_("%s at t = %.9g s: %s; normal velocity %.6g before, %.6g after (m/s or "
-                                           "rad/s). Click to show the moment."),
-                                         what, rec->t, lw_event_action_label(rec->action), rec->v_pre, rec->v_post);
+  g_autofree char *tip = normal ? g_strdup_printf(_("%s at t = %.9g s: %s; normal velocity %.6g before, %.6g after "
+                                                    "(m/s or rad/s). Click to show the moment."),
+                                                  what, rec->t, lw_event_action_label(rec->action), rec->v_pre,
+                                                  rec->v_post)
+                                 : g_strdup_printf(_("%s at t = %.9g s: %s. Click to show the moment."), what, rec->t,
+                                                   lw_event_action_label(rec->action));
   gtk_widget_set_tooltip_text(row, tip);
   gtk_list_box_append(GTK_LIST_BOX(self->list), row);
   g_array_append_val(self->times, rec->t);

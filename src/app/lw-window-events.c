@@ -126,9 +126,11 @@ static void contact_mark(LwWindow *self, const lw_desc *d, const lw_event_desc *
   cross3(d->planar ? z : (fabs(n[0]) < 0.9 ? x : z), n, u);
   unit3(u);
   cross3(n, u, v);
+  /* a line along the plane of a planar model; in space a square patch,
+   * small enough not to hide the mechanism behind it */
   for (int i = 0; i < 3; i++) {
-    u[i] *= s;
-    v[i] *= d->planar ? 0.15 * s : s;
+    u[i] *= d->planar ? s : 0.5 * s;
+    v[i] *= d->planar ? 0.15 * s : 0.5 * s;
     w[i] = n[i] * th;
   }
   add_mark(self, c, u, v, w);

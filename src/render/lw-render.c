@@ -172,7 +172,7 @@ static const float damper_color[3] = {0.40f, 0.42f, 0.46f};
 static const float force_color[3] = {0.86f, 0.16f, 0.22f};
 static const float motor_color[3] = {0.50f, 0.30f, 0.66f};
 static const float torque_color[3] = {0.80f, 0.20f, 0.60f};
-static const float sticking_color[3] = {0.18f, 0.72f, 0.30f}; /* a joint its friction holds */
+static const float sticking_color[3] = {0.0f, 0.78f, 0.80f}; /* a joint its friction holds: cyan */
 static const float mark_color[3] = {0.62f, 0.50f, 0.36f};     /* contact planes, joint limits */
 static const float axis_colors[3][3] = {{0.86f, 0.20f, 0.20f}, {0.22f, 0.68f, 0.25f}, {0.20f, 0.38f, 0.90f}};
 
