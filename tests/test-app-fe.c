@@ -175,6 +175,41 @@ static LwPlot *plot_n(LwWindow *w, guint i)
   return lw_plot_view_get_plot(LW_PLOT_VIEW(lw_plot_page_get_plot_view(page, i)));
 }
 
+static gboolean is_cyan(const guint8 *q)
+{
+  /* the sticking colour: green and blue alike, well above red (not the
+   * blue of a body, whose blue is far above its green) */
+  return q[1] > q[0] + 80 && q[2] > q[0] + 80 && abs((int)q[1] - (int)q[2]) < 40;
+}
+
+static gboolean is_mark_brown(const guint8 *q)
+{
+  /* the marks' grey-brown, lit: red over green over blue, but not the
+   * ball's orange (red far above green) */
+  return q[0] > 80 && q[0] > q[1] + 12 && q[1] > q[2] + 15 && q[0] < q[1] + 45;
+}
+
+/* pixels of a colour in the 3-D view's part of a screenshot */
+static int view_pixels(const char *png, LwWindow *w, gboolean (*match)(const guint8 *))
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkPixbuf) pb = gdk_pixbuf_new_from_file(png, &error);
+  g_assert_no_error(error);
+  GtkWidget *view = lw_window_get_view(w);
+  graphene_rect_t r;
+  g_assert_true(gtk_widget_compute_bounds(view, GTK_WIDGET(w), &r));
+  int nc = gdk_pixbuf_get_n_channels(pb), rs = gdk_pixbuf_get_rowstride(pb);
+  int W = gdk_pixbuf_get_width(pb), H = gdk_pixbuf_get_height(pb);
+  double sx = (double)W / gtk_widget_get_width(GTK_WIDGET(w)), sy = (double)H / gtk_widget_get_height(GTK_WIDGET(w));
+  const guint8 *px = gdk_pixbuf_read_pixels(pb);
+  int n = 0;
+  for (int y = (int)(r.origin.y * sy); y < (int)((r.origin.y + r.size.height) * sy) && y < H; y++)
+    for (int x = (int)(r.origin.x * sx); x < (int)((r.origin.x + r.size.width) * sx) && x < W; x++) {
+      n += match(px + y * rs + x * nc);
+    }
+  return n;
+}
+
 /* ---- 1. friction in the property page ------------------------------------------- */
 static void test_friction_inspector(void)
 {
@@ -203,7 +238,12 @@ static void test_friction_inspector(void)
   }
   g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), "joints/slide/friction/mu_s"), ==, "0.4");
   lw_prop_editor_scroll_to_end(props_of(w));
+  lw_view3d_redraw(LW_VIEW3D(lw_window_get_view(w)));
   g_autofree char *incline_shot = shot(w, "friction-inspector");
+  /* editing too, the view draws the slide's end stop */
+  int stop_px = view_pixels(incline_shot, w, is_mark_brown);
+  g_test_message("the end stop's colour in the editing view: %d pixels", stop_px);
+  g_assert_cmpint(stop_px, >, 200);
 
   /* values with units; a bad one refused with the reason, the model kept */
   guint depth0 = lw_window_get_undo_depth(w);
@@ -366,41 +406,6 @@ static void test_compare(void)
 }
 
 /* ---- 3. sticking joints ------------------------------------------------------------- */
-static gboolean is_cyan(const guint8 *q)
-{
-  /* the sticking colour: green and blue alike, well above red (not the
-   * blue of a body, whose blue is far above its green) */
-  return q[1] > q[0] + 80 && q[2] > q[0] + 80 && abs((int)q[1] - (int)q[2]) < 40;
-}
-
-static gboolean is_mark_brown(const guint8 *q)
-{
-  /* the marks' grey-brown, lit: red over green over blue, but not the
-   * ball's orange (red far above green) */
-  return q[0] > 80 && q[0] > q[1] + 12 && q[1] > q[2] + 15 && q[0] < q[1] + 45;
-}
-
-/* pixels of a colour in the 3-D view's part of a screenshot */
-static int view_pixels(const char *png, LwWindow *w, gboolean (*match)(const guint8 *))
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GdkPixbuf) pb = gdk_pixbuf_new_from_file(png, &error);
-  g_assert_no_error(error);
-  GtkWidget *view = lw_window_get_view(w);
-  graphene_rect_t r;
-  g_assert_true(gtk_widget_compute_bounds(view, GTK_WIDGET(w), &r));
-  int nc = gdk_pixbuf_get_n_channels(pb), rs = gdk_pixbuf_get_rowstride(pb);
-  int W = gdk_pixbuf_get_width(pb), H = gdk_pixbuf_get_height(pb);
-  double sx = (double)W / gtk_widget_get_width(GTK_WIDGET(w)), sy = (double)H / gtk_widget_get_height(GTK_WIDGET(w));
-  const guint8 *px = gdk_pixbuf_read_pixels(pb);
-  int n = 0;
-  for (int y = (int)(r.origin.y * sy); y < (int)((r.origin.y + r.size.height) * sy) && y < H; y++)
-    for (int x = (int)(r.origin.x * sx); x < (int)((r.origin.x + r.size.width) * sx) && x < W; x++) {
-      n += match(px + y * rs + x * nc);
-    }
-  return n;
-}
-
 static void scrub_to(LwWindow *w, double t)
 {
   gtk_adjustment_set_value(lw_window_get_time_adjustment(w), t);
