@@ -21,6 +21,7 @@
 
 #include "lw-application.h"
 #include "lw-event-list.h"
+#include "lw-inspector.h"
 #include "lw-plot-page.h"
 #include "lw-plot-view.h"
 #include "lw-plot.h"
@@ -564,6 +565,12 @@ static void test_labels(void)
     g_assert_true(g_strv_contains((const char *const *)labels, want[i]));
   for (int i = 0; labels[i]; i++)
     g_assert_null(strstr(labels[i], "_"));
+  /* the inspector (not editing) sums the joint's friction up */
+  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "joints/slide");
+  settle(3);
+  LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
+  g_assert_cmpstr(lw_inspector_lookup(ins, "Friction"), ==, "μs 0.4 · μd 0.3 · v_t 0.01 m/s");
   gtk_window_destroy(GTK_WINDOW(w));
   settle(1);
 }

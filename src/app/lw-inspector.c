@@ -192,6 +192,16 @@ static void show_joint(LwInspector *self, const lw_joint_desc *j)
     }
   g_snprintf(buf, sizeof buf, "%d", lw_joint_ncoords(j->type, self->desc->planar));
   row_add(self, g, _("Coordinates"), NULL, buf);
+  if (j->has_friction) {
+    /* the law's coefficients and transition speed (the rest: editing) */
+    char vt[32];
+    if (j->friction[2] > 0)
+      g_snprintf(vt, sizeof vt, "%g m/s", j->friction[2]);
+    else
+      g_strlcpy(vt, "10 h", sizeof vt);
+    g_snprintf(buf, sizeof buf, "μs %g · μd %g · v_t %s", j->friction[0], j->friction[1], vt);
+  }
+  row_add(self, g, _("Friction"), NULL, j->has_friction ? buf : _("none"));
 }
 
 static void show_force(LwInspector *self, const lw_force_desc *f)
