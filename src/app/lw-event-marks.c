@@ -23,9 +23,9 @@ static const lw_body_desc *body_named(const lw_desc *d, const char *name, int *i
   return NULL;
 }
 
-static void add_mark(MarkCtx *self, const double c[3], const double u[3], const double v[3], const double w[3])
+static void add_mark(MarkCtx *mc, const double c[3], const double u[3], const double v[3], const double w[3])
 {
-  double *mk = self->marks + LW_RENDER_MARK_DOUBLES * (gsize)self->nmarks++;
+  double *mk = mc->marks + LW_RENDER_MARK_DOUBLES * (gsize)mc->nmarks++;
   for (int i = 0; i < 3; i++) {
     mk[i] = c[i];
     mk[3 + i] = u[i];
@@ -51,7 +51,7 @@ static double unit3(double a[3])
 }
 
 /* global position of a contact's body point at the frame shown */
-static void contact_point(MarkCtx *self, const lw_desc *d, const lw_event_desc *e, double p[3])
+static void contact_point(MarkCtx *mc, const lw_desc *d, const lw_event_desc *e, double p[3])
 {
   int b;
   const lw_body_desc *bd = body_named(d, e->body, &b);
@@ -62,20 +62,20 @@ static void contact_point(MarkCtx *self, const lw_desc *d, const lw_event_desc *
   memset(p, 0, 3 * sizeof(double));
   if (b < 0)
     return;
-  const double *o = self->poses + 12 * b, *R = o + 3;
+  const double *o = mc->poses + 12 * b, *R = o + 3;
   for (int i = 0; i < 3; i++)
     p[i] = o[i] + R[3 * i] * local[0] + R[3 * i + 1] * local[1] + R[3 * i + 2] * local[2];
 }
 
 /* a contact's plane (line): a slab whose top face is n.x = offset, under
  * the point's place on it */
-static void contact_mark(MarkCtx *self, const lw_desc *d, const lw_event_desc *e)
+static void contact_mark(MarkCtx *mc, const lw_desc *d, const lw_event_desc *e)
 {
   double n[3] = {e->normal[0], e->normal[1], d->planar ? 0 : e->normal[2]}, p[3];
   if (!(unit3(n) > 0))
     return;
-  contact_point(self, d, e, p);
-  double s = self->mark_size, th = 0.01 * s, gap = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - e->offset;
+  contact_point(mc, d, e, p);
+  double s = mc->mark_size, th = 0.01 * s, gap = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - e->offset;
   double c[3], u[3], v[3], w[3], z[3] = {0, 0, 1}, x[3] = {1, 0, 0};
   for (int i = 0; i < 3; i++)
     c[i] = p[i] - (gap + th) * n[i];
@@ -89,15 +89,15 @@ static void contact_mark(MarkCtx *self, const lw_desc *d, const lw_event_desc *e
     v[i] *= d->planar ? 0.15 * s : 0.5 * s;
     w[i] = n[i] * th;
   }
-  add_mark(self, c, u, v, w);
+  add_mark(mc, c, u, v, w);
 }
 
 /* a joint's bound: for a slide a plate across the rail at the bound, for a
  * turning joint a spoke from its centre at the bound's angle */
-static void limit_mark(MarkCtx *self, const lw_desc *d, int j, double bound)
+static void limit_mark(MarkCtx *mc, const lw_desc *d, int j, double bound)
 {
   const lw_joint_desc *jd = &d->joints[j];
-  const double *jg = self->joints + 6 * j;
+  const double *jg = mc->joints + 6 * j;
   double o[3] = {jg[0], jg[1], jg[2]}, a[3] = {jg[3], jg[4], jg[5]}, ref[3];
   if (!(unit3(a) > 0))
     a[2] = 1;
@@ -105,7 +105,7 @@ static void limit_mark(MarkCtx *self, const lw_desc *d, int j, double bound)
   const lw_body_desc *bd = body_named(d, jd->body[0], &b1);
   double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, lr[3];
   if (bd)
-    memcpy(R, self->poses + 12 * b1 + 3, sizeof R);
+    memcpy(R, mc->poses + 12 * b1 + 3, sizeof R);
   if (d->planar) {
     lr[0] = cos(jd->angle[0]), lr[1] = sin(jd->angle[0]), lr[2] = 0;
     a[0] = a[1] = 0, a[2] = 1;
@@ -113,7 +113,7 @@ static void limit_mark(MarkCtx *self, const lw_desc *d, int j, double bound)
     memcpy(lr, jd->ref[0], sizeof lr);
   for (int i = 0; i < 3; i++)
     ref[i] = R[3 * i] * lr[0] + R[3 * i + 1] * lr[1] + R[3 * i + 2] * lr[2];
-  double side[3], s = self->mark_size, c[3], u[3], v[3], w[3];
+  double side[3], s = mc->mark_size, c[3], u[3], v[3], w[3];
   if (jd->type == LW_JOINT_PRISMATIC) {
     double dir[3];
     memcpy(dir, d->planar ? ref : a, sizeof dir);
@@ -142,7 +142,7 @@ static void limit_mark(MarkCtx *self, const lw_desc *d, int j, double bound)
       w[i] = 0.012 * s * a[i];
     }
   }
-  add_mark(self, c, u, v, w);
+  add_mark(mc, c, u, v, w);
 }
 
 int lw_event_marks_max(const lw_desc *d)
@@ -167,7 +167,7 @@ double lw_event_marks_size(int nbodies, const double *poses)
 int lw_event_marks_fill(const lw_desc *d, const double *poses, const double *joints, double size, double *marks)
 {
   MarkCtx ctx = {poses, joints, size, marks, 0};
-  MarkCtx *self = &ctx;
+  MarkCtx *mc = &ctx;
   for (int k = 0; k < d->nevents; k++) {
     const lw_event_desc *e = &d->events[k];
     int j = -1;
@@ -175,12 +175,12 @@ int lw_event_marks_fill(const lw_desc *d, const double *poses, const double *joi
       if (!g_strcmp0(d->joints[i].name, e->joint))
         j = i;
     if (e->type == LW_EVENT_CONTACT)
-      contact_mark(self, d, e);
+      contact_mark(mc, d, e);
     else if (j >= 0 && e->coordinate == 0 && lw_joint_ncoords(d->joints[j].type, d->planar) >= 1) {
       if (e->has_lower)
-        limit_mark(self, d, j, e->lower);
+        limit_mark(mc, d, j, e->lower);
       if (e->has_upper)
-        limit_mark(self, d, j, e->upper);
+        limit_mark(mc, d, j, e->upper);
     }
   }
   return ctx.nmarks;
