@@ -111,14 +111,6 @@ static int run_configure(sens_run *r, lw_tangent **tg)
                  s->nq, s->nc);
     return LW_ERR_MODEL;
   }
-  if (m->nfric && (r->forward || r->adjoint)) {
-    /* the steps' linearization has no friction terms yet (docs/friction.md
-     * sec. 8.5): refused rather than a derivative without them */
-    lw_set_error(r->err, LW_ERR_MODEL, "", NAN,
-                 "the model has joint friction, whose forward and adjoint sensitivities are not computed "
-                 "yet; use finite differences (fd)");
-    return LW_ERR_MODEL;
-  }
   return LW_OK;
 }
 
