@@ -4,8 +4,8 @@
  * multipliers, every friction parameter and a geometric one), and whole
  * runs: forward = adjoint and both against central differences of the
  * simulation, on a pendulum with pin friction, a block on an inclined
- * prismatic joint (sliding and sticking) and the spatial slider-crank with
- * friction in its slider. */
+ * prismatic joint (sliding and sticking) and a slider-crank with friction
+ * in its slider. */
 #include "lw-test.h"
 #include "lw_internal.h"
 #include "dyn/lw_joint_friction.h"
@@ -85,15 +85,40 @@ static lw_desc *parse(const char *json)
   return d;
 }
 
-/* the slider-crank co-design model with slider friction, shortened */
-static lw_desc *slider_crank(double t_end)
-{
-  lw_desc *d = lwt_read("slider-crank-friction.json");
-  d->solver.t_end = t_end;
-  d->solver.tolerance = 1e-14;
-  d->solver.constraint_tolerance = 1e-12;
-  return d;
-}
+/* a planar slider-crank (crank 0.1 m, rod 0.3 m, 2 kg slider on the x
+ * axis, gravity across the guide) with friction in the slider, its crank
+ * held near -10 rad/s by a proportional speed controller; from 0.3 rad
+ * the crank passes the dead point at 0 (the slider stops and turns: the
+ * transition region) at 0.03 s, the other at -pi near 0.34 s */
+static const char *slider_crank_json =
+  "{\"linkwright\": 1, \"name\": \"slider-crank with slider friction\", \"planar\": true, \"gravity\": [0, -9.81],\n"
+  " \"solver\": {\"t_end\": 0.36, \"step\": 0.001, \"tolerance\": 1e-14, \"constraint_tolerance\": 1e-12},\n"
+  " \"bodies\": [{\"name\": \"crank\", \"mass\": 0.12, \"com\": [0.05, 0], \"inertia\": 1e-4, \"position\": [0, 0],\n"
+  "   \"angle\": 0, \"points\": {\"B\": [0.1, 0]}},\n"
+  "  {\"name\": \"rod\", \"mass\": 0.5, \"com\": [0.15, 0], \"inertia\": 0.004, \"position\": [0.1, 0], \"angle\": 0,\n"
+  "   \"points\": {\"B\": [0, 0], \"C\": [0.3, 0]}},\n"
+  "  {\"name\": \"slider\", \"mass\": 2, \"com\": [0, 0], \"inertia\": 1e-3, \"position\": [0.4, 0], \"angle\": 0,\n"
+  "   \"points\": {\"C\": [0, 0]}}],\n"
+  " \"joints\": [{\"name\": \"A\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"crank\", \"at\": [0, 0]},\n"
+  "  {\"name\": \"B\", \"type\": \"revolute\", \"body1\": \"crank\", \"body2\": \"rod\", \"point1\": \"B\", \"point2\": \"B\"},\n"
+  "  {\"name\": \"C\", \"type\": \"revolute\", \"body1\": \"rod\", \"body2\": \"slider\", \"point1\": \"C\", \"point2\": \"C\"},\n"
+  "  {\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"point1\": [0.4, 0],\n"
+  "   \"point2\": [0, 0], \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.01, \"length\": 0.05}}],\n"
+  " \"forces\": [{\"name\": \"speed\", \"type\": \"pid\", \"joint\": \"A\", \"measure\": \"rate\", \"kp\": 1,\n"
+  "   \"target\": {\"type\": \"constant\", \"value\": -10}}],\n"
+  " \"initial\": [{\"joint\": \"A\", \"value\": 0.3, \"velocity\": -10}],\n"
+  " \"outputs\": [{\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"A\"},\n"
+  "   {\"name\": \"tau\", \"type\": \"control\", \"force\": \"speed\"},\n"
+  "   {\"name\": \"x\", \"type\": \"joint_coordinate\", \"joint\": \"slide\"}],\n"
+  " \"parameters\": [{\"name\": \"L1\", \"bind\": \"bodies/crank/points/B/0\"},\n"
+  "   {\"name\": \"L2\", \"bind\": \"bodies/rod/points/C/0\"},\n"
+  "   {\"name\": \"a\", \"bind\": \"joints/slide/friction/length\"},\n"
+  "   {\"name\": \"mu_d\", \"bind\": \"joints/slide/friction/mu_d\"},\n"
+  "   {\"name\": \"m_slider\", \"bind\": \"bodies/slider/mass\"},\n"
+  "   {\"name\": \"kp\", \"bind\": \"forces/speed/kp\"}],\n"
+  " \"objectives\": [{\"name\": \"psi\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\",\n"
+  "     \"target\": [-10]}, {\"output\": \"tau\", \"kind\": \"integral\", \"form\": \"square\", \"weight\": 0.01}]},\n"
+  "   {\"name\": \"xf\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]}]}\n";
 
 /* ---- the friction's directional derivative ----------------------------- */
 
@@ -246,7 +271,7 @@ static void test_jvp_incline(void)
 
 static void test_jvp_slider_crank(void)
 {
-  lw_desc *d = slider_crank(0.1);
+  lw_desc *d = parse(slider_crank_json);
   check_state_jvp(d, 0.5);
   check_param_jvp(d, 0.5);
   lw_desc_free(d);
@@ -324,7 +349,10 @@ static void test_run_incline_slip(void)
 {
   g_autofree char *json = incline_json(0.6, 0.0);
   lw_desc *d = parse(json);
-  agree(d, 1e-5, 1e-5);
+  /* the differences scatter about the exact values by 1e-6 to 1e-5 of the
+   * largest component (steps 3e-5 .. 1e-3: round-off of the iteration's
+   * stop, not truncation); 1e-4 is the least noisy */
+  agree(d, 1e-4, 5e-5);
   lw_desc_free(d);
 }
 
@@ -334,14 +362,14 @@ static void test_run_incline_stick(void)
 {
   g_autofree char *json = incline_json(0.25, 0.3);
   lw_desc *d = parse(json);
-  agree(d, 1e-5, 1e-5);
+  agree(d, 1e-4, 5e-5);
   lw_desc_free(d);
 }
 
 static void test_run_slider_crank(void)
 {
-  lw_desc *d = slider_crank(0.3);
-  agree(d, 1e-5, 1e-5);
+  lw_desc *d = parse(slider_crank_json);
+  agree(d, 1e-4, 5e-5);
   lw_desc_free(d);
 }
 
