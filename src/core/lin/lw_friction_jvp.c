@@ -147,7 +147,7 @@ void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const
 {
   const lw_jfric *f = &m->fric[e];
   const lw_model *tm = tg && tg->any ? tg->dm : NULL;
-  int nqb = m->nqb, w = m->wrow;
+  int nqb = m->nqb;
   double g[LW_MAXQB], dg[LW_MAXQB], R[6], dR[6];
   gen_force_jvp(m, tm, f, p, dir, g, dg);
   reaction_jvp(m, tm, e, p, dir, g, dg, R, dR);
@@ -188,7 +188,6 @@ void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const
       }
     }
   }
-  (void)w;
 }
 
 int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
@@ -196,13 +195,13 @@ int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
   const lw_jfric *f = &m->fric[e];
   int n = 0;
   const lw_coord *c0 = &m->coords[f->coord0];
-  int cand[8], nc = 0;
+  int cand[16], nc = 0;
   for (int b = 0; b < c0->nblk; b++)
     cand[nc++] = c0->blk[b];
   cand[nc++] = f->body;
   for (int t = 0; t < f->o.nterm; t++)
     cand[nc++] = f->o.body[t];
-  for (int r = f->row0; r < f->row0 + f->nrow && nc < 6; r++)
+  for (int r = f->row0; r < f->row0 + f->nrow && nc < 14; r++)
     for (int b = 0; b < m->rows[r].nblk; b++)
       cand[nc++] = m->rows[r].blk[b];
   for (int i = 0; i < nc; i++) {
