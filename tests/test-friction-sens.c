@@ -277,6 +277,30 @@ static void test_jvp_slider_crank(void)
   lw_desc_free(d);
 }
 
+/* a friction parameter's tangent is exact (1 on its own field, 0 on the
+ * others) and equals the one taken by differences of the compilation */
+static void test_tangent_exact(void)
+{
+  lw_desc *d = parse(pendulum_json);
+  /* the pendulum's parameters 2 .. 8: mu_s, mu_d, v_t, radius, viscous, preload, eps */
+  static const int field[7] = {LW_FP_MU_S, LW_FP_MU_D, LW_FP_VT, LW_FP_RADIUS, LW_FP_VISCOUS, LW_FP_PRELOAD, LW_FP_EPS};
+  for (int j = 2; j < d->nparams; j++) {
+    lw_error err;
+    lw_tangent *te = lw_tangent_new_exact(d, j, &err), *tn = lw_tangent_new_numeric(d, j, &err);
+    g_assert_nonnull(te);
+    g_assert_nonnull(tn);
+    g_assert_true(te->any && te->fric_on[0]);
+    g_assert_true(tn->any && tn->fric_on[0]);
+    for (int k = 0; k < LW_FRICTION_NPARAMS; k++) {
+      g_assert_cmpfloat(te->dm->fric[0].p[k], ==, k == field[j - 2] ? 1.0 : 0.0);
+      g_assert_cmpfloat(fabs(te->dm->fric[0].p[k] - tn->dm->fric[0].p[k]), <=, 1e-9);
+    }
+    lw_tangent_free(te);
+    lw_tangent_free(tn);
+  }
+  lw_desc_free(d);
+}
+
 /* ---- whole runs --------------------------------------------------------- */
 
 static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
@@ -379,6 +403,7 @@ int main(int argc, char **argv)
   g_test_add_func("/friction-sens/jvp/pendulum", test_jvp_pendulum);
   g_test_add_func("/friction-sens/jvp/incline", test_jvp_incline);
   g_test_add_func("/friction-sens/jvp/slider-crank", test_jvp_slider_crank);
+  g_test_add_func("/friction-sens/tangent", test_tangent_exact);
   g_test_add_func("/friction-sens/run/pendulum", test_run_pendulum);
   g_test_add_func("/friction-sens/run/incline-slip", test_run_incline_slip);
   g_test_add_func("/friction-sens/run/incline-stick", test_run_incline_stick);
