@@ -5,7 +5,9 @@
  *   - a step with friction against the same model without it (target
  *     <= 1.3x);
  *   - the adjoint gradient (6 parameters, one objective) in simulations
- *     of the model with friction (target <= 2.5x), and the forward's.
+ *     of the model with friction (target <= 2.5x), and the forward's;
+ * then the same for the spatial co-design model
+ * (models/slider-crank-friction.json, p = 5).
  * Best wall time of N repetitions.
  *
  *   bench-friction [--quick] */
@@ -110,30 +112,38 @@ static double grad_time(const lw_desc *d, lw_sens_method method, int nrep, doubl
   return best;
 }
 
-int main(int argc, char **argv)
+/* the step's and the gradients' costs of model d against d without its friction */
+static void bench_model(lw_desc *d, const char *title, int nrep)
 {
-  int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
-  lw_error err;
-  lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);
-  if (!d) {
-    printf("%s\n", err.msg);
-    return 1;
-  }
   lw_desc *free_d = lw_desc_copy(d);
   for (int j = 0; j < free_d->njoints; j++)
     free_d->joints[j].has_friction = 0;
   /* the parameters bound to the friction go with it */
-  lw_desc_remove(free_d, "parameters/a");
-  lw_desc_remove(free_d, "parameters/mu_d");
+  for (int j = d->nparams; j-- > 0;)
+    for (int k = 0; k < d->params[j].ntargets; k++)
+      if (strstr(d->params[j].targets[k], "/friction/")) {
+        char path[300];
+        snprintf(path, sizeof path, "parameters/%s", d->params[j].name);
+        lw_desc_remove(free_d, path);
+        break;
+      }
+  /* and the friction outputs */
+  for (int k = free_d->noutputs; k-- > 0;)
+    if (free_d->outputs[k].type >= LW_OUT_FRICTION_FORCE) {
+      char path[300];
+      snprintf(path, sizeof path, "outputs/%s", free_d->outputs[k].name);
+      lw_desc_remove(free_d, path);
+    }
   long it_f = 0, it_0 = 0;
   double tf = sim_time(d, nrep, &it_f), t0 = sim_time(free_d, nrep, &it_0);
   long N = lround(d->solver.t_end / d->solver.step);
-  printf("planar slider-crank, %ld steps of %g s (best of %d)\n", N, d->solver.step, nrep);
-  printf("  simulation with slider friction:    %8.3f ms  %6.2f us/step  %ld Newton iterations\n", 1e3 * tf,
+  printf("%s, %ld steps of %g s (best of %d)\n", title, N, d->solver.step, nrep);
+  printf("  simulation with slider friction:    %8.3f ms  %7.2f us/step  %ld Newton iterations\n", 1e3 * tf,
          1e6 * tf / N, it_f);
-  printf("  simulation without friction:        %8.3f ms  %6.2f us/step  %ld Newton iterations\n", 1e3 * t0,
+  printf("  simulation without friction:        %8.3f ms  %7.2f us/step  %ld Newton iterations\n", 1e3 * t0,
          1e6 * t0 / N, it_0);
-  printf("  friction step / frictionless step:  %8.2f x (target <= 1.3)\n", tf / t0);
+  printf("  friction step / frictionless step:  %8.2f x (target <= 1.3); per Newton iteration %.2f x\n", tf / t0,
+         (tf / it_f) / (t0 / it_0));
   double ga[16], gf[16];
   double ta = grad_time(d, LW_SENS_ADJOINT, nrep, ga), tw = grad_time(d, LW_SENS_FORWARD, nrep, gf);
   double e = 0, s = 0;
@@ -149,6 +159,25 @@ int main(int argc, char **argv)
   printf("  without friction: adjoint gradient (p = %d) %8.3f ms  %6.2f simulations\n", free_d->nparams, 1e3 * t0a,
          t0a / t0);
   lw_desc_free(free_d);
+}
+
+int main(int argc, char **argv)
+{
+  int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
+  lw_error err;
+  lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);
+  if (!d) {
+    printf("%s\n", err.msg);
+    return 1;
+  }
+  bench_model(d, "planar slider-crank", nrep);
+  lw_desc_free(d);
+  d = lw_model_read_file(LW_SOURCE_ROOT "/models/slider-crank-friction.json", NULL, &err);
+  if (!d) {
+    printf("%s\n", err.msg);
+    return 1;
+  }
+  bench_model(d, "spatial slider-crank co-design (models/slider-crank-friction.json)", nrep < 5 ? 1 : 3);
   lw_desc_free(d);
   return 0;
 }
