@@ -415,6 +415,25 @@ static void test_run_slider_crank_spatial(void)
   lw_desc_free(d);
 }
 
+/* another integrator's own sensitivity drivers have no friction terms:
+ * refused with a message that says so, values alone still given */
+static void test_other_integrator_refused(void)
+{
+  lw_desc *d = parse(pendulum_json);
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "%s", "variational");
+  int P[1] = {3}, O[1] = {0};
+  lw_sens_options o = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = P, .nobj = 1, .objectives = O};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &o, &r), ==, LW_ERR_MODEL);
+  g_assert_nonnull(strstr(r.error.msg, "ALI3-P integrator only"));
+  lw_sens_result_clear(&r);
+  o.method = LW_SENS_VALUE;
+  g_assert_cmpint(lw_sensitivity(d, &o, &r), ==, LW_OK);
+  g_assert_true(isfinite(r.value[0]));
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -422,6 +441,7 @@ int main(int argc, char **argv)
   g_test_add_func("/friction-sens/jvp/incline", test_jvp_incline);
   g_test_add_func("/friction-sens/jvp/slider-crank", test_jvp_slider_crank);
   g_test_add_func("/friction-sens/tangent", test_tangent_exact);
+  g_test_add_func("/friction-sens/other-integrator", test_other_integrator_refused);
   g_test_add_func("/friction-sens/run/pendulum", test_run_pendulum);
   g_test_add_func("/friction-sens/run/incline-slip", test_run_incline_slip);
   g_test_add_func("/friction-sens/run/incline-stick", test_run_incline_stick);
