@@ -389,6 +389,10 @@ struct lw_data {
   double *sig, *kap;
   int dof;
   int ncoords;
+  /* scratch of an integrator other than ALI3-P, made by its first step
+   * (or by lw_data_new when the model names it) and freed with the data */
+  double *integ_work;
+  int *integ_iwork;
   /* an external force (global axes, constant over a step) on body
    * perturb_body (-1: none) at the body-fixed point perturb_p */
   int perturb_body;
@@ -404,6 +408,7 @@ typedef struct {
    * row without is its constant's derivative, a spring without needs no
    * derivative of its vector */
   char *row_vx_on, *force_vx_on;
+  char *fric_on; /* joint friction elements whose parameters or frame move */
   int grav_on, init_on, any;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the
