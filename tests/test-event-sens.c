@@ -1,0 +1,228 @@
+/* test-event-sens.c: exact sensitivities through events (src/core/sens/
+ * sens_events.c): the bouncing ball against its closed form (seed 003
+ * notes sec. 2.4 a) by forward and adjoint, and constrained models with
+ * impacts (forward = adjoint, both against Richardson-extrapolated central
+ * differences of whole runs). */
+#include "lw-test.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "linkwright.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+static lw_term_desc *add_term(lw_desc *d, const char *obj, const char *output, lw_term_kind kind, int comp)
+{
+  lw_objective_desc *o = lw_desc_add_objective(d, obj);
+  lw_term_desc *t = lw_objective_add_term(o, output);
+  t->kind = kind;
+  t->form = LW_TERM_VALUE;
+  t->component = comp;
+  t->weight = 1.0;
+  return t;
+}
+
+/* every objective's value and gradient with respect to every parameter of d */
+static lw_sens_result sens_all(const lw_desc *d, lw_sens_method method)
+{
+  int p = d->nparams, no = d->nobjectives, params[16], objs[16];
+  for (int j = 0; j < p; j++)
+    params[j] = j;
+  for (int o = 0; o < no; o++)
+    objs[o] = o;
+  lw_sens_options opt = {0};
+  opt.method = method;
+  opt.nparams = p;
+  opt.params = params;
+  opt.nobj = no;
+  opt.objectives = objs;
+  opt.threads = 1;
+  lw_sens_result r;
+  lw_sensitivity(d, &opt, &r);
+  if (r.status)
+    g_error("%s: %s", lw_sens_method_name(method), r.error.msg);
+  return r;
+}
+
+static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
+
+/* forward and adjoint agree: the largest relative difference of the values
+ * and gradients (relative to the largest gradient entry of the objective) */
+static double fwd_adj_diff(const lw_sens_result *f, const lw_sens_result *a)
+{
+  double worst = 0;
+  for (int o = 0; o < f->nobj; o++) {
+    worst = fmax(worst, rel(f->value[o], a->value[o]));
+    double scale = 0;
+    for (int j = 0; j < f->nparams; j++)
+      scale = fmax(scale, fabs(f->gradient[(size_t)o * f->nparams + j]));
+    for (int j = 0; j < f->nparams; j++) {
+      size_t k = (size_t)o * f->nparams + j;
+      worst = fmax(worst, fabs(f->gradient[k] - a->gradient[k]) / scale);
+    }
+  }
+  return worst;
+}
+
+/* ---- the bouncing ball ------------------------------------------------- */
+/* the closed form (h0 = 1 m, g = 9.81 m/s^2, e = 0.8, T = 2 s) */
+static const double ball_t[3] = {0.451523640986, 1.173961466563, 1.751911727025};
+static const double ball_y = 0.260741728327, ball_yd = -0.165869135836, ball_z = 0.811900973899;
+/* d/de, d/dh0, d/dg of y(T), dy/dt(T), z(T) = int_0^T y dt, and of the impact times */
+static const double ball_d[3][3] = {
+  {2.499324113317e+00, 3.153766205666e+01, 1.989058937819e+00},
+  {4.266108641635e-01, 9.727065432082e+00, 9.571097325207e-01},
+  {-1.690816879067e-02, -1.008454084395e+00, -1.480211606750e-02},
+};
+static const double ball_dt[3][3] = {
+  {0, 9.0304728197e-01, 2.3479229331e+00},
+  {2.2576182049e-01, 5.8698073328e-01, 8.7595586351e-01},
+  {-2.3013437359e-02, -5.9834937134e-02, -8.9292136953e-02},
+};
+
+/* The ball with the objectives y(T), dy/dt(T) (final values) and the
+ * integral of y, and the parameters restitution e, the floor's height
+ * (offset, 0: the notes' h0 enters as minus it) and gravity's y component
+ * (-g) */
+static lw_desc *ball_desc(double h)
+{
+  lw_desc *d = lwt_read("bouncing-ball.json");
+  d->solver.step = h;
+  add_term(d, "yT", "centre", LW_TERM_FINAL, 1);
+  add_term(d, "vT", "speed", LW_TERM_FINAL, 1);
+  add_term(d, "zint", "centre", LW_TERM_INTEGRAL, 1);
+  /* only these three parameters, in this order */
+  lw_desc_remove(d, "parameters/restitution");
+  lw_desc_remove(d, "parameters/height");
+  g_assert_cmpint(d->nparams, ==, 0);
+  lw_desc_add_param(d, "e", "events/floor/restitution");
+  lw_desc_add_param(d, "floor", "events/floor/offset");
+  lw_desc_add_param(d, "gy", "gravity/1");
+  for (int j = 0; j < 3; j++)
+    d->params[j].value = j == 0 ? 0.8 : j == 1 ? 0.0 : -9.81;
+  return d;
+}
+
+/* The closed form's derivatives with respect to the test's parameters:
+ * the floor at height f is the notes' h0 - f with everything shifted by f
+ * (y = f + y_rel, z = f T + z_rel); gy = -g */
+static double ball_exact_grad(int o, int j)
+{
+  double T = 2.0;
+  if (j == 0)
+    return ball_d[0][o];
+  if (j == 1)
+    return (o == 0 ? 1.0 : o == 2 ? T : 0.0) - ball_d[1][o];
+  return -ball_d[2][o];
+}
+
+static double ball_exact_dt(int k, int j)
+{
+  return j == 0 ? ball_dt[0][k] : j == 1 ? -ball_dt[1][k] : -ball_dt[2][k];
+}
+
+/* The integral's discrete value: the states are exact (the trapezoidal
+ * rule's Newmark step is exact under constant acceleration, and the events
+ * are located to 1e-14 s), and the rule over each sub-interval of length L
+ * (a step, or the parts of a step on either side of an impact) of the
+ * parabola y (y'' = -g) errs by exactly -g L^3 / 12 - so the discrete
+ * integral is z - (g/12) sum L^3, and its derivative follows from the
+ * closed form's impact times and their derivatives.  Returns that sum
+ * (sum L^3) and its derivative with respect to parameter j into *dsum. */
+static double ball_quad_error(double h, int j, double *dsum)
+{
+  long n = (long)floor(2.0 / h + 0.5);
+  double s = (double)(n - 3) * h * h * h, ds = 0;
+  for (int k = 0; k < 3; k++) {
+    double a = ball_t[k] - h * floor(ball_t[k] / h), b = h - a;
+    s += a * a * a + b * b * b;
+    ds += 3.0 * (a * a - b * b) * ball_exact_dt(k, j);
+  }
+  *dsum = ds;
+  return s;
+}
+
+static void test_ball(void)
+{
+  double h = 1e-3, g = 9.81;
+  lw_desc *d = ball_desc(h);
+  /* the impact times of the run */
+  lw_model *m = lwt_compile(d);
+  lw_sim_result sr;
+  lw_simulate(m, 2.0, h, &sr, NULL, NULL);
+  g_assert_cmpint(sr.nevents, ==, 3);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat(fabs(sr.events[k].t - ball_t[k]), <, 1e-10);
+  lw_sim_result_clear(&sr);
+  lw_model_free(m);
+
+  lw_sens_result f = sens_all(d, LW_SENS_FORWARD), a = sens_all(d, LW_SENS_ADJOINT);
+  double fa = fwd_adj_diff(&f, &a);
+  g_assert_cmpfloat(fa, <, 1e-8);
+  const double val[3] = {ball_y, ball_yd, ball_z};
+  double worst = 0;
+  for (int o = 0; o < 3; o++) {
+    double dsum0;
+    double qs = o == 2 ? ball_quad_error(h, 0, &dsum0) : 0.0;
+    double v = val[o] - (o == 2 ? g / 12.0 * qs : 0.0);
+    for (int which = 0; which < 2; which++) {
+      const lw_sens_result *r = which ? &a : &f;
+      double e = rel(r->value[o], v);
+      worst = fmax(worst, e);
+      if (!(e < 1e-8))
+        g_error("objective %d: %.15g against %.15g", o, r->value[o], v);
+      for (int j = 0; j < 3; j++) {
+        double ex = ball_exact_grad(o, j);
+        if (o == 2) {
+          double ds, s = ball_quad_error(h, j, &ds);
+          /* d/dgy of -(g/12) s: g = -gy */
+          ex -= g / 12.0 * ds + (j == 2 ? -s / 12.0 : 0.0);
+        }
+        double got = r->gradient[(size_t)o * 3 + j];
+        e = rel(got, ex);
+        worst = fmax(worst, e);
+        if (!(e < 1e-8))
+          g_error("%s: d objective %d / d parameter %d = %.15g against %.15g (%.3g)", which ? "adjoint" : "forward",
+                  o, j, got, ex, e);
+      }
+    }
+  }
+  g_test_message("ball at h = %g: forward = adjoint to %.3g, the closed form to %.3g (relative)", h, fa, worst);
+  lw_sens_result_clear(&f);
+  lw_sens_result_clear(&a);
+  lw_desc_free(d);
+}
+
+/* the refusal is gone, and what is not computed through events is named */
+static void test_refusals(void)
+{
+  lw_desc *d = ball_desc(1e-3);
+  lw_sens_result r = sens_all(d, LW_SENS_VALUE);
+  g_assert_cmpint(r.status, ==, LW_OK);
+  lw_sens_result_clear(&r);
+  /* a guard that stops the run: the run cannot reach t_end */
+  lw_event_desc *e = lw_desc_add_event(d, "stop", LW_EVENT_GUARD);
+  e->output = strdup("centre");
+  e->component = 0;
+  e->value = 5.0;
+  int params[1] = {0}, objs[1] = {0};
+  lw_sens_options opt = {0};
+  opt.method = LW_SENS_FORWARD;
+  opt.nparams = 1;
+  opt.params = params;
+  opt.nobj = 1;
+  opt.objectives = objs;
+  lw_sensitivity(d, &opt, &r);
+  g_assert_cmpint(r.status, ==, LW_ERR_MODEL);
+  g_assert_nonnull(strstr(r.error.msg, "stops the run"));
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/event-sens/ball", test_ball);
+  g_test_add_func("/event-sens/refusals", test_refusals);
+  return g_test_run();
+}
