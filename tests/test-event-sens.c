@@ -243,7 +243,7 @@ static double grad_diff(const lw_sens_result *f, const lw_sens_result *g)
   return worst;
 }
 
-static void check_constrained(lw_desc *d, const char *what, int min_events)
+static void check_constrained(lw_desc *d, const char *what, int min_events, double eps)
 {
   lw_model *m = lwt_compile(d);
   lw_sim_result sr;
@@ -254,7 +254,7 @@ static void check_constrained(lw_desc *d, const char *what, int min_events)
   lw_sim_result_clear(&sr);
   lw_model_free(m);
   lw_sens_result f = sens_all(d, LW_SENS_FORWARD), a = sens_all(d, LW_SENS_ADJOINT);
-  lw_sens_result c = fd_richardson(d, 2e-4);
+  lw_sens_result c = fd_richardson(d, eps);
   double fa = fwd_adj_diff(&f, &a), fc = grad_diff(&f, &c);
   g_test_message("%s (%ld impacts): forward = adjoint to %.3g, central differences (Richardson) to %.3g", what, nev,
                  fa, fc);
@@ -276,7 +276,7 @@ static void test_five_bar_ground(void)
   lw_desc *d = lwt_read("five-bar-ground.json");
   d->solver.tolerance = 1e-13; /* the differences divide the runs' noise by eps */
   add_term(d, "y2T", "r2", LW_TERM_FINAL, 1);
-  check_constrained(d, "five-bar at the ground", 9);
+  check_constrained(d, "five-bar at the ground", 9, 2e-4);
   lw_desc_free(d);
 }
 
@@ -298,7 +298,71 @@ static void test_pendulum_wall(void)
   lw_desc_add_param(d, "wall", "events/wall/offset")->value = -0.05;
   lw_desc_add_param(d, "e", "events/wall/restitution")->value = 0.7;
   add_term(d, "xT", "P1", LW_TERM_FINAL, 0);
-  check_constrained(d, "pendulum at a wall", 2);
+  check_constrained(d, "pendulum at a wall", 2, 2e-4);
+  lw_desc_free(d);
+}
+
+/* the four-bar's rocker against an upper joint limit (e = 0.5): the
+ * limit's guard is a joint coordinate, nonlinear in q (its Hessian enters
+ * the impact's derivative); the bound and the restitution are parameters */
+static void test_four_bar_limit(void)
+{
+  lw_desc *d = lwt_read("four-bar.json");
+  d->solver.t_end = 2.0;
+  d->solver.tolerance = 1e-13;
+  lw_output_desc *out = lw_desc_add_output(d, "rocker", LW_OUT_JOINT_COORDINATE);
+  out->joint = strdup("D");
+  /* the bound halfway up the rocker's free swing (tests/test-events.c) */
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r;
+  lw_simulate(m, 2.0, d->solver.step, &r, NULL, NULL);
+  int c = lwt_col(m, "rocker");
+  double x0 = r.table[c], xmax = -INFINITY;
+  for (long i = 0; i < r.rows; i++)
+    xmax = fmax(xmax, r.table[(size_t)i * r.ncols + c]);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_event_desc *e = lw_desc_add_event(d, "stop", LW_EVENT_JOINT_LIMIT);
+  e->joint = strdup("D");
+  e->has_upper = 1;
+  e->upper = 0.5 * (x0 + xmax);
+  e->restitution = 0.5;
+  lw_desc_add_param(d, "upper", "events/stop/upper")->value = e->upper;
+  lw_desc_add_param(d, "e", "events/stop/restitution")->value = 0.5;
+  d->solver.t_end = 1.2; /* before the bouncing at the limit ends (1.62 s) */
+  add_term(d, "rockerT", "rocker", LW_TERM_FINAL, -1);
+  add_term(d, "rocker_int", "rocker", LW_TERM_INTEGRAL, -1);
+  /* smaller differences: the reaction's objective bends strongly with the
+   * bound (at 2e-4 the extrapolation is still 1e-4 off, at 5e-5 1e-5) */
+  check_constrained(d, "four-bar at a joint limit", 2, 5e-5);
+  lw_desc_free(d);
+}
+
+/* the adjoint from checkpoints (its segments stepped again through the
+ * events) gives the gradients of the one that keeps every state */
+static void test_checkpointed(void)
+{
+  lw_desc *d = lwt_read("five-bar-ground.json");
+  int params[2] = {0, 1}, obj = 0;
+  lw_sens_options opt = {0};
+  opt.method = LW_SENS_ADJOINT;
+  opt.nparams = 2;
+  opt.params = params;
+  opt.nobj = 1;
+  opt.objectives = &obj;
+  lw_sens_result a, b;
+  lw_sensitivity(d, &opt, &a);
+  opt.memory_limit = 64 << 10;
+  lw_sensitivity(d, &opt, &b);
+  g_assert_cmpint(a.status, ==, LW_OK);
+  g_assert_cmpint(b.status, ==, LW_OK);
+  g_assert_cmpint(a.recomputed, ==, 0);
+  g_assert_cmpint(b.recomputed, ==, 1);
+  for (int j = 0; j < 2; j++)
+    g_assert_cmpfloat(a.gradient[j], ==, b.gradient[j]);
+  g_assert_cmpfloat(a.value[0], ==, b.value[0]);
+  lw_sens_result_clear(&a);
+  lw_sens_result_clear(&b);
   lw_desc_free(d);
 }
 
@@ -334,6 +398,8 @@ int main(int argc, char **argv)
   g_test_add_func("/event-sens/ball", test_ball);
   g_test_add_func("/event-sens/five-bar-ground", test_five_bar_ground);
   g_test_add_func("/event-sens/pendulum-wall", test_pendulum_wall);
+  g_test_add_func("/event-sens/four-bar-limit", test_four_bar_limit);
+  g_test_add_func("/event-sens/checkpointed", test_checkpointed);
   g_test_add_func("/event-sens/refusals", test_refusals);
   return g_test_run();
 }

@@ -97,9 +97,12 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
   if (!m->nguards)
     return 0;
   const char *why = NULL;
+  char path[200] = "events";
   for (int k = 0; k < m->nguards && !why; k++)
-    if (m->guards[k].type == LW_EVENT_GUARD)
+    if (m->guards[k].type == LW_EVENT_GUARD) {
       why = "a guard that stops the run (the run must reach t_end)";
+      snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
+    }
   if (!why && derivs && m->nfbs)
     why = "controllers";
   if (!why && derivs && m->nfric)
@@ -110,8 +113,8 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
     why = "an integrator other than ali3p";
   if (!why)
     return 0;
-  lw_set_error(err, LW_ERR_MODEL, "events", NAN,
-               "objectives and sensitivities through events are not computed for a model with %s", why);
+  lw_set_error(err, LW_ERR_MODEL, path, NAN,
+               "objectives and sensitivities are not computed through events for a model with %s", why);
   return -1;
 }
 
