@@ -338,6 +338,29 @@ static void test_four_bar_limit(void)
   lw_desc_free(d);
 }
 
+/* An impact 0.3 % of a step after the step's start, and one 0.3 % before
+ * its end: the run advances there by a predictor-corrector instead of a
+ * step (lw_events.c), whose derivative is taken as well.  The floor's
+ * height places the first impact (t = sqrt(2 (1 - f) / g)). */
+static void test_ball_short(void)
+{
+  const double frac[2] = {0.003, 0.997};
+  for (int k = 0; k < 2; k++) {
+    lw_desc *d = ball_desc(1e-3);
+    double t1 = 0.451e0 + frac[k] * 1e-3, f = 1.0 - 0.5 * 9.81 * t1 * t1;
+    d->params[1].value = f;
+    d->events[0].offset = f;
+    lw_model *m = lwt_compile(d);
+    lw_sim_result sr;
+    lw_simulate(m, 2.0, 1e-3, &sr, NULL, NULL);
+    g_assert_cmpfloat(fabs(sr.events[0].t - t1), <, 1e-10);
+    lw_sim_result_clear(&sr);
+    lw_model_free(m);
+    check_constrained(d, k ? "ball, impact 0.3 % before a step's end" : "ball, impact 0.3 % into a step", 3, 2e-5);
+    lw_desc_free(d);
+  }
+}
+
 /* the adjoint from checkpoints (its segments stepped again through the
  * events) gives the gradients of the one that keeps every state */
 static void test_checkpointed(void)
@@ -396,6 +419,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/event-sens/ball", test_ball);
+  g_test_add_func("/event-sens/ball-short", test_ball_short);
   g_test_add_func("/event-sens/five-bar-ground", test_five_bar_ground);
   g_test_add_func("/event-sens/pendulum-wall", test_pendulum_wall);
   g_test_add_func("/event-sens/four-bar-limit", test_four_bar_limit);

@@ -40,6 +40,7 @@
 #include "sens/sens_events.h"
 #include "compile/lw_vexpr.h"
 #include "dyn/lw_events.h"
+#include "dyn/lw_init.h"
 #include "dyn/lw_rows.h"
 #include "la/lw_matrix.h"
 #include "lin/lw_jvp.h"
@@ -754,14 +755,89 @@ static int impact_apply(sens_ev *e, int k, const double *pre, const double *post
   return 0;
 }
 
-/* ---- the step's Jacobian ----------------------------------------------------- */
-static int short_refused(sens_ev *e, double t)
+/* ---- a short advance ------------------------------------------------------- */
+/* the accelerations' derivative at the state in s->d applied to column c:
+ * X's qdd and lambda rows from its q and qd rows (accel_derivs' factors) */
+static void accel_column(sens_ev *e, double *X, int c)
 {
-  lw_set_error(e->s->err, LW_ERR_SOLVER, "events", t,
-               "an event at t = %.12g s falls within 1 %% of a step of the step's start or end, where the run "
-               "advances by a predictor-corrector whose derivative is not computed; change the step slightly",
-               t);
-  return -1;
+  sens *s = e->s;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, W = e->W;
+  size_t np = (size_t)nq * W;
+  double *r = e->R;
+  memset(r, 0, sizeof(double) * (size_t)n1);
+  if (c >= nx && c < W - 1)
+    memcpy(r, e->F0 + (size_t)(c - nx) * n1, sizeof(double) * (size_t)n1);
+  for (int j = 0; j < nq; j++) {
+    double xq = X[(size_t)j * W + c], xv = X[np + (size_t)j * W + c];
+    for (int i = 0; i < n1; i++)
+      r[i] += e->D0q[(size_t)j * n1 + i] * xq + e->D0qd[(size_t)j * n1 + i] * xv;
+  }
+  sens_kkt_solve(e->K0, n1, nq, s->sM, e->ip0, 0, r, 1);
+  for (int i = 0; i < nq; i++)
+    X[2 * np + (size_t)i * W + c] = -r[i];
+  for (int i = 0; i < nc; i++)
+    X[3 * np + (size_t)i * W + c] = -r[nq + i];
+}
+
+/* the advance of length len from sa by lw_events.c's predictor-corrector
+ * (a sub-step shorter than LW_EV_SHORT of its step): with a0 = qdd_a,
+ *   p: q = q_a + len qd_a + len^2/2 a0, qd = qd_a + len a0, (qdd, lambda)_p solved;
+ *   b: the same with a = (a0 + qdd_p)/2, (qdd, lambda)_b solved;
+ * X carried through both, column U its derivative with respect to len */
+static int short_length(sens_ev *e, const double *sa, const double *sb, double len)
+{
+  sens *s = e->s;
+  const lw_model *m = s->m;
+  lw_data *d = s->d;
+  int nq = s->nq, W = e->W, u = W - 1;
+  size_t np = (size_t)nq * W;
+  double *X = e->X;
+  const double *qa = ST_Q(s, sa), *qda = ST_QD(s, sa), *a0 = ST_QDD(s, sa);
+  /* the columns at a, kept: AH (q), BH (qd), MAH (qdd) */
+  for (size_t i = 0; i < (size_t)s->nx; i++)
+    X[i * W + u] = 0.0;
+  memcpy(e->AH, X, sizeof(double) * np);
+  memcpy(e->BH, X + np, sizeof(double) * np);
+  memcpy(e->MAH, X + 2 * np, sizeof(double) * np);
+  /* the predicted state again, as lw_events.c computes it */
+  sens_state_load(s, sa);
+  for (int i = 0; i < nq; i++) {
+    d->q[i] = qa[i] + len * qda[i] + 0.5 * len * len * a0[i];
+    d->qd[i] = qda[i] + len * a0[i];
+  }
+  d->t = ST_T(sa) + len;
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  if (lw_accelerations(m, d, d->t, s->err) || accel_derivs(e))
+    return -1;
+  double *qddp = e->b2; /* (n2 >= nq) */
+  memcpy(qddp, d->qdd, sizeof(double) * (size_t)nq);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < nq; i++)
+      for (int c = 0; c < W; c++) {
+        size_t ic = (size_t)i * W + c;
+        double da = pass ? 0.5 * (e->MAH[ic] + X[2 * np + ic]) : e->MAH[ic];
+        double acc = pass ? 0.5 * (a0[i] + qddp[i]) : a0[i];
+        double dr = c == u ? 1.0 : 0.0;
+        X[ic] = e->AH[ic] + len * e->BH[ic] + 0.5 * len * len * da + (qda[i] + len * acc) * dr;
+        X[np + ic] = e->BH[ic] + len * da + acc * dr;
+      }
+    if (pass == 1) {
+      sens_state_load(s, sb);
+      lw_rows_eval(m, d, d->q, d->t, 1);
+      if (accel_derivs(e))
+        return -1;
+    }
+    for (int c = 0; c < W; c++)
+      accel_column(e, X, c);
+  }
+  return 0;
+}
+
+/* ---- the step's Jacobian ----------------------------------------------------- */
+/* the sub-step from sa to sb of length len: a step, or a short advance */
+static int sub_step(sens_ev *e, const double *sa, const double *sb, double len, double ref)
+{
+  return len < LW_EV_SHORT * ref ? short_length(e, sa, sb, len) : step_length(e, sa, sb, len);
 }
 
 int sens_ev_jacobian(sens_ev *e)
@@ -781,9 +857,7 @@ int sens_ev_jacobian(sens_ev *e)
   for (int v = 0; v < nev; v++) {
     const double *pre = e->st + sl * (size_t)(1 + 2 * v), *post = pre + sl;
     double tau = e->tau[v], tau1 = e->t1 - ST_T(sa);
-    if (tau < LW_EV_SHORT * tau1)
-      return short_refused(e, ST_T(pre));
-    if (step_length(e, sa, pre, tau))
+    if (sub_step(e, sa, pre, tau, tau1))
       return -1;
     sens_state_load(s, pre);
     event_time(e, e->guard[v], e->Tv + (size_t)v * W);
@@ -797,11 +871,9 @@ int sens_ev_jacobian(sens_ev *e)
   }
   double rem = e->t1 - ST_T(sa);
   if (rem > 0) {
-    if (rem < LW_EV_SHORT * s->m->opt.step)
-      return short_refused(e, ST_T(sa));
     /* the state the step ended at: the last state kept after it */
     const double *sb = e->st + sl * (size_t)(1 + e->nst);
-    if (step_length(e, sa, sb, rem))
+    if (sub_step(e, sa, sb, rem, s->m->opt.step))
       return -1;
     shift_time(e, e->Tsum, -1.0);
   }
