@@ -8,6 +8,10 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <unistd.h>
+
 #include "linkwright.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -185,6 +189,20 @@ static void test_ball(void)
           g_error("%s: d objective %d / d parameter %d = %.15g against %.15g (%.3g)", which ? "adjoint" : "forward",
                   o, j, got, ex, e);
       }
+    }
+  }
+  /* the impact times' derivatives (forward): the notes' table */
+  g_assert_cmpint(f.nevents, ==, 3);
+  g_assert_nonnull(f.event_dt);
+  g_assert_cmpint(a.nevents, ==, 3);
+  g_assert_null(a.event_dt);
+  for (int k = 0; k < 3; k++) {
+    g_assert_cmpfloat(fabs(f.events[k].t - ball_t[k]), <, 1e-10);
+    for (int j = 0; j < 3; j++) {
+      double ex = ball_exact_dt(k, j), got = f.event_dt[(size_t)k * 3 + j];
+      /* the table's 11 digits */
+      if (!(fabs(got - ex) < 1e-10 * fmax(fabs(ex), 1e-2)))
+        g_error("dt%d/dparameter %d = %.15g against %.15g", k + 1, j, got, ex);
     }
   }
   g_test_message("ball at h = %g: forward = adjoint to %.3g, the closed form to %.3g (relative)", h, fa, worst);
@@ -389,6 +407,66 @@ static void test_checkpointed(void)
   lw_desc_free(d);
 }
 
+/* ---- the command line ---------------------------------------------------- */
+static int run_cli(const char *args, char **out)
+{
+  g_autofree char *cmd = g_strdup_printf("%s %s", LW_CLI, args);
+  int status = 0;
+  g_assert_true(g_spawn_command_line_sync(cmd, out, NULL, &status, NULL));
+  g_assert_true(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+/* sensitivity --json lists the events with their times' derivatives, and
+ * --events-csv writes them */
+static void test_cli_event_log(void)
+{
+  g_autofree char *csv = g_build_filename(g_get_tmp_dir(), "lw-event-sens.csv", NULL);
+  g_autofree char *args = g_strdup_printf("sensitivity %s/bouncing-ball-timing.json --objective on_floor "
+                                          "--method forward --json --events-csv %s", LW_MODELS_DIR, csv);
+  g_autofree char *out = NULL;
+  g_assert_cmpint(run_cli(args, &out), ==, 0);
+  JsonParser *p = json_parser_new();
+  g_assert_true(json_parser_load_from_data(p, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  JsonArray *ev = json_object_get_array_member(o, "events");
+  g_assert_cmpint(json_array_get_length(ev), ==, 2); /* 0.45 and 1.17 s before 1.6 s */
+  for (int k = 0; k < 2; k++) {
+    JsonObject *e = json_array_get_object_element(ev, k);
+    g_assert_cmpfloat(fabs(json_object_get_double_member(e, "t") - ball_t[k]), <, 1e-10);
+    g_assert_cmpstr(json_object_get_string_member(e, "action"), ==, "impact");
+    JsonObject *dt = json_object_get_object_member(e, "dt_dparam");
+    g_assert_cmpfloat(fabs(json_object_get_double_member(dt, "restitution") - ball_dt[0][k]), <, 1e-10);
+  }
+  g_object_unref(p);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "t,event,action,dt/drestitution,dt/dheight");
+  g_assert_true(g_str_has_suffix(lines[2], ",floor,impact,0.90304728195575934,0"));
+  g_remove(csv);
+}
+
+/* optimize through the impacts from the command line: the restitution
+ * that puts the third impact at 1.6 s, t1 (1 + 2 e + 2 e^2) = 1.6 */
+static void test_cli_optimize(void)
+{
+  g_autofree char *args = g_strdup_printf("optimize %s/bouncing-ball-timing.json --json --quiet", LW_MODELS_DIR);
+  g_autofree char *out = NULL;
+  g_assert_cmpint(run_cli(args, &out), ==, 0);
+  JsonParser *p = json_parser_new();
+  g_assert_true(json_parser_load_from_data(p, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  g_assert_cmpstr(json_object_get_string_member(o, "status"), ==, "ok");
+  double e = json_object_get_double_member(json_object_get_object_member(o, "design"), "restitution");
+  double t1 = sqrt(2.0 / 9.81), c = 1.0 - 1.6 / t1, ex = (-2.0 + sqrt(4.0 - 8.0 * c)) / 4.0;
+  g_test_message("restitution %.13f (closed form %.13f) after %ld evaluations", e, ex,
+                 (long)json_object_get_int_member(o, "evaluations"));
+  g_assert_cmpfloat(fabs(e - ex), <, 1e-9);
+  g_assert_cmpint(json_object_get_int_member(o, "failed_evaluations"), ==, 0);
+  g_object_unref(p);
+}
+
 /* the refusal is gone, and what is not computed through events is named */
 static void test_refusals(void)
 {
@@ -424,6 +502,8 @@ int main(int argc, char **argv)
   g_test_add_func("/event-sens/pendulum-wall", test_pendulum_wall);
   g_test_add_func("/event-sens/four-bar-limit", test_four_bar_limit);
   g_test_add_func("/event-sens/checkpointed", test_checkpointed);
+  g_test_add_func("/event-sens/cli-event-log", test_cli_event_log);
+  g_test_add_func("/event-sens/cli-optimize", test_cli_optimize);
   g_test_add_func("/event-sens/refusals", test_refusals);
   return g_test_run();
 }

@@ -26,6 +26,8 @@ typedef struct {
   char *fired;     /* (N + 1) the steps to these states held events */
   double *xb;      /* (no x nx) the cotangent a step with events hands to the state it started from */
   double *stx;     /* (one state) scratch */
+  struct lw_event_record *log; /* the forward pass's events */
+  long nlog;
 } adjoint_work;
 
 /* the stored states: all of them, or checkpoints every K = ceil(sqrt(N + 1))
@@ -123,6 +125,7 @@ static void adjoint_free(adjoint_work *a)
   free(a->fired);
   free(a->xb);
   free(a->stx);
+  free(a->log);
 }
 
 /* the cotangent cx of [q qd qdd lambda z] at state k for objective o: the
@@ -376,9 +379,23 @@ int sens_adjoint_run(sens_run *r)
   }
   if (!status)
     status = adjoint_forward_pass(r, &a);
+  if (!status && a.ev) {
+    sens_ev_take_log(a.ev, r->res);
+    a.log = r->res->events;
+    a.nlog = r->res->nevents;
+    r->res->events = NULL;
+    r->res->nevents = 0;
+  }
   if (!status) {
     adjoint_cotangents_alloc(r, &a);
     status = adjoint_backward_pass(r, &a);
+  }
+  if (a.ev) { /* the log of the forward pass (the backward one restarts it) */
+    lw_sens_result *res = r->res;
+    free(res->events);
+    res->events = a.log;
+    res->nevents = a.nlog;
+    a.log = NULL;
   }
   adjoint_free(&a);
   return status;

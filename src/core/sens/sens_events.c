@@ -79,6 +79,8 @@ struct sens_ev {
    * derivative with respect to the step's inputs, vals, cx scratch */
   double *C, *vals, *cx;
   double *Tv, *fv;    /* (cap x W) each event's dtau; ((2 + 2 cap) x no) the integrands at the states */
+  double *dt;         /* (ndt x p) the run's events' time derivatives so far (forward) */
+  long ndt, capdt;
 };
 
 /* ---- what is supported -------------------------------------------------- */
@@ -125,6 +127,7 @@ void sens_ev_free(sens_ev *e)
   if (!e)
     return;
   lw_ev_run_free(e->ev);
+  free(e->dt);
   void *a[] = {e->st, e->guard, e->tau, e->X, e->AH, e->BH, e->MAH, e->R, e->T, e->Tsum, e->G, e->dG,
                e->gp, e->vloc, e->dvloc, e->K, e->Dq, e->Dv, e->Fp, e->mu, e->b2, e->A, e->ip, e->K0,
                e->D0q, e->D0qd, e->F0, e->b1, e->ip0, e->Sn, e->C, e->vals, e->cx, e->Tv, e->fv};
@@ -912,6 +915,50 @@ void sens_ev_active(sens_ev *e)
       on = e->X[(size_t)i * W + nx + j] != 0.0;
     if (on)
       s->alist[s->nact++] = j;
+  }
+}
+
+void sens_ev_times(sens_ev *e, const double *Sx)
+{
+  sens *s = e->s;
+  int nx = s->nx, W = e->W, p = s->p, nl = s->nl, nev = e->nst / 2;
+  if (e->ndt + nev > e->capdt) {
+    long cap = 2 * (e->ndt + nev) + 8;
+    double *dt = realloc(e->dt, sizeof(double) * (size_t)cap * (size_t)(p + 1));
+    if (!dt)
+      return; /* the list stops (sens_ev_take_log hands none on) */
+    e->dt = dt;
+    e->capdt = cap;
+  }
+  for (int v = 0; v < nev; v++) {
+    double *dt = e->dt + (size_t)(e->ndt + v) * p;
+    if (v == 0)
+      memset(dt, 0, sizeof(double) * (size_t)p);
+    else
+      memcpy(dt, dt - p, sizeof(double) * (size_t)p);
+    const double *T = e->Tv + (size_t)v * W;
+    for (int j = 0; j < p; j++)
+      dt[j] += T[nx + j];
+    for (int r = 0; r < nx; r++)
+      if (T[r] != 0.0)
+        for (int c = 0; c < nl; c++)
+          dt[s->live[c]] += T[r] * Sx[(size_t)r * nl + c];
+  }
+  e->ndt += nev;
+}
+
+void sens_ev_take_log(sens_ev *e, lw_sens_result *res)
+{
+  long n;
+  free(res->events);
+  free(res->event_dt);
+  res->events = lw_ev_take_log(e->ev, &n);
+  res->nevents = n;
+  res->event_dt = NULL;
+  if (e->ndt == n && n > 0 && e->s->p > 0) {
+    res->event_dt = e->dt;
+    e->dt = NULL;
+    e->ndt = e->capdt = 0;
   }
 }
 

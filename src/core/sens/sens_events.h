@@ -35,6 +35,13 @@ void sens_ev_active(sens_ev *e);
 /* forward: the derivative of that correction of the integrals added to
  * the gradients (no x p), with the live columns Sx at the step's start */
 void sens_ev_quad_grad(const sens_ev *e, const double *Sx, double *grad);
+/* forward: the times of the step's events differentiated (their dtau
+ * summed, through the live columns Sx at the step's start), appended to
+ * the run's list */
+void sens_ev_times(sens_ev *e, const double *Sx);
+/* the run's event log and (forward) the events' time derivatives (NULL
+ * when not computed), handed over into res */
+void sens_ev_take_log(sens_ev *e, lw_sens_result *res);
 /* adjoint for objective o: cprev (nx) = J_x^T cx plus the correction's
  * derivative, grad (p) += J_p^T cx plus the correction's */
 void sens_ev_adjoint(const sens_ev *e, int o, const double *cx, double *cprev, double *grad);

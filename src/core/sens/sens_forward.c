@@ -187,6 +187,7 @@ static int forward_event_step(sens_run *r, forward_cols *f)
   if (sens_ev_jacobian(f->ev))
     return r->err->status ? r->err->status : LW_ERR_SOLVER;
   sens_ev_quad_grad(f->ev, f->Sx, s->grad);
+  sens_ev_times(f->ev, f->Sx);
   sens_ev_active(f->ev);
   live_cols_add(s, f->Sx);
   if (s->nl > 0)
@@ -350,6 +351,8 @@ int sens_forward_run(sens_run *r)
   if (!status)
     res->peak_bytes = sizeof(double) * ((size_t)s->nx * s->p * 2 + (f.pipe ? sens_pipe_bytes(f.pipe) : 0));
   sens_pipe_stop(f.pipe);
+  if (f.ev)
+    sens_ev_take_log(f.ev, res);
   sens_ev_free(f.ev);
   forward_free(&f);
   return status;

@@ -55,6 +55,8 @@ void lw_sens_result_clear(lw_sens_result *r)
   free(r->gradient);
   free(r->depends);
   free(r->table);
+  free(r->events);
+  free(r->event_dt);
   memset(r, 0, sizeof *r);
 }
 
