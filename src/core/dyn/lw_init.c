@@ -575,7 +575,7 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
 {
   for (int j = 0; joints && j < m->njoints; j++)
     lw_joint_geometry(m, d, j, joints + 6 * (size_t)j);
-  for (int k = 0; forces && k < m->nforces; k++) {
+  for (int k = 0; forces && k < m->desc->nforces; k++) { /* the description's: not the beams' elements */
     const lw_force *f = &m->forces[k];
     double *a = forces + 6 * (size_t)k, *b = a + 3;
     memset(a, 0, 6 * sizeof(double));

@@ -97,6 +97,8 @@ typedef enum {
                                    error of that coordinate (or its rate) to a target r(t) */
   LW_FORCE_STATE_FEEDBACK,      /* controller: force / torque along a joint coordinate from
                                    the errors of several joint coordinates and their rates */
+  LW_FORCE_BEAM,                /* the elastic forces of one element of a beam (compiled from the
+                                   beams section, never written in forces) */
   LW_FORCE_NTYPES
 } lw_force_type;
 
@@ -177,6 +179,25 @@ typedef struct {
   int ngeoms;
   lw_geom_desc *geoms;
 } lw_body_desc;
+
+/* A flexible beam (docs/model-format.md, beams): a chain of nel two-node
+ * ANCF Euler-Bernoulli elements (per node its position r and slope r_x:
+ * 2 nd coordinates) from start to end, straight and unstrained at the
+ * start.  Material: Young's modulus, density and a material damping time
+ * (Kelvin-Voigt: stress E (eps + damping deps/dt)); section: a solid
+ * rectangle (size = width b, height h: I = b h^3 / 12), a solid circle (size[0] = d), a hollow circle
+ * (size = outer d, inner d) or generic (area, inertia given). */
+typedef enum { LW_SECTION_RECTANGLE, LW_SECTION_CIRCLE, LW_SECTION_TUBE, LW_SECTION_GENERIC, LW_SECTION_NTYPES } lw_section_type;
+
+typedef struct {
+  char *name;
+  int nel;             /* elements */
+  double start[3], end[3];
+  double young, density, damping;
+  lw_section_type section;
+  double size[2];      /* rectangle: width b, height h; circle: d; tube: outer d, inner d */
+  double area, inertia; /* generic section: A, I (bending, both directions) */
+} lw_beam_desc;
 
 /* A place on a body: a named point / frame, or a literal (local) one. */
 typedef struct {
@@ -393,6 +414,7 @@ typedef struct {
   int nobjectives; lw_objective_desc *objectives;
   int nproblems; lw_problem_desc *problems;
   int nevents; lw_event_desc *events;
+  int nbeams; lw_beam_desc *beams;
 } lw_desc;
 
 lw_desc *lw_desc_new(void);
@@ -409,6 +431,13 @@ lw_geom_desc *lw_body_copy_geom(lw_body_desc *b, const lw_geom_desc *g);
 lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
                                  const char *body1, const char *body2);
 lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type);
+/* a beam of nel elements from start to end (E, density 1, a unit square section) */
+lw_beam_desc *lw_desc_add_beam(lw_desc *d, const char *name, int nel);
+/* the section type's name in the model format (rectangle, circle, tube, generic), and back (-1: none) */
+const char *lw_section_type_name(lw_section_type t);
+int lw_section_type_from_name(const char *s);
+/* a beam's section area A and second moment I from its section; 0, or -1 when a size is not positive */
+int lw_beam_section(const lw_beam_desc *b, double *A, double *I);
 /* a controller's measured coordinate (target constant 0, gains 0) */
 lw_feedback_desc *lw_force_add_feedback(lw_force_desc *f, const char *joint, int coordinate);
 /* Joint friction: the parameters' names in the model format, a name's
@@ -477,9 +506,9 @@ void lw_model_free(lw_model *m);
 
 int lw_model_nq(const lw_model *m);     /* number of coordinates */
 int lw_model_nc(const lw_model *m);     /* number of constraint equations */
-int lw_model_nbodies(const lw_model *m);
+int lw_model_nbodies(const lw_model *m); /* the description's bodies (a beam's elements not counted) */
 int lw_model_njoints(const lw_model *m);
-int lw_model_nforces(const lw_model *m);
+int lw_model_nforces(const lw_model *m); /* the description's forces (a beam's elements not counted) */
 int lw_model_noutputs(const lw_model *m);
 int lw_model_output_width(const lw_model *m, int k); /* scalars in output k */
 const char *lw_model_output_name(const lw_model *m, int k);

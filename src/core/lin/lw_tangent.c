@@ -16,6 +16,7 @@
  * way the flags (which parts are nonzero) are read off the numbers
  * (tangent_flags_set), so that both paths set them alike. */
 #include "lin/lw_tangent.h"
+#include "model/lw_beam_desc.h"
 #include "lw_internal.h"
 #include "compile/lw_compile.h"
 #include "model/lw_error.h"
@@ -381,9 +382,40 @@ static int gravity_field_tangent(const lw_model *m, const double *x, lw_model *d
     return 0;
   double z[6] = {0, 0, 0, 0, 0, 0}, dg[3] = {0, 0, 0};
   dg[k] = 1.0;
-  for (int b = 0; dm && b < m->nb; b++)
+  for (int b = 0; dm && b < m->nbd; b++)
     lw_body_tangent(m, b, 0.0, z, z, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
+  for (int b = m->nbd; dm && b < m->nb; b++)
+    lw_beam_tangent(m, b, 0.0, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
   return 1;
+}
+
+/* beams/B/young, density, damping, size/K, area, inertia: its elements'
+ * EA, EI (force constants k, vec[0]), damping time (vec[1]), mass blocks
+ * and gravity (rho A); start and end (the element length, the initial
+ * line) are left to the numerical tangent */
+static int beam_field_tangent(const lw_model *m, const double *x, lw_model *dm)
+{
+  const lw_desc *d = m->desc;
+  for (int k = 0; k < d->nbeams; k++) {
+    const lw_beam_desc *bd = &d->beams[k];
+    double A, I, dA = 0, dI = 0, dE = x == &bd->young, drho = x == &bd->density, deta = x == &bd->damping;
+    if (!dE && !drho && !deta && !lw_beam_section_tangent(bd, x, &dA, &dI))
+      continue;
+    if (!dm || lw_beam_section(bd, &A, &I))
+      return 1;
+    const lw_beam *bm = &m->beams[k];
+    double z[3] = {0, 0, 0}, drhoA = drho * A + bd->density * dA;
+    for (int e = 0; e < bm->nel; e++) {
+      lw_force *f = &dm->forces[bm->force0 + e];
+      f->k += dE * A + bd->young * dA;
+      f->vec[0] += dE * I + bd->young * dI;
+      f->vec[1] += deta;
+      int b = bm->blk0 + e;
+      lw_beam_tangent(m, b, drhoA, z, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
+    }
+    return 1;
+  }
+  return 0;
 }
 
 /* a driver's coefficient, an initial value or velocity, an objective
@@ -423,7 +455,7 @@ static int force_field_tangent(const lw_model *m, const char *path, const double
 {
   const char *name = path + 7, *sl = strchr(name, '/');
   size_t nl = sl ? (size_t)(sl - name) : strlen(name);
-  for (int n = 0; n < m->nforces; n++) {
+  for (int n = 0; n < m->desc->nforces; n++) { /* the beams' elements follow, unnamed */
     const char *fn = m->desc->forces[n].name;
     if (strlen(fn) != nl || strncmp(fn, name, nl))
       continue;
@@ -442,6 +474,8 @@ static int field_tangent(const lw_model *m, const char *path, const double *x, l
     return force_field_tangent(m, path, x, dm);
   if (!strncmp(path, "bodies/", 7))
     return body_field_tangent(m, x, dm);
+  if (!strncmp(path, "beams/", 6))
+    return beam_field_tangent(m, x, dm);
   return gravity_field_tangent(m, x, dm) || value_field_tangent(m, x, dm);
 }
 
