@@ -184,7 +184,7 @@ typedef struct {
  * ANCF Euler-Bernoulli elements (per node its position r and slope r_x:
  * 2 nd coordinates) from start to end, straight and unstrained at the
  * start.  Material: Young's modulus, density and a material damping time
- * (Kelvin-Voigt: stress E (eps + damping deps/dt)); section: a solid
+ * (Kelvin-Voigt on bending: moment EI (kappa + damping dkappa/dt)); section: a solid
  * rectangle (size = width b, height h: I = b h^3 / 12), a solid circle (size[0] = d), a hollow circle
  * (size = outer d, inner d) or generic (area, inertia given). */
 typedef enum { LW_SECTION_RECTANGLE, LW_SECTION_CIRCLE, LW_SECTION_TUBE, LW_SECTION_GENERIC, LW_SECTION_NTYPES } lw_section_type;

@@ -12,19 +12,26 @@
  * exact, symmetric Hessian: the bending part EI Kb (constant, Kb = int
  * S''^T S'' dx), the axial part int EA (S'^T r')(S'^T r')^T + N S'^T S' dx
  * by Gauss-Legendre quadrature with 5 points, exact for the degree-8
- * integrand.  Material damping (Kelvin-Voigt, time eta): the stress
- * E (eps + eta deps/dt) and the moment EI (r'' + eta dr''/dt), so that
- * N = EA (eps + eta r'.v') and Q_d = -eta EI Kb v.
+ * integrand.  Material damping (Kelvin-Voigt, time eta) acts on bending:
+ * the moment EI (r'' + eta dr''/dt), so that Q_d = -eta EI Kb v, linear
+ * and symmetric.  The axial strain is left undamped: its rate r'.v'
+ * would put eta EA S'^T r' v'^T into -dQ/de, which is not symmetric and
+ * cannot enter the Newton matrix; without it the step's Newton iteration
+ * slowed to ten iterations and failed on a settled cantilever (the axial
+ * modes of a slender beam ring far above the step's frequency, where the
+ * trapezoidal rule does not damp them).
  *
  * Compiled constants (lw_compile.c, beam_forces): k = EA, rest = l, vec[0]
  * = EI, vec[1] = eta; the parameters' tangents reach them there (the
- * numerical tangent combines k, rest and vec; lw_tangent.c gives the exact
- * one for a beam's fields).  The element length l does not vary with the
+ * numerical tangent combines k, rest and vec; the tangent hook gives the
+ * exact one for a beam's fields, which lw_tangent.c sends it for every
+ * element of the beam).  The element length l does not vary with the
  * material and section; a tangent with a length derivative (a beam's end
  * points) is refused by the sensitivities (sens_run.c). */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
 #include "la/lw_matrix.h"
+#include "model/lw_beam_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -81,9 +88,8 @@ static void slope(int nd, const double *ds, const double *x, double *r)
 }
 
 /* the element's generalized force Q (n) at e, v (v NULL: at rest) with
- * parameters P; K, C (n x n, column-major; NULL: skip) += the symmetric
- * part of -dQ/de and -dQ/dv (the whole of them but for the damping's
- * r' v'^T, which is left to the jvp) */
+ * parameters P; K, C (n x n, column-major; NULL: skip) += -dQ/de and
+ * -dQ/dv (both symmetric) */
 static void elem_force(int nd, const bpar *P, const double *e, const double *v, double *Q, double *K, double *C)
 {
   int n = 4 * nd;
@@ -106,13 +112,11 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
           C[(size_t)(c * nd + i) * n + a * nd + i] += P->eta * P->EI * Kb[a][c];
       }
   for (int g = 0; g < NG; g++) {
-    double ds[4], r[3], vp[3] = {0, 0, 0};
+    double ds[4], r[3];
     lw_beam_shape(gx[g], P->l, NULL, ds, NULL);
     slope(nd, ds, e, r);
-    if (v)
-      slope(nd, ds, v, vp);
-    double eps = 0.5 * (dot(nd, r, r) - 1.0), epsd = dot(nd, r, vp);
-    double N = P->EA * (eps + P->eta * epsd), wl = gw[g] * P->l;
+    double eps = 0.5 * (dot(nd, r, r) - 1.0);
+    double N = P->EA * eps, wl = gw[g] * P->l;
     for (int a = 0; a < 4; a++)
       for (int i = 0; i < nd; i++)
         Q[a * nd + i] -= wl * N * ds[a] * r[i];
@@ -125,8 +129,6 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
           for (int i = 0; i < nd; i++) {
             size_t at = (size_t)(c * nd + j) * n + a * nd + i;
             K[at] += s * (P->EA * r[i] * r[j] + (i == j ? N : 0.0));
-            if (C)
-              C[at] += s * P->EA * P->eta * r[i] * r[j];
           }
       }
   }
@@ -159,20 +161,16 @@ static void elem_force_jvp(int nd, const bpar *P, const bpar *dP, const double *
     for (int i = 0; i < n; i++)
       dQ[i] -= dP->EI * t[i] + (dP->eta * P->EI + P->eta * dP->EI) * u[i];
   }
-  /* axial: Q_a = -sum w l N S'^T r', N = EA (eps + eta r'.v') */
+  /* axial: Q_a = -sum w l N S'^T r', N = EA eps */
   for (int g = 0; g < NG; g++) {
-    double ds[4], r[3], vp[3], dr[3], dvp[3];
+    double ds[4], r[3], dr[3];
     lw_beam_shape(gx[g], P->l, NULL, ds, NULL);
     slope(nd, ds, e, r);
-    slope(nd, ds, v, vp);
     slope(nd, ds, de, dr);
-    slope(nd, ds, dv, dvp);
-    double eps = 0.5 * (dot(nd, r, r) - 1.0), epsd = dot(nd, r, vp);
-    double deps = dot(nd, r, dr), depsd = dot(nd, dr, vp) + dot(nd, r, dvp);
-    double N = P->EA * (eps + P->eta * epsd);
-    double dN = P->EA * (deps + P->eta * depsd);
+    double eps = 0.5 * (dot(nd, r, r) - 1.0), deps = dot(nd, r, dr);
+    double N = P->EA * eps, dN = P->EA * deps;
     if (dP)
-      dN += dP->EA * (eps + P->eta * epsd) + P->EA * dP->eta * epsd;
+      dN += dP->EA * eps;
     double wl = gw[g] * P->l;
     for (int a = 0; a < 4; a++)
       for (int i = 0; i < nd; i++)
@@ -335,6 +333,31 @@ static void beam_geometry(const lw_model *m, const lw_data *d, const lw_force *f
   }
 }
 
+/* the derivative of element n's constants (EA, EI, damping time) and of
+ * its block's mass and gravity (rho A) with respect to a field of its
+ * beam: young, density, damping, size/K, area, inertia; start and end
+ * (the element length, the initial line) are left to the numerical tangent */
+static int beam_tangent(const lw_model *m, int n, const double *field, lw_model *dm)
+{
+  const lw_force *f = &m->forces[n];
+  const lw_beam_desc *bd = &m->desc->beams[f->index];
+  double A, I, dA = 0, dI = 0;
+  double dE = field == &bd->young, drho = field == &bd->density, deta = field == &bd->damping;
+  if (!dE && !drho && !deta && !lw_beam_section_tangent(bd, field, &dA, &dI))
+    return 0;
+  if (!dm || lw_beam_section(bd, &A, &I))
+    return 1;
+  lw_force *df = &dm->forces[n];
+  df->k += dE * A + bd->young * dA;
+  df->vec[0] += dE * I + bd->young * dI;
+  df->vec[1] += deta;
+  double z[3] = {0, 0, 0};
+  int b = f->blk[0];
+  lw_beam_tangent(m, b, drho * A + bd->density * dA, z, dm->mass_blocks + m->mblk_off[b],
+                  dm->qgrav + m->blk_off[b]);
+  return 1;
+}
+
 static int beam_uses_velocity(const lw_force *f)
 {
   return f->vec[1] != 0.0;
@@ -360,4 +383,5 @@ const lw_force_kind lw_kind_beam = {
   .geometry = beam_geometry,
   .jvp = beam_jvp,
   .blocks = lw_kind_own_blocks,
+  .tangent = beam_tangent,
 };

@@ -16,7 +16,6 @@
  * way the flags (which parts are nonzero) are read off the numbers
  * (tangent_flags_set), so that both paths set them alike. */
 #include "lin/lw_tangent.h"
-#include "model/lw_beam_desc.h"
 #include "lw_internal.h"
 #include "compile/lw_compile.h"
 #include "model/lw_error.h"
@@ -389,31 +388,21 @@ static int gravity_field_tangent(const lw_model *m, const double *x, lw_model *d
   return 1;
 }
 
-/* beams/B/young, density, damping, size/K, area, inertia: its elements'
- * EA, EI (force constants k, vec[0]), damping time (vec[1]), mass blocks
- * and gravity (rho A); start and end (the element length, the initial
- * line) are left to the numerical tangent */
-static int beam_field_tangent(const lw_model *m, const double *x, lw_model *dm)
+/* beams/NAME/...: the kind's tangent hook on each of its elements (their
+ * constants, mass blocks and gravity) */
+static int beam_field_tangent(const lw_model *m, const char *path, const double *x, lw_model *dm)
 {
-  const lw_desc *d = m->desc;
-  for (int k = 0; k < d->nbeams; k++) {
-    const lw_beam_desc *bd = &d->beams[k];
-    double A, I, dA = 0, dI = 0, dE = x == &bd->young, drho = x == &bd->density, deta = x == &bd->damping;
-    if (!dE && !drho && !deta && !lw_beam_section_tangent(bd, x, &dA, &dI))
+  const char *name = path + 6, *sl = strchr(name, '/');
+  size_t nl = sl ? (size_t)(sl - name) : strlen(name);
+  for (int k = 0; k < m->nbeams; k++) {
+    const char *bn = m->desc->beams[k].name;
+    if (strlen(bn) != nl || strncmp(bn, name, nl))
       continue;
-    if (!dm || lw_beam_section(bd, &A, &I))
-      return 1;
-    const lw_beam *bm = &m->beams[k];
-    double z[3] = {0, 0, 0}, drhoA = drho * A + bd->density * dA;
-    for (int e = 0; e < bm->nel; e++) {
-      lw_force *f = &dm->forces[bm->force0 + e];
-      f->k += dE * A + bd->young * dA;
-      f->vec[0] += dE * I + bd->young * dI;
-      f->vec[1] += deta;
-      int b = bm->blk0 + e;
-      lw_beam_tangent(m, b, drhoA, z, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
-    }
-    return 1;
+    const lw_force_kind *kd = lw_force_kind_of(LW_FORCE_BEAM);
+    int ok = 1;
+    for (int e = 0; e < m->beams[k].nel; e++)
+      ok &= kd->tangent(m, m->beams[k].force0 + e, x, dm);
+    return ok;
   }
   return 0;
 }
@@ -475,7 +464,7 @@ static int field_tangent(const lw_model *m, const char *path, const double *x, l
   if (!strncmp(path, "bodies/", 7))
     return body_field_tangent(m, x, dm);
   if (!strncmp(path, "beams/", 6))
-    return beam_field_tangent(m, x, dm);
+    return beam_field_tangent(m, path, x, dm);
   return gravity_field_tangent(m, x, dm) || value_field_tangent(m, x, dm);
 }
 
