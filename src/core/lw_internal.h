@@ -271,6 +271,7 @@ struct lw_model {
   double *mass_csc;     /* (nnz) M in the pattern */
   int dense;            /* solve densely with LAPACK */
   double mass_scale;    /* largest diagonal entry of M */
+  double mass_min;      /* smallest diagonal entry of M */
   double *minv_blocks;  /* (mblk_off[nb]) inverses of the mass blocks */
   /* the products making S = J M^-1 J^T (dense models): the pairs of
    * equations (r <= c) and the body they share, as quadruples (entry (c, r)

@@ -1622,6 +1622,7 @@ static int compile_pattern(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       for (int kr = 0; kr <= kc; kr++)
         m->mass_csc[m->colptr[m->blk_off[b] + kc] + row + kr] = M[kc * n + kr];
       m->mass_scale = fmax(m->mass_scale, M[kc * n + kc]);
+      m->mass_min = b == 0 && kc == 0 ? M[0] : fmin(m->mass_min, M[kc * n + kc]);
     }
   }
   return 0;

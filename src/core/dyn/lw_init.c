@@ -289,7 +289,11 @@ static int solve_velocity(const lw_model *m, lw_data *d, double *rc, double *gc,
     double *g = gc + (size_t)i * w;
     lw_coord_eval(m, &m->coords[m->init_coord[i]], d->q, g);
   }
-  normal_matrix(m, d, 1e-10, 1, gc);
+  /* mu M regularizes J^T J: 1e-10 of the masses; a beam's slopes, whose
+   * mass entries fall with the cube of the element length, get theirs
+   * raised to 1e-10 of the largest entry, else they vanish in round-off */
+  double mu = m->nbeams ? 1e-10 * fmax(1.0, m->mass_scale / m->mass_min) : 1e-10;
+  normal_matrix(m, d, mu, 1, gc);
   if (lw_spd_factor(&d->solver, m, d->vals)) {
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "velocity problem: singular matrix");
     return -1;
