@@ -13,6 +13,8 @@
 #include "lw_internal.h"
 #include "dyn/lw_forces.h"
 #include "kind/lw_kind.h"
+#include "lin/lw_jvp.h"
+#include "lin/lw_tangent.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -413,45 +415,121 @@ static void test_pendulum_sensitivities(void)
 {
   lw_desc *desc = lwt_read("flexible-pendulum.json");
   desc->solver.t_end = 0.5;
-  int np = desc->nparams, params[8], objs[1] = {0};
+  int np = desc->nparams, params[8], objs[2] = {0, 1};
   g_assert_cmpint(np, <=, 8);
   for (int j = 0; j < np; j++)
     params[j] = j;
   double *g[3];
   lw_sens_method methods[2] = {LW_SENS_FORWARD, LW_SENS_ADJOINT};
   for (int k = 0; k < 2; k++) {
-    lw_sens_options opt = {.method = methods[k], .nparams = np, .params = params, .nobj = 1, .objectives = objs,
+    lw_sens_options opt = {.method = methods[k], .nparams = np, .params = params, .nobj = 2, .objectives = objs,
                            .threads = 1};
     lw_sens_result r;
     if (lw_sensitivity(desc, &opt, &r) != LW_OK)
       g_error("%s: %s", lw_sens_method_name(methods[k]), r.error.msg);
-    g[k] = g_memdup2(r.gradient, sizeof(double) * np);
+    g[k] = g_memdup2(r.gradient, sizeof(double) * 2 * np);
     lw_sens_result_clear(&r);
   }
   /* central differences, each parameter with a step of about 1e-5 of its
    * value (the step is relative to max(|value|, 1)): shorter ones meet the
    * Newton iteration's tolerance, longer ones the truncation error */
-  g[2] = g_new0(double, np);
+  g[2] = g_new0(double, 2 * np);
   for (int j = 0; j < np; j++) {
-    lw_sens_options opt = {.method = LW_SENS_FD, .nparams = 1, .params = &params[j], .nobj = 1, .objectives = objs,
+    lw_sens_options opt = {.method = LW_SENS_FD, .nparams = 1, .params = &params[j], .nobj = 2, .objectives = objs,
                            .threads = 1, .fd_step = 1e-5 * fmin(fabs(desc->params[j].value), 1.0)};
     lw_sens_result r;
     if (lw_sensitivity(desc, &opt, &r) != LW_OK)
       g_error("fd: %s", r.error.msg);
     g[2][j] = r.gradient[0];
+    g[2][np + j] = r.gradient[1];
     lw_sens_result_clear(&r);
   }
-  for (int j = 0; j < np; j++) {
-    double scale = fmax(fabs(g[1][j]), 1e-300);
-    double fa = fabs(g[0][j] - g[1][j]) / scale, fd = fabs(g[2][j] - g[1][j]) / scale;
-    g_test_message("d tip_y / d %s: forward %.12g, adjoint %.12g (relative %.2g), central differences %.8g "
+  for (int i = 0; i < 2 * np; i++) {
+    int j = i % np;
+    double scale = fmax(fabs(g[1][i]), 1e-300);
+    double fa = fabs(g[0][i] - g[1][i]) / scale, fd = fabs(g[2][i] - g[1][i]) / scale;
+    g_test_message("d %s / d %s: forward %.12g, adjoint %.12g (relative %.2g), central differences %.8g "
                    "(relative %.2g)",
-                   desc->params[j].name, g[0][j], g[1][j], fa, g[2][j], fd);
+                   desc->objectives[i / np].name, desc->params[j].name, g[0][i], g[1][i], fa, g[2][i], fd);
     g_assert_cmpfloat(fa, <, 1e-8);
     g_assert_cmpfloat(fd, <, 1e-5);
   }
   for (int k = 0; k < 3; k++)
     g_free(g[k]);
+  lw_desc_free(desc);
+}
+
+/* the beam outputs' derivatives along a state direction and the
+ * parameters' tangents against central differences of the outputs */
+static void test_output_derivatives(void)
+{
+  lw_desc *desc = lwt_read("flexible-pendulum.json");
+  lw_model *m = lwt_compile(desc);
+  lw_data *d = lw_data_new(m);
+  lw_error err;
+  g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+  GRand *r = g_rand_new_with_seed(3);
+  int nq = m->nq, nc = lw_model_output_columns(m);
+  double *q = g_new(double, nq), *v = g_new0(double, nq), *dq = g_new(double, nq), *q0 = g_new(double, nq);
+  double *yp = g_new(double, nc), *ym = g_new(double, nc), dy[3];
+  random_state(m, r, q, v);
+  for (int i = 0; i < nq; i++)
+    dq[i] = g_rand_double_range(r, -1, 1);
+  memcpy(q0, q, sizeof(double) * nq);
+  double e = 1e-6;
+  for (int i = 0; i < nq; i++)
+    d->q[i] = q0[i] + e * dq[i];
+  lw_outputs(m, d, yp);
+  for (int i = 0; i < nq; i++)
+    d->q[i] = q0[i] - e * dq[i];
+  lw_outputs(m, d, ym);
+  memcpy(d->q, q0, sizeof(double) * nq);
+  lw_lin_point lp = {q0, v, v, v, {NULL, NULL, NULL}, 0};
+  lw_lin_dir dir = {dq, NULL, NULL, NULL, NULL, NULL, -1};
+  for (int k = 0; k < m->nout; k++) {
+    if (m->outputs[k].type < LW_OUT_BEAM_STRAIN)
+      continue;
+    lw_output_jvp(m, d, NULL, k, &lp, &dir, dy);
+    int c = m->out_col[k];
+    double fd = (yp[c] - ym[c]) / (2 * e);
+    g_test_message("%s (%s): derivative along dq %.10g, central differences %.10g", desc->outputs[k].name,
+                   lw_output_type_name(m->outputs[k].type), dy[0], fd);
+    g_assert_cmpfloat(fabs(dy[0] - fd), <, 1e-6 * fmax(fabs(fd), 1e-3));
+  }
+  /* along the parameters: the exact tangent against the outputs of models compiled at perturbed values */
+  for (int j = 0; j < desc->nparams; j++) {
+    lw_tangent *tg = lw_tangent_new(desc, j, &err);
+    g_assert_nonnull(tg);
+    lw_lin_dir pdir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    double val = desc->params[j].value, h = 1e-6 * fabs(val);
+    lw_desc *dp = lw_desc_copy(desc);
+    double ys[2][16];
+    for (int sgn = 0; sgn < 2; sgn++) {
+      dp->params[j].value = val + (sgn ? -h : h);
+      lw_model *mp = lwt_compile(dp);
+      lw_data *dd = lw_data_new(mp);
+      memcpy(dd->q, q0, sizeof(double) * nq);
+      lw_outputs(mp, dd, ys[sgn]);
+      lw_data_free(dd);
+      lw_model_free(mp);
+    }
+    for (int k = 0; k < m->nout; k++) {
+      if (m->outputs[k].type < LW_OUT_BEAM_STRAIN)
+        continue;
+      lw_output_jvp(m, d, tg, k, &lp, &pdir, dy);
+      int c = m->out_col[k];
+      double fd = (ys[0][c] - ys[1][c]) / (2 * h);
+      g_test_message("%s along %s: %.10g, central differences %.10g", desc->outputs[k].name, desc->params[j].name,
+                     dy[0], fd);
+      g_assert_cmpfloat(fabs(dy[0] - fd), <, 1e-5 * fmax(fabs(fd), 1e-12) + 1e-14);
+    }
+    lw_desc_free(dp);
+    lw_tangent_free(tg);
+  }
+  g_free(q), g_free(v), g_free(dq), g_free(q0), g_free(yp), g_free(ym);
+  g_rand_free(r);
+  lw_data_free(d);
+  lw_model_free(m);
   lw_desc_free(desc);
 }
 
@@ -530,6 +608,7 @@ int main(int argc, char **argv)
   g_test_add_func("/beam/free-frequency", test_free_frequency);
   g_test_add_func("/beam/welded-settles", test_welded_settles);
   g_test_add_func("/beam/pendulum-sensitivities", test_pendulum_sensitivities);
+  g_test_add_func("/beam/output-derivatives", test_output_derivatives);
   g_test_add_func("/beam/messages", test_messages);
   g_test_add_func("/beam/round-trip", test_round_trip);
   return g_test_run();

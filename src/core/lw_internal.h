@@ -113,6 +113,8 @@ typedef struct {
   int joint;        /* reaction force: the joint, */
   int rbody;        /* the body the force acts on (body 2, or body 1 when body 2 is the ground) */
   double rsign;     /* +1 on body 2, -1 on body 1 */
+  int beam;         /* beam outputs: the beam, */
+  double bs;        /* the arc length of the place */
 } lw_output;
 
 /* A joint's friction (docs/friction.md sec. 8): the kernel's kind and

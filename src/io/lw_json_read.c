@@ -741,7 +741,8 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     g_autofree char *p = g_strdup_printf("%s/type", path);
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
                "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy, control, "
-               "spring_length, spring_force or dissipated_energy)", type);
+               "spring_length, spring_force, dissipated_energy, beam_strain, beam_force, beam_curvature, beam_moment, "
+               "beam_deflection or beam_energy)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -768,7 +769,15 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_SPRING_FORCE:
     od->force = dup_or_null(need_str(r, o, "force", path));
     break;
+  case LW_OUT_BEAM_ENERGY:
+    od->body = dup_or_null(need_str(r, o, "body", path));
+    break;
   default:
+    if (t >= LW_OUT_BEAM_STRAIN) {
+      od->body = dup_or_null(need_str(r, o, "body", path));
+      if (!read_place(r, o, "point", path, &od->place) && !r->failed)
+        fail(r, path, "required field 'point' is missing (the arc length along the beam, [s, 0])");
+    }
     break;
   }
 }

@@ -543,8 +543,16 @@ char *lw_model_to_json(const lw_desc *d)
     case LW_OUT_POSITION:
     case LW_OUT_VELOCITY:
     case LW_OUT_ACCELERATION:
+    case LW_OUT_BEAM_STRAIN:
+    case LW_OUT_BEAM_FORCE:
+    case LW_OUT_BEAM_CURVATURE:
+    case LW_OUT_BEAM_MOMENT:
+    case LW_OUT_BEAM_DEFLECTION:
       kvstr(&w, "body", o->body ? o->body : "");
       place(&w, "point", &o->place);
+      break;
+    case LW_OUT_BEAM_ENERGY:
+      kvstr(&w, "body", o->body ? o->body : "");
       break;
     case LW_OUT_JOINT_COORDINATE:
     case LW_OUT_JOINT_VELOCITY:

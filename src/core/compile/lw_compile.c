@@ -1501,6 +1501,27 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       o->coord = m->joint_fric[ji]; /* the friction element */
       break;
     }
+    case LW_OUT_BEAM_STRAIN:
+    case LW_OUT_BEAM_FORCE:
+    case LW_OUT_BEAM_CURVATURE:
+    case LW_OUT_BEAM_MOMENT:
+    case LW_OUT_BEAM_DEFLECTION:
+    case LW_OUT_BEAM_ENERGY: {
+      snprintf(path, sizeof path, "outputs/%s/body", od->name);
+      int b = lw_cc_body_index(d, od->body);
+      if (!lw_is_beam_ref(b))
+        FAIL(path, "output '%s': '%s' is not a beam (a %s output reads a beam)", od->name,
+             od->body ? od->body : "(missing)", lw_output_type_name(od->type));
+      if (od->type == LW_OUT_BEAM_DEFLECTION && !m->planar)
+        FAIL(path, "output '%s': a beam's deflection is measured in a planar model only", od->name);
+      o->beam = lw_beam_of_ref(b);
+      double p[3] = {0, 0, 0};
+      snprintf(path, sizeof path, "outputs/%s/point", od->name);
+      if (od->type != LW_OUT_BEAM_ENERGY && lw_cc_resolve_place(c, b, &od->place, path, p, NULL, err))
+        goto fail;
+      o->bs = p[0];
+      break;
+    }
     case LW_OUT_REACTION_FORCE: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ji = -1;
@@ -1570,7 +1591,8 @@ static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_er
       if (t->output < 0)
         FAIL(path, "objective '%s': output '%s' does not exist", od->name,
              td->output ? td->output : "(missing)");
-      if (m->outputs[t->output].type == LW_OUT_DISSIPATED_ENERGY || m->outputs[t->output].type >= LW_OUT_FRICTION_FORCE)
+      lw_output_type ot = m->outputs[t->output].type;
+      if (ot == LW_OUT_DISSIPATED_ENERGY || (ot >= LW_OUT_FRICTION_FORCE && ot < LW_OUT_BEAM_STRAIN))
         FAIL(path, "objective '%s': output '%s' (%s) cannot be used in an objective: "
                    "its sensitivities are not computed", od->name, td->output,
              lw_output_type_name(m->outputs[t->output].type));

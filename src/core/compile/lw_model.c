@@ -252,6 +252,16 @@ const char *lw_model_output_unit(const lw_model *m, int k)
     return "N";
   case LW_OUT_SLIP_SPEED:
     return "m/s";
+  case LW_OUT_BEAM_FORCE:
+    return "N";
+  case LW_OUT_BEAM_CURVATURE:
+    return "1/m";
+  case LW_OUT_BEAM_MOMENT:
+    return "N m";
+  case LW_OUT_BEAM_DEFLECTION:
+    return "m";
+  case LW_OUT_BEAM_ENERGY:
+    return "J";
   default:
     return "";
   }

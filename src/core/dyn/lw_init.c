@@ -6,6 +6,7 @@
 #include "lw_internal.h"
 #include "compile/lw_model.h"
 #include "compile/lw_vexpr.h"
+#include "dyn/lw_beam_out.h"
 #include "dyn/lw_forces.h"
 #include "dyn/lw_joint_friction.h"
 #include "dyn/lw_rows.h"
@@ -492,6 +493,14 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     }
     case LW_OUT_DISSIPATED_ENERGY:
       o[0] = d->dissipated;
+      break;
+    case LW_OUT_BEAM_STRAIN:
+    case LW_OUT_BEAM_FORCE:
+    case LW_OUT_BEAM_CURVATURE:
+    case LW_OUT_BEAM_MOMENT:
+    case LW_OUT_BEAM_DEFLECTION:
+    case LW_OUT_BEAM_ENERGY:
+      o[0] = lw_beam_output(m, d, k, d->q, NULL, NULL, NULL);
       break;
     case LW_OUT_FRICTION_WORK:
       o[0] = d->fric_work[op->coord];

@@ -129,6 +129,14 @@ typedef enum {
   LW_OUT_NORMAL_FORCE,      /* the effective normal force N from its reaction (N) */
   LW_OUT_SLIP_SPEED,        /* the slip speed s = |u| (m/s; a rotation's is r_e |omega|) */
   LW_OUT_FRICTION_WORK,     /* the work its friction took out since the start (J) */
+  /* a beam at a place on it (docs/model-format.md, beams): */
+  LW_OUT_BEAM_STRAIN,       /* the axial strain (r'.r' - 1) / 2 */
+  LW_OUT_BEAM_FORCE,        /* the axial force EA times that strain (N; the stress is it over A) */
+  LW_OUT_BEAM_CURVATURE,    /* the curvature |r' x r''| / |r'|^3 (1/m; planar: signed, positive to the left) */
+  LW_OUT_BEAM_MOMENT,       /* the bending moment EI |r''| (N m; planar: signed) */
+  LW_OUT_BEAM_DEFLECTION,   /* planar: the place's distance from the line through the beam's start
+                               along its slope there, positive to the left (m) */
+  LW_OUT_BEAM_ENERGY,       /* the beam's elastic energy (J) */
   LW_OUT_NTYPES
 } lw_output_type;
 

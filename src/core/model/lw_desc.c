@@ -507,7 +507,8 @@ static const char *output_names[LW_OUT_NTYPES] = {
   "position", "velocity", "acceleration", "joint_coordinate", "joint_velocity",
   "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control",
   "spring_length", "spring_force", "dissipated_energy", "friction_force", "normal_force", "slip_speed",
-  "friction_work"};
+  "friction_work", "beam_strain", "beam_force", "beam_curvature", "beam_moment", "beam_deflection",
+  "beam_energy"};
 
 static int name_index(const char **names, int n, const char *s)
 {
