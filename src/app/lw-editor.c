@@ -370,7 +370,7 @@ static void show_model_pose(LwEditor *self, const double *joints)
 {
   if (!self->view)
     return;
-  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos};
+  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos, 0, NULL};
   lw_view3d_set_state(self->view, &rs);
 }
 

@@ -26,6 +26,7 @@ typedef struct {
   int nbodies;  const double *body_pose; /* nbodies x 12: origin[3], then R[9] row-major (R[3*i+j]) */
   int njoints;  const double *joints;    /* njoints x 6: origin[3], unit axis[3] */
   int nforces;  const double *forces;    /* nforces x 6, see lw_scene_geometry() */
+  int nbeam_pts; const double *beam_pts; /* nbeam_pts x 4, see lw_scene_beams() */
 } lw_render_state;
 
 typedef struct {

@@ -54,8 +54,8 @@ struct _LwView3d {
 
   gboolean has_state;
   lw_render_state state;
-  double *poses, *joints, *forces;
-  int cap_poses, cap_joints, cap_forces;
+  double *poses, *joints, *forces, *beam_pts;
+  int cap_poses, cap_joints, cap_forces, cap_beam_pts;
 
   GArray *traces; /* trace_copy */
   lw_render_options opt;
@@ -916,6 +916,7 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->poses);
   g_free(self->joints);
   g_free(self->forces);
+  g_free(self->beam_pts);
   g_free(self->selection);
   g_free(self->gl_error);
   lw_measure_overlay_free(self->measure);
@@ -1215,6 +1216,8 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
   s->body_pose = copy_into(&self->poses, &self->cap_poses, state->body_pose, 12 * (size_t)s->nbodies);
   s->joints = copy_into(&self->joints, &self->cap_joints, state->joints, 6 * (size_t)s->njoints);
   s->forces = copy_into(&self->forces, &self->cap_forces, state->forces, 6 * (size_t)s->nforces);
+  s->nbeam_pts = state->beam_pts ? state->nbeam_pts : 0;
+  s->beam_pts = copy_into(&self->beam_pts, &self->cap_beam_pts, state->beam_pts, 4 * (size_t)s->nbeam_pts);
   self->has_state = TRUE;
   changed(self);
 }

@@ -596,6 +596,38 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
   }
 }
 
+int lw_scene_beam_points(const lw_model *m)
+{
+  int n = 0;
+  for (int k = 0; k < m->nbeams; k++)
+    n += m->beams[k].nel * LW_BEAM_DRAW_PER_ELEMENT + 1;
+  return n;
+}
+
+void lw_scene_beams(const lw_model *m, const lw_data *d, double *pts)
+{
+  int nd = m->nd;
+  for (int k = 0; k < m->nbeams; k++) {
+    const lw_beam *bm = &m->beams[k];
+    /* the radius of a circle of the section's area */
+    double rad = sqrt(bm->rhoA / m->desc->beams[k].density / M_PI);
+    for (int e = 0; e < bm->nel; e++) {
+      const double *x = d->q + m->blk_off[bm->blk0 + e];
+      for (int j = e ? 1 : 0; j <= LW_BEAM_DRAW_PER_ELEMENT; j++) {
+        double S[4];
+        lw_beam_shape((double)j / LW_BEAM_DRAW_PER_ELEMENT, bm->l, S, NULL, NULL);
+        double *p = pts;
+        p[0] = p[1] = p[2] = 0;
+        for (int a = 0; a < 4; a++)
+          for (int i = 0; i < nd; i++)
+            p[i] += S[a] * x[a * nd + i];
+        p[3] = e == 0 && j == 0 ? -rad : rad;
+        pts += 4;
+      }
+    }
+  }
+}
+
 /* ---- dense evaluations (verifiers, reference integrators) --------------- */
 void lw_eval_mass_dense(const lw_model *m, double *M)
 {

@@ -622,6 +622,14 @@ void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], 
  *     joint spring-damper: the joint origin and its unit axis.
  * Either array may be NULL. */
 void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, double *forces);
+/* The beams' centre lines for a view: LW_BEAM_DRAW_PER_ELEMENT points an
+ * element along its shape functions, each (x, y, z, radius), the beams one
+ * after the other; a beam's first point has its radius negated (no segment
+ * leads to it).  lw_scene_beam_points gives their count (0: no beams);
+ * pts holds 4 that many. */
+#define LW_BEAM_DRAW_PER_ELEMENT 8
+int lw_scene_beam_points(const lw_model *m);
+void lw_scene_beams(const lw_model *m, const lw_data *d, double *pts);
 
 /* Lower-level evaluations used by verifiers and the independent reference
  * integrator (all at the state in d, time t):
