@@ -141,18 +141,27 @@ static void extrapolate(double *x3, const double *x1, const double *x2, size_t n
     x3[i] = rich_w[0] * x1[i] + rich_w[1] * x2[i] + rich_w[2] * x3[i];
 }
 
-/* order 4: d holds the three thirds of the step, b1 the whole step, b2
- * its halves: the error of the order-3 solution (4 y_2 - y_1) / 3, then d
- * the extrapolated state */
-static double err_richardson(const lw_model *m, lw_data *d, const snap *a, const snap *b1, const snap *b2, double *e)
+/* order 4: d holds the three thirds of the step (y3), b1 the whole step
+ * (y1), b2 its halves (y2).  The extrapolated state's error is estimated
+ * by its difference from the order-3 solution (4 y2 - y1) / 3 (into
+ * *err4), y3's own by (y1 - y3) / 8 (its h^2 term, into *err2).  d becomes
+ * the extrapolated state when err4 <= 1; when only err2 is, it keeps y3:
+ * a stiff component that the trapezoidal rule carries stably (|R| <= 1
+ * on the left half plane) the extrapolation's weights amplify (by up to
+ * 1/12 + 4/3 + 9/4), and y3 is then the result within the tolerance. */
+static void err_richardson(const lw_model *m, lw_data *d, const snap *a, const snap *b1, const snap *b2, double *e,
+                           double *err4, double *err2)
 {
   for (int i = 0; i < m->nq; i++) {
     double y = rich_w[0] * b1->q[i] + rich_w[1] * b2->q[i] + rich_w[2] * d->q[i];
     e[i] = y - (4.0 * b2->q[i] - b1->q[i]) / 3.0;
   }
-  double err = err_norm(m, e, a->q, d->q);
-  if (!(err <= 1.0))
-    return err;
+  *err4 = err_norm(m, e, a->q, d->q);
+  for (int i = 0; i < m->nq; i++)
+    e[i] = (b1->q[i] - d->q[i]) / 8.0;
+  *err2 = err_norm(m, e, a->q, d->q);
+  if (!(*err4 <= 1.0))
+    return;
   extrapolate(d->q, b1->q, b2->q, b1->nq);
   extrapolate(d->qd, b1->qd, b2->qd, b1->nq);
   extrapolate(d->qdd, b1->qdd, b2->qdd, b1->nq);
@@ -162,7 +171,6 @@ static double err_richardson(const lw_model *m, lw_data *d, const snap *a, const
   extrapolate(d->fric_work, b1->fric_work, b2->fric_work, (size_t)m->nfric);
   extrapolate(&d->dissipated, &b1->dissipated, &b2->dissipated, 1);
   lw_coords_update(m, d);
-  return err;
 }
 
 /* ---- one step --------------------------------------------------------- */
@@ -175,11 +183,21 @@ typedef struct {
   lw_sim_result *res;
 } tol_run;
 
+/* the penalty of a step of length h: the model's, or less where alpha
+ * h^2/4 would pass 1e7 times the largest mass entry (where lw_initialize
+ * refuses it: the Newton matrix loses the motion to round-off), so that
+ * long steps stay well conditioned */
+static double step_penalty(const lw_model *m, double h)
+{
+  return fmin(m->opt.alpha, 0.9 * 4e7 * m->mass_scale / (h * h));
+}
+
 /* one step of the integrator of length h */
 static int substep(tol_run *r, double h, lw_error *err)
 {
   lw_step_info info = {0};
   r->mh.opt.step = h;
+  r->mh.opt.alpha = step_penalty(r->m, h);
   int st = lw_step(&r->mh, r->d, &info, err);
   r->res->newton_iterations += info.iterations;
   if (info.iterations > r->res->max_step_iterations)
@@ -187,24 +205,50 @@ static int substep(tol_run *r, double h, lw_error *err)
   return st;
 }
 
-/* the step of length H from the state in r->a; its error (> 1: refused),
- * or -1 when a step of the integrator failed (err set) */
-static double attempt(tol_run *r, double H, lw_error *err)
+/* the factor of the next step from an error estimate of local order p */
+static double step_factor(double err, double p)
+{
+  double f = err > 0 ? 0.9 * pow(err, -1.0 / p) : 5.0;
+  return fmin(5.0, fmax(0.2, f));
+}
+
+/* the step of length H from the state in r->a, d at its end: whether it
+ * is within the tolerance (0: refused, or -1: a step of the integrator
+ * failed, err set) and in *fac the factor of the next step's length */
+static int attempt(tol_run *r, double H, double *fac, lw_error *err)
 {
   const lw_model *m = r->m;
-  if (m->opt.order == 2)
-    return substep(r, H, err) ? -1.0 : err_predictor(m, r->d, &r->a, H, r->e);
+  *fac = 0.25;
+  if (m->opt.order == 2) {
+    if (substep(r, H, err))
+      return -1;
+    double e2 = err_predictor(m, r->d, &r->a, H, r->e);
+    *fac = step_factor(e2, 3.0);
+    return e2 <= 1.0;
+  }
   snap *y[2] = {&r->b1, &r->b2};
   for (int n = 1; n <= 3; n++) {
     if (n > 1)
       snap_restore(&r->a, r->d);
     for (int k = 0; k < n; k++)
       if (substep(r, H / n, err))
-        return -1.0;
+        return -1;
     if (n < 3)
       snap_save(y[n - 1], r->d);
   }
-  return err_richardson(m, r->d, &r->a, &r->b1, &r->b2, r->e);
+  double e4, e2;
+  err_richardson(m, r->d, &r->a, &r->b1, &r->b2, r->e, &e4, &e2);
+  if (e4 <= 1.0) {
+    *fac = step_factor(e4, 4.0);
+    return 1;
+  }
+  /* y3 (order 2) where the extrapolation made things worse than it */
+  if (e2 <= 1.0 && e2 < e4) {
+    *fac = step_factor(e2, 3.0);
+    return 1;
+  }
+  *fac = fmax(step_factor(e4, 4.0), step_factor(e2, 3.0));
+  return 0;
 }
 
 /* ---- dense output ----------------------------------------------------- */
@@ -320,11 +364,6 @@ static int step_rows(tol_run *r, rows *rw, lw_data *o, double tb)
 
 /* ---- the run ---------------------------------------------------------- */
 
-double lw_tol_step_limit(const lw_model *m)
-{
-  return 2.0 * sqrt(1e7 * m->mass_scale / m->opt.alpha);
-}
-
 /* the run's checks and its table: 0, or the status with res->error set */
 static int tol_setup(const lw_model *m, double t_end, double h_out, const lw_sim_output *out, lw_sim_result *res,
                      rows *rw)
@@ -353,28 +392,16 @@ static int tol_setup(const lw_model *m, double t_end, double h_out, const lw_sim
   return LW_OK;
 }
 
-/* the step after one of length H with error err (0 < err, or -1: failed),
- * the estimate's local order q + 1 (3: order 2, 4: order 4's estimate) */
-static double next_step(double H, double err, int after_reject, int order)
-{
-  if (err < 0)
-    return 0.25 * H;
-  double f = err > 0 ? 0.9 * pow(err, order == 2 ? -1.0 / 3.0 : -0.25) : 5.0;
-  f = fmin(5.0, fmax(0.2, f));
-  return H * (after_reject && f > 1.0 ? 1.0 : f);
-}
-
 /* the steps from the initialized state in r->d to t_end; LW_OK or the status
  * with res->error set */
 static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn progress, void *user)
 {
   lw_sim_result *res = r->res;
-  const double t_end = rw->t_end, hmax = lw_tol_step_limit(r->m);
+  const double t_end = rw->t_end;
   int rejected = 0;
   double next_progress = 0.01 * t_end;
   while (r->d->t < t_end) {
     double ta = r->d->t;
-    H = fmin(H, hmax);
     if (ta + 1.01 * H >= t_end)
       H = t_end - ta;
     if (!(H > 1e-12 * fmax(1.0, fabs(ta)))) {
@@ -385,13 +412,14 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
     }
     snap_save(&r->a, r->d);
     lw_error err;
-    double e = attempt(r, H, &err);
-    if (e < 0 || e > 1.0) {
+    double fac;
+    int ok = attempt(r, H, &fac, &err);
+    if (ok <= 0) {
       snap_restore(&r->a, r->d);
       res->rejected++;
-      if (e < 0)
+      if (ok < 0)
         res->error = err; /* said if the steps then fall too small */
-      H = next_step(H, e, 1, r->m->opt.order);
+      H *= fmin(fac, 1.0);
       rejected = 1;
       continue;
     }
@@ -414,7 +442,7 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
       lw_set_error(&res->error, LW_OK, "", r->d->t, "stopped by the receiver of the rows at t = %.6g s", r->d->t);
       return LW_OK;
     }
-    H = next_step(H, e, rejected, r->m->opt.order);
+    H *= rejected ? fmin(fac, 1.0) : fac;
     rejected = 0;
     if (progress && r->d->t >= next_progress) {
       next_progress = r->d->t + 0.01 * t_end;
@@ -436,8 +464,14 @@ int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim
   if (st)
     return res->status = st;
   tol_run r = {.m = m, .mh = *m, .res = res};
-  double H = fmin(fmin(h_out, 1e-3), lw_tol_step_limit(m));
+  double H = fmin(h_out, 1e-3);
   r.mh.opt.step = H;
+  r.mh.opt.alpha = step_penalty(m, H);
+  /* the Newton iteration converged well below the error allowed, so that
+   * its own error does not show in the estimate */
+  double tol_newton = 1e-2 * fmin(m->opt.atol, m->opt.rtol);
+  r.mh.opt.tolerance = fmin(m->opt.tolerance, tol_newton);
+  r.mh.opt.constraint_tolerance = fmin(m->opt.constraint_tolerance, tol_newton);
   r.d = lw_data_new(&r.mh);
   lw_data *o = lw_data_new(&r.mh);
   r.e = malloc(sizeof(double) * ((size_t)m->nq + 1));

@@ -10,8 +10,4 @@
 int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim_output *out, lw_sim_result *res,
                      lw_progress_fn progress, void *user);
 
-/* the largest step the model's penalty allows: alpha h^2/4 at most 1e7
- * times the largest mass entry (lw_init.c: check_penalty) */
-double lw_tol_step_limit(const lw_model *m);
-
 #endif
