@@ -291,7 +291,7 @@ static int bench_a01(void)
     double ae[8], at[8], be[8], bt[8];
     int nae = 0, nbe = 0;
     printf("%-28s %10s %12s %10s\n", "solver", "tol", "error (m)", "wall s");
-    for (int k = 7; k <= 10; k++) {
+    for (int k = 8; k <= 10; k++) {
       double tol = pow(10.0, -k), e, w;
       lw_sim_result st;
       if (a01_ours(pm, tol, (const double (*)[3])a01_ref, na, &e, &w, &st)) {
@@ -302,7 +302,7 @@ static int bench_a01(void)
       ae[nae] = e;
       at[nae++] = w;
     }
-    for (int k = 7; k <= 11; k++) {
+    for (int k = 8; k <= 12; k++) {
       double tol = pow(10.0, -k), e, w;
       lw_ref_stats rs2;
       if (a01_idas(pm, tol, (const double (*)[3])a01_ref, na, &e, &w, &rs2)) {
@@ -314,7 +314,15 @@ static int bench_a01(void)
       bt[nbe++] = w;
     }
     double to = time_at_error(ae, at, nae, 1e-3), ti = time_at_error(be, bt, nbe, 1e-3);
-    printf("A01 within 1e-3 m: ours %.3f s, IDAS %.3f s (ours/IDAS = %.2f)\n", to, ti, to / ti);
+    if (ti == ti) {
+      printf("A01 within 1e-3 m: ours %.3f s, IDAS %.3f s (ours/IDAS = %.2f)\n", to, ti, to / ti);
+    } else if (nbe > 0) {
+      /* IDAS's error falls with its tolerance: its time for 1e-3 m is more
+       * than that of its most accurate run */
+      printf("A01 within 1e-3 m: ours %.3f s; IDAS did not reach it down to rtol 1e-12 (its best: %.3e m in "
+             "%.3f s), so it needs more than %.3f s (ours/IDAS < %.2f)\n",
+             to, be[nbe - 1], bt[nbe - 1], bt[nbe - 1], to / bt[nbe - 1]);
+    }
   }
   lw_model_free(pm);
   return failed;

@@ -362,6 +362,75 @@ static void test_events_refused(void)
   lw_model_free(m);
 }
 
+/* every parameter and objective of d by method; fd at the step fd_step */
+static lw_sens_result sens_all(const lw_desc *d, lw_sens_method method, double fd_step)
+{
+  g_autofree int *params = g_new(int, d->nparams + 1);
+  g_autofree int *objs = g_new(int, d->nobjectives + 1);
+  for (int j = 0; j < d->nparams; j++)
+    params[j] = j;
+  for (int o = 0; o < d->nobjectives; o++)
+    objs[o] = o;
+  lw_sens_options opt = {.method = method, .nparams = d->nparams, .params = params, .nobj = d->nobjectives,
+                         .objectives = objs, .threads = 1, .fd_step = fd_step};
+  lw_sens_result res;
+  if (lw_sensitivity(d, &opt, &res))
+    g_error("%s, %s: %s", d->name, lw_sens_method_name(method), res.error.msg);
+  return res;
+}
+
+/* sensitivities over the tolerance mode's steps (their lengths held
+ * fixed): forward and adjoint agree to 1e-8 and with central differences
+ * of the whole run (over the same steps) on every shipped model with
+ * objectives.  As in test-sens.c (/sens/agree/models): one second of each,
+ * the differences at step 1e-4 with the Newton iteration converged, each
+ * component relative (a component far below the row's largest against 1e-3
+ * of it for forward and adjoint, 1e-2 for the differences) */
+static void test_sensitivities(void)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(lwt_models); i++) {
+    lw_desc *d = lwt_read(lwt_models[i]);
+    if (!(d->nobjectives > 0 && d->nparams > 0 && d->nevents == 0)) {
+      lw_desc_free(d);
+      continue;
+    }
+    d->solver.t_end = fmin(d->solver.t_end, 1.0);
+    d->solver.tolerance = 1e-14;
+    d->solver.constraint_tolerance = 1e-12;
+    d->solver.mode = LW_MODE_TOLERANCE;
+    /* steps of about 1 ms as in the step mode's test: on the spatial
+     * slider-crank the differences move away from the derivatives as h^2
+     * (1.8e-5 at h = 1 ms in the step mode, 2.4e-4 at rtol 1e-6, steps of
+     * 4 ms) */
+    d->solver.rtol = d->solver.atol = 1e-8;
+    lw_sens_result f = sens_all(d, LW_SENS_FORWARD, 0), a = sens_all(d, LW_SENS_ADJOINT, 0),
+                   c = sens_all(d, LW_SENS_FD, 1e-4);
+    g_assert_cmpint(f.steps, ==, a.steps);
+    int p = d->nparams;
+    double efa = 0, efd = 0;
+    for (int o = 0; o < d->nobjectives; o++) {
+      g_assert_cmpfloat(fabs(f.value[o] - a.value[o]), <=, 1e-14 * fabs(a.value[o]));
+      g_assert_cmpfloat(fabs(c.value[o] - a.value[o]), <=, 1e-14 * fabs(a.value[o]));
+      double rowmax = 0;
+      for (int j = 0; j < p; j++)
+        rowmax = fmax(rowmax, fabs(a.gradient[o * p + j]));
+      for (int j = 0; j < p; j++) {
+        double ga = a.gradient[o * p + j], gf = f.gradient[o * p + j], gc = c.gradient[o * p + j];
+        efa = fmax(efa, fabs(ga - gf) / fmax(fabs(ga), 1e-3 * rowmax));
+        efd = fmax(efd, fabs(ga - gc) / fmax(fabs(ga), 1e-2 * rowmax));
+      }
+    }
+    g_test_message("%s (%ld steps of their own lengths): forward vs adjoint %.2e, adjoint vs central "
+                   "differences %.2e", d->name, a.steps, efa, efd);
+    g_assert_cmpfloat(efa, <=, 1e-8);
+    g_assert_cmpfloat(efd, <=, 1e-4);
+    lw_sens_result_clear(&f);
+    lw_sens_result_clear(&a);
+    lw_sens_result_clear(&c);
+    lw_desc_free(d);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -371,6 +440,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tolerance/settings", test_settings);
   g_test_add_func("/tolerance/events-refused", test_events_refused);
   g_test_add_func("/tolerance/stiff-spring", test_stiff_spring);
+  g_test_add_func("/tolerance/sensitivities", test_sensitivities);
   g_test_add_func("/tolerance/a01", test_a01);
   g_test_add_func("/tolerance/a02", test_a02);
   return g_test_run();

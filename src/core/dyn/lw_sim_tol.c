@@ -181,7 +181,25 @@ typedef struct {
   snap a, b1, b2;    /* the state the step starts from; the whole step and its halves (order 4) */
   double *e;         /* (nq) the error estimate */
   lw_sim_result *res;
+  double hmax;       /* the longest step */
+  double *hs;        /* the steps' lengths, when recorded (nhs of them, room for cap) */
+  long nhs, cap;
 } tol_run;
+
+/* H appended to the recorded lengths; -1 out of memory */
+static int record_step(tol_run *r, double H)
+{
+  if (r->nhs == r->cap) {
+    long cap = r->cap ? 2 * r->cap : 1024;
+    double *hs = realloc(r->hs, sizeof(double) * (size_t)cap);
+    if (!hs)
+      return -1;
+    r->hs = hs;
+    r->cap = cap;
+  }
+  r->hs[r->nhs++] = H;
+  return 0;
+}
 
 /* the penalty of a step of length h: the model's, or less where alpha
  * h^2/4 would pass 1e7 times the largest mass entry (where lw_initialize
@@ -192,12 +210,22 @@ static double step_penalty(const lw_model *m, double h)
   return fmin(m->opt.alpha, 0.9 * 4e7 * m->mass_scale / (h * h));
 }
 
+void lw_tol_step_opt(const lw_model *m, double h, lw_opt *o)
+{
+  /* the Newton iteration converged well below the error allowed, so that
+   * its own error does not show in the estimate */
+  double tol_newton = 1e-2 * fmin(m->opt.atol, m->opt.rtol);
+  o->tolerance = fmin(m->opt.tolerance, tol_newton);
+  o->constraint_tolerance = fmin(m->opt.constraint_tolerance, tol_newton);
+  o->step = h;
+  o->alpha = step_penalty(m, h);
+}
+
 /* one step of the integrator of length h */
 static int substep(tol_run *r, double h, lw_error *err)
 {
   lw_step_info info = {0};
-  r->mh.opt.step = h;
-  r->mh.opt.alpha = step_penalty(r->m, h);
+  lw_tol_step_opt(r->m, h, &r->mh.opt);
   int st = lw_step(&r->mh, r->d, &info, err);
   r->res->newton_iterations += info.iterations;
   if (info.iterations > r->res->max_step_iterations)
@@ -219,7 +247,7 @@ static int attempt(tol_run *r, double H, double *fac, lw_error *err)
 {
   const lw_model *m = r->m;
   *fac = 0.25;
-  if (m->opt.order == 2) {
+  if (r->mh.opt.order == 2) {
     if (substep(r, H, err))
       return -1;
     double e2 = err_predictor(m, r->d, &r->a, H, r->e);
@@ -396,12 +424,14 @@ static int tol_setup(const lw_model *m, double t_end, double h_out, const lw_sim
  * with res->error set */
 static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn progress, void *user)
 {
+  const double hmax = r->hmax;
   lw_sim_result *res = r->res;
   const double t_end = rw->t_end;
   int rejected = 0;
   double next_progress = 0.01 * t_end;
   while (r->d->t < t_end) {
     double ta = r->d->t;
+    H = fmin(H, hmax);
     if (ta + 1.01 * H >= t_end)
       H = t_end - ta;
     if (!(H > 1e-12 * fmax(1.0, fabs(ta)))) {
@@ -427,6 +457,10 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
     r->d->t = H == t_end - ta ? t_end : ta + H;
     r->d->t0 = r->d->t;
     r->d->nstep = 0;
+    if (r->cap >= 0 && record_step(r, H)) {
+      lw_set_error(&res->error, LW_ERR_NOMEM, "", r->d->t, "out of memory for the steps' lengths");
+      return LW_ERR_NOMEM;
+    }
     res->steps++;
     res->h_min = res->steps == 1 ? H : fmin(res->h_min, H);
     res->h_max = fmax(res->h_max, H);
@@ -456,22 +490,22 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
   return LW_OK;
 }
 
-int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim_output *out, lw_sim_result *res,
-                     lw_progress_fn progress, void *user)
+/* the run at the given order, steps at most hmax long; the steps' lengths
+ * into *hs (n of them) when hs is not NULL */
+static int tol_simulate(const lw_model *m, int order, double hmax, double t_end, double h_out,
+                        const lw_sim_output *out, lw_sim_result *res, lw_progress_fn progress, void *user,
+                        double **hs, long *n)
 {
   rows rw;
+  memset(res, 0, sizeof *res);
+  res->error.time = NAN;
   int st = tol_setup(m, t_end, h_out, out, res, &rw);
   if (st)
     return res->status = st;
-  tol_run r = {.m = m, .mh = *m, .res = res};
+  tol_run r = {.m = m, .mh = *m, .res = res, .hmax = hmax, .cap = hs ? 0 : -1};
   double H = fmin(h_out, 1e-3);
-  r.mh.opt.step = H;
-  r.mh.opt.alpha = step_penalty(m, H);
-  /* the Newton iteration converged well below the error allowed, so that
-   * its own error does not show in the estimate */
-  double tol_newton = 1e-2 * fmin(m->opt.atol, m->opt.rtol);
-  r.mh.opt.tolerance = fmin(m->opt.tolerance, tol_newton);
-  r.mh.opt.constraint_tolerance = fmin(m->opt.constraint_tolerance, tol_newton);
+  lw_tol_step_opt(m, H, &r.mh.opt);
+  r.mh.opt.order = order;
   r.d = lw_data_new(&r.mh);
   lw_data *o = lw_data_new(&r.mh);
   r.e = malloc(sizeof(double) * ((size_t)m->nq + 1));
@@ -502,5 +536,30 @@ int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim
   free(r.a.mem);
   free(r.b1.mem);
   free(r.b2.mem);
+  if (hs && !st) {
+    *hs = r.hs;
+    *n = r.nhs;
+  } else {
+    free(r.hs);
+  }
+  return st;
+}
+
+int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim_output *out, lw_sim_result *res,
+                     lw_progress_fn progress, void *user)
+{
+  return tol_simulate(m, m->opt.order, INFINITY, t_end, h_out, out, res, progress, user, NULL, NULL);
+}
+
+int lw_tol_step_lengths(const lw_model *m, double t_end, double **hs, long *n, lw_error *err)
+{
+  lw_sim_output none = {1L << 40, 0, NULL, NULL};
+  lw_sim_result res;
+  *hs = NULL;
+  *n = 0;
+  int st = tol_simulate(m, 2, m->opt.step, t_end, m->opt.step, &none, &res, NULL, NULL, hs, n);
+  if (st)
+    *err = res.error;
+  lw_sim_result_clear(&res);
   return st;
 }
