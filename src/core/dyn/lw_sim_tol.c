@@ -560,6 +560,6 @@ int lw_tol_step_lengths(const lw_model *m, double t_end, double **hs, long *n, l
   int st = tol_simulate(m, 2, m->opt.step, t_end, m->opt.step, &none, &res, NULL, NULL, hs, n);
   if (st)
     *err = res.error;
-  lw_sim_result_clear(&res);
+  free(res.table); /* none kept; no events in this mode */
   return st;
 }
