@@ -6,7 +6,9 @@
  *      generate-chain`), N = 10, 100, 1000: time per step and the log-log slope;
  *   c. five-bar work-precision at t = 5 s against an IDAS reference
  *      (src/ref/lw_ref_idas.c): ours at h = 4 ... 0.125 ms, IDAS at
- *      rtol = 1e-3 ... 1e-10, and the observed order of ours;
+ *      rtol = 1e-3 ... 1e-10, and the observed order of ours; the same table
+ *      for the variational integrator, and its time per step at 1 ms
+ *      against ALI3-P's;
  *   d. the same for the tolerance mode (solver "mode": "tolerance") at
  *      orders 2 and 4, and the time each takes for the errors 1e-3 ... 1e-8
  *      against IDAS's (log-log interpolation in each table);
@@ -334,6 +336,52 @@ static int bench_a01(void)
   return failed;
 }
 
+/* the five-bar's error |r2(T) - ref| and wall time at the steps hs (n of
+ * them), one table row each with the observed order; into oe, ot (NAN
+ * where a run failed).  Leaves the model's step at 1 ms. */
+static void work_precision(lw_model *fb, double T, const double *ref, const double *hs, int nh, int nrep,
+                           double *oe, double *ot)
+{
+  printf("%10s %8s %12s %10s %8s %12s\n", "h (ms)", "steps", "error (m)", "wall s", "order",
+         "max |Phi|");
+  double prev = NAN;
+  for (int i = 0; i < nh; i++) {
+    double h = hs[i];
+    long n = (long)floor(T / h + 0.5);
+    lw_model *mh = with_step(fb, h);
+    run_result r;
+    int reps = n <= 5000 ? (nrep > 3 ? 3 : nrep) : 1;
+    oe[i] = ot[i] = NAN;
+    if (!mh || best_of(mh, n, reps, &r)) {
+      printf("%10.4g FAILED %s\n", 1e3 * h, mh ? r.msg : "");
+      prev = NAN;
+      continue;
+    }
+    double e = dist2(r.r2, ref), w = r.t_init + r.t_loop;
+    double ord = (prev > 0 && e > 0) ? log(prev / e) / log(2.0) : NAN;
+    if (ord == ord)
+      printf("%10.4g %8ld %12.3e %10.4f %8.2f %12.2e\n", 1e3 * h, n, e, w, ord, r.max_phi);
+    else
+      printf("%10.4g %8ld %12.3e %10.4f %8s %12.2e\n", 1e3 * h, n, e, w, "-", r.max_phi);
+    prev = e;
+    oe[i] = e;
+    ot[i] = w;
+  }
+  with_step(fb, 1e-3);
+}
+
+/* the model's integrator set by name; 0, or -1 after a message */
+static int with_integrator(lw_model *m, const char *name)
+{
+  lw_opt o = *lw_model_opt(m);
+  snprintf(o.integrator, sizeof o.integrator, "%s", name);
+  lw_error err;
+  if (lw_model_set_opt(m, &o, &err) == LW_OK)
+    return 0;
+  fprintf(stderr, "bench-step: integrator %s refused: %s\n", name, err.msg);
+  return -1;
+}
+
 int main(int argc, char **argv)
 {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
@@ -498,6 +546,7 @@ int main(int argc, char **argv)
       break;
   }
   double ours_e1 = NAN, ours_t1 = NAN, idas_t_at_e1 = NAN;
+  double vi_e[6] = {NAN, NAN, NAN, NAN, NAN, NAN}, vi_t[6], vi_step_s = NAN;
   if (!refok || ncols < 2) {
     printf("no reference solution\n");
     failed = 1;
@@ -515,34 +564,19 @@ int main(int argc, char **argv)
     const double hs[6] = {4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4};
     double oe[6], ot[6];
     printf("-- linkwright (ALI3-P, trapezoidal rule; model's solver settings) --\n");
-    printf("%10s %8s %12s %10s %8s %12s\n", "h (ms)", "steps", "error (m)", "wall s", "order",
-           "max |Phi|");
-    double prev = NAN;
-    for (int i = 0; i < 6; i++) {
-      double h = hs[i];
-      long n = (long)floor(T / h + 0.5);
-      lw_model *mh = with_step(fb, h);
-      run_result r;
-      int reps = n <= 5000 ? (nrep > 3 ? 3 : nrep) : 1;
-      oe[i] = ot[i] = NAN;
-      if (!mh || best_of(mh, n, reps, &r)) {
-        printf("%10.4g FAILED %s\n", 1e3 * h, mh ? r.msg : "");
-        prev = NAN;
-        continue;
-      }
-      double e = dist2(r.r2, ref), w = r.t_init + r.t_loop;
-      double ord = (prev > 0 && e > 0) ? log(prev / e) / log(2.0) : NAN;
-      if (ord == ord)
-        printf("%10.4g %8ld %12.3e %10.4f %8.2f %12.2e\n", 1e3 * h, n, e, w, ord, r.max_phi);
-      else
-        printf("%10.4g %8ld %12.3e %10.4f %8s %12.2e\n", 1e3 * h, n, e, w, "-", r.max_phi);
-      prev = e;
-      oe[i] = e;
-      ot[i] = w;
-    }
-    with_step(fb, 1e-3);
+    work_precision(fb, T, ref, hs, 6, nrep, oe, ot);
     ours_e1 = oe[2];
     ours_t1 = ot[2];
+    /* the variational integrator on the same model, steps and reference:
+     * its cost per step (best of nrep 5000-step runs at 1 ms) and accuracy */
+    printf("-- linkwright (variational: midpoint discrete Lagrangian, constraints at positions) --\n");
+    if (with_integrator(fb, "variational") == 0) {
+      work_precision(fb, T, ref, hs, 6, nrep, vi_e, vi_t);
+      run_result rv;
+      if (best_of(fb, 5000, nrep, &rv) == 0)
+        vi_step_s = rv.t_loop / 5000.0;
+      with_integrator(fb, "ali3p");
+    }
 
     printf("-- IDAS (BDF, index-1 DAE, dense DQ Jacobian), atol = 1e-2 rtol --\n");
     printf("%10s %8s %10s %12s %10s %12s\n", "rtol", "steps", "res evals", "error (m)", "wall s",
@@ -632,6 +666,10 @@ int main(int argc, char **argv)
     else
       printf("; error outside the IDAS table\n");
   }
+  if (vi_step_s == vi_step_s && ours_e1 == ours_e1)
+    printf("five-bar at h = 1 ms, variational against ALI3-P: %.2f us/step against %.2f (ratio %.2f), "
+           "error %.2e m against %.2e m\n",
+           1e6 * vi_step_s, 1e6 * ours_step, vi_step_s / ours_step, vi_e[2], ours_e1);
   printf("total bench time %.1f s\n", now_s() - t_start);
   lw_model_free(fb);
   return failed;

@@ -48,7 +48,7 @@ static void usage(FILE *f)
         "  linkwright-cli --version | COMMAND --help\n"
         "solver settings for simulate, sensitivity and optimize (they override the file's):\n"
         "  [--alpha A] [--tolerance X] [--constraint-tolerance X] [--max-iterations N]\n"
-        "  [--mode step|tolerance] [--rtol X] [--atol X] [--order 2|4]\n"
+        "  [--integrator ali3p|variational] [--mode step|tolerance] [--rtol X] [--atol X] [--order 2|4]\n"
         "  (--mode tolerance: steps sized to keep the local error below rtol |q| + atol;\n"
         "  --step is then the interval of the output rows, interpolated between the steps)\n"
         "--progress: JSON lines on stderr as the work goes ({\"t\": .., \"fraction\": ..}; optimize:\n"
@@ -154,18 +154,19 @@ typedef struct {
 typedef struct {
   double alpha, tolerance, constraint_tolerance;
   int max_iterations;
+  const char *integrator;
   const char *mode; /* "step" or "tolerance" */
   double rtol, atol;
   int order;
 } solver_args;
 
-#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0, NULL, NAN, NAN, 0}
+#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0, NULL, NULL, NAN, NAN, 0}
 #define SOLVER_OPTS(sa)                                                                            \
   {"--alpha", OPT_POSITIVE, &(sa).alpha}, {"--tolerance", OPT_POSITIVE, &(sa).tolerance},          \
     {"--constraint-tolerance", OPT_POSITIVE, &(sa).constraint_tolerance},                          \
-    {"--max-iterations", OPT_COUNT, &(sa).max_iterations}, {"--mode", OPT_TEXT, &(sa).mode},       \
-    {"--rtol", OPT_POSITIVE, &(sa).rtol}, {"--atol", OPT_POSITIVE, &(sa).atol},                    \
-    {"--order", OPT_COUNT, &(sa).order}
+    {"--max-iterations", OPT_COUNT, &(sa).max_iterations}, {"--integrator", OPT_TEXT, &(sa).integrator}, \
+    {"--mode", OPT_TEXT, &(sa).mode}, {"--rtol", OPT_POSITIVE, &(sa).rtol},                        \
+    {"--atol", OPT_POSITIVE, &(sa).atol}, {"--order", OPT_COUNT, &(sa).order}
 
 static void apply_solver_args(lw_desc *d, const solver_args *sa)
 {
@@ -177,6 +178,10 @@ static void apply_solver_args(lw_desc *d, const solver_args *sa)
     d->solver.constraint_tolerance = sa->constraint_tolerance;
   if (sa->max_iterations > 0)
     d->solver.max_iterations = sa->max_iterations;
+  /* a name too long for the field is kept whole enough to be refused by
+   * the compiler's check (unknown integrator) */
+  if (sa->integrator)
+    snprintf(d->solver.integrator, sizeof d->solver.integrator, "%s", sa->integrator);
   if (sa->mode)
     d->solver.mode = !strcmp(sa->mode, "tolerance") ? LW_MODE_TOLERANCE : !strcmp(sa->mode, "step") ? LW_MODE_STEP : -1;
   if (!isnan(sa->rtol))

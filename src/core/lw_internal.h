@@ -389,6 +389,10 @@ struct lw_data {
   double *sig, *kap;
   int dof;
   int ncoords;
+  /* scratch of an integrator other than ALI3-P, made by its first step
+   * (or by lw_data_new when the model names it) and freed with the data */
+  double *integ_work;
+  int *integ_iwork;
   /* an external force (global axes, constant over a step) on body
    * perturb_body (-1: none) at the body-fixed point perturb_p */
   int perturb_body;

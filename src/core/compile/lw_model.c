@@ -156,6 +156,9 @@ static int opt_check(const lw_opt *o, lw_error *err)
     path = "solver/atol", msg = "atol must be positive";
   else if (o->order != 2 && o->order != 4)
     path = "solver/order", msg = "order must be 2 or 4";
+  else if (o->mode == LW_MODE_TOLERANCE && strcmp(o->integrator, "ali3p"))
+    path = "solver/mode", msg = "the tolerance mode steps with the ali3p integrator (its error estimates are "
+                                "those of the trapezoidal rule): set \"integrator\": \"ali3p\" or the step mode";
   if (path) {
     lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s", msg);
     return -1;

@@ -55,6 +55,10 @@ lw_data *lw_data_new(const lw_model *m)
     lw_data_free(d);
     return NULL;
   }
+  if (m->integ->data_init && m->integ->data_init(m, d)) {
+    lw_data_free(d);
+    return NULL;
+  }
   memcpy(d->q, m->q0, sizeof(double) * nq);
   return d;
 }
@@ -64,6 +68,8 @@ void lw_data_free(lw_data *d)
   if (!d)
     return;
   lw_spd_free(&d->solver);
+  free(d->integ_work);
+  free(d->integ_iwork);
   free(d->S);
   free(d->W);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,

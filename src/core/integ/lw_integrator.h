@@ -15,6 +15,7 @@
 #include <string.h>
 
 struct sens; /* the sensitivities' workspace (sens/sens_internal.h) */
+struct sens_run; /* one sensitivity run (sens/sens_internal.h) */
 
 typedef struct lw_integrator {
   const char *name; /* as lw_opt.integrator names it */
@@ -33,11 +34,24 @@ typedef struct lw_integrator {
   /* the transposed solve of the step's position problem the adjoint takes,
    * b (n1) = AP^-T b in place, with the factors linearize left */
   void (*solve_t)(struct sens *s, double *b);
+  /* the integrator's own scratch in d (d->integ_work, d->integ_iwork),
+   * made by lw_data_new for a model that names it (NULL: none; a step
+   * of a workspace made under another integrator makes it then); 0 or -1
+   * when out of memory */
+  int (*data_init)(const lw_model *m, lw_data *d);
+  /* a sensitivity run of the integrator's own (its forward and adjoint
+   * drivers) in place of the ALI3-P drivers, which then use neither
+   * linearize nor solve_t (NULL: those drivers) */
+  int (*sens_run)(struct sens_run *r);
 } lw_integrator;
 
 /* ALI3-P: the augmented-Lagrangian index-3 position iteration with the
  * trapezoidal rule and mass-weighted velocity and acceleration projections */
 extern const lw_integrator lw_integ_ali3p;
+/* the variational integrator: the midpoint discrete Lagrangian with the
+ * constraints at the new positions, in position-momentum form
+ * (integ/vi_step.c) */
+extern const lw_integrator lw_integ_variational;
 
 /* every integrator, the default first (lw_integrators.c) */
 extern const lw_integrator *const lw_integrators[];
@@ -54,5 +68,8 @@ static inline const lw_integrator *lw_integrator_find(const char *name)
 
 /* the ALI3-P step (integ/ali3p_step.c) */
 int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
+/* the variational step and its scratch (integ/vi_step.c) */
+int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
+int lw_vi_data_init(const lw_model *m, lw_data *d);
 
 #endif

@@ -12,5 +12,13 @@ const lw_integrator lw_integ_ali3p = {
   .solve_t = sens_ap_solve_t,
 };
 
-const lw_integrator *const lw_integrators[] = {&lw_integ_ali3p};
+const lw_integrator lw_integ_variational = {
+  .name = "variational",
+  .initialize = lw_init_consistent,
+  .step = lw_vi_step,
+  .data_init = lw_vi_data_init,
+  .sens_run = sens_vi_run,
+};
+
+const lw_integrator *const lw_integrators[] = {&lw_integ_ali3p, &lw_integ_variational};
 const int lw_nintegrators = (int)(sizeof lw_integrators / sizeof lw_integrators[0]);

@@ -317,7 +317,7 @@ size_t sens_pipe_bytes(const sens_pipe *pp);
 void sens_pipe_stop(sens_pipe *pp);
 
 /* ---- sens_run.c: one run, shared by its drivers ---- */
-typedef struct {
+typedef struct sens_run {
   const lw_model *m;
   const lw_sens_options *opt;
   lw_sens_result *res;
@@ -356,5 +356,8 @@ int sens_run_cancelled(const sens_run *r, long k, double fraction);
 int sens_forward_run(sens_run *r);
 /* sens_adjoint.c: values and the discrete adjoint's gradients */
 int sens_adjoint_run(sens_run *r);
+/* sens_vi.c: forward and adjoint of the variational integrator's steps
+ * (values alone through sens_forward_run) */
+int sens_vi_run(sens_run *r);
 
 #endif /* LW_SENS_INTERNAL_H */

@@ -187,7 +187,9 @@ static int run_exact(const lw_model *m, const lw_sens_options *opt, lw_sens_resu
     double t_start = now_s();
     status = run_initial_state(&R);
     R.every = S.N / 100 > 0 ? S.N / 100 : 1;
-    if (!status)
+    if (!status && m->integ->sens_run)
+      status = m->integ->sens_run(&R);
+    else if (!status)
       status = R.adjoint ? sens_adjoint_run(&R) : sens_forward_run(&R);
     res->sim_steps = S.N;
     res->wall_time_s = now_s() - t_start;
