@@ -311,6 +311,7 @@ static void test_settings(void)
     {"\"mode\": \"tolerance\", \"rtol\": 1", "solver/rtol"},
     {"\"mode\": \"tolerance\", \"atol\": -1", "solver/atol"},
     {"\"mode\": \"tolerance\", \"order\": 3", "solver/order"},
+    {"\"mode\": \"tolerance\", \"integrator\": \"variational\"", "solver/mode"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autofree char *json = g_strdup_printf(

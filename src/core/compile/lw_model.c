@@ -156,7 +156,7 @@ static int opt_check(const lw_opt *o, lw_error *err)
     path = "solver/atol", msg = "atol must be positive";
   else if (o->order != 2 && o->order != 4)
     path = "solver/order", msg = "order must be 2 or 4";
-  else if (o->mode == LW_MODE_TOLERANCE && strcmp(o->integrator, "ali3p"))
+  else if (o->mode == LW_MODE_TOLERANCE && strncmp(o->integrator, "ali3p", sizeof o->integrator))
     path = "solver/mode", msg = "the tolerance mode steps with the ali3p integrator (its error estimates are "
                                 "those of the trapezoidal rule): set \"integrator\": \"ali3p\" or the step mode";
   if (path) {
