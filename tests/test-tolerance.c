@@ -432,6 +432,30 @@ static void test_sensitivities(void)
   }
 }
 
+/* the command line: --mode tolerance with --rtol, --atol, --order; --step
+ * is the rows' interval (a t_end that is no multiple of it is no mistake
+ * there), a bad mode is refused naming the setting */
+static void test_cli(void)
+{
+  g_autofree char *cmd = g_strdup_printf("%s simulate %s/pendulum.json --mode tolerance --rtol 1e-7 --atol 1e-7 "
+                                         "--order 2 --step 0.1 --t-end 1.05 --csv -", LW_CLI, LW_MODELS_DIR);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+  g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  /* the header, rows at 0, 0.1, ..., 1.0 and 1.05, the final newline */
+  g_assert_cmpint(g_strv_length(lines), ==, 14);
+  g_assert_true(g_str_has_prefix(lines[12], "1.05,"));
+  g_assert_null(strstr(err, "whole number"));
+  g_autofree char *bad = g_strdup_printf("%s simulate %s/pendulum.json --mode adaptive", LW_CLI, LW_MODELS_DIR);
+  g_autofree char *out2 = NULL, *err2 = NULL;
+  g_assert_true(g_spawn_command_line_sync(bad, &out2, &err2, &status, NULL));
+  g_assert_false(g_spawn_check_wait_status(status, NULL));
+  g_test_message("%s", err2);
+  g_assert_nonnull(strstr(err2, "mode must be"));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -439,6 +463,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tolerance/rows-end", test_rows_end);
   g_test_add_func("/tolerance/order", test_order);
   g_test_add_func("/tolerance/settings", test_settings);
+  g_test_add_func("/tolerance/cli", test_cli);
   g_test_add_func("/tolerance/events-refused", test_events_refused);
   g_test_add_func("/tolerance/stiff-spring", test_stiff_spring);
   g_test_add_func("/tolerance/sensitivities", test_sensitivities);

@@ -8,15 +8,17 @@
  * step's result and its predictor q_n + H qd_n + H^2/2 qdd_n, which is
  * H^2/4 (qdd_n+1 - qdd_n) = H^3/4 q''' + O(H^4): a third of it.
  *
- * Order 4: the step of length H and two of H/2 from the same state; the
- * trapezoidal rule is symmetric, so its error from an exact start is
- * e2(H) h^2 + e4(H) h^4 + ... (h the substep): (y_H/2 - y_H)/3 estimates
- * the error of the two half steps, and y_H/2 + (y_H/2 - y_H)/3 cancels the
- * h^2 term (Richardson extrapolation; Hairer, Norsett, Wanner I, sec.
- * II.9), a step of order 4.  The position error of the half steps controls
- * H, as in extrapolation codes (the lower order's estimate).
+ * Order 4: the step of length H taken as 1, 2 and 3 steps of the
+ * integrator from the same state (y1, y2, y3).  Their errors from an exact
+ * start expand as e2(H) h^2 + e3(H) h^3 + ... in the substep h (the
+ * trapezoidal rule alone is symmetric and has no h^3 term, but the
+ * velocity and acceleration projections bring one in: the two-term
+ * extrapolation gains only a factor 8 for a halved step on the pendulum);
+ * y1/12 - 4 y2/3 + 9 y3/4 cancels both terms (Richardson extrapolation;
+ * Hairer, Norsett, Wanner I, sec. II.9), a step of order 4, whose error is
+ * estimated by its difference from the order-3 (4 y2 - y1)/3.
  *
- * The step length follows H_new = H min(5, max(0.2, 0.9 err^-1/3)) with err
+ * The step length follows H_new = H min(5, max(0.2, 0.9 err^-1/p)) with err
  * the weighted root mean square of the estimate over the coordinates,
  * weights 1 / (atol + rtol |q_i|); a step with err > 1, or one whose
  * Newton iteration failed (then H / 4), is taken again from the state
