@@ -499,9 +499,10 @@ static void test_no_friction_unaffected(void)
   lw_model_free(m);
 }
 
-/* forward and adjoint sensitivities are refused for a model with friction
- * (the linearization has no friction terms yet) */
-static void test_sens_refused(void)
+/* forward and adjoint sensitivities of a model with friction are given
+ * (docs/friction.md sec. 8.5; tests/test-friction-sens.c checks them) and
+ * agree */
+static void test_sens_given(void)
 {
   g_autofree char *json = incline_json(0.5, 1e-3, NULL);
   char *end = strrchr(json, '}');
@@ -520,11 +521,14 @@ static void test_sens_refused(void)
   opt.nobj = 1;
   opt.params = &par;
   opt.nparams = 1;
-  lw_sens_result res;
-  int st = lw_sensitivity_model(m, &opt, &res);
-  g_assert_cmpint(st, ==, LW_ERR_MODEL);
-  g_assert_nonnull(strstr(res.error.msg, "joint friction"));
+  lw_sens_result res, adj;
+  g_assert_cmpint(lw_sensitivity_model(m, &opt, &res), ==, LW_OK);
+  opt.method = LW_SENS_ADJOINT;
+  g_assert_cmpint(lw_sensitivity_model(m, &opt, &adj), ==, LW_OK);
+  g_assert_cmpfloat(fabs(res.gradient[0]), >, 0.0);
+  g_assert_cmpfloat(fabs(res.gradient[0] - adj.gradient[0]), <=, 1e-10 * fabs(adj.gradient[0]));
   lw_sens_result_clear(&res);
+  lw_sens_result_clear(&adj);
   lw_model_free(m);
   lw_desc_free(d);
 }
@@ -541,6 +545,6 @@ int main(int argc, char **argv)
   g_test_add_func("/friction-sim/pendulum/ode", test_pendulum_ode);
   g_test_add_func("/friction-sim/energy-balance", test_energy_balance);
   g_test_add_func("/friction-sim/no-friction", test_no_friction_unaffected);
-  g_test_add_func("/friction-sim/sens-refused", test_sens_refused);
+  g_test_add_func("/friction-sim/sens-given", test_sens_given);
   return g_test_run();
 }

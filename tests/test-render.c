@@ -133,6 +133,7 @@ static void scene_advance(scene *sc, int n)
 
 static void scene_open(scene *sc, const char *file)
 {
+  memset(sc, 0, sizeof *sc); /* the state's optional parts (marks, sticking) are none */
   sc->m = lwt_open(file);
   sc->d = lw_data_new(sc->m);
   lw_error err;
@@ -578,7 +579,7 @@ static void test_mesh(void)
   g_assert_nonnull(strstr(notes, "meshes/absent.stl"));
   g_assert_null(strstr(notes, "cube.obj"));
   double pose[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
-  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL};
+  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL, NULL, 0, NULL};
   lw_camera cam;
   lw_camera_init(&cam);
   cam.distance = 3;

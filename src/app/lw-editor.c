@@ -7,6 +7,7 @@
  * assembled preview, or the closest configuration the assembly reached),
  * else from the bodies' initial guesses. */
 #include "lw-editor.h"
+#include "lw-event-marks.h"
 #include "lw-sim-runner.h"
 #include "lw-window.h"
 
@@ -370,8 +371,17 @@ static void show_model_pose(LwEditor *self, const double *joints)
 {
   if (!self->view)
     return;
-  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos};
+  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos, NULL, 0, NULL};
+  /* the contacts' planes and the joint limits, as in a run */
+  double *marks = NULL;
+  if (self->doc && self->doc->nevents && joints && self->nbodies == self->doc->nbodies) {
+    marks = g_new0(double, LW_RENDER_MARK_DOUBLES * (gsize)lw_event_marks_max(self->doc));
+    rs.nmarks = lw_event_marks_fill(self->doc, self->pose, joints, lw_event_marks_size(self->nbodies, self->pose),
+                                    marks);
+    rs.marks = marks;
+  }
   lw_view3d_set_state(self->view, &rs);
+  g_free(marks);
 }
 
 void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_result *check)

@@ -51,10 +51,15 @@ static GtkWidget *group_new(LwInspector *self, const char *title, const char *de
     g_string_append_printf(self->shape, "G\x1f%s\x1f%s\n", title, description ? description : "");
   if (self->pass != PASS_BUILD)
     return NULL;
+  /* a group's title and description are markup: names and a model's
+   * description are text ("tan 0.1 < mu_s", "A & B") */
   GtkWidget *g = adw_preferences_group_new();
-  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  if (description)
-    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), description);
+  g_autofree char *et = g_markup_escape_text(title, -1);
+  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), et);
+  if (description) {
+    g_autofree char *ed = g_markup_escape_text(description, -1);
+    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), ed);
+  }
   gtk_box_append(GTK_BOX(self->box), g);
   return g;
 }
@@ -187,6 +192,16 @@ static void show_joint(LwInspector *self, const lw_joint_desc *j)
     }
   g_snprintf(buf, sizeof buf, "%d", lw_joint_ncoords(j->type, self->desc->planar));
   row_add(self, g, _("Coordinates"), NULL, buf);
+  if (j->has_friction) {
+    /* the law's coefficients and transition speed (the rest: editing) */
+    char vt[32];
+    if (j->friction[2] > 0)
+      g_snprintf(vt, sizeof vt, "%g m/s", j->friction[2]);
+    else
+      g_strlcpy(vt, "10 h", sizeof vt);
+    g_snprintf(buf, sizeof buf, "μs %g · μd %g · v_t %s", j->friction[0], j->friction[1], vt);
+  }
+  row_add(self, g, _("Friction"), NULL, j->has_friction ? buf : _("none"));
 }
 
 static void show_force(LwInspector *self, const lw_force_desc *f)

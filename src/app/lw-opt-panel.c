@@ -362,7 +362,7 @@ static void side_show(CompareSide *s, guint k)
   double t;
   if (!side_pose(s, k, &t))
     return;
-  lw_render_state rs = {t, s->nbodies, s->poses, s->njoints, s->joints, s->nforces, s->forces};
+  lw_render_state rs = {t, s->nbodies, s->poses, s->njoints, s->joints, s->nforces, s->forces, NULL, 0, NULL};
   lw_view3d_set_state(LW_VIEW3D(s->view), &rs);
 }
 
@@ -857,7 +857,8 @@ static void show_problem(LwOptPanel *self)
     return;
   }
   const lw_problem_desc *p = &self->desc->problems[k];
-  adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->problem_group), p->description);
+  g_autofree char *pdesc = p->description ? g_markup_escape_text(p->description, -1) : NULL;
+  adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(self->problem_group), pdesc); /* markup */
   GString *obj = g_string_new(NULL);
   g_string_printf(obj, p->maximize ? _("maximize %s") : _("minimize %s"), p->objective ? p->objective : "?");
   for (int c = 0; c < p->ncons; c++)

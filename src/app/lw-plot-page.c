@@ -35,12 +35,24 @@ typedef struct {
   int col;       /* output column, or -1: a point's component */
   int body, comp; /* point: body, axis */
   double p[3];    /* point: body coordinates */
+  char *name;     /* the output column's name in the model (NULL: a point's) */
 } Quantity;
 
 typedef struct {
   int xq, yq; /* quantities; xq -1: time */
   guint series;
+  int cmp;    /* the plot's series of the comparison run, -1: none */
 } Series;
+
+/* a second run of a variant of the model (without friction), drawn dashed
+ * beside each series whose quantities it has, matched by column name */
+typedef struct {
+  GHashTable *cols; /* column name -> table column + 1 (0: time is column 0) */
+  double *table;    /* rows x ncols, time first */
+  long rows;
+  int ncols;
+  char *label;      /* what the series' names get in parentheses */
+} Comparison;
 
 typedef struct {
   GtkWidget *view; /* LwPlotView */
@@ -63,6 +75,8 @@ struct _LwPlotPage {
   GtkWidget *view3d;
   double press_x, press_y;
   gboolean syncing;
+  Comparison *cmp;         /* NULL: none */
+  GArray *event_times;     /* double: marked on every plot against time */
 };
 
 G_DEFINE_FINAL_TYPE(LwPlotPage, lw_plot_page, GTK_TYPE_BOX)
@@ -77,6 +91,17 @@ static void quantity_clear(gpointer p)
   Quantity *q = p;
   g_free(q->label);
   g_free(q->unit);
+  g_free(q->name);
+}
+
+static void comparison_free(Comparison *c)
+{
+  if (!c)
+    return;
+  g_hash_table_unref(c->cols);
+  g_free(c->table);
+  g_free(c->label);
+  g_free(c);
 }
 
 static void plot_free(gpointer p)
@@ -257,6 +282,47 @@ static void label_y_axis(LwPlotPage *self, Plot *pl)
   lw_plot_set_y_label(plot_of(pl), label);
 }
 
+/* the comparison's column of quantity q (-1: time), -1 when it has none */
+static int comparison_col(LwPlotPage *self, int q)
+{
+  if (q < 0)
+    return 0;
+  const Quantity *qu = quantity(self, q);
+  gpointer v = qu->name ? g_hash_table_lookup(self->cmp->cols, qu->name) : NULL;
+  return v ? GPOINTER_TO_INT(v) : -1;
+}
+
+/* the comparison run's series beside s (dashed, in its colour), when the
+ * comparison has both of its quantities */
+static void add_comparison_series(LwPlotPage *self, Plot *pl, Series *s)
+{
+  if (!self->cmp || s->cmp >= 0)
+    return;
+  int cx = comparison_col(self, s->xq), cy = comparison_col(self, s->yq);
+  if (cx < 0 || cy < 0)
+    return;
+  LwPlot *plot = plot_of(pl);
+  g_autofree char *name = g_strdup_printf("%s (%s)", lw_plot_series_get_name(plot, s->series), self->cmp->label);
+  guint k = lw_plot_add_series(plot, name);
+  LwPlotColor c = lw_plot_series_get_color(plot, s->series);
+  lw_plot_series_set_color(plot, k, &c);
+  lw_plot_series_set_dashed(plot, k, TRUE);
+  const Comparison *cmp = self->cmp;
+  for (long r = 0; r < cmp->rows; r++)
+    lw_plot_series_append(plot, k, cmp->table[r * cmp->ncols + cx], cmp->table[r * cmp->ncols + cy]);
+  s->cmp = (int)k;
+}
+
+/* the event marks on a plot against time (none on the others) */
+static void apply_marks(LwPlotPage *self, Plot *pl)
+{
+  LwPlot *plot = plot_of(pl);
+  if (pl->xq == -1 && self->event_times->len)
+    lw_plot_set_marks(plot, (const double *)(void *)self->event_times->data, self->event_times->len);
+  else
+    lw_plot_set_marks(plot, NULL, 0);
+}
+
 static void add_series(LwPlotPage *self, Plot *pl, int xq, int yq)
 {
   LwPlot *plot = plot_of(pl);
@@ -266,7 +332,8 @@ static void add_series(LwPlotPage *self, Plot *pl, int xq, int yq)
   lw_plot_page_update(self, n);
   g_autofree char *name =
     xq < 0 ? g_strdup(y->label) : g_strdup_printf(_("%s vs %s"), y->label, quantity(self, xq)->label);
-  Series s = {xq, yq, lw_plot_add_series(plot, name)};
+  Series s = {xq, yq, lw_plot_add_series(plot, name), -1};
+  add_comparison_series(self, pl, &s);
   g_array_append_val(pl->series, s);
   pl->xq = xq;
   g_autofree char *xl = axis_label(self, xq);
@@ -276,6 +343,10 @@ static void add_series(LwPlotPage *self, Plot *pl, int xq, int yq)
   lw_plot_set_equal_aspect(plot, xq >= 0 && *y->unit && !g_strcmp0(y->unit, quantity(self, xq)->unit));
   if (self->plotted)
     fill_series(self, pl, &s, 0, self->plotted);
+  apply_marks(self, pl);
+  /* the time cursor only on a plot against time (a plot starts as one) */
+  if (self->time_adj)
+    time_changed_cb(self->time_adj, self);
   lw_plot_view_queue_update(LW_PLOT_VIEW(pl->view));
 }
 
@@ -388,6 +459,28 @@ static Group group_of_output(lw_output_type t)
   }
 }
 
+/* the label of a built-in friction output, "J: friction force" (NULL for
+ * any other output, or one whose name is not the joint's and the kind's) */
+static char *friction_label(const lw_output_desc *o)
+{
+  static const struct {
+    lw_output_type type;
+    const char *suffix, *label;
+  } kinds[] = {
+    {LW_OUT_FRICTION_FORCE, ".friction_force", N_("%s: friction force")},
+    {LW_OUT_NORMAL_FORCE, ".normal_force", N_("%s: normal force")},
+    {LW_OUT_SLIP_SPEED, ".slip_speed", N_("%s: slip speed")},
+    {LW_OUT_FRICTION_WORK, ".friction_work", N_("%s: friction work")},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(kinds); i++) {
+    if (o->type != kinds[i].type || !o->joint)
+      continue;
+    g_autofree char *internal = g_strconcat(o->joint, kinds[i].suffix, NULL);
+    return !g_strcmp0(internal, o->name) ? g_strdup_printf(_(kinds[i].label), o->joint) : NULL;
+  }
+  return NULL;
+}
+
 static void add_column_quantities(LwPlotPage *self, const lw_model *m, int n_user)
 {
   const lw_desc *d = lw_model_desc(m);
@@ -396,8 +489,9 @@ static void add_column_quantities(LwPlotPage *self, const lw_model *m, int n_use
     for (int i = 0; i < w; i++, col++) {
       char b[300];
       lw_model_output_column_name(m, col, b, sizeof b);
-      Quantity q = {k < n_user ? GROUP_OUTPUTS : group_of_output(d->outputs[k].type), g_strdup(b),
-                    g_strdup(lw_model_output_unit(m, k)), col, -1, 0, {0, 0, 0}};
+      char *label = k < n_user ? NULL : friction_label(&d->outputs[k]);
+      Quantity q = {k < n_user ? GROUP_OUTPUTS : group_of_output(d->outputs[k].type), label ? label : g_strdup(b),
+                    g_strdup(lw_model_output_unit(m, k)), col, -1, 0, {0, 0, 0}, g_strdup(b)};
       g_array_append_val(self->quantities, q);
     }
   }
@@ -408,6 +502,8 @@ void lw_plot_page_set_runner(LwPlotPage *self, LwSimRunner *runner, int n_user)
   g_return_if_fail(LW_IS_PLOT_PAGE(self));
   g_set_object(&self->runner, runner);
   g_clear_pointer(&self->data, lw_data_free);
+  g_clear_pointer(&self->cmp, comparison_free); /* of the model before */
+  g_array_set_size(self->event_times, 0);
   g_array_set_size(self->quantities, 0);
   self->plotted = 0;
   const lw_model *m = runner ? lw_sim_runner_get_model(runner) : NULL;
@@ -435,7 +531,7 @@ int lw_plot_page_add_point(LwPlotPage *self, int body, const double p[3], const 
   int nd = self->runner && lw_model_planar(lw_sim_runner_get_model(self->runner)) ? 2 : 3;
   for (int i = 0; i < nd; i++) {
     Quantity q = {GROUP_POINTS, g_strdup_printf("%s.%s", name, axes[i]), g_strdup("m"), -1, body, i,
-                  {p[0], p[1], p[2]}};
+                  {p[0], p[1], p[2]}, NULL};
     g_array_append_val(self->quantities, q);
   }
   fill_chooser(self, GROUP_POINTS);
@@ -704,6 +800,7 @@ static void lw_plot_page_dispose(GObject *object)
   LwPlotPage *self = LW_PLOT_PAGE(object);
   lw_plot_page_set_time_adjustment(self, NULL);
   g_clear_object(&self->runner);
+  g_clear_pointer(&self->cmp, comparison_free);
   G_OBJECT_CLASS(lw_plot_page_parent_class)->dispose(object);
 }
 
@@ -714,6 +811,7 @@ static void lw_plot_page_finalize(GObject *object)
   g_array_unref(self->quantities);
   g_array_unref(self->group_of_row);
   g_array_unref(self->y_rows);
+  g_array_unref(self->event_times);
   g_ptr_array_unref(self->plots);
   g_object_unref(self->group_list);
   g_object_unref(self->y_list);
@@ -735,6 +833,7 @@ static void lw_plot_page_init(LwPlotPage *self)
   g_array_set_clear_func(self->quantities, quantity_clear);
   self->group_of_row = g_array_new(FALSE, FALSE, sizeof(int));
   self->y_rows = g_array_new(FALSE, FALSE, sizeof(int));
+  self->event_times = g_array_new(FALSE, FALSE, sizeof(double));
   self->plots = g_ptr_array_new_with_free_func(plot_free);
   self->group_list = gtk_string_list_new(NULL);
   self->y_list = gtk_string_list_new(NULL);
@@ -746,4 +845,56 @@ static void lw_plot_page_init(LwPlotPage *self)
 GtkWidget *lw_plot_page_new(void)
 {
   return g_object_new(LW_TYPE_PLOT_PAGE, NULL);
+}
+
+/* ---- friction and events ------------------------------------------------------- */
+void lw_plot_page_set_comparison(LwPlotPage *self, const lw_model *m, const double *table, long rows, int ncols,
+                                 const char *label)
+{
+  g_return_if_fail(LW_IS_PLOT_PAGE(self));
+  g_clear_pointer(&self->cmp, comparison_free);
+  for (guint i = 0; i < self->plots->len; i++) {
+    Plot *pl = g_ptr_array_index(self->plots, i);
+    for (guint k = 0; k < pl->series->len; k++)
+      g_array_index(pl->series, Series, k).cmp = -1;
+  }
+  if (!m || !table || rows <= 0)
+    return;
+  Comparison *c = g_new0(Comparison, 1);
+  c->cols = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (int col = 0; col + 1 < ncols && col < lw_model_output_columns(m); col++) {
+    char b[300];
+    lw_model_output_column_name(m, col, b, sizeof b);
+    g_hash_table_insert(c->cols, g_strdup(b), GINT_TO_POINTER(col + 1));
+  }
+  c->table = g_memdup2(table, sizeof(double) * (gsize)rows * (gsize)ncols);
+  c->rows = rows;
+  c->ncols = ncols;
+  c->label = g_strdup(label);
+  self->cmp = c;
+  for (guint i = 0; i < self->plots->len; i++) {
+    Plot *pl = g_ptr_array_index(self->plots, i);
+    for (guint k = 0; k < pl->series->len; k++)
+      add_comparison_series(self, pl, &g_array_index(pl->series, Series, k));
+    lw_plot_view_queue_update(LW_PLOT_VIEW(pl->view));
+  }
+}
+
+gboolean lw_plot_page_has_comparison(LwPlotPage *self)
+{
+  g_return_val_if_fail(LW_IS_PLOT_PAGE(self), FALSE);
+  return self->cmp != NULL;
+}
+
+void lw_plot_page_set_event_times(LwPlotPage *self, const double *t, guint n)
+{
+  g_return_if_fail(LW_IS_PLOT_PAGE(self));
+  g_array_set_size(self->event_times, 0);
+  if (n)
+    g_array_append_vals(self->event_times, t, n);
+  for (guint i = 0; i < self->plots->len; i++) {
+    Plot *pl = g_ptr_array_index(self->plots, i);
+    apply_marks(self, pl);
+    lw_plot_view_queue_update(LW_PLOT_VIEW(pl->view));
+  }
 }

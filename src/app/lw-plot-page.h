@@ -54,6 +54,18 @@ gboolean lw_plot_page_choose(LwPlotPage *self, const char *quantity, const char 
  * named name.x, name.y (.z); returns the index of its x quantity. */
 int lw_plot_page_add_point(LwPlotPage *self, int body, const double p[3], const char *name);
 
+/* A comparison run of a variant of the model (m, compiled with the
+ * built-in outputs; its rows x ncols table, time first, copied): every
+ * series whose quantities it has gets a dashed twin in its colour, named
+ * "NAME (label)", and so does every series added later, until another
+ * runner is set.  m NULL removes it (the twins stay until the plots are
+ * cleared). */
+void lw_plot_page_set_comparison(LwPlotPage *self, const lw_model *m, const double *table, long rows, int ncols,
+                                 const char *label);
+gboolean lw_plot_page_has_comparison(LwPlotPage *self);
+/* The times of a run's events, marked on every plot against time. */
+void lw_plot_page_set_event_times(LwPlotPage *self, const double *t, guint n);
+
 guint lw_plot_page_get_n_plots(LwPlotPage *self);
 GtkWidget *lw_plot_page_get_plot_view(LwPlotPage *self, guint i); /* an LwPlotView */
 /* the plot that takes the next series (the last) */

@@ -189,6 +189,27 @@ static gboolean joint_turns(const lw_desc *d, const char *joint)
   return !j || j->type != LW_JOINT_PRISMATIC;
 }
 
+/* the quantity of a joint friction parameter (docs/friction.md sec. 1) */
+static lw_quantity friction_quantity(const char *name)
+{
+  switch (lw_friction_param_index(name)) {
+  case 2: /* v_t */
+    return LW_Q_VELOCITY;
+  case 3: /* viscous */
+    return LW_Q_DAMPING;
+  case 4: /* length */
+  case 5: /* offset */
+  case 6: /* width */
+  case 7: /* radius */
+    return LW_Q_LENGTH;
+  case 8: /* preload */
+  case 9: /* eps */
+    return LW_Q_FORCE;
+  default: /* the coefficients */
+    return LW_Q_NONE;
+  }
+}
+
 /* the quantity of a numeric field, from its path */
 static lw_quantity quantity_of(const lw_desc *d, const char *path)
 {
@@ -246,6 +267,8 @@ static lw_quantity quantity_of(const lw_desc *d, const char *path)
       return LW_Q_ANGLE;
     return LW_Q_LENGTH; /* centre of mass, points, position, frames */
   }
+  if (g_str_has_prefix(path, "joints/") && strstr(path, "/friction/"))
+    return friction_quantity(strrchr(path, '/') + 1);
   if (g_str_has_prefix(path, "joints/"))
     return ends_with(path, "/angle1") || ends_with(path, "/angle2") ? LW_Q_ANGLE : LW_Q_LENGTH;
   return LW_Q_NONE;
@@ -267,6 +290,22 @@ static char *compile_check(const lw_desc *before, const lw_desc *after, const ch
   lw_model_free(m0);
   if (was_ok && g_str_has_prefix(e1.path, elem))
     return g_strdup(e1.msg);
+  return NULL;
+}
+
+/* the friction of the joint of a path "joints/J/friction/P" out of range
+ * in d: the reason, else NULL (also for any other path) */
+static char *friction_check(const lw_desc *d, const char *path)
+{
+  if (!g_str_has_prefix(path, "joints/") || !strstr(path, "/friction/"))
+    return NULL;
+  char name[128];
+  name_in(path, name, sizeof name);
+  for (int i = 0; i < d->njoints; i++) {
+    lw_error e;
+    if (!g_strcmp0(d->joints[i].name, name) && lw_joint_friction_check(d, i, &e) != LW_OK)
+      return g_strdup(e.msg);
+  }
   return NULL;
 }
 
@@ -435,7 +474,9 @@ static gboolean apply_number(LwPropEditor *self, Field *f, const char *path, con
     return FALSE;
   }
   set_number(d, path, slot, v);
-  char *objection = compile_check(self->doc, d, path);
+  char *objection = friction_check(d, path);
+  if (!objection)
+    objection = compile_check(self->doc, d, path);
   if (objection) {
     show_error(f, objection);
     g_free(objection);
@@ -588,10 +629,14 @@ static void make_param_cb(GtkButton *b, gpointer user)
 /* ---- building the page -------------------------------------------------- */
 static GtkWidget *group_new(LwPropEditor *self, const char *title, const char *description)
 {
+  /* title and description are markup; element names are text */
   GtkWidget *g = adw_preferences_group_new();
-  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), title);
-  if (description)
-    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), description);
+  g_autofree char *et = g_markup_escape_text(title, -1);
+  adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(g), et);
+  if (description) {
+    g_autofree char *ed = g_markup_escape_text(description, -1);
+    adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(g), ed);
+  }
   gtk_box_append(GTK_BOX(self->cur_section), g);
   return g;
 }
@@ -820,6 +865,8 @@ static void show_body(LwPropEditor *self, const lw_body_desc *b)
   }
 }
 
+static void show_friction(LwPropEditor *self, const lw_joint_desc *j);
+
 static void show_joint(LwPropEditor *self, const lw_joint_desc *j)
 {
   const lw_desc *d = self->doc;
@@ -875,6 +922,109 @@ static void show_joint(LwPropEditor *self, const lw_joint_desc *j)
       g_autofree char *p1 = g_strdup_printf("drivers/%s/function/1", r->name);
       num_field(self, gm, _("Speed"), NULL, p1);
     }
+  }
+  show_friction(self, j);
+}
+
+/* ---- joint friction --------------------------------------------------------- */
+/* the joint types whose friction is simulated (planar models: revolute and
+ * prismatic joints only; a spherical joint's is not simulated yet) */
+static gboolean friction_possible(const lw_desc *d, const lw_joint_desc *j)
+{
+  if (j->type == LW_JOINT_REVOLUTE || j->type == LW_JOINT_PRISMATIC)
+    return TRUE;
+  return !d->planar && (j->type == LW_JOINT_CYLINDRICAL || j->type == LW_JOINT_PLANAR);
+}
+
+/* every friction parameter at zero: never given (turning friction on takes
+ * the defaults then, and a joint's values otherwise come back as they were) */
+static gboolean friction_unset(const lw_joint_desc *j)
+{
+  for (int k = 0; k < LW_FRICTION_NPARAMS; k++)
+    if (j->friction[k] != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* a joint's friction on or off, as an undoable edit; FALSE (and the reason
+ * under the switch) when the model would not compile so (a parameter bound
+ * to one of its fields) */
+static gboolean apply_friction_switch(LwPropEditor *self, const char *joint, gboolean on, GtkWidget *row)
+{
+  lw_desc *d = lw_desc_copy(self->doc);
+  lw_joint_desc *j = (lw_joint_desc *)joint_named(d, joint);
+  if (!j || !!j->has_friction == !!on) {
+    lw_desc_free(d);
+    return j != NULL;
+  }
+  if (on && friction_unset(j))
+    lw_joint_friction_defaults(j);
+  j->has_friction = on;
+  lw_error e, e0;
+  lw_model *m = lw_compile(d, &e), *m0 = m ? NULL : lw_compile(self->doc, &e0);
+  gboolean broke = !m && m0; /* the switch alone would break a model that compiles */
+  lw_model_free(m);
+  lw_model_free(m0);
+  if (broke) {
+    if (row)
+      adw_action_row_set_subtitle(ADW_ACTION_ROW(row), e.msg);
+    lw_desc_free(d);
+    return FALSE;
+  }
+  g_autofree char *what = on ? g_strdup_printf(_("Friction on joint %s"), joint)
+                             : g_strdup_printf(_("No friction on joint %s"), joint);
+  emit_edit(self, d, what);
+  return TRUE;
+}
+
+static void friction_switch_cb(GObject *sw, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  LwPropEditor *self = user;
+  const char *joint = g_object_get_data(sw, "joint");
+  gboolean on = gtk_switch_get_active(GTK_SWITCH(sw));
+  const lw_joint_desc *j = joint_named(self->doc, joint);
+  if (!j || !!j->has_friction == !!on)
+    return;
+  if (!apply_friction_switch(self, joint, on, g_object_get_data(sw, "row")))
+    gtk_switch_set_active(GTK_SWITCH(sw), !on); /* the model's state again */
+}
+
+/* the friction group of a joint page: a switch, then the law's parameters */
+static void show_friction(LwPropEditor *self, const lw_joint_desc *j)
+{
+  static const char *const titles[LW_FRICTION_NPARAMS] = {
+    N_("Static coefficient μs"), N_("Dynamic coefficient μd"), N_("Transition velocity v_t"),
+    N_("Viscous coefficient"), N_("Bearing length a"), N_("Bearing offset"),
+    N_("Half-width b"), N_("Effective radius r_e"), N_("Preload N0"), N_("Smoothing force ε")};
+  static const char *const notes[LW_FRICTION_NPARAMS] = {
+    N_("the law's peak, at slip v_t"), N_("at slips well above v_t"), N_("0: ten steps' worth (10 h m/s)"),
+    N_("not scaled by the load"), N_("along the axis"), N_("bearing centre from the joint origin"),
+    N_("prismatic: axis to the faces; planar joint: pad width"), N_("turns a rotation rate into a slip speed"),
+    N_("constant normal force added"), N_("of the smoothed |x|")};
+  if (!friction_possible(self->doc, j))
+    return;
+  GtkWidget *g =
+    group_new(self, _("Friction"), _("Brown–McPhee law with the normal force from the joint's reaction"));
+  GtkWidget *row = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), _("Joint friction"));
+  GtkWidget *sw = gtk_switch_new();
+  gtk_widget_set_valign(sw, GTK_ALIGN_CENTER);
+  gtk_switch_set_active(GTK_SWITCH(sw), j->has_friction);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(sw), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Joint friction"), -1);
+  g_autofree char *swpath = g_strdup_printf("joints/%s/friction", j->name);
+  g_object_set_data_full(G_OBJECT(sw), "path", g_strdup(swpath), g_free);
+  g_object_set_data_full(G_OBJECT(sw), "joint", g_strdup(j->name), g_free);
+  g_object_set_data(G_OBJECT(sw), "row", row);
+  g_signal_connect(sw, "notify::active", G_CALLBACK(friction_switch_cb), self);
+  adw_action_row_add_suffix(ADW_ACTION_ROW(row), sw);
+  adw_action_row_set_activatable_widget(ADW_ACTION_ROW(row), sw);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), row);
+  if (!j->has_friction)
+    return;
+  for (int k = 0; k < LW_FRICTION_NPARAMS; k++) {
+    g_autofree char *p = g_strdup_printf("%s/%s", swpath, lw_friction_param_name(k));
+    num_field(self, g, _(titles[k]), _(notes[k]), p);
   }
 }
 
@@ -1567,8 +1717,9 @@ static GString *joint_key(LwPropEditor *self, int ji)
   const lw_joint_desc *j = &d->joints[ji];
   GString *k = g_string_new(NULL);
   int state = self->have_info && ji < self->info.njoints && self->info.joint_state ? self->info.joint_state[ji] : 0;
-  g_string_printf(k, "joint\x1f%s\x1f%d\x1f%s\x1f%s\x1f%d%d%d%d\x1f%d\x1f%d", j->name, j->type, j->body[0], j->body[1],
-                  j->has_place[0], !j->place[0].ref, j->has_place[1], !j->place[1].ref, d->planar, state);
+  g_string_printf(k, "joint\x1f%s\x1f%d\x1f%s\x1f%s\x1f%d%d%d%d\x1f%d\x1f%d\x1f%d", j->name, j->type, j->body[0],
+                  j->body[1], j->has_place[0], !j->place[0].ref, j->has_place[1], !j->place[1].ref, d->planar, state,
+                  j->has_friction);
   for (int i = 0; i < d->ndrivers; i++)
     if (!g_strcmp0(d->drivers[i].joint, j->name))
       g_string_append_printf(k, "\x1f%s:%d", d->drivers[i].name, d->drivers[i].func.type);
@@ -1791,8 +1942,26 @@ static void focus_restore(LwPropEditor *self, const char *path)
 
 /* the fields kept take the document's values; one being typed into keeps
  * its text (unless it is the one just applied) */
+/* the friction switches under w show the document's state (a section kept
+ * aside and shown again has the switch as it was last toggled) */
+static void sync_friction_switches(LwPropEditor *self, GtkWidget *w)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+    const char *joint = GTK_IS_SWITCH(c) ? g_object_get_data(G_OBJECT(c), "joint") : NULL;
+    const lw_joint_desc *j = joint ? joint_named(self->doc, joint) : NULL;
+    if (j && !!gtk_switch_get_active(GTK_SWITCH(c)) != !!j->has_friction) {
+      g_signal_handlers_block_by_func(c, friction_switch_cb, self);
+      gtk_switch_set_active(GTK_SWITCH(c), j->has_friction);
+      g_signal_handlers_unblock_by_func(c, friction_switch_cb, self);
+    } else if (!joint)
+      sync_friction_switches(self, c);
+  }
+}
+
 static void refresh_fields(LwPropEditor *self)
 {
+  if (self->selection && g_str_has_prefix(self->selection, "joints/"))
+    sync_friction_switches(self, self->box);
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, self->fields);

@@ -34,6 +34,7 @@ struct _LwSimRunner {
   gboolean real_time;
   double speed;
   GArray *frames;         /* doubles, stride per frame */
+  GArray *event_log;      /* lw_event_record: the run's events so far, in time order */
   long steps;             /* steps since frame 0 */
   long record_every;
   long newton_iterations;
@@ -150,8 +151,13 @@ static gpointer worker(gpointer user)
     int st = lw_step_events(self->model, self->data, self->events, &info, &err);
     if (st == LW_OK || st == LW_EVENT_STOP)
       lw_outputs(self->model, self->data, self->scratch);
+    long nev = 0;
+    const lw_event_record *log = lw_event_run_log(self->events, &nev);
 
     g_mutex_lock(&self->lock);
+    /* the log is the worker's; the main thread reads this copy */
+    if (nev > (long)self->event_log->len)
+      g_array_append_vals(self->event_log, log + self->event_log->len, (guint)(nev - (long)self->event_log->len));
     self->newton_iterations += info.iterations;
     if (st == LW_EVENT_STOP) {
       /* a guard or the end of a bouncing: the frames end at the event */
@@ -237,6 +243,8 @@ static void lw_sim_runner_finalize(GObject *object)
   lw_data_free(self->data);
   lw_model_free(self->model);
   g_array_unref(self->frames);
+  if (self->event_log)
+    g_array_unref(self->event_log);
   g_free(self->scratch);
   g_main_context_unref(self->context);
   g_mutex_clear(&self->lock);
@@ -288,6 +296,7 @@ static int assemble(LwSimRunner *self, lw_error *err)
   if (!self->events)
     return err->status;
   g_array_set_size(self->frames, 0);
+  g_array_set_size(self->event_log, 0);
   lw_outputs(self->model, self->data, self->scratch);
   append_frame_locked(self, self->scratch);
   self->steps = 0;
@@ -311,6 +320,7 @@ LwSimRunner *lw_sim_runner_new(lw_model *model, lw_error *err)
   self->ncols = lw_model_output_columns(model);
   self->stride = 1 + self->nq + self->ncols;
   self->frames = g_array_new(FALSE, FALSE, sizeof(double));
+  self->event_log = g_array_new(FALSE, FALSE, sizeof(lw_event_record));
   self->scratch = g_new0(double, self->ncols + 1);
   const lw_opt *o = lw_model_opt(model);
   self->h = o->step;
@@ -595,4 +605,24 @@ long lw_sim_runner_get_perturbed_steps(LwSimRunner *self)
   long n = self->perturbed_steps;
   g_mutex_unlock(&self->lock);
   return n;
+}
+
+guint lw_sim_runner_get_n_events(LwSimRunner *self)
+{
+  g_return_val_if_fail(LW_IS_SIM_RUNNER(self), 0);
+  g_mutex_lock(&self->lock);
+  guint n = self->event_log->len;
+  g_mutex_unlock(&self->lock);
+  return n;
+}
+
+gboolean lw_sim_runner_get_event(LwSimRunner *self, guint k, lw_event_record *rec)
+{
+  g_return_val_if_fail(LW_IS_SIM_RUNNER(self), FALSE);
+  g_mutex_lock(&self->lock);
+  gboolean ok = k < self->event_log->len;
+  if (ok)
+    *rec = g_array_index(self->event_log, lw_event_record, k);
+  g_mutex_unlock(&self->lock);
+  return ok;
 }

@@ -65,6 +65,11 @@ double lw_sim_runner_get_real_time_factor(LwSimRunner *self); /* simulated / wal
 double lw_sim_runner_get_progress(LwSimRunner *self);      /* 0..1 */
 long lw_sim_runner_get_newton_iterations(LwSimRunner *self);
 double lw_sim_runner_get_max_constraint_residual(LwSimRunner *self);
+/* The run's event log (contacts, joint limits, guards met so far, in time
+ * order): the count, and event k copied into rec (FALSE past the end). */
+guint lw_sim_runner_get_n_events(LwSimRunner *self);
+gboolean lw_sim_runner_get_event(LwSimRunner *self, guint k, lw_event_record *rec);
+
 /* The failure, when state is LW_RUNNER_FAILED (NULL otherwise). */
 const lw_error *lw_sim_runner_get_error(LwSimRunner *self);
 

@@ -26,6 +26,7 @@ void _lw_window_update_actions(LwWindow *self)
   set_enabled(self, "pause", st == LW_RUNNER_RUNNING);
   set_enabled(self, "step", can_run);
   set_enabled(self, "reset", self->runner != NULL);
+  set_enabled(self, "compare-friction", self->runner != NULL && self->any_friction && !self->comparing);
   set_enabled(self, "undo", self->undo && self->undo->len > 0);
   set_enabled(self, "redo", self->redo && self->redo->len > 0);
   GAction *play = g_action_map_lookup_action(G_ACTION_MAP(self), "play");
@@ -390,6 +391,7 @@ static const GActionEntry win_actions[] = {
   {"pause", pause_cb, NULL, NULL, NULL, {0}},
   {"step", step_cb, NULL, NULL, NULL, {0}},
   {"reset", reset_cb, NULL, NULL, NULL, {0}},
+  {"compare-friction", _lw_window_compare_friction_cb, NULL, NULL, NULL, {0}},
   {"real-time", NULL, NULL, "true", real_time_cb, {0}},
   {"run-sensitivity", run_sensitivity_cb, NULL, NULL, NULL, {0}},
   {"run-optimization", run_optimization_cb, NULL, NULL, NULL, {0}},

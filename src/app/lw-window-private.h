@@ -17,6 +17,7 @@
 #include "lw-opt-panel.h"
 #include "lw-plot-page.h"
 #include "lw-prop-editor.h"
+#include "lw-render.h"
 #include "lw-sens-panel.h"
 #include "lw_io.h"
 
@@ -92,6 +93,21 @@ struct _LwWindow {
   gint64 bench_run_us;     /* when Run was pressed */
   gboolean bench_threaded; /* the view on its render thread by then */
   guint bench_waits;     /* checks for the view's render thread before Run */
+
+  /* friction and events (lw-window-events.c) */
+  guint install_serial;  /* counts the models installed */
+  gboolean any_friction; /* a joint of the model has friction */
+  int *slip_col;         /* per joint: its slip speed's output column, -1: none */
+  double *v_t;           /* per joint: its friction's transition speed */
+  double *sticking;      /* per joint: 1 while its friction holds it (the frame shown) */
+  double *marks;         /* contact planes and joint limits (LW_RENDER_MARK_DOUBLES each) */
+  int nmarks;
+  double mark_size;      /* half the length of a contact's plane, m */
+  GtkWidget *event_list; /* LwEventList, the Events page */
+  gpointer events_runner; /* the runner whose events are shown (compared only) */
+  guint shown_events;
+  gboolean comparing;    /* the run without friction is under way */
+  gboolean disposed;     /* the window is being destroyed */
 };
 
 /* lw-window-actions.c */
@@ -104,6 +120,12 @@ void _lw_window_record_frame_time(LwWindow *self, gint64 now);
 void _lw_window_bench_tick(LwWindow *self, gint64 now, LwRunnerState st);
 gboolean _lw_window_bench_start_cb(gpointer data);
 void _lw_window_take_screenshot_and_maybe_quit(LwWindow *self);
+
+/* lw-window-events.c */
+void _lw_window_events_setup(LwWindow *self);
+void _lw_window_events_decorate(LwWindow *self, lw_render_state *rs);
+void _lw_window_events_sync(LwWindow *self);
+void _lw_window_compare_friction_cb(GSimpleAction *a, GVariant *p, gpointer user);
 
 /* lw-window-file.c */
 void _lw_window_new_cb(GSimpleAction *a, GVariant *p, gpointer user);

@@ -31,6 +31,7 @@
  * playback; actions, documents, undo and automation are in the
  * lw-window-*.c files named for them (see lw-window-private.h). */
 #include "lw-window-private.h"
+#include "lw-event-list.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -138,7 +139,9 @@ void _lw_window_show_frame(LwWindow *self, guint k)
   for (int b = 0; b < self->nbodies; b++)
     lw_body_pose(m, self->view_data, b, self->poses + 12 * b, self->poses + 12 * b + 3);
   lw_scene_geometry(m, self->view_data, self->joints, self->forces);
-  lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces};
+  lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces,
+                        NULL, 0, NULL};
+  _lw_window_events_decorate(self, &rs);
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
   lw_inspector_set_outputs(self->inspector, t, self->outputs);
   self->shown_time = t;
@@ -243,6 +246,7 @@ static gboolean tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer user)
   self->last_frame_us = now;
   if (!following) /* else refreshed with the panels above */
     _lw_window_update_status(self);
+  _lw_window_events_sync(self);
 
   _lw_window_bench_tick(self, now, st);
   return G_SOURCE_CONTINUE;
@@ -307,6 +311,8 @@ gboolean _lw_window_install_model(LwWindow *self, lw_desc *desc, GFile *file, co
   self->poses = g_new0(double, 12 * (gsize)self->nbodies + 1);
   self->joints = g_new0(double, 6 * (gsize)self->njoints + 1);
   self->forces = g_new0(double, 6 * (gsize)self->nforces + 1);
+  self->install_serial++;
+  g_clear_pointer(&self->slip_col, g_free); /* the old model's: set up again below */
   /* the view and the inspector work on the compiled copy (parameters
    * applied) of the model's own outputs, which come first in every frame */
   lw_view3d_set_model(LW_VIEW3D(self->view), lw_model_desc(user_model));
@@ -323,6 +329,9 @@ gboolean _lw_window_install_model(LwWindow *self, lw_desc *desc, GFile *file, co
   self->shown_time = 0;
   self->live_frames = 1;
   _lw_window_show_frame(self, 0);
+  _lw_window_events_setup(self); /* from the assembled pose, then that frame again */
+  _lw_window_show_frame(self, 0);
+  _lw_window_events_sync(self);
   _lw_window_set_scale_range(self);
   adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : display_name);
   adw_window_title_set_subtitle(self->window_title, display_name);
@@ -361,6 +370,7 @@ static void runner_state_cb(GObject *obj, GParamSpec *pspec, gpointer user)
     _lw_window_set_scale_range(self);
     self->live_frames = n;
   }
+  _lw_window_events_sync(self);
   if (st == LW_RUNNER_FAILED) {
     const lw_error *e = lw_sim_runner_get_error(runner);
     g_autofree char *msg = g_strdup_printf(_("The simulation failed at t = %.6g s (%s): %s. The %u frames up to "
@@ -442,7 +452,7 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   }
   if (from_chk)
     lw_scene_geometry(chk->model, chk->data, joints, forces);
-  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces};
+  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces, NULL, 0, NULL};
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
   g_free(poses);
   g_free(joints);
@@ -676,6 +686,7 @@ static gboolean lw_window_close_request(GtkWindow *window)
 static void lw_window_dispose(GObject *object)
 {
   LwWindow *self = LW_WINDOW(object);
+  self->disposed = TRUE; /* a comparison run still under way finds the window gone */
   if (self->tick_id) {
     gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
     self->tick_id = 0;
@@ -709,6 +720,10 @@ static void lw_window_finalize(GObject *object)
   g_free(self->poses);
   g_free(self->joints);
   g_free(self->forces);
+  g_free(self->slip_col);
+  g_free(self->v_t);
+  g_free(self->sticking);
+  g_free(self->marks);
   g_free(self->message);
   g_free(self->last_toast);
   g_free(self->autosave_path);
@@ -813,6 +828,9 @@ static void lw_window_init(LwWindow *self)
   lw_plot_page_set_time_adjustment(self->plot_page, self->time_adjustment);
   lw_plot_page_watch_view(self->plot_page, self->view);
   g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(scale_changed_cb), self);
+  self->event_list = lw_event_list_new();
+  lw_event_list_set_adjustment(LW_EVENT_LIST(self->event_list), self->time_adjustment);
+  gtk_stack_add_titled(GTK_STACK(self->side_stack), self->event_list, "events", _("Events"));
   g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(_lw_window_recent_changed_cb), self);
   _lw_window_rebuild_recent_menu(self);
   self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), tick_cb, self, NULL);

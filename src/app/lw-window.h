@@ -88,6 +88,13 @@ gboolean lw_window_save_to_file(LwWindow *self, GFile *file);
  * Data do with the file chosen; FALSE with the reason shown on failure. */
 gboolean lw_window_export_plot_to(LwWindow *self, GFile *file, gboolean csv);
 /* Save a PNG of the window as drawn now. */
+/* Friction and events: the comparison run without friction is under way;
+ * the Events page's LwEventList; joint j drawn as sticking in the frame
+ * shown; the marks (contact planes, joint limits) drawn with it. */
+gboolean lw_window_get_comparing(LwWindow *self);
+GtkWidget *lw_window_get_event_list(LwWindow *self);
+gboolean lw_window_get_joint_sticking(LwWindow *self, int j);
+int lw_window_get_n_marks(LwWindow *self);
 gboolean lw_window_save_screenshot(LwWindow *self, const char *filename, GError **error);
 
 G_END_DECLS

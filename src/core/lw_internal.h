@@ -408,6 +408,7 @@ typedef struct {
    * row without is its constant's derivative, a spring without needs no
    * derivative of its vector */
   char *row_vx_on, *force_vx_on;
+  char *fric_on; /* joint friction elements whose parameters or frame move */
   int grav_on, init_on, any;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the

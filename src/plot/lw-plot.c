@@ -52,6 +52,7 @@ typedef struct {
    * bisection and decimated per pixel column */
   gboolean sorted;
   double xmin, xmax, ymin, ymax; /* of the finite points; xmin > xmax: none */
+  gboolean dashed;               /* drawn dashed (a comparison beside the others) */
 } LwSeries;
 
 typedef struct {
@@ -80,6 +81,7 @@ struct _LwPlot {
   double floor;              /* unit scale below which a range is round-off */
   gboolean equal_aspect;     /* a data unit as long on x as on y */
   double cursor;             /* x of the cursor line, NaN: none */
+  GArray *marks;             /* double: x of each mark line (events) */
   LwLayout layout;           /* of the last draw */
   int hover_series;          /* -1: none */
   gboolean exporting;        /* drawing a file: quality over speed */
@@ -124,6 +126,7 @@ LwPlot *lw_plot_new(void)
   plot->hover_series = -1;
   plot->floor = 1.0;
   plot->cursor = NAN;
+  plot->marks = g_array_new(FALSE, FALSE, sizeof(double));
   return plot;
 }
 
@@ -135,6 +138,7 @@ void lw_plot_free(LwPlot *plot)
   g_free(plot->x_label);
   g_free(plot->y_label);
   g_ptr_array_unref(plot->series);
+  g_array_unref(plot->marks);
   g_strfreev(plot->bar_names);
   g_free(plot->bar_values);
   g_free(plot);
@@ -560,6 +564,40 @@ gboolean lw_plot_get_equal_aspect(const LwPlot *plot)
 {
   g_return_val_if_fail(plot != NULL, FALSE);
   return plot->equal_aspect;
+}
+
+void lw_plot_series_set_dashed(LwPlot *plot, guint series, gboolean dashed)
+{
+  LwSeries *s = lw_plot_series(plot, series);
+  if (s)
+    s->dashed = dashed;
+}
+
+gboolean lw_plot_series_get_dashed(const LwPlot *plot, guint series)
+{
+  const LwSeries *s = lw_plot_series(plot, series);
+  return s && s->dashed;
+}
+
+void lw_plot_set_marks(LwPlot *plot, const double *x, guint n)
+{
+  g_return_if_fail(plot != NULL);
+  g_array_set_size(plot->marks, 0);
+  for (guint i = 0; i < n; i++)
+    if (isfinite(x[i]))
+      g_array_append_val(plot->marks, x[i]);
+}
+
+guint lw_plot_get_n_marks(const LwPlot *plot)
+{
+  g_return_val_if_fail(plot != NULL, 0);
+  return plot->marks->len;
+}
+
+double lw_plot_get_mark(const LwPlot *plot, guint i)
+{
+  g_return_val_if_fail(plot != NULL && i < plot->marks->len, NAN);
+  return g_array_index(plot->marks, double, i);
 }
 
 void lw_plot_set_cursor(LwPlot *plot, double x)
@@ -1145,7 +1183,9 @@ static void lw_draw_series(cairo_t *cr, const LwSeries *s, const LwLayout *l, GA
   LwMap m = lw_map_new(l);
   g_array_set_size(bars, 0);
   cairo_new_path(cr);
-  gboolean dense = s->sorted && (double)(i1 - i0) > 2 * l->aw;
+  /* a dashed line needs its points: the columns of a dense series would
+   * break the dashes into pixel-long pieces */
+  gboolean dense = s->sorted && (double)(i1 - i0) > 2 * l->aw && !s->dashed;
   if (dense)
     lw_path_columns(&pen, s, &m, i0, i1, bars);
   else
@@ -1158,7 +1198,10 @@ static void lw_draw_series(cairo_t *cr, const LwSeries *s, const LwLayout *l, GA
    * and round ones cost cairo a polygon each */
   cairo_set_line_join(cr, dense ? CAIRO_LINE_JOIN_BEVEL : CAIRO_LINE_JOIN_ROUND);
   lw_source(cr, &s->color, 1);
+  static const double dash[2] = {6, 4};
+  cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
   cairo_stroke(cr);
+  cairo_set_dash(cr, NULL, 0, 0);
   if (bars->len == 0)
     return;
   /* each run of joined bars: along the tops, down the last, back along
@@ -1377,9 +1420,12 @@ static void lw_draw_legend(LwPlot *plot, cairo_t *cr, const LwLayout *l)
     double cy = ry + row / 2;
     lw_source(cr, &s->color, 1);
     cairo_set_line_width(cr, 2.5);
+    static const double dash[2] = {4, 3};
+    cairo_set_dash(cr, dash, s->dashed ? 2 : 0, 0);
     cairo_move_to(cr, x + gap, cy);
     cairo_line_to(cr, x + gap + sample, cy);
     cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
     lw_source(cr, &plot->fg, 1);
     lw_show_text(cr, x + 2 * gap + sample, cy, s->name, 0, 0.5);
     ry += row;
@@ -1431,6 +1477,32 @@ static void lw_draw_hover(LwPlot *plot, cairo_t *cr, const LwLayout *l)
   lw_show_text(cr, bx + 6, by + h / 2, text, 0, 0.5);
 }
 
+/* the marks: a faint dotted vertical line across the data area at each,
+ * with a short solid tick at the top */
+static void lw_draw_marks(const LwPlot *plot, cairo_t *cr, const LwLayout *l)
+{
+  static const double dots[2] = {2, 3};
+  cairo_save(cr);
+  cairo_set_line_width(cr, 1);
+  for (guint i = 0; i < plot->marks->len; i++) {
+    double x = g_array_index(plot->marks, double, i);
+    if (x < l->x0 || x > l->x1)
+      continue;
+    double px = round(lw_map_x(l, x)) + 0.5;
+    lw_source(cr, &plot->fg, 0.35);
+    cairo_set_dash(cr, dots, 2, 0);
+    cairo_move_to(cr, px, l->ay);
+    cairo_line_to(cr, px, l->ay + l->ah);
+    cairo_stroke(cr);
+    lw_source(cr, &plot->fg, 0.8);
+    cairo_set_dash(cr, NULL, 0, 0);
+    cairo_move_to(cr, px, l->ay);
+    cairo_line_to(cr, px, l->ay + 7);
+    cairo_stroke(cr);
+  }
+  cairo_restore(cr);
+}
+
 /* the cursor: a vertical line across the data area at its x */
 static void lw_draw_cursor(const LwPlot *plot, cairo_t *cr, const LwLayout *l)
 {
@@ -1478,6 +1550,8 @@ void lw_plot_draw(LwPlot *plot, cairo_t *cr, double width, double height)
   for (guint i = 0; i < plot->series->len && !plot->nbars; i++)
     lw_draw_series(cr, g_ptr_array_index(plot->series, i), l, bars, !plot->exporting);
   g_array_unref(bars);
+  if (!plot->nbars)
+    lw_draw_marks(plot, cr, l);
   lw_draw_cursor(plot, cr, l);
   cairo_restore(cr);
 

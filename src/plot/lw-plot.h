@@ -124,6 +124,16 @@ void lw_plot_set_scale_floor(LwPlot *plot, double floor);
  * is as long on x as on y (a coupler curve keeps its shape). */
 void lw_plot_set_equal_aspect(LwPlot *plot, gboolean equal);
 gboolean lw_plot_get_equal_aspect(const LwPlot *plot);
+/* A series drawn dashed (and its legend sample), e.g. a comparison run
+ * beside the solid series it is compared with. */
+void lw_plot_series_set_dashed(LwPlot *plot, guint series, gboolean dashed);
+gboolean lw_plot_series_get_dashed(const LwPlot *plot, guint series);
+/* Marks: a faint dotted vertical line with a tick at the top at each x
+ * (events of a run along a time axis); n = 0 removes them. Not finite x
+ * are skipped. */
+void lw_plot_set_marks(LwPlot *plot, const double *x, guint n);
+guint lw_plot_get_n_marks(const LwPlot *plot);
+double lw_plot_get_mark(const LwPlot *plot, guint i);
 /* A vertical cursor line at x (the time shown elsewhere); NaN removes it. */
 void lw_plot_set_cursor(LwPlot *plot, double x);
 double lw_plot_get_cursor(const LwPlot *plot);

@@ -281,7 +281,8 @@ static lw_render_state posing_state(posing *p, int k)
   for (int b = 0; b < p->nbodies; b++)
     lw_body_pose(m, p->data, b, p->poses + 12 * b, p->poses + 12 * b + 3);
   lw_scene_geometry(m, p->data, p->joints, p->forces);
-  return (lw_render_state){p->fr->t[k], p->nbodies, p->poses, p->njoints, p->joints, p->nforces, p->forces};
+  return (lw_render_state){p->fr->t[k], p->nbodies, p->poses, p->njoints, p->joints, p->nforces, p->forces,
+                           NULL, 0, NULL};
 }
 
 /* a camera that keeps every frame's mechanism in the picture */

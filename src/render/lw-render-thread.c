@@ -34,8 +34,8 @@ typedef struct {
   guint64 gen;
   gboolean has_state;
   lw_render_state state;
-  double *pose, *joints, *forces;
-  size_t cap_pose, cap_joints, cap_forces;
+  double *pose, *joints, *forces, *sticking, *marks;
+  size_t cap_pose, cap_joints, cap_forces, cap_sticking, cap_marks;
 
   gboolean model_set;
   lw_desc *model;
@@ -98,6 +98,8 @@ static void job_free(job *j)
   g_free(j->pose);
   g_free(j->joints);
   g_free(j->forces);
+  g_free(j->sticking);
+  g_free(j->marks);
 }
 
 static double *copy_into(double **buf, size_t *cap, const double *src, size_t n)
@@ -280,12 +282,14 @@ static gpointer worker(gpointer data)
     j.cam = n->cam, j.w = n->w, j.h = n->h, j.samples = n->samples, j.gen = n->gen;
     j.has_state = n->has_state;
     j.state = n->state;
-    double *buf[3] = {j.pose, j.joints, j.forces};
-    size_t cap[3] = {j.cap_pose, j.cap_joints, j.cap_forces};
-    j.pose = n->pose, j.joints = n->joints, j.forces = n->forces;
+    double *buf[5] = {j.pose, j.joints, j.forces, j.sticking, j.marks};
+    size_t cap[5] = {j.cap_pose, j.cap_joints, j.cap_forces, j.cap_sticking, j.cap_marks};
+    j.pose = n->pose, j.joints = n->joints, j.forces = n->forces, j.sticking = n->sticking, j.marks = n->marks;
     j.cap_pose = n->cap_pose, j.cap_joints = n->cap_joints, j.cap_forces = n->cap_forces;
-    n->pose = buf[0], n->joints = buf[1], n->forces = buf[2];
+    j.cap_sticking = n->cap_sticking, j.cap_marks = n->cap_marks;
+    n->pose = buf[0], n->joints = buf[1], n->forces = buf[2], n->sticking = buf[3], n->marks = buf[4];
     n->cap_pose = cap[0], n->cap_joints = cap[1], n->cap_forces = cap[2];
+    n->cap_sticking = cap[3], n->cap_marks = cap[4];
     j.model_set = n->model_set, j.model = n->model;
     j.opt_set = n->opt_set, j.opt = n->opt;
     j.sel_set = n->sel_set, j.sel = n->sel;
@@ -425,6 +429,12 @@ void lw_render_thread_submit(lw_render_thread *t, const lw_camera *cam, int w, i
     s.body_pose = copy_into(&n->pose, &n->cap_pose, state->body_pose, 12 * (size_t)s.nbodies);
     s.joints = copy_into(&n->joints, &n->cap_joints, state->joints, 6 * (size_t)s.njoints);
     s.forces = copy_into(&n->forces, &n->cap_forces, state->forces, 6 * (size_t)s.nforces);
+    s.joint_sticking = state->joint_sticking && s.njoints
+                         ? copy_into(&n->sticking, &n->cap_sticking, state->joint_sticking, (size_t)s.njoints)
+                         : NULL;
+    s.nmarks = state->marks ? state->nmarks : 0;
+    s.marks = s.nmarks ? copy_into(&n->marks, &n->cap_marks, state->marks, LW_RENDER_MARK_DOUBLES * (size_t)s.nmarks)
+                       : NULL;
     n->state = s;
   }
   g_cond_broadcast(&t->cond);

@@ -172,6 +172,8 @@ static const float damper_color[3] = {0.40f, 0.42f, 0.46f};
 static const float force_color[3] = {0.86f, 0.16f, 0.22f};
 static const float motor_color[3] = {0.50f, 0.30f, 0.66f};
 static const float torque_color[3] = {0.80f, 0.20f, 0.60f};
+static const float sticking_color[3] = {0.0f, 0.78f, 0.80f}; /* a joint its friction holds: cyan */
+static const float mark_color[3] = {0.62f, 0.50f, 0.36f};     /* contact planes, joint limits */
 static const float axis_colors[3][3] = {{0.86f, 0.20f, 0.20f}, {0.22f, 0.68f, 0.25f}, {0.20f, 0.38f, 0.90f}};
 
 /* ---- small vector helpers ---------------------------------------------- */
@@ -897,6 +899,17 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *s, doub
     }
     for (int j = 0; j < MIN(s->njoints, r->njoints) && s->joints; j++)
       grow(bmin, bmax, s->joints + 6 * (size_t)j);
+    /* the marks along their first axis: a joint's end stop is in the picture */
+    for (int k = 0; k < s->nmarks && s->marks; k++) {
+      const double *mk = s->marks + LW_RENDER_MARK_DOUBLES * (size_t)k;
+      double a[3], b[3];
+      for (int i = 0; i < 3; i++) {
+        a[i] = mk[i] + mk[3 + i];
+        b[i] = mk[i] - mk[3 + i];
+      }
+      grow(bmin, bmax, a);
+      grow(bmin, bmax, b);
+    }
     for (int k = 0; k < MIN(s->nforces, r->nforces) && s->forces; k++) {
       const double *f = s->forces + 6 * (size_t)k;
       grow(bmin, bmax, f);
@@ -1455,6 +1468,7 @@ static void draw_motor(lw_renderer *r, int j, const double o[3], const double a[
 static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_state *s)
 {
   const rjoint *rj = &r->joints[j];
+  const float *jc = s->joint_sticking && s->joint_sticking[j] != 0 ? sticking_color : joint_color;
   double g = r->glyph, o[3] = {jg[0], jg[1], jg[2]}, a[3] = {jg[3], jg[4], jg[5]}, p0[3], p1[3], m[16];
   if (lw_normalize3(a) <= 0)
     a[2] = 1;
@@ -1466,7 +1480,7 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
       p0[i] = o[i] - 1.3 * g * a[i];
       p1[i] = o[i] + 1.3 * g * a[i];
     }
-    draw_segment(r, LW_MESH_CYLINDER, p0, p1, g, joint_color, LW_PICK_JOINT, j);
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, g, jc, LW_PICK_JOINT, j);
     if (rj->driven)
       draw_motor(r, j, o, a);
     break;
@@ -1486,9 +1500,9 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
     perp_basis(sdir, sy, sz);
     /* a rail along the slide direction and a block on it */
     mat_frame(m, o, sdir, sy, sz, 5 * g, 0.3 * g, 0.3 * g);
-    draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    draw_mesh(r, LW_MESH_CUBE, m, jc, LW_PICK_JOINT, j);
     mat_frame(m, o, sdir, sy, sz, 1.4 * g, 0.75 * g, 0.75 * g);
-    draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    draw_mesh(r, LW_MESH_CUBE, m, jc, LW_PICK_JOINT, j);
     if (rj->driven) { /* a motor: the block pushed along the rail */
       mat_frame(m, o, sdir, sy, sz, 0.9 * g, 0.95 * g, 0.95 * g);
       draw_mesh(r, LW_MESH_CUBE, m, motor_color, LW_PICK_JOINT, j);
@@ -1497,19 +1511,19 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
     break;
   }
   case LW_JOINT_SPHERICAL:
-    draw_sphere(r, o, 1.1 * g, joint_color, LW_PICK_JOINT, j);
+    draw_sphere(r, o, 1.1 * g, jc, LW_PICK_JOINT, j);
     break;
   case LW_JOINT_CYLINDRICAL:
     for (int i = 0; i < 3; i++) {
       p0[i] = o[i] - 4 * g * a[i];
       p1[i] = o[i] + 4 * g * a[i];
     }
-    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.25 * g, joint_color, LW_PICK_JOINT, j);
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.25 * g, jc, LW_PICK_JOINT, j);
     for (int i = 0; i < 3; i++) {
       p0[i] = o[i] - 1.2 * g * a[i];
       p1[i] = o[i] + 1.2 * g * a[i];
     }
-    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.8 * g, joint_color, LW_PICK_JOINT, j);
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.8 * g, jc, LW_PICK_JOINT, j);
     if (rj->driven)
       draw_motor(r, j, o, a);
     break;
@@ -1521,21 +1535,21 @@ static void draw_joint(lw_renderer *r, int j, const double *jg, const lw_render_
         p0[i] = o[i] - 1.5 * g * d[i];
         p1[i] = o[i] + 1.5 * g * d[i];
       }
-      draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.4 * g, joint_color, LW_PICK_JOINT, j);
+      draw_segment(r, LW_MESH_CYLINDER, p0, p1, 0.4 * g, jc, LW_PICK_JOINT, j);
     }
-    draw_sphere(r, o, 0.6 * g, joint_color, LW_PICK_JOINT, j);
+    draw_sphere(r, o, 0.6 * g, jc, LW_PICK_JOINT, j);
     break;
   case LW_JOINT_PLANAR:
     for (int i = 0; i < 3; i++) {
       p0[i] = o[i] - 0.15 * g * a[i];
       p1[i] = o[i] + 0.15 * g * a[i];
     }
-    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 1.8 * g, joint_color, LW_PICK_JOINT, j);
+    draw_segment(r, LW_MESH_CYLINDER, p0, p1, 1.8 * g, jc, LW_PICK_JOINT, j);
     break;
   case LW_JOINT_FIXED:
   default:
     mat_frame(m, o, ex, ey, a, 0.7 * g, 0.7 * g, 0.7 * g);
-    draw_mesh(r, LW_MESH_CUBE, m, joint_color, LW_PICK_JOINT, j);
+    draw_mesh(r, LW_MESH_CUBE, m, jc, LW_PICK_JOINT, j);
     break;
   }
 }
@@ -1635,6 +1649,17 @@ static void draw_triad(lw_renderer *r, const double *pose, double len, lw_pick_k
   }
 }
 
+/* a mark fixed in space: a box of centre c and half-axis vectors u, v, w */
+static void draw_mark(lw_renderer *r, const double *mk)
+{
+  double ex[3] = {mk[3], mk[4], mk[5]}, ey[3] = {mk[6], mk[7], mk[8]}, ez[3] = {mk[9], mk[10], mk[11]}, m[16];
+  double sx = lw_normalize3(ex), sy = lw_normalize3(ey), sz = lw_normalize3(ez);
+  if (!(sx > 0) || !(sy > 0) || !(sz > 0))
+    return;
+  mat_frame(m, mk, ex, ey, ez, sx, sy, sz);
+  draw_mesh(r, LW_MESH_CUBE, m, mark_color, LW_PICK_NONE, -1);
+}
+
 /* everything that can be picked; shared by the colour and the id passes */
 static void draw_solids(lw_renderer *r, const lw_render_state *s)
 {
@@ -1649,6 +1674,8 @@ static void draw_solids(lw_renderer *r, const lw_render_state *s)
   if (r->opt.show_forces && s->forces)
     for (int k = 0; k < MIN(s->nforces, r->nforces); k++)
       draw_force(r, k, s->forces + 6 * (size_t)k);
+  for (int k = 0; s->marks && k < s->nmarks; k++)
+    draw_mark(r, s->marks + LW_RENDER_MARK_DOUBLES * (size_t)k);
   if (r->opt.show_frames) {
     static const double ground[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     double len = 5 * r->glyph;

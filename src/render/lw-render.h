@@ -26,7 +26,15 @@ typedef struct {
   int nbodies;  const double *body_pose; /* nbodies x 12: origin[3], then R[9] row-major (R[3*i+j]) */
   int njoints;  const double *joints;    /* njoints x 6: origin[3], unit axis[3] */
   int nforces;  const double *forces;    /* nforces x 6, see lw_scene_geometry() */
+  /* optional (NULL: none): per joint, nonzero draws the joint in the
+   * sticking colour (friction holds it: |slip| below the transition speed) */
+  const double *joint_sticking;          /* njoints */
+  /* optional marks fixed in space, drawn as flat boxes in the mark colour
+   * (contact planes and lines, joint limits): nmarks x 12, the centre, then
+   * the three half-axis vectors (each as long as the box's half extent) */
+  int nmarks;   const double *marks;
 } lw_render_state;
+#define LW_RENDER_MARK_DOUBLES 12
 
 typedef struct {
   gboolean show_grid, show_joints, show_frames, show_forces, show_traces;

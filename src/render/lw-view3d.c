@@ -56,6 +56,8 @@ struct _LwView3d {
   lw_render_state state;
   double *poses, *joints, *forces;
   int cap_poses, cap_joints, cap_forces;
+  double *sticking, *marks; /* the state's joint_sticking and marks */
+  int cap_sticking, cap_marks;
 
   GArray *traces; /* trace_copy */
   lw_render_options opt;
@@ -915,6 +917,8 @@ static void lw_view3d_finalize(GObject *obj)
   lw_desc_free(self->desc);
   g_free(self->poses);
   g_free(self->joints);
+  g_free(self->sticking);
+  g_free(self->marks);
   g_free(self->forces);
   g_free(self->selection);
   g_free(self->gl_error);
@@ -1215,6 +1219,13 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
   s->body_pose = copy_into(&self->poses, &self->cap_poses, state->body_pose, 12 * (size_t)s->nbodies);
   s->joints = copy_into(&self->joints, &self->cap_joints, state->joints, 6 * (size_t)s->njoints);
   s->forces = copy_into(&self->forces, &self->cap_forces, state->forces, 6 * (size_t)s->nforces);
+  s->joint_sticking = state->joint_sticking && s->njoints
+                        ? copy_into(&self->sticking, &self->cap_sticking, state->joint_sticking, (size_t)s->njoints)
+                        : NULL;
+  s->nmarks = state->marks ? state->nmarks : 0;
+  s->marks = s->nmarks ? copy_into(&self->marks, &self->cap_marks, state->marks,
+                                   LW_RENDER_MARK_DOUBLES * (size_t)s->nmarks)
+                       : NULL;
   self->has_state = TRUE;
   changed(self);
 }

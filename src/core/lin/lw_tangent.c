@@ -94,8 +94,16 @@ static int same_structure(lw_model *const mk[4])
   const lw_model *m = mk[0];
   for (int k = 1; k < 4; k++)
     if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces || mk[k]->nfbs != m->nfbs ||
-        mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms)
+        mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms ||
+        mk[k]->nfric != m->nfric)
       return 0;
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *fs[4] = FOUR(&, mk, ->fric[e]);
+    const lw_vexpr *vo[4] = FOUR(&, fs, ->o), *vx[4] = FOUR(&, fs, ->x);
+    const lw_vexpr *vy[4] = FOUR(&, fs, ->y), *vz[4] = FOUR(&, fs, ->z);
+    if (!vx_same4(vo) || !vx_same4(vx) || !vx_same4(vy) || !vx_same4(vz))
+      return 0;
+  }
   for (int r = 0; r < m->nc; r++) {
     const lw_row *rs[4] = FOUR(&, mk, ->rows[r]);
     const lw_vexpr *va[4] = FOUR(&, rs, ->a), *vb[4] = FOUR(&, rs, ->b);
@@ -209,6 +217,24 @@ static void comb_forces(lw_model *o, lw_model *const mk[4], const double c[4])
   }
 }
 
+/* joint friction: the parameters and the frame on body 2 */
+static void comb_fric(lw_model *o, lw_model *const mk[4], const double c[4])
+{
+  for (int e = 0; e < mk[0]->nfric; e++) {
+    const lw_jfric *fs[4] = FOUR(&, mk, ->fric[e]);
+    lw_jfric *fo = &o->fric[e];
+    const lw_vexpr *vo[4] = FOUR(&, fs, ->o), *vx[4] = FOUR(&, fs, ->x);
+    const lw_vexpr *vy[4] = FOUR(&, fs, ->y), *vz[4] = FOUR(&, fs, ->z);
+    vx_comb(&fo->o, vo, c);
+    vx_comb(&fo->x, vx, c);
+    vx_comb(&fo->y, vy, c);
+    vx_comb(&fo->z, vz, c);
+    const double *fp[4] = FOUR(, fs, ->p);
+    for (int k = 0; k < LW_FRICTION_NPARAMS; k++)
+      fo->p[k] = comb(fp, (size_t)k, c);
+  }
+}
+
 /* initial values, the outputs' vectors, the objectives' terms */
 static void comb_rest(lw_model *o, lw_model *const mk[4], const double c[4])
 {
@@ -240,6 +266,7 @@ static int combine(lw_model *o, lw_model *const mk[4], const double c[4])
   comb_rows(o, mk, c);
   comb_coords(o, mk, c);
   comb_forces(o, mk, c);
+  comb_fric(o, mk, c);
   comb_rest(o, mk, c);
   return 0;
 }
@@ -281,6 +308,7 @@ static void tangent_flags_alloc(lw_tangent *t, const lw_model *m)
   t->term_on = calloc((size_t)m->nterms + 1, 1);
   t->row_vx_on = calloc((size_t)m->nc + 1, 1);
   t->force_vx_on = calloc((size_t)m->nforces + 1, 1);
+  t->fric_on = calloc((size_t)m->nfric + 1, 1);
 }
 
 /* a force is on when a constant of its own or of its measures moves, or a
@@ -325,6 +353,11 @@ static void tangent_flags_set(lw_tangent *t)
     t->force_vx_on[n] = (char)vx_nonzero(&o->forces[n].v);
     t->any |= t->force_on[n] = (char)force_on(t, o, n);
   }
+  for (int e = 0; e < o->nfric; e++) {
+    const lw_jfric *f = &o->fric[e];
+    t->any |= t->fric_on[e] = (char)(vx_nonzero(&f->o) || vx_nonzero(&f->x) || vx_nonzero(&f->y) ||
+                                     vx_nonzero(&f->z) || nonzero(f->p, LW_FRICTION_NPARAMS));
+  }
   for (int i = 0; i < o->ninit; i++)
     t->init_on |= o->init_value[i] != 0.0 || o->init_vel[i] != 0.0;
   t->any |= t->init_on;
@@ -348,6 +381,7 @@ void lw_tangent_free(lw_tangent *t)
   free(t->term_on);
   free(t->row_vx_on);
   free(t->force_vx_on);
+  free(t->fric_on);
   free(t);
 }
 
@@ -418,6 +452,25 @@ static int value_field_tangent(const lw_model *m, const double *x, lw_model *dm)
   return 0;
 }
 
+/* joints/NAME/friction/FIELD: the friction element's parameter (v_t left
+ * at 0 takes its default from the step, which is no parameter) */
+static int friction_field_tangent(const lw_model *m, const double *x, lw_model *dm)
+{
+  const lw_desc *d = m->desc;
+  for (int j = 0; j < d->njoints; j++) {
+    int k = lw_field_index(x, d->joints[j].friction, LW_FRICTION_NPARAMS);
+    if (k < 0)
+      continue;
+    int e = m->joint_fric ? m->joint_fric[j] : -1;
+    if (e < 0 || (k == 2 && d->joints[j].friction[k] == 0.0))
+      return 0;
+    if (dm)
+      dm->fric[e].p[k] += 1.0;
+    return 1;
+  }
+  return 0;
+}
+
 /* forces/NAME/...: the element's kind */
 static int force_field_tangent(const lw_model *m, const char *path, const double *x, lw_model *dm)
 {
@@ -442,6 +495,8 @@ static int field_tangent(const lw_model *m, const char *path, const double *x, l
     return force_field_tangent(m, path, x, dm);
   if (!strncmp(path, "bodies/", 7))
     return body_field_tangent(m, x, dm);
+  if (!strncmp(path, "joints/", 7))
+    return friction_field_tangent(m, x, dm);
   return gravity_field_tangent(m, x, dm) || value_field_tangent(m, x, dm);
 }
 

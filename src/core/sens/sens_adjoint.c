@@ -18,6 +18,7 @@ typedef struct {
   double *seg;     /* (K + 1 states) a recomputed segment */
   double *ab, *bb; /* (no x nq) d psi / d ah_{k+1}, d psi / d bh_{k+1} */
   double *zb;      /* (no x nz) d psi / d c_{k+1} */
+  double *kb;      /* (no x nc) d psi / d kappa_k: joint friction read it in the step to k+1 */
   double *cx;      /* (nx) the cotangent of the state k */
   double *mu;      /* (3 n1) the multipliers of the acceleration, velocity and position problems */
   double *tmp;     /* (max(nv, n1) + nq) scratch of the initial problems */
@@ -93,6 +94,7 @@ static void adjoint_cotangents_alloc(sens_run *r, adjoint_work *a)
   a->bb = calloc((size_t)nq * no + 1, sizeof(double));
   a->cx = calloc((size_t)s->nx + 1, sizeof(double));
   a->zb = calloc((size_t)s->nz * no + 1, sizeof(double));
+  a->kb = calloc((size_t)(r->m->nfric ? s->nc : 0) * no + 1, sizeof(double));
   a->mu = calloc((size_t)3 * n1 + 1, sizeof(double));
   a->tmp = calloc((size_t)(r->L.nv > n1 ? r->L.nv : n1) + nq + 1, sizeof(double));
 }
@@ -106,6 +108,7 @@ static void adjoint_free(adjoint_work *a)
   free(a->bb);
   free(a->cx);
   free(a->zb);
+  free(a->kb);
   free(a->mu);
   free(a->tmp);
 }
@@ -203,6 +206,8 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq, *zo = aw->zb + (size_t)o * s->nz;
   memset(muA, 0, sizeof(double) * (size_t)n1);
   memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
+  if (m->nfric) /* kappa_k's cotangent from the step after */
+    memcpy(muA + nq, aw->kb + (size_t)o * nc, sizeof(double) * (size_t)nc);
   sens_km_solve(s, muA);
   memset(muV, 0, sizeof(double) * (size_t)n1);
   memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
@@ -217,6 +222,8 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
   lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
   m->integ->solve_t(s, muP);
+  if (m->nfric)
+    sens_friction_kap_cotangent(s, muP, aw->kb + (size_t)o * nc);
   for (int n = 0; n < s->nact; n++) {
     int j = s->alist[n];
     s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) + dotn(n1, s->FV + (size_t)j * n1, muV) +

@@ -10,7 +10,8 @@
 
 /* the forward's arrays */
 typedef struct {
-  double *Sx;      /* (nx x nl) the live columns by rows: q', qd', qdd', lambda', z' */
+  double *Sx;      /* (nx x nl) the live columns by rows: q', qd', qdd', lambda', z'; with joint
+                      friction nc more rows: the last state's kappa' (sens_friction.c) */
   double *Sn;      /* (nx x p) the initial columns; while stepping, scratch for ah', bh', c', M ah' */
   double *Z;       /* (p x ncols) the outputs' derivatives Y Sx + YT (output table) */
   double *R, *R2;  /* (max(nv, n1) x p), (2 max(nv, n1)) right-hand sides */
@@ -27,7 +28,7 @@ static void live_cols_add(sens *s, double *Sx)
     if (s->col[j] >= 0)
       continue;
     int nl = s->nl;
-    for (size_t i = (size_t)s->nx; i-- > 0;) {
+    for (size_t i = (size_t)s->nx + (s->m->nfric ? (size_t)s->nc : 0); i-- > 0;) {
       Sx[i * (nl + 1) + nl] = 0.0;
       for (int c = nl; c-- > 0;)
         Sx[i * (nl + 1) + c] = Sx[i * nl + c];
@@ -61,7 +62,7 @@ static int forward_alloc(sens_run *r, forward_cols *f)
 {
   sens *s = r->s;
   int p = s->p, nx = s->nx, n1 = s->n1, nv = r->L.nv;
-  f->Sx = calloc((size_t)nx * (p ? p : 1), sizeof(double));
+  f->Sx = calloc((size_t)(nx + (r->m->nfric ? s->nc : 0)) * (p ? p : 1), sizeof(double));
   f->Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
   f->Z = calloc((size_t)s->ncols * (p ? p : 1) + 1, sizeof(double));
   f->R = calloc((size_t)(nv > n1 ? nv : n1) * (p ? p : 1) + 1, sizeof(double));
@@ -155,6 +156,8 @@ static void forward_carry(sens_run *r, forward_cols *f)
           R[(size_t)l * nl + c] -= rc * DC[(size_t)i * nl + c];
       }
   }
+  if (m->nfric) /* friction read kappa_a: + Q^f_l kappa_a' */
+    sens_friction_kap_rows(s, Sx + (size_t)s->nx * nl, R, nl);
   sens_ap_solve_rows(s, R, Sq, nl);
   memcpy(Sl, R + np, sizeof(double) * (size_t)nc * nl);
   /* velocity: KM [qd'; .] = -(FV + (DVq - c2 M) q' - M bh'; RV q') */
@@ -170,6 +173,8 @@ static void forward_carry(sens_run *r, forward_cols *f)
   sens_rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
   sens_rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
   sens_km_solve_rows(s, R, Sqdd, nl);
+  if (m->nfric) /* kappa' for the next step's friction */
+    memcpy(Sx + (size_t)s->nx * nl, R + np, sizeof(double) * (size_t)nc * nl);
   /* z' = c' + h/2 e'(state k) */
   if (s->nz)
     sens_carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, nl);

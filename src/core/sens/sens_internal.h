@@ -113,6 +113,12 @@ typedef struct sens {
    * (nz x nq each, q and qd) and parameter partials (nz x p) */
   double *Rc, *eqa, *eqda, *eqb, *eqdb, *pea, *peb;
   double fb_ta, fb_tb; /* the times of the states eqa.. and eqb.. belong to */
+  /* joint friction (sens_friction.c): the multipliers l it read in this
+   * step (nc), fric_L = dQ^f/dl (nq x nc, column-major; only the friction
+   * joints' columns written), whether l holds the last state's kappa too
+   * (fric_kap), scratch fric_e, fric_d (nq) */
+  double *fric_L, *fric_l, *fric_e, *fric_d;
+  int fric_kap;
 } sens;
 
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
@@ -294,6 +300,24 @@ void sens_initial_free(sens_initial_lin *L);
 int sens_initial_linearize(sens *s, const double *st, sens_initial_lin *L);
 /* the initial state's derivatives into the p columns of X */
 void sens_initial_solve(sens *s, const sens_initial_lin *L, double *X, int ldx, double *R, double *R2);
+
+/* ---- sens_friction.c: joint friction in the step's linearization (docs/friction.md sec. 8.5) ---- */
+/* the friction workspace; -1 when out of memory */
+int sens_friction_alloc(sens *s);
+/* the multipliers friction read in the step from state sa to sb: lambda_b,
+ * plus kappa_a when state a had it (fric_kap) */
+void sens_friction_point(sens *s, const double *sa, const double *sb);
+/* A += -(dQ^f/dq + c2 dQ^f/dqd), C += -dQ^f/dqd in s->Ab, s->Cb at pt, and
+ * fric_L = dQ^f/dl */
+void sens_friction_lin(sens *s, const lw_lin_point *pt);
+/* AP's multiplier columns (unscaled, n1 x n1) -= fric_L */
+void sens_friction_ap_add(const sens *s, double *AP);
+/* a parameter's step column fp (nq) -= dQ^f/drho along tangent tg */
+void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *tg, double *fp);
+/* forward: R (nq rows of p) += fric_L Sk, Sk (nc rows of p) the last state's kappa' (when fric_kap) */
+void sens_friction_kap_rows(const sens *s, const double *Sk, double *R, int p);
+/* adjoint: kb (nc) = fric_L^T muP (the cotangent of the last state's kappa; 0 unless fric_kap) */
+void sens_friction_kap_cotangent(const sens *s, const double *muP, double *kb);
 
 /* ---- sens_setup.c: the workspace ---- */
 /* frees the workspace's arrays */

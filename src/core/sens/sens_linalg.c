@@ -155,6 +155,8 @@ int sens_ap_factor_dense(sens *s)
       for (int i = 0; i < nq; i++)
         s->AP[(size_t)j * n1 + i] += s->Ab.off[(size_t)j * nq + i];
   kkt_add_jac(s, s->AP, 1.0);
+  if (m->nfric)
+    sens_friction_ap_add(s, s->AP);
   kkt_scale(s->AP, n1, nq, s->sP);
   if (lw_lu_dense(s->AP, n1, s->ipP))
     return -1;

@@ -112,12 +112,15 @@ static int run_configure(sens_run *r, lw_tangent **tg)
                  s->nq, s->nc);
     return LW_ERR_MODEL;
   }
-  if (m->nfric && (r->forward || r->adjoint)) {
-    /* the steps' linearization has no friction terms yet (docs/friction.md
-     * sec. 8.5): refused rather than a derivative without them */
+  if (m->nfric && (r->forward || r->adjoint) && m->integ->sens_run) {
+    /* joint friction's terms are in the ALI3-P step's linearization
+     * (sens_friction.c, docs/friction.md sec. 8.5), not in another
+     * integrator's own drivers: refused rather than a derivative without
+     * them */
     lw_set_error(r->err, LW_ERR_MODEL, "", NAN,
-                 "the model has joint friction, whose forward and adjoint sensitivities are not computed "
-                 "yet; use finite differences (fd)");
+                 "the model has joint friction, whose forward and adjoint sensitivities are computed for the "
+                 "ALI3-P integrator only (this model uses '%s'); use ALI3-P or finite differences (fd)",
+                 m->integ->name);
     return LW_ERR_MODEL;
   }
   return LW_OK;

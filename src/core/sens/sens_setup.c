@@ -16,7 +16,7 @@ void sens_free(sens *s)
                   s->ynz_p, s->ynz, s->yx,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
-                  s->col, s->live, s->bk_ptr, s->bk_idx};
+                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   sens_tri_free(&s->tri);
@@ -83,12 +83,14 @@ int sens_alloc(sens *s)
   s->KM = calloc(nn + 1, sizeof(double));
   size_t nbb = s->m->mblk_off[s->m->nb] + 1, nr = (size_t)s->nc * s->m->wrow + 1;
   lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
-  int bm_ok = 1;
+  int bm_ok = 1, coupled = s->m->lin_coupled || s->m->nfric; /* a joint's friction couples its bodies */
   for (int k = 0; k < 4; k++) {
     bm[k]->blk = calloc(nbb, sizeof(double));
-    bm[k]->off = s->m->lin_coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
-    bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !s->m->lin_coupled);
+    bm[k]->off = coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
+    bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !coupled);
   }
+  if (s->m->nfric && sens_friction_alloc(s))
+    return -1;
   s->RV = calloc(nr, sizeof(double));
   s->RA = calloc(nr, sizeof(double));
   s->RAd = calloc(nr, sizeof(double));
@@ -198,7 +200,10 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
   s->c4 = 4.0 / (s->h * s->h);
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
-  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled;
+  /* joint friction makes AP's multiplier columns J^T - dQ^f/dl: not the
+   * transpose of its constraint rows, so the dense LU (docs/friction.md
+   * sec. 8.5) */
+  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled && !m->nfric;
   /* no force depends on the velocities: springs without damping, forces
    * and torques of time alone (C = -dQ/dv is zero) */
   s->undamped = 1;
@@ -208,5 +213,7 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
     if (kind && kind->uses_velocity && kind->uses_velocity(f))
       s->undamped = 0;
   }
+  if (m->nfric)
+    s->undamped = 0; /* friction's damping -dQ^f/dqd */
 }
 

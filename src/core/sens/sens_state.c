@@ -54,6 +54,14 @@ void sens_state_load(const sens *s, const double *st)
   memcpy(d->fbc, z, sizeof(double) * (size_t)s->nz);
   memcpy(d->fbcs, z + s->nz, sizeof(double) * (size_t)s->nz);
   d->fb_beta = 0.0;
+  if (s->m->nfric && s->m->integ == &lw_integ_ali3p) {
+    /* the ALI3-P step's friction reads lambda + kappa of the state's own
+     * projections: kept with it, so that a segment stepped again from a
+     * checkpoint is the same run (the initial state has none) */
+    const double *mu = z + 2 * s->nz;
+    d->fric_kap_ok = d->nstep > 0 && mu[0] != 0.0;
+    memcpy(d->kap, mu + 1 + s->nc, sizeof(double) * (size_t)s->nc);
+  }
 }
 
 void sens_state_aux_load(const sens *s, const double *st, int with_s)

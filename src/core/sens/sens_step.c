@@ -209,6 +209,8 @@ static int step_matrices(sens *s, const lw_lin_point *pt)
   memset(s->RAd, 0, sizeof(double) * nr);
   const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
   lw_lin_blocks(m, s->d, pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
+  if (m->nfric)
+    sens_friction_lin(s, pt);
   sens_vec_axpy(s->Ab.blk, s->c4, m->mass_blocks, nbb);
   if (s->ap_struct ? sens_ap_factor(s) : sens_ap_factor_dense(s)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", pt->t,
@@ -264,6 +266,8 @@ static void step_param_cols(sens *s, const lw_lin_point *pt, const double *qd, c
       lw_tangent_mass_mul_k(m, tg, 3, x, y);
     }
     step_cols_add(fp, fv, fa, s->dQ, s->dJ, nq);
+    if (m->nfric)
+      sens_friction_param_col(s, pt, tg, fp);
   }
 }
 
@@ -281,6 +285,8 @@ int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
   step_rates(s->qds, s->qdds, q, ST_Q(s, sa), ST_QD(s, sa), ST_QDD(s, sa), s->c2, s->c4, s->nq);
   if (step_projections(s, sb, fresh))
     return -1;
+  if (s->m->nfric)
+    sens_friction_point(s, sa, sb);
   lw_lin_point pt = {q, s->qds, qd, qdd, {lam, s->sig, s->kap}, t};
   if (step_matrices(s, &pt))
     return -1;

@@ -1,0 +1,183 @@
+/* bench-friction: the cost of joint friction in the step and in the
+ * sensitivities, on a planar slider-crank with friction in its slider
+ * (crank 0.1 m, rod 0.3 m, 2 kg slider, proportional speed control near
+ * -10 rad/s, 1 s at h = 1 ms; the model of tests/test-friction-sens.c):
+ *   - a step with friction against the same model without it (target
+ *     <= 1.3x);
+ *   - the adjoint gradient (6 parameters, one objective) in simulations
+ *     of the model with friction (target <= 2.5x), and the forward's;
+ * then the same for the spatial co-design model
+ * (models/slider-crank-friction.json, p = 5).
+ * Best wall time of N repetitions.
+ *
+ *   bench-friction [--quick] */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "linkwright.h"
+#include "lw_io.h"
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *model_json =
+  "{\"linkwright\": 1, \"name\": \"slider-crank with slider friction\", \"planar\": true, \"gravity\": [0, -9.81],\n"
+  " \"solver\": {\"t_end\": 1, \"step\": 0.001},\n"
+  " \"bodies\": [{\"name\": \"crank\", \"mass\": 0.12, \"com\": [0.05, 0], \"inertia\": 1e-4, \"position\": [0, 0],\n"
+  "   \"angle\": 0, \"points\": {\"B\": [0.1, 0]}},\n"
+  "  {\"name\": \"rod\", \"mass\": 0.5, \"com\": [0.15, 0], \"inertia\": 0.004, \"position\": [0.1, 0], \"angle\": 0,\n"
+  "   \"points\": {\"B\": [0, 0], \"C\": [0.3, 0]}},\n"
+  "  {\"name\": \"slider\", \"mass\": 2, \"com\": [0, 0], \"inertia\": 1e-3, \"position\": [0.4, 0], \"angle\": 0,\n"
+  "   \"points\": {\"C\": [0, 0]}}],\n"
+  " \"joints\": [{\"name\": \"A\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"crank\", \"at\": [0, 0]},\n"
+  "  {\"name\": \"B\", \"type\": \"revolute\", \"body1\": \"crank\", \"body2\": \"rod\", \"point1\": \"B\", \"point2\": \"B\"},\n"
+  "  {\"name\": \"C\", \"type\": \"revolute\", \"body1\": \"rod\", \"body2\": \"slider\", \"point1\": \"C\", \"point2\": \"C\"},\n"
+  "  {\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"point1\": [0.4, 0],\n"
+  "   \"point2\": [0, 0], \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.01, \"length\": 0.05}}],\n"
+  " \"forces\": [{\"name\": \"speed\", \"type\": \"pid\", \"joint\": \"A\", \"measure\": \"rate\", \"kp\": 1,\n"
+  "   \"target\": {\"type\": \"constant\", \"value\": -10}}],\n"
+  " \"initial\": [{\"joint\": \"A\", \"value\": 0.3, \"velocity\": -10}],\n"
+  " \"outputs\": [{\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"A\"},\n"
+  "   {\"name\": \"tau\", \"type\": \"control\", \"force\": \"speed\"},\n"
+  "   {\"name\": \"x\", \"type\": \"joint_coordinate\", \"joint\": \"slide\"}],\n"
+  " \"parameters\": [{\"name\": \"L1\", \"bind\": \"bodies/crank/points/B/0\"},\n"
+  "   {\"name\": \"L2\", \"bind\": \"bodies/rod/points/C/0\"},\n"
+  "   {\"name\": \"a\", \"bind\": \"joints/slide/friction/length\"},\n"
+  "   {\"name\": \"mu_d\", \"bind\": \"joints/slide/friction/mu_d\"},\n"
+  "   {\"name\": \"m_slider\", \"bind\": \"bodies/slider/mass\"},\n"
+  "   {\"name\": \"kp\", \"bind\": \"forces/speed/kp\"}],\n"
+  " \"objectives\": [{\"name\": \"psi\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\",\n"
+  "     \"target\": [-10]}, {\"output\": \"tau\", \"kind\": \"integral\", \"form\": \"square\", \"weight\": 0.01}]},\n"
+  "   {\"name\": \"xf\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]}]}\n";
+
+/* best wall time of nrep simulations of d */
+static double sim_time(const lw_desc *d, int nrep, long *iterations)
+{
+  lw_error err;
+  lw_model *m = lw_compile(d, &err);
+  if (!m) {
+    printf("compile failed: %s\n", err.msg);
+    exit(1);
+  }
+  double best = INFINITY;
+  for (int k = 0; k < nrep; k++) {
+    lw_sim_result r;
+    double t0 = now_s();
+    if (lw_simulate(m, d->solver.t_end, d->solver.step, &r, NULL, NULL)) {
+      printf("simulation failed: %s\n", r.error.msg);
+      exit(1);
+    }
+    best = fmin(best, now_s() - t0);
+    *iterations = r.newton_iterations;
+    lw_sim_result_clear(&r);
+  }
+  lw_model_free(m);
+  return best;
+}
+
+/* best wall time of nrep gradients of objective 0 by method */
+static double grad_time(const lw_desc *d, lw_sens_method method, int nrep, double *g)
+{
+  int P[16], O[1] = {0};
+  for (int j = 0; j < d->nparams; j++)
+    P[j] = j;
+  lw_sens_options o;
+  memset(&o, 0, sizeof o);
+  o.method = method;
+  o.nparams = d->nparams;
+  o.params = P;
+  o.nobj = 1;
+  o.objectives = O;
+  o.threads = 1;
+  double best = INFINITY;
+  for (int k = 0; k < nrep; k++) {
+    lw_sens_result r;
+    double t0 = now_s();
+    if (lw_sensitivity(d, &o, &r)) {
+      printf("sensitivity failed: %s\n", r.error.msg);
+      exit(1);
+    }
+    best = fmin(best, now_s() - t0);
+    memcpy(g, r.gradient, sizeof(double) * (size_t)d->nparams);
+    lw_sens_result_clear(&r);
+  }
+  return best;
+}
+
+/* the step's and the gradients' costs of model d against d without its friction */
+static void bench_model(lw_desc *d, const char *title, int nrep)
+{
+  lw_desc *free_d = lw_desc_copy(d);
+  for (int j = 0; j < free_d->njoints; j++)
+    free_d->joints[j].has_friction = 0;
+  /* the parameters bound to the friction go with it */
+  for (int j = d->nparams; j-- > 0;)
+    for (int k = 0; k < d->params[j].ntargets; k++)
+      if (strstr(d->params[j].targets[k], "/friction/")) {
+        char path[300];
+        snprintf(path, sizeof path, "parameters/%s", d->params[j].name);
+        lw_desc_remove(free_d, path);
+        break;
+      }
+  /* and the friction outputs */
+  for (int k = free_d->noutputs; k-- > 0;)
+    if (free_d->outputs[k].type >= LW_OUT_FRICTION_FORCE) {
+      char path[300];
+      snprintf(path, sizeof path, "outputs/%s", free_d->outputs[k].name);
+      lw_desc_remove(free_d, path);
+    }
+  long it_f = 0, it_0 = 0;
+  double tf = sim_time(d, nrep, &it_f), t0 = sim_time(free_d, nrep, &it_0);
+  long N = lround(d->solver.t_end / d->solver.step);
+  printf("%s, %ld steps of %g s (best of %d)\n", title, N, d->solver.step, nrep);
+  printf("  simulation with slider friction:    %8.3f ms  %7.2f us/step  %ld Newton iterations\n", 1e3 * tf,
+         1e6 * tf / N, it_f);
+  printf("  simulation without friction:        %8.3f ms  %7.2f us/step  %ld Newton iterations\n", 1e3 * t0,
+         1e6 * t0 / N, it_0);
+  printf("  friction step / frictionless step:  %8.2f x (target <= 1.3); per Newton iteration %.2f x\n", tf / t0,
+         (tf / it_f) / (t0 / it_0));
+  double ga[16], gf[16];
+  double ta = grad_time(d, LW_SENS_ADJOINT, nrep, ga), tw = grad_time(d, LW_SENS_FORWARD, nrep, gf);
+  double e = 0, s = 0;
+  for (int j = 0; j < d->nparams; j++) {
+    e = fmax(e, fabs(ga[j] - gf[j]));
+    s = fmax(s, fabs(ga[j]));
+  }
+  printf("  adjoint gradient (p = %d):          %8.3f ms  %6.2f simulations (target <= 2.5)\n", d->nparams,
+         1e3 * ta, ta / tf);
+  printf("  forward gradient (p = %d, 1 thread): %8.3f ms  %6.2f simulations\n", d->nparams, 1e3 * tw, tw / tf);
+  printf("  forward vs adjoint: %.2e of the largest component\n", e / s);
+  double t0a = grad_time(free_d, LW_SENS_ADJOINT, nrep, ga);
+  printf("  without friction: adjoint gradient (p = %d) %8.3f ms  %6.2f simulations\n", free_d->nparams, 1e3 * t0a,
+         t0a / t0);
+  lw_desc_free(free_d);
+}
+
+int main(int argc, char **argv)
+{
+  int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
+  lw_error err;
+  lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);
+  if (!d) {
+    printf("%s\n", err.msg);
+    return 1;
+  }
+  bench_model(d, "planar slider-crank", nrep);
+  lw_desc_free(d);
+  d = lw_model_read_file(LW_SOURCE_ROOT "/models/slider-crank-friction.json", NULL, &err);
+  if (!d) {
+    printf("%s\n", err.msg);
+    return 1;
+  }
+  bench_model(d, "spatial slider-crank co-design (models/slider-crank-friction.json)", nrep < 5 ? 1 : 3);
+  lw_desc_free(d);
+  return 0;
+}

@@ -1,0 +1,215 @@
+/* lw_friction_jvp.c: the exact directional derivative of a joint's
+ * generalized friction (docs/friction.md sec. 8.5).
+ *
+ *   Q^f(q, v, l) = sum_k Q_k(R(q, l), rate(q, v)) G_k(q),   rate_k = G_k . v
+ *
+ * with G_k the gradient of the joint's coordinate k and R the reaction in
+ * the joint axes on body 2 (sec. 8.1), built from the constraint force
+ * g = -(sum over the joint's rows of l_r grad Phi_r) on the reaction's body,
+ * that body's coordinates and the joint frame (vectors linear in q).  Along
+ * a direction (dq, dv, dl) and a parameter's tangent:
+ *
+ *   dQ^f = sum_k dQ_k G_k + Q_k dG_k,
+ *   dQ_k = dQ_k/drate . drate + dQ_k/dR . dR + dQ_k/dp . dp,
+ *   drate_k = dG_k . v + G_k . dv,
+ *   dg = -(sum_r dl_r grad Phi_r + l_r d grad Phi_r),
+ *
+ * dR by the product rule on the reaction's formula (lw_joint_friction.c),
+ * the kernel's derivatives (lw_friction_eval) exact. */
+#include "lin/lw_friction_jvp.h"
+#include "lw_internal.h"
+#include "kind/lw_kind_jvp.h"
+#include "model/lw_friction.h"
+
+#include <string.h>
+
+static void cross3(const double *a, const double *b, double *c)
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* constraint row r's gradient (its local blocks) and its derivative along
+ * dir and the tangent model tm (NULL: none) */
+static void row_grad_jvp(const lw_model *m, const lw_model *tm, int r, const lw_lin_point *p, const lw_lin_dir *dir,
+                         sc *s)
+{
+  const lw_row *row = &m->rows[r];
+  const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
+  if (tm) {
+    const lw_row *tr = &tm->rows[r];
+    const lw_vexpr *tv[4] = {&tr->a, &tr->b, &tr->c, &tr->d};
+    sc_eval(m, row->kind, v, tv, row->nblk, row->blk, p, dir, 1, s);
+  } else {
+    sc_eval(m, row->kind, v, NULL, row->nblk, row->blk, p, dir, 1, s);
+  }
+}
+
+/* g = -(J_j^T l_j) on the element's body and its derivative dg */
+static void gen_force_jvp(const lw_model *m, const lw_model *tm, const lw_jfric *f, const lw_lin_point *p,
+                          const lw_lin_dir *dir, double *g, double *dg)
+{
+  int nqb = m->nqb;
+  const double *l = p->l[0], *dl = dir->dl;
+  memset(g, 0, sizeof(double) * (size_t)nqb);
+  memset(dg, 0, sizeof(double) * (size_t)nqb);
+  lw_lin_point pr = *p;
+  pr.qd = NULL; /* the rows' rates are not needed */
+  for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+    const lw_row *row = &m->rows[r];
+    int kb = -1;
+    for (int k = 0; k < row->nblk; k++)
+      if (row->blk[k] == f->body)
+        kb = k;
+    if (kb < 0 || (l[r] == 0.0 && (!dl || dl[r] == 0.0) && !dir->dq && !tm))
+      continue;
+    sc s;
+    row_grad_jvp(m, tm, r, &pr, dir, &s);
+    double dlr = dl ? dl[r] : 0.0;
+    for (int i = 0; i < nqb; i++) {
+      g[i] -= s.g[kb * nqb + i] * l[r];
+      dg[i] -= s.dg[kb * nqb + i] * l[r] + s.g[kb * nqb + i] * dlr;
+    }
+  }
+}
+
+/* the reaction R (6) in the frame on body 2 and its derivative dR, from g,
+ * dg on the element's body (sec. 8.1, lw_joint_friction.c's reaction()) */
+static void reaction_jvp(const lw_model *m, const lw_model *tm, int e, const lw_lin_point *p, const lw_lin_dir *dir,
+                         const double *g, const double *dg, double *R, double *dR)
+{
+  const lw_jfric *f = &m->fric[e], *tf = tm ? &tm->fric[e] : NULL;
+  const double *qb = p->q + (size_t)f->body * m->nqb;
+  const double *dqb = dir->dq ? dir->dq + (size_t)f->body * m->nqb : NULL;
+  double P[3] = {0}, dP[3] = {0}, X[3] = {0}, dX[3] = {0}, Y[3] = {0}, dY[3] = {0}, Z[3] = {0}, dZ[3] = {0};
+  double dq0[LW_MAXQB] = {0};
+  if (!dqb)
+    dqb = dq0;
+  vx_jvp(m, &f->o, tf ? &tf->o : NULL, p->q, dir->dq, 0, P, dP);
+  vx_jvp(m, &f->x, tf ? &tf->x : NULL, p->q, dir->dq, 0, X, dX);
+  vx_jvp(m, &f->y, tf ? &tf->y : NULL, p->q, dir->dq, 0, Y, dY);
+  memset(R, 0, sizeof(double) * 6);
+  memset(dR, 0, sizeof(double) * 6);
+  if (m->planar) {
+    double F[2] = {g[0], g[1]}, dF[2] = {dg[0], dg[1]};
+    double n0 = qb[2] * g[3] - qb[3] * g[2];
+    double dn0 = dqb[2] * g[3] + qb[2] * dg[3] - dqb[3] * g[2] - qb[3] * dg[2];
+    double rx = P[0] - qb[0], ry = P[1] - qb[1], drx = dP[0] - dqb[0], dry = dP[1] - dqb[1];
+    R[0] = X[0] * F[0] + X[1] * F[1];
+    R[1] = Y[0] * F[0] + Y[1] * F[1];
+    R[5] = n0 - (rx * F[1] - ry * F[0]);
+    dR[0] = dX[0] * F[0] + dX[1] * F[1] + X[0] * dF[0] + X[1] * dF[1];
+    dR[1] = dY[0] * F[0] + dY[1] * F[1] + Y[0] * dF[0] + Y[1] * dF[1];
+    dR[5] = dn0 - (drx * F[1] + rx * dF[1] - dry * F[0] - ry * dF[0]);
+    return;
+  }
+  vx_jvp(m, &f->z, tf ? &tf->z : NULL, p->q, dir->dq, 0, Z, dZ);
+  double n[3] = {0}, dn[3] = {0}, c[3], r[3], dr[3];
+  const double *F = g, *dF = dg;
+  for (int a = 1; a < 4; a++) {
+    cross3(qb + 3 * a, g + 3 * a, c);
+    for (int i = 0; i < 3; i++)
+      n[i] += c[i];
+    cross3(dqb + 3 * a, g + 3 * a, c);
+    for (int i = 0; i < 3; i++)
+      dn[i] += c[i];
+    cross3(qb + 3 * a, dg + 3 * a, c);
+    for (int i = 0; i < 3; i++)
+      dn[i] += c[i];
+  }
+  for (int i = 0; i < 3; i++) {
+    r[i] = P[i] - qb[i];
+    dr[i] = dP[i] - dqb[i];
+  }
+  cross3(r, F, c);
+  for (int i = 0; i < 3; i++)
+    n[i] -= c[i];
+  cross3(dr, F, c);
+  for (int i = 0; i < 3; i++)
+    dn[i] -= c[i];
+  cross3(r, dF, c);
+  for (int i = 0; i < 3; i++)
+    dn[i] -= c[i];
+  const double *ax[3] = {X, Y, Z}, *dax[3] = {dX, dY, dZ};
+  for (int k = 0; k < 3; k++) {
+    R[k] = dot3(ax[k], F);
+    R[3 + k] = dot3(ax[k], n);
+    dR[k] = dot3(dax[k], F) + dot3(ax[k], dF);
+    dR[3 + k] = dot3(dax[k], n) + dot3(ax[k], dn);
+  }
+}
+
+void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const lw_lin_point *p,
+                           const lw_lin_dir *dir, double *Q, double *dQ)
+{
+  const lw_jfric *f = &m->fric[e];
+  const lw_model *tm = tg && tg->any ? tg->dm : NULL;
+  int nqb = m->nqb;
+  double g[LW_MAXQB], dg[LW_MAXQB], R[6], dR[6];
+  gen_force_jvp(m, tm, f, p, dir, g, dg);
+  reaction_jvp(m, tm, e, p, dir, g, dg, R, dR);
+  /* the coordinates' gradients, rates and their derivatives */
+  sc cs[LW_FRICTION_MAXSLIP];
+  double rate[LW_FRICTION_MAXSLIP], drate[LW_FRICTION_MAXSLIP];
+  lw_lin_point pc = *p;
+  pc.qd = p->v;
+  lw_lin_dir dc = *dir;
+  dc.dqd = dir->dv;
+  for (int k = 0; k < f->nslip; k++) {
+    coord_sc(m, tm, f->coord0 + k, &pc, &dc, &cs[k]);
+    rate[k] = cs[k].r;
+    drate[k] = cs[k].dr;
+  }
+  lw_friction_params fp;
+  memcpy(fp.p, f->p, sizeof fp.p);
+  lw_friction_out out;
+  lw_friction_eval(&fp, (lw_friction_kind)f->kind, R, rate, &out);
+  const double *dp = tm ? tm->fric[e].p : NULL;
+  const lw_coord *c0 = &m->coords[f->coord0];
+  for (int k = 0; k < f->nslip; k++) {
+    double dQk = 0.0;
+    for (int j = 0; j < f->nslip; j++)
+      dQk += out.dQ_drate[k][j] * drate[j];
+    for (int i = 0; i < 6; i++)
+      dQk += out.dQ_dreaction[k][i] * dR[i];
+    for (int i = 0; dp && i < LW_FP_N; i++)
+      dQk += out.dQ_dp[k][i] * dp[i];
+    for (int b = 0; b < c0->nblk; b++) {
+      size_t o = (size_t)c0->blk[b] * nqb;
+      const double *gk = cs[k].g + b * nqb, *dgk = cs[k].dg + b * nqb;
+      for (int i = 0; i < nqb; i++) {
+        if (Q)
+          Q[o + i] += out.Q[k] * gk[i];
+        if (dQ)
+          dQ[o + i] += dQk * gk[i] + out.Q[k] * dgk[i];
+      }
+    }
+  }
+}
+
+int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
+{
+  const lw_jfric *f = &m->fric[e];
+  int n = 0;
+  const lw_coord *c0 = &m->coords[f->coord0];
+  int cand[16], nc = 0;
+  for (int b = 0; b < c0->nblk; b++)
+    cand[nc++] = c0->blk[b];
+  cand[nc++] = f->body;
+  for (int t = 0; t < f->o.nterm; t++)
+    cand[nc++] = f->o.body[t];
+  for (int r = f->row0; r < f->row0 + f->nrow && nc < 14; r++)
+    for (int b = 0; b < m->rows[r].nblk; b++)
+      cand[nc++] = m->rows[r].blk[b];
+  for (int i = 0; i < nc; i++) {
+    int seen = cand[i] < 0;
+    for (int k = 0; k < n; k++)
+      seen |= blk[k] == cand[i];
+    if (!seen && n < 2)
+      blk[n++] = cand[i];
+  }
+  return n;
+}

@@ -1,0 +1,178 @@
+/* sens_friction.c: joint friction in the linearization of the step
+ * (docs/friction.md sec. 8.5).  The converged position problem of the step
+ * from state a to state b is
+ *   M qdd*(q) - Q(q, qd*) - Q^f(q, qd*, l) + J^T lambda = 0,   l = lambda + kappa_a
+ * (kappa_a: state a's acceleration-projection multipliers, when the step
+ * read them; lw_joint_friction_lambda).  Its linearization adds
+ *   to A (the q column):       -(Q^f_q + c2 Q^f_qd)
+ *   to C (the history bh'):    -Q^f_qd
+ *   to AP's lambda columns:    J^T - Q^f_l
+ *   to the right-hand side:    Q^f_l kappa_a' and, per parameter, Q^f_rho
+ * so that the multipliers' columns are no longer the transpose of the
+ * constraint rows (AP is factored by its dense LU) and the forward carries
+ * kappa' from a step to the next; the adjoint takes the exact transposes,
+ * kappa_a's cotangent Q^f_l^T muP going into the transposed acceleration
+ * problem of the step before.  Every derivative comes from
+ * lw_joint_friction_jvp (exact), column by column over the joint's bodies. */
+#include "sens_internal.h"
+#include "lin/lw_friction_jvp.h"
+
+#include <stdlib.h>
+
+int sens_friction_alloc(sens *s)
+{
+  s->fric_L = calloc((size_t)s->nq * s->nc + 1, sizeof(double));
+  s->fric_l = calloc((size_t)s->nc + 1, sizeof(double));
+  s->fric_e = calloc((size_t)s->n1 + 1, sizeof(double));
+  s->fric_d = calloc((size_t)s->nq + 1, sizeof(double));
+  return s->fric_L && s->fric_l && s->fric_e && s->fric_d ? 0 : -1;
+}
+
+void sens_friction_point(sens *s, const double *sa, const double *sb)
+{
+  int nc = s->nc;
+  const double *mult = ST_MULT(s, sa);
+  /* the step read kappa_a when state a came from a step whose projections
+   * were exact (lw_ali3p_step: fric_kap_ok); the initial state has none */
+  s->fric_kap = sa[1] > 0.0 && mult[0] != 0.0;
+  memcpy(s->fric_l, ST_L(s, sb), sizeof(double) * (size_t)nc);
+  if (s->fric_kap)
+    for (int r = 0; r < nc; r++)
+      s->fric_l[r] += mult[1 + nc + r];
+}
+
+/* B(gi, gj) += v in a matrix of blocks */
+static void bm_add(const lw_model *m, const lw_bmat *B, int gi, int gj, double v)
+{
+  int bi = lw_body_of(m, gi), bj = lw_body_of(m, gj), o = m->blk_off[bi], n = m->blk_n[bi];
+  if (bi == bj)
+    B->blk[m->mblk_off[bi] + (size_t)(gj - o) * n + (gi - o)] += v;
+  else
+    B->off[(size_t)gj * m->nq + gi] += v;
+}
+
+/* the friction's point: q, the slip's velocity qd*, the multipliers l */
+static lw_lin_point fric_point(const sens *s, const lw_lin_point *pt)
+{
+  lw_lin_point pf = {pt->q, pt->v, NULL, NULL, {s->fric_l, NULL, NULL}, pt->t};
+  return pf;
+}
+
+/* element e's derivative along dir into s->fric_d (zeroed first on the
+ * element's coordinates' blocks, which alone it writes) */
+static void element_dir(sens *s, int e, const lw_lin_point *pf, const lw_lin_dir *dir)
+{
+  const lw_model *m = s->m;
+  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+  for (int b = 0; b < c0->nblk; b++)
+    memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
+  lw_joint_friction_jvp(m, NULL, e, pf, dir, NULL, s->fric_d);
+}
+
+/* the columns of element e along q and qd at coordinate gi */
+static void element_state_cols(sens *s, int e, const lw_lin_point *pf, int gi)
+{
+  const lw_model *m = s->m;
+  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+  double *u = s->fric_e;
+  u[gi] = 1.0;
+  for (int pass = 0; pass < 2; pass++) {
+    lw_lin_dir dir = {pass ? NULL : u, pass ? u : NULL, NULL, NULL, NULL, NULL, -1};
+    element_dir(s, e, pf, &dir);
+    for (int b = 0; b < c0->nblk; b++)
+      for (int i = 0; i < m->nqb; i++) {
+        int g = m->blk_off[c0->blk[b]] + i;
+        double v = s->fric_d[g];
+        if (v == 0.0)
+          continue;
+        if (pass == 0) {
+          bm_add(m, &s->Ab, g, gi, -v);
+        } else {
+          bm_add(m, &s->Ab, g, gi, -s->c2 * v);
+          bm_add(m, &s->Cb, g, gi, -v);
+        }
+      }
+  }
+  u[gi] = 0.0;
+}
+
+void sens_friction_lin(sens *s, const lw_lin_point *pt)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, nqb = m->nqb;
+  lw_lin_point pf = fric_point(s, pt);
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    const lw_coord *c0 = &m->coords[f->coord0];
+    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    for (int k = 0; k < nb; k++)
+      for (int i = 0; i < nqb; i++)
+        element_state_cols(s, e, &pf, m->blk_off[blk[k]] + i);
+    /* dQ^f/dl: the joint's rows' columns */
+    double *u = s->fric_e;
+    for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+      double *L = s->fric_L + (size_t)r * nq;
+      memset(L, 0, sizeof(double) * (size_t)nq);
+      u[r] = 1.0;
+      lw_lin_dir dir = {NULL, NULL, NULL, NULL, u, NULL, -1};
+      element_dir(s, e, &pf, &dir);
+      u[r] = 0.0;
+      for (int b = 0; b < c0->nblk; b++)
+        memcpy(L + m->blk_off[c0->blk[b]], s->fric_d + m->blk_off[c0->blk[b]], sizeof(double) * (size_t)nqb);
+    }
+  }
+}
+
+void sens_friction_ap_add(const sens *s, double *AP)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, n1 = s->n1;
+  for (int e = 0; e < m->nfric; e++)
+    for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++)
+      for (int i = 0; i < nq; i++)
+        AP[(size_t)(nq + r) * n1 + i] -= s->fric_L[(size_t)r * nq + i];
+}
+
+void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *tg, double *fp)
+{
+  const lw_model *m = s->m;
+  lw_lin_point pf = fric_point(s, pt);
+  lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+    for (int b = 0; b < c0->nblk; b++)
+      memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
+    lw_joint_friction_jvp(m, tg, e, &pf, &dir, NULL, s->fric_d);
+    for (int b = 0; b < c0->nblk; b++)
+      for (int i = 0; i < m->nqb; i++) {
+        int g = m->blk_off[c0->blk[b]] + i;
+        fp[g] -= s->fric_d[g];
+      }
+  }
+}
+
+void sens_friction_kap_rows(const sens *s, const double *Sk, double *R, int p)
+{
+  const lw_model *m = s->m;
+  if (!s->fric_kap)
+    return;
+  for (int e = 0; e < m->nfric; e++)
+    for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++) {
+      const double *L = s->fric_L + (size_t)r * s->nq, *sk = Sk + (size_t)r * p;
+      for (int i = 0; i < s->nq; i++)
+        if (L[i] != 0.0)
+          for (int c = 0; c < p; c++)
+            R[(size_t)i * p + c] += L[i] * sk[c];
+    }
+}
+
+void sens_friction_kap_cotangent(const sens *s, const double *muP, double *kb)
+{
+  const lw_model *m = s->m;
+  memset(kb, 0, sizeof(double) * (size_t)s->nc);
+  if (!s->fric_kap)
+    return;
+  for (int e = 0; e < m->nfric; e++)
+    for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++)
+      kb[r] = dotn(s->nq, s->fric_L + (size_t)r * s->nq, muP);
+}

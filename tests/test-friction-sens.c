@@ -1,0 +1,451 @@
+/* test-friction-sens.c: exact forward and adjoint sensitivities through
+ * joint friction (docs/friction.md sec. 8.5): the friction's directional
+ * derivative against central differences (q, the slip's velocity, the
+ * multipliers, every friction parameter and a geometric one), and whole
+ * runs: forward = adjoint and both against central differences of the
+ * simulation, on a pendulum with pin friction, a block on an inclined
+ * prismatic joint (sliding and sticking) and a slider-crank with friction
+ * in its slider. */
+#include "lw-test.h"
+#include "lw_internal.h"
+#include "dyn/lw_joint_friction.h"
+#include "dyn/lw_rows.h"
+#include "lin/lw_friction_jvp.h"
+#include "lin/lw_tangent.h"
+#include "model/lw_friction.h"
+
+#include <string.h>
+
+/* ---- models ------------------------------------------------------------ */
+
+/* a 1 kg bar pendulum (centre of mass at L) with pin friction, released
+ * at 60 degrees from the bottom */
+static const char *pendulum_json =
+  "{\"linkwright\": 1, \"name\": \"pin-friction pendulum\", \"planar\": true, \"gravity\": [0, -9.81],\n"
+  " \"solver\": {\"t_end\": 0.6, \"step\": 0.001, \"tolerance\": 1e-14, \"constraint_tolerance\": 1e-12},\n"
+  " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"com\": [0.5, 0], \"inertia\": 0.02, \"position\": [0, 0],\n"
+  "   \"angle\": -0.5235987755982988, \"points\": {\"P1\": [0.5, 0]}}],\n"
+  " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"bob\", \"at\": [0, 0],\n"
+  "   \"friction\": {\"mu_s\": 0.5, \"mu_d\": 0.3, \"v_t\": 0.01, \"radius\": 0.05, \"viscous\": 0.2, \"preload\": 1,"
+  " \"eps\": 0.01}}],\n"
+  " \"initial\": [{\"joint\": \"pivot\", \"value\": -0.5235987755982988, \"velocity\": 0}],\n"
+  " \"outputs\": [{\"name\": \"angle\", \"type\": \"joint_coordinate\", \"joint\": \"pivot\"},\n"
+  "   {\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"pivot\"},\n"
+  "   {\"name\": \"P1\", \"type\": \"position\", \"body\": \"bob\", \"point\": \"P1\"}],\n"
+  " \"parameters\": [{\"name\": \"mass\", \"bind\": \"bodies/bob/mass\"},\n"
+  "   {\"name\": \"length\", \"bind\": [\"bodies/bob/com/0\", \"bodies/bob/points/P1/0\"]},\n"
+  "   {\"name\": \"mu_s\", \"bind\": \"joints/pivot/friction/mu_s\"},\n"
+  "   {\"name\": \"mu_d\", \"bind\": \"joints/pivot/friction/mu_d\"},\n"
+  "   {\"name\": \"v_t\", \"bind\": \"joints/pivot/friction/v_t\"},\n"
+  "   {\"name\": \"r_e\", \"bind\": \"joints/pivot/friction/radius\"},\n"
+  "   {\"name\": \"c_v\", \"bind\": \"joints/pivot/friction/viscous\"},\n"
+  "   {\"name\": \"N0\", \"bind\": \"joints/pivot/friction/preload\"},\n"
+  "   {\"name\": \"eps\", \"bind\": \"joints/pivot/friction/eps\"}],\n"
+  " \"objectives\": [{\"name\": \"final\", \"terms\": [{\"output\": \"angle\", \"kind\": \"final\", \"form\": \"value\"}]},\n"
+  "   {\"name\": \"swing\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\"},\n"
+  "     {\"output\": \"P1\", \"kind\": \"final\", \"form\": \"value\", \"component\": 0}]}]}\n";
+
+/* a 1 kg block on a prismatic joint inclined at theta (tan theta above
+ * mu_s = 0.4: it slides; below: it sticks, creeping below v_t), pushed
+ * across the guide by a constant force so that both shoes carry load */
+static char *incline_json(double theta, double v0)
+{
+  return g_strdup_printf(
+    "{\"linkwright\": 1, \"name\": \"incline %.3f\", \"planar\": true, \"gravity\": [0, -9.81],\n"
+    " \"solver\": {\"t_end\": 0.4, \"step\": 0.001, \"tolerance\": 1e-14, \"constraint_tolerance\": 1e-12},\n"
+    " \"bodies\": [{\"name\": \"block\", \"mass\": 1, \"com\": [0, 0], \"inertia\": 0.01,\n"
+    "   \"position\": [0, 0], \"angle\": %.17g, \"points\": {\"E\": [0.03, 0.01]}}],\n"
+    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"block\",\n"
+    "   \"point1\": [0, 0], \"point2\": [0, 0], \"angle1\": %.17g,\n"
+    "   \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.01, \"length\": 0.1, \"offset\": 0.01}}],\n"
+    " \"forces\": [{\"name\": \"push\", \"type\": \"force\", \"body\": \"block\", \"point\": \"E\",\n"
+    "   \"vector\": [0.5, -1]}],\n"
+    " \"initial\": [{\"joint\": \"slide\", \"value\": 0, \"velocity\": %.17g}],\n"
+    " \"outputs\": [{\"name\": \"x\", \"type\": \"joint_coordinate\", \"joint\": \"slide\"},\n"
+    "   {\"name\": \"v\", \"type\": \"joint_velocity\", \"joint\": \"slide\"}],\n"
+    " \"parameters\": [{\"name\": \"mass\", \"bind\": \"bodies/block/mass\"},\n"
+    "   {\"name\": \"mu_s\", \"bind\": \"joints/slide/friction/mu_s\"},\n"
+    "   {\"name\": \"mu_d\", \"bind\": \"joints/slide/friction/mu_d\"},\n"
+    "   {\"name\": \"v_t\", \"bind\": \"joints/slide/friction/v_t\"},\n"
+    "   {\"name\": \"a\", \"bind\": \"joints/slide/friction/length\"},\n"
+    "   {\"name\": \"c\", \"bind\": \"joints/slide/friction/offset\"},\n"
+    "   {\"name\": \"Ex\", \"bind\": \"bodies/block/points/E/0\"},\n"
+    "   {\"name\": \"theta\", \"bind\": [\"bodies/block/angle\", \"joints/slide/angle1\"]}],\n"
+    " \"objectives\": [{\"name\": \"final\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]},\n"
+    "   {\"name\": \"speed\", \"terms\": [{\"output\": \"v\", \"kind\": \"integral\", \"form\": \"square\"}]}]}\n",
+    theta, theta, theta, v0);
+}
+
+static lw_desc *parse(const char *json)
+{
+  lw_error err;
+  lw_desc *d = lw_model_read_data(json, -1, "test.json", NULL, &err);
+  if (!d)
+    g_error("%s: %s", err.path, err.msg);
+  return d;
+}
+
+/* a planar slider-crank (crank 0.1 m, rod 0.3 m, 2 kg slider on the x
+ * axis, gravity across the guide) with friction in the slider, its crank
+ * held near -10 rad/s by a proportional speed controller; from 0.3 rad
+ * the crank passes the dead point at 0 (the slider stops and turns: the
+ * transition region) at 0.03 s, the other at -pi near 0.34 s */
+static const char *slider_crank_json =
+  "{\"linkwright\": 1, \"name\": \"slider-crank with slider friction\", \"planar\": true, \"gravity\": [0, -9.81],\n"
+  " \"solver\": {\"t_end\": 0.36, \"step\": 0.001, \"tolerance\": 1e-14, \"constraint_tolerance\": 1e-12},\n"
+  " \"bodies\": [{\"name\": \"crank\", \"mass\": 0.12, \"com\": [0.05, 0], \"inertia\": 1e-4, \"position\": [0, 0],\n"
+  "   \"angle\": 0, \"points\": {\"B\": [0.1, 0]}},\n"
+  "  {\"name\": \"rod\", \"mass\": 0.5, \"com\": [0.15, 0], \"inertia\": 0.004, \"position\": [0.1, 0], \"angle\": 0,\n"
+  "   \"points\": {\"B\": [0, 0], \"C\": [0.3, 0]}},\n"
+  "  {\"name\": \"slider\", \"mass\": 2, \"com\": [0, 0], \"inertia\": 1e-3, \"position\": [0.4, 0], \"angle\": 0,\n"
+  "   \"points\": {\"C\": [0, 0]}}],\n"
+  " \"joints\": [{\"name\": \"A\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"crank\", \"at\": [0, 0]},\n"
+  "  {\"name\": \"B\", \"type\": \"revolute\", \"body1\": \"crank\", \"body2\": \"rod\", \"point1\": \"B\", \"point2\": \"B\"},\n"
+  "  {\"name\": \"C\", \"type\": \"revolute\", \"body1\": \"rod\", \"body2\": \"slider\", \"point1\": \"C\", \"point2\": \"C\"},\n"
+  "  {\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"point1\": [0.4, 0],\n"
+  "   \"point2\": [0, 0], \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.01, \"length\": 0.05}}],\n"
+  " \"forces\": [{\"name\": \"speed\", \"type\": \"pid\", \"joint\": \"A\", \"measure\": \"rate\", \"kp\": 1,\n"
+  "   \"target\": {\"type\": \"constant\", \"value\": -10}}],\n"
+  " \"initial\": [{\"joint\": \"A\", \"value\": 0.3, \"velocity\": -10}],\n"
+  " \"outputs\": [{\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"A\"},\n"
+  "   {\"name\": \"tau\", \"type\": \"control\", \"force\": \"speed\"},\n"
+  "   {\"name\": \"x\", \"type\": \"joint_coordinate\", \"joint\": \"slide\"}],\n"
+  " \"parameters\": [{\"name\": \"L1\", \"bind\": \"bodies/crank/points/B/0\"},\n"
+  "   {\"name\": \"L2\", \"bind\": \"bodies/rod/points/C/0\"},\n"
+  "   {\"name\": \"a\", \"bind\": \"joints/slide/friction/length\"},\n"
+  "   {\"name\": \"mu_d\", \"bind\": \"joints/slide/friction/mu_d\"},\n"
+  "   {\"name\": \"m_slider\", \"bind\": \"bodies/slider/mass\"},\n"
+  "   {\"name\": \"kp\", \"bind\": \"forces/speed/kp\"}],\n"
+  " \"objectives\": [{\"name\": \"psi\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\",\n"
+  "     \"target\": [-10]}, {\"output\": \"tau\", \"kind\": \"integral\", \"form\": \"square\", \"weight\": 0.01}]},\n"
+  "   {\"name\": \"xf\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]}]}\n";
+
+/* ---- the friction's directional derivative ----------------------------- */
+
+/* Q^f of element 0 at (q, v, l) by the step's own evaluation */
+static void friction_Q(const lw_model *m, lw_data *d, const double *q, const double *v, const double *l, double *Q)
+{
+  memset(Q, 0, sizeof(double) * (size_t)m->nq);
+  lw_rows_eval(m, d, q, 0.0, 1);
+  lw_joint_friction_eval(m, d, q, v, l, Q, NULL, 0.0);
+}
+
+/* a state near the model's initial one, with slip, and multipliers */
+static void some_state(const lw_model *m, lw_data *d, double slip, double *q, double *v, double *l)
+{
+  lw_error err;
+  if (lw_initialize(m, d, &err))
+    g_error("%s", err.msg);
+  GRand *rng = g_rand_new_with_seed(7);
+  memcpy(q, d->q, sizeof(double) * (size_t)m->nq);
+  for (int i = 0; i < m->nq; i++)
+    v[i] = slip * g_rand_double_range(rng, -1, 1);
+  for (int r = 0; r < m->nc; r++)
+    l[r] = d->lambda[r] + g_rand_double_range(rng, -5, 5);
+  g_rand_free(rng);
+}
+
+/* the derivative along q, v, l (each in turn and all together) against
+ * central differences of the step's own friction, to 1e-7 relative (and
+ * the differences' round-off) */
+static void check_state_jvp(lw_desc *desc, double slip)
+{
+  lw_model *m = lwt_compile(desc);
+  lw_data *d = lw_data_new(m);
+  int nq = m->nq, nc = m->nc;
+  double *q = g_new(double, nq), *v = g_new(double, nq), *l = g_new(double, nc);
+  double *dq = g_new0(double, nq), *dv = g_new0(double, nq), *dl = g_new0(double, nc);
+  double *Q0 = g_new0(double, nq), *Qp = g_new(double, nq), *Qm = g_new(double, nq), *J = g_new0(double, nq);
+  double *x = g_new(double, nq), *y = g_new(double, nq), *z = g_new(double, nc);
+  some_state(m, d, slip, q, v, l);
+  GRand *rng = g_rand_new_with_seed(11);
+  for (int pass = 0; pass < 4; pass++) {
+    for (int i = 0; i < nq; i++) {
+      dq[i] = pass == 0 || pass == 3 ? g_rand_double_range(rng, -1, 1) : 0.0;
+      dv[i] = pass == 1 || pass == 3 ? slip * g_rand_double_range(rng, -1, 1) : 0.0;
+    }
+    for (int r = 0; r < nc; r++)
+      dl[r] = pass == 2 || pass == 3 ? g_rand_double_range(rng, -5, 5) : 0.0;
+    lw_lin_point p = {q, v, NULL, NULL, {l, NULL, NULL}, 0.0};
+    lw_lin_dir dir = {dq, dv, NULL, NULL, dl, NULL, -1};
+    memset(Q0, 0, sizeof(double) * nq);
+    memset(J, 0, sizeof(double) * nq);
+    lw_joint_friction_jvp(m, NULL, 0, &p, &dir, Q0, J);
+    /* the value is the step's */
+    friction_Q(m, d, q, v, l, Qp);
+    for (int i = 0; i < nq; i++)
+      g_assert_cmpfloat(fabs(Q0[i] - Qp[i]), <=, 1e-12 * (1.0 + fabs(Qp[i])));
+    double hs = 1e-6, err = 0, scale = 0, qmax = 0;
+    for (int i = 0; i < nq; i++)
+      qmax = fmax(qmax, fabs(Q0[i]));
+    for (int sgn = 0; sgn < 2; sgn++) {
+      double s = sgn ? -hs : hs;
+      for (int i = 0; i < nq; i++) {
+        x[i] = q[i] + s * dq[i];
+        y[i] = v[i] + s * dv[i];
+      }
+      for (int r = 0; r < nc; r++)
+        z[r] = l[r] + s * dl[r];
+      friction_Q(m, d, x, y, z, sgn ? Qm : Qp);
+    }
+    for (int i = 0; i < nq; i++) {
+      double fd = (Qp[i] - Qm[i]) / (2 * hs);
+      err = fmax(err, fabs(fd - J[i]));
+      scale = fmax(scale, fabs(J[i]));
+    }
+    g_test_message("%s: jvp pass %d: |dQ| %.3e, against differences %.2e (|Q| %.3e)", desc->name, pass, scale,
+                   err, qmax);
+    g_assert_cmpfloat(scale, >, 0.0);
+    /* the differences' round-off: about 1e-16 |Q| / hs */
+    g_assert_cmpfloat(err, <=, 1e-7 * scale + 1e-9 * qmax);
+  }
+  g_rand_free(rng);
+  g_free(q), g_free(v), g_free(l), g_free(dq), g_free(dv), g_free(dl);
+  g_free(Q0), g_free(Qp), g_free(Qm), g_free(J), g_free(x), g_free(y), g_free(z);
+  lw_data_free(d);
+  lw_model_free(m);
+}
+
+/* the derivative along each parameter (its tangent: the friction
+ * parameters exactly, the geometric ones by the tangent's differences)
+ * against central differences of the model compiled at rho +- h */
+static void check_param_jvp(lw_desc *desc, double slip)
+{
+  lw_model *m = lwt_compile(desc);
+  lw_data *d = lw_data_new(m);
+  int nq = m->nq, nc = m->nc;
+  double *q = g_new(double, nq), *v = g_new(double, nq), *l = g_new(double, nc);
+  double *Qp = g_new(double, nq), *Qm = g_new(double, nq), *J = g_new0(double, nq);
+  some_state(m, d, slip, q, v, l);
+  for (int j = 0; j < desc->nparams; j++) {
+    lw_error err;
+    lw_tangent *tg = lw_tangent_new(desc, j, &err);
+    g_assert_nonnull(tg);
+    lw_lin_point p = {q, v, NULL, NULL, {l, NULL, NULL}, 0.0};
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
+    memset(J, 0, sizeof(double) * nq);
+    lw_joint_friction_jvp(m, tg, 0, &p, &dir, NULL, J);
+    double v0 = desc->params[j].value, hs = 1e-6 * fmax(fabs(v0), 1e-2);
+    for (int sgn = 0; sgn < 2; sgn++) {
+      lw_desc *dd = lw_desc_copy(desc);
+      dd->params[j].value = v0 + (sgn ? -hs : hs);
+      lw_model *mk = lwt_compile(dd);
+      lw_data *dk = lw_data_new(mk);
+      friction_Q(mk, dk, q, v, l, sgn ? Qm : Qp);
+      lw_data_free(dk);
+      lw_model_free(mk);
+      lw_desc_free(dd);
+    }
+    double e = 0, scale = 0;
+    for (int i = 0; i < nq; i++) {
+      e = fmax(e, fabs((Qp[i] - Qm[i]) / (2 * hs) - J[i]));
+      scale = fmax(scale, fabs((Qp[i] - Qm[i]) / (2 * hs)));
+    }
+    g_test_message("%s: d/d%s: |dQ| %.3e, against differences %.2e", desc->name, desc->params[j].name, scale, e);
+    g_assert_cmpfloat(e, <=, 1e-6 * fmax(scale, 1e-3));
+    lw_tangent_free(tg);
+  }
+  g_free(q), g_free(v), g_free(l), g_free(Qp), g_free(Qm), g_free(J);
+  lw_data_free(d);
+  lw_model_free(m);
+}
+
+static void test_jvp_pendulum(void)
+{
+  lw_desc *d = parse(pendulum_json);
+  check_state_jvp(d, 1.0);  /* slipping */
+  check_state_jvp(d, 1e-3); /* in the transition, |r_e w| < v_t */
+  check_param_jvp(d, 1.0);
+  lw_desc_free(d);
+}
+
+static void test_jvp_incline(void)
+{
+  g_autofree char *json = incline_json(0.6, 0.0);
+  lw_desc *d = parse(json);
+  check_state_jvp(d, 0.5);
+  check_state_jvp(d, 1e-3);
+  check_param_jvp(d, 0.5);
+  lw_desc_free(d);
+}
+
+static void test_jvp_slider_crank(void)
+{
+  lw_desc *d = parse(slider_crank_json);
+  check_state_jvp(d, 0.5);
+  check_param_jvp(d, 0.5);
+  lw_desc_free(d);
+}
+
+/* a friction parameter's tangent is exact (1 on its own field, 0 on the
+ * others) and equals the one taken by differences of the compilation */
+static void test_tangent_exact(void)
+{
+  lw_desc *d = parse(pendulum_json);
+  /* the pendulum's parameters 2 .. 8: mu_s, mu_d, v_t, radius, viscous, preload, eps */
+  static const int field[7] = {LW_FP_MU_S, LW_FP_MU_D, LW_FP_VT, LW_FP_RADIUS, LW_FP_VISCOUS, LW_FP_PRELOAD, LW_FP_EPS};
+  for (int j = 2; j < d->nparams; j++) {
+    lw_error err;
+    lw_tangent *te = lw_tangent_new_exact(d, j, &err), *tn = lw_tangent_new_numeric(d, j, &err);
+    g_assert_nonnull(te);
+    g_assert_nonnull(tn);
+    g_assert_true(te->any && te->fric_on[0]);
+    g_assert_true(tn->any && tn->fric_on[0]);
+    for (int k = 0; k < LW_FRICTION_NPARAMS; k++) {
+      g_assert_cmpfloat(te->dm->fric[0].p[k], ==, k == field[j - 2] ? 1.0 : 0.0);
+      g_assert_cmpfloat(fabs(te->dm->fric[0].p[k] - tn->dm->fric[0].p[k]), <=, 1e-9);
+    }
+    lw_tangent_free(te);
+    lw_tangent_free(tn);
+  }
+  lw_desc_free(d);
+}
+
+/* ---- whole runs --------------------------------------------------------- */
+
+static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
+{
+  g_autofree int *P = g_new(int, d->nparams + 1);
+  int O[16];
+  for (int i = 0; i < d->nparams; i++)
+    P[i] = i;
+  for (int i = 0; i < d->nobjectives; i++)
+    O[i] = i;
+  lw_sens_options o = {0};
+  o.method = method;
+  o.nparams = d->nparams;
+  o.params = P;
+  o.nobj = d->nobjectives;
+  o.objectives = O;
+  o.fd_step = fd_step;
+  o.memory_limit = mem;
+  lw_sens_result r;
+  if (lw_sensitivity(d, &o, &r))
+    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
+  return r;
+}
+
+/* forward vs adjoint (<= 1e-8) vs central differences of the whole run
+ * (fd_tol, relative per component against 1e-2 of the largest) */
+static void agree(const lw_desc *d, double fd_step, double fd_tol)
+{
+  lw_sens_result f = run_all(d, LW_SENS_FORWARD, 0, 0), a = run_all(d, LW_SENS_ADJOINT, 0, 0),
+                 c = run_all(d, LW_SENS_FD, fd_step, 0);
+  int p = d->nparams;
+  double efa = 0, efd = 0;
+  for (int o = 0; o < d->nobjectives; o++) {
+    g_assert_cmpfloat(fabs(f.value[o] - a.value[o]), <=, 1e-14 * fabs(a.value[o]));
+    double rowmax = 0;
+    for (int j = 0; j < p; j++)
+      rowmax = fmax(rowmax, fabs(a.gradient[o * p + j]));
+    for (int j = 0; j < p; j++) {
+      double ga = a.gradient[o * p + j], gf = f.gradient[o * p + j], gc = c.gradient[o * p + j];
+      g_test_message("  %s d%s/d%s: forward %.10e adjoint %.10e differences %.10e", d->name,
+                     d->objectives[o].name, d->params[j].name, gf, ga, gc);
+      efa = fmax(efa, fabs(ga - gf) / fmax(fabs(ga), 1e-3 * rowmax));
+      efd = fmax(efd, fabs(ga - gc) / fmax(fabs(ga), 1e-2 * rowmax));
+    }
+  }
+  g_test_message("%s (%ld steps): forward vs adjoint %.2e, adjoint vs central differences (step %g) %.2e",
+                 d->name, a.steps, efa, fd_step, efd);
+  g_assert_cmpfloat(efa, <=, 1e-8);
+  g_assert_cmpfloat(efd, <=, fd_tol);
+  /* the adjoint from checkpoints (segments stepped again) is the same */
+  lw_sens_result k = run_all(d, LW_SENS_ADJOINT, 0, 4096);
+  g_assert_true(k.recomputed);
+  for (int i = 0; i < d->nobjectives * p; i++)
+    g_assert_cmpfloat(fabs(k.gradient[i] - a.gradient[i]), <=, 1e-12 * fmax(fabs(a.gradient[i]), 1e-300));
+  lw_sens_result_clear(&k);
+  lw_sens_result_clear(&f);
+  lw_sens_result_clear(&a);
+  lw_sens_result_clear(&c);
+}
+
+static void test_run_pendulum(void)
+{
+  lw_desc *d = parse(pendulum_json);
+  agree(d, 1e-5, 1e-5);
+  lw_desc_free(d);
+}
+
+/* sliding down (tan 0.6 = 0.68 > mu_s) */
+static void test_run_incline_slip(void)
+{
+  g_autofree char *json = incline_json(0.6, 0.0);
+  lw_desc *d = parse(json);
+  /* the differences scatter about the exact values by 1e-6 to 1e-5 of the
+   * largest component (steps 3e-5 .. 1e-3: round-off of the iteration's
+   * stop, not truncation); 1e-4 is the least noisy */
+  agree(d, 1e-4, 5e-5);
+  lw_desc_free(d);
+}
+
+/* launched up the slope at 0.3 m/s on tan 0.25 < mu_s: it slides up,
+ * stops and sticks (the transition region) */
+static void test_run_incline_stick(void)
+{
+  g_autofree char *json = incline_json(0.25, 0.3);
+  lw_desc *d = parse(json);
+  agree(d, 1e-4, 5e-5);
+  lw_desc_free(d);
+}
+
+static void test_run_slider_crank(void)
+{
+  lw_desc *d = parse(slider_crank_json);
+  agree(d, 1e-4, 5e-5);
+  lw_desc_free(d);
+}
+
+/* the shipped co-design model (spatial prismatic joint, the rod pinned
+ * off the guide's axis: its moments load the shoes, so the slider's length
+ * and width matter), its first 0.1 s */
+static void test_run_slider_crank_spatial(void)
+{
+  lw_desc *d = lwt_read("slider-crank-friction.json");
+  d->solver.t_end = 0.1;
+  /* the modified Newton iteration (friction's tangent left out, sec. 8.4
+   * (a)) contracts slowly here: 1e-11 is where it still converges */
+  d->solver.tolerance = 1e-11;
+  d->solver.constraint_tolerance = 1e-12;
+  /* the differences then carry the iteration's stop: 8e-5 at step 1e-4,
+   * truncation 1.7e-3 at 1e-3 (the step is absolute: 1e-3 of a 0.05 m
+   * slider) */
+  agree(d, 1e-4, 2e-4);
+  lw_desc_free(d);
+}
+
+/* another integrator's own sensitivity drivers have no friction terms:
+ * refused with a message that says so, values alone still given */
+static void test_other_integrator_refused(void)
+{
+  lw_desc *d = parse(pendulum_json);
+  snprintf(d->solver.integrator, sizeof d->solver.integrator, "%s", "variational");
+  int P[1] = {3}, O[1] = {0};
+  lw_sens_options o = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = P, .nobj = 1, .objectives = O};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &o, &r), ==, LW_ERR_MODEL);
+  g_assert_nonnull(strstr(r.error.msg, "ALI3-P integrator only"));
+  lw_sens_result_clear(&r);
+  o.method = LW_SENS_VALUE;
+  g_assert_cmpint(lw_sensitivity(d, &o, &r), ==, LW_OK);
+  g_assert_true(isfinite(r.value[0]));
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/friction-sens/jvp/pendulum", test_jvp_pendulum);
+  g_test_add_func("/friction-sens/jvp/incline", test_jvp_incline);
+  g_test_add_func("/friction-sens/jvp/slider-crank", test_jvp_slider_crank);
+  g_test_add_func("/friction-sens/tangent", test_tangent_exact);
+  g_test_add_func("/friction-sens/other-integrator", test_other_integrator_refused);
+  g_test_add_func("/friction-sens/run/pendulum", test_run_pendulum);
+  g_test_add_func("/friction-sens/run/incline-slip", test_run_incline_slip);
+  g_test_add_func("/friction-sens/run/incline-stick", test_run_incline_stick);
+  g_test_add_func("/friction-sens/run/slider-crank", test_run_slider_crank);
+  g_test_add_func("/friction-sens/run/slider-crank-spatial", test_run_slider_crank_spatial);
+  return g_test_run();
+}
