@@ -19,6 +19,11 @@ const lw_model *sens_step_set(sens_run *r, long k)
     return r->m;
   double h = s->hs[k - 1];
   lw_tol_step_opt(r->m, h, &r->mh.opt);
+  /* the model's own penalty: the steps are no longer than `step`, at which
+   * lw_initialize accepted it, and a penalty following the masses would
+   * change with a parameter in the perturbed runs of central differences
+   * (joint friction reads the multipliers lambda + alpha Phi) */
+  r->mh.opt.alpha = r->m->opt.alpha;
   s->h = h;
   s->c2 = 2.0 / h;
   s->c4 = 4.0 / (h * h);
@@ -41,5 +46,6 @@ int sens_steps_start(sens_run *r, const double *given, long n, double **hs)
   /* the initial state is found with the options the run's starts with */
   r->mh = *r->m;
   lw_tol_step_opt(r->m, fmin(r->m->opt.step, 1e-3), &r->mh.opt);
+  r->mh.opt.alpha = r->m->opt.alpha;
   return LW_OK;
 }
