@@ -736,6 +736,12 @@ typedef struct {
   double *table;
   int status;
   lw_error error;
+  /* the run's events (models with events; not with LW_SENS_FD) and, for
+   * LW_SENS_FORWARD, event_dt (nevents x nparams, row-major): the
+   * derivatives of each event's time with respect to the parameters */
+  long nevents;
+  struct lw_event_record *events;
+  double *event_dt;
 } lw_sens_result;
 
 /* Value and gradient of objectives with respect to parameters over a run of

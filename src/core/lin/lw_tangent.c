@@ -95,7 +95,7 @@ static int same_structure(lw_model *const mk[4])
   for (int k = 1; k < 4; k++)
     if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces || mk[k]->nfbs != m->nfbs ||
         mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms ||
-        mk[k]->nfric != m->nfric)
+        mk[k]->nfric != m->nfric || mk[k]->nguards != m->nguards)
       return 0;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *fs[4] = FOUR(&, mk, ->fric[e]);
@@ -254,6 +254,18 @@ static void comb_rest(lw_model *o, lw_model *const mk[4], const double c[4])
     for (int i = 0; i < 3; i++)
       o->terms[k].target[i] = comb(tt, (size_t)i, c);
   }
+  /* the events' guards: the point and normal of a contact, the bound or
+   * value, the restitution (the rest speed is a threshold, not varied) */
+  for (int k = 0; k < m->nguards; k++) {
+    const lw_vexpr *gv[4] = FOUR(&, mk, ->guards[k].v);
+    vx_comb(&o->guards[k].v, gv, c);
+    const double *gn[4] = FOUR(, mk, ->guards[k].n), *go[4] = FOUR(&, mk, ->guards[k].offset);
+    const double *ge[4] = FOUR(&, mk, ->guards[k].e);
+    for (int i = 0; i < 3; i++)
+      o->guards[k].n[i] = comb(gn, (size_t)i, c);
+    o->guards[k].offset = comb(go, 0, c);
+    o->guards[k].e = comb(ge, 0, c);
+  }
 }
 
 /* o = sum_k c_k mk[k] (o may be one of them: each constant is read before
@@ -365,6 +377,10 @@ static void tangent_flags_set(lw_tangent *t)
     t->any |= t->out_on[k] = (char)vx_nonzero(&o->outputs[k].v);
   for (int k = 0; k < o->nterms; k++)
     t->any |= t->term_on[k] = (char)(o->terms[k].weight != 0.0 || nonzero(o->terms[k].target, 3));
+  for (int k = 0; k < o->nguards; k++) {
+    const lw_guard *g = &o->guards[k];
+    t->any |= vx_nonzero(&g->v) || nonzero(g->n, 3) || g->offset != 0.0 || g->e != 0.0;
+  }
 }
 
 void lw_tangent_free(lw_tangent *t)

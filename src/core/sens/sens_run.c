@@ -27,6 +27,7 @@
  * solves (sens_linalg.c), the forward on two threads (sens_pipeline.c). */
 #include "sens_internal.h"
 #include "dyn/lw_sim_tol.h"
+#include "sens/sens_events.h"
 #include "lin/lw_tangent.h"
 #include "model/lw_error.h"
 
@@ -55,6 +56,8 @@ void lw_sens_result_clear(lw_sens_result *r)
   free(r->gradient);
   free(r->depends);
   free(r->table);
+  free(r->events);
+  free(r->event_dt);
   memset(r, 0, sizeof *r);
 }
 
@@ -85,7 +88,7 @@ static int run_configure(sens_run *r, lw_tangent **tg)
   /* the forward on two threads: the stepping thread keeps each step's
    * constraint data with the state (aux), as the adjoint's forward pass */
   r->pipelined = opt->method == LW_SENS_FORWARD && s->p > 0 && m->dense && opt->threads != 1 &&
-                 m->opt.mode == LW_MODE_STEP && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+                 m->opt.mode == LW_MODE_STEP && !m->nguards && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
   /* with pipelined, W = M^-1 J^T too: the ring holds a few states, and the
    * taking thread is the slower */
   s->aux = r->pipelined ? 2 : opt->method == LW_SENS_ADJOINT && m->dense;
@@ -123,6 +126,8 @@ static int run_configure(sens_run *r, lw_tangent **tg)
                  m->integ->name);
     return LW_ERR_MODEL;
   }
+  if (sens_ev_supported(m, r->forward || r->adjoint, r->err))
+    return LW_ERR_MODEL;
   return LW_OK;
 }
 
@@ -232,16 +237,6 @@ static int result_start(const lw_desc *desc, const lw_sens_options *opt, lw_sens
     }
     if (check_param(desc, opt->params[j], err))
       return res->status = LW_ERR_MODEL;
-  }
-  /* the runs here step without events: their objectives and derivatives
-   * would be those of a model without its contacts, limits and guards */
-  if (desc->nevents > 0) {
-    char path[200];
-    snprintf(path, sizeof path, "events/%s", desc->events[0].name);
-    lw_set_error(err, LW_ERR_MODEL, path, NAN,
-                 "objectives and sensitivities are not computed through events yet; the model has %d event(s) "
-                 "(the first '%s')", desc->nevents, desc->events[0].name);
-    return res->status = LW_ERR_MODEL;
   }
   return LW_OK;
 }
