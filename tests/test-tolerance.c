@@ -385,7 +385,7 @@ static lw_sens_result sens_all(const lw_desc *d, lw_sens_method method, double f
 /* sensitivities over the tolerance mode's steps (their lengths held
  * fixed): forward and adjoint agree to 1e-8 and with central differences
  * of the whole run (over the same steps) on every model in models/ (but
- * the one with events, which no mode differentiates).  As in test-sens.c (/sens/agree/models): one second of each,
+ * the one with events, which the tolerance mode does not take).  As in test-sens.c (/sens/agree/models): one second of each,
  * the differences at step 1e-4 with the Newton iteration converged, each
  * component relative (a component far below the row's largest against 1e-3
  * of it for forward and adjoint, 1e-2 for the differences) */
@@ -403,8 +403,8 @@ static void test_sensitivities(void)
   for (guint i = 0; i < names->len; i++) {
     const char *name = names->pdata[i];
     lw_desc *d = lwt_read(name);
-    if (d->nevents > 0) { /* no sensitivities through events in either mode */
-      g_test_message("%s: events, no sensitivities", name);
+    if (d->nevents > 0) { /* the tolerance mode takes no events (/tolerance/events-refused) */
+      g_test_message("%s: events, refused in the tolerance mode", name);
       lw_desc_free(d);
       continue;
     }
