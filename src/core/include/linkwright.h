@@ -643,8 +643,9 @@ typedef struct {
  * before and after. */
 typedef enum {
   LW_EVREC_IMPACT, /* restitution applied; the run went on */
-  LW_EVREC_REST,   /* an impact slower than rest_speed: the bouncing ended, the run stopped */
+  LW_EVREC_REST,   /* an impact slower than rest_speed: the contact rests (held at zero gap) */
   LW_EVREC_STOP,   /* a guard with action stop: the run stopped */
+  LW_EVREC_RELEASE, /* a resting contact's normal force fell to zero: it is free again */
 } lw_event_action;
 typedef struct lw_event_record {
   double t;
