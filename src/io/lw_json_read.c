@@ -731,7 +731,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
 
 static void read_output(reader *r, JsonObject *o, const char *path, const char *name)
 {
-  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", NULL};
+  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", "event", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -741,7 +741,7 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     g_autofree char *p = g_strdup_printf("%s/type", path);
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
                "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy, control, "
-               "spring_length, spring_force or dissipated_energy)", type);
+               "spring_length, spring_force, dissipated_energy or contact_force)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -767,6 +767,9 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_SPRING_LENGTH:
   case LW_OUT_SPRING_FORCE:
     od->force = dup_or_null(need_str(r, o, "force", path));
+    break;
+  case LW_OUT_CONTACT_FORCE:
+    od->event = dup_or_null(need_str(r, o, "event", path));
     break;
   default:
     break;

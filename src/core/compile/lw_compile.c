@@ -1181,6 +1181,9 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       o->coord = m->joint_fric[ji]; /* the friction element */
       break;
     }
+    case LW_OUT_CONTACT_FORCE:
+      o->coord = -1; /* the event's (first) guard, set when the events are compiled */
+      break;
     case LW_OUT_REACTION_FORCE: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ji = -1;

@@ -127,6 +127,7 @@ typedef enum {
   LW_OUT_NORMAL_FORCE,      /* the effective normal force N from its reaction (N) */
   LW_OUT_SLIP_SPEED,        /* the slip speed s = |u| (m/s; a rotation's is r_e |omega|) */
   LW_OUT_FRICTION_WORK,     /* the work its friction took out since the start (J) */
+  LW_OUT_CONTACT_FORCE,     /* a contact's or joint limit's normal force while it rests, else 0 */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -256,6 +257,7 @@ typedef struct {
   char *joint;     /* joint outputs */
   int coordinate;
   char *force;     /* control: the controller; spring outputs: the spring-damper */
+  char *event;     /* contact force: the contact or joint limit */
 } lw_output_desc;
 
 typedef struct {
