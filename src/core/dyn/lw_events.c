@@ -352,6 +352,10 @@ lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n)
 int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
 {
   ev->t_end = d->t;
+  /* a state set from outside starts free */
+  if (ev->rest >= 0)
+    d->normal_force[ev->rest] = 0.0;
+  ev->rest = -1;
   guards_eval(m, d, ev, ev->g0);
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
