@@ -656,6 +656,24 @@ static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *
   return -s * dr->lambda[mr->nc - 1];
 }
 
+/* the normal force at the resting workspace's state from the
+ * accelerations solved there (the step's own multiplier lags the
+ * instantaneous one); the state's accelerations and multipliers are kept */
+static int exact_force(lw_ev_run *ev, double *f, lw_error *err)
+{
+  lw_model *mr = ev->mrs[ev->rest];
+  lw_data *dr = ev->drs[ev->rest];
+  memcpy(ev->a0, dr->qdd, sizeof(double) * (size_t)mr->nq);
+  memcpy(ev->res, dr->lambda, sizeof(double) * (size_t)mr->nc);
+  lw_rows_eval(mr, dr, dr->q, dr->t, 1);
+  if (lw_accelerations(mr, dr, dr->t, err))
+    return -1;
+  *f = rest_force(mr, dr, &mr->guards[ev->rest]);
+  memcpy(dr->qdd, ev->a0, sizeof(double) * (size_t)mr->nq);
+  memcpy(dr->lambda, ev->res, sizeof(double) * (size_t)mr->nc);
+  return 0;
+}
+
 /* d's state (model m) into the resting model's workspace; the resting
  * row's multiplier stays */
 static void to_rest(const lw_model *m, const lw_data *d, lw_ev_run *ev)
@@ -669,13 +687,16 @@ static void to_rest(const lw_model *m, const lw_data *d, lw_ev_run *ev)
   state_copy_in(ev->mrs[k], dr, &ev->tmp);
 }
 
-/* the resting model's state back into d, with the normal force */
+/* the resting model's state back into d, with the normal force (the
+ * step's multiplier should the accelerations fail) */
 static void from_rest(const lw_model *m, lw_data *d, lw_ev_run *ev)
 {
   int k = ev->rest;
   state_copy_out(ev->mrs[k], ev->drs[k], &ev->tmp);
   state_copy_in(m, d, &ev->tmp);
-  d->normal_force[k] = rest_force(ev->mrs[k], ev->drs[k], &m->guards[k]);
+  lw_error e;
+  double f;
+  d->normal_force[k] = exact_force(ev, &f, &e) ? rest_force(ev->mrs[k], ev->drs[k], &m->guards[k]) : f;
 }
 
 /* guard k at d's state (its normal velocity vn) comes to rest: a plastic
@@ -904,8 +925,7 @@ static int probe_force(lw_ev_run *ev, double tau, double *f, lw_error *err)
   state_copy_in(mr, dr, &ev->s0);
   if (step_sized(mr, dr, tau, &info, err))
     return -1;
-  *f = rest_force(mr, dr, &mr->guards[ev->rest]);
-  return 0;
+  return exact_force(ev, f, err);
 }
 
 /* the time in (0, tau1] where the normal force (f0 > 0 at s0, f1 <= 0
@@ -994,11 +1014,19 @@ int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *
   *evs = 0;
   to_rest(m, d, ev);
   state_copy_out(mr, dr, &ev->s0);
-  double f0 = rest_force(mr, dr, &m->guards[k]);
+  double f0, f1;
+  if (exact_force(ev, &f0, err)) {
+    *evs = -1;
+    return 0;
+  }
   int st = lw_step(mr, dr, info, err);
   if (st)
     return st;
-  double t1 = dr->t, f1 = rest_force(mr, dr, &m->guards[k]);
+  double t1 = dr->t;
+  if (exact_force(ev, &f1, err)) {
+    *evs = -1;
+    return 0;
+  }
   if (!(f1 > 0) && f0 > 0) {
     double tau, t0_grid = dr->t0, h_grid = dr->h;
     long n_grid = dr->nstep;
