@@ -553,9 +553,11 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
  * when a contact or limit starts violated or memory runs out; a model
  * without events gets a run that only steps).  lw_step_events: one step on
  * the grid with every event inside it located and applied; LW_OK,
- * LW_EVENT_STOP (a guard stopped or a bouncing ended: d holds the state at
- * the event) or LW_ERR_SOLVER.  A state set from outside (lw_data_set_state)
- * is noticed by its time.  A run does not go past a stop: stepping on
+ * LW_EVENT_STOP (a guard stopped, or a second contact came to rest while
+ * one rests: d holds the state at the event) or LW_ERR_SOLVER.  A contact
+ * that stops bouncing rests (held at zero gap) until its normal force
+ * turns tensile, as in lw_simulate.  A state set from outside
+ * (lw_data_set_state) is noticed by its time and starts free.  A run does not go past a stop: stepping on
  * stops again at once. */
 #define LW_EVENT_STOP 1
 typedef struct lw_ev_run lw_event_run;
