@@ -4,7 +4,7 @@
  * released where that force falls to zero.  Checked against closed forms:
  * a bouncing ball that comes to rest (N = m g), a plastic drop, a ball
  * lifted off the floor by a growing force, a pendulum held against a wall
- * and pulled away by a growing torque. */
+ * (and at a joint limit) and pulled away by a growing torque. */
 #include "lw-test.h"
 
 #include <math.h>
@@ -175,6 +175,43 @@ static void test_pendulum_wall(void)
   lw_model_free(m);
 }
 
+/* the same pendulum held by a plastic joint limit at -60 degrees (30
+ * degrees from the vertical) instead of the wall: N = m g L sin(beta) - tau
+ * (N m) and the same release time */
+static void test_pendulum_limit(void)
+{
+  const double k = 2.0, ts = 9.81 * 0.5 / k;
+  lw_model *m = model_from_json(
+    "{\"linkwright\": 1, \"planar\": true, \"gravity\": [0, -9.81], \"solver\": {\"t_end\": 3, \"step\": 0.001},"
+    " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"com\": [1, 0], \"inertia\": 1e-8, \"position\": [0, 0],"
+    "   \"angle\": 0, \"points\": {\"P1\": [1, 0]}}],"
+    " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"bob\","
+    "   \"at\": [0, 0]}],"
+    " \"forces\": [{\"name\": \"pull\", \"type\": \"torque\", \"body\": \"bob\", \"value\": 1,"
+    "   \"function\": {\"type\": \"linear\", \"rate\": 2}}],"
+    " \"outputs\": [{\"name\": \"angle\", \"type\": \"joint_coordinate\", \"joint\": \"pivot\"},"
+    "   {\"name\": \"N\", \"type\": \"contact_force\", \"event\": \"stop\"}],"
+    " \"events\": [{\"name\": \"stop\", \"type\": \"joint_limit\", \"joint\": \"pivot\","
+    "   \"lower\": -1.0471975511965976, \"restitution\": 0}]}");
+  lw_sim_result r = run(m, 3.0);
+  g_assert_cmpint(r.status, ==, LW_OK);
+  g_assert_cmpint(r.nevents, ==, 3);
+  g_assert_cmpint(r.events[1].action, ==, LW_EVREC_REST);
+  g_assert_cmpint(r.events[2].action, ==, LW_EVREC_RELEASE);
+  g_assert_cmpfloat(fabs(r.events[2].t - ts), <, 1e-9);
+  int ca = lwt_col(m, "angle"), cn = lwt_col(m, "N");
+  for (long i = 0; i < r.rows; i++) {
+    double t = at(&r, i, 0);
+    if (t > r.events[1].t && t < ts) {
+      g_assert_cmpfloat(fabs(at(&r, i, ca) + 1.0471975511965976), <, 1e-10);
+      g_assert_cmpfloat(fabs(at(&r, i, cn) - (9.81 * 0.5 - k * t)), <, 1e-8);
+    }
+  }
+  g_assert_cmpfloat(at(&r, r.rows - 1, ca), >, -1.0471975511965976 + 1e-3);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+}
+
 /* a contact_force output must name a contact or joint limit */
 static void test_bad_output(void)
 {
@@ -199,6 +236,7 @@ int main(int argc, char **argv)
   g_test_add_func("/persistent/plastic-drop", test_plastic_drop);
   g_test_add_func("/persistent/lift-off", test_lift_off);
   g_test_add_func("/persistent/pendulum-wall", test_pendulum_wall);
+  g_test_add_func("/persistent/pendulum-limit", test_pendulum_limit);
   g_test_add_func("/persistent/bad-output", test_bad_output);
   return g_test_run();
 }
