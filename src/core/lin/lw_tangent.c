@@ -431,9 +431,30 @@ static int gravity_field_tangent(const lw_model *m, const double *x, lw_model *d
     return 0;
   double z[6] = {0, 0, 0, 0, 0, 0}, dg[3] = {0, 0, 0};
   dg[k] = 1.0;
-  for (int b = 0; dm && b < m->nb; b++)
+  for (int b = 0; dm && b < m->nbd; b++)
     lw_body_tangent(m, b, 0.0, z, z, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
+  for (int b = m->nbd; dm && b < m->nb; b++)
+    lw_beam_tangent(m, b, 0.0, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
   return 1;
+}
+
+/* beams/NAME/...: the kind's tangent hook on each of its elements (their
+ * constants, mass blocks and gravity) */
+static int beam_field_tangent(const lw_model *m, const char *path, const double *x, lw_model *dm)
+{
+  const char *name = path + 6, *sl = strchr(name, '/');
+  size_t nl = sl ? (size_t)(sl - name) : strlen(name);
+  for (int k = 0; k < m->nbeams; k++) {
+    const char *bn = m->desc->beams[k].name;
+    if (strlen(bn) != nl || strncmp(bn, name, nl))
+      continue;
+    const lw_force_kind *kd = lw_force_kind_of(LW_FORCE_BEAM);
+    int ok = 1;
+    for (int e = 0; e < m->beams[k].nel; e++)
+      ok &= kd->tangent(m, m->beams[k].force0 + e, x, dm);
+    return ok;
+  }
+  return 0;
 }
 
 /* a driver's coefficient, an initial value or velocity, an objective
@@ -492,7 +513,7 @@ static int force_field_tangent(const lw_model *m, const char *path, const double
 {
   const char *name = path + 7, *sl = strchr(name, '/');
   size_t nl = sl ? (size_t)(sl - name) : strlen(name);
-  for (int n = 0; n < m->nforces; n++) {
+  for (int n = 0; n < m->desc->nforces; n++) { /* the beams' elements follow, unnamed */
     const char *fn = m->desc->forces[n].name;
     if (strlen(fn) != nl || strncmp(fn, name, nl))
       continue;
@@ -511,6 +532,8 @@ static int field_tangent(const lw_model *m, const char *path, const double *x, l
     return force_field_tangent(m, path, x, dm);
   if (!strncmp(path, "bodies/", 7))
     return body_field_tangent(m, x, dm);
+  if (!strncmp(path, "beams/", 6))
+    return beam_field_tangent(m, path, x, dm);
   if (!strncmp(path, "joints/", 7))
     return friction_field_tangent(m, x, dm);
   return gravity_field_tangent(m, x, dm) || value_field_tangent(m, x, dm);
