@@ -227,6 +227,18 @@ static void test_bad_output(void)
   g_assert_cmpstr(err.path, ==, "outputs/N/event");
   g_assert_nonnull(strstr(err.msg, "'flor' does not exist"));
   lw_desc_free(d);
+  /* nor is it differentiated: an objective on it is refused */
+  g_autofree char *js2 = ball_json(1.0, 0.5, 0.0);
+  char *q = strrchr(js2, '}');
+  *q = '\0';
+  g_autofree char *js3 = g_strconcat(js2, ", \"objectives\": [{\"name\": \"push\", \"terms\": [{\"output\": \"N\","
+                                     " \"kind\": \"final\"}]}]}", NULL);
+  d = lw_model_read_data(js3, -1, "test.json", NULL, &err);
+  g_assert_nonnull(d);
+  m = lw_compile(d, &err);
+  g_assert_null(m);
+  g_assert_nonnull(strstr(err.msg, "cannot be used in an objective"));
+  lw_desc_free(d);
 }
 
 int main(int argc, char **argv)
