@@ -18,9 +18,16 @@
  * the kinetic energy falls by exactly (1 - e^2) times that of the normal
  * motion.  Accelerations and multipliers are solved anew at the new
  * velocity and the step goes on from the event to the step's end, so rows
- * stay on the step grid.  An impact slower than the guard's rest speed (the
- * bouncing would go on with ever shorter flights: Zeno) and a guard's stop
- * end the run at the event. */
+ * stay on the step grid.  A guard's stop ends the run at the event.
+ *
+ * Persistent contact (seed 003 remark 11): an impact slower than the
+ * guard's rest speed (the bouncing would go on with ever shorter flights:
+ * Zeno) is made plastic and the guard rests: the run steps a model
+ * compiled with one more row, the gap g(q) = 0, whose multiplier is the
+ * contact's normal force, while that force pushes; where it falls to zero
+ * (located like an impact, on the resting model's steps) the guard is
+ * released and the free model steps on.  The sensitivities do not follow a
+ * resting guard: for them (allow_rest 0) the slow impact ends the run. */
 #include "dyn/lw_events.h"
 #include "lw_internal.h"
 #include "compile/lw_compile.h"
