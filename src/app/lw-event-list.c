@@ -35,6 +35,8 @@ const char *lw_event_action_label(lw_event_action action)
     return _("came to rest");
   case LW_EVREC_STOP:
     return _("stop");
+  case LW_EVREC_RELEASE:
+    return _("released");
   default:
     return "";
   }

@@ -401,6 +401,7 @@ struct lw_data {
   long nstep;  /* steps since t0: t = t0 + nstep h without drift */
   double h;    /* the length of those steps (0: none taken yet) */
   double *q, *qd, *qdd, *lambda;     /* (nq) (nq) (nq) (nc) */
+  double *normal_force;              /* (nguards) a resting guard's normal force, 0 when free (lw_events.c) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
   double *phi, *phit, *gam;          /* (nc) */

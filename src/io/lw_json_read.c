@@ -731,7 +731,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
 
 static void read_output(reader *r, JsonObject *o, const char *path, const char *name)
 {
-  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", NULL};
+  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", "event", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -742,7 +742,7 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
                "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy, control, "
                "spring_length, spring_force, dissipated_energy, beam_strain, beam_force, beam_curvature, beam_moment, "
-               "beam_deflection or beam_energy)", type);
+               "beam_deflection, beam_energy or contact_force)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -769,11 +769,14 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_SPRING_FORCE:
     od->force = dup_or_null(need_str(r, o, "force", path));
     break;
+  case LW_OUT_CONTACT_FORCE:
+    od->event = dup_or_null(need_str(r, o, "event", path));
+    break;
   case LW_OUT_BEAM_ENERGY:
     od->body = dup_or_null(need_str(r, o, "body", path));
     break;
   default:
-    if (t >= LW_OUT_BEAM_STRAIN) {
+    if (t >= LW_OUT_BEAM_STRAIN && t <= LW_OUT_BEAM_DEFLECTION) {
       od->body = dup_or_null(need_str(r, o, "body", path));
       if (!read_place(r, o, "point", path, &od->place) && !r->failed)
         fail(r, path, "required field 'point' is missing (the arc length along the beam, [s, 0])");

@@ -577,6 +577,9 @@ char *lw_model_to_json(const lw_desc *d)
     case LW_OUT_SPRING_FORCE:
       kvstr(&w, "force", o->force ? o->force : "");
       break;
+    case LW_OUT_CONTACT_FORCE:
+      kvstr(&w, "event", o->event ? o->event : "");
+      break;
     default:
       break;
     }

@@ -658,15 +658,23 @@ static int check_name(const char *kind, int i, const char *name, lw_error *err)
 
 
 
-static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err);
+static lw_model *compile(const lw_desc *src, int constants_only, const int *rest, int nrest, lw_error *err);
 #define LW_BEAM_MAXEL 100000
 
-lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0, err); }
+lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0, NULL, 0, err); }
+
+/* the model with the gaps of guards rest[0 .. nrest) held at zero: one row
+ * each after the joints' and drivers' rows, for a contact or joint limit
+ * that rests (persistent contact, lw_events.c) */
+lw_model *lw_compile_resting(const lw_desc *src, const int *rest, int nrest, lw_error *err)
+{
+  return compile(src, 0, rest, nrest, err);
+}
 
 /* the model's constants alone, for a tangent model (lw_jvp.c): without the
  * tables of the step's linearization (lw_lin_prepare), which only the
  * model simulated reads */
-lw_model *lw_compile_constants(const lw_desc *src, lw_error *err) { return compile(src, 1, err); }
+lw_model *lw_compile_constants(const lw_desc *src, lw_error *err) { return compile(src, 1, NULL, 0, err); }
 
 
 
@@ -1503,6 +1511,9 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       o->coord = m->joint_fric[ji]; /* the friction element */
       break;
     }
+    case LW_OUT_CONTACT_FORCE:
+      o->coord = -1; /* the event's (first) guard, set when the events are compiled */
+      break;
     case LW_OUT_BEAM_STRAIN:
     case LW_OUT_BEAM_FORCE:
     case LW_OUT_BEAM_CURVATURE:
@@ -1594,7 +1605,8 @@ static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_er
         FAIL(path, "objective '%s': output '%s' does not exist", od->name,
              td->output ? td->output : "(missing)");
       lw_output_type ot = m->outputs[t->output].type;
-      if (ot == LW_OUT_DISSIPATED_ENERGY || (ot >= LW_OUT_FRICTION_FORCE && ot < LW_OUT_BEAM_STRAIN))
+      if (ot == LW_OUT_DISSIPATED_ENERGY || (ot >= LW_OUT_FRICTION_FORCE && ot < LW_OUT_BEAM_STRAIN) ||
+          ot == LW_OUT_CONTACT_FORCE)
         FAIL(path, "objective '%s': output '%s' (%s) cannot be used in an objective: "
                    "its sensitivities are not computed", od->name, td->output,
              lw_output_type_name(m->outputs[t->output].type));
@@ -1740,7 +1752,48 @@ fail:
   return -1;
 }
 
-static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
+/* the resting guards' rows: a contact's n.p(q) - offset, a limit's
+ * coordinate minus its bound (each zero where the guard is) */
+static int append_rest_rows(lw_model *m, const int *rest, int nrest)
+{
+  if (!nrest)
+    return 0;
+  lw_row *rows = realloc(m->rows, sizeof *rows * (size_t)(m->nc + nrest));
+  if (!rows)
+    return -1;
+  m->rows = rows;
+  for (int i = 0; i < nrest; i++) {
+    const lw_guard *g = &m->guards[rest[i]];
+    lw_row *r = &m->rows[m->nc++];
+    memset(r, 0, sizeof *r);
+    r->func = -1;
+    r->kind = LW_ROW_DOT;
+    /* the row is named after the contact's body or the limit's joint */
+    r->owner_kind = g->type == LW_EVENT_CONTACT ? LW_OWNER_BODY : LW_OWNER_JOINT;
+    r->owner = g->v.body[0];
+    for (int j = 0; g->type != LW_EVENT_CONTACT && j < m->njoints; j++)
+      if (g->coord >= m->joint_coord0[j] && g->coord < m->joint_coord0[j + 1])
+        r->owner = j;
+    if (g->type == LW_EVENT_CONTACT) {
+      r->a = g->v;
+      memset(&r->b, 0, sizeof r->b);
+      memcpy(r->b.c, g->n, sizeof g->n);
+      r->c0 = g->offset;
+    } else {
+      const lw_coord *co = &m->coords[g->coord];
+      r->kind = co->kind;
+      r->a = co->a;
+      r->b = co->b;
+      r->c = co->c;
+      r->d = co->d;
+      r->c0 = co->offset + g->offset;
+    }
+    finish_row_blocks(r);
+  }
+  return 0;
+}
+
+static lw_model *compile(const lw_desc *src, int constants_only, const int *rest, int nrest, lw_error *err)
 {
   rowset rs = {0};
   pairset ps = {0};
@@ -1764,6 +1817,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
       compile_forces(&c, d, &rs, &ps, err) ||
       compile_outputs(&c, d, &rs, &ps, err) ||
       lw_compile_events(&c, err) ||
+      append_rest_rows(m, rest, nrest) ||
       compile_objectives(&c, d, &rs, &ps, err) ||
       compile_pattern(&c, d, &rs, &ps, err) ||
       compile_mass_inverse(&c, d, &rs, &ps, err))

@@ -5,5 +5,6 @@
 #include "lw_internal.h"
 
 lw_model *lw_compile_constants(const lw_desc *src, lw_error *err);
+lw_model *lw_compile_resting(const lw_desc *src, const int *rest, int nrest, lw_error *err);
 
 #endif

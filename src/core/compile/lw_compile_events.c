@@ -142,6 +142,32 @@ static int check_event_name(const lw_desc *d, int i, lw_error *err)
   return 0;
 }
 
+/* the contact-force outputs: their event's first guard (a limit with two
+ * bounds rests on one at a time; its second guard's force is added when
+ * the output is evaluated) */
+static int contact_force_outputs(lw_compile_ctx *c, lw_error *err)
+{
+  const lw_desc *d = c->d;
+  lw_model *m = c->m;
+  char path[256];
+  for (int i = 0; i < d->noutputs; i++) {
+    const lw_output_desc *od = &d->outputs[i];
+    if (od->type != LW_OUT_CONTACT_FORCE)
+      continue;
+    snprintf(path, sizeof path, "outputs/%s/event", od->name);
+    int g = -1;
+    for (int k = 0; od->event && k < m->nguards && g < 0; k++)
+      if (!strcmp(d->events[m->guards[k].event].name, od->event))
+        g = k;
+    if (g < 0)
+      EFAIL(path, "output '%s': event '%s' does not exist", od->name, od->event ? od->event : "(missing)");
+    if (m->guards[g].type == LW_EVENT_GUARD)
+      EFAIL(path, "output '%s': event '%s' is a guard, not a contact or joint limit", od->name, od->event);
+    m->outputs[i].coord = g;
+  }
+  return 0;
+}
+
 int lw_compile_events(lw_compile_ctx *c, lw_error *err)
 {
   const lw_desc *d = c->d;
@@ -174,5 +200,5 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err)
     }
     m->nguards += ng;
   }
-  return 0;
+  return contact_force_outputs(c, err);
 }

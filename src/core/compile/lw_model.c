@@ -269,6 +269,9 @@ const char *lw_model_output_unit(const lw_model *m, int k)
     return coord_is_angle(m, m->fric[o->coord].coord0) ? "N m" : "N";
   case LW_OUT_NORMAL_FORCE:
     return "N";
+  case LW_OUT_CONTACT_FORCE:
+    return m->guards[o->coord].type == LW_EVENT_JOINT_LIMIT && coord_is_angle(m, m->guards[o->coord].coord) ? "N m"
+                                                                                                           : "N";
   case LW_OUT_SLIP_SPEED:
     return "m/s";
   case LW_OUT_BEAM_FORCE:

@@ -18,11 +18,19 @@
  * the kinetic energy falls by exactly (1 - e^2) times that of the normal
  * motion.  Accelerations and multipliers are solved anew at the new
  * velocity and the step goes on from the event to the step's end, so rows
- * stay on the step grid.  An impact slower than the guard's rest speed (the
- * bouncing would go on with ever shorter flights: Zeno) and a guard's stop
- * end the run at the event. */
+ * stay on the step grid.  A guard's stop ends the run at the event.
+ *
+ * Persistent contact (seed 003 remark 11): an impact slower than the
+ * guard's rest speed (the bouncing would go on with ever shorter flights:
+ * Zeno) is made plastic and the guard rests: the run steps a model
+ * compiled with one more row, the gap g(q) = 0, whose multiplier is the
+ * contact's normal force, while that force pushes; where it falls to zero
+ * (located like an impact, on the resting model's steps) the guard is
+ * released and the free model steps on.  The sensitivities do not follow a
+ * resting guard: for them (allow_rest 0) the slow impact ends the run. */
 #include "dyn/lw_events.h"
 #include "lw_internal.h"
+#include "compile/lw_compile.h"
 #include "compile/lw_vexpr.h"
 #include "dyn/lw_forces.h"
 #include "dyn/lw_init.h"
@@ -54,6 +62,7 @@ typedef struct {
 struct lw_ev_run {
   int ng, nq, na;   /* guards, coordinates, rows of A (nc + 1) */
   ev_state s0;      /* the start of the (sub)step */
+  ev_state tmp;     /* a state handed between the models with and without a resting row */
   double *g0;       /* (ng) raw guard values at s0 */
   char *zero;       /* (ng) the guard sits at zero at s0 (just fired, or started there) */
   double *q1, *qd1; /* the step's end, kept for the interpolant */
@@ -69,6 +78,13 @@ struct lw_ev_run {
   double t_end; /* the time g0 belongs to (NAN: none) */
   int last_guard;   /* the guard located last, and */
   double last_tau;  /* its time after the start of the (sub)step it was found in */
+  /* persistent contact: a slow impact makes its guard rest (its gap held
+   * at zero by a constraint row of a model compiled for it, mrs[k] with the
+   * workspace drs[k]) until the row's multiplier turns tensile */
+  int allow_rest;   /* 0: a slow impact ends the run instead (sensitivities) */
+  int rest;         /* the resting guard, -1: none */
+  lw_model **mrs;   /* (ng) */
+  lw_data **drs;    /* (ng) */
 };
 
 static void state_free(ev_state *s)
@@ -83,11 +99,39 @@ void lw_ev_run_free(lw_ev_run *ev)
   if (!ev)
     return;
   state_free(&ev->s0);
+  state_free(&ev->tmp);
   void *a[] = {ev->g0, ev->zero, ev->q1, ev->qd1, ev->qh, ev->out, ev->use, ev->grad,
                ev->gv, ev->a0, ev->A, ev->W, ev->S, ev->S0, ev->mu, ev->rhs, ev->res, ev->log};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
+  for (int k = 0; ev->mrs && k < ev->ng; k++) {
+    lw_data_free(ev->drs[k]);
+    lw_model_free(ev->mrs[k]);
+  }
+  free(ev->mrs);
+  free(ev->drs);
   free(ev);
+}
+
+/* a state's arrays for models of up to nc rows; -1 when out of memory */
+static int state_alloc(const lw_model *m, ev_state *s, size_t nc)
+{
+  size_t nq = (size_t)m->nq;
+  s->q = calloc(nq, sizeof(double));
+  s->qd = calloc(nq, sizeof(double));
+  s->qdd = calloc(nq, sizeof(double));
+  s->lambda = calloc(nc + 1, sizeof(double));
+  s->coords = calloc((size_t)m->ncoords + 1, sizeof(double));
+  s->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
+  s->kap = calloc(nc + 1, sizeof(double));
+  s->fric_work = calloc((size_t)m->nfric + 1, sizeof(double));
+  if (s->q && s->qd && s->qdd && s->lambda && s->coords && s->fbz && s->fbc && s->fbcs && s->kap && s->fric_work)
+    return 0;
+  state_free(s);
+  memset(s, 0, sizeof *s);
+  return -1;
 }
 
 lw_ev_run *lw_ev_run_new(const lw_model *m)
@@ -95,10 +139,16 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   lw_ev_run *ev = calloc(1, sizeof *ev);
   if (!ev)
     return NULL;
-  size_t nq = (size_t)m->nq, nc = (size_t)m->nc, na = nc + 1;
+  /* room for one resting row besides the impact's */
+  size_t nq = (size_t)m->nq, nc = (size_t)m->nc + 1, na = nc + 1;
   ev->ng = m->nguards;
   ev->nq = m->nq;
   ev->na = (int)na;
+  ev->rest = -1;
+  ev->mrs = calloc((size_t)ev->ng + 1, sizeof *ev->mrs);
+  ev->drs = calloc((size_t)ev->ng + 1, sizeof *ev->drs);
+  if (state_alloc(m, &ev->tmp, nc))
+    ev->tmp.q = NULL;
   ev_state *s = &ev->s0;
   s->q = calloc(nq, sizeof(double));
   s->qd = calloc(nq, sizeof(double));
@@ -129,7 +179,7 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   ev->a0 = calloc(nq, sizeof(double));
   if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !s->kap || !s->fric_work || !ev->g0 ||
       !ev->zero || !ev->q1 || !ev->qd1 || !ev->qh || !ev->out || !ev->use || !ev->grad || !ev->A || !ev->W ||
-      !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0) {
+      !ev->tmp.q || !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0 || !ev->mrs || !ev->drs) {
     lw_ev_run_free(ev);
     return NULL;
   }
@@ -309,6 +359,10 @@ lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n)
 int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
 {
   ev->t_end = d->t;
+  /* a state set from outside starts free */
+  if (ev->rest >= 0)
+    d->normal_force[ev->rest] = 0.0;
+  ev->rest = -1;
   guards_eval(m, d, ev, ev->g0);
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
@@ -496,12 +550,12 @@ static int locate(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double ta
 
 /* ---- the impact -------------------------------------------------------- */
 /* A (na x nq, row-major) = [J; G] at d's state, the targets b (rhs) */
-static void impact_rows(const lw_model *m, lw_data *d, lw_ev_run *ev, const lw_guard *g, double vn)
+static void impact_rows(const lw_model *m, lw_data *d, lw_ev_run *ev, const lw_guard *g, double vn, double e)
 {
   int nq = m->nq, nc = m->nc, w = m->wrow;
   lw_rows_eval(m, d, d->q, d->t, 1);
   lw_rows_phit(m, d, d->t);
-  memset(ev->A, 0, sizeof(double) * (size_t)ev->na * nq);
+  memset(ev->A, 0, sizeof(double) * (size_t)(nc + 1) * nq);
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int k = 0, o = 0; k < row->nblk; o += m->blk_n[row->blk[k]], k++)
@@ -510,7 +564,7 @@ static void impact_rows(const lw_model *m, lw_data *d, lw_ev_run *ev, const lw_g
     ev->rhs[r] = -d->phit[r];
   }
   guard_grad(m, d, ev, g, ev->A + (size_t)nc * nq);
-  ev->rhs[nc] = -g->e * vn;
+  ev->rhs[nc] = -e * vn;
 }
 
 /* mu = S^-1 r for S = A M^-1 A^T (in ev->S0); dependent rows (redundant
@@ -551,7 +605,7 @@ static void solve_s(lw_ev_run *ev, int na)
 /* qd = the mass-weighted projection of qd onto A qd = rhs */
 static void impact_project(const lw_model *m, lw_data *d, lw_ev_run *ev)
 {
-  int nq = m->nq, na = ev->na;
+  int nq = m->nq, na = m->nc + 1;
   for (int r = 0; r < na; r++)
     lw_minv_mul(m, ev->A + (size_t)r * nq, ev->W + (size_t)r * nq);
   for (int r = 0; r < na; r++)
@@ -577,8 +631,123 @@ static double rest_speed(const lw_model *m, const lw_guard *g)
   return fmax(sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]) * m->opt.step, 1e-9);
 }
 
-/* the impact of guard k at d's state: restitution, or the end of the
- * bouncing (returns 1) */
+/* ---- persistent contact ----------------------------------------------- */
+/* the model whose last row holds guard k at zero, and its workspace
+ * (compiled at the guard's first rest, with the run's options) */
+static int rest_model(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, lw_error *err)
+{
+  if (ev->mrs[k])
+    return 0;
+  lw_model *mr = lw_compile_resting(m->desc, &k, 1, err);
+  if (!mr)
+    return -1;
+  mr->opt = m->opt;
+  mr->integ = m->integ;
+  lw_data *dr = lw_data_new(mr);
+  if (!dr) {
+    lw_model_free(mr);
+    lw_set_error(err, LW_ERR_NOMEM, "", d->t, "out of memory for a resting contact");
+    return -1;
+  }
+  dr->dof = d->dof > 0 ? d->dof - 1 : 0;
+  ev->mrs[k] = mr;
+  ev->drs[k] = dr;
+  return 0;
+}
+
+/* the resting row's push along the guard's gradient (N, or N m for an
+ * angle): M qdd = Q - J^T lambda with J = s dg/dq */
+static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *g)
+{
+  double s = g->type == LW_EVENT_CONTACT ? 1.0 : -(double)g->side;
+  return -s * dr->lambda[mr->nc - 1];
+}
+
+/* the normal force at the resting workspace's state from the
+ * accelerations solved there (the step's own multiplier lags the
+ * instantaneous one); the state's accelerations and multipliers are kept */
+static int exact_force(lw_ev_run *ev, double *f, lw_error *err)
+{
+  lw_model *mr = ev->mrs[ev->rest];
+  lw_data *dr = ev->drs[ev->rest];
+  memcpy(ev->a0, dr->qdd, sizeof(double) * (size_t)mr->nq);
+  memcpy(ev->res, dr->lambda, sizeof(double) * (size_t)mr->nc);
+  lw_rows_eval(mr, dr, dr->q, dr->t, 1);
+  if (lw_accelerations(mr, dr, dr->t, err))
+    return -1;
+  *f = rest_force(mr, dr, &mr->guards[ev->rest]);
+  memcpy(dr->qdd, ev->a0, sizeof(double) * (size_t)mr->nq);
+  memcpy(dr->lambda, ev->res, sizeof(double) * (size_t)mr->nc);
+  return 0;
+}
+
+/* d's state (model m) into the resting model's workspace; the resting
+ * row's multiplier stays */
+static void to_rest(const lw_model *m, const lw_data *d, lw_ev_run *ev)
+{
+  int k = ev->rest;
+  lw_data *dr = ev->drs[k];
+  double lam = dr->lambda[ev->mrs[k]->nc - 1], kap = dr->kap[ev->mrs[k]->nc - 1];
+  state_copy_out(m, d, &ev->tmp);
+  ev->tmp.lambda[m->nc] = lam;
+  ev->tmp.kap[m->nc] = kap;
+  state_copy_in(ev->mrs[k], dr, &ev->tmp);
+}
+
+/* the resting model's state back into d, with the normal force (the
+ * step's multiplier should the accelerations fail) */
+static void from_rest(const lw_model *m, lw_data *d, lw_ev_run *ev)
+{
+  int k = ev->rest;
+  state_copy_out(ev->mrs[k], ev->drs[k], &ev->tmp);
+  state_copy_in(m, d, &ev->tmp);
+  lw_error e;
+  double f;
+  d->normal_force[k] = exact_force(ev, &f, &e) ? rest_force(ev->mrs[k], ev->drs[k], &m->guards[k]) : f;
+}
+
+/* guard k at d's state (its normal velocity vn) comes to rest: a plastic
+ * impact, then the gap held at zero while the row pushes (returns 2); a
+ * row that would pull leaves the guard free after the plastic impact
+ * (returns 0) */
+static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double vn, lw_error *err)
+{
+  const lw_guard *g = &m->guards[k];
+  impact_rows(m, d, ev, g, 0.0, 0.0);
+  ev->rhs[m->nc] = 0.0;
+  impact_project(m, d, ev);
+  double *G = ev->qh;
+  guard_grad(m, d, ev, g, G);
+  double vp = dot(G, d->qd, m->nq);
+  if (rest_model(m, d, ev, k, err))
+    return -1;
+  lw_model *mr = ev->mrs[k];
+  lw_data *dr = ev->drs[k];
+  state_copy_out(m, d, &ev->tmp);
+  ev->tmp.lambda[m->nc] = 0.0;
+  ev->tmp.kap[m->nc] = 0.0;
+  state_copy_in(mr, dr, &ev->tmp);
+  lw_rows_eval(mr, dr, dr->q, dr->t, 1);
+  if (lw_accelerations(mr, dr, dr->t, err))
+    return -1;
+  dr->fric_kap_ok = 0;
+  if (!(rest_force(mr, dr, g) > 0)) {
+    lw_rows_eval(m, d, d->q, d->t, 1);
+    if (lw_accelerations(m, d, d->t, err))
+      return -1;
+    d->fric_kap_ok = 0;
+    log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
+    return 0;
+  }
+  ev->rest = k;
+  from_rest(m, d, ev);
+  log_event(ev, g, d->t, LW_EVREC_REST, vn, vp);
+  return 2;
+}
+
+/* the impact of guard k at d's state: restitution; a slow one comes to
+ * rest (returns 2) or, where resting is not followed (the sensitivities,
+ * a second resting guard), ends the run (returns 1) */
 static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error *err)
 {
   const lw_guard *g = &m->guards[k];
@@ -586,10 +755,12 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
   if (!(-vn >= rest_speed(m, g))) {
+    if (ev->allow_rest && ev->rest < 0)
+      return come_to_rest(m, d, ev, k, vn, err);
     log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
     return 1;
   }
-  impact_rows(m, d, ev, g, vn);
+  impact_rows(m, d, ev, g, vn, g->e);
   impact_project(m, d, ev);
   guard_grad(m, d, ev, g, G);
   double vp = dot(G, d->qd, m->nq);
@@ -598,6 +769,27 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
     return -1;
   d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
   log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
+  return 0;
+}
+
+/* from the state where guard ev->rest came to rest (d) to t1 on the
+ * resting model; d then holds the state at t1 */
+static int rest_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_error *err)
+{
+  lw_model *mr = ev->mrs[ev->rest];
+  lw_data *dr = ev->drs[ev->rest];
+  to_rest(m, d, ev);
+  dr->t0 = dr->t;
+  dr->nstep = 0;
+  state_copy_out(mr, dr, &ev->s0);
+  double rem = t1 - dr->t;
+  if (rem > 0) {
+    lw_step_info info;
+    if (rem < LW_EV_SHORT * m->opt.step ? short_advance(mr, dr, ev, rem, err) : step_sized(mr, dr, rem, &info, err))
+      return -1;
+    dr->t = t1;
+  }
+  from_rest(m, d, ev);
   return 0;
 }
 
@@ -611,7 +803,7 @@ static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const doubl
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
     double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], gv[k]);
-    int armed = f0 > 0 || (ev->zero[k] && is_impact(g));
+    int armed = (f0 > 0 || (ev->zero[k] && is_impact(g))) && k != ev->rest;
     if (!armed || !(f1 < 0 || (f1 == 0 && f0 > 0)))
       continue;
     double th, lo;
@@ -657,8 +849,14 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       double *G = ev->qh;
       guard_grad(m, d, ev, &m->guards[k], G);
       double vn = dot(G, d->qd, m->nq);
-      log_event(ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
-      return 1;
+      if (!ev->allow_rest || ev->rest >= 0 || come_to_rest(m, d, ev, k, vn, err) != 2) {
+        if (!ev->allow_rest || ev->rest >= 0)
+          log_event(ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
+        return 1;
+      }
+      if (rest_advance(m, d, ev, t1, err))
+        return -1;
+      continue;
     }
     if (row && row(user, d))
       return 1;
@@ -667,6 +865,13 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       return 1;
     }
     st = impact(m, d, ev, k, err);
+    if (st == 2) {
+      if (row && row(user, d))
+        return 1;
+      if (rest_advance(m, d, ev, t1, err))
+        return -1;
+      continue;
+    }
     if (st)
       return st;
     if (row && row(user, d))
@@ -700,6 +905,158 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   return 0;
 }
 
+/* ---- a step while a guard rests --------------------------------------- */
+/* the row handed on at an event of the resting model: in d's layout */
+typedef struct {
+  const lw_model *m;
+  lw_data *d;
+  lw_ev_run *ev;
+  lw_ev_row_fn row;
+  void *user;
+} rest_rows;
+
+static int rest_row(void *user, lw_data *dr)
+{
+  rest_rows *rr = user;
+  (void)dr;
+  from_rest(rr->m, rr->d, rr->ev);
+  return rr->row ? rr->row(rr->user, rr->d) : 0;
+}
+
+/* the step from s0 (the resting model) by tau: the normal force there */
+static int probe_force(lw_ev_run *ev, double tau, double *f, lw_error *err)
+{
+  lw_model *mr = ev->mrs[ev->rest];
+  lw_data *dr = ev->drs[ev->rest];
+  lw_step_info info;
+  state_copy_in(mr, dr, &ev->s0);
+  if (step_sized(mr, dr, tau, &info, err))
+    return -1;
+  return exact_force(ev, f, err);
+}
+
+/* the time in (0, tau1] where the normal force (f0 > 0 at s0, f1 <= 0
+ * at tau1) falls to zero, by the Illinois variant of regula falsi on the
+ * resting model's steps; the resting workspace is left at the first point
+ * found past it */
+static int locate_release(lw_ev_run *ev, double tau1, double f0, double f1, double *tau, lw_error *err)
+{
+  double a = 0, fa = f0, b = tau1, fb = f1;
+  double tol = 1e-14 * fmax(1.0, fabs(ev->s0.t + tau1));
+  int side = 0;
+  for (int it = 0; it < 100 && b - a > tol && fb != 0; it++) {
+    double x = (a * fb - b * fa) / (fb - fa), fx;
+    if (!(x > a && x < b))
+      x = 0.5 * (a + b);
+    if (probe_force(ev, x, &fx, err))
+      return -1;
+    if (fx > 0) {
+      a = x, fa = fx;
+      if (side > 0)
+        fb *= 0.5;
+      side = 1;
+    } else {
+      b = x, fb = fx;
+      if (side < 0)
+        fa *= 0.5;
+      side = -1;
+    }
+  }
+  *tau = b;
+  double fx;
+  return probe_force(ev, b, &fx, err);
+}
+
+/* the resting guard lets go at the resting workspace's state: d takes it,
+ * free, with its accelerations solved anew, and steps on to t1 (the
+ * step's end on the grid) watching the guards */
+static int release(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_ev_row_fn row, void *user,
+                   lw_error *err)
+{
+  int k = ev->rest;
+  from_rest(m, d, ev);
+  if (row && row(user, d))
+    return 1;
+  ev->rest = -1;
+  d->normal_force[k] = 0.0;
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  if (lw_accelerations(m, d, d->t, err))
+    return -1;
+  d->fric_kap_ok = 0;
+  double *G = ev->qh;
+  guard_grad(m, d, ev, &m->guards[k], G);
+  double vn = dot(G, d->qd, m->nq);
+  log_event(ev, &m->guards[k], d->t, LW_EVREC_RELEASE, vn, vn);
+  if (row && row(user, d))
+    return 1;
+  state_copy_out(m, d, &ev->s0);
+  guards_eval(m, d, ev, ev->g0);
+  memset(ev->zero, 0, (size_t)ev->ng);
+  ev->zero[k] = 1;
+  double t0_grid = d->t0, h_grid = d->h;
+  long n_grid = d->nstep;
+  double rem = t1 - d->t;
+  if (rem > 0) {
+    lw_step_info info;
+    if (rem < LW_EV_SHORT * m->opt.step ? short_advance(m, d, ev, rem, err) : step_sized(m, d, rem, &info, err))
+      return -1;
+  }
+  d->t = t1;
+  d->t0 = t0_grid;
+  d->nstep = n_grid;
+  d->h = h_grid;
+  return lw_ev_after_step(m, d, ev, row, user, err);
+}
+
+int lw_ev_resting(const lw_ev_run *ev) { return ev->rest >= 0; }
+
+void lw_ev_allow_rest(lw_ev_run *ev) { ev->allow_rest = 1; }
+
+int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
+                    lw_error *err, int *evs)
+{
+  int k = ev->rest;
+  lw_model *mr = ev->mrs[k];
+  lw_data *dr = ev->drs[k];
+  *evs = 0;
+  to_rest(m, d, ev);
+  state_copy_out(mr, dr, &ev->s0);
+  double f0, f1;
+  if (exact_force(ev, &f0, err)) {
+    *evs = -1;
+    return 0;
+  }
+  int st = lw_step(mr, dr, info, err);
+  if (st)
+    return st;
+  double t1 = dr->t;
+  if (exact_force(ev, &f1, err)) {
+    *evs = -1;
+    return 0;
+  }
+  if (!(f1 > 0) && f0 > 0) {
+    double tau, t0_grid = dr->t0, h_grid = dr->h;
+    long n_grid = dr->nstep;
+    if (locate_release(ev, t1 - ev->s0.t, f0, f1, &tau, err)) {
+      *evs = -1;
+      return 0;
+    }
+    ev->last_guard = k;
+    ev->last_tau = tau;
+    double t_ev = dr->t;
+    dr->t0 = t0_grid, dr->h = h_grid, dr->nstep = n_grid; /* d's grid, once d takes the state */
+    from_rest(m, d, ev);
+    d->t = t_ev;
+    *evs = release(m, d, ev, t1, row, user, err);
+    return 0;
+  }
+  rest_rows rr = {m, d, ev, row, user};
+  *evs = lw_ev_after_step(mr, dr, ev, rest_row, &rr, err);
+  if (ev->rest >= 0)
+    from_rest(m, d, ev);
+  return 0;
+}
+
 int lw_ev_last(const lw_ev_run *ev, double *tau)
 {
   *tau = ev->last_tau;
@@ -723,6 +1080,7 @@ lw_event_run *lw_event_run_new(const lw_model *m, lw_data *d, lw_error *err)
     lw_ev_run_free(ev);
     return NULL;
   }
+  ev->allow_rest = 1;
   return ev;
 }
 
@@ -733,10 +1091,11 @@ int lw_step_events(const lw_model *m, lw_data *d, lw_event_run *ev, lw_step_info
   if (!ev->ng)
     return lw_step(m, d, info, err);
   lw_ev_save(m, d, ev);
-  int st = lw_step(m, d, info, err);
+  int evs = 0, resting = lw_ev_resting(ev);
+  int st = resting ? lw_ev_rest_step(m, d, ev, info, NULL, NULL, err, &evs) : lw_step(m, d, info, err);
   if (st)
     return st;
-  st = lw_ev_after_step(m, d, ev, NULL, NULL, err);
+  st = resting ? evs : lw_ev_after_step(m, d, ev, NULL, NULL, err);
   if (st < 0)
     return LW_ERR_SOLVER;
   if (st > 0)

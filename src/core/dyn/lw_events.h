@@ -25,6 +25,13 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
 #define LW_EV_SHORT 1e-2
 /* the guard located last (the event a row callback is called at) and its
  * time *tau after the start of the (sub)step it was found in */
+/* persistent contact: whether a guard rests (its gap held at zero); that
+ * slow impacts make guards rest (else they end the run); the step while
+ * one rests, the events after it handled (*evs: as lw_ev_after_step) */
+int lw_ev_resting(const lw_ev_run *ev);
+void lw_ev_allow_rest(lw_ev_run *ev);
+int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
+                    lw_error *err, int *evs);
 int lw_ev_last(const lw_ev_run *ev, double *tau);
 /* G (nq) = the gradient dg/dq of guard k at d's positions */
 void lw_ev_guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double *G);

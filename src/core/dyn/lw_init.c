@@ -563,6 +563,14 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     case LW_OUT_FRICTION_WORK:
       o[0] = d->fric_work[op->coord];
       break;
+    case LW_OUT_CONTACT_FORCE: {
+      /* the event's guards are consecutive: a limit's two bounds */
+      int g = op->coord;
+      o[0] = d->normal_force[g];
+      if (g + 1 < m->nguards && m->guards[g + 1].event == m->guards[g].event)
+        o[0] += d->normal_force[g + 1];
+      break;
+    }
     case LW_OUT_FRICTION_FORCE:
     case LW_OUT_NORMAL_FORCE:
     case LW_OUT_SLIP_SPEED: {

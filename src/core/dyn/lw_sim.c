@@ -93,8 +93,9 @@ static void event_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *
   const char *name = m->desc->events[r->event].name;
   if (r->action == LW_EVREC_REST)
     lw_set_error(&res->error, LW_OK, "", t,
-                 "the bouncing at '%s' ended at t = %.12g s (impact speed %.3g below the rest speed): the run "
-                 "stops there", name, t, fabs(r->v_pre));
+                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed) while another "
+                 "contact or limit rests: resting at two at once is not modelled, the run stops there",
+                 name, t, fabs(r->v_pre));
   else
     lw_set_error(&res->error, LW_OK, "", t, "stopped by the guard '%s' at t = %.12g s", name, t);
 }
@@ -169,6 +170,7 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
       res->status = LW_ERR_NOMEM;
       goto out;
     }
+    lw_ev_allow_rest(ev);
     if (lw_ev_start(mm, d, ev, &res->error)) {
       res->status = LW_ERR_MODEL;
       goto out;
@@ -184,9 +186,11 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
   long every = nsteps / 100 > 0 ? nsteps / 100 : 1;
   for (long k = 1; k <= nsteps; k++) {
     lw_step_info info;
+    int evs = 0, resting = ev && lw_ev_resting(ev);
     if (ev)
       lw_ev_save(mm, d, ev);
-    st = lw_step(mm, d, &info, &res->error);
+    st = resting ? lw_ev_rest_step(mm, d, ev, &info, event_row, &er, &res->error, &evs)
+                 : lw_step(mm, d, &info, &res->error);
     res->newton_iterations += info.iterations;
     if (info.iterations > res->max_step_iterations)
       res->max_step_iterations = info.iterations;
@@ -201,7 +205,8 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     res->steps = k;
     if (info.constraint_residual > res->max_constraint_residual)
       res->max_constraint_residual = info.constraint_residual;
-    int evs = ev ? lw_ev_after_step(mm, d, ev, event_row, &er, &res->error) : 0;
+    if (ev && !resting)
+      evs = lw_ev_after_step(mm, d, ev, event_row, &er, &res->error);
     if (evs < 0) {
       res->status = LW_ERR_SOLVER;
       break;

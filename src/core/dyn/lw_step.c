@@ -26,6 +26,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->lambda = calloc(nc, sizeof(double));
   d->sig = calloc(nc, sizeof(double));
   d->kap = calloc(nc, sizeof(double));
+  d->normal_force = calloc((size_t)m->nguards + 1, sizeof(double));
   d->qn = calloc(nq, sizeof(double));
   d->qdn = calloc(nq, sizeof(double));
   d->qddn = calloc(nq, sizeof(double));
@@ -68,6 +69,7 @@ void lw_data_free(lw_data *d)
   if (!d)
     return;
   lw_spd_free(&d->solver);
+  free(d->normal_force);
   free(d->integ_work);
   free(d->integ_iwork);
   free(d->S);

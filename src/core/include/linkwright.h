@@ -137,6 +137,7 @@ typedef enum {
   LW_OUT_BEAM_DEFLECTION,   /* planar: the place's distance from the line through the beam's start
                                along its slope there, positive to the left (m) */
   LW_OUT_BEAM_ENERGY,       /* the beam's elastic energy (J) */
+  LW_OUT_CONTACT_FORCE,     /* a contact's or joint limit's normal force while it rests, else 0 */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -285,6 +286,7 @@ typedef struct {
   char *joint;     /* joint outputs */
   int coordinate;
   char *force;     /* control: the controller; spring outputs: the spring-damper */
+  char *event;     /* contact force: the contact or joint limit */
 } lw_output_desc;
 
 typedef struct {
@@ -601,9 +603,11 @@ int lw_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
  * when a contact or limit starts violated or memory runs out; a model
  * without events gets a run that only steps).  lw_step_events: one step on
  * the grid with every event inside it located and applied; LW_OK,
- * LW_EVENT_STOP (a guard stopped or a bouncing ended: d holds the state at
- * the event) or LW_ERR_SOLVER.  A state set from outside (lw_data_set_state)
- * is noticed by its time.  A run does not go past a stop: stepping on
+ * LW_EVENT_STOP (a guard stopped, or a second contact came to rest while
+ * one rests: d holds the state at the event) or LW_ERR_SOLVER.  A contact
+ * that stops bouncing rests (held at zero gap) until its normal force
+ * turns tensile, as in lw_simulate.  A state set from outside
+ * (lw_data_set_state) is noticed by its time and starts free.  A run does not go past a stop: stepping on
  * stops again at once. */
 #define LW_EVENT_STOP 1
 typedef struct lw_ev_run lw_event_run;
@@ -705,8 +709,9 @@ typedef struct {
  * before and after. */
 typedef enum {
   LW_EVREC_IMPACT, /* restitution applied; the run went on */
-  LW_EVREC_REST,   /* an impact slower than rest_speed: the bouncing ended, the run stopped */
+  LW_EVREC_REST,   /* an impact slower than rest_speed: the contact rests (held at zero gap) */
   LW_EVREC_STOP,   /* a guard with action stop: the run stopped */
+  LW_EVREC_RELEASE, /* a resting contact's normal force fell to zero: it is free again */
 } lw_event_action;
 typedef struct lw_event_record {
   double t;

@@ -338,6 +338,7 @@ void lw_desc_free(lw_desc *d)
     free(d->outputs[i].body);
     free(d->outputs[i].joint);
     free(d->outputs[i].force);
+    free(d->outputs[i].event);
     free(d->outputs[i].place.ref);
   }
   for (int i = 0; i < d->nparams; i++) {
@@ -463,6 +464,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     o->body = dup_str(so->body);
     o->joint = dup_str(so->joint);
     o->force = dup_str(so->force);
+    o->event = dup_str(so->event);
     place_copy(&o->place, &so->place);
   }
   d->params = dup_mem(s->params, sizeof *s->params * (size_t)s->nparams);
@@ -512,7 +514,7 @@ static const char *output_names[LW_OUT_NTYPES] = {
   "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control",
   "spring_length", "spring_force", "dissipated_energy", "friction_force", "normal_force", "slip_speed",
   "friction_work", "beam_strain", "beam_force", "beam_curvature", "beam_moment", "beam_deflection",
-  "beam_energy"};
+  "beam_energy", "contact_force"};
 
 static int name_index(const char **names, int n, const char *s)
 {

@@ -17,7 +17,7 @@ static char *ev_strdup(const char *s)
 }
 
 static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard"};
-static const char *const action_names[] = {"impact", "rest", "stop"};
+static const char *const action_names[] = {"impact", "rest", "stop", "release"};
 
 const char *lw_event_type_name(lw_event_type t)
 {
@@ -34,7 +34,7 @@ int lw_event_type_from_name(const char *s)
 
 const char *lw_event_action_name(lw_event_action a)
 {
-  return a >= LW_EVREC_IMPACT && a <= LW_EVREC_STOP ? action_names[a] : "?";
+  return a >= LW_EVREC_IMPACT && a <= LW_EVREC_RELEASE ? action_names[a] : "?";
 }
 
 lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type)

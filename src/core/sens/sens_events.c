@@ -368,8 +368,10 @@ int sens_ev_step(sens_ev *e, const double *st0, double *st1, int *fired, double 
     double tau;
     int k = lw_ev_last(e->ev, &tau);
     lw_set_error(s->err, LW_ERR_MODEL, "events", d->t,
-                 "the run stops at the event '%s' at t = %.12g s (a bouncing that ends, or out of memory); "
-                 "objectives and sensitivities need the run to reach t_end",
+                 "the derivatives stop at the event '%s' at t = %.12g s: a contact or joint limit that comes to "
+                 "rest there (persistent contact, which the sensitivities do not follow), a guard that stops the "
+                 "run, or out of memory; objectives and sensitivities need the run to reach t_end through impacts "
+                 "alone",
                  m->desc->events[m->guards[k].event].name, d->t);
     return LW_ERR_MODEL;
   }
