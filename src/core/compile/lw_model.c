@@ -110,6 +110,7 @@ void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s)
   o->allow_redundant = s->allow_redundant;
   memcpy(o->integrator, s->integrator, sizeof o->integrator);
   o->integrator[sizeof o->integrator - 1] = '\0';
+  o->friction_exact = 0; /* set on the compiled model only */
 }
 
 static void solver_of_opt(lw_solver_desc *s, const lw_opt *o)

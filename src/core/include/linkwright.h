@@ -510,6 +510,11 @@ typedef struct {
   double lambda_scale;    /* multipliers' warm start factor */
   int allow_redundant;    /* accept dependent constraints */
   char integrator[16];    /* the integrator's name: "ali3p" */
+  /* joint friction's exact (non-symmetric) tangent in every Newton
+   * iteration of the ALI3-P step (dense models; docs/friction.md sec. 8.4
+   * (b)); 0: only where the iteration with its symmetric part stalls.  Not
+   * in the model file: 0 when compiled. */
+  int friction_exact;
 } lw_opt;
 
 const lw_opt *lw_model_opt(const lw_model *m);

@@ -138,6 +138,7 @@ typedef struct {
   double alpha_max;
   int wr_raise;      /* where the penalty was first raised: the worst row, */
   double dq_raise, phi_raise; /* the increment and the violation */
+  int stop_at;       /* iterations after which a stall ends the step */
   int fric_lu;       /* the matrix is friction's exact tangent, LU-factored */
   int spd_stale;     /* d->solver holds no factorization of this step */
   const double *lam_read; /* the multipliers friction reads at the iterate */
@@ -273,6 +274,24 @@ static int newton_factor(const lw_model *m, lw_data *d, newton *ns, double h, do
   return lw_ali3p_fric_factor(m, d, d->vals, ns->lam_read, ns->alpha, h, t1);
 }
 
+/* A stalled iteration of a model with friction whose matrix holds only
+ * the damping's symmetric part (docs/friction.md sec. 8.4 (a)) goes on
+ * from where it is with the exact tangent (8.4 (b)): the wedging of a
+ * joint by its own friction (dQ^f/dl, dQ^f/dq) is what the symmetric
+ * matrix lacks.  Steps that converge without it are untouched.  Returns 1
+ * when switched (a new budget of iterations), else 0. */
+static int newton_switch_exact(const lw_model *m, newton *ns)
+{
+  if (ns->fric_lu || !lw_ali3p_fric_exact(m) || !(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax))
+    return 0;
+  ns->fric_lu = 1;
+  ns->raise = 1; /* factor at the next iteration */
+  ns->stop_at = ns->it + m->opt.max_iterations;
+  ns->budget = ns->budget > ns->stop_at ? ns->budget : ns->stop_at;
+  ns->dqprev = INFINITY;
+  return 1;
+}
+
 /* the position problem at t1 by Newton's method on the augmented
  * Lagrangian (seed 002 eqs. 3.28-3.29); 0 when converged, else -1 with
  * err set (LW_ERR_SOLVER) naming the worst equation */
@@ -280,7 +299,9 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
                         lw_error *err)
 {
   const lw_opt *s = &m->opt;
-  for (ns->it = 1; ns->it <= ns->budget; ns->it++) {
+  for (ns->it = 1;; ns->it++) {
+    if (ns->it > ns->budget && !newton_switch_exact(m, ns))
+      break;
     /* tangent: factorized at the predictor, then reused (modified Newton)
      * while the iterate stays within 1e-7 (relative) of where it was
      * factorized and the increments shrink fast; otherwise refactorized
@@ -313,7 +334,7 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
       return 0;
     if (newton_raise_penalty(m, d, ns, dq_tol, phi_tol))
       break;
-    if (ns->it >= s->max_iterations && !(ns->dqn < ns->dqprev))
+    if (ns->it >= ns->stop_at && !(ns->dqn < ns->dqprev) && !newton_switch_exact(m, ns))
       break;
   }
   char where[200];
@@ -406,7 +427,7 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
   newton ns = {.budget = m->opt.max_iterations, .dqn = INFINITY, .dqprev = INFINITY, .phimax = INFINITY,
                .phiprev = INFINITY, .alpha = m->opt.alpha, .alpha_fact = m->opt.alpha,
                .alpha_max = fmax(m->opt.alpha, 1e8 * m->mass_scale / hh4), .wr_raise = -1,
-               .fric_lu = lw_ali3p_fric_exact(m)};
+               .stop_at = m->opt.max_iterations, .fric_lu = lw_ali3p_fric_exact(m) && m->opt.friction_exact};
   double vres = 0;
   int exact = 0, ok = newton_solve(m, d, &ns, h, t1, lam_f, err) == 0 &&
                       project_rates(m, d, t1, ns.alpha_fact * hh4, ns.spd_stale, &vres, &exact, err) == 0;
