@@ -31,8 +31,8 @@ static void dense_from_pattern(const lw_model *m, const double *vals, double *A)
 }
 
 /* A's column gi -= hh4 times element e's derivative along (e_gi, c2 e_gi,
- * alpha J e_gi); u, v (nq) zero on entry and on return, dQ (nq), dl (nc)
- * scratch */
+ * alpha J e_gi), or (e_gi, 0, alpha J e_gi) when c2 = 0; u, v (nq) zero on
+ * entry and on return, dQ (nq), dl (nc) scratch */
 static void friction_column(const lw_model *m, const lw_data *d, int e, const lw_lin_point *p, int gi, double alpha,
                             double c2, double hh4, double *A, double *u, double *v, double *dQ, double *dl)
 {
@@ -58,11 +58,11 @@ static void friction_column(const lw_model *m, const lw_data *d, int e, const lw
 }
 
 int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
-                         double h, double t)
+                         double h, double t, int damping)
 {
   int n = m->nq, nqb = m->nqb;
   double *A = d->fric_lu, *u = A + (size_t)n * n, *v = u + n, *dQ = v + n, *dl = dQ + n;
-  double c2 = 2.0 / h, hh4 = 0.25 * h * h;
+  double c2 = damping ? 2.0 / h : 0.0, hh4 = 0.25 * h * h;
   dense_from_pattern(m, vals, A);
   memset(u, 0, sizeof(double) * 2 * (size_t)n);
   lw_lin_point p = {d->q, d->qd, NULL, NULL, {lam, NULL, NULL}, t};

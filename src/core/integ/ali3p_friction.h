@@ -11,10 +11,11 @@ int lw_ali3p_fric_exact(const lw_model *m);
  * friction in vals (the upper pattern of m, M + h/2 C + h^2/4 (K + alpha
  * J^T J)) less h^2/4 (dQ^f/dq + 2/h dQ^f/dqd + alpha dQ^f/dl J) at the
  * iterate (d->q, d->qd; the rows' gradients in d->jac) and the multipliers
- * friction reads, lam; LU-factored in d->fric_lu.  Returns 0, or -1 when
- * it is singular. */
+ * friction reads, lam; LU-factored in d->fric_lu.  Without damping the
+ * dQ^f/dqd term is left out (vals then holds its symmetric positive part,
+ * sec. 8.4 (a)).  Returns 0, or -1 when it is singular. */
 int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
-                         double h, double t);
+                         double h, double t, int damping);
 /* x = A^-1 x with the factors of lw_ali3p_fric_factor */
 void lw_ali3p_fric_solve(const lw_model *m, const lw_data *d, double *x);
 

@@ -15,6 +15,8 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 
 /* index of the equation with the largest |Phi| */
@@ -139,7 +141,8 @@ typedef struct {
   int wr_raise;      /* where the penalty was first raised: the worst row, */
   double dq_raise, phi_raise; /* the increment and the violation */
   int stop_at;       /* iterations after which a stall ends the step */
-  int fric_lu;       /* the matrix is friction's exact tangent, LU-factored */
+  int fric_lu;       /* the matrix holds friction's cross terms, LU-factored, */
+  int fric_damp;     /* and its exact damping (else the positive part) */
   int spd_stale;     /* d->solver holds no factorization of this step */
   const double *lam_read; /* the multipliers friction reads at the iterate */
 } newton;
@@ -196,7 +199,7 @@ static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h,
    * sec. 8.4 (a)); or none of it, the exact tangent taking it (8.4 (b)) */
   if (m->nfric) {
     ns->lam_read = lw_joint_friction_lambda(m, d, d->tmp, lam_f);
-    lw_joint_friction_eval(m, d, d->q, d->qd, ns->lam_read, d->Q, refactor && !ns->fric_lu ? d->vals : NULL,
+    lw_joint_friction_eval(m, d, d->q, d->qd, ns->lam_read, d->Q, refactor && !(ns->fric_lu && ns->fric_damp) ? d->vals : NULL,
                            0.5 * h);
   }
   lw_mass_mul(m, d->qdd, d->r);
@@ -271,7 +274,7 @@ static int newton_factor(const lw_model *m, lw_data *d, newton *ns, double h, do
   if (!ns->fric_lu)
     return lw_spd_factor(&d->solver, m, d->vals);
   ns->spd_stale = 1;
-  return lw_ali3p_fric_factor(m, d, d->vals, ns->lam_read, ns->alpha, h, t1);
+  return lw_ali3p_fric_factor(m, d, d->vals, ns->lam_read, ns->alpha, h, t1, ns->fric_damp);
 }
 
 /* A stalled iteration of a model with friction whose matrix holds only
@@ -285,11 +288,25 @@ static int newton_switch_exact(const lw_model *m, newton *ns)
   if (ns->fric_lu || !lw_ali3p_fric_exact(m) || !(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax))
     return 0;
   ns->fric_lu = 1;
+  ns->fric_damp = 1;
   ns->raise = 1; /* factor at the next iteration */
   ns->stop_at = ns->it + m->opt.max_iterations;
   ns->budget = ns->budget > ns->stop_at ? ns->budget : ns->stop_at;
   ns->dqprev = INFINITY;
   return 1;
+}
+
+/* Friction's exact damping makes Newton's method cycle where the slip
+ * crosses the hump of mu (mu rising to mu_s over v_t, falling beyond):
+ * when the increments stop shrinking the step goes on with the damping's
+ * positive part (sec. 8.4 (a)) and the exact cross terms, which converges
+ * there, quadratically again once the slip is back on the rising side. */
+static void newton_safeguard(newton *ns)
+{
+  if (ns->fric_lu && ns->fric_damp && ns->it > 1 && !(ns->dqn < ns->dqprev)) {
+    ns->fric_damp = 0;
+    ns->raise = 1; /* factor at the next iteration */
+  }
 }
 
 /* the position problem at t1 by Newton's method on the augmented
@@ -325,6 +342,7 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
     else
       lw_spd_solve(&d->solver, d->dq);
     newton_update(m, d, ns, h, t1);
+    newton_safeguard(ns);
     if (!(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax) || isinf(ns->phimax))
       break;
     /* increments below the tolerance, or at round-off of the coordinates */
@@ -427,7 +445,8 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
   newton ns = {.budget = m->opt.max_iterations, .dqn = INFINITY, .dqprev = INFINITY, .phimax = INFINITY,
                .phiprev = INFINITY, .alpha = m->opt.alpha, .alpha_fact = m->opt.alpha,
                .alpha_max = fmax(m->opt.alpha, 1e8 * m->mass_scale / hh4), .wr_raise = -1,
-               .stop_at = m->opt.max_iterations, .fric_lu = lw_ali3p_fric_exact(m) && m->opt.friction_exact};
+               .stop_at = m->opt.max_iterations, .fric_lu = lw_ali3p_fric_exact(m) && m->opt.friction_exact,
+               .fric_damp = 1};
   double vres = 0;
   int exact = 0, ok = newton_solve(m, d, &ns, h, t1, lam_f, err) == 0 &&
                       project_rates(m, d, t1, ns.alpha_fact * hh4, ns.spd_stale, &vres, &exact, err) == 0;
