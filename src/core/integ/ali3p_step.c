@@ -15,8 +15,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 
 /* index of the equation with the largest |Phi| */
