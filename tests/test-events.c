@@ -261,7 +261,8 @@ static void test_param_roundtrip(void)
   g_assert_cmpint(b->direction, ==, 0);
   g_free(json);
   lw_desc_free(d2);
-  /* objectives are not yet computed through events: refused, not wrong */
+  /* objectives through a guard that stops the run are refused, not wrong
+   * (contacts and limits: tests/test-event-sens.c) */
   lw_objective_desc *ob = lw_desc_add_objective(d, "height");
   lw_term_desc *t = lw_objective_add_term(ob, "centre");
   t->kind = LW_TERM_FINAL;
@@ -270,8 +271,9 @@ static void test_param_roundtrip(void)
   lw_sens_options so = {.method = LW_SENS_FORWARD, .nparams = 1, .params = &par, .nobj = 1, .objectives = &obj};
   lw_sens_result sr;
   g_assert_cmpint(lw_sensitivity(d, &so, &sr), ==, LW_ERR_MODEL);
-  g_assert_cmpstr(sr.error.path, ==, "events/floor");
+  g_assert_cmpstr(sr.error.path, ==, "events/lim");
   g_assert_nonnull(strstr(sr.error.msg, "not computed through events"));
+  g_assert_nonnull(strstr(sr.error.msg, "stops the run"));
   lw_sens_result_clear(&sr);
   lw_desc_free(d);
 }

@@ -58,10 +58,13 @@ static const char *spatial_base =
   " %s%s,"
   " \"initial\": [{\"joint\": \"shoulder\", \"value\": 0.2, \"velocity\": 0.4}]}";
 
-/* one force kind: its type and the element in either model */
+/* one force kind: its type and the element in either model (a kind whose
+ * elements come from a section of their own gives that section, "beams":
+ * [...], with section set) */
 typedef struct {
   lw_force_type type;
   const char *planar, *spatial;
+  int section;
 } force_case;
 
 #define TARGET "\"target\": {\"type\": \"sine\", \"offset\": 0.2, \"amplitude\": 0.3, \"omega\": 2, \"phase\": 0.1}"
@@ -71,25 +74,32 @@ static const force_case force_cases[] = {
   {LW_FORCE_SPRING_DAMPER,
    "{\"name\": \"el\", \"type\": \"spring_damper\", \"body1\": \"link1\", \"point1\": \"mid\", \"body2\": \"link2\","
    " \"point2\": \"tip\", \"stiffness\": 20, \"damping\": 0.5, \"rest_length\": 0.6}",
-   NULL},
+   NULL, 0},
   {LW_FORCE_JOINT_SPRING_DAMPER,
    "{\"name\": \"el\", \"type\": \"joint_spring_damper\", \"joint\": \"elbow\", \"stiffness\": 5, \"damping\": 0.3,"
    " \"rest_value\": 0.2}",
-   NULL},
+   NULL, 0},
   {LW_FORCE_FORCE,
    "{\"name\": \"el\", \"type\": \"force\", \"body\": \"link2\", \"point\": \"tip\", \"vector\": [1, 0.5], " FUNC "}",
    "{\"name\": \"el\", \"type\": \"force\", \"body\": \"link2\", \"point\": \"tip\", \"vector\": [1, 0.5, -0.3], " FUNC
-   "}"},
+   "}", 0},
   {LW_FORCE_TORQUE, "{\"name\": \"el\", \"type\": \"torque\", \"body\": \"link1\", \"value\": 0.7, " FUNC "}",
-   "{\"name\": \"el\", \"type\": \"torque\", \"body\": \"link1\", \"vector\": [0.3, -0.2, 0.7], " FUNC "}"},
+   "{\"name\": \"el\", \"type\": \"torque\", \"body\": \"link1\", \"vector\": [0.3, -0.2, 0.7], " FUNC "}", 0},
   {LW_FORCE_PID,
    "{\"name\": \"el\", \"type\": \"pid\", \"joint\": \"elbow\", \"kp\": 4, \"kd\": 0.5, \"ki\": 1.5, " TARGET "}",
-   NULL},
+   NULL, 0},
   {LW_FORCE_STATE_FEEDBACK,
    "{\"name\": \"el\", \"type\": \"state_feedback\", \"joint\": \"shoulder\", \"gains\": ["
    " {\"joint\": \"shoulder\", \"kp\": 4, \"kd\": 0.5, \"ki\": 1.5, " TARGET "},"
    " {\"joint\": \"elbow\", \"kp\": -1.5, \"kd\": 0.2, \"ki\": 0.4}]}",
-   NULL},
+   NULL, 0},
+  /* one element of a beam with material damping, free */
+  {LW_FORCE_BEAM,
+   "\"beams\": [{\"name\": \"el\", \"elements\": 1, \"start\": [0.2, 0.4], \"end\": [1.1, 0.6], \"young\": 2e3,"
+   " \"density\": 50, \"damping\": 0.05, \"section\": \"rectangle\", \"size\": [0.1, 0.08]}]",
+   "\"beams\": [{\"name\": \"el\", \"elements\": 1, \"start\": [0.2, 0.4, -0.1], \"end\": [1.1, 0.6, 0.3],"
+   " \"young\": 2e3, \"density\": 50, \"damping\": 0.05, \"section\": \"circle\", \"size\": [0.09]}]",
+   1},
 };
 
 /* one row kind: the elements that give the model rows of that kind */
@@ -123,7 +133,7 @@ static lw_model *build(const char *base, const char *name, const char *forces, c
 static lw_model *build_force(const force_case *c, int spatial)
 {
   const char *el = spatial && c->spatial ? c->spatial : c->planar;
-  char *forces = g_strdup_printf(", \"forces\": [%s]", el);
+  char *forces = c->section ? g_strdup_printf(", %s", el) : g_strdup_printf(", \"forces\": [%s]", el);
   lw_model *m = build(spatial ? spatial_base : planar_base, lw_force_kind_of(c->type)->name, forces, "");
   g_free(forces);
   return m;

@@ -102,6 +102,14 @@ static const force_case force_cases[] = {
    NULL,
    {"gains/0/kp", "gains/0/kd", "gains/0/ki", "gains/0/target/1", "gains/1/kp", "gains/1/kd", "gains/1/ki",
     "gains/2/kp", "gains/2/ki"}},
+  /* a beam of two elements beside the links: its fields (paths from "beams/"; a
+   * section of its own, not in forces) */
+  {LW_FORCE_BEAM,
+   "\"beams\": [{\"name\": \"el\", \"elements\": 2, \"start\": [1.7, 0.2], \"end\": [2.5, 0.5],"
+   " \"young\": 3e4, \"density\": 60, \"damping\": 0.02, \"section\": \"rectangle\", \"size\": [0.06, 0.04]}]",
+   "\"beams\": [{\"name\": \"el\", \"elements\": 2, \"start\": [1.7, 0.2, 0.1], \"end\": [2.5, 0.5, 0.1],"
+   " \"young\": 3e4, \"density\": 60, \"damping\": 0.02, \"section\": \"tube\", \"size\": [0.06, 0.04]}]",
+   {"beams/el/young", "beams/el/density", "beams/el/damping", "beams/el/size/0", "beams/el/size/1"}},
 };
 
 /* the fields outside the kinds with an exact derivative (a "%s" is
@@ -126,7 +134,17 @@ static lw_desc *read_json(const char *json, const char *name)
  * JSON list's inside) */
 static lw_desc *build(const char *name, const char *force, int spatial, const char *binds)
 {
-  char *json = g_strdup_printf(spatial ? spatial_base : planar_base, name, force ? force : "", binds);
+  int section = force && !strncmp(force, "\"beams\"", 7);
+  char *json = g_strdup_printf(spatial ? spatial_base : planar_base, name, force && !section ? force : "", binds);
+  if (section) {
+    /* an element of a section of its own: beside the (empty) forces */
+    char **parts = g_strsplit(json, "\"forces\": [],", 2);
+    char *with = g_strdup_printf("\"forces\": [], %s,", force);
+    g_free(json);
+    json = g_strjoinv(with, parts);
+    g_strfreev(parts);
+    g_free(with);
+  }
   lw_desc *desc = read_json(json, name);
   g_free(json);
   return desc;
@@ -271,7 +289,8 @@ static void test_force(gconstpointer data)
   for (int spatial = 0; spatial < 2; spatial++) {
     const char *el = spatial && c->spatial ? c->spatial : c->planar;
     for (int k = 0; k < MAXFIELDS && c->fields[k]; k++) {
-      char *bind = g_strdup_printf("\"forces/el/%s\"", c->fields[k]);
+      char *bind = !strncmp(c->fields[k], "beams/", 6) ? g_strdup_printf("\"%s\"", c->fields[k])
+                                                       : g_strdup_printf("\"forces/el/%s\"", c->fields[k]);
       char *what = g_strdup_printf("%s (%s): %s", name, spatial ? "spatial" : "planar", c->fields[k]);
       lw_desc *desc = build(name, el, spatial, bind);
       worst = fmax(worst, check_param(what, desc, 0));

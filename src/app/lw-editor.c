@@ -371,7 +371,7 @@ static void show_model_pose(LwEditor *self, const double *joints)
 {
   if (!self->view)
     return;
-  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos, NULL, 0, NULL};
+  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos, NULL, 0, NULL, 0, NULL};
   /* the contacts' planes and the joint limits, as in a run */
   double *marks = NULL;
   if (self->doc && self->doc->nevents && joints && self->nbodies == self->doc->nbodies) {

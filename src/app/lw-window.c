@@ -139,10 +139,15 @@ void _lw_window_show_frame(LwWindow *self, guint k)
   for (int b = 0; b < self->nbodies; b++)
     lw_body_pose(m, self->view_data, b, self->poses + 12 * b, self->poses + 12 * b + 3);
   lw_scene_geometry(m, self->view_data, self->joints, self->forces);
+  int nbp = lw_scene_beam_points(m);
+  double *bp = nbp ? g_new(double, 4 * (gsize)nbp) : NULL;
+  if (bp)
+    lw_scene_beams(m, self->view_data, bp);
   lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces,
-                        NULL, 0, NULL};
+                        NULL, 0, NULL, nbp, bp};
   _lw_window_events_decorate(self, &rs);
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
+  g_free(bp);
   lw_inspector_set_outputs(self->inspector, t, self->outputs);
   self->shown_time = t;
   self->shown_frame = k;
@@ -452,8 +457,13 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   }
   if (from_chk)
     lw_scene_geometry(chk->model, chk->data, joints, forces);
-  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces, NULL, 0, NULL};
+  int nbp = from_chk ? lw_scene_beam_points(chk->model) : 0;
+  double *bp = nbp ? g_new(double, 4 * (gsize)nbp) : NULL;
+  if (bp)
+    lw_scene_beams(chk->model, chk->data, bp);
+  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces, NULL, 0, NULL, nbp, bp};
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
+  g_free(bp);
   g_free(poses);
   g_free(joints);
   g_free(forces);

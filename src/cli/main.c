@@ -7,7 +7,7 @@
  *   linkwright-cli generate-chain N [--out FILE] [--planar|--spatial]
  *   linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]
  *                  [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S]
- *                  [--fd-step X] [--one-thread]
+ *                  [--fd-step X] [--one-thread] [--events-csv FILE|-]
  *
  * Exit codes: 0 ok, 1 usage, 2 model error, 3 solver failure. */
 #include <gio/gio.h>
@@ -39,6 +39,7 @@ static void usage(FILE *f)
         "  linkwright-cli generate-chain N [--out FILE] [--spatial]\n"
         "  linkwright-cli sensitivity MODEL --objective NAME [--params a,b,...]\n"
         "                 [--method forward|adjoint|fd] [--json] [--csv FILE] [--t-end S] [--fd-step X]\n"
+        "                 [--events-csv FILE|-]\n"
         "                 [--one-thread] [--progress]\n"
         "  linkwright-cli optimize MODEL [--problem NAME] [--json] [--out OPTIMIZED]\n"
         "                 [--algorithm lbfgs|mma|slsqp|auglag] [--gradient adjoint|forward|fd]\n"
@@ -635,13 +636,65 @@ static int sens_progress(double f, void *user)
   return 0;
 }
 
+/* the sensitivity run's events: time, event, what happened and, from the
+ * forward method, the time's derivatives with respect to the parameters */
+static void json_sens_events(GString *s, const lw_desc *d, const int *P, int np, const lw_sens_result *r)
+{
+  if (!d->nevents)
+    return;
+  g_string_append(s, ", \"events\": [");
+  for (long i = 0; i < r->nevents; i++) {
+    const lw_event_record *e = &r->events[i];
+    g_string_append_printf(s, "%s{\"t\": ", i ? ", " : "");
+    json_num(s, e->t);
+    g_string_append(s, ", \"event\": ");
+    json_str(s, d->events[e->event].name);
+    g_string_append(s, ", \"action\": ");
+    json_str(s, lw_event_action_name(e->action));
+    if (r->event_dt) {
+      g_string_append(s, ", \"dt_dparam\": {");
+      for (int j = 0; j < np; j++) {
+        g_string_append(s, j ? ", " : "");
+        json_str(s, d->params[P[j]].name);
+        g_string_append(s, ": ");
+        json_num(s, r->event_dt[(size_t)i * np + j]);
+      }
+      g_string_append_c(s, '}');
+    }
+    g_string_append_c(s, '}');
+  }
+  g_string_append_c(s, ']');
+}
+
+/* the events as CSV: t, event, action, then dt/d(each parameter) */
+static gboolean write_events_csv(const lw_desc *d, const int *P, int np, const lw_sens_result *r, const char *path,
+                                 GError **err)
+{
+  GString *s = g_string_new("t,event,action");
+  for (int j = 0; j < np && r->event_dt; j++)
+    g_string_append_printf(s, ",dt/d%s", d->params[P[j]].name);
+  g_string_append_c(s, '\n');
+  for (long i = 0; i < r->nevents; i++) {
+    const lw_event_record *e = &r->events[i];
+    g_string_append_printf(s, "%.17g,%s,%s", e->t, d->events[e->event].name, lw_event_action_name(e->action));
+    for (int j = 0; j < np && r->event_dt; j++)
+      g_string_append_printf(s, ",%.17g", r->event_dt[(size_t)i * np + j]);
+    g_string_append_c(s, '\n');
+  }
+  gboolean ok = strcmp(path, "-") ? g_file_set_contents(path, s->str, (gssize)s->len, err)
+                                  : fputs(s->str, stdout) >= 0;
+  g_string_free(s, TRUE);
+  return ok;
+}
+
 static int cmd_sensitivity(int argc, char **argv)
 {
-  const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL;
+  const char *file = NULL, *objective = NULL, *params = NULL, *method = NULL, *csv = NULL, *ev_csv = NULL;
   double t_end = NAN, fd_step = 0;
   int json = 0, one_thread = 0, progress = 0;
   solver_args sa = SOLVER_ARGS_INIT;
   const cli_opt opts[] = {{"--json", OPT_FLAG, &json},           {"--objective", OPT_TEXT, &objective},
+                         {"--events-csv", OPT_TEXT, &ev_csv},
                          {"--progress", OPT_FLAG, &progress},
                          {"--params", OPT_TEXT, &params},        {"--method", OPT_TEXT, &method},
                          {"--csv", OPT_TEXT, &csv},              {"--t-end", OPT_POSITIVE, &t_end},
@@ -736,6 +789,14 @@ static int cmd_sensitivity(int argc, char **argv)
       code = EXIT_USAGE;
     }
   }
+  if (ev_csv && st == LW_OK) {
+    GError *e = NULL;
+    if (!write_events_csv(d, P, np, &r, ev_csv, &e)) {
+      lw_cli_error("cannot write %s: %s", ev_csv, e ? e->message : "unknown error");
+      g_clear_error(&e);
+      code = EXIT_USAGE;
+    }
+  }
   lw_model_free(m);
   if (json) {
     GString *s = g_string_new("{\"model\": ");
@@ -773,6 +834,8 @@ static int cmd_sensitivity(int argc, char **argv)
     json_num(s, r.wall_time_s);
     g_string_append_printf(s, ", \"peak_bytes\": %zu, \"checkpointed\": %s, \"threads\": %d", r.peak_bytes,
                            r.recomputed ? "true" : "false", r.threads ? r.threads : 1);
+    if (st == LW_OK)
+      json_sens_events(s, d, P, np, &r);
     if (st != LW_OK) {
       json_error(s, &r.error);
     }

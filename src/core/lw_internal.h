@@ -54,7 +54,7 @@ typedef enum {
   LW_ROW_ANGLE, /* Phi = wrap(atan2(a.b, c.d) - c0 - f(t)) */
 } lw_row_kind;
 
-typedef enum { LW_OWNER_BODY, LW_OWNER_JOINT, LW_OWNER_DRIVER } lw_owner_kind;
+typedef enum { LW_OWNER_BODY, LW_OWNER_JOINT, LW_OWNER_DRIVER, LW_OWNER_BEAM } lw_owner_kind;
 
 typedef struct {
   lw_row_kind kind;
@@ -113,6 +113,8 @@ typedef struct {
   int joint;        /* reaction force: the joint, */
   int rbody;        /* the body the force acts on (body 2, or body 1 when body 2 is the ground) */
   double rsign;     /* +1 on body 2, -1 on body 1 */
+  int beam;         /* beam outputs: the beam, */
+  double bs;        /* the arc length of the place */
 } lw_output;
 
 /* A joint's friction (docs/friction.md sec. 8): the kernel's kind and
@@ -159,6 +161,49 @@ typedef struct {
   double e, rest_speed; /* restitution, speed ending the bouncing (0: |g| x step) */
 } lw_guard;
 
+/* A flexible beam compiled (docs/core.md, Beams): its nel elements are the
+ * blocks blk0 .. blk0 + nel, each [r_i, r_i', r_j, r_j'] (4 nd
+ * coordinates), joined node to node by rows; element k spans the arc
+ * length [k l, (k + 1) l] of the undeformed line start + s dir. */
+typedef struct {
+  int blk0, nel;
+  int row0;             /* its rows joining the elements: row0 .. row0 + 2 nd (nel - 1) */
+  int force0;           /* its elements' forces force0 .. force0 + nel */
+  double L, l;          /* length, element length */
+  double start[3], dir[3];
+  double EA, EI, rhoA, eta;
+} lw_beam;
+
+/* the cubic Hermite shape functions of a beam element of length l at
+ * xi = x / l in [0, 1]: s (the weights of r_i, r_i', r_j, r_j'), their
+ * first and second derivatives in x (each may be NULL) */
+static inline void lw_beam_shape(double xi, double l, double *s, double *ds, double *dds)
+{
+  double x2 = xi * xi, x3 = x2 * xi;
+  if (s) {
+    s[0] = 1 - 3 * x2 + 2 * x3;
+    s[1] = l * (xi - 2 * x2 + x3);
+    s[2] = 3 * x2 - 2 * x3;
+    s[3] = l * (x3 - x2);
+  }
+  if (ds) {
+    ds[0] = (-6 * xi + 6 * x2) / l;
+    ds[1] = 1 - 4 * xi + 3 * x2;
+    ds[2] = (6 * xi - 6 * x2) / l;
+    ds[3] = 3 * x2 - 2 * xi;
+  }
+  if (dds) {
+    dds[0] = (-6 + 12 * xi) / (l * l);
+    dds[1] = (-4 + 6 * xi) / l;
+    dds[2] = (6 - 12 * xi) / (l * l);
+    dds[3] = (6 * xi - 2) / l;
+  }
+}
+
+/* the beam of a reference code (lw_cc_body_index: -3 - beam) */
+static inline int lw_beam_of_ref(int b) { return -3 - b; }
+static inline int lw_is_beam_ref(int b) { return b <= -3; }
+
 struct lw_integrator;
 
 struct lw_model {
@@ -183,6 +228,10 @@ struct lw_model {
   int *blk_n, *blk_off; /* (nb), (nb + 1) */
   size_t *mblk_off;     /* (nb + 1) */
   int nb, nq, nc;
+  /* the description's bodies are blocks 0 .. nbd; the beams' elements follow */
+  int nbd;
+  int nbeams;
+  lw_beam *beams;       /* (nbeams) */
   double *q0;           /* (nq) initial guess from the description */
   double *qd0;          /* (nq) */
   double *mass_blocks;  /* (mblk_off[nb]) column-major body blocks */
@@ -224,6 +273,7 @@ struct lw_model {
   double *mass_csc;     /* (nnz) M in the pattern */
   int dense;            /* solve densely with LAPACK */
   double mass_scale;    /* largest diagonal entry of M */
+  double mass_min;      /* smallest diagonal entry of M */
   double *minv_blocks;  /* (mblk_off[nb]) inverses of the mass blocks */
   /* the products making S = J M^-1 J^T (dense models): the pairs of
    * equations (r <= c) and the body they share, as quadruples (entry (c, r)

@@ -741,7 +741,8 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     g_autofree char *p = g_strdup_printf("%s/type", path);
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
                "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy, control, "
-               "spring_length, spring_force or dissipated_energy)", type);
+               "spring_length, spring_force, dissipated_energy, beam_strain, beam_force, beam_curvature, beam_moment, "
+               "beam_deflection or beam_energy)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -768,7 +769,15 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
   case LW_OUT_SPRING_FORCE:
     od->force = dup_or_null(need_str(r, o, "force", path));
     break;
+  case LW_OUT_BEAM_ENERGY:
+    od->body = dup_or_null(need_str(r, o, "body", path));
+    break;
   default:
+    if (t >= LW_OUT_BEAM_STRAIN) {
+      od->body = dup_or_null(need_str(r, o, "body", path));
+      if (!read_place(r, o, "point", path, &od->place) && !r->failed)
+        fail(r, path, "required field 'point' is missing (the arc length along the beam, [s, 0])");
+    }
     break;
   }
 }
@@ -994,6 +1003,54 @@ static void read_body_element(reader *r, JsonObject *o, const char *path, const 
   read_body(r, o, path, lw_desc_add_body(r->d, name));
 }
 
+/* a flexible beam: its elements, ends, material and section */
+static void read_beam(reader *r, JsonObject *o, const char *path, const char *name)
+{
+  static const char *const k[] = {"name", "elements", "start", "end", "young", "density", "damping",
+                                  "section", "size", "area", "inertia", NULL};
+  check_keys(r, o, path, k);
+  int dim = r->planar ? 2 : 3;
+  lw_beam_desc *b = lw_desc_add_beam(r->d, name, 0);
+  if (!get_int(r, o, "elements", path, &b->nel) && !r->failed)
+    fail(r, path, "required field 'elements' is missing");
+  if (!r->failed && b->nel < 1) {
+    g_autofree char *p = g_strdup_printf("%s/elements", path);
+    fail(r, p, "a beam needs at least one element (got %d)", b->nel);
+  }
+  memset(b->end, 0, sizeof b->end);
+  if (!get_vec(r, o, "start", path, b->start, dim) && !r->failed)
+    fail(r, path, "required field 'start' is missing");
+  if (!get_vec(r, o, "end", path, b->end, dim) && !r->failed)
+    fail(r, path, "required field 'end' is missing");
+  need_num(r, o, "young", path, &b->young);
+  need_num(r, o, "density", path, &b->density);
+  get_num(r, o, "damping", path, &b->damping);
+  const char *sec = need_str(r, o, "section", path);
+  if (!sec)
+    return;
+  int t = lw_section_type_from_name(sec);
+  if (t < 0) {
+    g_autofree char *p = g_strdup_printf("%s/section", path);
+    fail(r, p, "unknown section '%s' (rectangle, circle, tube or generic)", sec);
+    return;
+  }
+  b->section = (lw_section_type)t;
+  if (t == LW_SECTION_GENERIC) {
+    need_num(r, o, "area", path, &b->area);
+    need_num(r, o, "inertia", path, &b->inertia);
+    return;
+  }
+  int n = t == LW_SECTION_CIRCLE ? 1 : 2;
+  if (!json_object_has_member(o, "size")) {
+    fail(r, path, "required field 'size' is missing (the %s's %s)", sec,
+         t == LW_SECTION_RECTANGLE ? "width and height" : t == LW_SECTION_CIRCLE ? "diameter" : "outer and inner diameters");
+    return;
+  }
+  g_autofree char *sp = g_strdup_printf("%s/size", path);
+  mark(r, o, "size", sp);
+  array_node(r, json_object_get_member(o, "size"), sp, "size", b->size, n);
+}
+
 static void read_driver(reader *r, JsonObject *o, const char *path, const char *name)
 {
   static const char *const dk[] = {"name", "joint", "coordinate", "function", NULL};
@@ -1191,7 +1248,7 @@ static void read_root(reader *r, JsonObject *root)
 {
   static const char *const keys[] = {"linkwright", "name", "description", "planar", "gravity", "solver",
                                      "bodies", "joints", "forces", "drivers", "initial", "outputs",
-                                     "events", "parameters", "objectives", "problems", NULL};
+                                     "events", "beams", "parameters", "objectives", "problems", NULL};
   lw_desc *d = r->d;
   if (read_version(r, root))
     return;
@@ -1208,6 +1265,7 @@ static void read_root(reader *r, JsonObject *root)
   if (so)
     read_solver(r, so);
   read_list(r, root, "bodies", TRUE, read_body_element);
+  read_list(r, root, "beams", TRUE, read_beam);
   read_list(r, root, "joints", TRUE, read_joint);
   read_list(r, root, "forces", TRUE, read_force);
   read_list(r, root, "drivers", TRUE, read_driver);

@@ -245,6 +245,34 @@ static void write_events(writer *w, const lw_desc *d)
   list_close(w, first);
 }
 
+/* the beams, written only when the model has some */
+static void write_beams(writer *w, const lw_desc *d)
+{
+  int first;
+  if (!d->nbeams)
+    return;
+  list_open(w, "beams", d->nbeams, &first);
+  for (int i = 0; i < d->nbeams; i++) {
+    const lw_beam_desc *b = &d->beams[i];
+    item_open(w, &first, b->name);
+    kvnum(w, "elements", b->nel);
+    kvvec(w, "start", b->start, w->planar ? 2 : 3);
+    kvvec(w, "end", b->end, w->planar ? 2 : 3);
+    kvnum(w, "young", b->young);
+    kvnum(w, "density", b->density);
+    if (b->damping != 0)
+      kvnum(w, "damping", b->damping);
+    kvstr(w, "section", lw_section_type_name(b->section));
+    if (b->section == LW_SECTION_GENERIC) {
+      kvnum(w, "area", b->area);
+      kvnum(w, "inertia", b->inertia);
+    } else
+      kvvec(w, "size", b->size, b->section == LW_SECTION_CIRCLE ? 1 : 2);
+    g_string_append_c(w->s, '}');
+  }
+  list_close(w, first);
+}
+
 char *lw_model_to_json(const lw_desc *d)
 {
   writer w = {g_string_new(NULL), d->planar};
@@ -515,8 +543,16 @@ char *lw_model_to_json(const lw_desc *d)
     case LW_OUT_POSITION:
     case LW_OUT_VELOCITY:
     case LW_OUT_ACCELERATION:
+    case LW_OUT_BEAM_STRAIN:
+    case LW_OUT_BEAM_FORCE:
+    case LW_OUT_BEAM_CURVATURE:
+    case LW_OUT_BEAM_MOMENT:
+    case LW_OUT_BEAM_DEFLECTION:
       kvstr(&w, "body", o->body ? o->body : "");
       place(&w, "point", &o->place);
+      break;
+    case LW_OUT_BEAM_ENERGY:
+      kvstr(&w, "body", o->body ? o->body : "");
       break;
     case LW_OUT_JOINT_COORDINATE:
     case LW_OUT_JOINT_VELOCITY:
@@ -541,6 +577,7 @@ char *lw_model_to_json(const lw_desc *d)
     g_string_append_c(w.s, '}');
   }
   list_close(&w, first);
+  write_beams(&w, d);
   write_events(&w, d);
 
   list_open(&w, "parameters", d->nparams, &first);

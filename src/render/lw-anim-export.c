@@ -247,8 +247,8 @@ static void sink_close(sink *s, gboolean failed)
 typedef struct {
   const lw_anim_frames *fr;
   lw_data *data;
-  int nbodies, njoints, nforces;
-  double *poses, *joints, *forces;
+  int nbodies, njoints, nforces, nbeam_pts;
+  double *poses, *joints, *forces, *beam_pts;
 } posing;
 
 static void posing_init(posing *p, const lw_anim_frames *fr)
@@ -262,6 +262,8 @@ static void posing_init(posing *p, const lw_anim_frames *fr)
   p->poses = g_new0(double, 12 * (gsize)MAX(p->nbodies, 1));
   p->joints = g_new0(double, 6 * (gsize)MAX(p->njoints, 1));
   p->forces = g_new0(double, 6 * (gsize)MAX(p->nforces, 1));
+  p->nbeam_pts = lw_scene_beam_points(m);
+  p->beam_pts = g_new0(double, 4 * (gsize)MAX(p->nbeam_pts, 1));
 }
 
 static void posing_clear(posing *p)
@@ -270,6 +272,7 @@ static void posing_clear(posing *p)
   g_free(p->poses);
   g_free(p->joints);
   g_free(p->forces);
+  g_free(p->beam_pts);
 }
 
 /* the render state of frame k (pointing into p) */
@@ -281,8 +284,9 @@ static lw_render_state posing_state(posing *p, int k)
   for (int b = 0; b < p->nbodies; b++)
     lw_body_pose(m, p->data, b, p->poses + 12 * b, p->poses + 12 * b + 3);
   lw_scene_geometry(m, p->data, p->joints, p->forces);
+  lw_scene_beams(m, p->data, p->beam_pts);
   return (lw_render_state){p->fr->t[k], p->nbodies, p->poses, p->njoints, p->joints, p->nforces, p->forces,
-                           NULL, 0, NULL};
+                           NULL, 0, NULL, p->nbeam_pts, p->beam_pts};
 }
 
 /* a camera that keeps every frame's mechanism in the picture */

@@ -34,8 +34,8 @@ typedef struct {
   guint64 gen;
   gboolean has_state;
   lw_render_state state;
-  double *pose, *joints, *forces, *sticking, *marks;
-  size_t cap_pose, cap_joints, cap_forces, cap_sticking, cap_marks;
+  double *pose, *joints, *forces, *sticking, *marks, *beam_pts;
+  size_t cap_pose, cap_joints, cap_forces, cap_sticking, cap_marks, cap_beam_pts;
 
   gboolean model_set;
   lw_desc *model;
@@ -100,6 +100,7 @@ static void job_free(job *j)
   g_free(j->forces);
   g_free(j->sticking);
   g_free(j->marks);
+  g_free(j->beam_pts);
 }
 
 static double *copy_into(double **buf, size_t *cap, const double *src, size_t n)
@@ -282,14 +283,16 @@ static gpointer worker(gpointer data)
     j.cam = n->cam, j.w = n->w, j.h = n->h, j.samples = n->samples, j.gen = n->gen;
     j.has_state = n->has_state;
     j.state = n->state;
-    double *buf[5] = {j.pose, j.joints, j.forces, j.sticking, j.marks};
-    size_t cap[5] = {j.cap_pose, j.cap_joints, j.cap_forces, j.cap_sticking, j.cap_marks};
+    double *buf[6] = {j.pose, j.joints, j.forces, j.sticking, j.marks, j.beam_pts};
+    size_t cap[6] = {j.cap_pose, j.cap_joints, j.cap_forces, j.cap_sticking, j.cap_marks, j.cap_beam_pts};
     j.pose = n->pose, j.joints = n->joints, j.forces = n->forces, j.sticking = n->sticking, j.marks = n->marks;
+    j.beam_pts = n->beam_pts;
     j.cap_pose = n->cap_pose, j.cap_joints = n->cap_joints, j.cap_forces = n->cap_forces;
-    j.cap_sticking = n->cap_sticking, j.cap_marks = n->cap_marks;
+    j.cap_sticking = n->cap_sticking, j.cap_marks = n->cap_marks, j.cap_beam_pts = n->cap_beam_pts;
     n->pose = buf[0], n->joints = buf[1], n->forces = buf[2], n->sticking = buf[3], n->marks = buf[4];
+    n->beam_pts = buf[5];
     n->cap_pose = cap[0], n->cap_joints = cap[1], n->cap_forces = cap[2];
-    n->cap_sticking = cap[3], n->cap_marks = cap[4];
+    n->cap_sticking = cap[3], n->cap_marks = cap[4], n->cap_beam_pts = cap[5];
     j.model_set = n->model_set, j.model = n->model;
     j.opt_set = n->opt_set, j.opt = n->opt;
     j.sel_set = n->sel_set, j.sel = n->sel;
@@ -435,6 +438,8 @@ void lw_render_thread_submit(lw_render_thread *t, const lw_camera *cam, int w, i
     s.nmarks = state->marks ? state->nmarks : 0;
     s.marks = s.nmarks ? copy_into(&n->marks, &n->cap_marks, state->marks, LW_RENDER_MARK_DOUBLES * (size_t)s.nmarks)
                        : NULL;
+    s.nbeam_pts = state->beam_pts ? state->nbeam_pts : 0;
+    s.beam_pts = copy_into(&n->beam_pts, &n->cap_beam_pts, state->beam_pts, 4 * (size_t)s.nbeam_pts);
     n->state = s;
   }
   g_cond_broadcast(&t->cond);

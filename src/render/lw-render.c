@@ -170,6 +170,7 @@ static const float joint_color[3] = {0.30f, 0.32f, 0.36f};
 static const float spring_color[3] = {0.92f, 0.66f, 0.16f};
 static const float damper_color[3] = {0.40f, 0.42f, 0.46f};
 static const float force_color[3] = {0.86f, 0.16f, 0.22f};
+static const float beam_color[3] = {0.18f, 0.55f, 0.62f};
 static const float motor_color[3] = {0.50f, 0.30f, 0.66f};
 static const float torque_color[3] = {0.80f, 0.20f, 0.60f};
 static const float sticking_color[3] = {0.0f, 0.78f, 0.80f}; /* a joint its friction holds: cyan */
@@ -910,6 +911,8 @@ gboolean lw_renderer_bounds(const lw_renderer *r, const lw_render_state *s, doub
       grow(bmin, bmax, a);
       grow(bmin, bmax, b);
     }
+    for (int k = 0; k < s->nbeam_pts && s->beam_pts; k++)
+      grow(bmin, bmax, s->beam_pts + 4 * (size_t)k);
     for (int k = 0; k < MIN(s->nforces, r->nforces) && s->forces; k++) {
       const double *f = s->forces + 6 * (size_t)k;
       grow(bmin, bmax, f);
@@ -1661,6 +1664,19 @@ static void draw_mark(lw_renderer *r, const double *mk)
 }
 
 /* everything that can be picked; shared by the colour and the id passes */
+/* the beams: a tube along their centre lines, a short cylinder from point
+ * to point with a sphere at each, so that the bends show smooth */
+static void draw_beams(lw_renderer *r, const lw_render_state *s)
+{
+  for (int k = 0; s->beam_pts && k < s->nbeam_pts; k++) {
+    const double *p = s->beam_pts + 4 * (size_t)k;
+    double rad = fabs(p[3]);
+    draw_sphere(r, p, rad, beam_color, LW_PICK_NONE, -1);
+    if (k > 0 && p[3] > 0)
+      draw_segment(r, LW_MESH_CYLINDER, p - 4, p, rad, beam_color, LW_PICK_NONE, -1);
+  }
+}
+
 static void draw_solids(lw_renderer *r, const lw_render_state *s)
 {
   if (!r->has_model || !s)
@@ -1676,6 +1692,7 @@ static void draw_solids(lw_renderer *r, const lw_render_state *s)
       draw_force(r, k, s->forces + 6 * (size_t)k);
   for (int k = 0; s->marks && k < s->nmarks; k++)
     draw_mark(r, s->marks + LW_RENDER_MARK_DOUBLES * (size_t)k);
+  draw_beams(r, s);
   if (r->opt.show_frames) {
     static const double ground[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     double len = 5 * r->glyph;

@@ -33,6 +33,7 @@ typedef struct {
    * (contact planes and lines, joint limits): nmarks x 12, the centre, then
    * the three half-axis vectors (each as long as the box's half extent) */
   int nmarks;   const double *marks;
+  int nbeam_pts; const double *beam_pts; /* nbeam_pts x 4, see lw_scene_beams() */
 } lw_render_state;
 #define LW_RENDER_MARK_DOUBLES 12
 

@@ -58,6 +58,8 @@ struct _LwView3d {
   int cap_poses, cap_joints, cap_forces;
   double *sticking, *marks; /* the state's joint_sticking and marks */
   int cap_sticking, cap_marks;
+  double *beam_pts; /* the state's beam_pts */
+  int cap_beam_pts;
 
   GArray *traces; /* trace_copy */
   lw_render_options opt;
@@ -920,6 +922,7 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->sticking);
   g_free(self->marks);
   g_free(self->forces);
+  g_free(self->beam_pts);
   g_free(self->selection);
   g_free(self->gl_error);
   lw_measure_overlay_free(self->measure);
@@ -1226,6 +1229,8 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
   s->marks = s->nmarks ? copy_into(&self->marks, &self->cap_marks, state->marks,
                                    LW_RENDER_MARK_DOUBLES * (size_t)s->nmarks)
                        : NULL;
+  s->nbeam_pts = state->beam_pts ? state->nbeam_pts : 0;
+  s->beam_pts = copy_into(&self->beam_pts, &self->cap_beam_pts, state->beam_pts, 4 * (size_t)s->nbeam_pts);
   self->has_state = TRUE;
   changed(self);
 }

@@ -18,6 +18,11 @@
 #include <string.h>
 
 
+#define KFAIL_B(path, ...)                                                                         \
+  do {                                                                                             \
+    lw_set_error(err, LW_ERR_MODEL, path, NAN, __VA_ARGS__);                                       \
+    return -1;                                                                                     \
+  } while (0)
 #define FAIL(path, ...)                                                                            \
   do {                                                                                             \
     lw_set_error(err, LW_ERR_MODEL, path, NAN, __VA_ARGS__);                                       \
@@ -654,6 +659,7 @@ static int check_name(const char *kind, int i, const char *name, lw_error *err)
 
 
 static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err);
+#define LW_BEAM_MAXEL 100000
 
 lw_model *lw_compile(const lw_desc *src, lw_error *err) { return compile(src, 0, err); }
 
@@ -677,7 +683,8 @@ static int layout_blocks(lw_model *m, const lw_desc *d)
   m->mblk_off[0] = 0;
   m->nqbmax = 0;
   for (int b = 0; b < m->nb; b++) {
-    int n = d->bodies[b].point ? (d->planar ? 2 : 3) : d->planar ? 4 : 12;
+    /* a beam's element: [r_i, r_i', r_j, r_j'] */
+    int n = b >= d->nbodies ? 4 * (d->planar ? 2 : 3) : d->bodies[b].point ? (d->planar ? 2 : 3) : d->planar ? 4 : 12;
     m->blk_n[b] = n;
     m->blk_off[b + 1] = m->blk_off[b] + n;
     m->mblk_off[b + 1] = m->mblk_off[b] + (size_t)n * n;
@@ -705,7 +712,15 @@ static int compile_settings(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_erro
     goto fail;
   m->planar = d->planar;
   m->nd = d->planar ? 2 : 3;
-  m->nb = d->nbodies;
+  m->nb = m->nbd = d->nbodies;
+  for (int i = 0; i < d->nbeams; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "beams/%s/elements", d->beams[i].name ? d->beams[i].name : "");
+    if (d->beams[i].nel < 1 || d->beams[i].nel > LW_BEAM_MAXEL)
+      FAIL(path, "beam '%s': the number of elements must be 1 to %d (got %d)", d->beams[i].name ? d->beams[i].name : "",
+           LW_BEAM_MAXEL, d->beams[i].nel);
+    m->nb += d->beams[i].nel;
+  }
   if (m->nb == 0)
     FAIL("bodies", "the model has no moving bodies");
   if (layout_blocks(m, d))
@@ -737,7 +752,7 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   m->mass_blocks = calloc(m->mblk_off[m->nb], sizeof(double));
   m->qgrav = calloc((size_t)m->nq, sizeof(double));
   m->body_mass = calloc((size_t)m->nb, sizeof(double));
-  for (int b = 0; b < m->nb; b++) {
+  for (int b = 0; b < m->nbd; b++) {
     const lw_body_desc *bd = &d->bodies[b];
     if (check_name("bodies", b, bd->name, err))
       goto fail;
@@ -849,6 +864,311 @@ fail:
   return -1;
 }
 
+/* ---- beams ---------------------------------------------------------- */
+/* beam k's description checked and its constants into m->beams[k] */
+static int beam_check(ctx *c, const lw_desc *d, int k, int blk0, lw_error *err)
+{
+  const lw_beam_desc *bd = &d->beams[k];
+  lw_beam *bm = &c->m->beams[k];
+  char path[256];
+  if (check_name("beams", k, bd->name, err))
+    return -1;
+  snprintf(path, sizeof path, "beams/%s", bd->name);
+  if (!strcmp(bd->name, "ground") || lw_cc_body_index(d, bd->name) != -3 - k)
+    KFAIL_B(path, "beam '%s': the name is taken by %s", bd->name,
+            lw_cc_body_index(d, bd->name) >= -1 ? "a body" : "another beam");
+  const struct { const char *f; double v; int zero_ok; } pos[] = {
+    {"young", bd->young, 0}, {"density", bd->density, 0}, {"damping", bd->damping, 1}};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "beams/%s/%s", bd->name, pos[i].f);
+    if (!isfinite(pos[i].v) || pos[i].v < 0 || (!pos[i].zero_ok && pos[i].v == 0))
+      KFAIL_B(path, "beam '%s': %s must be a %s number (got %g)", bd->name, pos[i].f,
+              pos[i].zero_ok ? "nonnegative" : "positive", pos[i].v);
+  }
+  double A, I;
+  snprintf(path, sizeof path, "beams/%s/%s", bd->name, bd->section == LW_SECTION_GENERIC ? "area" : "size");
+  if ((int)bd->section < 0 || bd->section >= LW_SECTION_NTYPES || lw_beam_section(bd, &A, &I) ||
+      !isfinite(A) || !isfinite(I))
+    KFAIL_B(path, "beam '%s': the %s section needs %s", bd->name, lw_section_type_name(bd->section),
+            bd->section == LW_SECTION_GENERIC ? "a positive area and inertia"
+            : bd->section == LW_SECTION_TUBE  ? "an outer diameter above an inner one (>= 0)"
+                                              : "positive sizes");
+  snprintf(path, sizeof path, "beams/%s/end", bd->name);
+  double L = 0;
+  for (int i = 0; i < 3; i++)
+    L += (bd->end[i] - bd->start[i]) * (bd->end[i] - bd->start[i]);
+  L = sqrt(L);
+  if (!lw_cc_finite(bd->start, 3) || !lw_cc_finite(bd->end, 3) || !(L > 1e-12) || !isfinite(L))
+    KFAIL_B(path, "beam '%s': start and end must be finite and apart", bd->name);
+  bm->blk0 = blk0;
+  bm->nel = bd->nel;
+  bm->L = L;
+  bm->l = L / bd->nel;
+  for (int i = 0; i < 3; i++) {
+    bm->start[i] = bd->start[i];
+    bm->dir[i] = (bd->end[i] - bd->start[i]) / L;
+  }
+  bm->EA = bd->young * A;
+  bm->EI = bd->young * I;
+  bm->rhoA = bd->density * A;
+  bm->eta = bd->damping;
+  return 0;
+}
+
+/* an element's mass block rho A int S^T S dx (length l) into M
+ * and gravity force rho A int S^T dx g into Q (added) */
+static void beam_mass(const lw_model *m, double l, double rhoA, const double *g, double *M, double *Q)
+{
+  int nd = m->nd, n = 4 * nd;
+  const double Mh[4][4] = {{156, 22 * l, 54, -13 * l},
+                           {22 * l, 4 * l * l, 13 * l, -3 * l * l},
+                           {54, 13 * l, 156, -22 * l},
+                           {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
+  double f = rhoA * l / 420.0;
+  for (int a = 0; a < 4; a++)
+    for (int c2 = 0; c2 < 4; c2++)
+      for (int i = 0; i < nd; i++)
+        M[(size_t)(c2 * nd + i) * n + a * nd + i] += f * Mh[a][c2];
+  const double s[4] = {0.5, l / 12.0, 0.5, -l / 12.0};
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < nd; i++)
+      Q[a * nd + i] += rhoA * l * s[a] * g[i];
+}
+
+/* the beam whose element block b is */
+static const lw_beam *beam_of_block(const lw_model *m, int b)
+{
+  for (int k = 0; k < m->nbeams; k++)
+    if (b >= m->beams[k].blk0 && b < m->beams[k].blk0 + m->beams[k].nel)
+      return &m->beams[k];
+  return NULL;
+}
+
+void lw_beam_tangent(const lw_model *m, int b, double drhoA, const double *dgrav, double *dM, double *dQ)
+{
+  const lw_beam *bm = beam_of_block(m, b);
+  double Mz[LW_MAXQB * LW_MAXQB];
+  /* linear in rho A and in g: each derivative on its own (the mass block
+   * does not depend on g: Mz takes the part to drop) */
+  if (drhoA != 0.0)
+    beam_mass(m, bm->l, drhoA, m->desc->gravity, dM, dQ);
+  if (dgrav[0] != 0.0 || dgrav[1] != 0.0 || dgrav[2] != 0.0) {
+    memset(Mz, 0, sizeof Mz);
+    beam_mass(m, bm->l, bm->rhoA, dgrav, Mz, dQ);
+  }
+}
+
+/* element e of beam k: its straight unstrained coordinates, mass block and gravity */
+static void beam_element(lw_model *m, const lw_desc *d, int k, int e)
+{
+  const lw_beam *bm = &m->beams[k];
+  int b = bm->blk0 + e, nd = m->nd;
+  double l = bm->l;
+  double *qb = m->q0 + m->blk_off[b];
+  for (int i = 0; i < nd; i++) {
+    qb[i] = bm->start[i] + e * l * bm->dir[i];
+    qb[nd + i] = bm->dir[i];
+    qb[2 * nd + i] = bm->start[i] + (e + 1) * l * bm->dir[i];
+    qb[3 * nd + i] = bm->dir[i];
+  }
+  beam_mass(m, l, bm->rhoA, d->gravity, m->mass_blocks + m->mblk_off[b], m->qgrav + m->blk_off[b]);
+  m->body_mass[b] = bm->rhoA * l;
+}
+
+/* the rows joining element e to e + 1 of beam k: the shared node's position and slope */
+static void beam_joins(lw_model *m, rowset *rs, int k, int e)
+{
+  static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  int b = m->beams[k].blk0 + e;
+  for (int slope = 0; slope < 2; slope++) {
+    lw_vexpr a, bj;
+    memset(&a, 0, sizeof a);
+    memset(&bj, 0, sizeof bj);
+    a.nterm = bj.nterm = 1;
+    a.body[0] = b + 1;
+    a.w[0][slope] = 1.0;
+    bj.body[0] = b;
+    bj.w[0][2 + slope] = 1.0;
+    lw_vexpr D = lw_cc_sub(a, &bj);
+    for (int i = 0; i < m->nd; i++)
+      row_dot(rs, LW_OWNER_BEAM, k, D, vx_const(ex[i]), 0.0);
+  }
+}
+
+/* beams: their elements' blocks (coordinates, mass, gravity) and the rows joining them */
+static int compile_beams(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
+{
+  lw_model *m = c->m;
+  m->nbeams = d->nbeams;
+  m->beams = calloc((size_t)d->nbeams + 1, sizeof(lw_beam));
+  if (!m->beams)
+    FAIL("", "out of memory");
+  for (int k = 0, blk0 = m->nbd; k < d->nbeams; blk0 += d->beams[k].nel, k++) {
+    if (beam_check(c, d, k, blk0, err))
+      goto fail;
+    m->beams[k].row0 = rs->n;
+    for (int e = 0; e < d->beams[k].nel; e++) {
+      beam_element(m, d, k, e);
+      if (e + 1 < d->beams[k].nel) {
+        beam_joins(m, rs, k, e);
+        pair_add(ps, m->beams[k].blk0 + e, m->beams[k].blk0 + e + 1);
+      }
+    }
+  }
+  return 0;
+
+fail:
+  return -1;
+}
+
+/* the arc length on beam bi (a reference code) where joint j holds it,
+ * side k: its point k, or the projection of "at" on the undeformed line */
+static int beam_joint_place(ctx *c, const lw_joint_desc *j, int k, int bi, double *x, lw_error *err)
+{
+  char path[256];
+  snprintf(path, sizeof path, "joints/%s/point%d", j->name, k + 1);
+  const lw_beam *bm = &c->m->beams[lw_beam_of_ref(bi)];
+  double p[3];
+  if (j->has_place[k] || j->place[k].ref) {
+    if (lw_cc_resolve_place(c, bi, &j->place[k], path, p, NULL, err))
+      return -1;
+    *x = p[0];
+    return 0;
+  }
+  if (!j->has_at)
+    KFAIL_B(path, "joint '%s' has no location: give \"at\" (global) or \"point%d\" (the arc length along the beam)",
+            j->name, k + 1);
+  double s = 0;
+  for (int i = 0; i < 3; i++)
+    s += (j->at[i] - bm->start[i]) * bm->dir[i];
+  if (!(s >= -1e-9 * bm->L && s <= bm->L * (1 + 1e-9)))
+    KFAIL_B(path, "joint '%s': \"at\" lies beyond the ends of beam '%s'", j->name, c->d->beams[lw_beam_of_ref(bi)].name);
+  *x = fmin(fmax(s, 0.0), bm->L);
+  return 0;
+}
+
+/* a joint with a beam on one side or both: a pin (revolute, planar) or a
+ * spherical joint (3-D) makes the points coincide; a weld (fixed) also
+ * holds the beam's slope there in the other body's frame (in global axes
+ * when the other side is the ground or a beam).  Side k's point O[k], its
+ * frame X, Y, Z (a rigid body or the ground) or its slope T (a beam). */
+static int beam_joint(ctx *c, rowset *rs, int ji, const int bi[2], lw_error *err)
+{
+  lw_model *m = c->m;
+  const lw_joint_desc *j = &c->d->joints[ji];
+  char path[256];
+  snprintf(path, sizeof path, "joints/%s/type", j->name);
+  int pin = m->planar ? j->type == LW_JOINT_REVOLUTE : j->type == LW_JOINT_SPHERICAL;
+  if (!pin && j->type != LW_JOINT_FIXED)
+    KFAIL_B(path, "joint '%s': a beam takes a %s joint or a weld (fixed), not a %s joint", j->name,
+            m->planar ? "revolute" : "spherical", lw_joint_type_name(j->type));
+  if (j->has_friction) {
+    snprintf(path, sizeof path, "joints/%s/friction", j->name);
+    KFAIL_B(path, "joint '%s': a joint on a beam has no friction", j->name);
+  }
+  int beam[2] = {lw_is_beam_ref(bi[0]), lw_is_beam_ref(bi[1])};
+  if (m->planar && pin && beam[0] && beam[1]) {
+    snprintf(path, sizeof path, "joints/%s/body2", j->name);
+    KFAIL_B(path, "joint '%s': a revolute joint between two beams is not available (its angle needs a rigid side)",
+            j->name);
+  }
+  /* the rigid side's frame from the joint as if the beam's side were the
+   * ground at the beam point's initial place */
+  lw_joint_desc jr = *j;
+  lw_vexpr O[2], X[2], Y[2], Z[2], T[2];
+  memset(X, 0, sizeof X), memset(Y, 0, sizeof Y), memset(Z, 0, sizeof Z), memset(T, 0, sizeof T);
+  double x[2] = {0, 0};
+  for (int k = 0; k < 2; k++)
+    if (beam[k]) {
+      if (beam_joint_place(c, j, k, bi[k], &x[k], err))
+        return -1;
+      O[k] = lw_cc_vx_beam(m, lw_beam_of_ref(bi[k]), x[k], 0);
+      T[k] = lw_cc_vx_beam(m, lw_beam_of_ref(bi[k]), x[k], 1);
+      lw_vexpr_eval(m, &O[k], m->q0, jr.place[k].p);
+      jr.place[k].ref = NULL;
+      jr.has_place[k] = 1;
+    }
+  int bg[2] = {beam[0] ? -1 : bi[0], beam[1] ? -1 : bi[1]};
+  jframe f[2];
+  if (joint_frames(c, &jr, bg, f, err))
+    return -1;
+  for (int k = 0; k < 2; k++)
+    if (!beam[k]) {
+      O[k] = lw_cc_vx_point(m, bi[k], f[k].o);
+      X[k] = vx_vector(m, bi[k], f[k].x);
+      Y[k] = vx_vector(m, bi[k], f[k].y);
+      Z[k] = vx_vector(m, bi[k], f[k].z);
+    }
+  static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  int r0 = m->joint_row0[ji] = rs->n;
+  lw_vexpr D = lw_cc_sub(O[1], &O[0]);
+  for (int i = 0; i < m->nd; i++)
+    row_dot(rs, LW_OWNER_JOINT, ji, D, vx_const(ex[i]), 0.0);
+  if (!pin) {
+    /* the slope's components in the rigid side's axes, or in global axes */
+    int s = beam[1] ? 1 : 0, o = 1 - s;
+    lw_vexpr Ts = beam[o] ? lw_cc_sub(T[s], &T[o]) : T[s];
+    const lw_vexpr *ax[3] = {&X[o], &Y[o], &Z[o]};
+    for (int i = 0; i < m->nd; i++) {
+      lw_vexpr a = beam[o] ? vx_const(ex[i]) : *ax[i];
+      double va[3], vt[3], c0 = 0;
+      lw_vexpr_eval(m, &a, m->q0, va);
+      lw_vexpr_eval(m, &Ts, m->q0, vt);
+      for (int q = 0; q < m->nd; q++)
+        c0 += va[q] * vt[q];
+      row_dot(rs, LW_OWNER_JOINT, ji, a, Ts, c0);
+    }
+  }
+  m->joint_o[ji] = O[0];
+  m->joint_z[ji] = beam[0] ? vx_const(ex[2]) : Z[0];
+  m->joint_coord0[ji] = m->ncoords;
+  if (m->planar && pin) {
+    /* the angle of the beam's slope from the rigid side's x axis (body 1 the
+     * rigid one), or minus that (body 2 the rigid one) */
+    int s = beam[1] ? 1 : 0, o = 1 - s;
+    lw_coord *co = &m->coords[m->ncoords++];
+    memset(co, 0, sizeof *co);
+    co->kind = LW_ROW_ANGLE;
+    co->a = Y[o];
+    if (s == 0)
+      for (int t = 0; t < co->a.nterm; t++)
+        for (int q = 0; q < 4; q++)
+          co->a.w[t][q] = -co->a.w[t][q];
+    if (s == 0)
+      for (int q = 0; q < 3; q++)
+        co->a.c[q] = -co->a.c[q];
+    co->b = T[s];
+    co->c = X[o];
+    co->d = T[s];
+    const lw_vexpr *es[4] = {&co->a, &co->b, &co->c, &co->d};
+    lw_cc_blocks(es, 4, &co->nblk, co->blk);
+  }
+  return lw_cc_joint_friction(m, c->d, ji, bi, O, X, Y, Z, r0, rs->n - r0, m->joint_coord0[ji], err);
+}
+
+/* the beams' element forces from force n0 on: k = EA, rest = l, vec = (EI,
+ * material damping time); c stays 0, the damper power being the
+ * dampers' along a length (kind_beam.c) */
+static void beam_forces(lw_model *m, int n0)
+{
+  for (int k = 0, n = n0; k < m->nbeams; k++) {
+    lw_beam *bm = &m->beams[k];
+    bm->force0 = n;
+    for (int e = 0; e < bm->nel; e++, n++) {
+      lw_force *f = &m->forces[n];
+      f->type = LW_FORCE_BEAM;
+      f->index = k;
+      f->body = -1;
+      f->k = bm->EA;
+      f->rest = bm->l;
+      f->vec[0] = bm->EI;
+      f->vec[1] = bm->eta;
+      f->nblk = 1;
+      f->blk[0] = bm->blk0 + e;
+    }
+  }
+}
+
 /* joints: frames, rows and joint coordinates */
 static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
 {
@@ -894,6 +1214,11 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     if (bi[0] == bi[1]) {
       snprintf(path, sizeof path, "joints/%s/body2", j->name);
       FAIL(path, "joint '%s' joins body '%s' to itself", j->name, j->body[0]);
+    }
+    if (lw_is_beam_ref(bi[0]) || lw_is_beam_ref(bi[1])) {
+      if (beam_joint(c, rs, ji, bi, err))
+        goto fail;
+      continue;
     }
     for (int k = 0; k < 2; k++)
       if (bi[k] >= 0 && d->bodies[bi[k]].point && j->type != LW_JOINT_SPHERICAL) {
@@ -1024,8 +1349,10 @@ static int compile_forces(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   lw_model *m = c->m;
   char path[256];
   (void)rs;
-  /* forces */
+  /* forces: the description's, then one a beam element */
   m->nforces = d->nforces;
+  for (int k = 0; k < m->nbeams; k++)
+    m->nforces += m->beams[k].nel;
   m->forces = calloc((size_t)m->nforces + 1, sizeof(lw_force));
   m->nfbs = 0;
   for (int i = 0; i < d->nforces; i++)
@@ -1073,6 +1400,7 @@ static int compile_forces(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     if (lw_force_kind_of(f->type)->spring_state && f->c != 0.0)
       m->ndampers++;
   }
+  beam_forces(m, d->nforces);
   return 0;
 
 fail:
@@ -1173,6 +1501,27 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       o->coord = m->joint_fric[ji]; /* the friction element */
       break;
     }
+    case LW_OUT_BEAM_STRAIN:
+    case LW_OUT_BEAM_FORCE:
+    case LW_OUT_BEAM_CURVATURE:
+    case LW_OUT_BEAM_MOMENT:
+    case LW_OUT_BEAM_DEFLECTION:
+    case LW_OUT_BEAM_ENERGY: {
+      snprintf(path, sizeof path, "outputs/%s/body", od->name);
+      int b = lw_cc_body_index(d, od->body);
+      if (!lw_is_beam_ref(b))
+        FAIL(path, "output '%s': '%s' is not a beam (a %s output reads a beam)", od->name,
+             od->body ? od->body : "(missing)", lw_output_type_name(od->type));
+      if (od->type == LW_OUT_BEAM_DEFLECTION && !m->planar)
+        FAIL(path, "output '%s': a beam's deflection is measured in a planar model only", od->name);
+      o->beam = lw_beam_of_ref(b);
+      double p[3] = {0, 0, 0};
+      snprintf(path, sizeof path, "outputs/%s/point", od->name);
+      if (od->type != LW_OUT_BEAM_ENERGY && lw_cc_resolve_place(c, b, &od->place, path, p, NULL, err))
+        goto fail;
+      o->bs = p[0];
+      break;
+    }
     case LW_OUT_REACTION_FORCE: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ji = -1;
@@ -1184,6 +1533,9 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       o->joint = ji;
       /* the force on body 2, or minus the force on body 1 when body 2 is the ground */
       int b2 = lw_cc_body_index(d, d->joints[ji].body[1]), b1 = lw_cc_body_index(d, d->joints[ji].body[0]);
+      if (lw_is_beam_ref(b1) || lw_is_beam_ref(b2))
+        FAIL(path, "output '%s': the reaction of joint '%s', which holds a beam, is not available", od->name,
+             od->joint);
       o->rbody = b2 >= 0 ? b2 : b1;
       o->rsign = b2 >= 0 ? 1.0 : -1.0;
       break;
@@ -1239,7 +1591,8 @@ static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_er
       if (t->output < 0)
         FAIL(path, "objective '%s': output '%s' does not exist", od->name,
              td->output ? td->output : "(missing)");
-      if (m->outputs[t->output].type == LW_OUT_DISSIPATED_ENERGY || m->outputs[t->output].type >= LW_OUT_FRICTION_FORCE)
+      lw_output_type ot = m->outputs[t->output].type;
+      if (ot == LW_OUT_DISSIPATED_ENERGY || (ot >= LW_OUT_FRICTION_FORCE && ot < LW_OUT_BEAM_STRAIN))
         FAIL(path, "objective '%s': output '%s' (%s) cannot be used in an objective: "
                    "its sensitivities are not computed", od->name, td->output,
              lw_output_type_name(m->outputs[t->output].type));
@@ -1291,6 +1644,7 @@ static int compile_pattern(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
       for (int kr = 0; kr <= kc; kr++)
         m->mass_csc[m->colptr[m->blk_off[b] + kc] + row + kr] = M[kc * n + kr];
       m->mass_scale = fmax(m->mass_scale, M[kc * n + kc]);
+      m->mass_min = b == 0 && kc == 0 ? M[0] : fmin(m->mass_min, M[kc * n + kc]);
     }
   }
   return 0;
@@ -1401,6 +1755,7 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
 
   if (compile_settings(&c, d, &rs, &ps, err) ||
       compile_bodies(&c, d, &rs, &ps, err) ||
+      compile_beams(&c, d, &rs, &ps, err) ||
       compile_joints(&c, d, &rs, &ps, err) ||
       compile_drivers(&c, d, &rs, &ps, err) ||
       compile_initial(&c, d, &rs, &ps, err) ||

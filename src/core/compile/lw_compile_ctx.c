@@ -24,7 +24,39 @@ int lw_cc_body_index(const lw_desc *d, const char *name)
   for (int i = 0; i < d->nbodies; i++)
     if (!strcmp(d->bodies[i].name, name))
       return i;
+  for (int i = 0; i < d->nbeams; i++)
+    if (d->beams[i].name && !strcmp(d->beams[i].name, name))
+      return -3 - i;
   return -2;
+}
+
+/* the element of beam k at arc length x (clamped to the beam) and x's place xi in it */
+static int beam_element_at(const lw_beam *bm, double x, double *xi)
+{
+  int e = (int)floor(x / bm->l);
+  if (e < 0)
+    e = 0;
+  if (e > bm->nel - 1)
+    e = bm->nel - 1;
+  *xi = x / bm->l - e;
+  return e;
+}
+
+lw_vexpr lw_cc_vx_beam(const lw_model *m, int k, double x, int slope)
+{
+  const lw_beam *bm = &m->beams[k];
+  lw_vexpr e;
+  memset(&e, 0, sizeof e);
+  double xi, s[4];
+  int el = beam_element_at(bm, x, &xi);
+  if (slope)
+    lw_beam_shape(xi, bm->l, NULL, s, NULL);
+  else
+    lw_beam_shape(xi, bm->l, s, NULL, NULL);
+  e.nterm = 1;
+  e.body[0] = bm->blk0 + el;
+  memcpy(e.w[0], s, sizeof s);
+  return e;
 }
 
 /* ---- vector expressions -------------------------------------------- */
@@ -32,6 +64,8 @@ lw_vexpr lw_cc_vx_point(const lw_model *m, int b, const double *p)
 {
   lw_vexpr e;
   memset(&e, 0, sizeof e);
+  if (lw_is_beam_ref(b))
+    return lw_cc_vx_beam(m, lw_beam_of_ref(b), p[0], 0);
   if (b < 0) {
     memcpy(e.c, p, sizeof e.c);
     return e;
@@ -127,6 +161,24 @@ int lw_cc_resolve_place(const lw_compile_ctx *c, int b, const lw_place *pl, cons
 {
   if (frame)
     *frame = NULL;
+  if (lw_is_beam_ref(b)) {
+    /* a place on a beam: its arc length along the undeformed line */
+    const lw_beam_desc *bd = &c->d->beams[lw_beam_of_ref(b)];
+    const lw_beam *bm = &c->m->beams[lw_beam_of_ref(b)];
+    if (pl->ref) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN,
+                   "beam '%s' has no named places: give the arc length along it as [s, 0], 0 <= s <= %g", bd->name,
+                   bm->L);
+      return -1;
+    }
+    if (!(pl->p[0] >= -1e-9 * bm->L && pl->p[0] <= bm->L * (1 + 1e-9))) {
+      lw_set_error(err, LW_ERR_MODEL, path, NAN, "the place %g on beam '%s' lies outside it (0 to its length %g)",
+                   pl->p[0], bd->name, bm->L);
+      return -1;
+    }
+    memcpy(p, pl->p, sizeof(double) * 3);
+    return 0;
+  }
   if (!pl->ref) {
     memcpy(p, pl->p, sizeof(double) * 3);
     return 0;

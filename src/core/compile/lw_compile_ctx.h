@@ -13,7 +13,7 @@ typedef struct lw_compile_ctx {
   int nfb;          /* controllers' measures m->fbs taken so far */
 } lw_compile_ctx;
 
-/* body index of a name: -1 ground, -2 missing */
+/* body index of a name: -1 ground, -2 missing, -3 - k beam k (lw_is_beam_ref) */
 int lw_cc_body(const lw_compile_ctx *c, const char *name);
 /* a point of body b (a place: coordinates or a named point) as a vector
  * linear in q; -1 with err set (at path) when it does not resolve */
@@ -26,9 +26,12 @@ int lw_cc_finite(const double *v, int n);
 /* coordinate idx of joint jname into *out (m->coords); -1 with err set */
 int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char *what, const char *path, int *out,
                 lw_error *err);
-/* a body's index by name in the description: -1 ground, -2 missing */
+/* a body's index by name in the description: -1 ground, -2 missing, -3 - k beam k */
 int lw_cc_body_index(const lw_desc *d, const char *name);
-/* the point p (body-local) of body b (the ground: p itself) as a vector linear in q */
+/* the point (slope 0) or the slope (slope 1) of beam k at arc length x as a vector linear in q */
+lw_vexpr lw_cc_vx_beam(const lw_model *m, int k, double x, int slope);
+/* the point p (body-local) of body b (the ground: p itself; a beam, -3 - k:
+ * its point at arc length p[0]) as a vector linear in q */
 lw_vexpr lw_cc_vx_point(const lw_model *m, int b, const double *p);
 /* global coordinates g (a point or, is_point = 0, a direction) in body b's initial frame */
 void lw_cc_to_local(const lw_compile_ctx *c, int b, const double *g, int is_point, double *l);
@@ -49,6 +52,9 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err);
  * force bilinear in mass x gravity and the centre of mass. */
 void lw_body_tangent(const lw_model *m, int b, double dmass, const double *dcom, const double *dinertia,
                      const double *dgrav, double *dM, double *dQ);
+/* the same for beam element block b along d(rho A) and dgrav (3): its
+ * mass block and gravity force, linear in both */
+void lw_beam_tangent(const lw_model *m, int b, double drhoA, const double *dgrav, double *dM, double *dQ);
 /* lw_compile_friction.c: joint ji's friction element (when it has one) from
  * its bodies bi, its frame on body 1 (O, X, Y, Z), its equations row0 ..
  * row0 + nrow and its coordinates from coord0; 0, or -1 with err set at

@@ -29,6 +29,12 @@ void lw_vexpr_matrix(const lw_model *m, const lw_vexpr *e, int nblk, const int *
       a1[1] += wt[0];
       if (m->nd == 3)
         A[2 * w + o + 2] += wt[0];
+    } else if (m->nd == 2 && m->blk_n[e->body[t]] == 8) {
+      /* a planar beam element */
+      for (int j = 0; j < 4; j++) {
+        a0[2 * j] += wt[j];
+        a1[2 * j + 1] += wt[j];
+      }
     } else if (m->nd == 3) {
       double *a2 = A + 2 * w + o;
       for (int j = 0; j < 4; j++) {

@@ -17,6 +17,7 @@ void lw_model_free(lw_model *m)
   if (!m)
     return;
   lw_desc_free(m->desc);
+  free(m->beams);
   free(m->q0);
   free(m->qd0);
   free(m->mass_blocks);
@@ -69,11 +70,11 @@ int lw_model_nq(const lw_model *m) { return m->nq; }
 
 int lw_model_nc(const lw_model *m) { return m->nc; }
 
-int lw_model_nbodies(const lw_model *m) { return m->nb; }
+int lw_model_nbodies(const lw_model *m) { return m->nbd; }
 
 int lw_model_njoints(const lw_model *m) { return m->njoints; }
 
-int lw_model_nforces(const lw_model *m) { return m->nforces; }
+int lw_model_nforces(const lw_model *m) { return m->desc->nforces; }
 
 int lw_model_noutputs(const lw_model *m) { return m->nout; }
 
@@ -252,6 +253,16 @@ const char *lw_model_output_unit(const lw_model *m, int k)
     return "N";
   case LW_OUT_SLIP_SPEED:
     return "m/s";
+  case LW_OUT_BEAM_FORCE:
+    return "N";
+  case LW_OUT_BEAM_CURVATURE:
+    return "1/m";
+  case LW_OUT_BEAM_MOMENT:
+    return "N m";
+  case LW_OUT_BEAM_DEFLECTION:
+    return "m";
+  case LW_OUT_BEAM_ENERGY:
+    return "J";
   default:
     return "";
   }
@@ -285,6 +296,9 @@ const char *lw_row_owner_path(const lw_model *m, const lw_row *r, char *buf, siz
     break;
   case LW_OWNER_DRIVER:
     snprintf(buf, n, "drivers/%s", m->desc->drivers[r->owner].name);
+    break;
+  case LW_OWNER_BEAM:
+    snprintf(buf, n, "beams/%s", m->desc->beams[r->owner].name);
     break;
   }
   return buf;

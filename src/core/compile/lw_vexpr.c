@@ -8,7 +8,10 @@
 /* V = c + sum_t B_t(q) with B linear; x is either q (with constant) or a
  * rate (without): lin = 1 drops the constant.  Written for a block size N
  * in nd dimensions: the rigid bodies' (4, 2) and (12, 3) as constants hold
- * no point masses; any other (N = 0: mixed sizes) tells them apart. */
+ * no point masses; any other (N = 0: mixed sizes) tells them apart.  A
+ * beam element's block [r_i, r_i', r_j, r_j'] (4 nd) weighs its four
+ * vectors alike: in 3-D as a rigid body's r0, u, v, w; in the plane (8) by
+ * its own branch. */
 LW_KERNEL void eval_n(const lw_model *m, const lw_vexpr *e, const double *x, double *v, int lin, const int N,
                       const int nd)
 {
@@ -21,6 +24,10 @@ LW_KERNEL void eval_n(const lw_model *m, const lw_vexpr *e, const double *x, dou
       /* a point: its position alone */
       for (int i = 0; i < nd; i++)
         v[i] += w[0] * qb[i];
+    } else if (nd == 2 && N != 4 && lw_bn(m, e->body[t], N) == 8) {
+      /* a planar beam element: w0 r_i + w1 r_i' + w2 r_j + w3 r_j' */
+      for (int i = 0; i < 2; i++)
+        v[i] += w[0] * qb[i] + w[1] * qb[2 + i] + w[2] * qb[4 + i] + w[3] * qb[6 + i];
     } else if (nd == 3) {
       for (int i = 0; i < 3; i++)
         v[i] += w[0] * qb[i] + w[1] * qb[3 + i] + w[2] * qb[6 + i] + w[3] * qb[9 + i];
@@ -64,6 +71,10 @@ LW_KERNEL void grad_n(const lw_model *m, const lw_vexpr *e, const double *a, dou
     if (N != 4 && N != 12 && lw_is_point(m, e->body[t])) {
       for (int i = 0; i < nd; i++)
         gb[i] += s * w[0] * a[i];
+    } else if (nd == 2 && N != 4 && lw_bn(m, e->body[t], N) == 8) {
+      for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 2; i++)
+          gb[2 * j + i] += s * w[j] * a[i];
     } else if (nd == 3) {
       for (int j = 0; j < 4; j++)
         for (int i = 0; i < 3; i++)

@@ -38,10 +38,6 @@
 
 /* events one step may hold before the run is declared stuck */
 #define LW_EV_MAX_PER_STEP 1000
-/* a (sub)step shorter than this fraction of the step it is cut from is
- * taken by a predictor-corrector in increments (the trapezoidal rule's
- * velocity 2 (q - q_n) / h - qd_n loses digits as h shrinks: 1e-16 / h) */
-#define LW_EV_SHORT 1e-2
 /* samples of the interpolant when looking for the first crossing */
 #define LW_EV_SAMPLES 32
 
@@ -71,6 +67,8 @@ struct lw_ev_run {
   lw_event_record *log;
   long nlog, caplog;
   double t_end; /* the time g0 belongs to (NAN: none) */
+  int last_guard;   /* the guard located last, and */
+  double last_tau;  /* its time after the start of the (sub)step it was found in */
 };
 
 static void state_free(ev_state *s)
@@ -651,6 +649,8 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     int st = locate(m, d, ev, k, tau1, gv[k], &tau, err);
     if (st < 0)
       return -1;
+    ev->last_guard = k;
+    ev->last_tau = tau;
     if (st == 1) {
       /* the guard never left zero: the contact rests from s0 on */
       state_copy_in(m, d, &ev->s0);
@@ -698,6 +698,17 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   d->h = h_grid;
   ev->t_end = t1;
   return 0;
+}
+
+int lw_ev_last(const lw_ev_run *ev, double *tau)
+{
+  *tau = ev->last_tau;
+  return ev->last_guard;
+}
+
+void lw_ev_guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double *G)
+{
+  guard_grad(m, d, ev, &m->guards[k], G);
 }
 
 /* ---- the public stepping ----------------------------------------------- */

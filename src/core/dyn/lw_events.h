@@ -19,6 +19,15 @@ void lw_ev_run_free(lw_ev_run *ev);
 int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err);
 void lw_ev_save(const lw_model *m, lw_data *d, lw_ev_run *ev);
 int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err);
+/* a (sub)step shorter than this fraction of the step it is cut from is
+ * taken by a predictor-corrector in increments (the trapezoidal rule's
+ * velocity 2 (q - q_n) / h - qd_n loses digits as h shrinks: 1e-16 / h) */
+#define LW_EV_SHORT 1e-2
+/* the guard located last (the event a row callback is called at) and its
+ * time *tau after the start of the (sub)step it was found in */
+int lw_ev_last(const lw_ev_run *ev, double *tau);
+/* G (nq) = the gradient dg/dq of guard k at d's positions */
+void lw_ev_guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double *G);
 /* the event log so far, handed over (*n records; the caller frees it) */
 lw_event_record *lw_ev_take_log(lw_ev_run *ev, long *n);
 

@@ -104,7 +104,7 @@ void lw_data_set_perturbation(lw_data *d, int b, const double p[3], const double
 void lw_perturb_eval(const lw_model *m, const lw_data *d, double *Q)
 {
   int b = d->perturb_body;
-  if (b < 0 || b >= m->nb)
+  if (b < 0 || b >= m->nbd)
     return;
   const double *p = d->perturb_p, *F = d->perturb_f;
   double *Qb = Q + m->blk_off[b];

@@ -6,6 +6,7 @@
 #include "lw_internal.h"
 #include "compile/lw_model.h"
 #include "compile/lw_vexpr.h"
+#include "dyn/lw_beam_out.h"
 #include "dyn/lw_forces.h"
 #include "dyn/lw_joint_friction.h"
 #include "dyn/lw_rows.h"
@@ -289,7 +290,11 @@ static int solve_velocity(const lw_model *m, lw_data *d, double *rc, double *gc,
     double *g = gc + (size_t)i * w;
     lw_coord_eval(m, &m->coords[m->init_coord[i]], d->q, g);
   }
-  normal_matrix(m, d, 1e-10, 1, gc);
+  /* mu M regularizes J^T J: 1e-10 of the masses; a beam's slopes, whose
+   * mass entries fall with the cube of the element length, get theirs
+   * raised to 1e-10 of the largest entry, else they vanish in round-off */
+  double mu = m->nbeams ? 1e-10 * fmax(1.0, m->mass_scale / m->mass_min) : 1e-10;
+  normal_matrix(m, d, mu, 1, gc);
   if (lw_spd_factor(&d->solver, m, d->vals)) {
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "velocity problem: singular matrix");
     return -1;
@@ -489,6 +494,14 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     case LW_OUT_DISSIPATED_ENERGY:
       o[0] = d->dissipated;
       break;
+    case LW_OUT_BEAM_STRAIN:
+    case LW_OUT_BEAM_FORCE:
+    case LW_OUT_BEAM_CURVATURE:
+    case LW_OUT_BEAM_MOMENT:
+    case LW_OUT_BEAM_DEFLECTION:
+    case LW_OUT_BEAM_ENERGY:
+      o[0] = lw_beam_output(m, d, k, d->q, NULL, NULL, NULL);
+      break;
     case LW_OUT_FRICTION_WORK:
       o[0] = d->fric_work[op->coord];
       break;
@@ -575,11 +588,43 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
 {
   for (int j = 0; joints && j < m->njoints; j++)
     lw_joint_geometry(m, d, j, joints + 6 * (size_t)j);
-  for (int k = 0; forces && k < m->nforces; k++) {
+  for (int k = 0; forces && k < m->desc->nforces; k++) { /* the description's: not the beams' elements */
     const lw_force *f = &m->forces[k];
     double *a = forces + 6 * (size_t)k, *b = a + 3;
     memset(a, 0, 6 * sizeof(double));
     lw_force_kind_of(f->type)->geometry(m, d, f, a, b);
+  }
+}
+
+int lw_scene_beam_points(const lw_model *m)
+{
+  int n = 0;
+  for (int k = 0; k < m->nbeams; k++)
+    n += m->beams[k].nel * LW_BEAM_DRAW_PER_ELEMENT + 1;
+  return n;
+}
+
+void lw_scene_beams(const lw_model *m, const lw_data *d, double *pts)
+{
+  int nd = m->nd;
+  for (int k = 0; k < m->nbeams; k++) {
+    const lw_beam *bm = &m->beams[k];
+    /* the radius of a circle of the section's area */
+    double rad = sqrt(bm->rhoA / m->desc->beams[k].density / M_PI);
+    for (int e = 0; e < bm->nel; e++) {
+      const double *x = d->q + m->blk_off[bm->blk0 + e];
+      for (int j = e ? 1 : 0; j <= LW_BEAM_DRAW_PER_ELEMENT; j++) {
+        double S[4];
+        lw_beam_shape((double)j / LW_BEAM_DRAW_PER_ELEMENT, bm->l, S, NULL, NULL);
+        double *p = pts;
+        p[0] = p[1] = p[2] = 0;
+        for (int a = 0; a < 4; a++)
+          for (int i = 0; i < nd; i++)
+            p[i] += S[a] * x[a * nd + i];
+        p[3] = e == 0 && j == 0 ? -rad : rad;
+        pts += 4;
+      }
+    }
   }
 }
 

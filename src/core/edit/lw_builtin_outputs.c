@@ -4,6 +4,7 @@
 #include "kind/lw_kind.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 /* an output named base, or base#2, base#3, ... when that name is taken */
@@ -14,6 +15,15 @@ static lw_output_desc *add_unique(lw_desc *d, const char *base, lw_output_type t
   for (int k = 2; lw_desc_name_used(d, name); k++)
     snprintf(name, sizeof name, "%s#%d", base, k);
   return lw_desc_add_output(d, name, type);
+}
+
+/* whether name is a beam's */
+static int is_beam(const lw_desc *d, const char *name)
+{
+  for (int k = 0; name && k < d->nbeams; k++)
+    if (d->beams[k].name && !strcmp(d->beams[k].name, name))
+      return 1;
+  return 0;
 }
 
 static void add_joint_outputs(lw_desc *d, int j, int *n)
@@ -37,6 +47,9 @@ static void add_joint_outputs(lw_desc *d, int j, int *n)
     o->coordinate = c;
     *n += 2;
   }
+  /* a joint holding a beam has no reaction output */
+  if (is_beam(d, d->joints[j].body[0]) || is_beam(d, d->joints[j].body[1]))
+    return;
   snprintf(base, sizeof base, "%s.reaction", d->joints[j].name);
   lw_output_desc *o = add_unique(d, base, LW_OUT_REACTION_FORCE);
   o->joint = strdup(d->joints[j].name);
@@ -75,6 +88,18 @@ int lw_desc_add_builtin_outputs(lw_desc *d)
   for (size_t k = 0; k < sizeof energies / sizeof energies[0]; k++, n++)
     add_unique(d, lw_output_type_name(energies[k]), energies[k]);
   char base[256];
+  for (int k = 0; k < d->nbeams; k++, n += 2) {
+    /* a beam's elastic energy and its end's position */
+    snprintf(base, sizeof base, "%s.energy", d->beams[k].name);
+    add_unique(d, base, LW_OUT_BEAM_ENERGY)->body = strdup(d->beams[k].name);
+    snprintf(base, sizeof base, "%s.end", d->beams[k].name);
+    lw_output_desc *o = add_unique(d, base, LW_OUT_POSITION);
+    o->body = strdup(d->beams[k].name);
+    double L = 0;
+    for (int i = 0; i < 3; i++)
+      L += (d->beams[k].end[i] - d->beams[k].start[i]) * (d->beams[k].end[i] - d->beams[k].start[i]);
+    o->place.p[0] = sqrt(L);
+  }
   for (int b = 0; b < nb; b++)
     for (int p = 0; p < d->bodies[b].npoints; p++, n++) {
       snprintf(base, sizeof base, "%s.%s", d->bodies[b].name, d->bodies[b].points[p].name);

@@ -97,6 +97,8 @@ typedef enum {
                                    error of that coordinate (or its rate) to a target r(t) */
   LW_FORCE_STATE_FEEDBACK,      /* controller: force / torque along a joint coordinate from
                                    the errors of several joint coordinates and their rates */
+  LW_FORCE_BEAM,                /* the elastic forces of one element of a beam (compiled from the
+                                   beams section, never written in forces) */
   LW_FORCE_NTYPES
 } lw_force_type;
 
@@ -127,6 +129,14 @@ typedef enum {
   LW_OUT_NORMAL_FORCE,      /* the effective normal force N from its reaction (N) */
   LW_OUT_SLIP_SPEED,        /* the slip speed s = |u| (m/s; a rotation's is r_e |omega|) */
   LW_OUT_FRICTION_WORK,     /* the work its friction took out since the start (J) */
+  /* a beam at a place on it (docs/model-format.md, beams): */
+  LW_OUT_BEAM_STRAIN,       /* the axial strain (r'.r' - 1) / 2 */
+  LW_OUT_BEAM_FORCE,        /* the axial force EA times that strain (N; the stress is it over A) */
+  LW_OUT_BEAM_CURVATURE,    /* the curvature |r' x r''| / |r'|^3 (1/m; planar: signed, positive to the left) */
+  LW_OUT_BEAM_MOMENT,       /* the bending moment EI |r''| (N m; planar: signed) */
+  LW_OUT_BEAM_DEFLECTION,   /* planar: the place's distance from the line through the beam's start
+                               along its slope there, positive to the left (m) */
+  LW_OUT_BEAM_ENERGY,       /* the beam's elastic energy (J) */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -177,6 +187,25 @@ typedef struct {
   int ngeoms;
   lw_geom_desc *geoms;
 } lw_body_desc;
+
+/* A flexible beam (docs/model-format.md, beams): a chain of nel two-node
+ * ANCF Euler-Bernoulli elements (per node its position r and slope r_x:
+ * 2 nd coordinates) from start to end, straight and unstrained at the
+ * start.  Material: Young's modulus, density and a material damping time
+ * (Kelvin-Voigt on bending: moment EI (kappa + damping dkappa/dt)); section: a solid
+ * rectangle (size = width b, height h: I = b h^3 / 12), a solid circle (size[0] = d), a hollow circle
+ * (size = outer d, inner d) or generic (area, inertia given). */
+typedef enum { LW_SECTION_RECTANGLE, LW_SECTION_CIRCLE, LW_SECTION_TUBE, LW_SECTION_GENERIC, LW_SECTION_NTYPES } lw_section_type;
+
+typedef struct {
+  char *name;
+  int nel;             /* elements */
+  double start[3], end[3];
+  double young, density, damping;
+  lw_section_type section;
+  double size[2];      /* rectangle: width b, height h; circle: d; tube: outer d, inner d */
+  double area, inertia; /* generic section: A, I (bending, both directions) */
+} lw_beam_desc;
 
 /* A place on a body: a named point / frame, or a literal (local) one. */
 typedef struct {
@@ -393,6 +422,7 @@ typedef struct {
   int nobjectives; lw_objective_desc *objectives;
   int nproblems; lw_problem_desc *problems;
   int nevents; lw_event_desc *events;
+  int nbeams; lw_beam_desc *beams;
 } lw_desc;
 
 lw_desc *lw_desc_new(void);
@@ -409,6 +439,13 @@ lw_geom_desc *lw_body_copy_geom(lw_body_desc *b, const lw_geom_desc *g);
 lw_joint_desc *lw_desc_add_joint(lw_desc *d, const char *name, lw_joint_type type,
                                  const char *body1, const char *body2);
 lw_force_desc *lw_desc_add_force(lw_desc *d, const char *name, lw_force_type type);
+/* a beam of nel elements from start to end (E, density 1, a unit square section) */
+lw_beam_desc *lw_desc_add_beam(lw_desc *d, const char *name, int nel);
+/* the section type's name in the model format (rectangle, circle, tube, generic), and back (-1: none) */
+const char *lw_section_type_name(lw_section_type t);
+int lw_section_type_from_name(const char *s);
+/* a beam's section area A and second moment I from its section; 0, or -1 when a size is not positive */
+int lw_beam_section(const lw_beam_desc *b, double *A, double *I);
 /* a controller's measured coordinate (target constant 0, gains 0) */
 lw_feedback_desc *lw_force_add_feedback(lw_force_desc *f, const char *joint, int coordinate);
 /* Joint friction: the parameters' names in the model format, a name's
@@ -477,9 +514,9 @@ void lw_model_free(lw_model *m);
 
 int lw_model_nq(const lw_model *m);     /* number of coordinates */
 int lw_model_nc(const lw_model *m);     /* number of constraint equations */
-int lw_model_nbodies(const lw_model *m);
+int lw_model_nbodies(const lw_model *m); /* the description's bodies (a beam's elements not counted) */
 int lw_model_njoints(const lw_model *m);
-int lw_model_nforces(const lw_model *m);
+int lw_model_nforces(const lw_model *m); /* the description's forces (a beam's elements not counted) */
 int lw_model_noutputs(const lw_model *m);
 int lw_model_output_width(const lw_model *m, int k); /* scalars in output k */
 const char *lw_model_output_name(const lw_model *m, int k);
@@ -590,6 +627,14 @@ void lw_body_pose(const lw_model *m, const lw_data *d, int b, double origin[3], 
  *     joint spring-damper: the joint origin and its unit axis.
  * Either array may be NULL. */
 void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, double *forces);
+/* The beams' centre lines for a view: LW_BEAM_DRAW_PER_ELEMENT points an
+ * element along its shape functions, each (x, y, z, radius), the beams one
+ * after the other; a beam's first point has its radius negated (no segment
+ * leads to it).  lw_scene_beam_points gives their count (0: no beams);
+ * pts holds 4 that many. */
+#define LW_BEAM_DRAW_PER_ELEMENT 8
+int lw_scene_beam_points(const lw_model *m);
+void lw_scene_beams(const lw_model *m, const lw_data *d, double *pts);
 
 /* Lower-level evaluations used by verifiers and the independent reference
  * integrator (all at the state in d, time t):
@@ -724,6 +769,12 @@ typedef struct {
   double *table;
   int status;
   lw_error error;
+  /* the run's events (models with events; not with LW_SENS_FD) and, for
+   * LW_SENS_FORWARD, event_dt (nevents x nparams, row-major): the
+   * derivatives of each event's time with respect to the parameters */
+  long nevents;
+  struct lw_event_record *events;
+  double *event_dt;
 } lw_sens_result;
 
 /* Value and gradient of objectives with respect to parameters over a run of

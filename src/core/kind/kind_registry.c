@@ -12,6 +12,7 @@ const lw_force_kind *const lw_force_kinds[LW_FORCE_NTYPES] = {
   [LW_FORCE_TORQUE] = &lw_kind_torque,
   [LW_FORCE_PID] = &lw_kind_pid,
   [LW_FORCE_STATE_FEEDBACK] = &lw_kind_state_feedback,
+  [LW_FORCE_BEAM] = &lw_kind_beam,
 };
 
 int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk)

@@ -94,6 +94,9 @@ static int torque_compile(lw_compile_ctx *cx, int i, lw_error *err)
     KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
   if (b == -1)
     KFAIL(path, "torque '%s' acts on the ground, where it does nothing; apply it to a moving body", fd->name);
+  if (lw_is_beam_ref(b))
+    KFAIL(path, "torque '%s' acts on beam '%s', which has no rotation of its own; apply a force pair instead",
+          fd->name, fd->body[0]);
   if (b >= 0 && cx->m->blk_n[b] == cx->m->nd)
     KFAIL(path, "force '%s': body '%s' is a point mass, which takes no torque", fd->name, fd->body[0]);
   f->body = b;

@@ -216,7 +216,7 @@ int lw_kind_own_blocks(const lw_model *m, const lw_force *f, const int **blk);
 
 /* the kinds' tables */
 extern const lw_force_kind lw_kind_spring, lw_kind_joint_spring, lw_kind_point_force, lw_kind_torque,
-  lw_kind_pid, lw_kind_state_feedback;
+  lw_kind_pid, lw_kind_state_feedback, lw_kind_beam;
 
 /* the spring-dampers' outputs: length and force */
 extern const struct lw_kind_output lw_kind_spring_outputs[2];

@@ -433,6 +433,16 @@ void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const
     }
 }
 
+void lw_mat_add_block(const lw_model *m, double *vals, double s, int b, int row, const double *K)
+{
+  int n = m->blk_n[b], c0 = m->blk_off[b];
+  for (int kc = 0; kc < n; kc++) {
+    double *col = vals + m->colptr[c0 + kc] + row;
+    for (int kr = 0; kr <= kc; kr++)
+      col[kr] += s * K[kc * n + kr];
+  }
+}
+
 void lw_mat_add_diag(const lw_model *m, double *vals, double s)
 {
   for (int c = 0; c < m->nq; c++)

@@ -7,6 +7,9 @@
 int lw_pattern_pos(const lw_model *m, int bi, int bj);
 void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
                       const int *pairpos, const double *g);
+/* vals += s K on block b's diagonal block (K: its n x n, column-major,
+ * symmetric; row: where the block's rows start in its columns, pairpos[0]) */
+void lw_mat_add_block(const lw_model *m, double *vals, double s, int b, int row, const double *K);
 void lw_mat_add_diag(const lw_model *m, double *vals, double s);
 void lw_jac_mul(const lw_model *m, const lw_data *d, const double *x, double *y);   /* y = J x */
 void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y);  /* y += J^T x */

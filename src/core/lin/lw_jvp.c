@@ -14,6 +14,7 @@
  * length, torques; the tests check each against central differences. */
 #include "lin/lw_jvp.h"
 #include "lw_internal.h"
+#include "dyn/lw_beam_out.h"
 #include "compile/lw_hess.h"
 #include "compile/lw_vexpr.h"
 #include "dyn/lw_forces.h"
@@ -736,6 +737,14 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   }
   case LW_OUT_DISSIPATED_ENERGY:
     dy[0] = NAN; /* an integral over the run: not differentiated (objectives refuse it) */
+    break;
+  case LW_OUT_BEAM_STRAIN:
+  case LW_OUT_BEAM_FORCE:
+  case LW_OUT_BEAM_CURVATURE:
+  case LW_OUT_BEAM_MOMENT:
+  case LW_OUT_BEAM_DEFLECTION:
+  case LW_OUT_BEAM_ENERGY:
+    lw_beam_output(m, d, k, p->q, dir->dq, tm, &dy[0]);
     break;
   default:
     break;

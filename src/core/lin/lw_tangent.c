@@ -95,7 +95,7 @@ static int same_structure(lw_model *const mk[4])
   for (int k = 1; k < 4; k++)
     if (mk[k]->nq != m->nq || mk[k]->nc != m->nc || mk[k]->nforces != m->nforces || mk[k]->nfbs != m->nfbs ||
         mk[k]->ncoords != m->ncoords || mk[k]->nout != m->nout || mk[k]->nterms != m->nterms ||
-        mk[k]->nfric != m->nfric)
+        mk[k]->nfric != m->nfric || mk[k]->nguards != m->nguards)
       return 0;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *fs[4] = FOUR(&, mk, ->fric[e]);
@@ -254,6 +254,18 @@ static void comb_rest(lw_model *o, lw_model *const mk[4], const double c[4])
     for (int i = 0; i < 3; i++)
       o->terms[k].target[i] = comb(tt, (size_t)i, c);
   }
+  /* the events' guards: the point and normal of a contact, the bound or
+   * value, the restitution (the rest speed is a threshold, not varied) */
+  for (int k = 0; k < m->nguards; k++) {
+    const lw_vexpr *gv[4] = FOUR(&, mk, ->guards[k].v);
+    vx_comb(&o->guards[k].v, gv, c);
+    const double *gn[4] = FOUR(, mk, ->guards[k].n), *go[4] = FOUR(&, mk, ->guards[k].offset);
+    const double *ge[4] = FOUR(&, mk, ->guards[k].e);
+    for (int i = 0; i < 3; i++)
+      o->guards[k].n[i] = comb(gn, (size_t)i, c);
+    o->guards[k].offset = comb(go, 0, c);
+    o->guards[k].e = comb(ge, 0, c);
+  }
 }
 
 /* o = sum_k c_k mk[k] (o may be one of them: each constant is read before
@@ -365,6 +377,10 @@ static void tangent_flags_set(lw_tangent *t)
     t->any |= t->out_on[k] = (char)vx_nonzero(&o->outputs[k].v);
   for (int k = 0; k < o->nterms; k++)
     t->any |= t->term_on[k] = (char)(o->terms[k].weight != 0.0 || nonzero(o->terms[k].target, 3));
+  for (int k = 0; k < o->nguards; k++) {
+    const lw_guard *g = &o->guards[k];
+    t->any |= vx_nonzero(&g->v) || nonzero(g->n, 3) || g->offset != 0.0 || g->e != 0.0;
+  }
 }
 
 void lw_tangent_free(lw_tangent *t)
@@ -415,9 +431,30 @@ static int gravity_field_tangent(const lw_model *m, const double *x, lw_model *d
     return 0;
   double z[6] = {0, 0, 0, 0, 0, 0}, dg[3] = {0, 0, 0};
   dg[k] = 1.0;
-  for (int b = 0; dm && b < m->nb; b++)
+  for (int b = 0; dm && b < m->nbd; b++)
     lw_body_tangent(m, b, 0.0, z, z, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
+  for (int b = m->nbd; dm && b < m->nb; b++)
+    lw_beam_tangent(m, b, 0.0, dg, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
   return 1;
+}
+
+/* beams/NAME/...: the kind's tangent hook on each of its elements (their
+ * constants, mass blocks and gravity) */
+static int beam_field_tangent(const lw_model *m, const char *path, const double *x, lw_model *dm)
+{
+  const char *name = path + 6, *sl = strchr(name, '/');
+  size_t nl = sl ? (size_t)(sl - name) : strlen(name);
+  for (int k = 0; k < m->nbeams; k++) {
+    const char *bn = m->desc->beams[k].name;
+    if (strlen(bn) != nl || strncmp(bn, name, nl))
+      continue;
+    const lw_force_kind *kd = lw_force_kind_of(LW_FORCE_BEAM);
+    int ok = 1;
+    for (int e = 0; e < m->beams[k].nel; e++)
+      ok &= kd->tangent(m, m->beams[k].force0 + e, x, dm);
+    return ok;
+  }
+  return 0;
 }
 
 /* a driver's coefficient, an initial value or velocity, an objective
@@ -476,7 +513,7 @@ static int force_field_tangent(const lw_model *m, const char *path, const double
 {
   const char *name = path + 7, *sl = strchr(name, '/');
   size_t nl = sl ? (size_t)(sl - name) : strlen(name);
-  for (int n = 0; n < m->nforces; n++) {
+  for (int n = 0; n < m->desc->nforces; n++) { /* the beams' elements follow, unnamed */
     const char *fn = m->desc->forces[n].name;
     if (strlen(fn) != nl || strncmp(fn, name, nl))
       continue;
@@ -495,6 +532,8 @@ static int field_tangent(const lw_model *m, const char *path, const double *x, l
     return force_field_tangent(m, path, x, dm);
   if (!strncmp(path, "bodies/", 7))
     return body_field_tangent(m, x, dm);
+  if (!strncmp(path, "beams/", 6))
+    return beam_field_tangent(m, path, x, dm);
   if (!strncmp(path, "joints/", 7))
     return friction_field_tangent(m, x, dm);
   return gravity_field_tangent(m, x, dm) || value_field_tangent(m, x, dm);

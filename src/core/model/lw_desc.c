@@ -2,6 +2,7 @@
 #include "linkwright.h"
 #include "model/lw_desc.h"
 #include "model/lw_event_desc.h"
+#include "model/lw_beam_desc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -372,6 +373,7 @@ void lw_desc_free(lw_desc *d)
   free(d->description);
   free(d->source_dir);
   lw_desc_events_free(d);
+  lw_desc_beams_free(d);
   free(d);
 }
 
@@ -492,6 +494,7 @@ lw_desc *lw_desc_copy(const lw_desc *s)
       p->cons[k].objective = dup_str(sp->cons[k].objective);
   }
   lw_desc_events_copy(d, s);
+  lw_desc_beams_copy(d, s);
   return d;
 }
 
@@ -499,12 +502,13 @@ lw_desc *lw_desc_copy(const lw_desc *s)
 static const char *joint_names[LW_JOINT_NTYPES] = {
   "revolute", "prismatic", "spherical", "cylindrical", "universal", "planar", "fixed"};
 static const char *force_names[LW_FORCE_NTYPES] = {
-  "spring_damper", "joint_spring_damper", "force", "torque", "pid", "state_feedback"};
+  "spring_damper", "joint_spring_damper", "force", "torque", "pid", "state_feedback", "beam_element"};
 static const char *output_names[LW_OUT_NTYPES] = {
   "position", "velocity", "acceleration", "joint_coordinate", "joint_velocity",
   "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control",
   "spring_length", "spring_force", "dissipated_energy", "friction_force", "normal_force", "slip_speed",
-  "friction_work"};
+  "friction_work", "beam_strain", "beam_force", "beam_curvature", "beam_moment", "beam_deflection",
+  "beam_energy"};
 
 static int name_index(const char **names, int n, const char *s)
 {
@@ -813,6 +817,8 @@ double *lw_desc_field(lw_desc *d, const char *path)
   }
   if (!strcmp(a, "events"))
     return lw_event_field(d, b, p);
+  if (!strcmp(a, "beams"))
+    return lw_beam_field(d, b, p);
   return NULL;
 }
 

@@ -5,6 +5,7 @@
  * solves its transposed systems, one objective at a time: the cost does not
  * grow with the number of parameters. */
 #include "sens_internal.h"
+#include "sens/sens_events.h"
 #include "la/lw_bmat.h"
 #include "model/lw_error.h"
 
@@ -22,6 +23,12 @@ typedef struct {
   double *cx;      /* (nx) the cotangent of the state k */
   double *mu;      /* (3 n1) the multipliers of the acceleration, velocity and position problems */
   double *tmp;     /* (max(nv, n1) + nq) scratch of the initial problems */
+  sens_ev *ev;     /* the model's events (sens_events.c), or NULL; then */
+  char *fired;     /* (N + 1) the steps to these states held events */
+  double *xb;      /* (no x nx) the cotangent a step with events hands to the state it started from */
+  double *stx;     /* (one state) scratch */
+  struct lw_event_record *log; /* the forward pass's events */
+  long nlog;
 } adjoint_work;
 
 /* the stored states: all of them, or checkpoints every K = ceil(sqrt(N + 1))
@@ -60,8 +67,14 @@ static int adjoint_forward_pass(sens_run *r, adjoint_work *a)
   for (long k = 0; k <= s->N; k++) {
     if (k > 0) {
       lw_step_info info;
-      if (lw_step(r->m, s->d, &info, r->err))
+      if (a->ev) {
+        int fired = 0, status = sens_ev_step(a->ev, st1, st1, &fired, s->value);
+        if (status)
+          return status;
+        a->fired[k] = (char)fired;
+      } else if (lw_step(r->m, s->d, &info, r->err)) {
         return LW_ERR_SOLVER;
+      }
       sens_state_save(s, st1);
       if (!a->checkpoint)
         memcpy(a->store + sl * (size_t)k, st1, sizeof(double) * sl);
@@ -111,6 +124,11 @@ static void adjoint_free(adjoint_work *a)
   free(a->kb);
   free(a->mu);
   free(a->tmp);
+  sens_ev_free(a->ev);
+  free(a->fired);
+  free(a->xb);
+  free(a->stx);
+  free(a->log);
 }
 
 /* the cotangent cx of [q qd qdd lambda z] at state k for objective o: the
@@ -123,6 +141,11 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
   const double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq;
   double *cx = aw->cx;
   memset(cx, 0, sizeof(double) * (size_t)s->nx);
+  if (aw->xb) { /* from a step with events that starts here */
+    double *xb = aw->xb + (size_t)o * s->nx;
+    memcpy(cx, xb, sizeof(double) * (size_t)s->nx);
+    memset(xb, 0, sizeof(double) * (size_t)s->nx);
+  }
   const int *xs;
   sens_outputs_cotangent(s, s->gy + (size_t)o * ncols, cx, &xs);
   for (int i = 0; i < nq; i++) {
@@ -235,6 +258,29 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
     zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
 }
 
+/* the step with events from stored state st0 taken again, its Jacobian formed */
+static int adjoint_event_step(sens_run *r, adjoint_work *aw, const double *st0)
+{
+  int fired = 0, status = sens_ev_restart(aw->ev, st0);
+  if (!status)
+    status = sens_ev_step(aw->ev, st0, aw->stx, &fired, NULL);
+  if (!status && (!fired || sens_ev_jacobian(aw->ev)))
+    status = r->err->status ? r->err->status : LW_ERR_SOLVER;
+  return status;
+}
+
+/* that step transposed for objective o: the cotangent of the state it
+ * started from (handed on through xb, none through the history) and its
+ * parameters' part into the gradient */
+static void adjoint_event_transposed(sens_run *r, adjoint_work *aw, int o)
+{
+  sens *s = r->s;
+  int nq = s->nq;
+  sens_ev_adjoint(aw->ev, o, aw->cx, aw->xb + (size_t)o * s->nx, s->grad + (size_t)o * s->p);
+  memset(aw->ab + (size_t)o * nq, 0, sizeof(double) * (size_t)nq);
+  memset(aw->bb + (size_t)o * nq, 0, sizeof(double) * (size_t)nq);
+}
+
 /* state k of the backward pass (stored at base + k states): its outputs'
  * and objectives' derivatives, the step to it linearized, and for each
  * objective the step (or, at k = 0, the initial problems) transposed */
@@ -244,13 +290,23 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   const double *stk = base + r->sl * (size_t)k;
   double wi, wf;
   sens_trapezoid_weights(s, k, &wi, &wf);
+  /* a step with events first: its integrals' terms evaluate the outputs
+   * at its states */
+  int fired = k > 0 && aw->fired && aw->fired[k];
+  if (fired) {
+    int status = adjoint_event_step(r, aw, base + r->sl * (size_t)(k - 1));
+    if (status)
+      return status;
+  }
   sens_outputs_at(s, stk, 1, k == s->N);
   sens_objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
-  if (k > 0 && s->m->integ->linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
+  if (!fired && k > 0 && s->m->integ->linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
     return r->err->status;
   for (int o = 0; o < s->no; o++) {
     adjoint_state_cotangent(r, aw, o, k);
-    if (k == 0)
+    if (fired)
+      adjoint_event_transposed(r, aw, o);
+    else if (k == 0)
       adjoint_initial_transposed(r, aw, o);
     else
       adjoint_step_transposed(r, aw, o);
@@ -265,11 +321,20 @@ static int adjoint_segment_recompute(sens_run *r, adjoint_work *a, long sg, long
   size_t sl = r->sl;
   memcpy(a->seg, a->store + sl * (size_t)sg, sizeof(double) * sl);
   sens_state_load(s, a->seg);
+  if (a->ev && sens_ev_restart(a->ev, a->seg))
+    return LW_ERR_MODEL;
   for (long k = k0 + 1; k <= k1; k++) {
     lw_step_info info;
+    double *stk = a->seg + sl * (size_t)(k - k0);
+    if (a->ev) {
+      int fired, status = sens_ev_step(a->ev, stk - sl, stk, &fired, NULL);
+      if (status)
+        return status;
+      continue;
+    }
     if (lw_step(r->m, s->d, &info, r->err))
       return LW_ERR_SOLVER;
-    sens_state_save(s, a->seg + sl * (size_t)(k - k0));
+    sens_state_save(s, stk);
   }
   return LW_OK;
 }
@@ -307,11 +372,37 @@ int sens_adjoint_run(sens_run *r)
 {
   adjoint_work a = {0};
   int status = adjoint_store_alloc(r, &a);
+  if (!status && r->m->nguards) {
+    sens *s = r->s;
+    sens_state_load(s, r->st0);
+    a.ev = sens_ev_new(s);
+    a.fired = calloc((size_t)s->N + 1, 1);
+    a.xb = calloc((size_t)s->nx * s->no + 1, sizeof(double));
+    a.stx = calloc(r->sl, sizeof(double));
+    if (!a.ev)
+      status = r->err->status ? r->err->status : LW_ERR_NOMEM;
+    else if (!a.fired || !a.xb || !a.stx)
+      status = LW_ERR_NOMEM;
+  }
   if (!status)
     status = adjoint_forward_pass(r, &a);
+  if (!status && a.ev) {
+    sens_ev_take_log(a.ev, r->res);
+    a.log = r->res->events;
+    a.nlog = r->res->nevents;
+    r->res->events = NULL;
+    r->res->nevents = 0;
+  }
   if (!status) {
     adjoint_cotangents_alloc(r, &a);
     status = adjoint_backward_pass(r, &a);
+  }
+  if (a.ev) { /* the log of the forward pass (the backward one restarts it) */
+    lw_sens_result *res = r->res;
+    free(res->events);
+    res->events = a.log;
+    res->nevents = a.nlog;
+    a.log = NULL;
   }
   adjoint_free(&a);
   return status;

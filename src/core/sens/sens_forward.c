@@ -4,6 +4,7 @@
  * after each step its linearization carries the parameters' columns of the
  * state, and the outputs and objectives at the new state are summed. */
 #include "sens_internal.h"
+#include "sens/sens_events.h"
 #include "model/lw_error.h"
 
 #include <stdlib.h>
@@ -16,6 +17,7 @@ typedef struct {
   double *Z;       /* (p x ncols) the outputs' derivatives Y Sx + YT (output table) */
   double *R, *R2;  /* (max(nv, n1) x p), (2 max(nv, n1)) right-hand sides */
   sens_pipe *pipe; /* the stepping thread, or NULL */
+  sens_ev *ev;     /* the model's events (sens_events.c), or NULL */
 } forward_cols;
 
 /* the step's active parameters become live (a controller's error depends
@@ -180,6 +182,24 @@ static void forward_carry(sens_run *r, forward_cols *f)
     sens_carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, nl);
 }
 
+/* the step with events just taken (st0 to st1): the live columns carried
+ * by its Jacobian (sens_events.c), the parameters it moves made live */
+static int forward_event_step(sens_run *r, forward_cols *f)
+{
+  sens *s = r->s;
+  if (!r->forward || s->p == 0)
+    return LW_OK;
+  if (sens_ev_jacobian(f->ev))
+    return r->err->status ? r->err->status : LW_ERR_SOLVER;
+  sens_ev_quad_grad(f->ev, f->Sx, s->grad);
+  sens_ev_times(f->ev, f->Sx);
+  sens_ev_active(f->ev);
+  live_cols_add(s, f->Sx);
+  if (s->nl > 0)
+    sens_ev_forward(f->ev, f->Sx);
+  return LW_OK;
+}
+
 /* the step to state k (k >= 1) into st1 (st0 its start), from the stepping
  * thread or stepped here; with derivatives, linearized and carried */
 static int forward_step(sens_run *r, forward_cols *f, long k)
@@ -192,6 +212,12 @@ static int forward_step(sens_run *r, forward_cols *f, long k)
       return LW_ERR_SOLVER;
     }
     sens_state_load(s, r->st1);
+  } else if (f->ev) {
+    int fired = 0, status = sens_ev_step(f->ev, r->st0, r->st1, &fired, s->value);
+    if (status)
+      return status;
+    if (fired)
+      return forward_event_step(r, f);
   } else {
     lw_step_info info;
     sens_state_load(s, r->st0);
@@ -200,7 +226,7 @@ static int forward_step(sens_run *r, forward_cols *f, long k)
     sens_state_save(s, r->st1);
   }
   if (r->forward && s->p > 0) {
-    if (s->m->integ->linearize(s, r->st0, r->st1, !f->pipe))
+    if (s->m->integ->linearize(s, r->st0, r->st1, !f->pipe && !f->ev))
       return r->err->status;
     live_cols_add(s, f->Sx);
   }
@@ -316,6 +342,11 @@ int sens_forward_run(sens_run *r)
     forward_initial_cols(r, &f);
   if (!status && r->opt->keep_outputs)
     status = forward_table_alloc(r);
+  if (!status && r->m->nguards) {
+    sens_state_load(s, r->st0);
+    if (!(f.ev = sens_ev_new(s)))
+      status = r->err->status ? r->err->status : LW_ERR_NOMEM;
+  }
   if (!status) {
     if (r->pipelined && !(f.pipe = sens_pipe_start(s)))
       s->aux = 0; /* one thread after all: no step data to keep */
@@ -325,6 +356,9 @@ int sens_forward_run(sens_run *r)
   if (!status)
     res->peak_bytes = sizeof(double) * ((size_t)s->nx * s->p * 2 + (f.pipe ? sens_pipe_bytes(f.pipe) : 0));
   sens_pipe_stop(f.pipe);
+  if (f.ev)
+    sens_ev_take_log(f.ev, res);
+  sens_ev_free(f.ev);
   forward_free(&f);
   return status;
 }

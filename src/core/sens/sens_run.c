@@ -26,6 +26,7 @@
  * state's (sens_initial.c), outputs and objectives (sens_objectives.c), the
  * solves (sens_linalg.c), the forward on two threads (sens_pipeline.c). */
 #include "sens_internal.h"
+#include "sens/sens_events.h"
 #include "lin/lw_tangent.h"
 #include "model/lw_error.h"
 
@@ -54,14 +55,28 @@ void lw_sens_result_clear(lw_sens_result *r)
   free(r->gradient);
   free(r->depends);
   free(r->table);
+  free(r->events);
+  free(r->event_dt);
   memset(r, 0, sizeof *r);
 }
 
-/* solver settings are not differentiable parameters */
-static int check_param(const lw_desc *d, int j, lw_error *err)
+/* a beam's end point moves its initial shape, which the initial state's
+ * sensitivity does not follow: only differences of whole runs see it */
+static int beam_end_field(const char *path)
+{
+  if (strncmp(path, "beams/", 6))
+    return 0;
+  const char *f = strrchr(path, '/'); /* beams/B/start/K: f at "/K" */
+  size_t n = (size_t)(f - path);
+  return (n > 12 && !strncmp(f - 6, "/start", 6)) || (n > 10 && !strncmp(f - 4, "/end", 4));
+}
+
+/* solver settings are not differentiable parameters; beam end points only
+ * by differences */
+static int check_param(const lw_desc *d, int j, lw_sens_method method, lw_error *err)
 {
   const lw_param_desc *p = &d->params[j];
-  for (int k = 0; k < p->ntargets; k++)
+  for (int k = 0; k < p->ntargets; k++) {
     if (!strncmp(p->targets[k], "solver/", 7)) {
       lw_set_error(err, LW_ERR_MODEL, "", NAN,
                    "parameter '%s' sets the solver setting '%s'; the simulation is not a "
@@ -69,6 +84,14 @@ static int check_param(const lw_desc *d, int j, lw_error *err)
                    p->name, p->targets[k]);
       return -1;
     }
+    if (method != LW_SENS_FD && method != LW_SENS_VALUE && beam_end_field(p->targets[k])) {
+      lw_set_error(err, LW_ERR_MODEL, "", NAN,
+                   "parameter '%s' moves the beam end point '%s', whose forward and adjoint sensitivities "
+                   "are not computed; use finite differences (method fd) for it",
+                   p->name, p->targets[k]);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -84,7 +107,7 @@ static int run_configure(sens_run *r, lw_tangent **tg)
   /* the forward on two threads: the stepping thread keeps each step's
    * constraint data with the state (aux), as the adjoint's forward pass */
   r->pipelined = opt->method == LW_SENS_FORWARD && s->p > 0 && m->dense && opt->threads != 1 &&
-                 sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+                 !m->nguards && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
   /* with pipelined, W = M^-1 J^T too: the ring holds a few states, and the
    * taking thread is the slower */
   s->aux = r->pipelined ? 2 : opt->method == LW_SENS_ADJOINT && m->dense;
@@ -122,6 +145,8 @@ static int run_configure(sens_run *r, lw_tangent **tg)
                  m->integ->name);
     return LW_ERR_MODEL;
   }
+  if (sens_ev_supported(m, r->forward || r->adjoint, r->err))
+    return LW_ERR_MODEL;
   return LW_OK;
 }
 
@@ -220,18 +245,8 @@ static int result_start(const lw_desc *desc, const lw_sens_options *opt, lw_sens
       lw_set_error(err, LW_ERR_MODEL, "", NAN, "parameter index %d out of range", opt->params[j]);
       return res->status = LW_ERR_MODEL;
     }
-    if (check_param(desc, opt->params[j], err))
+    if (check_param(desc, opt->params[j], opt->method, err))
       return res->status = LW_ERR_MODEL;
-  }
-  /* the runs here step without events: their objectives and derivatives
-   * would be those of a model without its contacts, limits and guards */
-  if (desc->nevents > 0) {
-    char path[200];
-    snprintf(path, sizeof path, "events/%s", desc->events[0].name);
-    lw_set_error(err, LW_ERR_MODEL, path, NAN,
-                 "objectives and sensitivities are not computed through events yet; the model has %d event(s) "
-                 "(the first '%s')", desc->nevents, desc->events[0].name);
-    return res->status = LW_ERR_MODEL;
   }
   return LW_OK;
 }
