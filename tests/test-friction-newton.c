@@ -39,7 +39,6 @@ static int run_model(lw_model *m, int exact, run *r, lw_error *err)
     r->steps += rc == 0;
   }
   r->t = lw_data_time(d);
-  lw_model_body_coords(m, lw_model_nbodies(m) - 1, NULL);
   r->nq = 0;
   for (int b = 0; b < lw_model_nbodies(m); b++) {
     int size, i0 = lw_model_body_coords(m, b, &size);

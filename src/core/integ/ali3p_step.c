@@ -197,8 +197,8 @@ static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h,
    * sec. 8.4 (a)); or none of it, the exact tangent taking it (8.4 (b)) */
   if (m->nfric) {
     ns->lam_read = lw_joint_friction_lambda(m, d, d->tmp, lam_f);
-    lw_joint_friction_eval(m, d, d->q, d->qd, ns->lam_read, d->Q, refactor && !(ns->fric_lu && ns->fric_damp) ? d->vals : NULL,
-                           0.5 * h);
+    int damping = refactor && !(ns->fric_lu && ns->fric_damp);
+    lw_joint_friction_eval(m, d, d->q, d->qd, ns->lam_read, d->Q, damping ? d->vals : NULL, 0.5 * h);
   }
   lw_mass_mul(m, d->qdd, d->r);
   for (int i = 0; i < nq; i++)
@@ -384,7 +384,8 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, in
   *exact = m->dense && lw_schur_factor(m, d) == 0;
   d->schur_ok = *exact;
   /* the iterative projections precondition with the Cholesky factor of the
-   * frictionless Newton matrix (d->vals), made now when the step used LU */
+   * Newton matrix less friction's non-symmetric terms (d->vals), made now
+   * when the step used LU */
   if (!*exact && spd_stale && lw_spd_factor(&d->solver, m, d->vals)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "the projection matrix is not positive definite at t = %.6g s", t1);
     return -1;
