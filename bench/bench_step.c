@@ -8,9 +8,12 @@
  *      (src/ref/lw_ref_idas.c): ours at h = 4 ... 0.125 ms, IDAS at
  *      rtol = 1e-4 ... 1e-10, and the observed order of ours; the same table
  *      for the variational integrator, and its time per step at 1 ms
- *      against ALI3-P's.
+ *      against ALI3-P's;
+ *   d. the chains' start-up, N = 10 ... 10000, and its log-log slope
+ *      (bench_startup.c).
  *
- * Run: ninja -C build bench   (or build/bench/bench-step [--quick]).
+ * Run: ninja -C build bench   (or build/bench/bench-step [--quick] [--startup]:
+ * d alone).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,6 +26,7 @@
 #include "linkwright.h"
 #include "lw_io.h"
 #include "lw_ref_idas.h"
+#include "bench_startup.h"
 #ifdef LW_HAVE_MUJOCO
 #include "mujoco_fivebar.h"
 #endif
@@ -199,6 +203,9 @@ int main(int argc, char **argv)
 {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   int nrep = quick ? 1 : 5;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--startup"))
+      return bench_startup(3);
   double t_start = now_s();
   const char *path = LW_SOURCE_ROOT "/models/five-bar.json";
   lw_error err;
@@ -444,6 +451,7 @@ int main(int argc, char **argv)
     printf("five-bar at h = 1 ms, variational against ALI3-P: %.2f us/step against %.2f (ratio %.2f), "
            "error %.2e m against %.2e m\n",
            1e6 * vi_step_s, 1e6 * ours_step, vi_step_s / ours_step, vi_e[2], ours_e1);
+  failed |= bench_startup(quick ? 1 : 3);
   printf("total bench time %.1f s\n", now_s() - t_start);
   lw_model_free(fb);
   return failed;
