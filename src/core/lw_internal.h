@@ -431,6 +431,11 @@ struct lw_data {
    * lambda + kap is the multiplier consistent with the projected
    * acceleration (friction reads its reaction there); reset with the state */
   int fric_kap_ok;
+  /* dense models with friction: the step's exact Newton matrix, LU-factored
+   * (nq x nq, column-major), then 3 nq + nc of scratch, and its pivots (nq)
+   * (docs/friction.md sec. 8.4 (b)) */
+  double *fric_lu;
+  int *fric_piv;
   lw_spd solver;
   /* exact projections of dense models: S = J M^-1 J^T (nc x nc), W = M^-1 J^T rows */
   double *S, *W;

@@ -48,6 +48,14 @@ lw_data *lw_data_new(const lw_model *m)
   d->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fric_work = calloc(2 * (size_t)m->nfric + (m->nfric ? 2 * nc : 0) + 1, sizeof(double));
+  if (m->dense && m->nfric) {
+    d->fric_lu = calloc(nq * nq + 3 * nq + nc, sizeof(double));
+    d->fric_piv = calloc(nq + 1, sizeof(int));
+    if (!d->fric_lu || !d->fric_piv) {
+      lw_data_free(d);
+      return NULL;
+    }
+  }
   if (m->dense) {
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * (size_t)m->wrow, sizeof(double));
@@ -74,6 +82,8 @@ void lw_data_free(lw_data *d)
   free(d->integ_iwork);
   free(d->S);
   free(d->W);
+  free(d->fric_lu);
+  free(d->fric_piv);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
                     d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs, d->fric_work};

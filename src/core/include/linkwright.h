@@ -562,6 +562,11 @@ typedef struct {
   int mode;               /* LW_MODE_STEP or LW_MODE_TOLERANCE (step is then the output interval) */
   double rtol, atol;      /* tolerance mode: the local error allowed, rtol |q_i| + atol */
   int order;              /* tolerance mode: 2 or 4 */
+  /* joint friction's exact (non-symmetric) tangent in every Newton
+   * iteration of the ALI3-P step (dense models; docs/friction.md sec. 8.4
+   * (b)); 0: only where the iteration with its symmetric part stalls.  Not
+   * in the model file: 0 when compiled. */
+  int friction_exact;
 } lw_opt;
 
 const lw_opt *lw_model_opt(const lw_model *m);

@@ -3,6 +3,7 @@
  * iteration, 3.37 and 3.40 for the mass-weighted velocity and acceleration
  * projections; Newmark beta = 1/4, gamma = 1/2), of length m->opt.step. */
 #include "integ/lw_integrator.h"
+#include "integ/ali3p_friction.h"
 #include "compile/lw_model.h"
 #include "dyn/lw_forces.h"
 #include "dyn/lw_joint_friction.h"
@@ -137,6 +138,11 @@ typedef struct {
   double alpha_max;
   int wr_raise;      /* where the penalty was first raised: the worst row, */
   double dq_raise, phi_raise; /* the increment and the violation */
+  int stop_at;       /* iterations after which a stall ends the step */
+  int fric_lu;       /* the matrix holds friction's cross terms, LU-factored, */
+  int fric_damp;     /* and its exact damping (else the positive part) */
+  int spd_stale;     /* d->solver holds no factorization of this step */
+  const double *lam_read; /* the multipliers friction reads at the iterate */
 } newton;
 
 /* from the state at t_n: the Newmark history terms, the predictor and the
@@ -167,7 +173,7 @@ static void predict(const lw_model *m, lw_data *d, double h, double t1, double *
 
 /* d->dq = -h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q), and when refactor
  * the tangent M + h/2 C + h^2/4 (K + alpha J^T J) in d->vals */
-static void newton_residual(const lw_model *m, lw_data *d, const newton *ns, double h, double t1, double *lam_f,
+static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h, double t1, double *lam_f,
                             int refactor)
 {
   int nq = m->nq, nc = m->nc, w = m->wrow;
@@ -188,10 +194,12 @@ static void newton_residual(const lw_model *m, lw_data *d, const newton *ns, dou
    * step's acceleration-projection multipliers: lambda* alone is the
    * reaction to first order in h only), its damping's symmetric positive
    * part in the matrix, the rest left to the iteration (docs/friction.md
-   * sec. 8.4 (a)) */
-  if (m->nfric)
-    lw_joint_friction_eval(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->tmp, lam_f), d->Q,
-                           refactor ? d->vals : NULL, 0.5 * h);
+   * sec. 8.4 (a)); or none of it, the exact tangent taking it (8.4 (b)) */
+  if (m->nfric) {
+    ns->lam_read = lw_joint_friction_lambda(m, d, d->tmp, lam_f);
+    int damping = refactor && !(ns->fric_lu && ns->fric_damp);
+    lw_joint_friction_eval(m, d, d->q, d->qd, ns->lam_read, d->Q, damping ? d->vals : NULL, 0.5 * h);
+  }
   lw_mass_mul(m, d->qdd, d->r);
   for (int i = 0; i < nq; i++)
     d->r[i] -= d->Q[i];
@@ -256,6 +264,49 @@ static int newton_raise_penalty(const lw_model *m, const lw_data *d, newton *ns,
   return 0;
 }
 
+/* the Newton matrix in d->vals factored: by Cholesky, or with friction's
+ * exact tangent added by LU (d->solver then left stale); 0, or -1 when
+ * it is not positive definite or singular */
+static int newton_factor(const lw_model *m, lw_data *d, newton *ns, double h, double t1)
+{
+  if (!ns->fric_lu)
+    return lw_spd_factor(&d->solver, m, d->vals);
+  ns->spd_stale = 1;
+  return lw_ali3p_fric_factor(m, d, d->vals, ns->lam_read, ns->alpha, h, t1, ns->fric_damp);
+}
+
+/* A stalled iteration of a model with friction whose matrix holds only
+ * the damping's symmetric part (docs/friction.md sec. 8.4 (a)) goes on
+ * from where it is with the exact tangent (8.4 (b)): the wedging of a
+ * joint by its own friction (dQ^f/dl, dQ^f/dq) is what the symmetric
+ * matrix lacks.  Steps that converge without it are untouched.  Returns 1
+ * when switched (a new budget of iterations), else 0. */
+static int newton_switch_exact(const lw_model *m, newton *ns)
+{
+  if (ns->fric_lu || !lw_ali3p_fric_exact(m) || !(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax))
+    return 0;
+  ns->fric_lu = 1;
+  ns->fric_damp = 1;
+  ns->raise = 1; /* factor at the next iteration */
+  ns->stop_at = ns->it + m->opt.max_iterations;
+  ns->budget = ns->budget > ns->stop_at ? ns->budget : ns->stop_at;
+  ns->dqprev = INFINITY;
+  return 1;
+}
+
+/* Friction's exact damping makes Newton's method cycle where the slip
+ * crosses the hump of mu (mu rising to mu_s over v_t, falling beyond):
+ * when the increments stop shrinking the step goes on with the damping's
+ * positive part (sec. 8.4 (a)) and the exact cross terms, which converges
+ * there, quadratically again once the slip is back on the rising side. */
+static void newton_safeguard(newton *ns)
+{
+  if (ns->fric_lu && ns->fric_damp && ns->it > 1 && !(ns->dqn < ns->dqprev)) {
+    ns->fric_damp = 0;
+    ns->raise = 1; /* factor at the next iteration */
+  }
+}
+
 /* the position problem at t1 by Newton's method on the augmented
  * Lagrangian (seed 002 eqs. 3.28-3.29); 0 when converged, else -1 with
  * err set (LW_ERR_SOLVER) naming the worst equation */
@@ -263,7 +314,9 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
                         lw_error *err)
 {
   const lw_opt *s = &m->opt;
-  for (ns->it = 1; ns->it <= ns->budget; ns->it++) {
+  for (ns->it = 1;; ns->it++) {
+    if (ns->it > ns->budget && !newton_switch_exact(m, ns))
+      break;
     /* tangent: factorized at the predictor, then reused (modified Newton)
      * while the iterate stays within 1e-7 (relative) of where it was
      * factorized and the increments shrink fast; otherwise refactorized
@@ -275,14 +328,19 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
       ns->moved = 0;
     }
     newton_residual(m, d, ns, h, t1, lam_f, refactor);
-    if (refactor && lw_spd_factor(&d->solver, m, d->vals)) {
+    if (refactor && newton_factor(m, d, ns, h, t1)) {
       if (ns->alpha > s->alpha)
         break; /* a raised penalty lost the matrix to round-off: not converged */
-      lw_set_error(err, LW_ERR_SOLVER, "", t1, "the Newton matrix is not positive definite at t = %.6g s", t1);
+      lw_set_error(err, LW_ERR_SOLVER, "", t1, "the Newton matrix is %s at t = %.6g s",
+                   ns->fric_lu ? "singular" : "not positive definite", t1);
       return -1;
     }
-    lw_spd_solve(&d->solver, d->dq);
+    if (ns->fric_lu)
+      lw_ali3p_fric_solve(m, d, d->dq);
+    else
+      lw_spd_solve(&d->solver, d->dq);
     newton_update(m, d, ns, h, t1);
+    newton_safeguard(ns);
     if (!(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax) || isinf(ns->phimax))
       break;
     /* increments below the tolerance, or at round-off of the coordinates */
@@ -292,7 +350,7 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
       return 0;
     if (newton_raise_penalty(m, d, ns, dq_tol, phi_tol))
       break;
-    if (ns->it >= s->max_iterations && !(ns->dqn < ns->dqprev))
+    if (ns->it >= ns->stop_at && !(ns->dqn < ns->dqprev) && !newton_switch_exact(m, ns))
       break;
   }
   char where[200];
@@ -315,8 +373,8 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
 /* velocity and acceleration projections (3.35, 3.39), preconditioned by
  * the Newton factorization (penalty sa): no factorization of their own;
  * *exact when they were solved exactly (Schur); 0, or -1 with err set */
-static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, double *vres, int *exact,
-                         lw_error *err)
+static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, int spd_stale, double *vres,
+                         int *exact, lw_error *err)
 {
   int nq = m->nq, nc = m->nc;
   double *target = d->tmp2 + 2 * nc;
@@ -325,6 +383,13 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, do
     target[r] = -d->phit[r];
   *exact = m->dense && lw_schur_factor(m, d) == 0;
   d->schur_ok = *exact;
+  /* the iterative projections precondition with the Cholesky factor of the
+   * Newton matrix less friction's non-symmetric terms (d->vals), made now
+   * when the step used LU */
+  if (!*exact && spd_stale && lw_spd_factor(&d->solver, m, d->vals)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", t1, "the projection matrix is not positive definite at t = %.6g s", t1);
+    return -1;
+  }
   *vres = *exact ? project_exact(m, d, d->qd, target, d->sig, 1) : project(m, d, d->qd, target, sa);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
@@ -378,10 +443,12 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
    * below about 1e8 relative to its mass part) */
   newton ns = {.budget = m->opt.max_iterations, .dqn = INFINITY, .dqprev = INFINITY, .phimax = INFINITY,
                .phiprev = INFINITY, .alpha = m->opt.alpha, .alpha_fact = m->opt.alpha,
-               .alpha_max = fmax(m->opt.alpha, 1e8 * m->mass_scale / hh4), .wr_raise = -1};
+               .alpha_max = fmax(m->opt.alpha, 1e8 * m->mass_scale / hh4), .wr_raise = -1,
+               .stop_at = m->opt.max_iterations, .fric_lu = lw_ali3p_fric_exact(m) && m->opt.friction_exact,
+               .fric_damp = 1};
   double vres = 0;
   int exact = 0, ok = newton_solve(m, d, &ns, h, t1, lam_f, err) == 0 &&
-                      project_rates(m, d, t1, ns.alpha_fact * hh4, &vres, &exact, err) == 0;
+                      project_rates(m, d, t1, ns.alpha_fact * hh4, ns.spd_stale, &vres, &exact, err) == 0;
   if (ok)
     step_done(m, d, h, t1, exact);
   else

@@ -1,0 +1,22 @@
+/* ali3p_friction.h: what integ/ali3p_friction.c offers the ALI3-P step (private to src/core). */
+#ifndef LW_INTEG_ALI3P_FRICTION_H
+#define LW_INTEG_ALI3P_FRICTION_H
+
+#include "lw_internal.h"
+
+/* 1 when the step's Newton matrix takes joint friction's exact tangent
+ * (docs/friction.md sec. 8.4 (b)): a dense model with friction */
+int lw_ali3p_fric_exact(const lw_model *m);
+/* the exact Newton matrix of the step with friction: the tangent without
+ * friction in vals (the upper pattern of m, M + h/2 C + h^2/4 (K + alpha
+ * J^T J)) less h^2/4 (dQ^f/dq + 2/h dQ^f/dqd + alpha dQ^f/dl J) at the
+ * iterate (d->q, d->qd; the rows' gradients in d->jac) and the multipliers
+ * friction reads, lam; LU-factored in d->fric_lu.  Without damping the
+ * dQ^f/dqd term is left out (vals then holds its symmetric positive part,
+ * sec. 8.4 (a)).  Returns 0, or -1 when it is singular. */
+int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
+                         double h, double t, int damping);
+/* x = A^-1 x with the factors of lw_ali3p_fric_factor */
+void lw_ali3p_fric_solve(const lw_model *m, const lw_data *d, double *x);
+
+#endif
