@@ -6,11 +6,20 @@
  *      generate-chain`), N = 10, 100, 1000: time per step and the log-log slope;
  *   c. five-bar work-precision at t = 5 s against an IDAS reference
  *      (src/ref/lw_ref_idas.c): ours at h = 4 ... 0.125 ms, IDAS at
- *      rtol = 1e-4 ... 1e-10, and the observed order of ours; the same table
+ *      rtol = 1e-3 ... 1e-10, and the observed order of ours; the same table
  *      for the variational integrator, and its time per step at 1 ms
- *      against ALI3-P's.
+ *      against ALI3-P's;
+ *   d. the same for the tolerance mode (solver "mode": "tolerance") at
+ *      orders 2 and 4, and the time each takes for the errors 1e-3 ... 1e-8
+ *      against IDAS's (log-log interpolation in each table);
+ *   e. IFToMM A01 (the pendulum, 2000 s) against the published solution:
+ *      the tolerance mode (order 4) and IDAS, the time for 1e-3 m
+ *      (build/bench/bench-step --a01 runs this section alone);
+ *   f. the chains' start-up, N = 10 ... 10000, and its log-log slope
+ *      (bench_startup.c).
  *
- * Run: ninja -C build bench   (or build/bench/bench-step [--quick]).
+ * Run: ninja -C build bench   (or build/bench/bench-step [--quick]; --startup:
+ * f alone; --a01: e alone).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,6 +32,7 @@
 #include "linkwright.h"
 #include "lw_io.h"
 #include "lw_ref_idas.h"
+#include "bench_startup.h"
 #ifdef LW_HAVE_MUJOCO
 #include "mujoco_fivebar.h"
 #endif
@@ -134,6 +144,137 @@ static double dist2(const double *a, const double *b)
   return hypot(a[0] - b[0], a[1] - b[1]);
 }
 
+/* the last row a run hands on */
+typedef struct {
+  double r2[2];
+} last_row;
+
+static int keep_last(const double *row, int ncols, void *user)
+{
+  last_row *l = user;
+  l->r2[0] = ncols > 1 ? row[1] : 0.0;
+  l->r2[1] = ncols > 2 ? row[2] : 0.0;
+  return 0;
+}
+
+/* the five-bar to T in the tolerance mode (rtol = atol = tol, order),
+ * rows every 0.01 s handed on and not kept; best wall time of nrep runs
+ * into *wall, the final r2 into r2, the run's statistics into st; 0 or -1 */
+static int run_tolerance(lw_model *m, double tol, int order, double T, int nrep, double *wall, double r2[2],
+                         lw_sim_result *st)
+{
+  lw_opt o = *lw_model_opt(m), keep = o;
+  o.mode = LW_MODE_TOLERANCE;
+  o.rtol = o.atol = tol;
+  o.order = order;
+  lw_error err;
+  if (lw_model_set_opt(m, &o, &err) != LW_OK) {
+    fprintf(stderr, "bench-step: %s\n", err.msg);
+    return -1;
+  }
+  int bad = 0;
+  *wall = INFINITY;
+  for (int i = 0; i < nrep && !bad; i++) {
+    last_row l = {{NAN, NAN}};
+    lw_sim_output out = {1000000, 0, keep_last, &l};
+    lw_sim_result r;
+    double t0 = now_s();
+    bad = lw_simulate_ex(m, T, 0.01, &out, &r, NULL, NULL) != LW_OK;
+    double w = now_s() - t0;
+    if (w < *wall)
+      *wall = w;
+    r2[0] = l.r2[0];
+    r2[1] = l.r2[1];
+    if (bad)
+      printf("%10.0e FAILED %s\n", tol, r.error.msg);
+    *st = r;
+    st->events = NULL;
+    lw_sim_result_clear(&r);
+  }
+  lw_model_set_opt(m, &keep, &err);
+  return bad ? -1 : 0;
+}
+
+/* ---- e. IFToMM A01 -------------------------------------------------- */
+#define A01_N 4001 /* the reference's points: every 0.5 s to 2000 s */
+
+/* the published solution (t, x, y of P1); the number of points read */
+static int a01_reference(double (*ref)[3])
+{
+  FILE *f = fopen(LW_SOURCE_ROOT "/tests/data/iftomm/A01_pendulum_reference.csv", "r");
+  if (!f)
+    return 0;
+  char line[256];
+  int n = 0;
+  while (n < A01_N && fgets(line, sizeof line, f))
+    if (sscanf(line, "%lf,%lf,%lf", &ref[n][0], &ref[n][1], &ref[n][2]) == 3)
+      n++;
+  fclose(f);
+  return n;
+}
+
+/* the largest distance of P1 (output columns 0, 1) from the reference over
+ * the rows handed on (the reference's times) */
+typedef struct {
+  const double (*ref)[3];
+  int n, k;
+  double worst;
+} a01_err;
+
+static int a01_row(const double *row, int ncols, void *user)
+{
+  a01_err *a = user;
+  if (a->k < a->n && ncols > 2 && fabs(row[0] - a->ref[a->k][0]) < 1e-9)
+    a->worst = fmax(a->worst, hypot(row[1] - a->ref[a->k][1], row[2] - a->ref[a->k][2]));
+  a->k++;
+  return 0;
+}
+
+/* A01 in the tolerance mode (order 4) at rtol = atol = tol; its error and wall time */
+static int a01_ours(lw_model *m, double tol, const double (*ref)[3], int n, double *err, double *wall,
+                    lw_sim_result *st)
+{
+  lw_opt o = *lw_model_opt(m);
+  o.mode = LW_MODE_TOLERANCE;
+  o.rtol = o.atol = tol;
+  o.order = 4;
+  lw_error e;
+  if (lw_model_set_opt(m, &o, &e) != LW_OK)
+    return -1;
+  a01_err a = {ref, n, 0, 0.0};
+  lw_sim_output out = {1, 0, a01_row, &a};
+  double t0 = now_s();
+  int bad = lw_simulate_ex(m, 2000.0, 0.5, &out, st, NULL, NULL) != LW_OK;
+  *wall = now_s() - t0;
+  *err = a.worst;
+  free(st->table); /* nothing kept; the counts stay */
+  free(st->events);
+  st->table = NULL;
+  st->events = NULL;
+  return bad || a.k != n ? -1 : 0;
+}
+
+/* A01 by IDAS at rtol (atol 1e-2 rtol): its error and wall time */
+static int a01_idas(const lw_model *m, double rtol, const double (*ref)[3], int n, double *err, double *wall,
+                    lw_ref_stats *rs)
+{
+  static double times[A01_N], out[A01_N * 8];
+  if (lw_model_output_columns(m) > 8)
+    return -1;
+  for (int i = 0; i < n; i++)
+    times[i] = ref[i][0];
+  char msg[256];
+  double t0 = now_s();
+  if (lw_ref_idas_run(m, rtol, 1e-2 * rtol, times, n, out, rs, msg, sizeof msg))
+    return -1;
+  *wall = now_s() - t0;
+  int nc = lw_model_output_columns(m);
+  *err = 0;
+  for (int i = 0; i < n; i++)
+    *err = fmax(*err, hypot(out[i * nc] - ref[i][1], out[i * nc + 1] - ref[i][2]));
+  return 0;
+}
+
 /* time at error e by log-log interpolation in a table sorted by decreasing error */
 static double time_at_error(const double *err, const double *tim, int n, double e)
 {
@@ -147,6 +288,60 @@ static double time_at_error(const double *err, const double *tim, int n, double 
     }
   }
   return NAN;
+}
+
+/* section e; nonzero when a run failed */
+static int bench_a01(void)
+{
+  int failed = 0;
+  lw_error err;
+  printf("\n== e. IFToMM A01 pendulum to 2000 s: error = max |P1 - P1_ref| over the 4001 published points ==\n");
+  static double a01_ref[A01_N][3];
+  int na = a01_reference(a01_ref);
+  lw_model *pm = lw_model_open(LW_SOURCE_ROOT "/models/pendulum.json", &err);
+  if (na != A01_N || !pm) {
+    printf("A01: no reference or model\n");
+    failed = 1;
+  } else {
+    double ae[8], at[8], be[8], bt[8];
+    int nae = 0, nbe = 0;
+    printf("%-28s %10s %12s %10s %10s %10s\n", "solver", "tol", "error (m)", "wall s", "steps", "res evals");
+    for (int k = 8; k <= 10; k++) {
+      double tol = pow(10.0, -k), e, w;
+      lw_sim_result st;
+      if (a01_ours(pm, tol, (const double (*)[3])a01_ref, na, &e, &w, &st)) {
+        printf("%-28s %10.0e FAILED\n", "linkwright tolerance, 4", tol);
+        continue;
+      }
+      /* steps: the macro steps, each 6 of ALI3-P (1 + 2 + 3) */
+      printf("%-28s %10.0e %12.3e %10.3f %10ld %10s\n", "linkwright tolerance, 4", tol, e, w, st.steps, "-");
+      ae[nae] = e;
+      at[nae++] = w;
+    }
+    for (int k = 8; k <= 11; k++) { /* rtol 1e-12 took 170 s here, still 5.7e-2 m off */
+      double tol = pow(10.0, -k), e, w;
+      lw_ref_stats rs2;
+      if (a01_idas(pm, tol, (const double (*)[3])a01_ref, na, &e, &w, &rs2)) {
+        printf("%-28s %10.0e FAILED\n", "IDAS", tol);
+        continue;
+      }
+      printf("%-28s %10.0e %12.3e %10.3f %10ld %10ld\n", "IDAS", tol, e, w, rs2.steps, rs2.nfevals);
+      be[nbe] = e;
+      bt[nbe++] = w;
+    }
+    double to = time_at_error(ae, at, nae, 1e-3), ti = time_at_error(be, bt, nbe, 1e-3);
+    if (ti == ti) {
+      printf("A01 within 1e-3 m: ours %.3f s, IDAS %.3f s (ours/IDAS = %.2f)\n", to, ti, to / ti);
+    } else if (nbe > 0) {
+      /* IDAS's error falls with its tolerance: its time for 1e-3 m is more
+       * than that of its most accurate run */
+      printf("A01 within 1e-3 m: ours %.3f s; IDAS did not reach it down to rtol 1e-11 (its best: %.3e m in "
+             "%.3f s), so it needs more than %.3f s (ours/IDAS < %.2f)\n",
+             to, be[nbe - 1], bt[nbe - 1], bt[nbe - 1], to / bt[nbe - 1]);
+    }
+  }
+  lw_model_free(pm);
+  return failed;
 }
 
 /* the five-bar's error |r2(T) - ref| and wall time at the steps hs (n of
@@ -198,7 +393,12 @@ static int with_integrator(lw_model *m, const char *name)
 int main(int argc, char **argv)
 {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  if (argc > 1 && !strcmp(argv[1], "--a01")) /* section e alone */
+    return bench_a01();
   int nrep = quick ? 1 : 5;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--startup"))
+      return bench_startup(3);
   double t_start = now_s();
   const char *path = LW_SOURCE_ROOT "/models/five-bar.json";
   lw_error err;
@@ -392,9 +592,9 @@ int main(int argc, char **argv)
     printf("-- IDAS (BDF, index-1 DAE, dense DQ Jacobian), atol = 1e-2 rtol --\n");
     printf("%10s %8s %10s %12s %10s %12s\n", "rtol", "steps", "res evals", "error (m)", "wall s",
            "max |Phi|");
-    double ie[7], it[7];
+    double ie[8], it[8];
     int ni = 0;
-    for (int k = 4; k <= 10; k++) {
+    for (int k = 3; k <= 10; k++) {
       double rtol = pow(10.0, -k);
       double best = INFINITY;
       int ok = 1;
@@ -420,8 +620,45 @@ int main(int argc, char **argv)
       ni++;
     }
     idas_t_at_e1 = time_at_error(ie, it, ni, ours_e1);
+
+    /* d. the tolerance mode against IDAS: the time each needs for the
+     * errors 1e-3 ... 1e-8 (log-log interpolation in each table) */
+    for (int order = 2; order <= 4; order += 2) {
+      printf("-- linkwright tolerance mode, order %d (rtol = atol = tol, rows every 10 ms interpolated) --\n",
+             order);
+      printf("%10s %8s %8s %12s %10s %10s %10s\n", "tol", "steps", "refused", "error (m)", "wall s", "h min",
+             "h max");
+      double te[12], tt[12];
+      int nt = 0;
+      for (int k = 3; k <= (order == 2 ? 8 : 11); k++) {
+        double tol = pow(10.0, -k), w, r2[2];
+        lw_sim_result st;
+        if (run_tolerance(fb, tol, order, T, nrep > 3 ? 3 : nrep, &w, r2, &st)) {
+          failed = 1;
+          continue;
+        }
+        double e = dist2(r2, ref);
+        printf("%10.0e %8ld %8ld %12.3e %10.4f %10.2e %10.2e\n", tol, st.steps, st.rejected, e, w, st.h_min,
+               st.h_max);
+        te[nt] = e;
+        tt[nt] = w;
+        nt++;
+      }
+      printf("   error    ours (s)    IDAS (s)  ours/IDAS\n");
+      int worse = 0;
+      for (int k = 3; k <= 8; k++) {
+        double e = pow(10.0, -k), to = time_at_error(te, tt, nt, e), ti = time_at_error(ie, it, ni, e);
+        printf("%8.0e %11.4f %11.4f %10.2f\n", e, to, ti, to / ti);
+        if (!(to <= ti))
+          worse++;
+      }
+      printf("order %d: %s\n", order,
+             worse ? "slower than IDAS (or outside a table) at some accuracy" : "at or below IDAS at every accuracy");
+    }
   }
   free(row);
+
+  failed |= bench_a01();
 
   /* ---- summary ----------------------------------------------------------- */
   printf("\n== summary ==\n");
@@ -444,6 +681,7 @@ int main(int argc, char **argv)
     printf("five-bar at h = 1 ms, variational against ALI3-P: %.2f us/step against %.2f (ratio %.2f), "
            "error %.2e m against %.2e m\n",
            1e6 * vi_step_s, 1e6 * ours_step, vi_step_s / ours_step, vi_e[2], ours_e1);
+  failed |= bench_startup(quick ? 1 : 3);
   printf("total bench time %.1f s\n", now_s() - t_start);
   lw_model_free(fb);
   return failed;

@@ -49,7 +49,9 @@ static void usage(FILE *f)
         "  linkwright-cli --version | COMMAND --help\n"
         "solver settings for simulate, sensitivity and optimize (they override the file's):\n"
         "  [--alpha A] [--tolerance X] [--constraint-tolerance X] [--max-iterations N]\n"
-        "  [--integrator ali3p|variational]\n"
+        "  [--integrator ali3p|variational] [--mode step|tolerance] [--rtol X] [--atol X] [--order 2|4]\n"
+        "  (--mode tolerance: steps sized to keep the local error below rtol |q| + atol;\n"
+        "  --step is then the interval of the output rows, interpolated between the steps)\n"
         "--progress: JSON lines on stderr as the work goes ({\"t\": .., \"fraction\": ..}; optimize:\n"
         "  {\"evaluation\": .., \"fraction\": .., \"objective\": .., \"best\": ..}); --json: the result, or the\n"
         "  error, as JSON on stdout (every command)\n"
@@ -154,13 +156,18 @@ typedef struct {
   double alpha, tolerance, constraint_tolerance;
   int max_iterations;
   const char *integrator;
+  const char *mode; /* "step" or "tolerance" */
+  double rtol, atol;
+  int order;
 } solver_args;
 
-#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0, NULL}
+#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0, NULL, NULL, NAN, NAN, 0}
 #define SOLVER_OPTS(sa)                                                                            \
   {"--alpha", OPT_POSITIVE, &(sa).alpha}, {"--tolerance", OPT_POSITIVE, &(sa).tolerance},          \
     {"--constraint-tolerance", OPT_POSITIVE, &(sa).constraint_tolerance},                          \
-    {"--max-iterations", OPT_COUNT, &(sa).max_iterations}, {"--integrator", OPT_TEXT, &(sa).integrator}
+    {"--max-iterations", OPT_COUNT, &(sa).max_iterations}, {"--integrator", OPT_TEXT, &(sa).integrator}, \
+    {"--mode", OPT_TEXT, &(sa).mode}, {"--rtol", OPT_POSITIVE, &(sa).rtol},                        \
+    {"--atol", OPT_POSITIVE, &(sa).atol}, {"--order", OPT_COUNT, &(sa).order}
 
 static void apply_solver_args(lw_desc *d, const solver_args *sa)
 {
@@ -176,6 +183,14 @@ static void apply_solver_args(lw_desc *d, const solver_args *sa)
    * the compiler's check (unknown integrator) */
   if (sa->integrator)
     snprintf(d->solver.integrator, sizeof d->solver.integrator, "%s", sa->integrator);
+  if (sa->mode)
+    d->solver.mode = !strcmp(sa->mode, "tolerance") ? LW_MODE_TOLERANCE : !strcmp(sa->mode, "step") ? LW_MODE_STEP : -1;
+  if (!isnan(sa->rtol))
+    d->solver.rtol = sa->rtol;
+  if (!isnan(sa->atol))
+    d->solver.atol = sa->atol;
+  if (sa->order > 0)
+    d->solver.order = sa->order;
 }
 
 /* argv by opts (ended by a NULL name); a bare argument is the model file,
@@ -498,6 +513,8 @@ static int cmd_simulate(int argc, char **argv, int builtin)
    * is not a whole number of steps is said (the run ends at the step
    * nearest to it) */
   double n = floor(t_end / h + 0.5);
+  if (d->solver.mode == LW_MODE_TOLERANCE) /* h is the output interval: any t_end is a run */
+    given = FALSE;
   if (given && (n < 1 || n > 1e9)) {
     lw_cli_error("--t-end %g with --step %g is %.3g steps: %s", t_end, h, n,
             n < 1 ? "not one step" : "more than the 1e9 a run may take");

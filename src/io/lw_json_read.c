@@ -979,7 +979,7 @@ static void read_solver(reader *r, JsonObject *so)
 {
   static const char *const sk[] = {"t_end", "step", "alpha", "tolerance",
                                    "constraint_tolerance", "max_iterations", "lambda_scale",
-                                   "allow_redundant", "integrator", NULL};
+                                   "allow_redundant", "integrator", "mode", "rtol", "atol", "order", NULL};
   check_keys(r, so, "solver", sk);
   lw_solver_desc *sv = &r->d->solver;
   get_num(r, so, "t_end", "solver", &sv->t_end);
@@ -996,6 +996,17 @@ static void read_solver(reader *r, JsonObject *so)
          (int)sizeof sv->integrator - 1, in);
   else if (in)
     snprintf(sv->integrator, sizeof sv->integrator, "%s", in);
+  const char *mode = get_str(r, so, "mode", "solver");
+  if (mode && !strcmp(mode, "step"))
+    sv->mode = LW_MODE_STEP;
+  else if (mode && !strcmp(mode, "tolerance"))
+    sv->mode = LW_MODE_TOLERANCE;
+  else if (mode)
+    fail(r, "solver/mode", "'mode' is \"step\" (a fixed step, the default) or \"tolerance\" (steps sized "
+         "to rtol and atol), not '%s'", mode);
+  get_num(r, so, "rtol", "solver", &sv->rtol);
+  get_num(r, so, "atol", "solver", &sv->atol);
+  get_int(r, so, "order", "solver", &sv->order);
 }
 
 static void read_body_element(reader *r, JsonObject *o, const char *path, const char *name)

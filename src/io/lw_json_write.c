@@ -303,6 +303,12 @@ char *lw_model_to_json(const lw_desc *d)
     g_string_append(w.s, ", \"integrator\": ");
     str(&w, s->integrator);
   }
+  if (s->mode == LW_MODE_TOLERANCE) { /* the step mode, the default, is left unsaid */
+    g_string_append(w.s, ", \"mode\": \"tolerance\"");
+    kvnum(&w, "rtol", s->rtol);
+    kvnum(&w, "atol", s->atol);
+    kvnum(&w, "order", s->order);
+  }
   g_string_append(w.s, "}");
 
   list_open(&w, "bodies", d->nbodies, &first);

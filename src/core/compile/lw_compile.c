@@ -746,6 +746,8 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   char path[256];
   (void)ps;
   /* bodies */
+  if (lw_cc_index_bodies(c))
+    FAIL("", "out of memory");
   c->R = calloc((size_t)m->nb * 9, sizeof(double));
   m->q0 = calloc((size_t)m->nq, sizeof(double));
   m->qd0 = calloc((size_t)m->nq, sizeof(double));
@@ -758,11 +760,10 @@ static int compile_bodies(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       goto fail;
     if (!strcmp(bd->name, "ground"))
       FAIL("bodies/ground", "'ground' is the fixed body and cannot be declared");
-    for (int k = 0; k < b; k++)
-      if (!strcmp(d->bodies[k].name, bd->name)) {
-        snprintf(path, sizeof path, "bodies/%s", bd->name);
-        FAIL(path, "duplicate body name '%s'", bd->name);
-      }
+    if (lw_cc_names_find(&c->body_names, bd->name) < b) {
+      snprintf(path, sizeof path, "bodies/%s", bd->name);
+      FAIL(path, "duplicate body name '%s'", bd->name);
+    }
     snprintf(path, sizeof path, "bodies/%s/mass", bd->name);
     if (!isfinite(bd->mass) || !(bd->mass > 0))
       FAIL(path, "body '%s': mass must be a positive number (got %g)", bd->name, bd->mass);
@@ -1185,15 +1186,16 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   for (int i = 0; i < d->njoints; i++)
     ncoord_total += lw_joint_ncoords(d->joints[i].type, m->planar);
   m->coords = calloc((size_t)ncoord_total + 1, sizeof(lw_coord));
+  if (lw_cc_index_joints(c))
+    FAIL("", "out of memory");
   for (int ji = 0; ji < d->njoints; ji++) {
     const lw_joint_desc *j = &d->joints[ji];
     if (check_name("joints", ji, j->name, err))
       goto fail;
-    for (int k = 0; k < ji; k++)
-      if (!strcmp(d->joints[k].name, j->name)) {
-        snprintf(path, sizeof path, "joints/%s", j->name);
-        FAIL(path, "duplicate joint name '%s'", j->name);
-      }
+    if (lw_cc_names_find(&c->joint_names, j->name) < ji) {
+      snprintf(path, sizeof path, "joints/%s", j->name);
+      FAIL(path, "duplicate joint name '%s'", j->name);
+    }
     snprintf(path, sizeof path, "joints/%s/type", j->name);
     if ((int)j->type < 0 || j->type >= LW_JOINT_NTYPES)
       FAIL(path, "joint '%s': unknown type", j->name);
@@ -1204,7 +1206,7 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
     int bi[2];
     for (int k = 0; k < 2; k++) {
       snprintf(path, sizeof path, "joints/%s/body%d", j->name, k + 1);
-      bi[k] = lw_cc_body_index(d, j->body[k]);
+      bi[k] = lw_cc_body(c, j->body[k]);
       if (bi[k] == -2) {
         if (!j->body[k])
           FAIL(path, "joint '%s': body%d is missing", j->name, k + 1);
@@ -1770,11 +1772,13 @@ static lw_model *compile(const lw_desc *src, int constants_only, lw_error *err)
     FAIL("", "out of memory");
   free(c.R);
   free(ps.p);
+  lw_cc_names_free(&c);
   return m;
 
 fail:
   free(c.R);
   free(ps.p);
+  lw_cc_names_free(&c);
   free(rs.r);
   lw_model_free(m);
   return NULL;

@@ -5,6 +5,7 @@
 #include "model/lw_error.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int lw_cc_finite(const double *v, int n)
@@ -28,6 +29,64 @@ int lw_cc_body_index(const lw_desc *d, const char *name)
     if (d->beams[i].name && !strcmp(d->beams[i].name, name))
       return -3 - i;
   return -2;
+}
+
+/* ---- name indices ----------------------------------------------------- */
+static int cmp_named(const void *a, const void *b)
+{
+  const lw_cc_named *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* names[k * stride] for k < n, NULL names left out */
+static int names_build(lw_cc_names *ix, const char *const *names, size_t stride, int n)
+{
+  ix->n = 0;
+  ix->e = malloc(sizeof(lw_cc_named) * ((size_t)n + 1));
+  if (!ix->e)
+    return -1;
+  for (int k = 0; k < n; k++) {
+    const char *s = *(const char *const *)((const char *)names + (size_t)k * stride);
+    if (s)
+      ix->e[ix->n++] = (lw_cc_named){s, k};
+  }
+  qsort(ix->e, (size_t)ix->n, sizeof(lw_cc_named), cmp_named);
+  return 0;
+}
+
+int lw_cc_index_bodies(lw_compile_ctx *c)
+{
+  free(c->body_names.e);
+  const lw_desc *d = c->d;
+  return names_build(&c->body_names, d->nbodies ? (const char *const *)&d->bodies[0].name : NULL, sizeof d->bodies[0], d->nbodies);
+}
+
+int lw_cc_index_joints(lw_compile_ctx *c)
+{
+  free(c->joint_names.e);
+  const lw_desc *d = c->d;
+  return names_build(&c->joint_names, d->njoints ? (const char *const *)&d->joints[0].name : NULL, sizeof d->joints[0], d->njoints);
+}
+
+void lw_cc_names_free(lw_compile_ctx *c)
+{
+  free(c->body_names.e);
+  free(c->joint_names.e);
+  c->body_names = c->joint_names = (lw_cc_names){0};
+}
+
+int lw_cc_names_find(const lw_cc_names *ix, const char *name)
+{
+  int lo = 0, hi = ix->n;
+  while (name && lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (strcmp(ix->e[mid].name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return name && lo < ix->n && !strcmp(ix->e[lo].name, name) ? ix->e[lo].i : -1;
 }
 
 /* the element of beam k at arc length x (clamped to the beam) and x's place xi in it */
@@ -224,7 +283,13 @@ int lw_cc_check_func(const lw_func *f, const char *path, lw_error *err)
 }
 
 /* ---- what the kinds' compile hooks use (lw_kind.h) ---- */
-int lw_cc_body(const lw_compile_ctx *c, const char *name) { return lw_cc_body_index(c->d, name); }
+int lw_cc_body(const lw_compile_ctx *c, const char *name)
+{
+  if (!c->body_names.e || !name || !strcmp(name, "ground"))
+    return lw_cc_body_index(c->d, name);
+  int b = lw_cc_names_find(&c->body_names, name);
+  return b >= 0 ? b : lw_cc_body_index(c->d, name); /* a beam's, or missing */
+}
 
 int lw_cc_point(const lw_compile_ctx *c, int b, const lw_place *pl, const char *path, lw_vexpr *v, lw_error *err)
 {
@@ -241,7 +306,9 @@ int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char 
   const lw_desc *d = c->d;
   const lw_model *m = c->m;
   int ji = -1;
-  for (int q = 0; jname && q < d->njoints; q++)
+  if (c->joint_names.e)
+    ji = lw_cc_names_find(&c->joint_names, jname); /* names are unique by now */
+  for (int q = 0; !c->joint_names.e && jname && q < d->njoints; q++)
     if (!strcmp(d->joints[q].name, jname))
       ji = q;
   if (ji < 0) {

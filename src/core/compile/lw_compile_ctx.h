@@ -5,13 +5,33 @@
 
 #include "lw_internal.h"
 
+/* names sorted (with their indices, ties by index) for lookups in log
+ * time: a generated chain brings ten thousand bodies and joints */
+typedef struct {
+  const char *name;
+  int i;
+} lw_cc_named;
+typedef struct {
+  lw_cc_named *e; /* NULL: not built, lookups go through the description */
+  int n;
+} lw_cc_names;
+
 /* the compilation as a kind's compile hook sees it (lw_compile.c) */
 typedef struct lw_compile_ctx {
   const lw_desc *d; /* the description (parameters applied) */
   lw_model *m;      /* the model so far: bodies, rows and joint coordinates done */
   double *R;        /* (nb x 9) initial rotations */
   int nfb;          /* controllers' measures m->fbs taken so far */
+  lw_cc_names body_names, joint_names; /* the description's, once built */
 } lw_compile_ctx;
+
+/* the index of the description's body (joint) names into c; 0, or -1
+ * without memory */
+int lw_cc_index_bodies(lw_compile_ctx *c);
+int lw_cc_index_joints(lw_compile_ctx *c);
+void lw_cc_names_free(lw_compile_ctx *c);
+/* the first index with that name, -1 when none has it */
+int lw_cc_names_find(const lw_cc_names *ix, const char *name);
 
 /* body index of a name: -1 ground, -2 missing, -3 - k beam k (lw_is_beam_ref) */
 int lw_cc_body(const lw_compile_ctx *c, const char *name);

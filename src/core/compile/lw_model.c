@@ -111,6 +111,10 @@ void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s)
   o->allow_redundant = s->allow_redundant;
   memcpy(o->integrator, s->integrator, sizeof o->integrator);
   o->integrator[sizeof o->integrator - 1] = '\0';
+  o->mode = s->mode;
+  o->rtol = s->rtol;
+  o->atol = s->atol;
+  o->order = s->order;
 }
 
 static void solver_of_opt(lw_solver_desc *s, const lw_opt *o)
@@ -124,6 +128,10 @@ static void solver_of_opt(lw_solver_desc *s, const lw_opt *o)
   s->lambda_scale = o->lambda_scale;
   s->allow_redundant = o->allow_redundant;
   memcpy(s->integrator, o->integrator, sizeof s->integrator);
+  s->mode = o->mode;
+  s->rtol = o->rtol;
+  s->atol = o->atol;
+  s->order = o->order;
 }
 
 /* the solver section's checks (the compiler's, on the description's
@@ -141,6 +149,17 @@ static int opt_check(const lw_opt *o, lw_error *err)
     path = "solver/tolerance", msg = "tolerance must be positive";
   else if (o->max_iterations < 1)
     path = "solver/max_iterations", msg = "max_iterations must be at least 1";
+  else if (o->mode != LW_MODE_STEP && o->mode != LW_MODE_TOLERANCE)
+    path = "solver/mode", msg = "mode must be \"step\" or \"tolerance\"";
+  else if (!(o->rtol > 0) || !(o->rtol < 1))
+    path = "solver/rtol", msg = "rtol must be between 0 and 1 (exclusive)";
+  else if (!(o->atol > 0) || !isfinite(o->atol))
+    path = "solver/atol", msg = "atol must be positive";
+  else if (o->order != 2 && o->order != 4)
+    path = "solver/order", msg = "order must be 2 or 4";
+  else if (o->mode == LW_MODE_TOLERANCE && strncmp(o->integrator, "ali3p", sizeof o->integrator))
+    path = "solver/mode", msg = "the tolerance mode steps with the ali3p integrator (its error estimates are "
+                                "those of the trapezoidal rule): set \"integrator\": \"ali3p\" or the step mode";
   if (path) {
     lw_set_error(err, LW_ERR_MODEL, path, NAN, "%s", msg);
     return -1;

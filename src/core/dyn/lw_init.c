@@ -79,21 +79,16 @@ static double position_residual(const lw_model *m, lw_data *d, const double *q, 
   return sqrt(s);
 }
 
-static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
+/* J^T with unit columns (the equations), nq x nc: NULL without memory */
+static cholmod_sparse *unit_jacobian_t(const lw_model *m, const lw_data *d, cholmod_common *cc)
 {
   int nq = m->nq, nc = m->nc, w = m->wrow;
-  if (nc == 0) {
-    d->dof = nq;
-    return 0;
-  }
-  cholmod_common cc;
-  cholmod_l_start(&cc);
-  cc.print = 0;
   size_t nz = 0;
   for (int r = 0; r < nc; r++)
     nz += (size_t)lw_loc_width(m, m->rows[r].nblk, m->rows[r].blk, 0);
-  /* A = J^T with unit columns: columns are equations */
-  cholmod_sparse *A = cholmod_l_allocate_sparse((size_t)nq, (size_t)nc, nz, 1, 1, 0, CHOLMOD_REAL, &cc);
+  cholmod_sparse *A = cholmod_l_allocate_sparse((size_t)nq, (size_t)nc, nz, 1, 1, 0, CHOLMOD_REAL, cc);
+  if (!A)
+    return NULL;
   SuiteSparse_long *Ap = A->p, *Ai = A->i;
   double *Ax = A->x;
   size_t p = 0;
@@ -113,24 +108,103 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
       }
   }
   Ap[nc] = (SuiteSparse_long)p;
-  /* the rank first from J, ordered by nested dissection (METIS; SPQR falls
-   * back to COLAMD without it): the trailing block of R, as many columns
-   * as the mechanism has degrees of freedom, fills least that way; then,
-   * only when equations are dependent, which ones from J^T (columns: the
-   * equations).  Neither Q (forming it explicitly is dense work, cubic in
-   * a chain's length) nor R is kept. */
+  return A;
+}
+
+/* Whether the equations (A's unit columns) are plainly independent: every
+ * pivot of the sparse LDL^T of A^T A = J J^T (fill-reducing order) is above
+ * 1e-10.  A pivot is the squared distance of its equation's unit gradient
+ * from the span of those eliminated before it (the square of the diagonal
+ * of R in a QR of J^T in that order), so a dependent equation shows as a
+ * pivot at round-off level.  The factor has the fill of the step's own
+ * matrix, linear in a chain's length; neither a dense matrix nor Q is
+ * formed.  Near or at dependence (any pivot at or below the bound) the
+ * caller decides with the rank-revealing QR. */
+static int plainly_independent(cholmod_sparse *A, cholmod_common *cc)
+{
+  cholmod_sparse *J = cholmod_l_transpose(A, 1, cc);
+  if (!J)
+    return 0;
+  int supernodal = cc->supernodal, final_ll = cc->final_ll;
+  cc->supernodal = CHOLMOD_SIMPLICIAL;
+  cc->final_ll = 0;
+  cholmod_factor *L = cholmod_l_analyze(J, cc);
+  int ok = L && cholmod_l_factorize(J, L, cc) && cc->status == CHOLMOD_OK && !L->is_ll && L->minor == L->n;
+  const SuiteSparse_long *Lp = ok ? L->p : NULL;
+  const double *Lx = ok ? L->x : NULL;
+  for (size_t j = 0; ok && j < L->n; j++)
+    ok = Lx[Lp[j]] > 1e-10;
+  cc->supernodal = supernodal;
+  cc->final_ll = final_ll;
+  cholmod_l_free_factor(&L, cc);
+  cholmod_l_free_sparse(&J, cc);
+  return ok;
+}
+
+/* the dependent equations, named, when they are refused */
+static void redundant_error(const lw_model *m, SuiteSparse_long rank, const SuiteSparse_long *E, lw_error *err)
+{
+  int nc = m->nc;
+  /* the equations SPQR moved behind the rank are the dependent ones */
+  char names[400] = "", where[160];
+  int first = E ? (int)E[rank] : 0;
+  for (SuiteSparse_long k = rank; E && k < nc && strlen(names) < 300; k++) {
+    lw_row_owner_path(m, &m->rows[E[k]], where, sizeof where);
+    if (!strstr(names, where)) {
+      if (*names)
+        strcat(names, ", ");
+      strncat(names, where, sizeof names - strlen(names) - 1);
+    }
+  }
+  lw_row_owner_path(m, &m->rows[first], where, sizeof where);
+  lw_set_error(err, LW_ERR_MODEL, where, NAN,
+               "redundant or conflicting constraints: %ld of %d equations are dependent "
+               "(involving %s); remove or change a joint, or set solver.allow_redundant",
+               (long)(nc - rank), nc, names);
+}
+
+/* The rank of J by rank-revealing sparse QR (SPQR, tolerance 1e-9 on the
+ * unit columns of A = J^T), first from J, ordered by nested dissection
+ * (METIS; SPQR falls back to COLAMD without it); then, only when equations
+ * are dependent, which ones from J^T (columns: the equations), into *E.
+ * Neither Q (forming it explicitly is dense work) nor R is kept.  -1 when
+ * it could not be computed. */
+static SuiteSparse_long rank_qr(cholmod_sparse *A, SuiteSparse_long **E, cholmod_common *cc)
+{
+  int nq = (int)A->nrow, nc = (int)A->ncol;
   cholmod_sparse *R = NULL;
-  SuiteSparse_long *E = NULL;
-  cholmod_sparse *J = cholmod_l_transpose(A, 1, &cc);
+  cholmod_sparse *J = cholmod_l_transpose(A, 1, cc);
   /* (E is asked for: SPQR makes it either way, and only frees it given) */
   SuiteSparse_long *EJ = NULL;
-  SuiteSparse_long rank = J ? SuiteSparseQR_C_QR(SPQR_ORDERING_METIS, 1e-9, 0, J, NULL, &R, &EJ, &cc) : -1;
+  SuiteSparse_long rank = J ? SuiteSparseQR_C_QR(SPQR_ORDERING_METIS, 1e-9, 0, J, NULL, &R, &EJ, cc) : -1;
   if (EJ)
-    cholmod_l_free((size_t)nq, sizeof(SuiteSparse_long), EJ, &cc);
-  cholmod_l_free_sparse(&J, &cc);
-  cholmod_l_free_sparse(&R, &cc);
+    cholmod_l_free((size_t)nq, sizeof(SuiteSparse_long), EJ, cc);
+  cholmod_l_free_sparse(&J, cc);
+  cholmod_l_free_sparse(&R, cc);
   if (rank >= 0 && rank < nc)
-    rank = SuiteSparseQR_C_QR(SPQR_ORDERING_DEFAULT, 1e-9, 0, A, NULL, &R, &E, &cc);
+    rank = SuiteSparseQR_C_QR(SPQR_ORDERING_DEFAULT, 1e-9, 0, A, NULL, &R, E, cc);
+  cholmod_l_free_sparse(&R, cc);
+  return rank;
+}
+
+/* The rank of the constraint Jacobian: the degrees of freedom, and the
+ * dependent equations refused unless solver.allow_redundant.  Independent
+ * equations, the usual case, are settled by one sparse LDL^T
+ * (plainly_independent); the rank-revealing QR runs only near or at
+ * dependence. */
+static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int nq = m->nq, nc = m->nc;
+  if (nc == 0) {
+    d->dof = nq;
+    return 0;
+  }
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  cc.print = 0;
+  cholmod_sparse *A = unit_jacobian_t(m, d, &cc);
+  SuiteSparse_long *E = NULL;
+  SuiteSparse_long rank = !A ? -1 : plainly_independent(A, &cc) ? nc : rank_qr(A, &E, &cc);
   int status = 0;
   if (rank < 0) {
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "rank of the constraint Jacobian could not be computed");
@@ -138,28 +212,12 @@ static int rank_check(const lw_model *m, lw_data *d, lw_error *err)
   } else {
     d->dof = nq - (int)rank;
     if (rank < nc && !m->opt.allow_redundant) {
-      /* the equations SPQR moved behind the rank are the dependent ones */
-      char names[400] = "", where[160];
-      int first = E ? (int)E[rank] : 0;
-      for (SuiteSparse_long k = rank; E && k < nc && strlen(names) < 300; k++) {
-        lw_row_owner_path(m, &m->rows[E[k]], where, sizeof where);
-        if (!strstr(names, where)) {
-          if (*names)
-            strcat(names, ", ");
-          strncat(names, where, sizeof names - strlen(names) - 1);
-        }
-      }
-      lw_row_owner_path(m, &m->rows[first], where, sizeof where);
-      lw_set_error(err, LW_ERR_MODEL, where, NAN,
-                   "redundant or conflicting constraints: %ld of %d equations are dependent "
-                   "(involving %s); remove or change a joint, or set solver.allow_redundant",
-                   (long)(nc - rank), nc, names);
+      redundant_error(m, rank, E, err);
       status = -1;
     }
   }
   if (E)
     cholmod_l_free((size_t)nc, sizeof(SuiteSparse_long), E, &cc);
-  cholmod_l_free_sparse(&R, &cc);
   cholmod_l_free_sparse(&A, &cc);
   cholmod_l_finish(&cc);
   return status;

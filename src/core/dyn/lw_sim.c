@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lw_internal.h"
 #include "dyn/lw_events.h"
+#include "dyn/lw_sim_tol.h"
 #include "model/lw_error.h"
 
 #include <math.h>
@@ -110,6 +111,8 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
     lw_set_error(&res->error, LW_ERR_MODEL, "solver/step", NAN, "step must be positive and t_end finite");
     return res->status = LW_ERR_MODEL;
   }
+  if (m->opt.mode == LW_MODE_TOLERANCE) /* h is the output interval */
+    return lw_sim_tolerance(m, t_end, h, &out, res, progress, user);
   /* a run of no step (but t_end = 0: the initial state alone), or of more
    * steps than a result table can hold, is a mistake in the settings: say
    * so rather than return nothing or overflow the table's size */

@@ -168,7 +168,12 @@ int lw_schur_factor(const lw_model *m, lw_data *d)
 #define CALL(N) schur_pairs_n(m, d, N)
   LW_FOR_NQB(m->nqb, CALL);
 #undef CALL
-  /* dependent equations show as a pivot lost to cancellation */
+  /* dependent equations show as a pivot lost to cancellation; as many
+   * as the initialization found (redundant constraints, allowed) are
+   * dropped, their multipliers 0: the projections stay exact */
+  int ndep = d->dof - (m->nq - nc);
+  if (ndep > 0)
+    return lw_chol_dense_drop(d->S, nc, 1e-10, ndep) < 0 ? -1 : 0;
   return lw_chol_dense(d->S, nc, 1e-10);
 }
 

@@ -400,7 +400,17 @@ typedef struct {
   double lambda_scale;    /* varpi: lambda warm start factor (3.29) */
   int allow_redundant;    /* accept dependent constraints (ALI3-P copes) */
   char integrator[16];    /* the integrator's name (default "ali3p") */
+  /* how steps are chosen (docs/model-format.md, "Tolerance mode"): the
+   * fixed step (LW_MODE_STEP, the default), or steps sized to keep the
+   * local error below rtol |q| + atol, with the outputs at every `step`
+   * (LW_MODE_TOLERANCE) */
+  int mode;
+  double rtol, atol;      /* tolerance mode: relative and absolute (m) error */
+  int order;              /* tolerance mode: 2 (trapezoidal rule) or 4 (extrapolated) */
 } lw_solver_desc;
+
+/* lw_solver_desc.mode and lw_opt.mode */
+enum { LW_MODE_STEP = 0, LW_MODE_TOLERANCE = 1 };
 
 typedef struct {
   int version;
@@ -547,6 +557,9 @@ typedef struct {
   double lambda_scale;    /* multipliers' warm start factor */
   int allow_redundant;    /* accept dependent constraints */
   char integrator[16];    /* the integrator's name: "ali3p" */
+  int mode;               /* LW_MODE_STEP or LW_MODE_TOLERANCE (step is then the output interval) */
+  double rtol, atol;      /* tolerance mode: the local error allowed, rtol |q_i| + atol */
+  int order;              /* tolerance mode: 2 or 4 */
 } lw_opt;
 
 const lw_opt *lw_model_opt(const lw_model *m);
@@ -680,6 +693,10 @@ typedef struct {
   /* what happened at the model's events, in time order (nevents of them) */
   long nevents;
   struct lw_event_record *events;
+  /* tolerance mode: steps refused (error above the tolerance, or a step
+   * that failed) and the smallest and largest step taken */
+  long rejected;
+  double h_min, h_max;
 } lw_sim_result;
 
 /* One event of a run: its time (located to about 1e-12 relative), the

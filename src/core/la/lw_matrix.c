@@ -44,6 +44,43 @@ int lw_chol_dense(double *a, int n, double rel_pivot)
   return 0;
 }
 
+/* lw_chol_dense for a positive semi-definite matrix of which up to maxdrop
+ * rows are dependent on earlier ones: such a row's pivot, lost to
+ * cancellation (at most rel_pivot times its diagonal), is dropped instead
+ * of failing: its column of L is zero, reciprocal pivot included, so that
+ * lw_chol_dense_solve gives its unknown 0 and solves the other equations
+ * exactly (a consistent right-hand side satisfies the dropped ones too).
+ * Returns the number dropped, or -1 beyond maxdrop. */
+int lw_chol_dense_drop(double *a, int n, double rel_pivot, int maxdrop)
+{
+  int ndrop = 0;
+  for (int j = 0; j < n; j++) {
+    double *restrict cj = a + (size_t)j * n;
+    double d0 = cj[j];
+    for (int k = 0; k < j; k++) {
+      const double *restrict ck = a + (size_t)k * n;
+      double ljk = ck[j];
+      if (ljk == 0.0)
+        continue;
+      for (int i = j; i < n; i++)
+        cj[i] -= ljk * ck[i];
+    }
+    double d = cj[j];
+    if (!(d > rel_pivot * d0)) {
+      if (++ndrop > maxdrop || !(fabs(d) <= rel_pivot * fabs(d0)))
+        return -1;
+      for (int i = j; i < n; i++)
+        cj[i] = 0.0;
+      continue;
+    }
+    double r = 1.0 / sqrt(d);
+    cj[j] = r;
+    for (int i = j + 1; i < n; i++)
+      cj[i] *= r;
+  }
+  return ndrop;
+}
+
 /* Scalar loops: vectorized, the updates of the next column would load each
  * pair of entries across two stores of the last one, which the store buffer
  * cannot forward (measured: the solve took a quarter longer). */

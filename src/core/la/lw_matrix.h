@@ -36,6 +36,9 @@ void lw_lu_dense_solve(const double *A, int n, const int *ipiv, int trans, doubl
  * its diagonal entry or below */
 int lw_chol_dense(double *a, int n, double rel_pivot);
 void lw_chol_dense_solve(const double *a, int n, double *x);
+/* the same for a semi-definite matrix, dropping up to maxdrop dependent
+ * rows (their unknowns 0); the number dropped, or -1 */
+int lw_chol_dense_drop(double *a, int n, double rel_pivot, int maxdrop);
 /* the same for nrhs sides stored by rows: Y[i * nrhs + c] */
 void lw_chol_dense_solve_multi(const double *a, int n, double *Y, int nrhs);
 /* the largest |x_i| of x (n), infinite when one is NaN */

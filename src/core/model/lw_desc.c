@@ -44,6 +44,10 @@ void lw_solver_defaults(lw_solver_desc *s)
   s->lambda_scale = 1.0;
   s->allow_redundant = 0;
   snprintf(s->integrator, sizeof s->integrator, "%s", "ali3p");
+  s->mode = LW_MODE_STEP;
+  s->rtol = 1e-6;
+  s->atol = 1e-6;
+  s->order = 4;
 }
 
 lw_desc *lw_desc_new(void)

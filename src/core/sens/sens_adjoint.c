@@ -72,7 +72,7 @@ static int adjoint_forward_pass(sens_run *r, adjoint_work *a)
         if (status)
           return status;
         a->fired[k] = (char)fired;
-      } else if (lw_step(r->m, s->d, &info, r->err)) {
+      } else if (lw_step(sens_step_set(r, k), s->d, &info, r->err)) {
         return LW_ERR_SOLVER;
       }
       sens_state_save(s, st1);
@@ -148,9 +148,14 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
   }
   const int *xs;
   sens_outputs_cotangent(s, s->gy + (size_t)o * ncols, cx, &xs);
+  /* a and b come from the step after k (its history terms), the
+   * integrals' z_k from the step to k: their lengths (one length but in
+   * the tolerance mode) */
+  double hn = sens_step_h(s, k + 1), hk = k > 0 ? sens_step_h(s, k) : s->h;
+  double c2 = 2.0 / hn, c4 = 4.0 / (hn * hn);
   for (int i = 0; i < nq; i++) {
-    cx[i] += -s->c4 * a[i] - s->c2 * b[i];
-    cx[nq + i] += -2.0 * s->c2 * a[i] - b[i];
+    cx[i] += -c4 * a[i] - c2 * b[i];
+    cx[nq + i] += -2.0 * c2 * a[i] - b[i];
     cx[2 * nq + i] += -a[i];
   }
   /* integrals: z_k = c_k + h/2 e_k feeds the outputs and c_k+1 =
@@ -161,10 +166,10 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
     const double *eq = (k > 0 ? s->eqb : s->eqa) + (size_t)i * nq;
     const double *eqd = (k > 0 ? s->eqdb : s->eqda) + (size_t)i * nq;
     const double *pe = (k > 0 ? s->peb : s->pea) + (size_t)i * p;
-    double W = 0.5 * s->h * zo[i];
+    double W = 0.5 * hn * zo[i];
     if (k > 0) {
       cx[s->nxs + i] += zo[i];
-      W += 0.5 * s->h * cx[s->nxs + i];
+      W += 0.5 * hk * cx[s->nxs + i];
     }
     for (int l = 0; l < nq; l++) {
       cx[l] += W * eq[l];
@@ -302,6 +307,8 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   }
   sens_outputs_at(s, stk, 1, k == s->N);
   sens_objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
+  if (k > 0)
+    sens_step_set(r, k);
   if (!fired && k > 0 && s->m->integ->linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
     return r->err->status;
   for (int o = 0; o < s->no; o++) {
@@ -334,7 +341,7 @@ static int adjoint_segment_recompute(sens_run *r, adjoint_work *a, long sg, long
         return status;
       continue;
     }
-    if (lw_step(r->m, s->d, &info, r->err))
+    if (lw_step(sens_step_set(r, k), s->d, &info, r->err))
       return LW_ERR_SOLVER;
     sens_state_save(s, stk);
   }

@@ -221,7 +221,7 @@ static int forward_step(sens_run *r, forward_cols *f, long k)
   } else {
     lw_step_info info;
     sens_state_load(s, r->st0);
-    if (lw_step(r->m, s->d, &info, r->err))
+    if (lw_step(sens_step_set(r, k), s->d, &info, r->err))
       return LW_ERR_SOLVER;
     sens_state_save(s, r->st1);
   }

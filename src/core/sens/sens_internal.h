@@ -46,6 +46,9 @@ typedef struct sens {
   lw_tangent **tg;
   const int *obj;
   double h, c2, c4;
+  /* the tolerance mode: the steps' lengths (N of them, step k of hs[k-1]),
+   * held fixed; NULL: every step of m->opt.step (sens_steps.c) */
+  const double *hs;
   double *M, *AP, *KM, *FP, *FV, *FA;
   int *ipP, *ipM;
   double *dP, *dM; /* (n1) reciprocals of the pivots of the LUs of AP and KM */
@@ -352,7 +355,23 @@ typedef struct sens_run {
   double *st0, *st1;    /* the states a step goes from and to (st0: the initial state first) */
   sens_initial_lin L;   /* the initial problems linearized (forward, adjoint) */
   long every;           /* progress is reported every so many states */
+  lw_model mh;          /* the tolerance mode: the model with step k's options (sens_steps.c) */
 } sens_run;
+
+/* ---- sens_steps.c: the steps' lengths ---- */
+/* the model step k (from state k - 1 to k, 1 <= k <= N) is taken with,
+ * and s->h, c2, c4, sP of that step; with every step of m->opt.step, r->m
+ * and nothing changed */
+const lw_model *sens_step_set(sens_run *r, long k);
+/* the length of step k (1 <= k <= N; s->h past them) */
+static inline double sens_step_h(const sens *s, long k)
+{
+  return s->hs && k >= 1 && k <= s->N ? s->hs[k - 1] : s->h;
+}
+/* the tolerance mode's steps' lengths: given (n of them), or when NULL
+ * those of a run to m->opt.t_end, into *hs (the caller frees it); s->N
+ * and s->hs set.  LW_OK or the status with r->err set */
+int sens_steps_start(sens_run *r, const double *given, long n, double **hs);
 
 /* progress at state k reported (every so many states); nonzero: cancelled */
 int sens_run_cancelled(const sens_run *r, long k, double fraction);

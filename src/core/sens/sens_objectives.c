@@ -170,7 +170,10 @@ int sens_outputs_cotangent(sens *s, const double *g, double *y, const int **xs)
 
 void sens_trapezoid_weights(const sens *s, long k, double *wi, double *wf)
 {
-  *wi = s->N == 0 ? 0.0 : (k == 0 || k == s->N) ? 0.5 * s->h : s->h;
+  if (s->hs) /* the trapezoidal rule over steps of their own lengths */
+    *wi = s->N == 0 ? 0.0 : 0.5 * ((k > 0 ? s->hs[k - 1] : 0.0) + (k < s->N ? s->hs[k] : 0.0));
+  else
+    *wi = s->N == 0 ? 0.0 : (k == 0 || k == s->N) ? 0.5 * s->h : s->h;
   *wf = k == s->N ? 1.0 : 0.0;
 }
 

@@ -26,6 +26,7 @@
  * state's (sens_initial.c), outputs and objectives (sens_objectives.c), the
  * solves (sens_linalg.c), the forward on two threads (sens_pipeline.c). */
 #include "sens_internal.h"
+#include "dyn/lw_sim_tol.h"
 #include "sens/sens_events.h"
 #include "lin/lw_tangent.h"
 #include "model/lw_error.h"
@@ -89,7 +90,7 @@ static int run_configure(sens_run *r, lw_tangent **tg)
   /* the forward on two threads: the stepping thread keeps each step's
    * constraint data with the state (aux), as the adjoint's forward pass */
   r->pipelined = opt->method == LW_SENS_FORWARD && s->p > 0 && m->dense && opt->threads != 1 &&
-                 !m->nguards && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+                 m->opt.mode == LW_MODE_STEP && !m->nguards && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
   /* with pipelined, W = M^-1 J^T too: the ring holds a few states, and the
    * taking thread is the slower */
   s->aux = r->pipelined ? 2 : opt->method == LW_SENS_ADJOINT && m->dense;
@@ -159,7 +160,7 @@ static int run_workspace(sens_run *r)
 static int run_initial_state(sens_run *r)
 {
   sens *s = r->s;
-  if (lw_initialize(r->m, s->d, r->err))
+  if (lw_initialize(s->hs ? &r->mh : r->m, s->d, r->err))
     return r->err->status ? r->err->status : LW_ERR_MODEL;
   sens_state_save(s, r->st0);
   if ((r->forward || r->adjoint) && sens_initial_linearize(s, r->st0, &r->L))
@@ -172,14 +173,22 @@ int sens_run_cancelled(const sens_run *r, long k, double fraction)
   return r->opt->progress && k % r->every == 0 && r->opt->progress(fraction, r->opt->user);
 }
 
-/* one pass: values only (method VALUE), forward, or adjoint */
-static int run_exact(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg)
+/* one pass: values only (method VALUE), forward, or adjoint; in the
+ * tolerance mode over the steps' lengths hs (n of them; NULL: those of a
+ * run of m) */
+static int run_exact(const lw_model *m, const lw_sens_options *opt, lw_sens_result *res, lw_tangent **tg,
+                     const double *hs, long n)
 {
   sens S = {0};
   sens_run R = {.m = m, .opt = opt, .res = res, .s = &S, .err = &res->error};
+  double *own_hs = NULL;
   int status = run_configure(&R, tg);
-  if (status)
+  if (!status && m->opt.mode == LW_MODE_TOLERANCE)
+    status = sens_steps_start(&R, hs, n, &own_hs);
+  if (status) {
+    free(own_hs);
     return status;
+  }
   status = run_workspace(&R);
   if (!status) {
     R.sl = sens_state_len(&S);
@@ -200,6 +209,7 @@ static int run_exact(const lw_model *m, const lw_sens_options *opt, lw_sens_resu
   }
   sens_free(&S);
   lw_data_free(S.d);
+  free(own_hs);
   return status;
 }
 
@@ -235,6 +245,23 @@ static int result_start(const lw_desc *desc, const lw_sens_options *opt, lw_sens
 
 /* central differences of the whole simulation: 2p + 1 runs, the 2p
  * perturbed ones on copies of desc (m compiled from it) */
+/* the objectives' values of a run of the model compiled from desc; in the
+ * tolerance mode over the steps' lengths hs (n of them) */
+static int fd_values(const lw_model *m, const lw_desc *desc, const lw_sens_options *o1, const double *hs, long n,
+                     lw_sens_result *res)
+{
+  if (!hs)
+    return m ? lw_sensitivity_model(m, o1, res) : lw_sensitivity(desc, o1, res);
+  if (result_start(desc, o1, res))
+    return res->status;
+  lw_model *mm = m ? NULL : lw_compile(desc, &res->error);
+  if (!m && !mm)
+    return res->status = res->error.status;
+  res->status = run_exact(m ? m : mm, o1, res, NULL, hs, n);
+  lw_model_free(mm);
+  return res->status;
+}
+
 static int run_fd(const lw_model *m, const lw_desc *desc, const lw_sens_options *opt, lw_sens_result *res)
 {
   int p = opt->nparams, no = opt->nobj;
@@ -243,7 +270,15 @@ static int run_fd(const lw_model *m, const lw_desc *desc, const lw_sens_options 
   o1.keep_outputs = 0;
   o1.progress = NULL;
   lw_sens_result r0;
-  int st = lw_sensitivity_model(m, &o1, &r0);
+  /* the tolerance mode: every run over the nominal run's steps */
+  double *hs = NULL;
+  long nhs = 0;
+  if (m->opt.mode == LW_MODE_TOLERANCE) {
+    int s0 = lw_tol_step_lengths(m, m->opt.t_end, &hs, &nhs, &res->error);
+    if (s0)
+      return s0;
+  }
+  int st = fd_values(m, desc, &o1, hs, nhs, &r0);
   if (st) {
     res->error = r0.error;
     lw_sens_result_clear(&r0);
@@ -262,7 +297,7 @@ static int run_fd(const lw_model *m, const lw_desc *desc, const lw_sens_options 
     for (int sgn = 0; sgn < 2 && !st; sgn++) {
       pp->value = v + (sgn ? -hstep : hstep);
       lw_sens_result rr;
-      st = lw_sensitivity(dd, &o1, &rr);
+      st = fd_values(NULL, dd, &o1, hs, nhs, &rr);
       if (st)
         res->error = rr.error;
       for (int o = 0; o < no && o < 64; o++)
@@ -276,6 +311,7 @@ static int run_fd(const lw_model *m, const lw_desc *desc, const lw_sens_options 
     if (opt->progress && opt->progress((double)(j + 1) / (double)p, opt->user))
       break;
   }
+  free(hs);
   return st;
 }
 
@@ -303,7 +339,7 @@ static int run_with_tangents(const lw_model *m, const lw_desc *desc, const lw_se
       res->depends[j] = tg[j]->any;
     }
   if (!st)
-    st = run_exact(m, opt, res, tg);
+    st = run_exact(m, opt, res, tg, NULL, 0);
   for (int j = 0; j < p; j++)
     lw_tangent_free(tg[j]);
   free(tg);
