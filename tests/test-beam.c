@@ -447,6 +447,38 @@ static void test_end_point(void)
   end_point_check("variational");
 }
 
+/* the rigid-spring-beam assembly, shortened to 0.2 s: the gradient of
+ * the integral of |d_B|^2 in X_D and Y_D (the beam's end and the pin's
+ * place together), forward against adjoint and against central
+ * differences of the whole run */
+static void test_rigid_spring_beam_gradient(void)
+{
+  lw_desc *desc = lwt_read("rigid-spring-beam.json");
+  desc->solver.t_end = 0.2;
+  g_assert_cmpint(desc->nparams, ==, 2);
+  int params[2] = {0, 1}, obj = 0;
+  double g[3][2];
+  lw_sens_method methods[3] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD};
+  for (int k = 0; k < 3; k++) {
+    lw_sens_options opt = {.method = methods[k], .nparams = 2, .params = params, .nobj = 1, .objectives = &obj,
+                           .threads = 1, .fd_step = k == 2 ? 1e-5 : 0.0};
+    lw_sens_result r;
+    if (lw_sensitivity(desc, &opt, &r) != LW_OK)
+      g_error("%s: %s", lw_sens_method_name(methods[k]), r.error.msg);
+    g[k][0] = r.gradient[0];
+    g[k][1] = r.gradient[1];
+    lw_sens_result_clear(&r);
+  }
+  for (int j = 0; j < 2; j++) {
+    g_test_message("d dB / d %s: forward %.12g adjoint %.12g differences %.12g", desc->params[j].name, g[0][j],
+                   g[1][j], g[2][j]);
+    g_assert_cmpfloat(fabs(g[2][j]), >, 1e-15); /* the objective is about 1e-9 at 0.2 s */
+    g_assert_cmpfloat(fabs(g[0][j] - g[1][j]), <=, 1e-8 * fabs(g[0][j]));
+    g_assert_cmpfloat(fabs(g[0][j] - g[2][j]), <=, 1e-4 * fabs(g[2][j]));
+  }
+  lw_desc_free(desc);
+}
+
 /* the flexible pendulum, shortened to 0.5 s: forward against adjoint, and
  * both against central differences of the whole run */
 static void test_pendulum_sensitivities(void)
@@ -648,6 +680,7 @@ int main(int argc, char **argv)
   g_test_add_func("/beam/pendulum-sensitivities", test_pendulum_sensitivities);
   g_test_add_func("/beam/output-derivatives", test_output_derivatives);
   g_test_add_func("/beam/end-point", test_end_point);
+  g_test_add_func("/beam/rigid-spring-beam-gradient", test_rigid_spring_beam_gradient);
   g_test_add_func("/beam/messages", test_messages);
   g_test_add_func("/beam/round-trip", test_round_trip);
   return g_test_run();
