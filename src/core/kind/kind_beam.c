@@ -24,10 +24,11 @@
  * Compiled constants (lw_compile.c, beam_forces): k = EA, rest = l, vec[0]
  * = EI, vec[1] = eta; the parameters' tangents reach them there (the
  * numerical tangent combines k, rest and vec; the tangent hook gives the
- * exact one for a beam's fields, which lw_tangent.c sends it for every
- * element of the beam).  The element length l does not vary with the
- * material and section; a tangent with a length derivative (a beam's end
- * points) is refused by the sensitivities (sens_run.c). */
+ * exact one for a beam's material and section, which lw_tangent.c sends
+ * it for every element of the beam).  A beam's end points move the element
+ * length l (rest, through the numerical tangent): its share of the force's
+ * and the energy's derivatives is a Richardson-extrapolated difference in
+ * l (elem_force_dl). */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
 #include "la/lw_matrix.h"
@@ -134,8 +135,38 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
   }
 }
 
+/* the Richardson-extrapolated central difference in l with step h of a
+ * function's values at l + h, l - h, l + h/2, l - h/2: (4 D(h/2) - D(h)) / 3,
+ * exact for a polynomial of degree <= 4 in l and otherwise O(h^4), as the
+ * compile's numerical tangents */
+static const double l_off[4] = {1.0, -1.0, 0.5, -0.5};
+
+static double l_richardson(const double f[4], double h)
+{
+  return (-(f[0] - f[1]) / (2.0 * h) + 4.0 * (f[2] - f[3]) / h) / 3.0;
+}
+
+#define L_STEP 1e-3 /* of the element length */
+
+/* dQ (n) += dl dQ/dl at e, v: Q is rational in l (Kb / l^3, the slopes'
+ * shape functions and the quadrature weights) */
+static void elem_force_dl(int nd, const bpar *P, double dl, const double *e, const double *v, double *dQ)
+{
+  int n = 4 * nd;
+  double h = L_STEP * P->l, Qk[4][BN];
+  for (int k = 0; k < 4; k++) {
+    bpar Pk = *P;
+    Pk.l = P->l + l_off[k] * h;
+    elem_force(nd, &Pk, e, v, Qk[k], NULL, NULL);
+  }
+  for (int i = 0; i < n; i++) {
+    double f[4] = {Qk[0][i], Qk[1][i], Qk[2][i], Qk[3][i]};
+    dQ[i] += dl * l_richardson(f, h);
+  }
+}
+
 /* dQ (n) = the derivative of elem_force's Q along de, dv (NULL: 0) and the
- * parameters' derivatives dP (NULL: none; its l must be 0) */
+ * parameters' derivatives dP (NULL: none; its l from a beam's end points) */
 static void elem_force_jvp(int nd, const bpar *P, const bpar *dP, const double *e, const double *v,
                            const double *de, const double *dv, double *dQ)
 {
@@ -176,6 +207,8 @@ static void elem_force_jvp(int nd, const bpar *P, const bpar *dP, const double *
       for (int i = 0; i < nd; i++)
         dQ[a * nd + i] -= wl * ds[a] * (dN * r[i] + N * dr[i]);
   }
+  if (dP && dP->l != 0.0)
+    elem_force_dl(nd, P, dP->l, e, v, dQ);
 }
 
 /* the strain energy at e with parameters P, and its derivative along de
@@ -203,6 +236,15 @@ static double elem_energy(int nd, const bpar *P, const bpar *dP, const double *e
     }
     if (dP)
       d += wl * 0.5 * dP->EA * eps * eps;
+  }
+  if (dP && dP->l != 0.0) { /* the length's share, as in elem_force_dl */
+    double h = L_STEP * P->l, Uk[4];
+    for (int k = 0; k < 4; k++) {
+      bpar Pk = *P;
+      Pk.l = P->l + l_off[k] * h;
+      Uk[k] = elem_energy(nd, &Pk, NULL, e, NULL, NULL);
+    }
+    d += dP->l * l_richardson(Uk, h);
   }
   if (dU)
     *dU += d;

@@ -5,7 +5,7 @@
  * parameter can reach (those combine() below goes over: mass blocks,
  * gravity, the rows', coordinates' and outputs' vectors, the forces' and
  * controllers' constants, time-function coefficients, initial values,
- * objective terms) holds its derivative, every other member the model's
+ * the beams' initial node coordinates, objective terms) holds its derivative, every other member the model's
  * own value.  It is exact when every field the parameter is bound to has a
  * known derivative (field_tangent: the bodies' masses, centres of mass and
  * inertia, gravity, the forces' constants through their kinds' tangent
@@ -235,10 +235,14 @@ static void comb_fric(lw_model *o, lw_model *const mk[4], const double c[4])
   }
 }
 
-/* initial values, the outputs' vectors, the objectives' terms */
+/* initial values, the beams' initial (straight) coordinates, the
+ * outputs' vectors, the objectives' terms */
 static void comb_rest(lw_model *o, lw_model *const mk[4], const double c[4])
 {
   const lw_model *m = mk[0];
+  const double *q0[4] = FOUR(, mk, ->q0);
+  for (int i = m->blk_off[m->nbd]; i < m->nq; i++)
+    o->q0[i] = comb(q0, (size_t)i, c);
   const double *iv[4] = FOUR(, mk, ->init_value), *id[4] = FOUR(, mk, ->init_vel);
   for (int i = 0; i < m->ninit; i++) {
     o->init_value[i] = comb(iv, (size_t)i, c);
@@ -373,6 +377,7 @@ static void tangent_flags_set(lw_tangent *t)
   for (int i = 0; i < o->ninit; i++)
     t->init_on |= o->init_value[i] != 0.0 || o->init_vel[i] != 0.0;
   t->any |= t->init_on;
+  t->any |= nonzero(o->q0 + o->blk_off[o->nbd], (size_t)(o->nq - o->blk_off[o->nbd]));
   for (int k = 0; k < o->nout; k++)
     t->any |= t->out_on[k] = (char)vx_nonzero(&o->outputs[k].v);
   for (int k = 0; k < o->nterms; k++)

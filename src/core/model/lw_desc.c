@@ -657,12 +657,15 @@ static double *body_field(lw_body_desc *bd, const char *p)
   return NULL;
 }
 
-/* joints/<name>/point1 | point2 | axis1 | axis2 | ref1 | ref2 | angle1 | angle2 */
+/* joints/<name>/point1 | point2 | axis1 | axis2 | ref1 | ref2 | angle1 | angle2 | at
+ * (the global origin, when the joint gives one) */
 static double *joint_field(lw_joint_desc *j, const char *p)
 {
   char c[128];
   if (!seg(&p, c, sizeof c))
     return NULL;
+  if (!strcmp(c, "at"))
+    return j->has_at ? comp(j->at, 3, p) : NULL;
   int k = c[strlen(c) - 1] == '2';
   if (!strncmp(c, "point", 5)) return place_field(&j->place[k], p);
   if (!strncmp(c, "axis", 4)) return comp(j->axis[k], 3, p);

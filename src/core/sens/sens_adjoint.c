@@ -214,6 +214,8 @@ static void adjoint_initial_transposed(sens_run *r, adjoint_work *aw, int o)
   gemv_t(nq, L->ng, 1.0, L->Pg, cq, pg);
   for (int j = 0; j < p; j++)
     s->grad[(size_t)o * p + j] -= dotn(L->ng, L->Gth + (size_t)j * L->ng, pg);
+  for (int j = 0; L->dq0 && j < p; j++) /* q0' = dq0 - Pg Gth */
+    s->grad[(size_t)o * p + j] += dotn(nq, L->dq0 + (size_t)j * nq, cq);
   free(pg);
 }
 

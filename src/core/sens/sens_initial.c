@@ -14,6 +14,7 @@ void sens_initial_free(sens_initial_lin *L)
 {
   free(L->Pg);
   free(L->Gth);
+  free(L->dq0);
   free(L->Pv);
   free(L->Dvq);
   free(L->Fv);
@@ -24,8 +25,24 @@ void sens_initial_free(sens_initial_lin *L)
   free(L->F0);
 }
 
-/* 1. the position problem G = [Phi; x_i - value_i] = 0: Pg = pinv(dG/dq),
- * Gth = dG/drho; nonzero when the pseudo-inverse fails */
+/* parameter j's derivative of the initial guess q0 into dq0 (nq): a
+ * beam's straight shape moves with its end points, and its nodes, held by
+ * no initial value, keep what the assembly does not change.  (A rigid
+ * body's placement is only a guess for the assembly.)  0 when it is zero */
+static int initial_guess_tangent(const sens *s, const lw_tangent *tg, double *dq0)
+{
+  const lw_model *m = s->m;
+  int on = 0;
+  memset(dq0, 0, sizeof(double) * (size_t)s->nq);
+  for (int i = m->blk_off[m->nbd]; i < s->nq; i++)
+    on |= (dq0[i] = tg->dm->q0[i]) != 0.0;
+  return on;
+}
+
+/* 1. the position problem G = [Phi; x_i - value_i] = 0 from the guess q0,
+ * whose free directions the Gauss-Newton assembly keeps: Pg = pinv(dG/dq),
+ * Gth = dG/drho + G dq0 so that q0' = dq0 - Pg Gth; nonzero when the
+ * pseudo-inverse fails */
 static int initial_position(sens *s, const double *st, sens_initial_lin *L)
 {
   const lw_model *m = s->m;
@@ -38,6 +55,7 @@ static int initial_position(sens *s, const double *st, sens_initial_lin *L)
   double *gc = calloc((size_t)w, sizeof(double));
   L->Pg = calloc((size_t)nq * ng + 1, sizeof(double));
   L->Gth = calloc((size_t)ng * p + 1, sizeof(double));
+  double *dq0 = calloc((size_t)nq + 1, sizeof(double));
   for (int r = 0; r < nc; r++) {
     const lw_row *row = &m->rows[r];
     for (int i = 0; i < lw_loc_width(m, row->nblk, row->blk, 0); i++)
@@ -72,8 +90,15 @@ static int initial_position(sens *s, const double *st, sens_initial_lin *L)
       gt[nc + h] = dx - tg->dm->init_value[i];
       h++;
     }
+    if (!initial_guess_tangent(s, tg, dq0))
+      continue;
+    if (!L->dq0)
+      L->dq0 = calloc((size_t)nq * p + 1, sizeof(double));
+    memcpy(L->dq0 + (size_t)j * nq, dq0, sizeof(double) * (size_t)nq);
+    gemv(ng, nq, 1.0, G, dq0, gt);
   }
   int bad = sens_pinv(G, ng, nq, L->Pg);
+  free(dq0);
   free(G);
   free(gc);
   return bad;
@@ -266,6 +291,8 @@ void sens_initial_solve(sens *s, const sens_initial_lin *L, double *X, int ldx, 
   for (int j = 0; j < p; j++) {
     double *x = X + (size_t)j * ldx;
     gemv(nq, L->ng, -1.0, L->Pg, L->Gth + (size_t)j * L->ng, x);
+    for (int i = 0; L->dq0 && i < nq; i++)
+      x[i] += L->dq0[(size_t)j * nq + i];
     memcpy(R2, L->Fv + (size_t)j * L->nv, sizeof(double) * (size_t)L->nv);
     gemv(L->nv, nq, 1.0, L->Dvq, x, R2);
     double *xv = R2 + L->nv;

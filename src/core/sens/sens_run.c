@@ -61,34 +61,16 @@ void lw_sens_result_clear(lw_sens_result *r)
   memset(r, 0, sizeof *r);
 }
 
-/* a beam's end point moves its initial shape, which the initial state's
- * sensitivity does not follow: only differences of whole runs see it */
-static int beam_end_field(const char *path)
-{
-  if (strncmp(path, "beams/", 6))
-    return 0;
-  const char *f = strrchr(path, '/'); /* beams/B/start/K: f at "/K" */
-  size_t n = (size_t)(f - path);
-  return (n > 12 && !strncmp(f - 6, "/start", 6)) || (n > 10 && !strncmp(f - 4, "/end", 4));
-}
-
-/* solver settings are not differentiable parameters; beam end points only
- * by differences */
+/* solver settings are not differentiable parameters */
 static int check_param(const lw_desc *d, int j, lw_sens_method method, lw_error *err)
 {
+  (void)method;
   const lw_param_desc *p = &d->params[j];
   for (int k = 0; k < p->ntargets; k++) {
     if (!strncmp(p->targets[k], "solver/", 7)) {
       lw_set_error(err, LW_ERR_MODEL, "", NAN,
                    "parameter '%s' sets the solver setting '%s'; the simulation is not a "
                    "differentiable function of it",
-                   p->name, p->targets[k]);
-      return -1;
-    }
-    if (method != LW_SENS_FD && method != LW_SENS_VALUE && beam_end_field(p->targets[k])) {
-      lw_set_error(err, LW_ERR_MODEL, "", NAN,
-                   "parameter '%s' moves the beam end point '%s', whose forward and adjoint sensitivities "
-                   "are not computed; use finite differences (method fd) for it",
                    p->name, p->targets[k]);
       return -1;
     }
