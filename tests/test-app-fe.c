@@ -518,7 +518,9 @@ static void test_limit_mark(void)
   g_test_message("the marks' colour in the view: %d pixels with the end stop, %d without events", limit_px,
                  none_px);
   g_assert_cmpint(limit_px, >, 200);
-  g_assert_cmpint(none_px, <, 20);
+  /* the pendulum's shaded orange bob has a few dozen rim pixels of that hue
+   * (how many grows with the view's size): far fewer than one end stop */
+  g_assert_cmpint(none_px, <, limit_px / 50);
   gtk_window_destroy(GTK_WINDOW(w));
   settle(1);
 }
