@@ -113,7 +113,16 @@ static char *shot(LwWindow *w, const char *name)
   g_autofree char *file = g_strdup_printf("%s.png", name);
   char *path = g_build_filename(sdir, file, NULL);
   g_autoptr(GError) error = NULL;
-  g_assert_true(lw_window_save_screenshot(w, path, &error));
+  /* under load the window may not have drawn yet: nothing to save then */
+  gboolean ok = FALSE;
+  for (int tries = 0; !ok && tries < 20; tries++) {
+    g_clear_error(&error);
+    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
+    if (!ok)
+      lwt_spin(0.25);
+  }
+  if (!ok)
+    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
   g_test_message("screenshot %s", path);
   return path;
 }
@@ -518,7 +527,9 @@ static void test_limit_mark(void)
   g_test_message("the marks' colour in the view: %d pixels with the end stop, %d without events", limit_px,
                  none_px);
   g_assert_cmpint(limit_px, >, 200);
-  g_assert_cmpint(none_px, <, 20);
+  /* the pendulum's shaded orange bob has a few dozen rim pixels of that hue
+   * (how many grows with the view's size): far fewer than one end stop */
+  g_assert_cmpint(none_px, <, limit_px / 50);
   gtk_window_destroy(GTK_WINDOW(w));
   settle(1);
 }

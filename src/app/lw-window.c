@@ -840,7 +840,18 @@ static void lw_window_init(LwWindow *self)
   g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(scale_changed_cb), self);
   self->event_list = lw_event_list_new();
   lw_event_list_set_adjustment(LW_EVENT_LIST(self->event_list), self->time_adjustment);
-  gtk_stack_add_titled(GTK_STACK(self->side_stack), self->event_list, "events", _("Events"));
+  /* the list's columns are wider than the side panel's least width: they
+   * scroll sideways there rather than push the view aside */
+  GtkWidget *events_scroll = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(events_scroll), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(events_scroll), self->event_list);
+  gtk_stack_add_titled(GTK_STACK(self->side_stack), events_scroll, "events", _("Events"));
+  /* each page button as wide as its title (style.css: side-pages), not all
+   * as wide as the widest */
+  GtkWidget *switcher = gtk_widget_get_prev_sibling(GTK_WIDGET(self->side_stack));
+  GtkLayoutManager *sl = switcher ? gtk_widget_get_layout_manager(switcher) : NULL;
+  if (GTK_IS_BOX_LAYOUT(sl))
+    gtk_box_layout_set_homogeneous(GTK_BOX_LAYOUT(sl), FALSE);
   g_signal_connect(gtk_recent_manager_get_default(), "changed", G_CALLBACK(_lw_window_recent_changed_cb), self);
   _lw_window_rebuild_recent_menu(self);
   self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), tick_cb, self, NULL);
