@@ -27,12 +27,13 @@ extern void dsygv_(const int *itype, const char *jobz, const char *uplo, const i
 static lw_model *beam_model(int planar, int nel, double L, double E, double rho, double b, double h, double eta,
                             double g)
 {
+  g_autofree char *grav = planar ? g_strdup_printf("[0, %.17g]", -g) : g_strdup_printf("[0, %.17g, 0]", -g);
   char *json = g_strdup_printf(
     "{\"linkwright\": 1, \"name\": \"beam\", \"planar\": %s, \"gravity\": %s,"
     " \"solver\": {\"t_end\": 1, \"step\": 0.001},"
     " \"beams\": [{\"name\": \"b\", \"elements\": %d, \"start\": %s, \"end\": [%.17g, 0%s], \"young\": %.17g,"
     " \"density\": %.17g, \"damping\": %.17g, \"section\": \"rectangle\", \"size\": [%.17g, %.17g]}]}",
-    planar ? "true" : "false", planar ? g_strdup_printf("[0, %.17g]", -g) : g_strdup_printf("[0, %.17g, 0]", -g),
+    planar ? "true" : "false", grav,
     nel, planar ? "[0, 0]" : "[0, 0, 0]", L, planar ? "" : ", 0", E, rho, eta, b, h);
   lw_error err;
   lw_desc *d = lw_model_read_data(json, -1, "beam", NULL, &err);
