@@ -704,13 +704,36 @@ static int accel_derivs(sens_ev *e)
   return 0;
 }
 
+/* the accelerations' derivative at the state in s->d applied to column c:
+ * X's qdd and lambda rows from its q and qd rows (accel_derivs' factors) */
+static void accel_column(sens_ev *e, double *X, int c)
+{
+  sens *s = e->s;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, W = e->W;
+  size_t np = (size_t)nq * W;
+  double *r = e->R;
+  memset(r, 0, sizeof(double) * (size_t)n1);
+  if (c >= nx && c < W - 1)
+    memcpy(r, e->F0 + (size_t)(c - nx) * n1, sizeof(double) * (size_t)n1);
+  for (int j = 0; j < nq; j++) {
+    double xq = X[(size_t)j * W + c], xv = X[np + (size_t)j * W + c];
+    for (int i = 0; i < n1; i++)
+      r[i] += e->D0q[(size_t)j * n1 + i] * xq + e->D0qd[(size_t)j * n1 + i] * xv;
+  }
+  sens_kkt_solve(e->K0, n1, nq, s->sM, e->ip0, 0, r, 1);
+  for (int i = 0; i < nq; i++)
+    X[2 * np + (size_t)i * W + c] = -r[i];
+  for (int i = 0; i < nc; i++)
+    X[3 * np + (size_t)i * W + c] = -r[nq + i];
+}
+
 /* the impact of guard k from state pre to post applied to X's columns */
 static int impact_apply(sens_ev *e, int k, const double *pre, const double *post)
 {
   sens *s = e->s;
   const lw_model *m = s->m;
   lw_data *d = s->d;
-  int nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, W = e->W, n2 = nq + nc + 1;
+  int nq = s->nq, nc = s->nc, nx = s->nx, W = e->W, n2 = nq + nc + 1;
   size_t np = (size_t)nq * W;
   sens_state_load(s, pre);
   lw_rows_eval(m, d, d->q, d->t, 1);
@@ -742,48 +765,12 @@ static int impact_apply(sens_ev *e, int k, const double *pre, const double *post
   lw_rows_eval(m, d, d->q, d->t, 1);
   if (accel_derivs(e))
     return -1;
-  for (int c = 0; c < W - 1; c++) {
-    memset(r, 0, sizeof(double) * (size_t)n1);
-    if (c >= nx)
-      memcpy(r, e->F0 + (size_t)(c - nx) * n1, sizeof(double) * (size_t)n1);
-    for (int j = 0; j < nq; j++) {
-      double xq = X[(size_t)j * W + c], xv = X[np + (size_t)j * W + c];
-      for (int i = 0; i < n1; i++)
-        r[i] += e->D0q[(size_t)j * n1 + i] * xq + e->D0qd[(size_t)j * n1 + i] * xv;
-    }
-    sens_kkt_solve(e->K0, n1, nq, s->sM, e->ip0, 0, r, 1);
-    for (int i = 0; i < nq; i++)
-      X[2 * np + (size_t)i * W + c] = -r[i];
-    for (int i = 0; i < nc; i++)
-      X[3 * np + (size_t)i * W + c] = -r[nq + i];
-  }
+  for (int c = 0; c < W - 1; c++)
+    accel_column(e, X, c);
   return 0;
 }
 
 /* ---- a short advance ------------------------------------------------------- */
-/* the accelerations' derivative at the state in s->d applied to column c:
- * X's qdd and lambda rows from its q and qd rows (accel_derivs' factors) */
-static void accel_column(sens_ev *e, double *X, int c)
-{
-  sens *s = e->s;
-  int nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, W = e->W;
-  size_t np = (size_t)nq * W;
-  double *r = e->R;
-  memset(r, 0, sizeof(double) * (size_t)n1);
-  if (c >= nx && c < W - 1)
-    memcpy(r, e->F0 + (size_t)(c - nx) * n1, sizeof(double) * (size_t)n1);
-  for (int j = 0; j < nq; j++) {
-    double xq = X[(size_t)j * W + c], xv = X[np + (size_t)j * W + c];
-    for (int i = 0; i < n1; i++)
-      r[i] += e->D0q[(size_t)j * n1 + i] * xq + e->D0qd[(size_t)j * n1 + i] * xv;
-  }
-  sens_kkt_solve(e->K0, n1, nq, s->sM, e->ip0, 0, r, 1);
-  for (int i = 0; i < nq; i++)
-    X[2 * np + (size_t)i * W + c] = -r[i];
-  for (int i = 0; i < nc; i++)
-    X[3 * np + (size_t)i * W + c] = -r[nq + i];
-}
-
 /* the advance of length len from sa by lw_events.c's predictor-corrector
  * (a sub-step shorter than LW_EV_SHORT of its step): with a0 = qdd_a,
  *   p: q = q_a + len qd_a + len^2/2 a0, qd = qd_a + len a0, (qdd, lambda)_p solved;
