@@ -466,6 +466,10 @@ typedef struct {
   char *row_vx_on, *force_vx_on;
   char *fric_on; /* joint friction elements whose parameters or frame move */
   int grav_on, init_on, any;
+  /* the parameter moves a rigid body's placement, the initial guess of the
+   * assembly; guess_only: nothing else (it reaches the run only where the
+   * assembly leaves the guess free: sens_initial.c) */
+  int guess_on, guess_only;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the
    * coefficient and the derivative's scale (1: bound there twice, it still

@@ -320,6 +320,8 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   /* a step with events first: its integrals' terms evaluate the outputs
    * at its states */
   int fired = k > 0 && aw->fired && aw->fired[k];
+  if (k > 0) /* the step to k's length (the tolerance mode's steps differ) */
+    sens_step_set(r, k);
   if (fired) {
     int status = adjoint_event_step(r, aw, base + r->sl * (size_t)(k - 1));
     if (status)
@@ -327,8 +329,6 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   }
   sens_outputs_at(s, stk, 1, k == s->N);
   sens_objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
-  if (k > 0)
-    sens_step_set(r, k);
   if (!fired && k > 0 && s->m->integ->linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
     return r->err->status;
   for (int o = 0; o < s->no; o++) {

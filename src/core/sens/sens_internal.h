@@ -158,8 +158,9 @@ enum { OUT_EVERY = 1, OUT_FINAL = 2 };
 typedef struct {
   int ng, na, nv;
   double *Pg;          /* nq x ng: pinv of the position Jacobian */
-  double *Gth;         /* ng x p (with G dq0 added: see dq0) */
-  double *dq0;         /* nq x p: the initial guess's derivative (beam nodes), or NULL */
+  double *Gth;         /* ng x p */
+  double *dq0;         /* nq x p: the part of the initial guess's derivative the assembly keeps, or NULL */
+  char *guess_free;    /* p: that part is not zero */
   double *Pv;          /* nv x nv: pinv of [M A^T; A 0] */
   double *Dvq, *Fv;    /* nv x nq, nv x p */
   double *K0;          /* n1 x n1 LU of [M J^T; J 0] */

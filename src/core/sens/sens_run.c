@@ -165,6 +165,11 @@ static int run_initial_state(sens_run *r)
   sens_state_save(s, r->st0);
   if ((r->forward || r->adjoint) && sens_initial_linearize(s, r->st0, &r->L))
     return r->err->status;
+  /* a parameter that moves only a rigid body's placement reaches the run
+   * where the assembly keeps some of it */
+  for (int j = 0; (r->forward || r->adjoint) && j < s->p; j++)
+    if (s->tg[j] && s->tg[j]->guess_only)
+      r->res->depends[j] = r->L.guess_free[j];
   return LW_OK;
 }
 
