@@ -263,6 +263,91 @@ static void test_default_identical(void)
   lw_desc_free(d2);
 }
 
+/* ---- sensitivities ---------------------------------------------------- */
+
+/* forward against adjoint (<= 1e-8) and against central differences of
+ * the whole run (step fd_step, <= fd_tol) for every parameter and
+ * objective of d at rho_inf rho, per component; a component far below its
+ * objective's largest is measured against 1e-3 (forward, adjoint) or 1e-2
+ * (differences) of it.  The Newton iteration is converged to round-off, so
+ * that the differences see where it stops; the forward runs on one thread
+ * and on two (the stepping thread's states) */
+static void agree(lw_desc *d, double rho, double fd_step, double fd_tol)
+{
+  d->solver.rho_inf = rho;
+  d->solver.tolerance = 1e-14;
+  d->solver.constraint_tolerance = 1e-12;
+  int p = d->nparams, no = d->nobjectives;
+  g_autofree int *params = g_new(int, p), *objs = g_new(int, no);
+  for (int j = 0; j < p; j++)
+    params[j] = j;
+  for (int o = 0; o < no; o++)
+    objs[o] = o;
+  lw_sens_result r[4];
+  lw_sens_method methods[4] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD, LW_SENS_FORWARD};
+  for (int k = 0; k < 4; k++) {
+    lw_sens_options opt = {.method = methods[k], .nparams = p, .params = params, .nobj = no, .objectives = objs,
+                           .fd_step = fd_step, .threads = k == 3 ? 1 : 0};
+    if (lw_sensitivity(d, &opt, &r[k]) != LW_OK)
+      g_error("%s %d: %s", d->name, k, r[k].error.msg);
+  }
+  double efa = 0, efd = 0, eft = 0;
+  for (int o = 0; o < no; o++) {
+    g_assert_cmpfloat(fabs(r[0].value[o] - r[1].value[o]), <=, 1e-14 * (1 + fabs(r[1].value[o])));
+    double rowmax = 0;
+    for (int j = 0; j < p; j++)
+      rowmax = fmax(rowmax, fabs(r[1].gradient[o * p + j]));
+    g_assert_cmpfloat(rowmax, >, 0.0);
+    for (int j = 0; j < p; j++) {
+      double gf = r[0].gradient[o * p + j], ga = r[1].gradient[o * p + j];
+      g_test_message("%s %s / %s: forward %.12g adjoint %.12g differences %.12g", d->name, d->objectives[o].name,
+                     d->params[j].name, gf, ga, r[2].gradient[o * p + j]);
+      efa = fmax(efa, fabs(ga - gf) / fmax(fabs(ga), 1e-3 * rowmax));
+      eft = fmax(eft, fabs(ga - r[3].gradient[o * p + j]) / fmax(fabs(ga), 1e-3 * rowmax));
+      efd = fmax(efd, fabs(ga - r[2].gradient[o * p + j]) / fmax(fabs(ga), 1e-2 * rowmax));
+    }
+  }
+  g_test_message("%s rho_inf %g (%ld steps, %d parameters): forward vs adjoint %.2e (one thread %.2e), adjoint vs "
+                 "central differences (step %g) %.2e",
+                 d->name, rho, r[1].steps, p, efa, eft, fd_step, efd);
+  g_assert_cmpfloat(efa, <=, 1e-8);
+  g_assert_cmpfloat(eft, <=, 1e-8);
+  g_assert_cmpfloat(efd, <=, fd_tol);
+  for (int k = 0; k < 4; k++)
+    lw_sens_result_clear(&r[k]);
+}
+
+static void test_sens_five_bar(void)
+{
+  lw_desc *d = lwt_read("five-bar.json");
+  d->solver.t_end = 1.0;
+  /* the differences' own error on the five-bar is some 1e-5 of the
+   * largest component with or without damping (tests/test-sens.c allows
+   * 1e-4) */
+  agree(d, 0.8, 1e-5, 1e-5);
+  agree(d, 0.5, 1e-5, 1e-5);
+  lw_desc_free(d);
+}
+
+static void test_sens_stiff(void)
+{
+  lw_desc *d = stiff_desc();
+  d->solver.t_end = 0.5;
+  agree(d, 0.5, 1e-5, 1e-5);
+  agree(d, 0.8, 1e-5, 1e-5);
+  lw_desc_free(d);
+}
+
+static void test_sens_pendulum(void)
+{
+  lw_desc *d = lwt_read("pendulum.json");
+  d->solver.t_end = 1.0;
+  /* the bob's 1e-8 kg m^2 makes the differences' error on d load / d mass
+   * 2.4e-5 without damping, 1.7e-5 with (tests/test-sens.c allows 1e-4) */
+  agree(d, 0.6, 1e-5, 1e-4);
+  lw_desc_free(d);
+}
+
 /* ---- refusals --------------------------------------------------------- */
 
 /* compiling d refuses with a message on solver/rho_inf that holds what */
@@ -357,6 +442,9 @@ int main(int argc, char **argv)
   g_test_add_func("/numdamp/order/pendulum", test_order_pendulum);
   g_test_add_func("/numdamp/order/five-bar", test_order_five_bar);
   g_test_add_func("/numdamp/default-identical", test_default_identical);
+  g_test_add_func("/numdamp/sens/five-bar", test_sens_five_bar);
+  g_test_add_func("/numdamp/sens/stiff-spring", test_sens_stiff);
+  g_test_add_func("/numdamp/sens/pendulum", test_sens_pendulum);
   g_test_add_func("/numdamp/refusals", test_refusals);
   g_test_add_func("/numdamp/cli", test_cli);
   return g_test_run();

@@ -19,6 +19,7 @@ typedef struct {
   double *seg;     /* (K + 1 states) a recomputed segment */
   double *ab, *bb; /* (no x nq) d psi / d ah_{k+1}, d psi / d bh_{k+1} */
   double *zb;      /* (no x nz) d psi / d c_{k+1} */
+  double *anb;     /* (no x na) d psi / d a_{k+1}, the pseudo-acceleration (numerical damping) */
   double *kb;      /* (no x nc) d psi / d kappa_k: joint friction read it in the step to k+1 */
   double *cx;      /* (nx) the cotangent of the state k */
   double *mu;      /* (3 n1) the multipliers of the acceleration, velocity and position problems */
@@ -107,6 +108,7 @@ static void adjoint_cotangents_alloc(sens_run *r, adjoint_work *a)
   a->bb = calloc((size_t)nq * no + 1, sizeof(double));
   a->cx = calloc((size_t)s->nx + 1, sizeof(double));
   a->zb = calloc((size_t)s->nz * no + 1, sizeof(double));
+  a->anb = calloc((size_t)s->na * no + 1, sizeof(double));
   a->kb = calloc((size_t)(r->m->nfric ? s->nc : 0) * no + 1, sizeof(double));
   a->mu = calloc((size_t)3 * n1 + 1, sizeof(double));
   a->tmp = calloc((size_t)(r->L.nv > n1 ? r->L.nv : n1) + nq + 1, sizeof(double));
@@ -121,6 +123,7 @@ static void adjoint_free(adjoint_work *a)
   free(a->bb);
   free(a->cx);
   free(a->zb);
+  free(a->anb);
   free(a->kb);
   free(a->mu);
   free(a->tmp);
@@ -129,6 +132,26 @@ static void adjoint_free(adjoint_work *a)
   free(a->xb);
   free(a->stx);
   free(a->log);
+}
+
+/* with numerical damping, the history's part of state k's cotangent: the
+ * step after k read ah = aq q + av qd + aa a + ad qdd and bh = bq q + bv qd
+ * + ba a of it (cotangents a, b), and a_k+1 = ea qdd_k+1 + en qdd_k + eo a_k
+ * (an: d psi / d a_k+1 on entry, d psi / d a_k on return); a_k is formed
+ * from qdd_k (ea), a_0 is qdd_0 */
+static void history_cotangent_alpha(const sens *s, double *an, const double *a, const double *b, long k,
+                                    double *cx)
+{
+  const lw_newmark *c = &s->nm;
+  int nq = s->nq;
+  double from_qdd = k > 0 ? c->ea : 1.0;
+  for (int i = 0; i < nq; i++) {
+    double abar = c->aa * a[i] + c->ba * b[i] + c->eo * an[i];
+    cx[i] += c->aq * a[i] + c->bq * b[i];
+    cx[nq + i] += c->av * a[i] + c->bv * b[i];
+    cx[2 * nq + i] += c->ad * a[i] + c->en * an[i] + from_qdd * abar;
+    an[i] = abar;
+  }
 }
 
 /* the cotangent cx of [q qd qdd lambda z] at state k for objective o: the
@@ -153,11 +176,14 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
    * the tolerance mode) */
   double hn = sens_step_h(s, k + 1), hk = k > 0 ? sens_step_h(s, k) : s->h;
   double c2 = 2.0 / hn, c4 = 4.0 / (hn * hn);
-  for (int i = 0; i < nq; i++) {
-    cx[i] += -c4 * a[i] - c2 * b[i];
-    cx[nq + i] += -2.0 * c2 * a[i] - b[i];
-    cx[2 * nq + i] += -a[i];
-  }
+  if (s->na)
+    history_cotangent_alpha(s, aw->anb + (size_t)o * nq, a, b, k, cx);
+  else
+    for (int i = 0; i < nq; i++) {
+      cx[i] += -c4 * a[i] - c2 * b[i];
+      cx[nq + i] += -2.0 * c2 * a[i] - b[i];
+      cx[2 * nq + i] += -a[i];
+    }
   /* integrals: z_k = c_k + h/2 e_k feeds the outputs and c_k+1 =
    * z_k + h/2 e_k; z_0 = 0.  e_k's gradients: state b of the step
    * to k, or state a of the step from 0 */

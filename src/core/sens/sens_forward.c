@@ -12,7 +12,8 @@
 /* the forward's arrays */
 typedef struct {
   double *Sx;      /* (nx x nl) the live columns by rows: q', qd', qdd', lambda', z'; with joint
-                      friction nc more rows: the last state's kappa' (sens_friction.c) */
+                      friction nc more rows: the last state's kappa' (sens_friction.c); with
+                      numerical damping nq more: the pseudo-acceleration's a' */
   double *Sn;      /* (nx x p) the initial columns; while stepping, scratch for ah', bh', c', M ah' */
   double *Z;       /* (p x ncols) the outputs' derivatives Y Sx + YT (output table) */
   double *R, *R2;  /* (max(nv, n1) x p), (2 max(nv, n1)) right-hand sides */
@@ -30,7 +31,7 @@ static void live_cols_add(sens *s, double *Sx)
     if (s->col[j] >= 0)
       continue;
     int nl = s->nl;
-    for (size_t i = (size_t)s->nx + (s->m->nfric ? (size_t)s->nc : 0); i-- > 0;) {
+    for (size_t i = (size_t)s->nx + (s->m->nfric ? (size_t)s->nc : 0) + (size_t)s->na; i-- > 0;) {
       Sx[i * (nl + 1) + nl] = 0.0;
       for (int c = nl; c-- > 0;)
         Sx[i * (nl + 1) + c] = Sx[i * nl + c];
@@ -59,12 +60,24 @@ LW_CLONES static void predictor_rows(double *restrict ah, double *restrict bh, c
   }
 }
 
+/* with numerical damping, the predictor's terms ah' = aq q' + av qd' + aa
+ * a' + ad qdd', bh' = bq q' + bv qd' + ba a' (dyn/lw_newmark.h), n entries */
+static void predictor_rows_alpha(const lw_newmark *k, double *restrict ah, double *restrict bh,
+                                 const double *restrict q1, const double *restrict q2, const double *restrict q3,
+                                 const double *restrict a1, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    ah[i] = k->aq * q1[i] + k->av * q2[i] + k->aa * a1[i] + k->ad * q3[i];
+    bh[i] = k->bq * q1[i] + k->bv * q2[i] + k->ba * a1[i];
+  }
+}
+
 /* the carried columns and their scratch (the table's rows: forward_table_alloc) */
 static int forward_alloc(sens_run *r, forward_cols *f)
 {
   sens *s = r->s;
   int p = s->p, nx = s->nx, n1 = s->n1, nv = r->L.nv;
-  f->Sx = calloc((size_t)(nx + (r->m->nfric ? s->nc : 0)) * (p ? p : 1), sizeof(double));
+  f->Sx = calloc((size_t)(nx + (r->m->nfric ? s->nc : 0) + s->na) * (p ? p : 1), sizeof(double));
   f->Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
   f->Z = calloc((size_t)s->ncols * (p ? p : 1) + 1, sizeof(double));
   f->R = calloc((size_t)(nv > n1 ? nv : n1) * (p ? p : 1) + 1, sizeof(double));
@@ -109,6 +122,9 @@ static void forward_initial_cols(sens_run *r, forward_cols *f)
   for (int c = 0; c < s->nl; c++)
     for (int i = 0; i < nx; i++)
       Sx[(size_t)i * s->nl + c] = Sn[(size_t)s->live[c] * nx + i];
+  /* the pseudo-acceleration starts as qdd: a_0' = qdd_0' */
+  if (s->na)
+    memcpy(Sx + (size_t)nx * s->nl, Sx + 2 * (size_t)s->nq * s->nl, sizeof(double) * (size_t)s->nq * s->nl);
 }
 
 /* the output table's rows (keep_outputs) */
@@ -137,8 +153,13 @@ static void forward_carry(sens_run *r, forward_cols *f)
   double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * nl;
   /* scratch: ah', bh', the carry c', M ah' */
   double *AH = f->Sn, *BH = f->Sn + np, *DC = f->Sn + 2 * np, *MAH = DC + (size_t)s->nz * nl;
-  /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd') */
-  predictor_rows(AH, BH, Sq, Sqd, Sqdd, s->c2, s->c4, np);
+  /* propagate: ah' = -(c4 q' + 2 c2 qd' + qdd'), bh' = -(c2 q' + qd'), or
+   * with numerical damping their terms in a' */
+  double *Sa = Sx + (size_t)s->nx * nl; /* a' (na rows: no friction rows then) */
+  if (s->na)
+    predictor_rows_alpha(&s->nm, AH, BH, Sq, Sqd, Sqdd, Sa, np);
+  else
+    predictor_rows(AH, BH, Sq, Sqd, Sqdd, s->c2, s->c4, np);
   memset(MAH, 0, sizeof(double) * np);
   sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, nl);
   /* position: AP [q'; lambda'] = -(FP + M ah' + C bh' + Rc c') */
@@ -174,7 +195,12 @@ static void forward_carry(sens_run *r, forward_cols *f)
   sens_vec_axpy(R, 1.0, MAH, np);
   sens_rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
   sens_rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
+  if (s->na) /* a' = ea qdd' + en qdd_n' + eo a_n': the old terms first */
+    for (size_t i = 0; i < np; i++)
+      Sa[i] = s->nm.en * Sqdd[i] + s->nm.eo * Sa[i];
   sens_km_solve_rows(s, R, Sqdd, nl);
+  if (s->na)
+    sens_vec_axpy(Sa, s->nm.ea, Sqdd, np);
   if (m->nfric) /* kappa' for the next step's friction */
     memcpy(Sx + (size_t)s->nx * nl, R + np, sizeof(double) * (size_t)nc * nl);
   /* z' = c' + h/2 e'(state k) */
