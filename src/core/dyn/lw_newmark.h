@@ -25,7 +25,13 @@ typedef struct {
   double bq, bv, ba;
   double aq, av, aa, ad;
   double ea, en, eo;
-  double beta; /* for the predictor q_n + h v_n + h^2/2 a_n */
+  double beta;
+  /* the same history split for the sensitivities' increment form: with
+   * x = q_n + h v_n + px a_n (the position less its h^2 beta a_n+1),
+   * vx = v_n + pv a_n and r = rm a_n + rd qdd_n, the history terms are
+   * bq q_n + bv v_n + ba a_n = vx - c2 x and aq q_n + av v_n + aa a_n + ad
+   * qdd_n = r - c4 x (trapezoidal rule: px = h^2/4, pv = h/2, r = 0) */
+  double px, pv, rm, rd;
 } lw_newmark;
 
 /* the coefficients for step h and the spectral radius at infinite
@@ -42,6 +48,8 @@ static inline lw_newmark lw_newmark_coefs(double rho, double h)
     k.aq = -k.c4, k.av = -2.0 * k.c2, k.ad = -1.0;
     k.ea = 1.0;
     k.beta = 0.25;
+    k.px = 0.25 * h * h;
+    k.pv = 0.5 * h;
     return k;
   }
   double am = (2.0 * rho - 1.0) / (rho + 1.0), af = rho / (rho + 1.0);
@@ -62,6 +70,10 @@ static inline lw_newmark lw_newmark_coefs(double rho, double h)
   k.ea = (1.0 - af) / (1.0 - am);
   k.en = af / (1.0 - am);
   k.eo = -am / (1.0 - am);
+  k.px = h * h * (0.5 - beta);
+  k.pv = h * (1.0 - gamma);
+  k.rm = am / (1.0 - af);
+  k.rd = -af / (1.0 - af);
   return k;
 }
 
