@@ -14,7 +14,7 @@
  *   a_n+1 = ea qdd_n+1 + en qdd_n + eo a_n.
  * The trapezoidal rule is alpha_m = alpha_f = gamma = 1/2, beta = 1/4:
  * a_n = qdd_n throughout, ba = aa = 0, and the step keeps its own arithmetic
- * (on), so that its results stay bit for bit those without the setting. */
+ * (on = 0), so that its results stay bit for bit those without the setting. */
 #ifndef LW_NEWMARK_H
 #define LW_NEWMARK_H
 
@@ -25,7 +25,6 @@ typedef struct {
   double bq, bv, ba;
   double aq, av, aa, ad;
   double ea, en, eo;
-  double beta;
   /* the same history split for the sensitivities' increment form: with
    * x = q_n + h v_n + px a_n (the position less its h^2 beta a_n+1),
    * vx = v_n + pv a_n and r = rm a_n + rd qdd_n, the history terms are
@@ -47,7 +46,6 @@ static inline lw_newmark lw_newmark_coefs(double rho, double h)
     k.bq = -k.c2, k.bv = -1.0;
     k.aq = -k.c4, k.av = -2.0 * k.c2, k.ad = -1.0;
     k.ea = 1.0;
-    k.beta = 0.25;
     k.px = 0.25 * h * h;
     k.pv = 0.5 * h;
     return k;
@@ -55,7 +53,6 @@ static inline lw_newmark lw_newmark_coefs(double rho, double h)
   double am = (2.0 * rho - 1.0) / (rho + 1.0), af = rho / (rho + 1.0);
   double gamma = 0.5 + af - am, beta = 0.25 * (gamma + 0.5) * (gamma + 0.5);
   k.on = 1;
-  k.beta = beta;
   k.c2 = gamma / (h * beta);
   k.c4 = (1.0 - am) / ((1.0 - af) * h * h * beta);
   k.kh = 1.0 / k.c4;

@@ -149,8 +149,6 @@ typedef struct {
   lw_newmark k;      /* the method's coefficients */
 } newton;
 
-/* from the state at t_n: the Newmark history terms, the predictor and the
- * multipliers' warm start; lam_f (nc) the multipliers friction reads */
 /* the generalized-alpha history terms and predictor (k.on) from the state
  * at t_n in qn, qdn, qddn and the pseudo-acceleration d->acc, started
  * from qdd where it is not that state's */
@@ -181,6 +179,8 @@ static void update_alpha(const lw_model *m, lw_data *d, const lw_newmark *k, dou
   d->acc_h = h;
 }
 
+/* from the state at t_n: the Newmark history terms, the predictor and the
+ * multipliers' warm start; lam_f (nc) the multipliers friction reads */
 static void predict(const lw_model *m, lw_data *d, const lw_newmark *k, double h, double t1, double *lam_f)
 {
   int nq = m->nq, nc = m->nc;
@@ -247,13 +247,12 @@ static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h,
 }
 
 /* q += dq with the velocities and accelerations that follow (the
- * trapezoidal rule or the generalized-alpha method), Phi at the new q, lambda += alpha Phi; the sizes of the
- * increment and the violation into ns */
-static void newton_update(const lw_model *m, lw_data *d, newton *ns, double h, double t1)
+ * trapezoidal rule, or the generalized-alpha method), Phi at the new q,
+ * lambda += alpha Phi; the sizes of the increment and the violation into ns */
+static void newton_update(const lw_model *m, lw_data *d, newton *ns, double t1)
 {
   int nq = m->nq, nc = m->nc;
   double c2 = ns->k.c2, c4 = ns->k.c4;
-  (void)h;
   ns->qmax = 0;
   for (int i = 0; i < nq; i++) {
     d->q[i] += d->dq[i];
@@ -378,7 +377,7 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
       lw_ali3p_fric_solve(m, d, d->dq);
     else
       lw_spd_solve(&d->solver, d->dq);
-    newton_update(m, d, ns, h, t1);
+    newton_update(m, d, ns, t1);
     newton_safeguard(ns);
     if (!(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax) || isinf(ns->phimax))
       break;
