@@ -404,6 +404,12 @@ struct lw_data {
   double *normal_force;              /* (nguards) a resting guard's normal force, 0 when free (lw_events.c) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
+  /* the generalized-alpha pseudo-acceleration a (nq; rho_inf < 1,
+   * dyn/lw_newmark.h), valid for the state at t0 + acc_nstep h of steps
+   * acc_h: a state set or restored otherwise starts it again from qdd */
+  double *acc;
+  double acc_t0, acc_h;
+  long acc_nstep;
   double *phi, *phit, *gam;          /* (nc) */
   double *jac;                       /* (nc x wrow) row gradients, contiguous over the row's blocks */
   double *Q;                         /* (nq) generalized forces */
