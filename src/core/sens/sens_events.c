@@ -349,10 +349,10 @@ static void quad_weights_deriv(sens_ev *e)
   }
 }
 
-int sens_ev_step(sens_ev *e, const double *st0, double *st1, int *fired, double *value)
+int sens_ev_step(sens_ev *e, const lw_model *mk, const double *st0, double *st1, int *fired, double *value)
 {
   sens *s = e->s;
-  const lw_model *m = s->m;
+  const lw_model *m = mk;
   lw_data *d = s->d;
   sens_state_load(s, st0);
   memcpy(e->st, st0, sizeof(double) * e->sl);
