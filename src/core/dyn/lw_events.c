@@ -27,7 +27,11 @@
  * contact's normal force, while that force pushes; where it falls to zero
  * (located like an impact, on the resting model's steps) the guard is
  * released and the free model steps on.  The sensitivities do not follow a
- * resting guard: for them (allow_rest 0) the slow impact ends the run. */
+ * resting guard: for them (allow_rest 0) the slow impact ends the run.
+ *
+ * A switch's point crossing its plane (located as an impact) turns its
+ * force on or off: the velocity stays and the accelerations are solved
+ * anew with the forces that act from then on. */
 #include "dyn/lw_events.h"
 #include "lw_internal.h"
 #include "compile/lw_compile.h"
@@ -57,6 +61,7 @@ typedef struct {
   double *kap, *fric_work; /* friction reads lambda + kap; its work so far */
   double fb_beta, dissipated;
   int fric_kap_ok;
+  double sw; /* the switches' sides (lw_switches_pack) */
 } ev_state;
 
 struct lw_ev_run {
@@ -210,6 +215,7 @@ static void state_copy_out(const lw_model *m, const lw_data *d, ev_state *s)
   memcpy(s->kap, d->kap, (size_t)m->nc * sizeof(double));
   memcpy(s->fric_work, d->fric_work, (size_t)m->nfric * sizeof(double));
   s->fric_kap_ok = d->fric_kap_ok;
+  s->sw = lw_switches_pack(m, d);
 }
 
 static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
@@ -232,6 +238,7 @@ static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
   memcpy(d->kap, s->kap, (size_t)m->nc * sizeof(double));
   memcpy(d->fric_work, s->fric_work, (size_t)m->nfric * sizeof(double));
   d->fric_kap_ok = s->fric_kap_ok;
+  lw_switches_unpack(m, d, s->sw);
 }
 
 /* one step of length h from d's state (to d->t + h): the model's step on
@@ -247,11 +254,19 @@ static int step_sized(const lw_model *m, lw_data *d, double h, lw_step_info *inf
 }
 
 /* ---- guards ------------------------------------------------------------ */
-static int is_impact(const lw_guard *g) { return g->type != LW_EVENT_GUARD; }
+static int is_impact(const lw_guard *g) { return g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_JOINT_LIMIT; }
+/* a guard that is a function of q alone (not of the outputs) */
+static int on_q(const lw_guard *g) { return g->type != LW_EVENT_GUARD; }
 
-/* a contact's or limit's guard at q (angles continued from d's last values) */
+/* a contact's, limit's or switch's guard at q (angles continued from d's
+ * last values); a switch's gap turned to be positive on the side its point
+ * is on, so that its crossing falls through zero either way */
 static double guard_q(const lw_model *m, const lw_data *d, const lw_guard *g, const double *q)
 {
+  if (g->type == LW_EVENT_SWITCH) {
+    double s = lw_switch_gap(m, g, q);
+    return d->sw_in[g->sw] ? -s : s;
+  }
   if (g->type == LW_EVENT_CONTACT) {
     double p[3] = {0, 0, 0};
     lw_vexpr_eval(m, &g->v, q, p);
@@ -271,7 +286,7 @@ static void guards_eval(const lw_model *m, lw_data *d, lw_ev_run *ev, double *gv
   int outs = 0;
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
-    if (is_impact(g)) {
+    if (on_q(g)) {
       gv[k] = guard_q(m, d, g, d->q);
       continue;
     }
@@ -302,7 +317,9 @@ static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const
   int nblk = 0;
   const int *blk = NULL;
   double s = 1.0;
-  if (g->type == LW_EVENT_CONTACT) {
+  if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
+    if (g->type == LW_EVENT_SWITCH && d->sw_in[g->sw])
+      s = -1.0;
     nblk = 1;
     blk = &g->v.body[0];
     lw_vexpr_grad(m, &g->v, g->n, 1.0, nblk, blk, ev->grad);
@@ -363,6 +380,16 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
   if (ev->rest >= 0)
     d->normal_force[ev->rest] = 0.0;
   ev->rest = -1;
+  /* the switches' sides from the positions (a state set from outside) */
+  if (m->nswitches) {
+    double bits = lw_switches_pack(m, d);
+    lw_switches_set(m, d, d->q);
+    if (lw_switches_pack(m, d) != bits) {
+      lw_rows_eval(m, d, d->q, d->t, 1);
+      if (lw_accelerations(m, d, d->t, err))
+        return -1;
+    }
+  }
   guards_eval(m, d, ev, ev->g0);
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
@@ -430,7 +457,7 @@ static int probe(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau
     return -1;
   const lw_guard *g = &m->guards[k];
   double v;
-  if (is_impact(g)) {
+  if (on_q(g)) {
     v = guard_q(m, d, g, d->q);
   } else {
     lw_outputs_some(m, d, ev->out, ev->use);
@@ -446,7 +473,7 @@ static double interp(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, 
 {
   const lw_guard *g = &m->guards[k];
   double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], g1);
-  if (!is_impact(g))
+  if (!on_q(g))
     return f0 + th * (f1 - f0);
   double t2 = th * th, t3 = t2 * th;
   double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + th, h01 = -2 * t3 + 3 * t2, h11 = t3 - t2;
@@ -772,6 +799,31 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   return 0;
 }
 
+/* switch k fires at d's state: its point passes to the other side of the
+ * plane and its force turns on (the negative side) or off; the velocity
+ * stays, the accelerations and multipliers are solved anew with the forces
+ * that act now (seed 003 theorem 4) */
+static int switch_fire(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error *err)
+{
+  const lw_guard *g = &m->guards[k];
+  double *G = ev->qh;
+  guard_grad(m, d, ev, g, G);
+  double vn = dot(G, d->qd, m->nq);
+  if (d->sw_in[g->sw])
+    vn = -vn; /* the rate of n.p: G is turned with the side */
+  d->sw_in[g->sw] = !d->sw_in[g->sw];
+  lw_switches_apply(m, d);
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  if (lw_accelerations(m, d, d->t, err))
+    return -1;
+  d->fric_kap_ok = 0;
+  long n0 = ev->nlog;
+  log_event(ev, g, d->t, LW_EVREC_SWITCH, vn, vn);
+  if (ev->nlog > n0)
+    ev->log[n0].side = d->sw_in[g->sw] ? -1 : 1;
+  return 0;
+}
+
 /* from the state where guard ev->rest came to rest (d) to t1 on the
  * resting model; d then holds the state at t1 */
 static int rest_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_error *err)
@@ -864,7 +916,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       log_event(ev, &m->guards[k], d->t, LW_EVREC_STOP, 0, 0);
       return 1;
     }
-    st = impact(m, d, ev, k, err);
+    st = m->guards[k].type == LW_EVENT_SWITCH ? switch_fire(m, d, ev, k, err) : impact(m, d, ev, k, err);
     if (st == 2) {
       if (row && row(user, d))
         return 1;
@@ -882,7 +934,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     state_copy_out(m, d, &ev->s0);
     guards_eval(m, d, ev, ev->g0);
     memset(ev->zero, 0, (size_t)ev->ng);
-    ev->zero[k] = 1;
+    ev->zero[k] = is_impact(&m->guards[k]);
     double rem = t1 - d->t;
     if (rem > 0) {
       lw_step_info info;

@@ -137,7 +137,7 @@ static inline size_t sens_aux_len(const sens *s)
 /* doubles in one stored state */
 static inline size_t sens_state_len(const sens *s)
 {
-  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s);
+  return 5 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s);
 }
 
 #define ST_T(st) ((st)[2])
@@ -149,7 +149,8 @@ static inline size_t sens_state_len(const sens *s)
 #define ST_Z(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc + (s)->ncoords)
 #define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
 #define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
-#define ST_AUX(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* jac, the lower triangle of chol(S) by columns */
+#define ST_SW(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* the switches' sides (lw_switches_pack) */
+#define ST_AUX(s, st) (ST_SW(s, st) + 1) /* jac, the lower triangle of chol(S) by columns */
 
 enum { OUT_EVERY = 1, OUT_FINAL = 2 };
 
