@@ -21,6 +21,8 @@ const char *lw_event_type_label(lw_event_type type)
     return _("joint limit");
   case LW_EVENT_GUARD:
     return _("guard");
+  case LW_EVENT_SWITCH:
+    return _("switch");
   default:
     return "";
   }
@@ -37,6 +39,8 @@ const char *lw_event_action_label(lw_event_action action)
     return _("stop");
   case LW_EVREC_RELEASE:
     return _("released");
+  case LW_EVREC_SWITCH:
+    return _("switched");
   default:
     return "";
   }
