@@ -23,6 +23,8 @@ const char *lw_event_type_label(lw_event_type type)
     return _("guard");
   case LW_EVENT_SWITCH:
     return _("switch");
+  case LW_EVENT_CAPTURE:
+    return _("capture");
   default:
     return "";
   }
@@ -41,6 +43,8 @@ const char *lw_event_action_label(lw_event_action action)
     return _("released");
   case LW_EVREC_SWITCH:
     return _("switched");
+  case LW_EVREC_CAPTURE:
+    return _("captured");
   default:
     return "";
   }

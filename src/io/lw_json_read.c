@@ -1154,7 +1154,7 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
 {
   static const char *const k[] = {"name", "type", "body", "point", "normal", "offset", "radius",
                                   "joint", "coordinate", "lower", "upper", "restitution", "rest_speed",
-                                  "output", "component", "value", "direction", "action", "force", NULL};
+                                  "output", "component", "value", "direction", "action", "force", "center", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -1162,7 +1162,7 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
   int t = lw_event_type_from_name(type);
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
-    fail(r, p, "unknown event type '%s' (expected contact, joint_limit, guard or switch)", type);
+    fail(r, p, "unknown event type '%s' (expected contact, joint_limit, guard, switch or capture)", type);
     return;
   }
   lw_event_desc *e = lw_desc_add_event(r->d, name, (lw_event_type)t);
@@ -1179,6 +1179,12 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       e->force = dup_or_null(need_str(r, o, "force", path));
     else
       get_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_CAPTURE) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    get_vec(r, o, "center", path, e->center, dim);
+    need_num(r, o, "radius", path, &e->radius);
   } else if (t == LW_EVENT_JOINT_LIMIT) {
     e->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &e->coordinate);
@@ -1218,12 +1224,14 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
   } else if (!r->failed) {
     /* a guard has no radius either, but reads it nowhere: refused for a switch only */
     static const char *const impact_only[] = {"restitution", "rest_speed", "radius", NULL};
+    static const char *const why[] = {[LW_EVENT_GUARD] = "guard",
+                                      [LW_EVENT_SWITCH] = "switch (its velocity does not jump)",
+                                      [LW_EVENT_CAPTURE] = "capture (its impact is plastic)"};
     for (int i = 0; impact_only[i]; i++)
       if (json_object_has_member(o, impact_only[i]) && (t == LW_EVENT_SWITCH || i < 2)) {
         g_autofree char *p = g_strdup_printf("%s/%s", path, impact_only[i]);
         mark(r, o, impact_only[i], p);
-        fail(r, p, "'%s' belongs to contacts and joint limits, not to a %s", impact_only[i],
-             t == LW_EVENT_SWITCH ? "switch (its velocity does not jump)" : "guard");
+        fail(r, p, "'%s' belongs to contacts and joint limits, not to a %s", impact_only[i], why[t]);
       }
   }
 }

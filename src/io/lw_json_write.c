@@ -223,6 +223,11 @@ static void write_events(writer *w, const lw_desc *d)
         kvstr(w, "force", e->force ? e->force : "");
       else
         kvnum(w, "radius", e->radius);
+    } else if (e->type == LW_EVENT_CAPTURE) {
+      kvstr(w, "body", e->body ? e->body : "");
+      place(w, "point", &e->place);
+      kvvec(w, "center", e->center, w->planar ? 2 : 3);
+      kvnum(w, "radius", e->radius);
     } else if (e->type == LW_EVENT_JOINT_LIMIT) {
       kvstr(w, "joint", e->joint ? e->joint : "");
       kvnum(w, "coordinate", e->coordinate);

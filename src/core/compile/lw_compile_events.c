@@ -111,6 +111,40 @@ static int compile_switch(lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g
   return 0;
 }
 
+/* a capture: g->v is the point minus the centre, offset the radius R; the
+ * guard (|v|^2 - R^2) / 2R, about |v| - R near the circle, falls through 0
+ * where the point reaches it from outside */
+static int compile_capture(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_model *m = c->m;
+  snprintf(path, sizeof path, "events/%s/body", e->name);
+  int b = lw_cc_body_index(c->d, e->body);
+  if (b == -2)
+    EFAIL(path, "capture '%s': body '%s' does not exist", e->name, e->body ? e->body : "(missing)");
+  if (b == -1)
+    EFAIL(path, "capture '%s': the body must move", e->name);
+  double p[3];
+  snprintf(path, sizeof path, "events/%s/point", e->name);
+  if (lw_cc_resolve_place(c, b, &e->place, path, p, NULL, err))
+    return -1;
+  g->v = lw_cc_vx_point(m, b, p);
+  snprintf(path, sizeof path, "events/%s/center", e->name);
+  for (int i = 0; i < m->nd; i++) {
+    if (!isfinite(e->center[i]))
+      EFAIL(path, "capture '%s': the centre must be finite", e->name);
+    g->v.c[i] -= e->center[i];
+    g->n[i] = e->center[i];
+  }
+  snprintf(path, sizeof path, "events/%s/radius", e->name);
+  if (!(e->radius > 0) || !isfinite(e->radius))
+    EFAIL(path, "capture '%s': radius %g must be finite and > 0", e->name, e->radius);
+  g->offset = e->radius;
+  g->dir = -1;
+  g->e = 0.0;
+  return 0;
+}
+
 /* a limit's guards: one per bound (*ng of them) */
 static int compile_limit(lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, int *ng, lw_error *err)
 {
@@ -234,6 +268,7 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err)
     case LW_EVENT_JOINT_LIMIT: st = compile_limit(c, e, g, &ng, err); break;
     case LW_EVENT_GUARD: st = compile_guard(c, e, g, err); break;
     case LW_EVENT_SWITCH: st = compile_switch(c, e, g, err); break;
+    case LW_EVENT_CAPTURE: st = compile_capture(c, e, g, err); break;
     default: {
       char path[256];
       snprintf(path, sizeof path, "events/%s/type", e->name);

@@ -254,7 +254,21 @@ static int step_sized(const lw_model *m, lw_data *d, double h, lw_step_info *inf
 }
 
 /* ---- guards ------------------------------------------------------------ */
-static int is_impact(const lw_guard *g) { return g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_JOINT_LIMIT; }
+static int is_impact(const lw_guard *g)
+{
+  return g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_JOINT_LIMIT || g->type == LW_EVENT_CAPTURE;
+}
+
+/* a capture's point minus its centre at q (into V), its guard (|V|^2 - R^2) / 2R */
+static double capture_gap(const lw_model *m, const lw_guard *g, const double *q, double *V)
+{
+  V[0] = V[1] = V[2] = 0.0;
+  lw_vexpr_eval(m, &g->v, q, V);
+  double s = 0;
+  for (int i = 0; i < m->nd; i++)
+    s += V[i] * V[i];
+  return (s - g->offset * g->offset) / (2.0 * g->offset);
+}
 /* a guard that is a function of q alone (not of the outputs) */
 static int on_q(const lw_guard *g) { return g->type != LW_EVENT_GUARD; }
 
@@ -266,6 +280,10 @@ static double guard_q(const lw_model *m, const lw_data *d, const lw_guard *g, co
   if (g->type == LW_EVENT_SWITCH) {
     double s = lw_switch_gap(m, g, q);
     return d->sw_in[g->sw] ? -s : s;
+  }
+  if (g->type == LW_EVENT_CAPTURE) {
+    double V[3];
+    return capture_gap(m, g, q, V);
   }
   if (g->type == LW_EVENT_CONTACT) {
     double p[3] = {0, 0, 0};
@@ -317,7 +335,16 @@ static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const
   int nblk = 0;
   const int *blk = NULL;
   double s = 1.0;
-  if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
+  if (g->type == LW_EVENT_CAPTURE) {
+    /* d/dq (|V|^2 - R^2) / 2R = (V / R)^T dV/dq */
+    double V[3];
+    capture_gap(m, g, d->q, V);
+    for (int i = 0; i < m->nd; i++)
+      V[i] /= g->offset;
+    nblk = 1;
+    blk = &g->v.body[0];
+    lw_vexpr_grad(m, &g->v, V, 1.0, nblk, blk, ev->grad);
+  } else if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
     if (g->type == LW_EVENT_SWITCH && d->sw_in[g->sw])
       s = -1.0;
     nblk = 1;
@@ -398,10 +425,16 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
     if (is_impact(g) && ev->g0[k] < -tol) {
       char path[200];
       snprintf(path, sizeof path, "events/%s", m->desc->events[g->event].name);
-      lw_set_error(err, LW_ERR_MODEL, path, 0.0,
-                   "%s '%s' is violated at the start by %.6g %s: the initial position must lie on the free side",
-                   g->type == LW_EVENT_CONTACT ? "contact" : "joint limit", m->desc->events[g->event].name,
-                   -ev->g0[k], g->type == LW_EVENT_CONTACT ? "m" : "(coordinate units)");
+      if (g->type == LW_EVENT_CAPTURE)
+        lw_set_error(err, LW_ERR_MODEL, path, 0.0,
+                     "capture '%s': the point starts %.6g m inside the circle; it must start outside, where it "
+                     "is free until it reaches the circle",
+                     m->desc->events[g->event].name, -ev->g0[k]);
+      else
+        lw_set_error(err, LW_ERR_MODEL, path, 0.0,
+                     "%s '%s' is violated at the start by %.6g %s: the initial position must lie on the free side",
+                     g->type == LW_EVENT_CONTACT ? "contact" : "joint limit", m->desc->events[g->event].name,
+                     -ev->g0[k], g->type == LW_EVENT_CONTACT ? "m" : "(coordinate units)");
       return -1;
     }
   }
@@ -683,10 +716,12 @@ static int rest_model(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k,
 }
 
 /* the resting row's push along the guard's gradient (N, or N m for an
- * angle): M qdd = Q - J^T lambda with J = s dg/dq */
+ * angle; a capture: along the outward normal of its circle): M qdd = Q -
+ * J^T lambda with J = s dg/dq */
 static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *g)
 {
-  double s = g->type == LW_EVENT_CONTACT ? 1.0 : -(double)g->side;
+  /* a capture's row |p - c|^2 - R^2 has the gradient 2 R n: its push along n is 2 R times the multiplier's */
+  double s = g->type == LW_EVENT_CONTACT ? 1.0 : g->type == LW_EVENT_CAPTURE ? 2.0 * g->offset : -(double)g->side;
   return -s * dr->lambda[mr->nc - 1];
 }
 
@@ -758,7 +793,8 @@ static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, dou
   if (lw_accelerations(mr, dr, dr->t, err))
     return -1;
   dr->fric_kap_ok = 0;
-  if (!(rest_force(mr, dr, g) > 0)) {
+  /* a capture holds whatever its row's force (the distance is a joint from now on) */
+  if (g->type != LW_EVENT_CAPTURE && !(rest_force(mr, dr, g) > 0)) {
     lw_rows_eval(m, d, d->q, d->t, 1);
     if (lw_accelerations(m, d, d->t, err))
       return -1;
@@ -768,7 +804,7 @@ static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, dou
   }
   ev->rest = k;
   from_rest(m, d, ev);
-  log_event(ev, g, d->t, LW_EVREC_REST, vn, vp);
+  log_event(ev, g, d->t, g->type == LW_EVENT_CAPTURE ? LW_EVREC_CAPTURE : LW_EVREC_REST, vn, vp);
   return 2;
 }
 
@@ -781,7 +817,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   double *G = ev->qh;
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
-  if (!(-vn >= rest_speed(m, g))) {
+  if (g->type == LW_EVENT_CAPTURE || !(-vn >= rest_speed(m, g))) {
     if (ev->allow_rest && ev->rest < 0)
       return come_to_rest(m, d, ev, k, vn, err);
     log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
@@ -1086,7 +1122,8 @@ int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *
     *evs = -1;
     return 0;
   }
-  if (!(f1 > 0) && f0 > 0) {
+  /* a capture is never released */
+  if (!(f1 > 0) && f0 > 0 && mr->guards[k].type != LW_EVENT_CAPTURE) {
     double tau, t0_grid = dr->t0, h_grid = dr->h;
     long n_grid = dr->nstep;
     if (locate_release(ev, t1 - ev->s0.t, f0, f1, &tau, err)) {

@@ -16,8 +16,8 @@ static char *ev_strdup(const char *s)
   return d;
 }
 
-static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard", "switch"};
-static const char *const action_names[] = {"impact", "rest", "stop", "release", "switch"};
+static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard", "switch", "capture"};
+static const char *const action_names[] = {"impact", "rest", "stop", "release", "switch", "capture"};
 
 const char *lw_event_type_name(lw_event_type t)
 {
@@ -34,7 +34,7 @@ int lw_event_type_from_name(const char *s)
 
 const char *lw_event_action_name(lw_event_action a)
 {
-  return a >= LW_EVREC_IMPACT && a <= LW_EVREC_SWITCH ? action_names[a] : "?";
+  return a >= LW_EVREC_IMPACT && a <= LW_EVREC_CAPTURE ? action_names[a] : "?";
 }
 
 lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type)
@@ -130,7 +130,7 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
     {"restitution", impact, &e->restitution},
     {"rest_speed", impact, &e->rest_speed},
     {"offset", contact, &e->offset},
-    {"radius", contact && impact, &e->radius},
+    {"radius", (contact && impact) || e->type == LW_EVENT_CAPTURE, &e->radius},
     {"lower", limit && e->has_lower, &e->lower},
     {"upper", limit && e->has_upper, &e->upper},
     {"value", e->type == LW_EVENT_GUARD, &e->value},
@@ -140,7 +140,9 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
       return scalars[k].has ? scalars[k].v : NULL;
   if (contact && !strncmp(p, "normal/", 7))
     return event_comp(e->normal, 3, p + 7);
-  if (contact && !strncmp(p, "point/", 6) && !e->place.ref)
+  if (e->type == LW_EVENT_CAPTURE && !strncmp(p, "center/", 7))
+    return event_comp(e->center, 3, p + 7);
+  if ((contact || e->type == LW_EVENT_CAPTURE) && !strncmp(p, "point/", 6) && !e->place.ref)
     return event_comp(e->place.p, 3, p + 6);
   return NULL;
 }

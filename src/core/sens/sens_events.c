@@ -110,6 +110,11 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
       why = "a guard that stops the run (the run must reach t_end)";
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
+  for (int k = 0; k < m->nguards && !why; k++)
+    if (m->guards[k].type == LW_EVENT_CAPTURE) {
+      why = "a capture (the constraint it adds from the capture on is not differentiated)";
+      snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
+    }
   if (!why && derivs && m->nfbs)
     why = "controllers";
   if (!why && derivs && m->nfric)
