@@ -300,6 +300,59 @@ static void test_capture_refused(void)
   lw_desc_free(d);
 }
 
+/* ---- Newton's cradle (models/newtons-cradle.json) -------------------------- */
+/* Five touching balls on strings, the first let go from 0.6 rad: each
+ * strike on the row is a chain of impacts at one instant (impacts at
+ * persistent contact, one after another), which with e = 1 and equal balls
+ * hands the whole velocity to the ball at the far end.  Across every
+ * instant of impacts the momentum along the row (the balls hang straight
+ * down then: the strings take no horizontal impulse) and the energy are
+ * kept; the balls between stay at rest. */
+static void test_cradle(void)
+{
+  lw_desc *d = lwt_read("newtons-cradle.json");
+  lw_sim_result sr = run(d);
+  int nb = 5;
+  g_assert_cmpint(sr.ncols, ==, 1 + 2 * nb + 1);
+  g_assert_cmpint(sr.nevents, >=, 16);
+  int chains = 0;
+  for (long r = 0; r + 1 < sr.rows; r++) {
+    const double *a = sr.table + (size_t)r * sr.ncols;
+    if (r > 0 && a[-sr.ncols] == a[0])
+      continue; /* not the first row at its time */
+    long e = r;
+    while (e + 1 < sr.rows && sr.table[(size_t)(e + 1) * sr.ncols] == a[0])
+      e++;
+    if (e == r)
+      continue;
+    const double *b = sr.table + (size_t)e * sr.ncols;
+    /* 2 rows an impact: the chain along the four gaps */
+    g_assert_cmpint(e - r + 1, ==, 2 * (nb - 1));
+    double pa = 0, pb = 0, vmax = 0;
+    for (int i = 0; i < nb; i++) {
+      pa += a[1 + 2 * i];
+      pb += b[1 + 2 * i];
+      vmax = fmax(vmax, fabs(a[1 + 2 * i]));
+    }
+    g_assert_cmpfloat(fabs(pb - pa), <, 1e-12 * vmax);
+    g_assert_cmpfloat(fabs(b[1 + 2 * nb] - a[1 + 2 * nb]), <, 1e-12 * a[1 + 2 * nb]);
+    /* the moving end ball stops, the far one leaves with its velocity, the rest stay */
+    int from = fabs(a[1]) > fabs(a[1 + 2 * (nb - 1)]) ? 0 : nb - 1, to = nb - 1 - from;
+    g_assert_cmpfloat(fabs(b[1 + 2 * to] - a[1 + 2 * from]), <, 1e-10 * vmax);
+    for (int i = 0; i < nb; i++)
+      if (i != to)
+        g_assert_cmpfloat(fabs(b[1 + 2 * i]), <, 1e-10 * vmax);
+    chains++;
+  }
+  g_test_message("%ld impacts in %d chains", sr.nevents, chains);
+  g_assert_cmpint(chains, ==, sr.nevents / (nb - 1));
+  /* the energy over the whole run: the integrator's drift alone */
+  double e0 = sr.table[2 * nb + 1], e1 = sr.table[(size_t)(sr.rows - 1) * sr.ncols + 2 * nb + 1];
+  g_assert_cmpfloat(fabs(e1 - e0), <, 1e-6 * e0);
+  lw_sim_result_clear(&sr);
+  lw_desc_free(d);
+}
+
 /* ---- the format ---------------------------------------------------------- */
 static lw_desc *read_text(const char *json, lw_error *err)
 {
@@ -402,6 +455,7 @@ int main(int argc, char **argv)
   g_test_add_func("/switch/five-bar", test_five_bar);
   g_test_add_func("/switch/capture/run", test_capture_run);
   g_test_add_func("/switch/capture/refused", test_capture_refused);
+  g_test_add_func("/switch/cradle", test_cradle);
   g_test_add_func("/switch/format/round-trip", test_format_round_trip);
   g_test_add_func("/switch/format/errors", test_format_errors);
   g_test_add_func("/switch/starts-inside", test_starts_inside);

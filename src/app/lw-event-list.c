@@ -25,6 +25,8 @@ const char *lw_event_type_label(lw_event_type type)
     return _("switch");
   case LW_EVENT_CAPTURE:
     return _("capture");
+  case LW_EVENT_COLLISION:
+    return _("collision");
   default:
     return "";
   }

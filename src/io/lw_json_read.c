@@ -1154,7 +1154,8 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
 {
   static const char *const k[] = {"name", "type", "body", "point", "normal", "offset", "radius",
                                   "joint", "coordinate", "lower", "upper", "restitution", "rest_speed",
-                                  "output", "component", "value", "direction", "action", "force", "center", NULL};
+                                  "output", "component", "value", "direction", "action", "force", "center",
+                                  "body2", "point2", "distance", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -1162,7 +1163,7 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
   int t = lw_event_type_from_name(type);
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
-    fail(r, p, "unknown event type '%s' (expected contact, joint_limit, guard, switch or capture)", type);
+    fail(r, p, "unknown event type '%s' (expected contact, joint_limit, guard, switch, capture or collision)", type);
     return;
   }
   lw_event_desc *e = lw_desc_add_event(r->d, name, (lw_event_type)t);
@@ -1185,6 +1186,14 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       fail(r, path, "required field 'point' is missing");
     get_vec(r, o, "center", path, e->center, dim);
     need_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_COLLISION) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    e->body2 = dup_or_null(need_str(r, o, "body2", path));
+    if (!read_place(r, o, "point2", path, &e->place2) && !r->failed)
+      fail(r, path, "required field 'point2' is missing");
+    need_num(r, o, "distance", path, &e->distance);
   } else if (t == LW_EVENT_JOINT_LIMIT) {
     e->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &e->coordinate);
@@ -1217,7 +1226,7 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       fail(r, p, "unknown action '%s' (a guard's action is stop)", act);
     }
   }
-  if (t == LW_EVENT_CONTACT || t == LW_EVENT_JOINT_LIMIT) {
+  if (t == LW_EVENT_CONTACT || t == LW_EVENT_JOINT_LIMIT || t == LW_EVENT_COLLISION) {
     e->restitution = 1.0;
     get_num(r, o, "restitution", path, &e->restitution);
     get_num(r, o, "rest_speed", path, &e->rest_speed);

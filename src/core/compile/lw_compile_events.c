@@ -145,6 +145,40 @@ static int compile_capture(const lw_compile_ctx *c, const lw_event_desc *e, lw_g
   return 0;
 }
 
+/* a collision: g->v is the first point minus the second, offset the
+ * distance d; the guard (|v|^2 - d^2) / 2d as a capture's */
+static int compile_collision(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_model *m = c->m;
+  int b[2];
+  double p[2][3];
+  const char *names[2] = {e->body, e->body2};
+  const lw_place *pl[2] = {&e->place, &e->place2};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "events/%s/%s", e->name, k ? "body2" : "body");
+    b[k] = lw_cc_body_index(c->d, names[k]);
+    if (b[k] == -2)
+      EFAIL(path, "collision '%s': body '%s' does not exist", e->name, names[k] ? names[k] : "(missing)");
+    if (b[k] == -1)
+      EFAIL(path, "collision '%s': both bodies must move (a contact meets the ground)", e->name);
+    snprintf(path, sizeof path, "events/%s/%s", e->name, k ? "point2" : "point");
+    if (lw_cc_resolve_place(c, b[k], pl[k], path, p[k], NULL, err))
+      return -1;
+  }
+  snprintf(path, sizeof path, "events/%s/body2", e->name);
+  if (b[0] == b[1])
+    EFAIL(path, "collision '%s': the two bodies must differ", e->name);
+  lw_vexpr v2 = lw_cc_vx_point(m, b[1], p[1]);
+  g->v = lw_cc_sub(lw_cc_vx_point(m, b[0], p[0]), &v2);
+  snprintf(path, sizeof path, "events/%s/distance", e->name);
+  if (!(e->distance > 0) || !isfinite(e->distance))
+    EFAIL(path, "collision '%s': distance %g must be finite and > 0", e->name, e->distance);
+  g->offset = e->distance;
+  g->dir = -1;
+  return impact_fields(e, g, err);
+}
+
 /* a limit's guards: one per bound (*ng of them) */
 static int compile_limit(lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, int *ng, lw_error *err)
 {
@@ -269,6 +303,7 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err)
     case LW_EVENT_GUARD: st = compile_guard(c, e, g, err); break;
     case LW_EVENT_SWITCH: st = compile_switch(c, e, g, err); break;
     case LW_EVENT_CAPTURE: st = compile_capture(c, e, g, err); break;
+    case LW_EVENT_COLLISION: st = compile_collision(c, e, g, err); break;
     default: {
       char path[256];
       snprintf(path, sizeof path, "events/%s/type", e->name);

@@ -256,8 +256,11 @@ static int step_sized(const lw_model *m, lw_data *d, double h, lw_step_info *inf
 /* ---- guards ------------------------------------------------------------ */
 static int is_impact(const lw_guard *g)
 {
-  return g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_JOINT_LIMIT || g->type == LW_EVENT_CAPTURE;
+  return g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_JOINT_LIMIT || g->type == LW_EVENT_CAPTURE ||
+         g->type == LW_EVENT_COLLISION;
 }
+/* a guard on the distance between a point and a point (capture, collision) */
+static int on_distance(const lw_guard *g) { return g->type == LW_EVENT_CAPTURE || g->type == LW_EVENT_COLLISION; }
 
 /* a capture's point minus its centre at q (into V), its guard (|V|^2 - R^2) / 2R */
 static double capture_gap(const lw_model *m, const lw_guard *g, const double *q, double *V)
@@ -281,7 +284,7 @@ static double guard_q(const lw_model *m, const lw_data *d, const lw_guard *g, co
     double s = lw_switch_gap(m, g, q);
     return d->sw_in[g->sw] ? -s : s;
   }
-  if (g->type == LW_EVENT_CAPTURE) {
+  if (on_distance(g)) {
     double V[3];
     return capture_gap(m, g, q, V);
   }
@@ -335,13 +338,13 @@ static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const
   int nblk = 0;
   const int *blk = NULL;
   double s = 1.0;
-  if (g->type == LW_EVENT_CAPTURE) {
-    /* d/dq (|V|^2 - R^2) / 2R = (V / R)^T dV/dq */
+  if (on_distance(g)) {
+    /* d/dq (|V|^2 - R^2) / 2R = (V / R)^T dV/dq (a collision: over both bodies) */
     double V[3];
     capture_gap(m, g, d->q, V);
     for (int i = 0; i < m->nd; i++)
       V[i] /= g->offset;
-    nblk = 1;
+    nblk = g->v.nterm;
     blk = &g->v.body[0];
     lw_vexpr_grad(m, &g->v, V, 1.0, nblk, blk, ev->grad);
   } else if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
@@ -433,8 +436,11 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
       else
         lw_set_error(err, LW_ERR_MODEL, path, 0.0,
                      "%s '%s' is violated at the start by %.6g %s: the initial position must lie on the free side",
-                     g->type == LW_EVENT_CONTACT ? "contact" : "joint limit", m->desc->events[g->event].name,
-                     -ev->g0[k], g->type == LW_EVENT_CONTACT ? "m" : "(coordinate units)");
+                     g->type == LW_EVENT_CONTACT     ? "contact"
+                     : g->type == LW_EVENT_COLLISION ? "collision"
+                                                     : "joint limit",
+                     m->desc->events[g->event].name, -ev->g0[k],
+                     g->type == LW_EVENT_JOINT_LIMIT ? "(coordinate units)" : "m");
       return -1;
     }
   }
@@ -721,7 +727,7 @@ static int rest_model(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k,
 static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *g)
 {
   /* a capture's row |p - c|^2 - R^2 has the gradient 2 R n: its push along n is 2 R times the multiplier's */
-  double s = g->type == LW_EVENT_CONTACT ? 1.0 : g->type == LW_EVENT_CAPTURE ? 2.0 * g->offset : -(double)g->side;
+  double s = g->type == LW_EVENT_CONTACT ? 1.0 : on_distance(g) ? 2.0 * g->offset : -(double)g->side;
   return -s * dr->lambda[mr->nc - 1];
 }
 
@@ -881,6 +887,54 @@ static int rest_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1,
   return 0;
 }
 
+/* ---- impacts at persistent contact ------------------------------------ */
+/* a contact's or limit's guard value at zero (it touches) */
+static int touches(const lw_guard *g, double v) { return fabs(v) <= 1e-10 * (1.0 + fabs(g->offset)); }
+
+/* the first contact or limit that touches at d's state and closes (its
+ * normal velocity below -1e-12 m/s), or -1 */
+static int closing_touch(const lw_model *m, lw_data *d, lw_ev_run *ev)
+{
+  for (int j = 0; j < ev->ng; j++) {
+    const lw_guard *g = &m->guards[j];
+    if (!is_impact(g) || j == ev->rest || !touches(g, guard_q(m, d, g, d->q)))
+      continue;
+    guard_grad(m, d, ev, g, ev->qh);
+    if (dot(ev->qh, d->qd, m->nq) < -1e-12)
+      return j;
+  }
+  return -1;
+}
+
+/* After an impact, every other contact or limit that touches and now
+ * closes is struck at once, one after another until none closes: the
+ * impulse passes along bodies at rest against each other (Newton's cradle:
+ * with equal balls and e = 1 it reaches the last one whole).  Sequential
+ * impacts at one time; the simulation only (the sensitivities do not go
+ * through simultaneous events).  0, 1 (a row callback stopped the run), 2
+ * (a guard came to rest: ev->rest) or -1 */
+static int chain_impacts(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err)
+{
+  for (int count = 0; count < LW_EV_MAX_PER_STEP; count++) {
+    int j = closing_touch(m, d, ev);
+    if (j < 0)
+      return 0;
+    ev->last_guard = j;
+    if (row && row(user, d))
+      return 1;
+    int st = impact(m, d, ev, j, err);
+    if (st < 0 || st == 1)
+      return st;
+    if (row && row(user, d))
+      return 1;
+    if (st == 2)
+      return 2;
+  }
+  lw_set_error(err, LW_ERR_SOLVER, "", d->t, "more than %d impacts at t = %.6g s among touching bodies",
+               LW_EV_MAX_PER_STEP, d->t);
+  return -1;
+}
+
 /* ---- after a step ------------------------------------------------------ */
 /* the guard that fires first in the step from s0 to d's state (gv: the
  * guards there), or -1; *th its estimated place (in [0, 1]) */
@@ -892,7 +946,10 @@ static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const doubl
     const lw_guard *g = &m->guards[k];
     double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], gv[k]);
     int armed = (f0 > 0 || (ev->zero[k] && is_impact(g))) && k != ev->rest;
-    if (!armed || !(f1 < 0 || (f1 == 0 && f0 > 0)))
+    /* a guard that sits at zero fires where it goes below its round-off
+     * (bodies at rest against each other keep touching) */
+    double below = f0 > 0 ? 0.0 : -1e-10 * (1.0 + fabs(g->offset));
+    if (!armed || !(f1 < below || (f1 == 0 && f0 > 0)))
       continue;
     double th, lo;
     if (!first_crossing(m, d, ev, k, tau, gv[k], &th, &lo))
@@ -964,6 +1021,16 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       return st;
     if (row && row(user, d))
       return 1;
+    if (ev->allow_rest && is_impact(&m->guards[k])) {
+      st = chain_impacts(m, d, ev, row, user, err);
+      if (st == 2) {
+        if (rest_advance(m, d, ev, t1, err))
+          return -1;
+        continue;
+      }
+      if (st)
+        return st;
+    }
     /* go on from the event to the step's end */
     d->t0 = d->t;
     d->nstep = 0;
@@ -971,6 +1038,9 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     guards_eval(m, d, ev, ev->g0);
     memset(ev->zero, 0, (size_t)ev->ng);
     ev->zero[k] = is_impact(&m->guards[k]);
+    for (int j = 0; ev->allow_rest && j < ev->ng; j++)
+      if (is_impact(&m->guards[j]) && touches(&m->guards[j], ev->g0[j]))
+        ev->zero[j] = 1;
     double rem = t1 - d->t;
     if (rem > 0) {
       lw_step_info info;

@@ -372,13 +372,17 @@ typedef struct {
  * does not jump, the equations of motion change (seed 003 theorem 4).
  * CAPTURE: a body point reaching the distance `radius` from the ground
  * point `center` is caught there: a plastic impact, then the distance held
- * by a constraint for the rest of the run (seed 003 remark 11). */
+ * by a constraint for the rest of the run (seed 003 remark 11).
+ * COLLISION: two body points (the centres of two balls) coming within
+ * `distance` of each other: Newton's restitution on their closing speed
+ * with the joints held, as a contact's. */
 typedef enum {
   LW_EVENT_CONTACT,
   LW_EVENT_JOINT_LIMIT,
   LW_EVENT_GUARD,
   LW_EVENT_SWITCH,
   LW_EVENT_CAPTURE,
+  LW_EVENT_COLLISION,
   LW_EVENT_NTYPES
 } lw_event_type;
 
@@ -410,6 +414,10 @@ typedef struct {
   /* capture: the circle's (sphere's) centre, fixed to the ground; its
    * radius is `radius` */
   double center[3];
+  /* collision: the second body and its point, the distance of contact */
+  char *body2;
+  lw_place place2;
+  double distance;
 } lw_event_desc;
 
 typedef struct {
@@ -499,7 +507,7 @@ lw_problem_desc *lw_desc_add_problem(lw_desc *d, const char *name, const char *o
 lw_var_desc *lw_problem_add_var(lw_problem_desc *p, const char *parameter);
 lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_con_type type, double value);
 lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type);
-const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard", "switch", "capture" */
+const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard", "switch", "capture", "collision" */
 int lw_event_type_from_name(const char *s);          /* -1 if unknown */
 const char *lw_opt_algorithm_name(lw_opt_algorithm a);
 int lw_opt_algorithm_from_name(const char *s);

@@ -16,7 +16,7 @@ static char *ev_strdup(const char *s)
   return d;
 }
 
-static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard", "switch", "capture"};
+static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard", "switch", "capture", "collision"};
 static const char *const action_names[] = {"impact", "rest", "stop", "release", "switch", "capture"};
 
 const char *lw_event_type_name(lw_event_type t)
@@ -60,6 +60,8 @@ static void event_free(lw_event_desc *e)
   free(e->joint);
   free(e->output);
   free(e->force);
+  free(e->body2);
+  free(e->place2.ref);
 }
 
 void lw_desc_event_take(lw_desc *d, int i)
@@ -99,6 +101,8 @@ void lw_desc_events_copy(lw_desc *dst, const lw_desc *src)
     e->joint = ev_strdup(s->joint);
     e->output = ev_strdup(s->output);
     e->force = ev_strdup(s->force);
+    e->body2 = ev_strdup(s->body2);
+    e->place2.ref = ev_strdup(s->place2.ref);
   }
 }
 
@@ -124,13 +128,14 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
     return NULL;
   /* a switch's plane is addressed as a contact's */
   int contact = e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_SWITCH, limit = e->type == LW_EVENT_JOINT_LIMIT;
-  int impact = e->type == LW_EVENT_CONTACT || limit;
+  int impact = e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_COLLISION || limit;
   /* each field where its event type has it */
   const struct { const char *key; int has; double *v; } scalars[] = {
     {"restitution", impact, &e->restitution},
     {"rest_speed", impact, &e->rest_speed},
     {"offset", contact, &e->offset},
     {"radius", (contact && impact) || e->type == LW_EVENT_CAPTURE, &e->radius},
+    {"distance", e->type == LW_EVENT_COLLISION, &e->distance},
     {"lower", limit && e->has_lower, &e->lower},
     {"upper", limit && e->has_upper, &e->upper},
     {"value", e->type == LW_EVENT_GUARD, &e->value},

@@ -111,8 +111,10 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   for (int k = 0; k < m->nguards && !why; k++)
-    if (m->guards[k].type == LW_EVENT_CAPTURE) {
-      why = "a capture (the constraint it adds from the capture on is not differentiated)";
+    if (m->guards[k].type == LW_EVENT_CAPTURE || m->guards[k].type == LW_EVENT_COLLISION) {
+      why = m->guards[k].type == LW_EVENT_CAPTURE
+                ? "a capture (the constraint it adds from the capture on is not differentiated)"
+                : "a collision between two bodies (its guard is not differentiated)";
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   if (!why && derivs && m->nfbs)
