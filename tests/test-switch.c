@@ -353,6 +353,31 @@ static void test_cradle(void)
   lw_desc_free(d);
 }
 
+/* ---- the CLI: which method gives the event times' derivatives ------------- */
+static char *cli_json(const char *method)
+{
+  g_autofree char *model = g_build_filename(LW_MODELS_DIR, "switch-fall.json", NULL);
+  const char *argv[] = {LW_CLI, "sensitivity", model, "--objective", "y_end", "--method", method, "--json", NULL};
+  char *out = NULL;
+  int status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
+                             NULL));
+  g_assert_cmpint(status, ==, 0);
+  return out;
+}
+
+/* the forward's events carry dt_dparam; the adjoint's say where to get them */
+static void test_cli_event_dt(void)
+{
+  g_autofree char *f = cli_json("forward"), *a = cli_json("adjoint");
+  g_assert_nonnull(strstr(f, "\"action\": \"switch\""));
+  g_assert_nonnull(strstr(f, "\"dt_dparam\""));
+  g_assert_null(strstr(f, "events_note"));
+  g_assert_null(strstr(a, "\"dt_dparam\""));
+  g_assert_nonnull(strstr(a, "\"events_note\""));
+  g_assert_nonnull(strstr(a, "--method forward"));
+}
+
 /* ---- the format ---------------------------------------------------------- */
 static lw_desc *read_text(const char *json, lw_error *err)
 {
@@ -456,6 +481,7 @@ int main(int argc, char **argv)
   g_test_add_func("/switch/capture/run", test_capture_run);
   g_test_add_func("/switch/capture/refused", test_capture_refused);
   g_test_add_func("/switch/cradle", test_cradle);
+  g_test_add_func("/switch/cli/event-dt", test_cli_event_dt);
   g_test_add_func("/switch/format/round-trip", test_format_round_trip);
   g_test_add_func("/switch/format/errors", test_format_errors);
   g_test_add_func("/switch/starts-inside", test_starts_inside);
