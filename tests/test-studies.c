@@ -209,7 +209,9 @@ static void test_governor_gradients(void)
   d->solver.t_end = 0.3;
   d->solver.tolerance = 1e-13;
   d->solver.constraint_tolerance = 1e-12;
-  gradients_agree(d, 1e-5, 1e-4);
+  /* at a step of 1e-5 the differences scatter by 1e-4 (the iteration's
+   * stop through the pivots' friction, v_t 1 mm/s), at 1e-4 by 2e-6 */
+  gradients_agree(d, 1e-4, 2e-5);
   lw_desc_free(d);
 }
 
