@@ -183,6 +183,36 @@ static void test_bindings(void)
   lw_desc_free(d);
 }
 
+/* bad input is refused with the field's path and a message that says why */
+static void test_refused(void)
+{
+  lw_desc *d = lwt_read("inverted-pendulum.json");
+  int f = -1;
+  for (int i = 0; i < d->nforces; i++)
+    if (!strcmp(d->forces[i].name, "px"))
+      f = i;
+  g_assert_cmpint(f, >=, 0);
+  memset(d->forces[f].feedback[0].axis, 0, sizeof d->forces[f].feedback[0].axis);
+  lw_error err;
+  g_assert_null(lw_compile(d, &err));
+  g_assert_cmpstr(err.path, ==, "forces/px/between/axis");
+  g_assert_nonnull(strstr(err.msg, "nonzero"));
+  lw_desc_free(d);
+  d = lwt_read("inverted-pendulum.json");
+  free(d->forces[f].feedback[0].body[0]);
+  d->forces[f].feedback[0].body[0] = strdup("nobody");
+  g_assert_null(lw_compile(d, &err));
+  g_assert_cmpstr(err.path, ==, "forces/px/between/body1");
+  lw_desc_free(d);
+  static const char *bad_bind =
+    "{\"linkwright\": 1, \"name\": \"m\", \"planar\": true,\n"
+    " \"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": 0.1, \"points\": {\"P\": [1, 0]}}],\n"
+    " \"parameters\": [{\"name\": \"x\", \"value\": 1,\n"
+    "   \"bind\": [{\"path\": \"bodies/b/points/P/0\", \"factr\": 2}]}]}\n";
+  g_assert_null(lw_model_read_data(bad_bind, -1, "bad.json", NULL, &err));
+  g_assert_nonnull(strstr(err.msg, "factr"));
+}
+
 /* ---- gradients ------------------------------------------------------------- */
 
 /* with friction the differences carry the Newton iteration's stop (the
@@ -293,6 +323,7 @@ int main(int argc, char **argv)
   g_test_add_func("/studies/pendulum/runs", test_pendulum_runs);
   g_test_add_func("/studies/governor/runs", test_governor_runs);
   g_test_add_func("/studies/bindings", test_bindings);
+  g_test_add_func("/studies/refused", test_refused);
   g_test_add_func("/studies/pendulum/gradients", test_pendulum_gradients);
   g_test_add_func("/studies/governor/gradients", test_governor_gradients);
   g_test_add_func("/studies/governor/step", test_governor_step);
