@@ -291,8 +291,8 @@ static void test_pendulum_cross(void)
   lw_opt_result rf = optimize(df, "pid-friction", 0), rn = optimize(dn, "pid-frictionless", 0);
   g_assert_cmpfloat(rf.f, <, 0.7 * rf.f0);
   g_assert_cmpfloat(rn.f, <, 0.7 * rn.f0);
-  g_assert_cmpfloat(rf.pgnorm, <=, 1e-5 * rf.pgnorm0);
-  g_assert_cmpfloat(rn.pgnorm, <=, 1e-5 * rn.pgnorm0);
+  g_assert_cmpfloat(rf.pgnorm, <=, 1e-6 * rf.pgnorm0);
+  g_assert_cmpfloat(rn.pgnorm, <=, 1e-6 * rn.pgnorm0);
   double ki_f = param_value(rf.optimized, "Ki"), ki_n = param_value(rn.optimized, "Ki");
   g_test_message("Ki with friction %.4g, without %.4g", ki_f, ki_n);
   g_assert_cmpfloat(ki_n, <, 0.05 * ki_f);
