@@ -599,6 +599,24 @@ static void read_joint(reader *r, JsonObject *o, const char *path, const char *n
   read_friction(r, o, path, (int)(j - r->d->joints));
 }
 
+/* a measured distance {"body1", "point1", "body2", "point2", "axis"} */
+static void read_between(reader *r, JsonObject *o, const char *path, lw_feedback_desc *b)
+{
+  static const char *const k[] = {"body1", "point1", "body2", "point2", "axis", NULL};
+  check_keys(r, o, path, k);
+  b->has_between = 1;
+  for (int s = 0; s < 2; s++) {
+    char bn[8], pn[8];
+    snprintf(bn, sizeof bn, "body%d", s + 1);
+    snprintf(pn, sizeof pn, "point%d", s + 1);
+    b->body[s] = dup_or_null(need_str(r, o, bn, path));
+    if (!read_place(r, o, pn, path, &b->place[s]) && !r->failed)
+      fail(r, path, "required field '%s' is missing", pn);
+  }
+  if (!get_vec(r, o, "axis", path, b->axis, r->planar ? 2 : 3) && !r->failed)
+    fail(r, path, "required field 'axis' is missing");
+}
+
 /* a controller's measured coordinate: measure, kp, kd, ki, target (and the
  * coordinate itself for a state feedback gain) */
 static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedback_desc *b)
@@ -616,6 +634,11 @@ static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedbac
   get_num(r, o, "kp", path, &b->kp);
   get_num(r, o, "kd", path, &b->kd);
   get_num(r, o, "ki", path, &b->ki);
+  JsonObject *bo = get_obj(r, o, "between", path);
+  if (bo) {
+    g_autofree char *p = g_strdup_printf("%s/between", path);
+    read_between(r, bo, p, b);
+  }
   JsonObject *fo = get_obj(r, o, "target", path);
   if (fo) {
     g_autofree char *p = g_strdup_printf("%s/target", path);
@@ -687,7 +710,8 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
     break;
   }
   case LW_FORCE_PID: {
-    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "ki", "target", NULL};
+    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "ki", "target",
+                                    "between", NULL};
     check_keys(r, o, path, k);
     f->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &f->coordinate);
@@ -698,7 +722,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
   }
   case LW_FORCE_STATE_FEEDBACK: {
     static const char *const k[] = {"name", "type", "joint", "coordinate", "gains", NULL};
-    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "ki", "target", NULL};
+    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "ki", "target", "between", NULL};
     check_keys(r, o, path, k);
     f->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &f->coordinate);
@@ -717,7 +741,8 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
       }
       JsonObject *go = json_node_get_object(n);
       check_keys(r, go, gp, gk);
-      const char *jn = need_str(r, go, "joint", gp);
+      const char *jn = json_object_has_member(go, "between") ? get_str(r, go, "joint", gp)
+                                                             : need_str(r, go, "joint", gp);
       int co = 0;
       get_int(r, go, "coordinate", gp, &co);
       if (r->failed)
@@ -756,6 +781,13 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     break;
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY:
+    /* a joint's coordinate, or with "force" a controller's measure */
+    if (json_object_has_member(o, "force") && !json_object_has_member(o, "joint"))
+      od->force = dup_or_null(need_str(r, o, "force", path));
+    else
+      od->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &od->coordinate);
+    break;
   case LW_OUT_REACTION_FORCE:
   case LW_OUT_FRICTION_FORCE:
   case LW_OUT_NORMAL_FORCE:
@@ -1102,29 +1134,58 @@ static void read_initial(reader *r, JsonObject *o, const char *path, const char 
   in->has_velocity = get_num(r, o, "velocity", np, &in->velocity);
 }
 
-/* a parameter's "bind": a field path or a list of them (bp: its path) */
+/* one binding {"path", "factor", "times"} of a parameter's "bind" (ep: its
+ * path): its field path, with the factor and product kept in *factor, *times */
+static char *read_binding_object(reader *r, JsonNode *e, const char *ep, double *factor, const char **times)
+{
+  static const char *const bk[] = {"path", "factor", "times", NULL};
+  JsonObject *o = json_node_get_object(e);
+  check_keys(r, o, ep, bk);
+  const char *path = get_str(r, o, "path", ep);
+  if (!r->failed && !path)
+    fail(r, ep, "required field 'path' is missing");
+  get_num(r, o, "factor", ep, factor);
+  *times = get_str(r, o, "times", ep);
+  return r->failed ? NULL : strdup(path);
+}
+
+/* a parameter's "bind": a field path, a binding object or a list of them
+ * (bp: its path) */
 static void read_param_bind(reader *r, JsonNode *b, const char *path, const char *bp, lw_param_desc *p)
 {
   if (!b) {
     fail(r, path, "required field 'bind' is missing");
-  } else if (JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING) {
-    p->targets = malloc(sizeof(char *));
-    p->targets[0] = strdup(json_node_get_string(b));
-    p->ntargets = 1;
-  } else if (JSON_NODE_TYPE(b) == JSON_NODE_ARRAY) {
-    JsonArray *ba = json_node_get_array(b);
-    guint n = json_array_get_length(ba);
-    p->targets = calloc(n + 1, sizeof(char *));
-    for (guint i = 0; i < n && !r->failed; i++) {
-      JsonNode *e = json_array_get_element(ba, i);
-      if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING)
-        fail(r, bp, "'bind' must hold field paths (strings)");
-      else
-        p->targets[p->ntargets++] = strdup(json_node_get_string(e));
-    }
-  } else {
-    fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
+    return;
   }
+  gboolean one = JSON_NODE_TYPE(b) != JSON_NODE_ARRAY;
+  if (one && JSON_NODE_TYPE(b) != JSON_NODE_OBJECT &&
+      !(JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING)) {
+    fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
+    return;
+  }
+  JsonArray *ba = one ? NULL : json_node_get_array(b);
+  guint n = one ? 1 : json_array_get_length(ba);
+  p->targets = calloc(n + 1, sizeof(char *));
+  double *factor = g_new0(double, n + 1);
+  const char **times = g_new0(const char *, n + 1);
+  for (guint i = 0; i < n && !r->failed; i++) {
+    JsonNode *e = one ? b : json_array_get_element(ba, i);
+    g_autofree char *ep = one ? g_strdup(bp) : g_strdup_printf("%s/%u", bp, i);
+    factor[i] = 1.0;
+    if (JSON_NODE_TYPE(e) == JSON_NODE_OBJECT)
+      p->targets[p->ntargets] = read_binding_object(r, e, ep, &factor[i], &times[i]);
+    else if (JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING)
+      p->targets[p->ntargets] = strdup(json_node_get_string(e));
+    else
+      fail(r, bp, "'bind' must hold field paths (strings) or bindings {\"path\", \"factor\", \"times\"}");
+    if (!r->failed)
+      p->ntargets++;
+  }
+  for (int k = 0; k < p->ntargets; k++)
+    if (factor[k] != 1.0 || times[k])
+      lw_param_set_binding(p, k, factor[k], times[k]);
+  g_free(factor);
+  g_free(times);
 }
 
 static void read_param(reader *r, JsonObject *o, const char *path, const char *name)
@@ -1143,12 +1204,16 @@ static void read_param(reader *r, JsonObject *o, const char *path, const char *n
   read_param_bind(r, b, path, bp, p);
   if (r->failed || get_num(r, o, "value", path, &p->value) || r->failed || p->ntargets == 0)
     return;
-  /* no value: the parameter takes the field's current value */
+  /* no value: the parameter takes the field's current value (over its
+   * factor; a product needs the value given) */
   double *f = lw_desc_field(r->d, p->targets[0]);
+  double s = p->factors ? p->factors[0] : 1.0;
   if (!f)
     fail(r, bp, "parameter '%s' names '%s', which is not a numeric field of this model", name, p->targets[0]);
+  else if ((p->times && p->times[0]) || s == 0.0)
+    fail(r, path, "parameter '%s': a 'value' is required when its first binding has a product or a factor 0", name);
   else
-    p->value = *f;
+    p->value = *f / s;
 }
 
 /* an event (docs/model-format.md sec. 8a): contact, joint_limit, guard or switch */

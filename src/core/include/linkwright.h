@@ -246,6 +246,13 @@ typedef struct {
   int rate;        /* 0: position error, 1: rate error */
   double kp, kd, ki;
   lw_func target;  /* r(t); constant 0 by default */
+  /* has_between: the measure is a distance instead of joint / coordinate,
+   * the component along the global axis of place[1] on body[1] minus
+   * place[0] on body[0] (docs/model-format.md sec. 6) */
+  int has_between;
+  char *body[2];
+  lw_place place[2];
+  double axis[3];
 } lw_feedback_desc;
 
 typedef struct {
@@ -294,6 +301,10 @@ typedef struct {
   int ntargets;
   char **targets;  /* field paths, e.g. "bodies/A1/points/p1/0" */
   double value;    /* current value; compile writes it into every target */
+  /* per target k (both NULL: every factor 1, no product): the field holds
+   * factors[k] * value * (times[k] ? the value of parameter times[k] : 1) */
+  double *factors;
+  char **times;
 } lw_param_desc;
 
 /* An objective is a sum of terms over named outputs y (seed 002 eqs.
@@ -537,6 +548,21 @@ lw_desc *lw_desc_chain(int n, int spatial);
  * drivers/D/function/K, initial/J[.C]/{value,velocity},
  * objectives/O/terms/K/{weight,target/I}. */
 double *lw_desc_field(lw_desc *d, const char *path);
+/* Parameter bindings (docs/model-format.md sec. 10): the value target k of
+ * parameter p gives its field, factor * value * (the value of parameter
+ * `times`, when the binding names one); NAN when `times` names no parameter */
+double lw_param_bind_value(const lw_desc *d, const lw_param_desc *p, int k);
+/* writes every parameter's value into its fields (a field it names that
+ * does not exist is skipped) */
+void lw_desc_apply_params(lw_desc *d);
+/* 1 if parameter j's fields hold its value itself: every factor 1, no
+ * product, and no other parameter's binding multiplied by it */
+int lw_param_is_plain(const lw_desc *d, int j);
+/* the value parameter i takes when its field k is set to v (v itself for a
+ * plain binding; NAN when the binding's factor times product is 0) */
+double lw_param_value_for_field(const lw_desc *d, int i, int k, double v);
+/* sets target k's factor and product (times may be NULL) */
+void lw_param_set_binding(lw_param_desc *p, int k, double factor, const char *times);
 
 const char *lw_joint_type_name(lw_joint_type t);
 int lw_joint_type_from_name(const char *s);
