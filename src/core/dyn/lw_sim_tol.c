@@ -46,7 +46,7 @@ static double now_s(void)
 
 /* ---- a state of the workspace, kept to take a step again ---------------- */
 typedef struct {
-  double t, t0, h, dissipated;
+  double t, t0, h, dissipated, applied_work;
   long nstep;
   int fric_kap_ok;
   size_t nq, nl, nfb, nco, nfw; /* the arrays' lengths (as lw_data_new allocates them) */
@@ -96,6 +96,7 @@ static int snap_init(const lw_model *m, snap *s)
     (dst)->h = (src)->h;                                                                                           \
     (dst)->nstep = (src)->nstep;                                                                                   \
     (dst)->dissipated = (src)->dissipated;                                                                         \
+    (dst)->applied_work = (src)->applied_work;                                                                     \
     (dst)->fric_kap_ok = (src)->fric_kap_ok;                                                                       \
   } while (0)
 
@@ -172,6 +173,7 @@ static void err_richardson(const lw_model *m, lw_data *d, const snap *a, const s
   memcpy(d->fbc, d->fbz, sizeof(double) * (size_t)m->nfbs);
   extrapolate(d->fric_work, b1->fric_work, b2->fric_work, (size_t)m->nfric);
   extrapolate(&d->dissipated, &b1->dissipated, &b2->dissipated, 1);
+  extrapolate(&d->applied_work, &b1->applied_work, &b2->applied_work, 1);
   lw_coords_update(m, d);
 }
 
@@ -328,6 +330,7 @@ static void interpolate(const lw_model *m, const snap *a, const lw_data *b, doub
   memcpy(o->kap, b->kap, sizeof(double) * (size_t)m->nc);
   o->fric_kap_ok = b->fric_kap_ok;
   o->dissipated = a->dissipated + s * (b->dissipated - a->dissipated);
+  o->applied_work = a->applied_work + s * (b->applied_work - a->applied_work);
   o->fb_beta = 0.0;
   o->t = t;
   memcpy(o->coord_prev, a->coord_prev, sizeof(double) * (size_t)m->ncoords);

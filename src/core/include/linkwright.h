@@ -138,6 +138,14 @@ typedef enum {
                                along its slope there, positive to the left (m) */
   LW_OUT_BEAM_ENERGY,       /* the beam's elastic energy (J) */
   LW_OUT_CONTACT_FORCE,     /* a contact's or joint limit's normal force while it rests, else 0 */
+  LW_OUT_BODY_ANGLE,        /* a body's absolute rotation angle (rad), continuous over the run: planar,
+                               the angle of its x axis from the ground's; spatial, about a ground
+                               axis (the output's axis) */
+  LW_OUT_APPLIED_WORK,      /* the work the applied forces and torques, the controllers and the
+                               drivers did on the system since the start (J), by the trapezoidal
+                               rule over the steps */
+  LW_OUT_ENERGY_BALANCE,    /* total energy + dissipated energy - applied work (J): constant up to
+                               the integration error */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -287,6 +295,8 @@ typedef struct {
   int coordinate;
   char *force;     /* control: the controller; spring outputs: the spring-damper */
   char *event;     /* contact force: the contact or joint limit */
+  int has_axis;    /* body angle of a spatial model: the ground axis it turns about */
+  double axis[3];
 } lw_output_desc;
 
 typedef struct {
