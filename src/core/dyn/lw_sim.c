@@ -103,7 +103,7 @@ static void event_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *
 int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *output, lw_sim_result *res,
                    lw_progress_fn progress, void *user)
 {
-  lw_sim_output out = output ? *output : (lw_sim_output){1, 1, NULL, NULL};
+  lw_sim_output out = output ? *output : (lw_sim_output){1, 1, NULL, NULL, NULL};
   if (out.every < 1)
     out.every = 1;
   memset(res, 0, sizeof *res);

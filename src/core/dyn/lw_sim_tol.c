@@ -369,7 +369,9 @@ static int put_row(const lw_model *m, rows *rw, lw_data *d, double t, long k)
   row[0] = t;
   lw_outputs(m, d, row + 1);
   res->rows++;
-  return rw->out->row && rw->out->row(row, res->ncols, rw->out->user) ? 1 : 0;
+  if (rw->out->row && rw->out->row(row, res->ncols, rw->out->user))
+    return 1;
+  return rw->out->state_row && rw->out->state_row(d, row, res->ncols, rw->out->user) ? 1 : 0;
 }
 
 /* the rows at the output times in (t_a, t_b] of the step just taken (d at
@@ -558,7 +560,7 @@ int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim
 
 int lw_tol_step_lengths(const lw_model *m, double t_end, double **hs, long *n, lw_error *err)
 {
-  lw_sim_output none = {1L << 40, 0, NULL, NULL};
+  lw_sim_output none = {1L << 40, 0, NULL, NULL, NULL};
   lw_sim_result res;
   *hs = NULL;
   *n = 0;

@@ -751,11 +751,16 @@ void lw_sim_result_clear(lw_sim_result *res);
  * nonzero stops the run).  With keep = 0 memory stays flat however long
  * the run: rows counts the rows handed on, table is NULL. */
 typedef int (*lw_row_fn)(const double *row, int ncols, void *user);
+/* a row handed on with the state it was made from (the interpolated state
+ * between the steps): what a display draws.  Runs in the tolerance mode
+ * call it; the step mode's runs do not (a display steps those itself) */
+typedef int (*lw_state_row_fn)(const lw_data *d, const double *row, int ncols, void *user);
 typedef struct {
   long every;
   int keep;
   lw_row_fn row;
   void *user;
+  lw_state_row_fn state_row; /* called after row (may be NULL), with the same user */
 } lw_sim_output;
 int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *out, lw_sim_result *res,
                    lw_progress_fn progress, void *user);
