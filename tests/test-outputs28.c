@@ -318,6 +318,27 @@ static void test_round_trip(void)
   lw_desc_free(d);
 }
 
+/* the application's built-in outputs offer each planar body's angle, the
+ * applied work and the balance */
+static void test_builtin_outputs(void)
+{
+  g_autofree char *js = pendulum_json(1.0, 1e-3, 0);
+  lw_error err = {0};
+  lw_desc *d = read_text(js, &err);
+  g_assert_nonnull(d);
+  lw_desc_add_builtin_outputs(d);
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r = {0};
+  g_assert_cmpint(lw_simulate(m, 0.2, 1e-3, &r, NULL, NULL), ==, LW_OK);
+  long n = r.rows - 1;
+  g_assert_cmpfloat(fabs(lwt_at(&r, n, lwt_col(m, "link1.angle")) - lwt_at(&r, n, lwt_col(m, "a1"))), <, 1e-15);
+  g_assert_cmpfloat(lwt_at(&r, n, lwt_col(m, "applied_work")), ==, lwt_at(&r, n, lwt_col(m, "W")));
+  g_assert_cmpfloat(lwt_at(&r, n, lwt_col(m, "energy_balance")), ==, lwt_at(&r, n, lwt_col(m, "B")));
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 /* ---- refusals ------------------------------------------------------------ */
 
 /* a force on the ground does nothing: refused, naming the force */
@@ -370,6 +391,7 @@ int main(int argc, char **argv)
   g_test_add_func("/outputs28/balance/tolerance", test_balance_tolerance);
   g_test_add_func("/outputs28/balance/objective-refused", test_work_objective_refused);
   g_test_add_func("/outputs28/round-trip", test_round_trip);
+  g_test_add_func("/outputs28/builtin-outputs", test_builtin_outputs);
   g_test_add_func("/outputs28/refuse/force-on-ground", test_force_on_ground);
   g_test_add_func("/outputs28/refuse/two-initial-values", test_two_initial_values);
   return g_test_run();
