@@ -199,6 +199,10 @@ static void tolerance_worker_locked(LwSimRunner *self)
   self->max_residual = fmax(self->max_residual, res.max_constraint_residual);
   self->tol_steps = res.steps;
   self->tol_rejected = res.rejected;
+  /* the run's events (contacts, limits, guards), known once it is over */
+  if (res.nevents > (long)self->event_log->len)
+    g_array_append_vals(self->event_log, res.events + self->event_log->len,
+                        (guint)(res.nevents - (long)self->event_log->len));
   if (self->want_cancel) {
     set_state_locked(self, LW_RUNNER_CANCELLED);
   } else if (st != LW_OK) {
