@@ -176,7 +176,7 @@ static int run_tolerance(lw_model *m, double tol, int order, double T, int nrep,
   *wall = INFINITY;
   for (int i = 0; i < nrep && !bad; i++) {
     last_row l = {{NAN, NAN}};
-    lw_sim_output out = {1000000, 0, keep_last, &l};
+    lw_sim_output out = {1000000, 0, keep_last, &l, NULL};
     lw_sim_result r;
     double t0 = now_s();
     bad = lw_simulate_ex(m, T, 0.01, &out, &r, NULL, NULL) != LW_OK;
@@ -242,7 +242,7 @@ static int a01_ours(lw_model *m, double tol, const double (*ref)[3], int n, doub
   if (lw_model_set_opt(m, &o, &e) != LW_OK)
     return -1;
   a01_err a = {ref, n, 0, 0.0};
-  lw_sim_output out = {1, 0, a01_row, &a};
+  lw_sim_output out = {1, 0, a01_row, &a, NULL};
   double t0 = now_s();
   int bad = lw_simulate_ex(m, 2000.0, 0.5, &out, st, NULL, NULL) != LW_OK;
   *wall = now_s() - t0;

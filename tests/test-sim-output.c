@@ -46,7 +46,7 @@ static void test_every(void)
   g_assert_cmpint(lw_simulate(m, 1.0, 1e-3, &full, NULL, NULL), ==, LW_OK);
   g_assert_cmpint(full.rows, ==, 1001);
   /* every 7th step and the last: rows 0, 7, ..., 994, 1000 */
-  lw_sim_output out = {7, 1, NULL, NULL};
+  lw_sim_output out = {7, 1, NULL, NULL, NULL};
   g_assert_cmpint(lw_simulate_ex(m, 1.0, 1e-3, &out, &some, NULL, NULL), ==, LW_OK);
   g_assert_cmpint(some.rows, ==, 1000 / 7 + 2);
   for (long i = 0; i < some.rows; i++) {
@@ -58,7 +58,7 @@ static void test_every(void)
   lw_sim_result_clear(&some);
   /* nothing kept, every row handed on */
   receiver rc = {0, 0, 0, 0, &full, 1, 0};
-  lw_sim_output stream = {1, 0, take, &rc};
+  lw_sim_output stream = {1, 0, take, &rc, NULL};
   g_assert_cmpint(lw_simulate_ex(m, 1.0, 1e-3, &stream, &some, NULL, NULL), ==, LW_OK);
   g_assert_null(some.table);
   g_assert_cmpint(some.rows, ==, 1001);
@@ -68,7 +68,7 @@ static void test_every(void)
   lw_sim_result_clear(&some);
   /* the receiver stops the run */
   receiver stop = {0, 0, 0, 10, NULL, 1, 0};
-  lw_sim_output stopping = {1, 0, take, &stop};
+  lw_sim_output stopping = {1, 0, take, &stop, NULL};
   g_assert_cmpint(lw_simulate_ex(m, 1.0, 1e-3, &stopping, &some, NULL, NULL), ==, LW_OK);
   g_assert_cmpint(stop.rows, ==, 10);
   g_assert_cmpint(some.steps, ==, 9);

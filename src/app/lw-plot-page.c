@@ -453,6 +453,7 @@ static Group group_of_output(lw_output_type t)
   case LW_OUT_CONTROL:
     return GROUP_CONTROLLERS;
   case LW_OUT_POSITION:
+  case LW_OUT_BODY_ANGLE:
     return GROUP_POINTS;
   default:
     return GROUP_ENERGY;

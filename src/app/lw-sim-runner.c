@@ -42,6 +42,13 @@ struct _LwSimRunner {
   double rtf;
   lw_error error;
   double *scratch;        /* (ncols) outputs of the newest step */
+  /* the tolerance mode (lw_opt.mode): rows at the output interval h, steps
+   * sized to the error; the run's wall clock and time at its (re)start, and
+   * its steps taken and refused */
+  gboolean tolerance;
+  gint64 tol_wall0;
+  double tol_t0;
+  long tol_steps, tol_rejected;
   /* the perturbation spring, set from the main thread (under lock) */
   gboolean perturb_on;
   LwBodyPoint perturb_point;
@@ -76,14 +83,26 @@ static void set_state_locked(LwSimRunner *self, LwRunnerState s)
   g_source_unref(src);
 }
 
-static void append_frame_locked(LwSimRunner *self, const double *outputs)
+static void append_state_frame_locked(LwSimRunner *self, double t, const double *q, const double *outputs)
 {
   guint n = self->frames->len / self->stride;
   g_array_set_size(self->frames, (n + 1) * (guint)self->stride);
   double *f = &g_array_index(self->frames, double, (gsize)n * self->stride);
-  f[0] = lw_data_time(self->data);
-  memcpy(f + 1, lw_data_q(self->data), sizeof(double) * self->nq);
+  f[0] = t;
+  memcpy(f + 1, q, sizeof(double) * self->nq);
   memcpy(f + 1 + self->nq, outputs, sizeof(double) * self->ncols);
+}
+
+static void append_frame_locked(LwSimRunner *self, const double *outputs)
+{
+  append_state_frame_locked(self, lw_data_time(self->data), lw_data_q(self->data), outputs);
+}
+
+/* the newest frame's time (under lock) */
+static double last_frame_time_locked(LwSimRunner *self)
+{
+  guint n = self->frames->len / self->stride;
+  return n ? g_array_index(self->frames, double, (gsize)(n - 1) * self->stride) : -INFINITY;
 }
 
 /* how many steps per recorded frame so that the rest of the run fits the budget */
@@ -118,9 +137,92 @@ static void apply_perturbation_locked(LwSimRunner *self)
   self->perturbed_steps++;
 }
 
+/* ---- the tolerance mode ------------------------------------------------ */
+/* Its steps are sized by the error estimate and the rows come at the
+ * output interval, interpolated between them (dense output): the run is
+ * lw_simulate_ex's, and each row it hands on, with its state, becomes a
+ * frame here.  Pause waits inside this callback, so that the run goes on
+ * from where it stopped; Step lets one more row (one output interval)
+ * through; cancel ends the run.  The rows a resumed run makes again (a run
+ * started after a stop begins at t = 0) are skipped. */
+static int tolerance_row(const lw_data *d, const double *row, int ncols, void *user)
+{
+  LwSimRunner *self = user;
+  (void)ncols;
+  g_mutex_lock(&self->lock);
+  if (row[0] <= last_frame_time_locked(self)) {
+    gboolean stop = self->want_cancel;
+    g_mutex_unlock(&self->lock);
+    return stop;
+  }
+  append_state_frame_locked(self, row[0], lw_data_q(d), row + 1);
+  self->steps++;
+  if (self->want_step) {
+    self->want_step = FALSE;
+    self->want_pause = TRUE;
+  }
+  gint64 now = g_get_monotonic_time();
+  double sim = row[0] - self->tol_t0, wall = (now - self->tol_wall0) * 1e-6;
+  self->rtf = wall > 0.05 ? sim / wall : 0;
+  if (self->real_time && !self->want_pause && self->speed > 0) {
+    gint64 due = self->tol_wall0 + (gint64)(sim / self->speed * 1e6);
+    while (!self->want_cancel && !self->want_pause && g_get_monotonic_time() < due)
+      g_cond_wait_until(&self->cond, &self->lock, due);
+  }
+  while (self->want_pause && !self->want_cancel) {
+    set_state_locked(self, LW_RUNNER_PAUSED);
+    self->rtf = 0;
+    g_cond_wait(&self->cond, &self->lock);
+    self->tol_wall0 = g_get_monotonic_time();
+    self->tol_t0 = row[0];
+  }
+  gboolean stop = self->want_cancel;
+  if (!stop)
+    set_state_locked(self, LW_RUNNER_RUNNING);
+  g_mutex_unlock(&self->lock);
+  return stop;
+}
+
+/* the worker of a model in the tolerance mode (called with the lock held) */
+static void tolerance_worker_locked(LwSimRunner *self)
+{
+  self->tol_wall0 = g_get_monotonic_time();
+  self->tol_t0 = last_frame_time_locked(self);
+  double t_end = self->t_end;
+  set_state_locked(self, LW_RUNNER_RUNNING);
+  g_mutex_unlock(&self->lock);
+  lw_sim_output out = {.every = 1, .keep = 0, .user = self, .state_row = tolerance_row};
+  lw_sim_result res;
+  int st = lw_simulate_ex(self->model, t_end, self->h, &out, &res, NULL, NULL);
+  g_mutex_lock(&self->lock);
+  self->newton_iterations += res.newton_iterations;
+  self->max_residual = fmax(self->max_residual, res.max_constraint_residual);
+  self->tol_steps = res.steps;
+  self->tol_rejected = res.rejected;
+  /* the run's events (contacts, limits, guards), known once it is over */
+  if (res.nevents > (long)self->event_log->len)
+    g_array_append_vals(self->event_log, res.events + self->event_log->len,
+                        (guint)(res.nevents - (long)self->event_log->len));
+  if (self->want_cancel) {
+    set_state_locked(self, LW_RUNNER_CANCELLED);
+  } else if (st != LW_OK) {
+    self->error = res.error;
+    set_state_locked(self, LW_RUNNER_FAILED);
+  } else {
+    set_state_locked(self, LW_RUNNER_FINISHED);
+  }
+  lw_sim_result_clear(&res);
+}
+
 static gpointer worker(gpointer user)
 {
   LwSimRunner *self = user;
+  if (self->tolerance) {
+    g_mutex_lock(&self->lock);
+    tolerance_worker_locked(self);
+    g_mutex_unlock(&self->lock);
+    return NULL;
+  }
   lw_step_info info;
   lw_error err;
   g_mutex_lock(&self->lock);
@@ -305,6 +407,7 @@ static int assemble(LwSimRunner *self, lw_error *err)
   self->newton_iterations = 0;
   self->max_residual = lw_constraint_residual(self->model, self->data);
   self->rtf = 0;
+  self->tol_steps = self->tol_rejected = 0;
   memset(&self->error, 0, sizeof self->error);
   self->want_pause = self->want_step = self->want_cancel = FALSE;
   return LW_OK;
@@ -325,6 +428,7 @@ LwSimRunner *lw_sim_runner_new(lw_model *model, lw_error *err)
   const lw_opt *o = lw_model_opt(model);
   self->h = o->step;
   self->t_end = o->t_end;
+  self->tolerance = o->mode == LW_MODE_TOLERANCE;
   if (!self->data) {
     memset(err, 0, sizeof *err);
     err->status = LW_ERR_NOMEM;
@@ -625,4 +729,19 @@ gboolean lw_sim_runner_get_event(LwSimRunner *self, guint k, lw_event_record *re
     *rec = g_array_index(self->event_log, lw_event_record, k);
   g_mutex_unlock(&self->lock);
   return ok;
+}
+
+gboolean lw_sim_runner_get_tolerance_mode(LwSimRunner *self)
+{
+  g_return_val_if_fail(LW_IS_SIM_RUNNER(self), FALSE);
+  return self->tolerance;
+}
+
+void lw_sim_runner_get_tolerance_steps(LwSimRunner *self, long *steps, long *rejected)
+{
+  g_return_if_fail(LW_IS_SIM_RUNNER(self));
+  g_mutex_lock(&self->lock);
+  *steps = self->tol_steps;
+  *rejected = self->tol_rejected;
+  g_mutex_unlock(&self->lock);
 }

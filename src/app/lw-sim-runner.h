@@ -70,6 +70,14 @@ double lw_sim_runner_get_max_constraint_residual(LwSimRunner *self);
 guint lw_sim_runner_get_n_events(LwSimRunner *self);
 gboolean lw_sim_runner_get_event(LwSimRunner *self, guint k, lw_event_record *rec);
 
+/* Whether the model runs in the tolerance mode (steps sized to its rtol and
+ * atol, a frame at every output interval `step`, interpolated between the
+ * steps); then lw_sim_runner_step advances one output interval, and the
+ * perturbation spring is not applied.  The steps the finished run took and
+ * refused (0 before the end). */
+gboolean lw_sim_runner_get_tolerance_mode(LwSimRunner *self);
+void lw_sim_runner_get_tolerance_steps(LwSimRunner *self, long *steps, long *rejected);
+
 /* The failure, when state is LW_RUNNER_FAILED (NULL otherwise). */
 const lw_error *lw_sim_runner_get_error(LwSimRunner *self);
 

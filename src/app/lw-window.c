@@ -88,6 +88,22 @@ const char *lw_window_get_message(LwWindow *self)
 }
 
 /* ---- the status line ------------------------------------------------------ */
+/* the tolerance mode named, with its steps once the run is done (the step
+ * mode, the default, is not) */
+static void append_mode_status(LwWindow *self, LwRunnerState st, char *buf, gsize len)
+{
+  if (!lw_sim_runner_get_tolerance_mode(self->runner))
+    return;
+  long steps = 0, rejected = 0;
+  lw_sim_runner_get_tolerance_steps(self->runner, &steps, &rejected);
+  char part[96];
+  if (st == LW_RUNNER_FINISHED && steps > 0)
+    g_snprintf(part, sizeof part, _(" · tolerance mode: %ld steps, %ld refused"), steps, rejected);
+  else
+    g_snprintf(part, sizeof part, "%s", _(" · tolerance mode"));
+  g_strlcat(buf, part, len);
+}
+
 void _lw_window_update_status(LwWindow *self)
 {
   if (!self->runner)
@@ -123,6 +139,7 @@ void _lw_window_update_status(LwWindow *self)
   /* a run pulled by the perturbation spring is not the model's free motion */
   if (lw_sim_runner_get_perturbed_steps(self->runner) > 0)
     g_strlcat(buf, _(" · perturbed"), sizeof buf);
+  append_mode_status(self, st, buf, sizeof buf);
   gtk_inscription_set_text(GTK_INSCRIPTION(self->status_label), buf);
 }
 

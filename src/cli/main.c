@@ -396,7 +396,7 @@ static int run_model(lw_model *m, const char *label, double t_end, double h, con
     g_string_free(hdr, TRUE);
   }
   cs.last = g_new0(double, 1 + (size_t)lw_model_output_columns(m));
-  lw_sim_output out = {every > 1 ? every : 1, 0, stream_row, &cs};
+  lw_sim_output out = {every > 1 ? every : 1, 0, stream_row, &cs, NULL};
   lw_simulate_ex(m, t_end, h, &out, &r, progress ? json_progress : NULL, &t_end);
   if (csv && ((cs.f != stdout && fclose(cs.f) != 0) || cs.failed))
     lw_cli_error("cannot write %s", csv);

@@ -256,6 +256,8 @@ struct lw_model {
   int nforces;
   lw_force *forces;
   int ndampers;         /* spring-dampers and joint spring-dampers with c != 0 */
+  int napplied;         /* forces that store no energy and are no dampers (force, torque,
+                           controllers), plus the drivers: those lw_applied_power reads */
   int nfbs;
   lw_fb *fbs;           /* controllers' measured coordinates */
   int ninit;
@@ -437,6 +439,13 @@ struct lw_data {
    * change: the trapezoidal sum of h/2 (P_n + P_n+1) over the steps, P the
    * damper power lw_damper_power (LW_OUT_DISSIPATED_ENERGY) */
   double dissipated;
+  /* work the applied forces and torques, controllers and drivers did over
+   * the same span (lw_applied_power by the trapezoidal rule; the
+   * LW_OUT_APPLIED_WORK output), and (nq + 2 nc) for it: a scratch, the
+   * drivers' multipliers at a step's start and the last acceleration
+   * projection's multipliers (ali3p_step.c) */
+  double applied_work;
+  double *qa;
   /* (2 nfric + 2 nc) the work each joint's friction took out over the same
    * span (included in dissipated), then the scratch of a step: its works
    * (nfric), the multipliers at its start and those friction reads (nc

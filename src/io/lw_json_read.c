@@ -756,7 +756,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
 
 static void read_output(reader *r, JsonObject *o, const char *path, const char *name)
 {
-  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", "event", NULL};
+  static const char *const k[] = {"name", "type", "body", "point", "joint", "coordinate", "force", "event", "axis", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -767,7 +767,7 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     fail(r, p, "unknown output type '%s' (expected position, velocity, acceleration, joint_coordinate, "
                "joint_velocity, reaction_force, kinetic_energy, potential_energy, total_energy, control, "
                "spring_length, spring_force, dissipated_energy, beam_strain, beam_force, beam_curvature, beam_moment, "
-               "beam_deflection, beam_energy or contact_force)", type);
+               "beam_deflection, beam_energy, contact_force, body_angle, applied_work or energy_balance)", type);
     return;
   }
   lw_output_desc *od = lw_desc_add_output(r->d, name, (lw_output_type)t);
@@ -806,6 +806,10 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     break;
   case LW_OUT_BEAM_ENERGY:
     od->body = dup_or_null(need_str(r, o, "body", path));
+    break;
+  case LW_OUT_BODY_ANGLE:
+    od->body = dup_or_null(need_str(r, o, "body", path));
+    od->has_axis = get_vec(r, o, "axis", path, od->axis, 3);
     break;
   default:
     if (t >= LW_OUT_BEAM_STRAIN && t <= LW_OUT_BEAM_DEFLECTION) {

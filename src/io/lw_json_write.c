@@ -611,6 +611,11 @@ char *lw_model_to_json(const lw_desc *d)
     case LW_OUT_BEAM_ENERGY:
       kvstr(&w, "body", o->body ? o->body : "");
       break;
+    case LW_OUT_BODY_ANGLE:
+      kvstr(&w, "body", o->body ? o->body : "");
+      if (o->has_axis)
+        kvvec(&w, "axis", o->axis, 3);
+      break;
     case LW_OUT_JOINT_COORDINATE:
     case LW_OUT_JOINT_VELOCITY:
       if (!o->joint && o->force)

@@ -1265,6 +1265,8 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   for (int i = 0; i < d->nforces; i++)
     for (int k = 0; k < d->forces[i].nfeedback; k++)
       ncoord_total += d->forces[i].feedback[k].has_between != 0;
+  for (int i = 0; i < d->noutputs; i++) /* a body angle is a coordinate past the joints' */
+    ncoord_total += d->outputs[i].type == LW_OUT_BODY_ANGLE;
   m->coords = calloc((size_t)ncoord_total + 1, sizeof(lw_coord));
   if (lw_cc_index_joints(c))
     FAIL("", "out of memory");
@@ -1481,8 +1483,72 @@ static int compile_forces(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
       pair_add(ps, f->blk[0], f->blk[1]);
     if (lw_force_kind_of(f->type)->spring_state && f->c != 0.0)
       m->ndampers++;
+    /* lw_force_is_applied: stores no energy, no damper */
+    if (!lw_force_kind_of(f->type)->energy && !lw_force_kind_of(f->type)->spring_state)
+      m->napplied++;
   }
+  m->napplied += m->ndrivers;
   beam_forces(m, d->nforces);
+  return 0;
+
+fail:
+  return -1;
+}
+
+/* a body angle output: the angle of the body's image R e1 of a ground unit
+ * vector e1 normal to the axis n, from e1, about n: atan2(e2.R e1, e1.R e1)
+ * with e2 = n x e1 (planar: n = z, e1 = x, R e1 the body's x axis).  It
+ * is a coordinate like a revolute joint's, past the joints' ones: unwrapped
+ * from step to step by lw_coords_update, differentiated by the coordinates'
+ * jvp.  For a body turning about n it is its rotation angle; otherwise
+ * that of the projection of R e1 on the plane normal to n. */
+static int body_angle_coord(ctx *c, const lw_output_desc *od, lw_output *o, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  snprintf(path, sizeof path, "outputs/%s/body", od->name);
+  int b = lw_cc_body_index(c->d, od->body);
+  if (b == -2 || lw_is_beam_ref(b))
+    FAIL(path, "output '%s': body '%s' does not exist%s", od->name, od->body ? od->body : "(missing)",
+         lw_is_beam_ref(b) ? " as a rigid body (a beam has no single angle)" : "");
+  if (b < 0)
+    FAIL(path, "output '%s': the ground does not turn: a body angle reads a moving body", od->name);
+  if (m->blk_n[b] == m->nd)
+    FAIL(path, "output '%s': body '%s' is a point mass, which has no axes", od->name, od->body);
+  double n[3] = {0, 0, 1};
+  snprintf(path, sizeof path, "outputs/%s/axis", od->name);
+  if (!m->planar) {
+    if (!od->has_axis)
+      FAIL(path, "output '%s': a spatial model's body angle needs the ground axis it turns about "
+                 "(\"axis\": [x, y, z])", od->name);
+    double l = sqrt(od->axis[0] * od->axis[0] + od->axis[1] * od->axis[1] + od->axis[2] * od->axis[2]);
+    if (!(l > 1e-12) || !lw_cc_finite(od->axis, 3))
+      FAIL(path, "output '%s': the axis must be a finite nonzero vector", od->name);
+    for (int i = 0; i < 3; i++)
+      n[i] = od->axis[i] / l;
+  }
+  /* e1: the ground's x axis (y when x is almost along n) made normal to n */
+  double e1[3] = {1, 0, 0}, e2[3];
+  if (fabs(n[0]) > 0.9)
+    e1[0] = 0, e1[1] = 1;
+  double dn = e1[0] * n[0] + e1[1] * n[1] + e1[2] * n[2], l1 = 0;
+  for (int i = 0; i < 3; i++)
+    e1[i] -= dn * n[i], l1 += e1[i] * e1[i];
+  for (int i = 0; i < 3; i++)
+    e1[i] /= sqrt(l1);
+  e2[0] = n[1] * e1[2] - n[2] * e1[1];
+  e2[1] = n[2] * e1[0] - n[0] * e1[2];
+  e2[2] = n[0] * e1[1] - n[1] * e1[0];
+  lw_coord *co = &m->coords[m->ncoords];
+  memset(co, 0, sizeof *co);
+  co->kind = LW_ROW_ANGLE;
+  co->a = vx_const(e2);
+  co->b = vx_vector(m, b, e1);
+  co->c = vx_const(e1);
+  co->d = co->b;
+  const lw_vexpr *es[4] = {&co->a, &co->b, &co->c, &co->d};
+  lw_cc_blocks(es, 4, &co->nblk, co->blk);
+  o->coord = m->ncoords++;
   return 0;
 
 fail:
@@ -1611,6 +1677,10 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     case LW_OUT_CONTACT_FORCE:
       o->coord = -1; /* the event's (first) guard, set when the events are compiled */
       break;
+    case LW_OUT_BODY_ANGLE:
+      if (body_angle_coord(c, od, o, err))
+        goto fail;
+      break;
     case LW_OUT_BEAM_STRAIN:
     case LW_OUT_BEAM_FORCE:
     case LW_OUT_BEAM_CURVATURE:
@@ -1703,7 +1773,7 @@ static int compile_objectives(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_er
              td->output ? td->output : "(missing)");
       lw_output_type ot = m->outputs[t->output].type;
       if (ot == LW_OUT_DISSIPATED_ENERGY || (ot >= LW_OUT_FRICTION_FORCE && ot < LW_OUT_BEAM_STRAIN) ||
-          ot == LW_OUT_CONTACT_FORCE)
+          ot == LW_OUT_CONTACT_FORCE || ot == LW_OUT_APPLIED_WORK || ot == LW_OUT_ENERGY_BALANCE)
         FAIL(path, "objective '%s': output '%s' (%s) cannot be used in an objective: "
                    "its sensitivities are not computed", od->name, td->output,
              lw_output_type_name(m->outputs[t->output].type));

@@ -268,6 +268,8 @@ const char *lw_model_output_unit(const lw_model *m, int k)
     return "m/s^2";
   case LW_OUT_JOINT_COORDINATE:
     return coord_is_angle(m, o->coord) ? "rad" : "m";
+  case LW_OUT_BODY_ANGLE:
+    return "rad";
   case LW_OUT_JOINT_VELOCITY:
     return coord_is_angle(m, o->coord) ? "rad/s" : "m/s";
   case LW_OUT_REACTION_FORCE:
@@ -287,6 +289,8 @@ const char *lw_model_output_unit(const lw_model *m, int k)
   case LW_OUT_TOTAL_ENERGY:
   case LW_OUT_DISSIPATED_ENERGY:
   case LW_OUT_FRICTION_WORK:
+  case LW_OUT_APPLIED_WORK:
+  case LW_OUT_ENERGY_BALANCE:
     return "J";
   case LW_OUT_FRICTION_FORCE:
     return coord_is_angle(m, m->fric[o->coord].coord0) ? "N m" : "N";

@@ -59,7 +59,7 @@ typedef struct {
   long nstep;
   double *q, *qd, *qdd, *lambda, *coords, *fbz, *fbc, *fbcs;
   double *kap, *fric_work; /* friction reads lambda + kap; its work so far */
-  double fb_beta, dissipated;
+  double fb_beta, dissipated, applied_work;
   int fric_kap_ok;
   double sw; /* the switches' sides (lw_switches_pack) */
 } ev_state;
@@ -219,6 +219,7 @@ static void state_copy_out(const lw_model *m, const lw_data *d, ev_state *s)
   memcpy(s->fbcs, d->fbcs, (size_t)m->nfbs * sizeof(double));
   s->fb_beta = d->fb_beta;
   s->dissipated = d->dissipated;
+  s->applied_work = d->applied_work;
   memcpy(s->kap, d->kap, (size_t)m->nc * sizeof(double));
   memcpy(s->fric_work, d->fric_work, (size_t)m->nfric * sizeof(double));
   s->fric_kap_ok = d->fric_kap_ok;
@@ -242,6 +243,7 @@ static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
   memcpy(d->fbcs, s->fbcs, (size_t)m->nfbs * sizeof(double));
   d->fb_beta = s->fb_beta;
   d->dissipated = s->dissipated;
+  d->applied_work = s->applied_work;
   memcpy(d->kap, s->kap, (size_t)m->nc * sizeof(double));
   memcpy(d->fric_work, s->fric_work, (size_t)m->nfric * sizeof(double));
   d->fric_kap_ok = s->fric_kap_ok;
@@ -505,6 +507,7 @@ static int short_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double r,
   int nq = m->nq;
   const ev_state *s = &ev->s0;
   state_copy_in(m, d, s);
+  double P0 = m->napplied ? lw_applied_power(m, d, d->q, d->qd, d->t, d->lambda) : 0.0;
   memcpy(ev->a0, s->qdd, sizeof(double) * (size_t)nq);
   double t = s->t + r;
   for (int pass = 0; pass < 2; pass++) {
@@ -522,6 +525,10 @@ static int short_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double r,
   d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
   if (m->ndampers)
     d->dissipated += 0.5 * r * (lw_damper_power(m, d, s->q, s->qd) + lw_damper_power(m, d, d->q, d->qd));
+  if (m->napplied) {
+    d->applied_work += 0.5 * r * (P0 + lw_applied_power(m, d, d->q, d->qd, t, d->lambda));
+    memset(d->qa + nq + m->nc, 0, sizeof(double) * (size_t)m->nc); /* lambda is the accelerations' own */
+  }
   return 0;
 }
 

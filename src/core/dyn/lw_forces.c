@@ -50,6 +50,8 @@ void lw_fb_reset(const lw_model *m, lw_data *d)
     d->fbz[i] = d->fbc[i] = d->fbcs[i] = 0.0;
   d->fb_beta = 0.0;
   d->dissipated = 0.0;
+  d->applied_work = 0.0;
+  memset(d->qa + m->nq + m->nc, 0, sizeof(double) * (size_t)m->nc); /* the state's multipliers are its own */
   for (int e = 0; e < m->nfric; e++)
     d->fric_work[e] = 0.0;
   d->fric_kap_ok = 0;
@@ -72,6 +74,45 @@ double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, con
     double x, xd;
     k->spring_state(m, d, f, q, qd, &x, &xd);
     P += f->c * xd * xd;
+  }
+  return P;
+}
+
+/* whether force f is applied from outside: it stores no energy (no spring,
+ * no beam) and is no damper, so that its work is neither potential nor
+ * dissipated energy (force, torque, pid, state_feedback) */
+int lw_force_is_applied(const lw_force *f)
+{
+  const lw_force_kind *k = lw_force_kind_of(f->type);
+  return !k->energy && !k->spring_state;
+}
+
+/* the power of the applied forces and of the drivers at (q, qd, t) with
+ * multipliers lambda: qd . Q_f over the applied forces f (the
+ * controllers' integrals as d holds them), and -lambda_r xdot_r over the
+ * drivers' rows r, whose force on the system is -J_r^T lambda_r (none
+ * without lambda) */
+double lw_applied_power(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
+                        const double *lambda)
+{
+  double P = 0;
+  for (int n = 0; n < m->nforces; n++) {
+    const lw_force *f = &m->forces[n];
+    if (!lw_force_is_applied(f) || d->force_off[n]) /* switched off by an event: no force, no work */
+      continue;
+    memset(d->qa, 0, sizeof(double) * (size_t)m->nq);
+    lw_force_kind_of(f->type)->eval(m, d, f, q, qd, t, d->qa, NULL, 0.0, 0.0);
+    for (int i = 0; i < m->nq; i++)
+      P += qd[i] * d->qa[i];
+  }
+  for (int r = 0; lambda && r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (row->owner_kind != LW_OWNER_DRIVER)
+      continue;
+    const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
+    double xd;
+    lw_row_kind_of(row->kind)->rate(m, v, q, qd, &xd, NULL);
+    P -= lambda[r] * xd;
   }
   return P;
 }

@@ -24,6 +24,13 @@ void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, con
 /* power the dampers take out at q, qd: sum c xd^2 over the spring-dampers
  * and joint spring-dampers (>= 0 for c >= 0) */
 double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd);
+/* whether force f does work from outside (stores no energy, no damper) */
+int lw_force_is_applied(const lw_force *f);
+/* the power the applied forces and the drivers put in at (q, qd, t) with
+ * multipliers lambda (NULL: the forces' alone; LW_OUT_APPLIED_WORK
+ * integrates it) */
+double lw_applied_power(const lw_model *m, lw_data *d, const double *q, const double *qd, double t,
+                        const double *lambda);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
 /* switches: the signed distance n.p - offset of switch guard g's point at
  * q; the sides of every switch taken from q (a point on its plane keeps

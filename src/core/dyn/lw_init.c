@@ -554,6 +554,12 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     case LW_OUT_DISSIPATED_ENERGY:
       o[0] = d->dissipated;
       break;
+    case LW_OUT_BODY_ANGLE: /* a coordinate of its own past the joints' */
+      o[0] = d->coord_prev[op->coord];
+      break;
+    case LW_OUT_APPLIED_WORK:
+      o[0] = d->applied_work;
+      break;
     case LW_OUT_BEAM_STRAIN:
     case LW_OUT_BEAM_FORCE:
     case LW_OUT_BEAM_CURVATURE:
@@ -588,7 +594,8 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
     }
     case LW_OUT_KINETIC_ENERGY:
     case LW_OUT_POTENTIAL_ENERGY:
-    case LW_OUT_TOTAL_ENERGY: {
+    case LW_OUT_TOTAL_ENERGY:
+    case LW_OUT_ENERGY_BALANCE: {
       double T = 0, V = 0;
       if (op->type != LW_OUT_POTENTIAL_ENERGY) {
         lw_mass_mul(m, d->qd, d->r);
@@ -598,6 +605,8 @@ void lw_outputs_some(const lw_model *m, lw_data *d, double *out, const char *use
       if (op->type != LW_OUT_KINETIC_ENERGY)
         V = lw_potential_energy(m, d, d->q);
       o[0] = T + V;
+      if (op->type == LW_OUT_ENERGY_BALANCE) /* what went out, less what came in */
+        o[0] += d->dissipated - d->applied_work;
       break;
     }
     default:

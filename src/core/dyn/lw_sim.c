@@ -82,7 +82,7 @@ static int event_row(void *user, lw_data *d)
 int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *output, lw_sim_result *res,
                    lw_progress_fn progress, void *user)
 {
-  lw_sim_output out = output ? *output : (lw_sim_output){1, 1, NULL, NULL};
+  lw_sim_output out = output ? *output : (lw_sim_output){1, 1, NULL, NULL, NULL};
   if (out.every < 1)
     out.every = 1;
   memset(res, 0, sizeof *res);

@@ -47,7 +47,7 @@ static double now_s(void)
 
 /* ---- a state of the workspace, kept to take a step again ---------------- */
 typedef struct {
-  double t, t0, h, dissipated;
+  double t, t0, h, dissipated, applied_work;
   long nstep;
   int fric_kap_ok;
   size_t nq, nl, nfb, nco, nfw; /* the arrays' lengths (as lw_data_new allocates them) */
@@ -97,6 +97,7 @@ static int snap_init(const lw_model *m, snap *s)
     (dst)->h = (src)->h;                                                                                           \
     (dst)->nstep = (src)->nstep;                                                                                   \
     (dst)->dissipated = (src)->dissipated;                                                                         \
+    (dst)->applied_work = (src)->applied_work;                                                                     \
     (dst)->fric_kap_ok = (src)->fric_kap_ok;                                                                       \
   } while (0)
 
@@ -180,6 +181,7 @@ static void extrapolate_state(const lw_model *m, lw_data *d, const snap *b1, con
   memcpy(d->fbc, d->fbz, sizeof(double) * (size_t)m->nfbs);
   extrapolate(d->fric_work, b1->fric_work, b2->fric_work, (size_t)m->nfric);
   extrapolate(&d->dissipated, &b1->dissipated, &b2->dissipated, 1);
+  extrapolate(&d->applied_work, &b1->applied_work, &b2->applied_work, 1);
   lw_coords_update(m, d);
 }
 
@@ -387,6 +389,7 @@ static void interpolate(const lw_model *m, const snap *a, const lw_data *b, doub
   memcpy(o->kap, b->kap, sizeof(double) * (size_t)m->nc);
   o->fric_kap_ok = b->fric_kap_ok;
   o->dissipated = a->dissipated + s * (b->dissipated - a->dissipated);
+  o->applied_work = a->applied_work + s * (b->applied_work - a->applied_work);
   o->fb_beta = 0.0;
   o->t = t;
   memcpy(o->coord_prev, a->coord_prev, sizeof(double) * (size_t)m->ncoords);
@@ -425,7 +428,9 @@ static int put_row(const lw_model *m, rows *rw, lw_data *d, double t, long k)
   row[0] = t;
   lw_outputs(m, d, row + 1);
   res->rows++;
-  return rw->out->row && rw->out->row(row, res->ncols, rw->out->user) ? 1 : 0;
+  if (rw->out->row && rw->out->row(row, res->ncols, rw->out->user))
+    return 1;
+  return rw->out->state_row && rw->out->state_row(d, row, res->ncols, rw->out->user) ? 1 : 0;
 }
 
 /* the rows at the output times in (t_a, t_b] of the step just taken (b at
@@ -699,7 +704,7 @@ int lw_sim_tolerance(const lw_model *m, double t_end, double h_out, const lw_sim
 
 int lw_tol_step_lengths(const lw_model *m, double t_end, double **hs, long *n, lw_error *err)
 {
-  lw_sim_output none = {1L << 40, 0, NULL, NULL};
+  lw_sim_output none = {1L << 40, 0, NULL, NULL, NULL};
   lw_sim_result res;
   *hs = NULL;
   *n = 0;

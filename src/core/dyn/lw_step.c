@@ -49,6 +49,7 @@ lw_data *lw_data_new(const lw_model *m)
   d->ncoords = m->ncoords;
   d->coord_prev = calloc((size_t)m->ncoords + 1, sizeof(double));
   d->fbz = calloc((size_t)m->nfbs + 1, sizeof(double));
+  d->qa = calloc(nq + 2 * nc, sizeof(double));
   d->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fric_work = calloc(2 * (size_t)m->nfric + (m->nfric ? 2 * nc : 0) + 1, sizeof(double));
@@ -64,7 +65,7 @@ lw_data *lw_data_new(const lw_model *m)
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * (size_t)m->wrow, sizeof(double));
   }
-  if (!d->q || !d->acc || !d->sw_in || !d->force_off || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
+  if (!d->q || !d->qa || !d->acc || !d->sw_in || !d->force_off || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
   }
@@ -92,7 +93,7 @@ void lw_data_free(lw_data *d)
   free(d->fric_piv);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->acc, d->phi, d->phit, d->gam, d->jac, d->Q,
-                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs, d->fric_work};
+                    d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs, d->fric_work, d->qa};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   free(d);

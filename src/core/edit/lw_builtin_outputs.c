@@ -84,7 +84,7 @@ int lw_desc_add_builtin_outputs(lw_desc *d)
   for (int f = 0; f < nf; f++)
     add_force_outputs(d, f, &n);
   static const lw_output_type energies[] = {LW_OUT_KINETIC_ENERGY, LW_OUT_POTENTIAL_ENERGY, LW_OUT_TOTAL_ENERGY,
-                                            LW_OUT_DISSIPATED_ENERGY};
+                                            LW_OUT_DISSIPATED_ENERGY, LW_OUT_APPLIED_WORK, LW_OUT_ENERGY_BALANCE};
   for (size_t k = 0; k < sizeof energies / sizeof energies[0]; k++, n++)
     add_unique(d, lw_output_type_name(energies[k]), energies[k]);
   char base[256];
@@ -99,6 +99,15 @@ int lw_desc_add_builtin_outputs(lw_desc *d)
     for (int i = 0; i < 3; i++)
       L += (d->beams[k].end[i] - d->beams[k].start[i]) * (d->beams[k].end[i] - d->beams[k].start[i]);
     o->place.p[0] = sqrt(L);
+  }
+  /* a planar body's absolute angle (a spatial one's needs an axis) */
+  for (int b = 0; d->planar && b < nb; b++, n++) {
+    if (d->bodies[b].point) {
+      n--;
+      continue;
+    }
+    snprintf(base, sizeof base, "%s.angle", d->bodies[b].name);
+    add_unique(d, base, LW_OUT_BODY_ANGLE)->body = strdup(d->bodies[b].name);
   }
   for (int b = 0; b < nb; b++)
     for (int p = 0; p < d->bodies[b].npoints; p++, n++) {

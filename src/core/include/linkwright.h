@@ -138,6 +138,14 @@ typedef enum {
                                along its slope there, positive to the left (m) */
   LW_OUT_BEAM_ENERGY,       /* the beam's elastic energy (J) */
   LW_OUT_CONTACT_FORCE,     /* a contact's or joint limit's normal force while it rests, else 0 */
+  LW_OUT_BODY_ANGLE,        /* a body's absolute rotation angle (rad), continuous over the run: planar,
+                               the angle of its x axis from the ground's; spatial, about a ground
+                               axis (the output's axis) */
+  LW_OUT_APPLIED_WORK,      /* the work the applied forces and torques, the controllers and the
+                               drivers did on the system since the start (J), by the trapezoidal
+                               rule over the steps */
+  LW_OUT_ENERGY_BALANCE,    /* total energy + dissipated energy - applied work (J): constant up to
+                               the integration error */
   LW_OUT_NTYPES
 } lw_output_type;
 
@@ -294,6 +302,8 @@ typedef struct {
   int coordinate;
   char *force;     /* control: the controller; spring outputs: the spring-damper */
   char *event;     /* contact force: the contact or joint limit */
+  int has_axis;    /* body angle of a spatial model: the ground axis it turns about */
+  double axis[3];
 } lw_output_desc;
 
 typedef struct {
@@ -801,11 +811,16 @@ void lw_sim_result_clear(lw_sim_result *res);
  * nonzero stops the run).  With keep = 0 memory stays flat however long
  * the run: rows counts the rows handed on, table is NULL. */
 typedef int (*lw_row_fn)(const double *row, int ncols, void *user);
+/* a row handed on with the state it was made from (the interpolated state
+ * between the steps): what a display draws.  Runs in the tolerance mode
+ * call it; the step mode's runs do not (a display steps those itself) */
+typedef int (*lw_state_row_fn)(const lw_data *d, const double *row, int ncols, void *user);
 typedef struct {
   long every;
   int keep;
   lw_row_fn row;
   void *user;
+  lw_state_row_fn state_row; /* called after row (may be NULL), with the same user */
 } lw_sim_output;
 int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *out, lw_sim_result *res,
                    lw_progress_fn progress, void *user);

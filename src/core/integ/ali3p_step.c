@@ -12,6 +12,7 @@
 #include "dyn/lw_newmark.h"
 #include "dyn/lw_rows.h"
 #include "dyn/lw_step.h"
+#include "kind/lw_kind.h"
 #include "la/lw_matrix.h"
 #include "model/lw_error.h"
 
@@ -408,6 +409,33 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
   return -1;
 }
 
+/* the drivers' work over the step: the trapezoidal rule along the step's
+ * displacement, -1/2 (mu_n,r J_r(q_n) + mu_n+1,r J_r(q_n+1)) . (q_n+1 - q_n)
+ * over the drivers' rows r, the rule the step's kinetic energy follows (as
+ * friction's work), with mu = lambda + kappa the multipliers consistent
+ * with the projected accelerations the next step starts from (kappa: the
+ * acceleration projection's, kept in d->qa + nq + nc; mu_n in d->qa + nq).
+ * With lambda alone, or with the power at the two ends, the balance drifts
+ * to first order in the step when a driver moves its coordinate. */
+static double driver_step_work(const lw_model *m, lw_data *d)
+{
+  const double *lam_n = d->qa + m->nq, *kap = lam_n + m->nc;
+  double *dq = d->qa, W = 0;
+  for (int i = 0; i < m->nq; i++)
+    dq[i] = d->q[i] - d->qn[i];
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (row->owner_kind != LW_OWNER_DRIVER)
+      continue;
+    const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
+    double x0, x1;
+    lw_row_kind_of(row->kind)->rate(m, v, d->qn, dq, &x0, NULL);
+    lw_row_kind_of(row->kind)->rate(m, v, d->q, dq, &x1, NULL);
+    W -= 0.5 * (lam_n[r] * x0 + (d->lambda[r] + kap[r]) * x1);
+  }
+  return W;
+}
+
 /* velocity and acceleration projections (3.35, 3.39), preconditioned by
  * the Newton factorization (penalty sa): no factorization of their own;
  * *exact when they were solved exactly (Schur); 0, or -1 with err set */
@@ -433,6 +461,8 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, in
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
   double ares = *exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project(m, d, d->qdd, target, sa);
+  if (m->ndrivers) /* kappa for the drivers' work: in d->kap, or project's sigma at the start of tmp2 */
+    memcpy(d->qa + nq + nc, *exact ? d->kap : d->tmp2, sizeof(double) * (size_t)nc);
   if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(ares == ares) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "velocity projection did not converge at t = %.6g s (violation %.3g)",
                  t1, *vres);
@@ -441,9 +471,10 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, in
   return 0;
 }
 
-/* the step taken: time, controllers' integrals, dissipated energy,
- * friction's work, unwrapped coordinates */
-static void step_done(const lw_model *m, lw_data *d, const lw_newmark *k, double h, double t1, int exact)
+/* the step taken: time, controllers' integrals, dissipated energy, applied
+ * work (P0 the applied power at the step's start), friction's work,
+ * unwrapped coordinates */
+static void step_done(const lw_model *m, lw_data *d, const lw_newmark *k, double h, double t1, int exact, double P0)
 {
   d->t = t1;
   d->nstep++;
@@ -453,6 +484,9 @@ static void step_done(const lw_model *m, lw_data *d, const lw_newmark *k, double
     lw_fb_step_end(m, d, h);
   if (m->ndampers) /* trapezoidal rule over the step, like the controllers' integrals */
     d->dissipated += 0.5 * h * (lw_damper_power(m, d, d->qn, d->qdn) + lw_damper_power(m, d, d->q, d->qd));
+  if (m->napplied)
+    d->applied_work += 0.5 * h * (P0 + lw_applied_power(m, d, d->q, d->qd, t1, NULL)) +
+                       (m->ndrivers ? driver_step_work(m, d) : 0.0);
   if (m->nfric) {
     d->fric_kap_ok = exact;
     add_friction_work(m, d, t1 - h, t1);
@@ -479,6 +513,10 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
   double hh4 = k.kh;
   double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double *lam_f = d->fric_work + 2 * m->nfric + m->nc; /* (nc) the multipliers friction reads */
+  double P0 = m->napplied ? lw_applied_power(m, d, d->q, d->qd, d->t, NULL) : 0.0;
+  if (m->ndrivers)
+    for (int r = 0; r < m->nc; r++) /* the start's force, consistent with its projected acceleration */
+      d->qa[m->nq + r] = d->lambda[r] + d->qa[m->nq + m->nc + r];
   predict(m, d, &k, h, t1, lam_f);
   /* the penalty may rise within a hard step up to alpha h^2/4 = 1e8 times
    * the largest mass entry (the Newton matrix then stays conditioned
@@ -492,7 +530,7 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
   int exact = 0, ok = newton_solve(m, d, &ns, h, t1, lam_f, err) == 0 &&
                       project_rates(m, d, t1, ns.alpha_fact * hh4, ns.spd_stale, &vres, &exact, err) == 0;
   if (ok)
-    step_done(m, d, &k, h, t1, exact);
+    step_done(m, d, &k, h, t1, exact, P0);
   else
     step_undo(m, d);
   if (info) {

@@ -603,6 +603,7 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   memcpy(w.jac_n, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
   memcpy(w.lam, d->lambda, sizeof(double) * (size_t)nc);
   memcpy(w.lam_n, d->lambda, sizeof(double) * (size_t)nc);
+  double P0 = m->napplied ? lw_applied_power(m, d, d->q, d->qd, d->t, d->lambda) : 0.0;
   if (m->nfbs)
     fb_begin(m, d, h);
   for (int i = 0; i < nq; i++)
@@ -625,6 +626,8 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     d->t = t1;
     d->nstep++;
     add_dissipated(m, d, &w, h, tm);
+    if (m->napplied) /* the trapezoidal rule, as the first-order form's work */
+      d->applied_work += 0.5 * h * (P0 + lw_applied_power(m, d, d->q, d->qd, d->t, d->lambda));
     lw_coords_update(m, d);
   } else {
     step_undo(m, d, &w, fb_ended);

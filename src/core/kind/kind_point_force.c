@@ -66,6 +66,8 @@ static int point_force_compile(lw_compile_ctx *cx, int i, lw_error *err)
   int b = lw_cc_body(cx, fd->body[0]);
   if (b == -2)
     KFAIL(path, "force '%s': body '%s' does not exist", fd->name, fd->body[0] ? fd->body[0] : "(missing)");
+  if (b == -1) /* the ground does not move: the force would do nothing */
+    KFAIL(path, "force '%s' acts on the ground, where it does nothing; apply it to a moving body", fd->name);
   snprintf(path, sizeof path, "forces/%s/point1", fd->name);
   if (lw_cc_point(cx, b, &fd->place[0], path, &f->v, err))
     return -1;

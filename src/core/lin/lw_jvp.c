@@ -661,10 +661,11 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     break;
   }
   case LW_OUT_JOINT_COORDINATE:
-  case LW_OUT_JOINT_VELOCITY: {
+  case LW_OUT_JOINT_VELOCITY:
+  case LW_OUT_BODY_ANGLE: {
     sc s;
     coord_sc(m, tm, op->coord, p, dir, &s);
-    dy[0] = op->type == LW_OUT_JOINT_COORDINATE ? s.dv : s.dr;
+    dy[0] = op->type == LW_OUT_JOINT_VELOCITY ? s.dr : s.dv;
     break;
   }
   case LW_OUT_REACTION_FORCE: {
@@ -738,6 +739,8 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
     break;
   }
   case LW_OUT_DISSIPATED_ENERGY:
+  case LW_OUT_APPLIED_WORK:
+  case LW_OUT_ENERGY_BALANCE:
     dy[0] = NAN; /* an integral over the run: not differentiated (objectives refuse it) */
     break;
   case LW_OUT_BEAM_STRAIN:

@@ -532,7 +532,7 @@ static const char *output_names[LW_OUT_NTYPES] = {
   "reaction_force", "kinetic_energy", "potential_energy", "total_energy", "control",
   "spring_length", "spring_force", "dissipated_energy", "friction_force", "normal_force", "slip_speed",
   "friction_work", "beam_strain", "beam_force", "beam_curvature", "beam_moment", "beam_deflection",
-  "beam_energy", "contact_force"};
+  "beam_energy", "contact_force", "body_angle", "applied_work", "energy_balance"};
 
 static int name_index(const char **names, int n, const char *s)
 {
