@@ -8,9 +8,13 @@
  *     of the model with friction (target <= 2.5x), and the forward's;
  * then the same for the spatial co-design model
  * (models/slider-crank-friction.json, p = 5).
- * Best wall time of N repetitions.
+ * Best time of N repetitions, in the process's CPU time (the machine may
+ * be shared: wall time then counts other processes' work too).
  *
- *   bench-friction [--quick] */
+ *   bench-friction [--quick]
+ *   bench-friction --once MODEL.json simulate|adjoint|forward [--no-friction]
+ * The second form runs one simulation or gradient of MODEL (objective 0,
+ * every parameter), for an instruction count under callgrind. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +28,7 @@
 static double now_s(void)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -112,13 +116,13 @@ static double grad_time(const lw_desc *d, lw_sens_method method, int nrep, doubl
   return best;
 }
 
-/* the step's and the gradients' costs of model d against d without its friction */
-static void bench_model(lw_desc *d, const char *title, int nrep)
+/* a copy of d without its joint friction, the parameters bound to it and
+ * the friction outputs */
+static lw_desc *without_friction(const lw_desc *d)
 {
   lw_desc *free_d = lw_desc_copy(d);
   for (int j = 0; j < free_d->njoints; j++)
     free_d->joints[j].has_friction = 0;
-  /* the parameters bound to the friction go with it */
   for (int j = d->nparams; j-- > 0;)
     for (int k = 0; k < d->params[j].ntargets; k++)
       if (strstr(d->params[j].targets[k], "/friction/")) {
@@ -127,13 +131,19 @@ static void bench_model(lw_desc *d, const char *title, int nrep)
         lw_desc_remove(free_d, path);
         break;
       }
-  /* and the friction outputs */
   for (int k = free_d->noutputs; k-- > 0;)
     if (free_d->outputs[k].type >= LW_OUT_FRICTION_FORCE) {
       char path[300];
       snprintf(path, sizeof path, "outputs/%s", free_d->outputs[k].name);
       lw_desc_remove(free_d, path);
     }
+  return free_d;
+}
+
+/* the step's and the gradients' costs of model d against d without its friction */
+static void bench_model(lw_desc *d, const char *title, int nrep)
+{
+  lw_desc *free_d = without_friction(d);
   long it_f = 0, it_0 = 0;
   double tf = sim_time(d, nrep, &it_f), t0 = sim_time(free_d, nrep, &it_0);
   long N = lround(d->solver.t_end / d->solver.step);
@@ -161,8 +171,39 @@ static void bench_model(lw_desc *d, const char *title, int nrep)
   lw_desc_free(free_d);
 }
 
+/* one simulation or gradient of the model in file (without its friction
+ * when nofric), for callgrind */
+static int once(const char *file, const char *what, int nofric)
+{
+  lw_error err;
+  lw_desc *d = lw_model_read_file(file, NULL, &err);
+  if (!d) {
+    printf("%s\n", err.msg);
+    return 1;
+  }
+  if (nofric) {
+    lw_desc *f = without_friction(d);
+    lw_desc_free(d);
+    d = f;
+  }
+  long it = 0;
+  double g[16];
+  if (!strcmp(what, "simulate")) {
+    double t = sim_time(d, 1, &it);
+    printf("%s: %.3f ms, %ld Newton iterations\n", file, 1e3 * t, it);
+  }
+  else {
+    double t = grad_time(d, strcmp(what, "forward") ? LW_SENS_ADJOINT : LW_SENS_FORWARD, 1, g);
+    printf("%s: %s gradient %.3f ms\n", file, what, 1e3 * t);
+  }
+  lw_desc_free(d);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc >= 4 && !strcmp(argv[1], "--once"))
+    return once(argv[2], argv[3], argc > 4 && !strcmp(argv[4], "--no-friction"));
   int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
   lw_error err;
   lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);
