@@ -133,12 +133,31 @@ void sens_friction_ap_add(const sens *s, double *AP)
         AP[(size_t)(nq + r) * n1 + i] -= s->fric_L[(size_t)r * nq + i];
 }
 
+/* whether tangent tg moves element e's friction at a fixed state: its
+ * parameters or frame, the gradients of its joint's rows (the reaction)
+ * or its coordinates (the slips); else its column is exactly 0 */
+static int element_moves(const lw_model *m, const lw_tangent *tg, int e)
+{
+  const lw_jfric *f = &m->fric[e];
+  if (!tg || !tg->any || tg->fric_on[e])
+    return tg && tg->any;
+  for (int r = f->row0; r < f->row0 + f->nrow; r++)
+    if (tg->row_vx_on[r])
+      return 1;
+  for (int k = 0; k < f->nslip; k++)
+    if (tg->coord_on[f->coord0 + k])
+      return 1;
+  return 0;
+}
+
 void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *tg, double *fp)
 {
   const lw_model *m = s->m;
   lw_lin_point pf = fric_point(s, pt);
   lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
   for (int e = 0; e < m->nfric; e++) {
+    if (!element_moves(m, tg, e))
+      continue;
     const lw_coord *c0 = &m->coords[m->fric[e].coord0];
     for (int b = 0; b < c0->nblk; b++)
       memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
