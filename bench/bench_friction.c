@@ -12,9 +12,10 @@
  * be shared: wall time then counts other processes' work too).
  *
  *   bench-friction [--quick]
- *   bench-friction --once MODEL.json simulate|adjoint|forward [--no-friction]
+ *   bench-friction --once MODEL.json simulate|adjoint|forward [--no-friction] [--exact]
  * The second form runs one simulation or gradient of MODEL (objective 0,
- * every parameter), for an instruction count under callgrind. */
+ * every parameter), for an instruction count under callgrind; --exact: the
+ * simulation with friction's exact Newton tangent in every iteration. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -62,7 +63,11 @@ static const char *model_json =
   "     \"target\": [-10]}, {\"output\": \"tau\", \"kind\": \"integral\", \"form\": \"square\", \"weight\": 0.01}]},\n"
   "   {\"name\": \"xf\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]}]}\n";
 
-/* best wall time of nrep simulations of d */
+/* the step with friction's exact Newton tangent in every iteration
+ * (lw_opt.friction_exact; --exact) */
+static int exact_tangent;
+
+/* best time of nrep simulations of d */
 static double sim_time(const lw_desc *d, int nrep, long *iterations)
 {
   lw_error err;
@@ -70,6 +75,11 @@ static double sim_time(const lw_desc *d, int nrep, long *iterations)
   if (!m) {
     printf("compile failed: %s\n", err.msg);
     exit(1);
+  }
+  if (exact_tangent) {
+    lw_opt o = *lw_model_opt(m);
+    o.friction_exact = 1;
+    lw_model_set_opt(m, &o, &err);
   }
   double best = INFINITY;
   for (int k = 0; k < nrep; k++) {
@@ -202,8 +212,11 @@ static int once(const char *file, const char *what, int nofric)
 
 int main(int argc, char **argv)
 {
-  if (argc >= 4 && !strcmp(argv[1], "--once"))
+  if (argc >= 4 && !strcmp(argv[1], "--once")) {
+    for (int k = 4; k < argc; k++)
+      exact_tangent |= !strcmp(argv[k], "--exact");
     return once(argv[2], argv[3], argc > 4 && !strcmp(argv[4], "--no-friction"));
+  }
   int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
   lw_error err;
   lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);

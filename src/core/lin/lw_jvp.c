@@ -661,7 +661,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY: {
     sc s;
-    coord_sc(m, tm, op->coord, p, dir, &s);
+    coord_sc_need(m, tm, op->coord, p, dir, LW_SC_VALUES, &s);
     dy[0] = op->type == LW_OUT_JOINT_COORDINATE ? s.dv : s.dr;
     break;
   }
