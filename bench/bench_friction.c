@@ -1,7 +1,8 @@
 /* bench-friction: the cost of joint friction in the step and in the
  * sensitivities, on a planar slider-crank with friction in its slider
  * (crank 0.1 m, rod 0.3 m, 2 kg slider, proportional speed control near
- * -10 rad/s, 1 s at h = 1 ms; the model of tests/test-friction-sens.c):
+ * -10 rad/s, 1 s at h = 1 ms: tests/data/slider-crank-friction-planar.json,
+ * which tests/test-friction-sens.c reads too):
  *   - a step with friction against the same model without it (target
  *     <= 1.3x);
  *   - the adjoint gradient (6 parameters, one objective) in simulations
@@ -32,36 +33,6 @@ static double now_s(void)
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-
-static const char *model_json =
-  "{\"linkwright\": 1, \"name\": \"slider-crank with slider friction\", \"planar\": true, \"gravity\": [0, -9.81],\n"
-  " \"solver\": {\"t_end\": 1, \"step\": 0.001},\n"
-  " \"bodies\": [{\"name\": \"crank\", \"mass\": 0.12, \"com\": [0.05, 0], \"inertia\": 1e-4, \"position\": [0, 0],\n"
-  "   \"angle\": 0, \"points\": {\"B\": [0.1, 0]}},\n"
-  "  {\"name\": \"rod\", \"mass\": 0.5, \"com\": [0.15, 0], \"inertia\": 0.004, \"position\": [0.1, 0], \"angle\": 0,\n"
-  "   \"points\": {\"B\": [0, 0], \"C\": [0.3, 0]}},\n"
-  "  {\"name\": \"slider\", \"mass\": 2, \"com\": [0, 0], \"inertia\": 1e-3, \"position\": [0.4, 0], \"angle\": 0,\n"
-  "   \"points\": {\"C\": [0, 0]}}],\n"
-  " \"joints\": [{\"name\": \"A\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"crank\", \"at\": [0, 0]},\n"
-  "  {\"name\": \"B\", \"type\": \"revolute\", \"body1\": \"crank\", \"body2\": \"rod\", \"point1\": \"B\", \"point2\": \"B\"},\n"
-  "  {\"name\": \"C\", \"type\": \"revolute\", \"body1\": \"rod\", \"body2\": \"slider\", \"point1\": \"C\", \"point2\": \"C\"},\n"
-  "  {\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"point1\": [0.4, 0],\n"
-  "   \"point2\": [0, 0], \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.01, \"length\": 0.05}}],\n"
-  " \"forces\": [{\"name\": \"speed\", \"type\": \"pid\", \"joint\": \"A\", \"measure\": \"rate\", \"kp\": 1,\n"
-  "   \"target\": {\"type\": \"constant\", \"value\": -10}}],\n"
-  " \"initial\": [{\"joint\": \"A\", \"value\": 0.3, \"velocity\": -10}],\n"
-  " \"outputs\": [{\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"A\"},\n"
-  "   {\"name\": \"tau\", \"type\": \"control\", \"force\": \"speed\"},\n"
-  "   {\"name\": \"x\", \"type\": \"joint_coordinate\", \"joint\": \"slide\"}],\n"
-  " \"parameters\": [{\"name\": \"L1\", \"bind\": \"bodies/crank/points/B/0\"},\n"
-  "   {\"name\": \"L2\", \"bind\": \"bodies/rod/points/C/0\"},\n"
-  "   {\"name\": \"a\", \"bind\": \"joints/slide/friction/length\"},\n"
-  "   {\"name\": \"mu_d\", \"bind\": \"joints/slide/friction/mu_d\"},\n"
-  "   {\"name\": \"m_slider\", \"bind\": \"bodies/slider/mass\"},\n"
-  "   {\"name\": \"kp\", \"bind\": \"forces/speed/kp\"}],\n"
-  " \"objectives\": [{\"name\": \"psi\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\",\n"
-  "     \"target\": [-10]}, {\"output\": \"tau\", \"kind\": \"integral\", \"form\": \"square\", \"weight\": 0.01}]},\n"
-  "   {\"name\": \"xf\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]}]}\n";
 
 /* the step with friction's exact Newton tangent in every iteration
  * (lw_opt.friction_exact; --exact) */
@@ -219,7 +190,7 @@ int main(int argc, char **argv)
   }
   int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
   lw_error err;
-  lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);
+  lw_desc *d = lw_model_read_file(LW_SOURCE_ROOT "/tests/data/slider-crank-friction-planar.json", NULL, &err);
   if (!d) {
     printf("%s\n", err.msg);
     return 1;
