@@ -40,6 +40,20 @@ static int output_moves_along(const lw_model *m, int k, int x)
   return 0;
 }
 
+/* whether parameter tangent tg can move output k at a fixed state: a
+ * joint coordinate or rate through its coordinate alone, a controller's
+ * force through the controller (its gains, target, measured and actuated
+ * coordinates: force_on); any other output is evaluated */
+static int output_moves_with(const lw_model *m, const lw_tangent *tg, int k)
+{
+  const lw_output *op = &m->outputs[k];
+  if (op->type == LW_OUT_JOINT_COORDINATE || op->type == LW_OUT_JOINT_VELOCITY)
+    return tg->coord_on[op->coord];
+  if (op->type == LW_OUT_CONTROL)
+    return tg->force_on[op->force];
+  return 1;
+}
+
 /* the outputs at state st into s->yrow; with lin, also their derivatives
  * Y (ncols x nx, x = [q qd qdd lambda z]) and YT (ncols x p) for the
  * outputs read at this state (at the last state, final is set).  The rows
@@ -108,7 +122,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       int j = s->plist[a];
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
-      if (!s->tg[j] || !s->tg[j]->any || (linear && !s->tg[j]->out_on[k]))
+      if (!s->tg[j] || !s->tg[j]->any || (linear && !s->tg[j]->out_on[k]) || !output_moves_with(m, s->tg[j], k))
         continue; /* a point's output moves with the parameter only through its vector */
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, s->tg[j], -1};
       lw_output_jvp(m, d, s->tg[j], k, &pt, &dir, s->dy);
