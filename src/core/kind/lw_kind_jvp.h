@@ -212,30 +212,40 @@ static inline int active(const lw_lin_dir *dir, int state, int nblk, const int *
 }
 
 /* the error e of measured coordinate i and its derivative de along the
- * direction; ed and ded: the error's rate (position measure) */
-static inline void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
-                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
+ * direction from that coordinate's scalar s there (sc_eval, at least
+ * LW_SC_VALUES); ed and ded: the error's rate (position measure) */
+static inline void fb_error_of(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
+                               const lw_lin_dir *df, const sc *s, double *e, double *de, double *ed, double *ded)
 {
   const lw_tangent *tg = df->tg;
   const lw_fb *b = &m->fbs[i];
   const lw_fb *tb = fon ? &tg->dm->fbs[i] : NULL;
   const lw_coord *c = &m->coords[b->coord];
-  sc s;
-  coord_sc_need(m, fon ? tg->dm : NULL, b->coord, pf, df, LW_SC_VALUES, &s);
   double r, rd, dr = 0, drd = 0;
   lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
   if (fon)
     func_tan(tg, 3, i, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
   if (b->rate) {
-    *e = s.r - r;
-    *de = s.dr - dr;
+    *e = s->r - r;
+    *de = s->dr - dr;
     *ed = *ded = 0.0;
   } else {
-    *e = lw_coord_continue(m, d, b->coord, s.v - c->offset) - r;
-    *de = s.dv - dr;
-    *ed = s.r - rd;
-    *ded = s.dr - drd;
+    *e = lw_coord_continue(m, d, b->coord, s->v - c->offset) - r;
+    *de = s->dv - dr;
+    *ed = s->r - rd;
+    *ded = s->dr - drd;
   }
+}
+
+/* the error e of measured coordinate i and its derivative de along the
+ * direction; ed and ded: the error's rate (position measure) */
+static inline void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
+                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
+{
+  const lw_tangent *tg = df->tg;
+  sc s;
+  coord_sc_need(m, fon ? tg->dm : NULL, m->fbs[i].coord, pf, df, LW_SC_VALUES, &s);
+  fb_error_of(m, d, i, fon, pf, df, &s, e, de, ed, ded);
 }
 
 #endif

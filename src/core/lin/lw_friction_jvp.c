@@ -272,18 +272,23 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
   int e = pt->e;
   const lw_jfric *f = &m->fric[e];
   double g[LW_MAXQB], dg[LW_MAXQB], R[6], dR[6];
-  gen_force_at(m, f, p, dir, (const sc *)pt->rows, g, dg);
+  if (dir->dq) /* the rows' derivatives along it */
+    gen_force_jvp(m, NULL, f, p, dir, g, dg);
+  else
+    gen_force_at(m, f, p, dir, (const sc *)pt->rows, g, dg);
   reaction_jvp(m, NULL, e, p, dir, g, dg, R, dR);
-  /* the coordinates' scalars: along no velocity the same for every direction */
-  sc cs[LW_FRICTION_MAXSLIP], *csp = dir->dv ? cs : (sc *)pt->cs;
+  /* the coordinates' scalars: along neither q nor the velocity the same
+   * for every direction */
+  int moves = dir->dq || dir->dv;
+  sc cs[LW_FRICTION_MAXSLIP], *csp = moves ? cs : (sc *)pt->cs;
   double rate[LW_FRICTION_MAXSLIP], drate[LW_FRICTION_MAXSLIP];
   lw_lin_point pc = *p;
   pc.qd = p->v;
   lw_lin_dir dc = *dir;
   dc.dqd = dir->dv;
-  for (int k = 0; k < f->nslip && (dir->dv || !pt->have_cs); k++)
+  for (int k = 0; k < f->nslip && (moves || !pt->have_cs); k++)
     coord_sc(m, NULL, f->coord0 + k, &pc, &dc, &csp[k]);
-  pt->have_cs |= !dir->dv;
+  pt->have_cs |= !moves;
   for (int k = 0; k < f->nslip; k++) {
     rate[k] = csp[k].r;
     drate[k] = csp[k].dr;

@@ -14,11 +14,11 @@
 void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const lw_lin_point *p,
                            const lw_lin_dir *dir, double *Q, double *dQ);
 
-/* A point of element e's friction prepared for directions that move
- * neither q nor the parameters (dq = NULL, no tangent: the multipliers'
- * and the velocity's columns): its rows' gradients once, the kernel again
- * only where its reaction or rates differ (bit for bit) from the last
- * direction's. */
+/* A point of element e's friction prepared for the columns of the step's
+ * linearization (directions without a parameter tangent): its rows'
+ * gradients once for the directions that do not move q (the multipliers'
+ * and the velocity's), the kernel again only where its reaction or rates
+ * differ (bit for bit) from the last direction's. */
 #define LW_FRIC_PT_MAXROWS 8
 #define LW_FRIC_PT_SC (6 + 4 * LW_MAXQB) /* doubles of a row's scalar (lw_kind_jvp.h's sc) */
 typedef struct {
@@ -33,9 +33,10 @@ typedef struct {
 /* pt prepared at p for element e; 0, or -1 when the joint has more rows
  * than LW_FRIC_PT_MAXROWS (lw_joint_friction_jvp then) */
 int lw_joint_friction_prepare(const lw_model *m, int e, const lw_lin_point *p, lw_fric_pt *pt);
-/* lw_joint_friction_jvp(m, NULL, pt->e, p, dir, NULL, dQ) along dir
- * (dir->dq == NULL, no tangent) at the point pt was prepared at: the same
- * numbers */
+/* lw_joint_friction_jvp(m, NULL, pt->e, p, dir, NULL, dQ) along dir (no
+ * tangent) at the point pt was prepared at: the same numbers (the rows
+ * evaluated again along a dq, the kernel only where its arguments differ
+ * from the last direction's) */
 void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_pt *pt, const lw_lin_dir *dir,
                               double *dQ);
 

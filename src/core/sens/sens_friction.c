@@ -60,14 +60,14 @@ static lw_lin_point fric_point(const sens *s, const lw_lin_point *pt)
 
 /* element e's derivative along dir into s->fric_d (zeroed first on the
  * element's coordinates' blocks, which alone it writes); from the point
- * prepared in fpt (NULL: none) when dir does not move q */
+ * prepared in fpt (NULL: none) */
 static void element_dir(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, const lw_lin_dir *dir)
 {
   const lw_model *m = s->m;
   const lw_coord *c0 = &m->coords[m->fric[e].coord0];
   for (int b = 0; b < c0->nblk; b++)
     memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
-  if (fpt && !dir->dq)
+  if (fpt)
     lw_joint_friction_jvp_at(m, pf, fpt, dir, s->fric_d);
   else
     lw_joint_friction_jvp(m, NULL, e, pf, dir, NULL, s->fric_d);
@@ -109,7 +109,7 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
     const lw_coord *c0 = &m->coords[f->coord0];
-    /* the columns along qd and l share the point's rows and kernel */
+    /* the columns share the point's kernel, those along qd and l its rows */
     lw_fric_pt *fp = lw_joint_friction_prepare(m, e, &pf, &fpt) ? NULL : &fpt;
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
     for (int k = 0; k < nb; k++)
