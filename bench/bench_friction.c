@@ -1,16 +1,22 @@
 /* bench-friction: the cost of joint friction in the step and in the
  * sensitivities, on a planar slider-crank with friction in its slider
  * (crank 0.1 m, rod 0.3 m, 2 kg slider, proportional speed control near
- * -10 rad/s, 1 s at h = 1 ms; the model of tests/test-friction-sens.c):
+ * -10 rad/s, 1 s at h = 1 ms: tests/data/slider-crank-friction-planar.json,
+ * which tests/test-friction-sens.c reads too):
  *   - a step with friction against the same model without it (target
  *     <= 1.3x);
  *   - the adjoint gradient (6 parameters, one objective) in simulations
  *     of the model with friction (target <= 2.5x), and the forward's;
  * then the same for the spatial co-design model
  * (models/slider-crank-friction.json, p = 5).
- * Best wall time of N repetitions.
+ * Best time of N repetitions, in the process's CPU time (the machine may
+ * be shared: wall time then counts other processes' work too).
  *
- *   bench-friction [--quick] */
+ *   bench-friction [--quick]
+ *   bench-friction --once MODEL.json simulate|adjoint|forward [--no-friction] [--exact]
+ * The second form runs one simulation or gradient of MODEL (objective 0,
+ * every parameter), for an instruction count under callgrind; --exact: the
+ * simulation with friction's exact Newton tangent in every iteration. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -24,41 +30,15 @@
 static double now_s(void)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *model_json =
-  "{\"linkwright\": 1, \"name\": \"slider-crank with slider friction\", \"planar\": true, \"gravity\": [0, -9.81],\n"
-  " \"solver\": {\"t_end\": 1, \"step\": 0.001},\n"
-  " \"bodies\": [{\"name\": \"crank\", \"mass\": 0.12, \"com\": [0.05, 0], \"inertia\": 1e-4, \"position\": [0, 0],\n"
-  "   \"angle\": 0, \"points\": {\"B\": [0.1, 0]}},\n"
-  "  {\"name\": \"rod\", \"mass\": 0.5, \"com\": [0.15, 0], \"inertia\": 0.004, \"position\": [0.1, 0], \"angle\": 0,\n"
-  "   \"points\": {\"B\": [0, 0], \"C\": [0.3, 0]}},\n"
-  "  {\"name\": \"slider\", \"mass\": 2, \"com\": [0, 0], \"inertia\": 1e-3, \"position\": [0.4, 0], \"angle\": 0,\n"
-  "   \"points\": {\"C\": [0, 0]}}],\n"
-  " \"joints\": [{\"name\": \"A\", \"type\": \"revolute\", \"body1\": \"ground\", \"body2\": \"crank\", \"at\": [0, 0]},\n"
-  "  {\"name\": \"B\", \"type\": \"revolute\", \"body1\": \"crank\", \"body2\": \"rod\", \"point1\": \"B\", \"point2\": \"B\"},\n"
-  "  {\"name\": \"C\", \"type\": \"revolute\", \"body1\": \"rod\", \"body2\": \"slider\", \"point1\": \"C\", \"point2\": \"C\"},\n"
-  "  {\"name\": \"slide\", \"type\": \"prismatic\", \"body1\": \"ground\", \"body2\": \"slider\", \"point1\": [0.4, 0],\n"
-  "   \"point2\": [0, 0], \"friction\": {\"mu_s\": 0.4, \"mu_d\": 0.3, \"v_t\": 0.01, \"length\": 0.05}}],\n"
-  " \"forces\": [{\"name\": \"speed\", \"type\": \"pid\", \"joint\": \"A\", \"measure\": \"rate\", \"kp\": 1,\n"
-  "   \"target\": {\"type\": \"constant\", \"value\": -10}}],\n"
-  " \"initial\": [{\"joint\": \"A\", \"value\": 0.3, \"velocity\": -10}],\n"
-  " \"outputs\": [{\"name\": \"w\", \"type\": \"joint_velocity\", \"joint\": \"A\"},\n"
-  "   {\"name\": \"tau\", \"type\": \"control\", \"force\": \"speed\"},\n"
-  "   {\"name\": \"x\", \"type\": \"joint_coordinate\", \"joint\": \"slide\"}],\n"
-  " \"parameters\": [{\"name\": \"L1\", \"bind\": \"bodies/crank/points/B/0\"},\n"
-  "   {\"name\": \"L2\", \"bind\": \"bodies/rod/points/C/0\"},\n"
-  "   {\"name\": \"a\", \"bind\": \"joints/slide/friction/length\"},\n"
-  "   {\"name\": \"mu_d\", \"bind\": \"joints/slide/friction/mu_d\"},\n"
-  "   {\"name\": \"m_slider\", \"bind\": \"bodies/slider/mass\"},\n"
-  "   {\"name\": \"kp\", \"bind\": \"forces/speed/kp\"}],\n"
-  " \"objectives\": [{\"name\": \"psi\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\",\n"
-  "     \"target\": [-10]}, {\"output\": \"tau\", \"kind\": \"integral\", \"form\": \"square\", \"weight\": 0.01}]},\n"
-  "   {\"name\": \"xf\", \"terms\": [{\"output\": \"x\", \"kind\": \"final\", \"form\": \"value\"}]}]}\n";
+/* the step with friction's exact Newton tangent in every iteration
+ * (lw_opt.friction_exact; --exact) */
+static int exact_tangent;
 
-/* best wall time of nrep simulations of d */
+/* best time of nrep simulations of d */
 static double sim_time(const lw_desc *d, int nrep, long *iterations)
 {
   lw_error err;
@@ -66,6 +46,11 @@ static double sim_time(const lw_desc *d, int nrep, long *iterations)
   if (!m) {
     printf("compile failed: %s\n", err.msg);
     exit(1);
+  }
+  if (exact_tangent) {
+    lw_opt o = *lw_model_opt(m);
+    o.friction_exact = 1;
+    lw_model_set_opt(m, &o, &err);
   }
   double best = INFINITY;
   for (int k = 0; k < nrep; k++) {
@@ -112,13 +97,13 @@ static double grad_time(const lw_desc *d, lw_sens_method method, int nrep, doubl
   return best;
 }
 
-/* the step's and the gradients' costs of model d against d without its friction */
-static void bench_model(lw_desc *d, const char *title, int nrep)
+/* a copy of d without its joint friction, the parameters bound to it and
+ * the friction outputs */
+static lw_desc *without_friction(const lw_desc *d)
 {
   lw_desc *free_d = lw_desc_copy(d);
   for (int j = 0; j < free_d->njoints; j++)
     free_d->joints[j].has_friction = 0;
-  /* the parameters bound to the friction go with it */
   for (int j = d->nparams; j-- > 0;)
     for (int k = 0; k < d->params[j].ntargets; k++)
       if (strstr(d->params[j].targets[k], "/friction/")) {
@@ -127,13 +112,19 @@ static void bench_model(lw_desc *d, const char *title, int nrep)
         lw_desc_remove(free_d, path);
         break;
       }
-  /* and the friction outputs */
   for (int k = free_d->noutputs; k-- > 0;)
     if (free_d->outputs[k].type >= LW_OUT_FRICTION_FORCE) {
       char path[300];
       snprintf(path, sizeof path, "outputs/%s", free_d->outputs[k].name);
       lw_desc_remove(free_d, path);
     }
+  return free_d;
+}
+
+/* the step's and the gradients' costs of model d against d without its friction */
+static void bench_model(lw_desc *d, const char *title, int nrep)
+{
+  lw_desc *free_d = without_friction(d);
   long it_f = 0, it_0 = 0;
   double tf = sim_time(d, nrep, &it_f), t0 = sim_time(free_d, nrep, &it_0);
   long N = lround(d->solver.t_end / d->solver.step);
@@ -161,11 +152,45 @@ static void bench_model(lw_desc *d, const char *title, int nrep)
   lw_desc_free(free_d);
 }
 
+/* one simulation or gradient of the model in file (without its friction
+ * when nofric), for callgrind */
+static int once(const char *file, const char *what, int nofric)
+{
+  lw_error err;
+  lw_desc *d = lw_model_read_file(file, NULL, &err);
+  if (!d) {
+    printf("%s\n", err.msg);
+    return 1;
+  }
+  if (nofric) {
+    lw_desc *f = without_friction(d);
+    lw_desc_free(d);
+    d = f;
+  }
+  long it = 0;
+  double g[16];
+  if (!strcmp(what, "simulate")) {
+    double t = sim_time(d, 1, &it);
+    printf("%s: %.3f ms, %ld Newton iterations\n", file, 1e3 * t, it);
+  }
+  else {
+    double t = grad_time(d, strcmp(what, "forward") ? LW_SENS_ADJOINT : LW_SENS_FORWARD, 1, g);
+    printf("%s: %s gradient %.3f ms\n", file, what, 1e3 * t);
+  }
+  lw_desc_free(d);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc >= 4 && !strcmp(argv[1], "--once")) {
+    for (int k = 4; k < argc; k++)
+      exact_tangent |= !strcmp(argv[k], "--exact");
+    return once(argv[2], argv[3], argc > 4 && !strcmp(argv[4], "--no-friction"));
+  }
   int nrep = argc > 1 && !strcmp(argv[1], "--quick") ? 3 : 15;
   lw_error err;
-  lw_desc *d = lw_model_read_data(model_json, -1, "bench.json", NULL, &err);
+  lw_desc *d = lw_model_read_file(LW_SOURCE_ROOT "/tests/data/slider-crank-friction-planar.json", NULL, &err);
   if (!d) {
     printf("%s\n", err.msg);
     return 1;

@@ -455,6 +455,13 @@ struct lw_data {
    * lambda + kap is the multiplier consistent with the projected
    * acceleration (friction reads its reaction there); reset with the state */
   int fric_kap_ok;
+  /* the generalized friction's terms Q_k G_k at the state the last step
+   * ended in (lw_joint_friction_terms), then that state's q, qd and the
+   * multipliers friction read (nq, nq, nc): the next step's friction work
+   * starts from them when it starts from that state; valid when
+   * fric_terms_ok */
+  double *fric_terms;
+  int fric_terms_ok;
   /* dense models with friction: the step's exact Newton matrix, LU-factored
    * (nq x nq, column-major), then 3 nq + nc of scratch, and its pivots (nq)
    * (docs/friction.md sec. 8.4 (b)) */

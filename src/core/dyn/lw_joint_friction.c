@@ -165,6 +165,49 @@ void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q
   }
 }
 
+int lw_joint_friction_nterms(const lw_model *m)
+{
+  int n = 0;
+  for (int e = 0; e < m->nfric; e++)
+    n += m->fric[e].nslip * m->coords[m->fric[e].coord0].nblk * m->nqb;
+  return n;
+}
+
+void lw_joint_friction_terms(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                             const double *lam, double *T)
+{
+  int w = 2 * m->nqb;
+  double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB];
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    lw_friction_out out;
+    element_eval(m, d, f, q, qd, lam, G, &out);
+    const lw_coord *c0 = &m->coords[f->coord0];
+    for (int k = 0; k < f->nslip; k++)
+      for (int b = 0; b < c0->nblk; b++) {
+        const double *gk = G + (size_t)k * w + b * m->nqb;
+        for (int i = 0; i < m->nqb; i++)
+          *T++ = out.Q[k] * gk[i];
+      }
+  }
+}
+
+void lw_joint_friction_terms_work(const lw_model *m, const double *T, const double *dq, double *W)
+{
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    const lw_coord *c0 = &m->coords[f->coord0];
+    double s = 0;
+    for (int k = 0; k < f->nslip; k++)
+      for (int b = 0; b < c0->nblk; b++) {
+        const double *dqb = dq + (size_t)c0->blk[b] * m->nqb;
+        for (int i = 0; i < m->nqb; i++)
+          s += *T++ * dqb[i];
+      }
+    W[e] = -s;
+  }
+}
+
 double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double *q, const double *qd,
                                const double *lam, double *P)
 {

@@ -18,6 +18,16 @@ double lw_joint_friction_power(const lw_model *m, const lw_data *d, const double
  * forces of (q, qd, lam), per element into W (nfric): -Q^f . dq; d->jac at q */
 void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,
                             const double *lam, const double *dq, double *W);
+/* the number of terms of lw_joint_friction_terms */
+int lw_joint_friction_nterms(const lw_model *m);
+/* the generalized friction's terms Q_k G_k (each element's slips k, its
+ * coordinates' blocks, their coordinates) at (q, qd, lam) into T
+ * (lw_joint_friction_nterms); d->jac at q */
+void lw_joint_friction_terms(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                             const double *lam, double *T);
+/* the work of the forces of terms T along dq per element into W (nfric):
+ * the same sums, in the same order, as lw_joint_friction_work */
+void lw_joint_friction_terms_work(const lw_model *m, const double *T, const double *dq, double *W);
 /* the multipliers friction reads its reaction from: lam + kap, the one
  * consistent with the projected acceleration, when the data holds the
  * last step's kap (fric_kap_ok), into buf (nc); else lam itself */

@@ -3,6 +3,7 @@
 #include "dyn/lw_step.h"
 #include "lw_internal.h"
 #include "dyn/lw_forces.h"
+#include "dyn/lw_joint_friction.h"
 #include "dyn/lw_rows.h"
 #include "la/lw_bmat.h"
 #include "la/lw_matrix.h"
@@ -53,6 +54,13 @@ lw_data *lw_data_new(const lw_model *m)
   d->fbc = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fbcs = calloc((size_t)m->nfbs + 1, sizeof(double));
   d->fric_work = calloc(2 * (size_t)m->nfric + (m->nfric ? 2 * nc : 0) + 1, sizeof(double));
+  if (m->nfric) {
+    d->fric_terms = calloc((size_t)lw_joint_friction_nterms(m) + 2 * nq + nc, sizeof(double));
+    if (!d->fric_terms) {
+      lw_data_free(d);
+      return NULL;
+    }
+  }
   if (m->dense && m->nfric) {
     d->fric_lu = calloc(nq * nq + 3 * nq + nc, sizeof(double));
     d->fric_piv = calloc(nq + 1, sizeof(int));
@@ -91,6 +99,7 @@ void lw_data_free(lw_data *d)
   free(d->W);
   free(d->fric_lu);
   free(d->fric_piv);
+  free(d->fric_terms);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,
                     d->qhat_d, d->qhat_dd, d->acc, d->phi, d->phit, d->gam, d->jac, d->Q,
                     d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs, d->fric_work, d->qa};

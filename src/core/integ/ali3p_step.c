@@ -108,29 +108,54 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
 }
 
 
+/* whether the friction terms in d->fric_terms are those of the state
+ * (q, qd, lam): the last step ended there and the state was not set since */
+static int friction_terms_at(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                             const double *lam)
+{
+  size_t nq = (size_t)m->nq;
+  const double *key = d->fric_terms + lw_joint_friction_nterms(m);
+  return d->fric_terms_ok && !memcmp(key, q, sizeof(double) * nq) && !memcmp(key + nq, qd, sizeof(double) * nq) &&
+         !memcmp(key + 2 * nq, lam, sizeof(double) * (size_t)m->nc);
+}
+
 /* the work of joint friction over the step (t0 to t1) into dissipated
  * and each element's work: the trapezoidal rule along the step's
  * displacement, -1/2 (Q^f_n + Q^f_n+1) . (q_n+1 - q_n), the rule the
  * step's own kinetic energy follows (Newmark: q_n+1 - q_n = h/2 (qd_n +
- * qd_n+1)), with the multipliers at the step's start kept in fric_work */
+ * qd_n+1)), with the multipliers at the step's start kept in fric_work.
+ * The terms of Q^f_n are those the step before ended with (kept with
+ * their state), evaluated again only when the state was set since; the
+ * rows' gradients are at q_n+1 on entry and on return. */
 static void add_friction_work(const lw_model *m, lw_data *d, double t0, double t1)
 {
   int nf = m->nfric;
-  double *W = d->fric_work + nf, *lam_n = d->fric_work + 2 * nf, *dq = d->r;
-  for (int i = 0; i < m->nq; i++)
+  size_t nq = (size_t)m->nq;
+  double *W = d->fric_work + nf, *lam_n = d->fric_work + 2 * nf, *dq = d->r, *T = d->fric_terms;
+  for (size_t i = 0; i < nq; i++)
     dq[i] = d->q[i] - d->qn[i];
-  lw_rows_eval(m, d, d->qn, t0, 1);
-  lw_joint_friction_work(m, d, d->qn, d->qdn, lam_n, dq, W);
+  if (!friction_terms_at(m, d, d->qn, d->qdn, lam_n)) {
+    lw_rows_eval(m, d, d->qn, t0, 1);
+    lw_joint_friction_terms(m, d, d->qn, d->qdn, lam_n, T);
+    lw_rows_eval(m, d, d->q, t1, 1);
+  }
+  lw_joint_friction_terms_work(m, T, dq, W);
   for (int e = 0; e < nf; e++) {
     d->fric_work[e] += 0.5 * W[e];
     d->dissipated += 0.5 * W[e];
   }
-  lw_rows_eval(m, d, d->q, t1, 1);
-  lw_joint_friction_work(m, d, d->q, d->qd, lw_joint_friction_lambda(m, d, d->lambda, lam_n + m->nc), dq, W);
+  const double *lam = lw_joint_friction_lambda(m, d, d->lambda, lam_n + m->nc);
+  lw_joint_friction_terms(m, d, d->q, d->qd, lam, T);
+  lw_joint_friction_terms_work(m, T, dq, W);
   for (int e = 0; e < nf; e++) {
     d->fric_work[e] += 0.5 * W[e];
     d->dissipated += 0.5 * W[e];
   }
+  double *key = T + lw_joint_friction_nterms(m);
+  memcpy(key, d->q, sizeof(double) * nq);
+  memcpy(key + nq, d->qd, sizeof(double) * nq);
+  memcpy(key + 2 * nq, lam, sizeof(double) * (size_t)m->nc);
+  d->fric_terms_ok = 1;
 }
 
 /* the Newton iteration's state over one step */

@@ -32,11 +32,11 @@ double lw_control_value(const lw_model *m, const lw_data *d, const lw_force *f, 
   return tau;
 }
 
-/* a controller's force / torque tau and its derivative dtau along the
- * direction (pf: the forces' point, velocity argument in qd); the integral
- * term ki (fbc + fb_beta e) takes fbc as given */
-void lw_control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf, const lw_lin_dir *df,
-                    double *tau, double *dtau)
+/* lw_control_jvp with the actuated coordinate's scalar along the
+ * direction already known (act; NULL: none), which a measure of that
+ * coordinate then reads instead of evaluating it again */
+static void control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf, const lw_lin_dir *df,
+                        const sc *act, double *tau, double *dtau)
 {
   const lw_tangent *tg = df->tg;
   const lw_model *tm = tg ? tg->dm : NULL;
@@ -48,7 +48,10 @@ void lw_control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_poi
     const lw_fb *b = &m->fbs[i];
     const lw_fb *tb = fon ? &tm->fbs[i] : NULL;
     double e, de, ed, ded;
-    fb_error_jvp(m, d, i, fon, pf, df, &e, &de, &ed, &ded);
+    if (act && b->coord == f->coord)
+      fb_error_of(m, d, i, fon, pf, df, act, &e, &de, &ed, &ded);
+    else
+      fb_error_jvp(m, d, i, fon, pf, df, &e, &de, &ed, &ded);
     double I = d->fbc[i] + beta * e;
     T -= b->kp * e + b->kd * ed + b->ki * I;
     dT -= (b->kp + beta * b->ki) * de + b->kd * ded;
@@ -57,6 +60,15 @@ void lw_control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_poi
   }
   *tau = T;
   *dtau = dT;
+}
+
+/* a controller's force / torque tau and its derivative dtau along the
+ * direction (pf: the forces' point, velocity argument in qd); the integral
+ * term ki (fbc + fb_beta e) takes fbc as given */
+void lw_control_jvp(const lw_model *m, const lw_data *d, int n, const lw_lin_point *pf, const lw_lin_dir *df,
+                    double *tau, double *dtau)
+{
+  control_jvp(m, d, n, pf, df, NULL, tau, dtau);
 }
 
 /* the Newton matrix's symmetric part: the actuated coordinate's own gains
@@ -113,9 +125,9 @@ static void controller_jvp(const lw_model *m, lw_data *d, int n, const lw_lin_po
   if (!active(dir, state, f->ncblk, f->cblk, fon))
     return;
   double tau, dtau;
-  lw_control_jvp(m, d, n, pf, df, &tau, &dtau);
   const lw_coord *c = &m->coords[f->coord];
   coord_sc(m, fon ? tm : NULL, f->coord, pf, df, &s);
+  control_jvp(m, d, n, pf, df, &s, &tau, &dtau);
   blk_add(m, c->nblk, c->blk, s.g, dtau, dQ);
   blk_add(m, c->nblk, c->blk, s.dg, tau, dQ);
 }

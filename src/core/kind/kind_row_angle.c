@@ -60,12 +60,11 @@ static void angle_rate(const lw_model *m, const lw_vexpr *const v[4], const doub
 static void angle_jvp(const lw_model *m, const lw_vexpr *const v[4], const lw_vexpr *const tv[4], int nblk,
                       const int *blk, const lw_lin_point *p, const lw_lin_dir *dir, int need_g, sc *s)
 {
-  (void)need_g;
-  int tg = tv != NULL;
-  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, 1, s);
+  int tg = tv != NULL, values = need_g < 0;
+  sc_dot(m, v[0], v[1], tg ? tv[0] : NULL, tg ? tv[1] : NULL, nblk, blk, p, dir, values ? need_g : 1, s);
   sc C;
-  sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, 1, &C);
-  sc_angle(m->wrow, s, &C);
+  sc_dot(m, v[2], v[3], tg ? tv[2] : NULL, tg ? tv[3] : NULL, nblk, blk, p, dir, values ? need_g : 1, &C);
+  sc_angle(values ? 0 : m->wrow, s, &C);
 }
 
 const lw_row_kind_ops lw_row_kind_angle = {

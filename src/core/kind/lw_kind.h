@@ -129,9 +129,10 @@ typedef struct lw_row_kind_ops {
   void (*rate)(const lw_model *m, const lw_vexpr *const v[4], const double *q, const double *qd, double *xdot,
                double *gam);
   /* the scalar at p (rate from p->qd when given), its gradient (when
-   * need_g; an angle needs its dot products' anyway), second-order term
-   * and their derivatives along dir and the tangent vectors tv (NULL:
-   * none) into *s (lw_kind_jvp.h) */
+   * need_g > 0; an angle needs its dot products' anyway), second-order
+   * term and their derivatives along dir and the tangent vectors tv (NULL:
+   * none) into *s (lw_kind_jvp.h); need_g < 0 (LW_SC_VALUES): the gradient
+   * and its derivative are neither needed nor set */
   void (*jvp)(const lw_model *m, const lw_vexpr *const v[4], const lw_vexpr *const tv[4], int nblk, const int *blk,
               const lw_lin_point *p, const lw_lin_dir *dir, int need_g, struct lw_sc *s);
   /* row r's step blocks at p: H[k] += l_k[r] d2x/dq2 (lw_bmat, NULL: skip);

@@ -71,6 +71,10 @@ typedef struct lw_sc {
   double g[2 * LW_MAXQB], dg[2 * LW_MAXQB];
 } sc;
 
+/* need_g of sc_eval for a scalar whose values, rates and their
+ * derivatives alone are read (no g, dg) */
+#define LW_SC_VALUES (-1)
+
 /* a.b with a, b linear in q; ta, tb tangent vexprs or NULL */
 static inline void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *b, const lw_vexpr *ta,
                    const lw_vexpr *tb, int nblk, const int *blk, const lw_lin_point *p,
@@ -82,15 +86,19 @@ static inline void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *
   vx_jvp(m, b, tb, p->q, dir->dq, 0, vb, dvb);
   s->v = dot(nd, va, vb);
   s->dv = dot(nd, dva, vb) + dot(nd, va, dvb);
-  memset(s->g, 0, sizeof(double) * (size_t)w);
-  memset(s->dg, 0, sizeof(double) * (size_t)w);
-  if (need_g) {
+  if (need_g >= 0) {
+    memset(s->g, 0, sizeof(double) * (size_t)w);
+    memset(s->dg, 0, sizeof(double) * (size_t)w);
+  }
+  if (need_g > 0) {
     lw_vexpr_grad(m, a, vb, 1.0, nblk, blk, s->g);
     lw_vexpr_grad(m, b, va, 1.0, nblk, blk, s->g);
   }
-  lw_vexpr_grad(m, a, dvb, 1.0, nblk, blk, s->dg);
-  lw_vexpr_grad(m, b, dva, 1.0, nblk, blk, s->dg);
-  if (ta) {
+  if (need_g >= 0) {
+    lw_vexpr_grad(m, a, dvb, 1.0, nblk, blk, s->dg);
+    lw_vexpr_grad(m, b, dva, 1.0, nblk, blk, s->dg);
+  }
+  if (ta && need_g >= 0) {
     lw_vexpr_grad(m, ta, vb, 1.0, nblk, blk, s->dg);
     lw_vexpr_grad(m, tb, va, 1.0, nblk, blk, s->dg);
   }
@@ -106,7 +114,8 @@ static inline void sc_dot(const lw_model *m, const lw_vexpr *a, const lw_vexpr *
   s->dgm = 2.0 * (dot(nd, dra, rb) + dot(nd, ra, drb));
 }
 
-/* theta = atan2(S, C) from two dot scalars (in place into S) */
+/* theta = atan2(S, C) from two dot scalars (in place into S); w = 0: no
+ * gradients (sc_eval's LW_SC_VALUES) */
 static inline void sc_angle(int w, sc *S, const sc *C)
 {
   double s = S->v, c = C->v, r2 = s * s + c * c;
@@ -146,19 +155,26 @@ static inline void sc_eval(const lw_model *m, lw_row_kind kind, const lw_vexpr *
   lw_row_kind_of(kind)->jvp(m, v, tv, nblk, blk, p, dir, need_g, s);
 }
 
-static inline void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
-                     const lw_lin_dir *dir, sc *s)
+/* joint coordinate ci as a scalar (need_g 1, or LW_SC_VALUES) */
+static inline void coord_sc_need(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
+                                 const lw_lin_dir *dir, int need_g, sc *s)
 {
   const lw_coord *c = &m->coords[ci];
   const lw_vexpr *v[4] = {&c->a, &c->b, &c->c, &c->d};
   if (tm) {
     const lw_coord *tc = &tm->coords[ci];
     const lw_vexpr *tv[4] = {&tc->a, &tc->b, &tc->c, &tc->d};
-    sc_eval(m, c->kind, v, tv, c->nblk, c->blk, p, dir, 1, s);
+    sc_eval(m, c->kind, v, tv, c->nblk, c->blk, p, dir, need_g, s);
     s->dv -= tc->offset;
   } else {
-    sc_eval(m, c->kind, v, NULL, c->nblk, c->blk, p, dir, 1, s);
+    sc_eval(m, c->kind, v, NULL, c->nblk, c->blk, p, dir, need_g, s);
   }
+}
+
+static inline void coord_sc(const lw_model *m, const lw_model *tm, int ci, const lw_lin_point *p,
+                     const lw_lin_dir *dir, sc *s)
+{
+  coord_sc_need(m, tm, ci, p, dir, 1, s);
 }
 
 /* x . g over the local blocks */
@@ -196,30 +212,40 @@ static inline int active(const lw_lin_dir *dir, int state, int nblk, const int *
 }
 
 /* the error e of measured coordinate i and its derivative de along the
- * direction; ed and ded: the error's rate (position measure) */
-static inline void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
-                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
+ * direction from that coordinate's scalar s there (sc_eval, at least
+ * LW_SC_VALUES); ed and ded: the error's rate (position measure) */
+static inline void fb_error_of(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
+                               const lw_lin_dir *df, const sc *s, double *e, double *de, double *ed, double *ded)
 {
   const lw_tangent *tg = df->tg;
   const lw_fb *b = &m->fbs[i];
   const lw_fb *tb = fon ? &tg->dm->fbs[i] : NULL;
   const lw_coord *c = &m->coords[b->coord];
-  sc s;
-  coord_sc(m, fon ? tg->dm : NULL, b->coord, pf, df, &s);
   double r, rd, dr = 0, drd = 0;
   lw_func_eval(&b->r, pf->t, &r, &rd, NULL);
   if (fon)
     func_tan(tg, 3, i, &b->r, &tb->r, pf->t, &dr, &drd, NULL);
   if (b->rate) {
-    *e = s.r - r;
-    *de = s.dr - dr;
+    *e = s->r - r;
+    *de = s->dr - dr;
     *ed = *ded = 0.0;
   } else {
-    *e = lw_coord_continue(m, d, b->coord, s.v - c->offset) - r;
-    *de = s.dv - dr;
-    *ed = s.r - rd;
-    *ded = s.dr - drd;
+    *e = lw_coord_continue(m, d, b->coord, s->v - c->offset) - r;
+    *de = s->dv - dr;
+    *ed = s->r - rd;
+    *ded = s->dr - drd;
   }
+}
+
+/* the error e of measured coordinate i and its derivative de along the
+ * direction; ed and ded: the error's rate (position measure) */
+static inline void fb_error_jvp(const lw_model *m, const lw_data *d, int i, int fon, const lw_lin_point *pf,
+                         const lw_lin_dir *df, double *e, double *de, double *ed, double *ded)
+{
+  const lw_tangent *tg = df->tg;
+  sc s;
+  coord_sc_need(m, fon ? tg->dm : NULL, m->fbs[i].coord, pf, df, LW_SC_VALUES, &s);
+  fb_error_of(m, d, i, fon, pf, df, &s, e, de, ed, ded);
 }
 
 #endif

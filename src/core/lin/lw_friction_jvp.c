@@ -142,12 +142,40 @@ static void reaction_jvp(const lw_model *m, const lw_model *tm, int e, const lw_
   }
 }
 
+/* Q += Q^f and dQ += dQ^f (either may be NULL) from the kernel's result
+ * out, the coordinates' scalars cs, the rates' and the reaction's
+ * derivatives and the friction parameters' (dp; NULL: none) */
+static void assemble(const lw_model *m, const lw_jfric *f, const lw_friction_out *out, const sc *cs,
+                     const double *drate, const double *dR, const double *dp, double *Q, double *dQ)
+{
+  int nqb = m->nqb;
+  const lw_coord *c0 = &m->coords[f->coord0];
+  for (int k = 0; k < f->nslip; k++) {
+    double dQk = 0.0;
+    for (int j = 0; j < f->nslip; j++)
+      dQk += out->dQ_drate[k][j] * drate[j];
+    for (int i = 0; i < 6; i++)
+      dQk += out->dQ_dreaction[k][i] * dR[i];
+    for (int i = 0; dp && i < LW_FP_N; i++)
+      dQk += out->dQ_dp[k][i] * dp[i];
+    for (int b = 0; b < c0->nblk; b++) {
+      size_t o = (size_t)c0->blk[b] * nqb;
+      const double *gk = cs[k].g + b * nqb, *dgk = cs[k].dg + b * nqb;
+      for (int i = 0; i < nqb; i++) {
+        if (Q)
+          Q[o + i] += out->Q[k] * gk[i];
+        if (dQ)
+          dQ[o + i] += dQk * gk[i] + out->Q[k] * dgk[i];
+      }
+    }
+  }
+}
+
 void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const lw_lin_point *p,
                            const lw_lin_dir *dir, double *Q, double *dQ)
 {
   const lw_jfric *f = &m->fric[e];
   const lw_model *tm = tg && tg->any ? tg->dm : NULL;
-  int nqb = m->nqb;
   double g[LW_MAXQB], dg[LW_MAXQB], R[6], dR[6];
   gen_force_jvp(m, tm, f, p, dir, g, dg);
   reaction_jvp(m, tm, e, p, dir, g, dg, R, dR);
@@ -167,27 +195,7 @@ void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const
   memcpy(fp.p, f->p, sizeof fp.p);
   lw_friction_out out;
   lw_friction_eval(&fp, (lw_friction_kind)f->kind, R, rate, &out);
-  const double *dp = tm ? tm->fric[e].p : NULL;
-  const lw_coord *c0 = &m->coords[f->coord0];
-  for (int k = 0; k < f->nslip; k++) {
-    double dQk = 0.0;
-    for (int j = 0; j < f->nslip; j++)
-      dQk += out.dQ_drate[k][j] * drate[j];
-    for (int i = 0; i < 6; i++)
-      dQk += out.dQ_dreaction[k][i] * dR[i];
-    for (int i = 0; dp && i < LW_FP_N; i++)
-      dQk += out.dQ_dp[k][i] * dp[i];
-    for (int b = 0; b < c0->nblk; b++) {
-      size_t o = (size_t)c0->blk[b] * nqb;
-      const double *gk = cs[k].g + b * nqb, *dgk = cs[k].dg + b * nqb;
-      for (int i = 0; i < nqb; i++) {
-        if (Q)
-          Q[o + i] += out.Q[k] * gk[i];
-        if (dQ)
-          dQ[o + i] += dQk * gk[i] + out.Q[k] * dgk[i];
-      }
-    }
-  }
+  assemble(m, f, &out, cs, drate, dR, tm ? tm->fric[e].p : NULL, Q, dQ);
 }
 
 int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
@@ -212,4 +220,87 @@ int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
       blk[n++] = cand[i];
   }
   return n;
+}
+
+_Static_assert(sizeof(sc) == sizeof(double) * LW_FRIC_PT_SC, "lw_fric_pt's storage of a scalar");
+
+int lw_joint_friction_prepare(const lw_model *m, int e, const lw_lin_point *p, lw_fric_pt *pt)
+{
+  const lw_jfric *f = &m->fric[e];
+  if (f->nrow > LW_FRIC_PT_MAXROWS)
+    return -1;
+  lw_lin_point pr = *p;
+  pr.qd = NULL; /* as gen_force_jvp */
+  lw_lin_dir none = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+  sc *rows = (sc *)pt->rows;
+  for (int r = f->row0; r < f->row0 + f->nrow; r++)
+    row_grad_jvp(m, NULL, r, &pr, &none, &rows[r - f->row0]);
+  pt->e = e;
+  pt->have_cs = pt->have_out = 0;
+  return 0;
+}
+
+/* gen_force_jvp along a direction without dq nor tangent, from the rows'
+ * scalars at the point (which do not depend on such a direction) */
+static void gen_force_at(const lw_model *m, const lw_jfric *f, const lw_lin_point *p, const lw_lin_dir *dir,
+                         const sc *rows, double *g, double *dg)
+{
+  int nqb = m->nqb;
+  const double *l = p->l[0], *dl = dir->dl;
+  memset(g, 0, sizeof(double) * (size_t)nqb);
+  memset(dg, 0, sizeof(double) * (size_t)nqb);
+  for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+    const lw_row *row = &m->rows[r];
+    int kb = -1;
+    for (int k = 0; k < row->nblk; k++)
+      if (row->blk[k] == f->body)
+        kb = k;
+    if (kb < 0 || (l[r] == 0.0 && (!dl || dl[r] == 0.0)))
+      continue;
+    const sc *s = &rows[r - f->row0];
+    double dlr = dl ? dl[r] : 0.0;
+    for (int i = 0; i < nqb; i++) {
+      g[i] -= s->g[kb * nqb + i] * l[r];
+      dg[i] -= s->dg[kb * nqb + i] * l[r] + s->g[kb * nqb + i] * dlr;
+    }
+  }
+}
+
+void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_pt *pt, const lw_lin_dir *dir,
+                              double *dQ)
+{
+  int e = pt->e;
+  const lw_jfric *f = &m->fric[e];
+  double g[LW_MAXQB], dg[LW_MAXQB], R[6], dR[6];
+  if (dir->dq) /* the rows' derivatives along it */
+    gen_force_jvp(m, NULL, f, p, dir, g, dg);
+  else
+    gen_force_at(m, f, p, dir, (const sc *)pt->rows, g, dg);
+  reaction_jvp(m, NULL, e, p, dir, g, dg, R, dR);
+  /* the coordinates' scalars: along neither q nor the velocity the same
+   * for every direction */
+  int moves = dir->dq || dir->dv;
+  sc cs[LW_FRICTION_MAXSLIP], *csp = moves ? cs : (sc *)pt->cs;
+  double rate[LW_FRICTION_MAXSLIP], drate[LW_FRICTION_MAXSLIP];
+  lw_lin_point pc = *p;
+  pc.qd = p->v;
+  lw_lin_dir dc = *dir;
+  dc.dqd = dir->dv;
+  for (int k = 0; k < f->nslip && (moves || !pt->have_cs); k++)
+    coord_sc(m, NULL, f->coord0 + k, &pc, &dc, &csp[k]);
+  pt->have_cs |= !moves;
+  for (int k = 0; k < f->nslip; k++) {
+    rate[k] = csp[k].r;
+    drate[k] = csp[k].dr;
+  }
+  /* the kernel again only where its arguments changed */
+  if (!pt->have_out || memcmp(R, pt->R, sizeof R) || memcmp(rate, pt->rate, sizeof(double) * (size_t)f->nslip)) {
+    lw_friction_params fp;
+    memcpy(fp.p, f->p, sizeof fp.p);
+    lw_friction_eval(&fp, (lw_friction_kind)f->kind, R, rate, &pt->out);
+    memcpy(pt->R, R, sizeof R);
+    memcpy(pt->rate, rate, sizeof(double) * (size_t)f->nslip);
+    pt->have_out = 1;
+  }
+  assemble(m, f, &pt->out, csp, drate, dR, NULL, NULL, dQ);
 }

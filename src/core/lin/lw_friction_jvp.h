@@ -3,6 +3,7 @@
 #define LW_LIN_LW_FRICTION_JVP_H
 
 #include "lw_internal.h"
+#include "model/lw_friction.h"
 
 /* Friction element e's generalized friction Q^f(q, v, l) (docs/friction.md
  * sec. 8.2) at p (p->q, the slip's velocity p->v, the multipliers it reads
@@ -12,6 +13,32 @@
  * dQ (nq) += dQ^f, either may be NULL.  Exact (sec. 8.5). */
 void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const lw_lin_point *p,
                            const lw_lin_dir *dir, double *Q, double *dQ);
+
+/* A point of element e's friction prepared for the columns of the step's
+ * linearization (directions without a parameter tangent): its rows'
+ * gradients once for the directions that do not move q (the multipliers'
+ * and the velocity's), the kernel again only where its reaction or rates
+ * differ (bit for bit) from the last direction's. */
+#define LW_FRIC_PT_MAXROWS 8
+#define LW_FRIC_PT_SC (6 + 4 * LW_MAXQB) /* doubles of a row's scalar (lw_kind_jvp.h's sc) */
+typedef struct {
+  int e;
+  double rows[LW_FRIC_PT_MAXROWS * LW_FRIC_PT_SC]; /* the joint's rows' scalars at the point */
+  double cs[LW_FRICTION_MAXSLIP * LW_FRIC_PT_SC];  /* the coordinates' scalars along no velocity */
+  int have_cs;
+  double R[6], rate[LW_FRICTION_MAXSLIP];          /* the kernel's last arguments, */
+  int have_out;
+  lw_friction_out out;                             /* and its result */
+} lw_fric_pt;
+/* pt prepared at p for element e; 0, or -1 when the joint has more rows
+ * than LW_FRIC_PT_MAXROWS (lw_joint_friction_jvp then) */
+int lw_joint_friction_prepare(const lw_model *m, int e, const lw_lin_point *p, lw_fric_pt *pt);
+/* lw_joint_friction_jvp(m, NULL, pt->e, p, dir, NULL, dQ) along dir (no
+ * tangent) at the point pt was prepared at: the same numbers (the rows
+ * evaluated again along a dq, the kernel only where its arguments differ
+ * from the last direction's) */
+void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_pt *pt, const lw_lin_dir *dir,
+                              double *dQ);
 
 /* the bodies element e's generalized friction depends on (its joint's two,
  * less the ground) into blk (2); returns how many */

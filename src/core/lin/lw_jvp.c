@@ -664,7 +664,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
   case LW_OUT_JOINT_VELOCITY:
   case LW_OUT_BODY_ANGLE: {
     sc s;
-    coord_sc(m, tm, op->coord, p, dir, &s);
+    coord_sc_need(m, tm, op->coord, p, dir, LW_SC_VALUES, &s);
     dy[0] = op->type == LW_OUT_JOINT_VELOCITY ? s.dr : s.dv;
     break;
   }

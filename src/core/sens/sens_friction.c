@@ -59,18 +59,22 @@ static lw_lin_point fric_point(const sens *s, const lw_lin_point *pt)
 }
 
 /* element e's derivative along dir into s->fric_d (zeroed first on the
- * element's coordinates' blocks, which alone it writes) */
-static void element_dir(sens *s, int e, const lw_lin_point *pf, const lw_lin_dir *dir)
+ * element's coordinates' blocks, which alone it writes); from the point
+ * prepared in fpt (NULL: none) */
+static void element_dir(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, const lw_lin_dir *dir)
 {
   const lw_model *m = s->m;
   const lw_coord *c0 = &m->coords[m->fric[e].coord0];
   for (int b = 0; b < c0->nblk; b++)
     memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
-  lw_joint_friction_jvp(m, NULL, e, pf, dir, NULL, s->fric_d);
+  if (fpt)
+    lw_joint_friction_jvp_at(m, pf, fpt, dir, s->fric_d);
+  else
+    lw_joint_friction_jvp(m, NULL, e, pf, dir, NULL, s->fric_d);
 }
 
 /* the columns of element e along q and qd at coordinate gi */
-static void element_state_cols(sens *s, int e, const lw_lin_point *pf, int gi)
+static void element_state_cols(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, int gi)
 {
   const lw_model *m = s->m;
   const lw_coord *c0 = &m->coords[m->fric[e].coord0];
@@ -78,7 +82,7 @@ static void element_state_cols(sens *s, int e, const lw_lin_point *pf, int gi)
   u[gi] = 1.0;
   for (int pass = 0; pass < 2; pass++) {
     lw_lin_dir dir = {pass ? NULL : u, pass ? u : NULL, NULL, NULL, NULL, NULL, -1};
-    element_dir(s, e, pf, &dir);
+    element_dir(s, e, pf, fpt, &dir);
     for (int b = 0; b < c0->nblk; b++)
       for (int i = 0; i < m->nqb; i++) {
         int g = m->blk_off[c0->blk[b]] + i;
@@ -101,13 +105,16 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
   const lw_model *m = s->m;
   int nq = s->nq, nqb = m->nqb;
   lw_lin_point pf = fric_point(s, pt);
+  lw_fric_pt fpt;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
     const lw_coord *c0 = &m->coords[f->coord0];
+    /* the columns share the point's kernel, those along qd and l its rows */
+    lw_fric_pt *fp = lw_joint_friction_prepare(m, e, &pf, &fpt) ? NULL : &fpt;
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
     for (int k = 0; k < nb; k++)
       for (int i = 0; i < nqb; i++)
-        element_state_cols(s, e, &pf, m->blk_off[blk[k]] + i);
+        element_state_cols(s, e, &pf, fp, m->blk_off[blk[k]] + i);
     /* dQ^f/dl: the joint's rows' columns */
     double *u = s->fric_e;
     for (int r = f->row0; r < f->row0 + f->nrow; r++) {
@@ -115,7 +122,7 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
       memset(L, 0, sizeof(double) * (size_t)nq);
       u[r] = 1.0;
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, u, NULL, -1};
-      element_dir(s, e, &pf, &dir);
+      element_dir(s, e, &pf, fp, &dir);
       u[r] = 0.0;
       for (int b = 0; b < c0->nblk; b++)
         memcpy(L + m->blk_off[c0->blk[b]], s->fric_d + m->blk_off[c0->blk[b]], sizeof(double) * (size_t)nqb);
@@ -133,12 +140,31 @@ void sens_friction_ap_add(const sens *s, double *AP)
         AP[(size_t)(nq + r) * n1 + i] -= s->fric_L[(size_t)r * nq + i];
 }
 
+/* whether tangent tg moves element e's friction at a fixed state: its
+ * parameters or frame, the gradients of its joint's rows (the reaction)
+ * or its coordinates (the slips); else its column is exactly 0 */
+static int element_moves(const lw_model *m, const lw_tangent *tg, int e)
+{
+  const lw_jfric *f = &m->fric[e];
+  if (!tg || !tg->any || tg->fric_on[e])
+    return tg && tg->any;
+  for (int r = f->row0; r < f->row0 + f->nrow; r++)
+    if (tg->row_vx_on[r])
+      return 1;
+  for (int k = 0; k < f->nslip; k++)
+    if (tg->coord_on[f->coord0 + k])
+      return 1;
+  return 0;
+}
+
 void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *tg, double *fp)
 {
   const lw_model *m = s->m;
   lw_lin_point pf = fric_point(s, pt);
   lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
   for (int e = 0; e < m->nfric; e++) {
+    if (!element_moves(m, tg, e))
+      continue;
     const lw_coord *c0 = &m->coords[m->fric[e].coord0];
     for (int b = 0; b < c0->nblk; b++)
       memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);

@@ -7,6 +7,53 @@
 
 #include <stdlib.h>
 
+/* whether joint coordinate ci is a function of body b's coordinates */
+static int coord_on_body(const lw_model *m, int ci, int b)
+{
+  const lw_coord *c = &m->coords[ci];
+  for (int k = 0; k < c->nblk; k++)
+    if (c->blk[k] == b)
+      return 1;
+  return 0;
+}
+
+/* whether output k's derivative along state direction x (of [q qd qdd
+ * lambda]) can be nonzero.  A joint coordinate reads q, a joint rate and a
+ * controller's force q and qd, each of its coordinates' bodies alone: along
+ * any other direction their derivative is exactly 0 and not evaluated.
+ * Every other output is evaluated along every direction. */
+static int output_moves_along(const lw_model *m, int k, int x)
+{
+  const lw_output *op = &m->outputs[k];
+  int nq = m->nq;
+  if (op->type != LW_OUT_JOINT_COORDINATE && op->type != LW_OUT_JOINT_VELOCITY && op->type != LW_OUT_CONTROL)
+    return 1;
+  if (x >= (op->type == LW_OUT_JOINT_COORDINATE ? 1 : 2) * nq)
+    return 0;
+  int b = lw_body_of(m, x % nq);
+  if (op->type != LW_OUT_CONTROL)
+    return coord_on_body(m, op->coord, b);
+  const lw_force *f = &m->forces[op->force];
+  for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
+    if (coord_on_body(m, m->fbs[i].coord, b))
+      return 1;
+  return 0;
+}
+
+/* whether parameter tangent tg can move output k at a fixed state: a
+ * joint coordinate or rate through its coordinate alone, a controller's
+ * force through the controller (its gains, target, measured and actuated
+ * coordinates: force_on); any other output is evaluated */
+static int output_moves_with(const lw_model *m, const lw_tangent *tg, int k)
+{
+  const lw_output *op = &m->outputs[k];
+  if (op->type == LW_OUT_JOINT_COORDINATE || op->type == LW_OUT_JOINT_VELOCITY)
+    return tg->coord_on[op->coord];
+  if (op->type == LW_OUT_CONTROL)
+    return tg->force_on[op->force];
+  return 1;
+}
+
 /* the outputs at state st into s->yrow; with lin, also their derivatives
  * Y (ncols x nx, x = [q qd qdd lambda z]) and YT (ncols x p) for the
  * outputs read at this state (at the last state, final is set).  The rows
@@ -42,6 +89,11 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
     if (!linear)
       s->y_varies = 1;
     for (int x = 0; x < nx && !s->y_const[k]; x++) {
+      if (!output_moves_along(m, k, x)) {
+        for (int i = 0; i < w; i++)
+          s->Y[(size_t)x * nc + c0 + i] = 0.0;
+        continue;
+      }
       unit_vector(s->e, nx, x);
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
       if (x < nq)
@@ -70,7 +122,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       int j = s->plist[a];
       for (int i = 0; i < w; i++)
         s->YT[(size_t)j * nc + c0 + i] = 0;
-      if (!s->tg[j] || !s->tg[j]->any || (linear && !s->tg[j]->out_on[k]))
+      if (!s->tg[j] || !s->tg[j]->any || (linear && !s->tg[j]->out_on[k]) || !output_moves_with(m, s->tg[j], k))
         continue; /* a point's output moves with the parameter only through its vector */
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, s->tg[j], -1};
       lw_output_jvp(m, d, s->tg[j], k, &pt, &dir, s->dy);
