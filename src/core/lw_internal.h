@@ -449,6 +449,9 @@ struct lw_data {
    * (or by lw_data_new when the model names it) and freed with the data */
   double *integ_work;
   int *integ_iwork;
+  /* the variational step's sparse saddle-point factorization (sparse
+   * models with rows; la/lw_saddle.h), made by its first step */
+  struct lw_saddle *saddle;
   /* an external force (global axes, constant over a step) on body
    * perturb_body (-1: none) at the body-fixed point perturb_p */
   int perturb_body;
