@@ -393,6 +393,12 @@ typedef struct {
   int *pmap;            /* (nnz) position of each entry in the permuted matrix */
   int *pcolptr, *prowind;
   double *pvals, *px;   /* (nnz), (n) */
+  /* banded: the pattern in its natural order lies within bw of the
+   * diagonal, few enough entries that a band Cholesky beats CHOLMOD's
+   * (a beam's elements in a row); ab holds the lower band by columns,
+   * L(i, j) at ab[j (bw + 1) + i - j], with the reciprocal pivots */
+  int band, bw;
+  double *ab;
 } lw_spd;
 
 struct lw_data {
