@@ -50,6 +50,7 @@
 #include "integ/lw_integrator.h"
 #include "compile/lw_model.h"
 #include "dyn/lw_forces.h"
+#include "dyn/lw_init.h"
 #include "dyn/lw_joint_friction.h"
 #include "dyn/lw_rows.h"
 #include "dyn/lw_step.h"
@@ -602,6 +603,26 @@ static void step_undo(const lw_model *m, lw_data *d, const vi_ws *w, int fb_ende
     d->fbc[i] = d->fbz[i] = fb_ended ? d->fbcs[i] : d->fbz[i];
   d->fb_beta = 0.0;
   lw_rows_eval(m, d, d->q, d->t, 1);
+}
+
+/* the consistent initial state (as ALI3-P's) and, on sparse models with
+ * rows, the first factorization of the saddle-point matrix there (M + rho
+ * G^T G and the gradients at the initial state, the rates' matrix): KLU
+ * allocates its factors then, and the steps refactorize in place */
+int lw_vi_initialize(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int st = lw_init_consistent(m, d, err);
+  if (st != LW_OK || !whole_saddle(m))
+    return st;
+  if (lw_vi_data_init(m, d)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", d->t, "variational step: out of memory");
+    return LW_ERR_SOLVER;
+  }
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  add_augmentation(m, d, m->mass_scale);
+  lw_saddle_factor(d->saddle, m, d->vals, d->jac, d->jac);
+  return LW_OK;
 }
 
 int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
