@@ -120,6 +120,36 @@ static void gauss_slope(int g, double l, double *ds, double *dds)
       dds[a] = lpow[a] ? 0.0 : -ds[a] / l;
 }
 
+/* K (n x n) += w l (S'^T S') x (EA r' r'^T + N I) at one Gauss point (ds:
+ * its S', r: its slope), and with ce != 0 C += w l ce (S'^T S') x r' r'^T:
+ * the nd x nd factors once, then each slot pair's multiple of them */
+static void axial_tangent(int nd, double wl, const double *ds, const double *r, double EA, double N, double ce,
+                          double *K, double *C)
+{
+  int n = 4 * nd;
+  double G[3][3], H[3][3];
+  for (int j = 0; j < nd; j++)
+    for (int i = 0; i < nd; i++) {
+      G[j][i] = EA * r[i] * r[j] + (i == j ? N : 0.0);
+      H[j][i] = ce * r[i] * r[j];
+    }
+  for (int a = 0; a < 4; a++)
+    for (int c = 0; c < 4; c++) {
+      double s = wl * ds[a] * ds[c];
+      for (int j = 0; j < nd; j++) {
+        double *k = K + (size_t)(c * nd + j) * n + a * nd;
+        for (int i = 0; i < nd; i++)
+          k[i] += s * G[j][i];
+      }
+      if (ce != 0.0)
+        for (int j = 0; j < nd; j++) {
+          double *cc = C + (size_t)(c * nd + j) * n + a * nd;
+          for (int i = 0; i < nd; i++)
+            cc[i] += s * H[j][i];
+        }
+    }
+}
+
 /* the element's generalized force Q (n) at e, v (v NULL: at rest) with
  * parameters P; K, C (n x n, column-major; NULL: skip) += -dQ/de without
  * the damping's share (see above) and -dQ/dv, both symmetric */
@@ -158,20 +188,8 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
     for (int a = 0; a < 4; a++)
       for (int i = 0; i < nd; i++)
         Q[a * nd + i] -= wl * Nt * ds[a] * r[i];
-    if (!K)
-      continue;
-    double ce = C && P->eta != 0.0 ? P->eta * P->EA : 0.0;
-    for (int a = 0; a < 4; a++)
-      for (int c = 0; c < 4; c++) {
-        double s = wl * ds[a] * ds[c];
-        for (int j = 0; j < nd; j++)
-          for (int i = 0; i < nd; i++) {
-            size_t at = (size_t)(c * nd + j) * n + a * nd + i;
-            K[at] += s * (P->EA * r[i] * r[j] + (i == j ? N : 0.0));
-            if (ce != 0.0)
-              C[at] += s * ce * r[i] * r[j];
-          }
-      }
+    if (K)
+      axial_tangent(nd, wl, ds, r, P->EA, N, C && P->eta != 0.0 ? P->eta * P->EA : 0.0, K, C);
   }
 }
 
