@@ -400,6 +400,12 @@ typedef struct {
   int *pmap;            /* (nnz) position of each entry in the permuted matrix */
   int *pcolptr, *prowind;
   double *pvals, *px;   /* (nnz), (n) */
+  /* banded: the pattern in its natural order lies within bw of the
+   * diagonal, few enough entries that a band Cholesky beats CHOLMOD's
+   * (a beam's elements in a row); ab holds the lower band by columns,
+   * L(i, j) at ab[j (bw + 1) + i - j], with the reciprocal pivots */
+  int band, bw;
+  double *ab;
 } lw_spd;
 
 struct lw_data {
@@ -480,6 +486,9 @@ struct lw_data {
    * (or by lw_data_new when the model names it) and freed with the data */
   double *integ_work;
   int *integ_iwork;
+  /* the variational step's sparse saddle-point factorization (sparse
+   * models with rows; la/lw_saddle.h), made by its first step */
+  struct lw_saddle *saddle;
   /* an external force (global axes, constant over a step) on body
    * perturb_body (-1: none) at the body-fixed point perturb_p */
   int perturb_body;

@@ -987,6 +987,53 @@ void lw_beam_tangent(const lw_model *m, int b, double drhoA, const double *dgrav
   }
 }
 
+/* the derivative of beam_mass's M and Q along the element length, dl:
+ * the block's entries are rho A l / 420 times l^(p_a + p_c) and the
+ * gravity's rho A l g times l^p_a (p = 0 for positions, 1 for slopes) */
+static void beam_mass_dl(const lw_model *m, double l, double dl, double rhoA, const double *g, double *dM, double *dQ)
+{
+  int nd = m->nd, n = 4 * nd;
+  static const int p[4] = {0, 1, 0, 1};
+  const double Mh[4][4] = {{156, 22 * l, 54, -13 * l},
+                           {22 * l, 4 * l * l, 13 * l, -3 * l * l},
+                           {54, 13 * l, 156, -22 * l},
+                           {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
+  double f = rhoA * dl / 420.0;
+  for (int a = 0; a < 4; a++)
+    for (int c2 = 0; c2 < 4; c2++)
+      for (int i = 0; i < nd; i++)
+        dM[(size_t)(c2 * nd + i) * n + a * nd + i] += f * (double)(p[a] + p[c2] + 1) * Mh[a][c2];
+  const double s[4] = {0.5, l / 12.0, 0.5, -l / 12.0};
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < nd; i++)
+      dQ[a * nd + i] += rhoA * dl * (double)(p[a] + 1) * s[a] * g[i];
+}
+
+void lw_beam_geom_tangent(const lw_model *m, int k, const double *dstart, const double *dend, lw_model *dm)
+{
+  const lw_beam *bm = &m->beams[k];
+  int nd = m->nd;
+  double dL = 0, ddir[3];
+  for (int i = 0; i < 3; i++)
+    dL += bm->dir[i] * (dend[i] - dstart[i]);
+  for (int i = 0; i < 3; i++)
+    ddir[i] = (dend[i] - dstart[i] - bm->dir[i] * dL) / bm->L;
+  double l = bm->l, dl = dL / bm->nel;
+  for (int e = 0; e < bm->nel; e++) {
+    int b = bm->blk0 + e;
+    beam_mass_dl(m, l, dl, bm->rhoA, m->desc->gravity, dm->mass_blocks + m->mblk_off[b], dm->qgrav + m->blk_off[b]);
+    double *dq = dm->q0 + m->blk_off[b];
+    for (int i = 0; i < nd; i++) {
+      double dx = dl * bm->dir[i] + l * ddir[i];
+      dq[i] += dstart[i] + e * dx;
+      dq[nd + i] += ddir[i];
+      dq[2 * nd + i] += dstart[i] + (e + 1) * dx;
+      dq[3 * nd + i] += ddir[i];
+    }
+    dm->forces[bm->force0 + e].rest += dl;
+  }
+}
+
 /* element e of beam k: its straight unstrained coordinates, mass block and gravity */
 static void beam_element(lw_model *m, const lw_desc *d, int k, int e)
 {

@@ -78,6 +78,12 @@ void lw_body_tangent(const lw_model *m, int b, double dmass, const double *dcom,
 /* the same for beam element block b along d(rho A) and dgrav (3): its
  * mass block and gravity force, linear in both */
 void lw_beam_tangent(const lw_model *m, int b, double drhoA, const double *dgrav, double *dM, double *dQ);
+/* beam k's start and end moving along dstart, dend (3 each): the
+ * derivative of its element length l = |end - start| / nel, of its
+ * elements' mass blocks and gravity forces (through l), initial
+ * coordinates (the straight line start + s dir, its slopes dir) and
+ * length constants (rest), added into dm (m's layout); exact */
+void lw_beam_geom_tangent(const lw_model *m, int k, const double *dstart, const double *dend, lw_model *dm);
 /* lw_compile_friction.c: joint ji's friction element (when it has one) from
  * its bodies bi, its frame on body 1 (O, X, Y, Z), its equations row0 ..
  * row0 + nrow and its coordinates from coord0; 0, or -1 with err set at

@@ -7,6 +7,7 @@
 #include "dyn/lw_rows.h"
 #include "la/lw_bmat.h"
 #include "la/lw_matrix.h"
+#include "la/lw_saddle.h"
 #include "integ/lw_integrator.h"
 #include "la/lw_rowvec.h"
 
@@ -95,6 +96,7 @@ void lw_data_free(lw_data *d)
   free(d->force_off);
   free(d->integ_work);
   free(d->integ_iwork);
+  lw_saddle_free(d->saddle);
   free(d->S);
   free(d->W);
   free(d->fric_lu);

@@ -71,5 +71,6 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
 /* the variational step and its scratch (integ/vi_step.c) */
 int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err);
 int lw_vi_data_init(const lw_model *m, lw_data *d);
+int lw_vi_initialize(const lw_model *m, lw_data *d, lw_error *err);
 
 #endif

@@ -14,7 +14,7 @@ const lw_integrator lw_integ_ali3p = {
 
 const lw_integrator lw_integ_variational = {
   .name = "variational",
-  .initialize = lw_init_consistent,
+  .initialize = lw_vi_initialize,
   .step = lw_vi_step,
   .data_init = lw_vi_data_init,
   .sens_run = sens_vi_run,

@@ -50,10 +50,12 @@
 #include "integ/lw_integrator.h"
 #include "compile/lw_model.h"
 #include "dyn/lw_forces.h"
+#include "dyn/lw_init.h"
 #include "dyn/lw_joint_friction.h"
 #include "dyn/lw_rows.h"
 #include "dyn/lw_step.h"
 #include "la/lw_matrix.h"
+#include "la/lw_saddle.h"
 #include "lin/lw_jvp.h"
 #include "model/lw_error.h"
 
@@ -86,13 +88,20 @@ static size_t ws_size(const lw_model *m)
   return 2 * nc * (size_t)m->wrow + nq * nc + nc * nc + 5 * nq + 4 * (nc + 1) + exact;
 }
 
+/* whether the saddle-point systems are factorized whole (sparse LU,
+ * la/lw_saddle.c) rather than through the Schur complement: sparse models
+ * with rows, whose Schur complement is dense (nc solves with A, O(nc^3)) */
+static int whole_saddle(const lw_model *m) { return !m->dense && m->nc > 0; }
+
 int lw_vi_data_init(const lw_model *m, lw_data *d)
 {
   if (d->integ_work)
     return 0;
   d->integ_work = calloc(ws_size(m), sizeof(double));
   d->integ_iwork = calloc(2 * ((size_t)m->nc + 1) + (size_t)m->nq + 1, sizeof(int));
-  return d->integ_work && d->integ_iwork ? 0 : -1;
+  if (whole_saddle(m) && !d->saddle)
+    d->saddle = lw_saddle_new(m);
+  return d->integ_work && d->integ_iwork && (d->saddle || !whole_saddle(m)) ? 0 : -1;
 }
 
 static vi_ws ws_of(const lw_model *m, lw_data *d)
@@ -295,6 +304,19 @@ static void schur_solve(const lw_model *m, lw_data *d, vi_ws *w, const double *g
   }
 }
 
+/* the solution of A x + Gl^T s = b, Gr x = e with the factors of the
+ * whole matrix, or of A and the Schur complement (Gr the gradients gr), or
+ * of A alone without rows: x into b, s into e */
+static void saddle_solve(const lw_model *m, lw_data *d, vi_ws *w, const double *gr, double *b, double *e)
+{
+  if (whole_saddle(m))
+    lw_saddle_solve(d->saddle, m, b, e);
+  else if (m->nc)
+    schur_solve(m, d, w, gr, b, e);
+  else
+    lw_spd_solve(&d->solver, b);
+}
+
 /* index of the equation with the largest |Phi| */
 static int worst_row(const lw_model *m, const lw_data *d)
 {
@@ -424,14 +446,21 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
     mid_forces(m, d, w, h, t1, refactor && !w->lu);
     if (refactor) {
       ns->factored = 0;
-      if (w->lu ? exact_factor(m, d, w, h, t1 - 0.5 * h, m->mass_scale) != 0
-                : (add_augmentation(m, d, m->mass_scale), lw_spd_factor(&d->solver, m, d->vals) != 0))
-        return newton_fail(m, d, w, ns, t1,
-                           w->lu ? "the Newton matrix is singular" : "the Newton matrix is not positive definite", err);
       memcpy(w->jac_f, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
-      if (nc && schur_factor(m, d, w, w->jac_n, w->jac_f))
-        return newton_fail(m, d, w, ns, t1, "the constraint equations are singular", err);
-      ns->factored = nc > 0;
+      if (whole_saddle(m)) {
+        add_augmentation(m, d, m->mass_scale);
+        if (lw_saddle_factor(d->saddle, m, d->vals, w->jac_n, w->jac_f))
+          return newton_fail(m, d, w, ns, t1, "the Newton matrix is singular", err);
+      } else {
+        if (w->lu ? exact_factor(m, d, w, h, t1 - 0.5 * h, m->mass_scale) != 0
+                  : (add_augmentation(m, d, m->mass_scale), lw_spd_factor(&d->solver, m, d->vals) != 0))
+          return newton_fail(m, d, w, ns, t1,
+                             w->lu ? "the Newton matrix is singular" : "the Newton matrix is not positive definite",
+                             err);
+        if (nc && schur_factor(m, d, w, w->jac_n, w->jac_f))
+          return newton_fail(m, d, w, ns, t1, "the constraint equations are singular", err);
+        ns->factored = nc > 0;
+      }
     }
     residual(m, d, w, h);
     for (int i = 0; i < nq; i++)
@@ -439,10 +468,7 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
     for (int r = 0; r < nc; r++)
       w->w[r] = -d->phi[r];
     augmented_rhs(m, d, m->mass_scale, w->jac_f, w->w, d->tmp, d->dq);
-    if (nc)
-      schur_solve(m, d, w, w->jac_f, d->dq, w->w);
-    else
-      lw_spd_solve(&d->solver, d->dq);
+    saddle_solve(m, d, w, w->jac_f, d->dq, w->w);
     double qmax = 0;
     for (int i = 0; i < nq; i++) {
       d->q[i] += d->dq[i];
@@ -486,7 +512,8 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   double rho = m->mass_scale;
   memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
   add_augmentation(m, d, rho);
-  if (lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac, d->jac))) {
+  if (whole_saddle(m) ? lw_saddle_factor(d->saddle, m, d->vals, d->jac, d->jac) != 0
+                      : lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac, d->jac))) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the constraint equations are singular at t = %.6g s", t1);
     return -1;
   }
@@ -498,10 +525,7 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   for (int r = 0; r < nc; r++)
     w->w[r] = -d->phit[r];
   augmented_rhs(m, d, rho, d->jac, w->w, d->tmp, d->qd);
-  if (nc)
-    schur_solve(m, d, w, d->jac, d->qd, w->w);
-  else
-    lw_spd_solve(&d->solver, d->qd);
+  saddle_solve(m, d, w, d->jac, d->qd, w->w);
   memcpy(d->kap, w->w, sizeof(double) * (size_t)nc);
   *vres = 0;
   lw_jac_mul(m, d, d->qd, w->e);
@@ -518,10 +542,7 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
     d->lambda[r] = -d->gam[r];
   memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
   augmented_rhs(m, d, rho, d->jac, d->lambda, d->tmp, d->qdd);
-  if (nc)
-    schur_solve(m, d, w, d->jac, d->qdd, d->lambda);
-  else
-    lw_spd_solve(&d->solver, d->qdd);
+  saddle_solve(m, d, w, d->jac, d->qdd, d->lambda);
   if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the velocities violate the constraints at t = %.6g s (violation %.3g)",
                  t1, *vres);
@@ -582,6 +603,26 @@ static void step_undo(const lw_model *m, lw_data *d, const vi_ws *w, int fb_ende
     d->fbc[i] = d->fbz[i] = fb_ended ? d->fbcs[i] : d->fbz[i];
   d->fb_beta = 0.0;
   lw_rows_eval(m, d, d->q, d->t, 1);
+}
+
+/* the consistent initial state (as ALI3-P's) and, on sparse models with
+ * rows, the first factorization of the saddle-point matrix there (M + rho
+ * G^T G and the gradients at the initial state, the rates' matrix): KLU
+ * allocates its factors then, and the steps refactorize in place */
+int lw_vi_initialize(const lw_model *m, lw_data *d, lw_error *err)
+{
+  int st = lw_init_consistent(m, d, err);
+  if (st != LW_OK || !whole_saddle(m))
+    return st;
+  if (lw_vi_data_init(m, d)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", d->t, "variational step: out of memory");
+    return LW_ERR_SOLVER;
+  }
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  add_augmentation(m, d, m->mass_scale);
+  lw_saddle_factor(d->saddle, m, d->vals, d->jac, d->jac);
+  return LW_OK;
 }
 
 int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)

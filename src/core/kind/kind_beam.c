@@ -12,23 +12,33 @@
  * exact, symmetric Hessian: the bending part EI Kb (constant, Kb = int
  * S''^T S'' dx), the axial part int EA (S'^T r')(S'^T r')^T + N S'^T S' dx
  * by Gauss-Legendre quadrature with 5 points, exact for the degree-8
- * integrand.  Material damping (Kelvin-Voigt, time eta) acts on bending:
- * the moment EI (r'' + eta dr''/dt), so that Q_d = -eta EI Kb v, linear
- * and symmetric.  The axial strain is left undamped: its rate r'.v'
- * would put eta EA S'^T r' v'^T into -dQ/de, which is not symmetric and
- * cannot enter the Newton matrix; without it the step's Newton iteration
- * slowed to ten iterations and failed on a settled cantilever (the axial
- * modes of a slender beam ring far above the step's frequency, where the
- * trapezoidal rule does not damp them).
+ * integrand.
+ *
+ * Material damping (Kelvin-Voigt, time eta) acts on both strain measures:
+ * the moment EI (r'' + eta dr''/dt) and the axial force N_t = EA (eps +
+ * eta deps/dt), deps/dt = r'.v'.  The bending part Q = -eta EI Kb v is
+ * linear; the axial part has C = -dQ/dv = int eta EA (S'^T r')(S'^T r')^T
+ * dx, symmetric and exact in the Newton matrix, and adds to -dQ/de
+ * int eta EA ((S'^T r')(S'^T v')^T + (r'.v') S'^T S') dx, which the
+ * directional derivatives (jvp: the sensitivities and the variational
+ * step's exact Newton matrix of dense models) carry and the symmetric
+ * Newton matrix the eval hook assembles leaves out: its first term is not
+ * symmetric, and the second (a geometric stiffness of the damping force,
+ * as large as the damping's own share times h |v'| / 2 but of either
+ * sign) made the Newton matrix indefinite on a settling cantilever, whose
+ * stiff axial modes the damping holds at a strain rate that changes sign
+ * from step to step.
  *
  * Compiled constants (lw_compile.c, beam_forces): k = EA, rest = l, vec[0]
  * = EI, vec[1] = eta; the parameters' tangents reach them there (the
  * numerical tangent combines k, rest and vec; the tangent hook gives the
  * exact one for a beam's material and section, which lw_tangent.c sends
  * it for every element of the beam).  A beam's end points move the element
- * length l (rest, through the numerical tangent): its share of the force's
- * and the energy's derivatives is a Richardson-extrapolated difference in
- * l (elem_force_dl). */
+ * length l (rest): Q and U are rational in l through Kb (its entries
+ * l^(p_a + p_c - 3) times constants, p = (0, 1, 0, 1) for positions and
+ * slopes), the slopes' shape functions at a fixed xi = x / l (those of the
+ * positions scale as 1 / l, those of the slopes do not) and the quadrature
+ * weights (w l); their derivatives in l are taken in closed form. */
 #include "lw_kind.h"
 #include "lw_kind_jvp.h"
 #include "la/lw_matrix.h"
@@ -69,6 +79,18 @@ static void bending_kb(double l, double Kb[4][4])
       Kb[a][c] = K[a][c] / l3;
 }
 
+/* the powers of l in the slots' shape functions: 0 for the positions, 1
+ * for the slopes */
+static const int lpow[4] = {0, 1, 0, 1};
+
+/* dKb = dKb/dl: entry (a, c) is a constant times l^(p_a + p_c - 3) */
+static void bending_kb_dl(double l, const double Kb[4][4], double dKb[4][4])
+{
+  for (int a = 0; a < 4; a++)
+    for (int c = 0; c < 4; c++)
+      dKb[a][c] = (double)(lpow[a] + lpow[c] - 3) * Kb[a][c] / l;
+}
+
 /* y (n) = Kb e, slot by slot, nd components */
 static void kb_mul(const double Kb[4][4], int nd, const double *e, double *y)
 {
@@ -88,9 +110,49 @@ static void slope(int nd, const double *ds, const double *x, double *r)
     r[i] = ds[0] * x[i] + ds[1] * x[nd + i] + ds[2] * x[2 * nd + i] + ds[3] * x[3 * nd + i];
 }
 
+/* the slopes' shape functions at Gauss point g (lw_beam_shape's ds) and
+ * their derivative in l at a fixed xi (dds: NULL to skip) */
+static void gauss_slope(int g, double l, double *ds, double *dds)
+{
+  lw_beam_shape(gx[g], l, NULL, ds, NULL);
+  if (dds)
+    for (int a = 0; a < 4; a++)
+      dds[a] = lpow[a] ? 0.0 : -ds[a] / l;
+}
+
+/* K (n x n) += w l (S'^T S') x (EA r' r'^T + N I) at one Gauss point (ds:
+ * its S', r: its slope), and with ce != 0 C += w l ce (S'^T S') x r' r'^T:
+ * the nd x nd factors once, then each slot pair's multiple of them */
+static void axial_tangent(int nd, double wl, const double *ds, const double *r, double EA, double N, double ce,
+                          double *K, double *C)
+{
+  int n = 4 * nd;
+  double G[3][3], H[3][3];
+  for (int j = 0; j < nd; j++)
+    for (int i = 0; i < nd; i++) {
+      G[j][i] = EA * r[i] * r[j] + (i == j ? N : 0.0);
+      H[j][i] = ce * r[i] * r[j];
+    }
+  for (int a = 0; a < 4; a++)
+    for (int c = 0; c < 4; c++) {
+      double s = wl * ds[a] * ds[c];
+      for (int j = 0; j < nd; j++) {
+        double *k = K + (size_t)(c * nd + j) * n + a * nd;
+        for (int i = 0; i < nd; i++)
+          k[i] += s * G[j][i];
+      }
+      if (ce != 0.0)
+        for (int j = 0; j < nd; j++) {
+          double *cc = C + (size_t)(c * nd + j) * n + a * nd;
+          for (int i = 0; i < nd; i++)
+            cc[i] += s * H[j][i];
+        }
+    }
+}
+
 /* the element's generalized force Q (n) at e, v (v NULL: at rest) with
- * parameters P; K, C (n x n, column-major; NULL: skip) += -dQ/de and
- * -dQ/dv (both symmetric) */
+ * parameters P; K, C (n x n, column-major; NULL: skip) += -dQ/de without
+ * the damping's share (see above) and -dQ/dv, both symmetric */
 static void elem_force(int nd, const bpar *P, const double *e, const double *v, double *Q, double *K, double *C)
 {
   int n = 4 * nd;
@@ -100,7 +162,8 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
   kb_mul(Kb, nd, e, t);
   for (int i = 0; i < n; i++)
     Q[i] = -P->EI * t[i];
-  if (v && P->eta != 0.0) {
+  int damp = v && P->eta != 0.0;
+  if (damp) {
     kb_mul(Kb, nd, v, t);
     for (int i = 0; i < n; i++)
       Q[i] -= P->eta * P->EI * t[i];
@@ -113,60 +176,42 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
           C[(size_t)(c * nd + i) * n + a * nd + i] += P->eta * P->EI * Kb[a][c];
       }
   for (int g = 0; g < NG; g++) {
-    double ds[4], r[3];
-    lw_beam_shape(gx[g], P->l, NULL, ds, NULL);
+    double ds[4], r[3], rv[3];
+    gauss_slope(g, P->l, ds, NULL);
     slope(nd, ds, e, r);
     double eps = 0.5 * (dot(nd, r, r) - 1.0);
-    double N = P->EA * eps, wl = gw[g] * P->l;
+    double N = P->EA * eps, wl = gw[g] * P->l, Nt = N;
+    if (damp) {
+      slope(nd, ds, v, rv);
+      Nt += P->EA * P->eta * dot(nd, r, rv);
+    }
     for (int a = 0; a < 4; a++)
       for (int i = 0; i < nd; i++)
-        Q[a * nd + i] -= wl * N * ds[a] * r[i];
-    if (!K)
-      continue;
-    for (int a = 0; a < 4; a++)
-      for (int c = 0; c < 4; c++) {
-        double s = wl * ds[a] * ds[c];
-        for (int j = 0; j < nd; j++)
-          for (int i = 0; i < nd; i++) {
-            size_t at = (size_t)(c * nd + j) * n + a * nd + i;
-            K[at] += s * (P->EA * r[i] * r[j] + (i == j ? N : 0.0));
-          }
-      }
+        Q[a * nd + i] -= wl * Nt * ds[a] * r[i];
+    if (K)
+      axial_tangent(nd, wl, ds, r, P->EA, N, C && P->eta != 0.0 ? P->eta * P->EA : 0.0, K, C);
   }
 }
 
-/* the Richardson-extrapolated central difference in l with step h of a
- * function's values at l + h, l - h, l + h/2, l - h/2: (4 D(h/2) - D(h)) / 3,
- * exact for a polynomial of degree <= 4 in l and otherwise O(h^4), as the
- * compile's numerical tangents */
-static const double l_off[4] = {1.0, -1.0, 0.5, -0.5};
-
-static double l_richardson(const double f[4], double h)
-{
-  return (-(f[0] - f[1]) / (2.0 * h) + 4.0 * (f[2] - f[3]) / h) / 3.0;
-}
-
-#define L_STEP 1e-3 /* of the element length */
-
-/* dQ (n) += dl dQ/dl at e, v: Q is rational in l (Kb / l^3, the slopes'
- * shape functions and the quadrature weights) */
-static void elem_force_dl(int nd, const bpar *P, double dl, const double *e, const double *v, double *dQ)
+/* dQ (n) -= dl dQ_b/dl, the bending force's share of the length's
+ * derivative: -EI dKb/dl (e + eta v) */
+static void bending_dl(int nd, const bpar *P, double dl, const double Kb[4][4], const double *e, const double *v,
+                       double *dQ)
 {
   int n = 4 * nd;
-  double h = L_STEP * P->l, Qk[4][BN];
-  for (int k = 0; k < 4; k++) {
-    bpar Pk = *P;
-    Pk.l = P->l + l_off[k] * h;
-    elem_force(nd, &Pk, e, v, Qk[k], NULL, NULL);
-  }
-  for (int i = 0; i < n; i++) {
-    double f[4] = {Qk[0][i], Qk[1][i], Qk[2][i], Qk[3][i]};
-    dQ[i] += dl * l_richardson(f, h);
-  }
+  double dKb[4][4], t[BN], u[BN];
+  bending_kb_dl(P->l, Kb, dKb);
+  kb_mul(dKb, nd, e, t);
+  kb_mul(dKb, nd, v, u);
+  for (int i = 0; i < n; i++)
+    dQ[i] -= dl * P->EI * (t[i] + P->eta * u[i]);
 }
 
 /* dQ (n) = the derivative of elem_force's Q along de, dv (NULL: 0) and the
- * parameters' derivatives dP (NULL: none; its l from a beam's end points) */
+ * parameters' derivatives dP (NULL: none; its l from a beam's end points).
+ * At a Gauss point Q_a = -w l N ds_a r', N = EA (eps + eta r'.v'); along
+ * l at a fixed xi, ds_a' = dds_a (lw_beam_shape: -ds_a / l for positions,
+ * 0 for slopes), r' and v' move by dds e and dds v, and w l by w. */
 static void elem_force_jvp(int nd, const bpar *P, const bpar *dP, const double *e, const double *v,
                            const double *de, const double *dv, double *dQ)
 {
@@ -181,6 +226,7 @@ static void elem_force_jvp(int nd, const bpar *P, const bpar *dP, const double *
     de = z;
   if (!dv)
     dv = z;
+  double dl = dP ? dP->l : 0.0;
   /* bending: Q_b = -EI Kb e - eta EI Kb v */
   kb_mul(Kb, nd, de, t);
   kb_mul(Kb, nd, dv, u);
@@ -192,23 +238,47 @@ static void elem_force_jvp(int nd, const bpar *P, const bpar *dP, const double *
     for (int i = 0; i < n; i++)
       dQ[i] -= dP->EI * t[i] + (dP->eta * P->EI + P->eta * dP->EI) * u[i];
   }
-  /* axial: Q_a = -sum w l N S'^T r', N = EA eps */
+  if (dl != 0.0)
+    bending_dl(nd, P, dl, Kb, e, v, dQ);
+  /* axial: Q_a = -sum w l N S'^T r' */
+  int damp = P->eta != 0.0 || (dP && dP->eta != 0.0);
   for (int g = 0; g < NG; g++) {
-    double ds[4], r[3], dr[3];
-    lw_beam_shape(gx[g], P->l, NULL, ds, NULL);
+    double ds[4], dds[4], r[3], dr[3];
+    gauss_slope(g, P->l, ds, dl != 0.0 ? dds : NULL);
     slope(nd, ds, e, r);
     slope(nd, ds, de, dr);
     double eps = 0.5 * (dot(nd, r, r) - 1.0), deps = dot(nd, r, dr);
     double N = P->EA * eps, dN = P->EA * deps;
     if (dP)
       dN += dP->EA * eps;
+    double rv[3], drv[3], rl[3], rvl[3];
+    if (damp) {
+      slope(nd, ds, v, rv);
+      slope(nd, ds, dv, drv);
+      double ed = dot(nd, r, rv), ded = dot(nd, dr, rv) + dot(nd, r, drv);
+      N += P->EA * P->eta * ed;
+      dN += P->EA * P->eta * ded;
+      if (dP)
+        dN += (dP->EA * P->eta + P->EA * dP->eta) * ed;
+    }
+    if (dl != 0.0) {
+      slope(nd, dds, e, rl);
+      double dnl = dot(nd, r, rl);
+      if (damp) {
+        slope(nd, dds, v, rvl);
+        dnl += P->eta * (dot(nd, rl, rv) + dot(nd, r, rvl));
+      }
+      dN += dl * P->EA * dnl;
+    }
     double wl = gw[g] * P->l;
     for (int a = 0; a < 4; a++)
       for (int i = 0; i < nd; i++)
         dQ[a * nd + i] -= wl * ds[a] * (dN * r[i] + N * dr[i]);
+    if (dl != 0.0) /* d(w l ds_a r')/dl at N fixed */
+      for (int a = 0; a < 4; a++)
+        for (int i = 0; i < nd; i++)
+          dQ[a * nd + i] -= dl * gw[g] * N * ((ds[a] + P->l * dds[a]) * r[i] + P->l * ds[a] * rl[i]);
   }
-  if (dP && dP->l != 0.0)
-    elem_force_dl(nd, P, dP->l, e, v, dQ);
 }
 
 /* the strain energy at e with parameters P, and its derivative along de
@@ -220,13 +290,14 @@ static double elem_energy(int nd, const bpar *P, const bpar *dP, const double *e
   kb_mul(Kb, nd, e, t);
   int n = 4 * nd;
   double Ub = 0.5 * dot(n, e, t), U = P->EI * Ub, d = 0;
+  double dl = dP ? dP->l : 0.0;
   if (de)
     d += P->EI * dot(n, de, t);
   if (dP)
     d += dP->EI * Ub;
   for (int g = 0; g < NG; g++) {
-    double ds[4], r[3], dr[3] = {0, 0, 0};
-    lw_beam_shape(gx[g], P->l, NULL, ds, NULL);
+    double ds[4], dds[4], r[3], dr[3] = {0, 0, 0};
+    gauss_slope(g, P->l, ds, dl != 0.0 ? dds : NULL);
     slope(nd, ds, e, r);
     double eps = 0.5 * (dot(nd, r, r) - 1.0), wl = gw[g] * P->l;
     U += wl * 0.5 * P->EA * eps * eps;
@@ -236,15 +307,17 @@ static double elem_energy(int nd, const bpar *P, const bpar *dP, const double *e
     }
     if (dP)
       d += wl * 0.5 * dP->EA * eps * eps;
-  }
-  if (dP && dP->l != 0.0) { /* the length's share, as in elem_force_dl */
-    double h = L_STEP * P->l, Uk[4];
-    for (int k = 0; k < 4; k++) {
-      bpar Pk = *P;
-      Pk.l = P->l + l_off[k] * h;
-      Uk[k] = elem_energy(nd, &Pk, NULL, e, NULL, NULL);
+    if (dl != 0.0) { /* d(w l EA eps^2 / 2)/dl, eps moving by r'.(dds e) */
+      double rl[3];
+      slope(nd, dds, e, rl);
+      d += dl * gw[g] * P->EA * eps * (0.5 * eps + P->l * dot(nd, r, rl));
     }
-    d += dP->l * l_richardson(Uk, h);
+  }
+  if (dl != 0.0) { /* EI / 2 e^T dKb/dl e */
+    double dKb[4][4];
+    bending_kb_dl(P->l, Kb, dKb);
+    kb_mul(dKb, nd, e, t);
+    d += dl * P->EI * 0.5 * dot(n, e, t);
   }
   if (dU)
     *dU += d;

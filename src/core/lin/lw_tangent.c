@@ -391,6 +391,15 @@ static void tangent_flags_set(lw_tangent *t)
   t->any |= t->guess_on;
 }
 
+/* the summary flags tangent_flags_set accumulates, cleared before it runs
+ * again on changed numbers */
+static void tangent_flags_clear(lw_tangent *t)
+{
+  t->any = 0;
+  t->grav_on = 0;
+  t->init_on = 0;
+}
+
 void lw_tangent_free(lw_tangent *t)
 {
   if (!t)
@@ -634,13 +643,115 @@ out:
   return t;
 }
 
+/* ---- a beam's start and end: its own constants exactly ------------------- */
+/* beam k's elements' constants (mass blocks, gravity forces, initial
+ * coordinates, element constants) set to 0 in dm */
+static void beam_constants_zero(lw_model *dm, int k)
+{
+  const lw_beam *bm = &dm->beams[k];
+  for (int e = 0; e < bm->nel; e++) {
+    int b = bm->blk0 + e, n = dm->blk_n[b];
+    memset(dm->mass_blocks + dm->mblk_off[b], 0, sizeof(double) * (size_t)n * (size_t)n);
+    memset(dm->qgrav + dm->blk_off[b], 0, sizeof(double) * (size_t)n);
+    memset(dm->q0 + dm->blk_off[b], 0, sizeof(double) * (size_t)n);
+    lw_force *f = &dm->forces[bm->force0 + e];
+    f->k = f->rest = 0.0;
+    memset(f->vec, 0, sizeof f->vec);
+  }
+}
+
+/* the distinct fields of dm->desc that parameter pp is bound to, n of them
+ * (x: pp->ntargets entries), and the index of each one's first target */
+static int param_fields(const lw_model *dm, const lw_param_desc *pp, const double **x, int *at)
+{
+  int nx = 0;
+  for (int k = 0; k < pp->ntargets; k++) {
+    const double *f = lw_desc_field(dm->desc, pp->targets[k]);
+    int seen = !f;
+    for (int i = 0; i < nx; i++)
+      seen |= x[i] == f;
+    if (!seen) {
+      x[nx] = f;
+      at[nx++] = k;
+    }
+  }
+  return nx;
+}
+
+/* beam k's constants along the fields x (nx, first bound at targets at):
+ * its start and end (lw_beam_geom_tangent), its other fields (the kind's
+ * hook), gravity; 1 when the start or the end is among them */
+static int beam_exact(lw_model *dm, const lw_param_desc *pp, int k, const double *const *x, const int *at, int nx)
+{
+  const lw_beam_desc *bd = &dm->desc->beams[k];
+  const lw_beam *bm = &dm->beams[k];
+  double dstart[3] = {0, 0, 0}, dend[3] = {0, 0, 0};
+  int geom = 0;
+  for (int i = 0; i < nx; i++) {
+    int a = lw_field_index(x[i], bd->start, 3), b = lw_field_index(x[i], bd->end, 3);
+    if (a >= 0)
+      dstart[a] = 1.0;
+    if (b >= 0)
+      dend[b] = 1.0;
+    geom |= a >= 0 || b >= 0;
+  }
+  if (!geom)
+    return 0;
+  beam_constants_zero(dm, k);
+  lw_beam_geom_tangent(dm, k, dstart, dend, dm);
+  const lw_force_kind *kd = lw_force_kind_of(LW_FORCE_BEAM);
+  for (int i = 0; i < nx; i++) {
+    int g = lw_field_index(x[i], dm->desc->gravity, 3);
+    if (g >= 0) {
+      double dg[3] = {0, 0, 0};
+      dg[g] = 1.0;
+      for (int e = 0; e < bm->nel; e++)
+        lw_beam_tangent(dm, bm->blk0 + e, 0.0, dg, dm->mass_blocks + dm->mblk_off[bm->blk0 + e],
+                        dm->qgrav + dm->blk_off[bm->blk0 + e]);
+    } else if (!strncmp(pp->targets[at[i]], "beams/", 6)) {
+      for (int e = 0; e < bm->nel; e++)
+        kd->tangent(dm, bm->force0 + e, x[i], dm);
+    }
+  }
+  return 1;
+}
+
+/* a numerical tangent of a parameter bound to a beam's start or end (the
+ * joints and places on the beam pass through the compile's frames): the
+ * beam's own constants replaced by their exact derivatives, those of the
+ * element length, the initial line and every other field of the beam
+ * bound with them; the flags set again */
+static void beam_geometry_exact(lw_tangent *t, const lw_param_desc *pp)
+{
+  lw_model *dm = t->dm;
+  const double **x = malloc(sizeof(double *) * ((size_t)pp->ntargets + 1));
+  int *at = malloc(sizeof(int) * ((size_t)pp->ntargets + 1)), any = 0;
+  if (x && at) {
+    int nx = param_fields(dm, pp, x, at);
+    for (int k = 0; k < dm->nbeams; k++)
+      any |= beam_exact(dm, pp, k, x, at, nx);
+  }
+  free(x);
+  free(at);
+  if (any) {
+    tangent_flags_clear(t);
+    tangent_flags_set(t);
+  }
+}
+
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
 {
   lw_model *base = lw_compile_constants(desc, err);
   /* a binding with a factor or a product: from the compile (field_tangent
    * gives the derivatives of a field's value, not of the parameter's) */
-  lw_tangent *t = base && lw_param_is_plain(desc, j) ? tangent_exact(base, &desc->params[j]) : NULL;
-  return t ? t : tangent_numeric(desc, j, base, err);
+  int plain = lw_param_is_plain(desc, j);
+  lw_tangent *t = base && plain ? tangent_exact(base, &desc->params[j]) : NULL;
+  if (t)
+    return t;
+  t = tangent_numeric(desc, j, base, err);
+  if (t && plain) /* a beam's end points' constants exactly (bound plainly) */
+    beam_geometry_exact(t, &desc->params[j]);
+  return t;
 }
 
 lw_tangent *lw_tangent_new_exact(const lw_desc *desc, int j, lw_error *err)

@@ -1,0 +1,25 @@
+/* lw_saddle.h: the sparse saddle-point solver of the variational step on
+ * sparse models (la/lw_saddle.c). */
+#ifndef LW_LA_LW_SADDLE_H
+#define LW_LA_LW_SADDLE_H
+
+#include "lw_internal.h"
+
+/* K = [A  Gl^T; Gr  0] ((nq + nc) square): A in the model's symmetric
+ * pattern (its upper triangle's values, as d->vals holds them), Gl and Gr
+ * two sets of the rows' gradients (d->jac's layout, nc x wrow) */
+typedef struct lw_saddle lw_saddle;
+
+/* the pattern of K and its analysis (fill-reducing order), once per
+ * model; NULL when memory runs out */
+lw_saddle *lw_saddle_new(const lw_model *m);
+void lw_saddle_free(lw_saddle *s);
+/* K's LU factorization at vals, gl, gr: the pivot order of the first one
+ * reused (no allocation) while it stays well conditioned; 0, or -1 when K
+ * is singular */
+int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr);
+/* the solution of A x + Gl^T y = b, Gr x = e: x (nq) holds b on entry,
+ * y (nc) holds e */
+void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y);
+
+#endif
