@@ -70,7 +70,7 @@ static void gradients(const lw_desc *d, int obj, int np, const int *params, doub
   lw_sens_method methods[3] = {LW_SENS_FORWARD, LW_SENS_ADJOINT, LW_SENS_FD};
   for (int k = 0; k < 3; k++) {
     lw_sens_options opt = {.method = methods[k], .nparams = np, .params = params, .nobj = 1, .objectives = &obj,
-                           .threads = 1, .fd_step = k == 2 ? 1e-6 : 0.0};
+                           .threads = 1, .fd_step = k == 2 ? 1e-5 : 0.0};
     lw_sens_result r;
     if (lw_sensitivity(d, &opt, &r) != LW_OK)
       g_error("%s: %s", lw_sens_method_name(methods[k]), r.error.msg);
