@@ -1,5 +1,5 @@
 /* bench-suspension: the reconstructed double-wishbone suspension
- * (models/suspension.json, seed 001 Sec. 6.3; docs/suspension.md) optimized
+ * (tests/data/suspension.json, seed 001 Sec. 6.3; docs/suspension.md) optimized
  * over its 60 design variables with adjoint gradients and with central
  * differences (2 x 60 + 1 simulations per gradient), the same number of
  * evaluations each: both wall times and their ratio (the paper reports
@@ -23,7 +23,7 @@
 static lw_desc *load(double t_end)
 {
   char path[1024];
-  snprintf(path, sizeof path, "%s/models/suspension.json", LW_SOURCE_ROOT);
+  snprintf(path, sizeof path, "%s/tests/data/suspension.json", LW_SOURCE_ROOT);
   lw_error err;
   lw_desc *d = lw_model_read_file(path, NULL, &err);
   if (!d) {
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
   lw_desc *d = load(t_end);
   int pi = lw_desc_problem_index(d, "suspension");
   if (pi < 0) {
-    printf("models/suspension.json has no problem 'suspension'\n");
+    printf("tests/data/suspension.json has no problem 'suspension'\n");
     return 1;
   }
   lw_opt_result r[2];

@@ -1,4 +1,4 @@
-/* The reconstructed double-wishbone suspension (models/suspension.json,
+/* The reconstructed double-wishbone suspension (tests/data/suspension.json,
  * seed 001 Sec. 6.3; docs/suspension.md): the model loads with its 60
  * design variables and runs its 3 s; forward and adjoint gradients of the
  * objective and of the stress constraint agree to 1e-8 and with central
@@ -18,6 +18,16 @@
 #define YOUNG 2e11
 #define AREA (M_PI / 4 * (0.03 * 0.03 - 0.02 * 0.02))
 
+static lw_desc *read_suspension(void)
+{
+  g_autofree char *path = g_build_filename(LW_SOURCE_ROOT, "tests", "data", "suspension.json", NULL);
+  lw_error err;
+  lw_desc *d = lw_model_read_file(path, NULL, &err);
+  if (!d)
+    g_error("%s", err.msg);
+  return d;
+}
+
 /* the stress constraint's limit set to sigma (Pa) on both sides */
 static void set_stress_limit(lw_desc *d, double sigma)
 {
@@ -28,7 +38,7 @@ static void set_stress_limit(lw_desc *d, double sigma)
 
 static void test_load_and_run(void)
 {
-  lw_desc *d = lwt_read("suspension.json");
+  lw_desc *d = read_suspension();
   int pi = lw_desc_problem_index(d, "suspension");
   g_assert_cmpint(pi, >=, 0);
   int *params = NULL;
@@ -87,7 +97,7 @@ static const char *const subset[8] = {"X1", "Y6", "Z8", "X13", "Z17", "Z18", "k2
 
 static void check_gradients(const char *objective, double sigma)
 {
-  lw_desc *d = lwt_read("suspension.json");
+  lw_desc *d = read_suspension();
   d->solver.t_end = 0.04;
   if (sigma > 0)
     set_stress_limit(d, sigma);
@@ -125,7 +135,7 @@ static void test_stress_gradient(void) { check_gradients("stress", 2e6); }
  * stresses beyond the limit, the stresses being E eps */
 static void test_stress_values(void)
 {
-  lw_desc *d = lwt_read("suspension.json");
+  lw_desc *d = read_suspension();
   d->solver.t_end = 0.04;
   double sigma = 2e6;
   set_stress_limit(d, sigma);

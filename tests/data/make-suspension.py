@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes models/suspension.json: the double-wishbone suspension of
+"""Writes tests/data/suspension.json (argument 1; argument 2 the horizon, 3 s): the double-wishbone suspension of
 Ebrahimi et al. (seed 001, Sec. 6.3), reconstructed from its Tables 1-3.
 Every datum the paper does not give is chosen here and stated in the
 model's description and in docs/suspension.md."""
