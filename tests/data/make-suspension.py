@@ -48,6 +48,12 @@ ROAD_MASS, HUB_MASS = 1.0, 0.1
 ELEMENTS = 1
 
 
+def shortest(i, apex):
+    """the beam's shortest length over Table 1's bounds of its chassis point"""
+    c = [min(max(apex[k], P[i][1][k]), P[i][2][k]) for k in range(3)]
+    return math.dist(c, apex)
+
+
 def r6(v):
     return [round(x, 6) + 0.0 for x in v]
 
@@ -92,8 +98,7 @@ def build(t_end, elements, name_suffix=""):
                               "young": E, "density": RHO, "section": "tube", "size": [D_OUT, D_IN]})
                 joints.append({"name": "C%d" % pi, "type": "spherical", "body1": "chassis", "body2": b,
                                "at": list(P[pi][0])})
-                L = math.dist(P[pi][0], apex)
-                for tag, sarc in (("root", 0.0), ("mid", round(0.5 * L, 4))):
+                for tag, sarc in (("root", 0.0), ("mid", round(0.5 * shortest(pi, apex), 4))):
                     on = "force%d_%s" % (pi, tag)
                     outputs.append({"name": on, "type": "beam_force", "body": b, "point": [sarc, 0, 0]})
                     for form, tgt in (("above", SIGMA * AREA), ("below", -SIGMA * AREA)):
