@@ -32,6 +32,12 @@ static lw_desc *load(double t_end)
     exit(1);
   }
   d->solver.t_end = t_end;
+  /* a fixed number of evaluations: no stopping test but max_evaluations */
+  for (int i = 0; i < d->nproblems; i++) {
+    d->problems[i].f_tolerance = 0;
+    d->problems[i].x_tolerance = 0;
+    d->problems[i].gradient_tolerance = 0;
+  }
   return d;
 }
 
@@ -92,6 +98,8 @@ int main(int argc, char **argv)
   for (int k = 0; k < 2; k++)
     printf("  %-20s %3d evaluations %9.2f s wall (%8.3f s each), %9.2f s processor  dCM %.6e -> %.6e\n", label[k],
            r[k].evaluations, r[k].wall_time_s, r[k].wall_time_s / r[k].evaluations, cpu[k], r[k].f0, r[k].f);
+  for (int k = 0; k < 2; k++)
+    printf("  %s stopped: %s\n", label[k], r[k].stop);
   double pe0 = r[0].wall_time_s / r[0].evaluations, pe1 = r[1].wall_time_s / r[1].evaluations;
   printf("  wall-time ratio (differences / adjoint): %.1f; per evaluation %.1f; processor-time ratio %.1f\n",
          r[1].wall_time_s / r[0].wall_time_s, pe1 / pe0, cpu[1] / cpu[0]);
