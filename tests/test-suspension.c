@@ -2,7 +2,8 @@
  * seed 001 Sec. 6.3; docs/suspension.md): the model loads with its 60
  * design variables and runs its 3 s; forward and adjoint gradients of the
  * objective and of the stress constraint agree to 1e-8 and with central
- * differences (a shortened horizon); the stress constraint's value is the
+ * differences (a shortened horizon); the wheels start at the drivers'
+ * rates; the stress constraint's value is the
  * integral of the beams' stresses beyond the limit, those stresses being
  * E times the axial strain; and the weld between two beams at an angle
  * holds under any rotation of the pair. */
@@ -92,7 +93,10 @@ static void gradients(const lw_desc *d, int obj, int np, const int *params, doub
 }
 
 /* design variables that move a beam's chassis end (X1, Y6, Z8, X13) and
- * ones that do not (the shock's top Z17, Z18, a stiffness, a damping) */
+ * ones that do not (the shock's top Z17, Z18, a stiffness, a damping).
+ * The beam-start ones differed from the differences by 6e-4 while the
+ * ALI3-P projections stopped short of converging (the Newton matrix's beam
+ * stiffness as their preconditioner) */
 static const char *const subset[8] = {"X1", "Y6", "Z8", "X13", "Z17", "Z18", "k2", "c1"};
 
 static void check_gradients(const char *objective, double sigma)
@@ -104,25 +108,15 @@ static void check_gradients(const char *objective, double sigma)
   int params[8], obj = lw_desc_objective_index(d, objective);
   for (int j = 0; j < 8; j++)
     g_assert_cmpint(params[j] = lw_desc_param_index(d, subset[j]), >=, 0);
-  double g[3][8], value, beam_worst = 0;
+  double g[3][8], value;
   gradients(d, obj, 8, params, g, &value);
   g_assert_cmpfloat(value, >, 0);
   for (int j = 0; j < 8; j++) {
-    double rel = fabs(g[0][j] - g[2][j]) / fabs(g[2][j]);
     g_test_message("%s = %.6g: d/d %s: forward %.12g adjoint %.12g differences %.12g (%.2g)", objective, value,
-                   subset[j], g[0][j], g[1][j], g[2][j], rel);
+                   subset[j], g[0][j], g[1][j], g[2][j], fabs(g[0][j] - g[2][j]) / fabs(g[2][j]));
     g_assert_cmpfloat(fabs(g[0][j] - g[1][j]), <=, 1e-8 * fabs(g[0][j]) + 1e-14 * value);
-    if (j >= 4)
-      g_assert_cmpfloat(fabs(g[0][j] - g[2][j]), <=, 1e-4 * fabs(g[2][j]) + 1e-6 * value);
-    else
-      beam_worst = fmax(beam_worst, rel);
+    g_assert_cmpfloat(fabs(g[0][j] - g[2][j]), <=, 1e-4 * fabs(g[2][j]) + 1e-6 * value);
   }
-  /* a beam's start moved together with the joint that holds it to the
-   * chassis: forward and adjoint agree, but differ from the differences of
-   * the discrete run by up to about 1e-3 relative; not yet found */
-  if (beam_worst > 1e-4)
-    g_test_incomplete_printf("%s: the derivatives in a beam's start point differ from central differences by %.2g "
-                             "relative", objective, beam_worst);
   lw_desc_free(d);
 }
 
@@ -196,6 +190,32 @@ static void test_stress_values(void)
   lw_desc_free(d);
 }
 
+/* the wheels start at the drivers' rates A omega (the initial velocity
+ * problem stopped after three passes, 1.5e-5 short of them) */
+static void test_initial_velocity(void)
+{
+  lw_desc *d = read_suspension();
+  d->solver.t_end = 0.001;
+  const char *drive[4] = {"drive_FR", "drive_RR", "drive_RL", "drive_FL"};
+  const double rate[4] = {0.05 * 2 * M_PI, 0.075 * 4 * M_PI, 0.075 * 4 * M_PI, 0.05 * 2 * M_PI};
+  for (int k = 0; k < 4; k++) {
+    lw_output_desc *o = lw_desc_add_output(d, drive[k], LW_OUT_JOINT_VELOCITY);
+    o->joint = strdup(drive[k]);
+  }
+  lw_model *m = lwt_compile(d);
+  lw_sim_result r;
+  if (lw_simulate(m, d->solver.t_end, d->solver.step, &r, NULL, NULL) != LW_OK)
+    g_error("%s", r.error.msg);
+  for (int k = 0; k < 4; k++) {
+    double v = lwt_at(&r, 0, lwt_col(m, drive[k]));
+    g_test_message("%s: rate at t = 0 %.15g (A omega %.15g)", drive[k], v, rate[k]);
+    g_assert_cmpfloat(fabs(v - rate[k]), <=, 1e-10 * rate[k]);
+  }
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 /* two beams welded at their common end at 90 degrees, pinned there to the
  * ground: turned as a whole about the pin, the weld's equations stay met */
 static void test_weld_rotation(void)
@@ -241,6 +261,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/suspension/weld-rotation", test_weld_rotation);
+  g_test_add_func("/suspension/initial-velocity", test_initial_velocity);
   g_test_add_func("/suspension/stress-values", test_stress_values);
   g_test_add_func("/suspension/objective-gradient", test_objective_gradient);
   g_test_add_func("/suspension/stress-gradient", test_stress_gradient);

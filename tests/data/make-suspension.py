@@ -135,7 +135,8 @@ def build(t_end, elements, name_suffix=""):
         variables.append({"parameter": "c%d" % si, "lower": 20, "upper": 1000, "scale": 100})
     outputs.insert(0, {"name": "cm", "type": "position", "body": "chassis", "point": "cm"})
     objectives = [
-        {"name": "dCM", "terms": [{"output": "cm", "kind": "integral", "form": "square", "target": CM}]},
+        {"name": "dCM", "terms": [{"output": "cm", "kind": "integral", "form": "square", "target": CM,
+                                   "weight": 1e4}]},
         {"name": "stress", "terms": stress_terms},
     ]
     problems = [{"name": "suspension", "objective": "dCM", "variables": variables,
@@ -155,7 +156,8 @@ DESCRIPTION = (
     "inner 0.01 m) from the chassis points 1-16 of Table 1, four shock absorbers (k1-k4 = 10000 N/m, c1 = c4 = 50, "
     "c2 = c3 = 500 N s/m) whose chassis ends sit at the heights Z17-Z20, the wheel excitation of Table 2 along z "
     "(front d_z = 0.050 sin(2 pi t), rear 0.075 sin(4 pi t)), 3 s at 1 ms, the "
-    "objective dCM = integral of |d_CM|^2 (the chassis centre of mass's displacement) and the 60 design "
+    "objective dCM = integral of |d_CM|^2 (the chassis centre of mass's displacement; weight 1e4: in cm^2 s, so "
+    "that the optimizer sees numbers of order one) and the 60 design "
     "variables X1..Z16, Z17..Z20, k1..k4, c1..c4 with the Table 1 bounds, and the beam stress limit of "
     "+-400 MPa. Chosen here (the paper does not give them): points 1-4 front right, 5-8 rear right, 9-12 rear "
     "left, 13-16 front left, the first two of each four the upper wishbone; each wishbone is a V of two beams "
