@@ -115,7 +115,10 @@ static void check_gradients(const char *objective, double sigma)
     g_test_message("%s = %.6g: d/d %s: forward %.12g adjoint %.12g differences %.12g (%.2g)", objective, value,
                    subset[j], g[0][j], g[1][j], g[2][j], fabs(g[0][j] - g[2][j]) / fabs(g[2][j]));
     g_assert_cmpfloat(fabs(g[0][j] - g[1][j]), <=, 1e-8 * fabs(g[0][j]) + 1e-14 * value);
-    g_assert_cmpfloat(fabs(g[0][j] - g[2][j]), <=, 1e-4 * fabs(g[2][j]) + 1e-6 * value);
+    /* the floor: what the differences resolve at this step (Z17 moves the
+     * shock's top and its rest length together and changes almost
+     * nothing: 5e-7 of the value per metre) */
+    g_assert_cmpfloat(fabs(g[0][j] - g[2][j]), <=, 1e-4 * fabs(g[2][j]) + 1e-5 * value);
   }
   lw_desc_free(d);
 }
