@@ -1151,12 +1151,13 @@ static void read_param(reader *r, JsonObject *o, const char *path, const char *n
     p->value = *f;
 }
 
-/* an event (docs/model-format.md sec. 10): contact, joint_limit or guard */
+/* an event (docs/model-format.md sec. 8a): contact, joint_limit, guard or switch */
 static void read_event(reader *r, JsonObject *o, const char *path, const char *name)
 {
   static const char *const k[] = {"name", "type", "body", "point", "normal", "offset", "radius",
                                   "joint", "coordinate", "lower", "upper", "restitution", "rest_speed",
-                                  "output", "component", "value", "direction", "action", NULL};
+                                  "output", "component", "value", "direction", "action", "force", "center",
+                                  "body2", "point2", "distance", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -1164,12 +1165,12 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
   int t = lw_event_type_from_name(type);
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
-    fail(r, p, "unknown event type '%s' (expected contact, joint_limit or guard)", type);
+    fail(r, p, "unknown event type '%s' (expected contact, joint_limit, guard, switch, capture or collision)", type);
     return;
   }
   lw_event_desc *e = lw_desc_add_event(r->d, name, (lw_event_type)t);
   int dim = r->planar ? 2 : 3;
-  if (t == LW_EVENT_CONTACT) {
+  if (t == LW_EVENT_CONTACT || t == LW_EVENT_SWITCH) {
     e->body = dup_or_null(need_str(r, o, "body", path));
     if (!read_place(r, o, "point", path, &e->place) && !r->failed)
       fail(r, path, "required field 'point' is missing");
@@ -1177,7 +1178,24 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       memset(e->normal, 0, sizeof e->normal);
     get_vec(r, o, "normal", path, e->normal, dim);
     get_num(r, o, "offset", path, &e->offset);
-    get_num(r, o, "radius", path, &e->radius);
+    if (t == LW_EVENT_SWITCH)
+      e->force = dup_or_null(need_str(r, o, "force", path));
+    else
+      get_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_CAPTURE) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    get_vec(r, o, "center", path, e->center, dim);
+    need_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_COLLISION) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    e->body2 = dup_or_null(need_str(r, o, "body2", path));
+    if (!read_place(r, o, "point2", path, &e->place2) && !r->failed)
+      fail(r, path, "required field 'point2' is missing");
+    need_num(r, o, "distance", path, &e->distance);
   } else if (t == LW_EVENT_JOINT_LIMIT) {
     e->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &e->coordinate);
@@ -1210,17 +1228,21 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       fail(r, p, "unknown action '%s' (a guard's action is stop)", act);
     }
   }
-  if (t != LW_EVENT_GUARD) {
+  if (t == LW_EVENT_CONTACT || t == LW_EVENT_JOINT_LIMIT || t == LW_EVENT_COLLISION) {
     e->restitution = 1.0;
     get_num(r, o, "restitution", path, &e->restitution);
     get_num(r, o, "rest_speed", path, &e->rest_speed);
   } else if (!r->failed) {
-    static const char *const impact_only[] = {"restitution", "rest_speed", NULL};
+    /* a guard has no radius either, but reads it nowhere: refused for a switch only */
+    static const char *const impact_only[] = {"restitution", "rest_speed", "radius", NULL};
+    static const char *const why[] = {[LW_EVENT_GUARD] = "guard",
+                                      [LW_EVENT_SWITCH] = "switch (its velocity does not jump)",
+                                      [LW_EVENT_CAPTURE] = "capture (its impact is plastic)"};
     for (int i = 0; impact_only[i]; i++)
-      if (json_object_has_member(o, impact_only[i])) {
+      if (json_object_has_member(o, impact_only[i]) && (t == LW_EVENT_SWITCH || i < 2)) {
         g_autofree char *p = g_strdup_printf("%s/%s", path, impact_only[i]);
         mark(r, o, impact_only[i], p);
-        fail(r, p, "'%s' belongs to contacts and joint limits, not to a guard", impact_only[i]);
+        fail(r, p, "'%s' belongs to contacts and joint limits, not to a %s", impact_only[i], why[t]);
       }
   }
 }

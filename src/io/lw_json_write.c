@@ -214,12 +214,26 @@ static void write_events(writer *w, const lw_desc *d)
     const lw_event_desc *e = &d->events[i];
     item_open(w, &first, e->name);
     kvstr(w, "type", lw_event_type_name(e->type));
-    if (e->type == LW_EVENT_CONTACT) {
+    if (e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_SWITCH) {
       kvstr(w, "body", e->body ? e->body : "");
       place(w, "point", &e->place);
       kvvec(w, "normal", e->normal, w->planar ? 2 : 3);
       kvnum(w, "offset", e->offset);
+      if (e->type == LW_EVENT_SWITCH)
+        kvstr(w, "force", e->force ? e->force : "");
+      else
+        kvnum(w, "radius", e->radius);
+    } else if (e->type == LW_EVENT_CAPTURE) {
+      kvstr(w, "body", e->body ? e->body : "");
+      place(w, "point", &e->place);
+      kvvec(w, "center", e->center, w->planar ? 2 : 3);
       kvnum(w, "radius", e->radius);
+    } else if (e->type == LW_EVENT_COLLISION) {
+      kvstr(w, "body", e->body ? e->body : "");
+      place(w, "point", &e->place);
+      kvstr(w, "body2", e->body2 ? e->body2 : "");
+      place(w, "point2", &e->place2);
+      kvnum(w, "distance", e->distance);
     } else if (e->type == LW_EVENT_JOINT_LIMIT) {
       kvstr(w, "joint", e->joint ? e->joint : "");
       kvnum(w, "coordinate", e->coordinate);
@@ -235,7 +249,7 @@ static void write_events(writer *w, const lw_desc *d)
       kvstr(w, "direction", dirs[e->direction + 1]);
       kvstr(w, "action", "stop");
     }
-    if (e->type != LW_EVENT_GUARD) {
+    if (e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_JOINT_LIMIT || e->type == LW_EVENT_COLLISION) {
       kvnum(w, "restitution", e->restitution);
       if (e->rest_speed != 0)
         kvnum(w, "rest_speed", e->rest_speed);

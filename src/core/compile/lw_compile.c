@@ -1815,12 +1815,18 @@ static int append_rest_rows(lw_model *m, const int *rest, int nrest)
     r->func = -1;
     r->kind = LW_ROW_DOT;
     /* the row is named after the contact's body or the limit's joint */
-    r->owner_kind = g->type == LW_EVENT_CONTACT ? LW_OWNER_BODY : LW_OWNER_JOINT;
+    int on_body = g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_CAPTURE || g->type == LW_EVENT_COLLISION;
+    r->owner_kind = on_body ? LW_OWNER_BODY : LW_OWNER_JOINT;
     r->owner = g->v.body[0];
-    for (int j = 0; g->type != LW_EVENT_CONTACT && j < m->njoints; j++)
+    for (int j = 0; !on_body && j < m->njoints; j++)
       if (g->coord >= m->joint_coord0[j] && g->coord < m->joint_coord0[j + 1])
         r->owner = j;
-    if (g->type == LW_EVENT_CONTACT) {
+    if (g->type == LW_EVENT_CAPTURE || g->type == LW_EVENT_COLLISION) {
+      /* |p - centre|^2 - R^2, |p1 - p2|^2 - d^2 */
+      r->a = g->v;
+      r->b = g->v;
+      r->c0 = g->offset * g->offset;
+    } else if (g->type == LW_EVENT_CONTACT) {
       r->a = g->v;
       memset(&r->b, 0, sizeof r->b);
       memcpy(r->b.c, g->n, sizeof g->n);

@@ -366,8 +366,25 @@ typedef struct {
  * a joint coordinate reaching lower or upper.  Both end in Newton's
  * restitution on the normal velocity with the joints held.  GUARD: an
  * output's scalar crossing a value (rising, falling or either) stops the
- * run there. */
-typedef enum { LW_EVENT_CONTACT, LW_EVENT_JOINT_LIMIT, LW_EVENT_GUARD, LW_EVENT_NTYPES } lw_event_type;
+ * run there.  SWITCH: a body point crossing a plane (line) n.x = offset
+ * switches a force: the force acts while the point is on the plane's
+ * negative side (n.p < offset) and not on its positive side; the velocity
+ * does not jump, the equations of motion change (seed 003 theorem 4).
+ * CAPTURE: a body point reaching the distance `radius` from the ground
+ * point `center` is caught there: a plastic impact, then the distance held
+ * by a constraint for the rest of the run (seed 003 remark 11).
+ * COLLISION: two body points (the centres of two balls) coming within
+ * `distance` of each other: Newton's restitution on their closing speed
+ * with the joints held, as a contact's. */
+typedef enum {
+  LW_EVENT_CONTACT,
+  LW_EVENT_JOINT_LIMIT,
+  LW_EVENT_GUARD,
+  LW_EVENT_SWITCH,
+  LW_EVENT_CAPTURE,
+  LW_EVENT_COLLISION,
+  LW_EVENT_NTYPES
+} lw_event_type;
 
 typedef struct {
   char *name;
@@ -391,6 +408,16 @@ typedef struct {
   int component;
   double value;
   int direction;
+  /* switch: the force (by name) that acts on the negative side only; the
+   * plane is body, place, normal and offset as a contact's */
+  char *force;
+  /* capture: the circle's (sphere's) centre, fixed to the ground; its
+   * radius is `radius` */
+  double center[3];
+  /* collision: the second body and its point, the distance of contact */
+  char *body2;
+  lw_place place2;
+  double distance;
 } lw_event_desc;
 
 typedef struct {
@@ -484,7 +511,7 @@ lw_problem_desc *lw_desc_add_problem(lw_desc *d, const char *name, const char *o
 lw_var_desc *lw_problem_add_var(lw_problem_desc *p, const char *parameter);
 lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_con_type type, double value);
 lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type);
-const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard" */
+const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard", "switch", "capture", "collision" */
 int lw_event_type_from_name(const char *s);          /* -1 if unknown */
 const char *lw_opt_algorithm_name(lw_opt_algorithm a);
 int lw_opt_algorithm_from_name(const char *s);
@@ -722,6 +749,8 @@ typedef enum {
   LW_EVREC_REST,   /* an impact slower than rest_speed: the contact rests (held at zero gap) */
   LW_EVREC_STOP,   /* a guard with action stop: the run stopped */
   LW_EVREC_RELEASE, /* a resting contact's normal force fell to zero: it is free again */
+  LW_EVREC_SWITCH, /* a switch's point crossed its plane: its force turned on (side -1) or off (+1) */
+  LW_EVREC_CAPTURE, /* a capture's point reached its circle and is held there from then on */
 } lw_event_action;
 typedef struct lw_event_record {
   double t;
@@ -730,7 +759,7 @@ typedef struct lw_event_record {
   int side;        /* joint limit: -1 lower, +1 upper; guard: the direction crossed; else 0 */
   double v_pre, v_post;
 } lw_event_record;
-const char *lw_event_action_name(lw_event_action a); /* "impact", "rest", "stop" */
+const char *lw_event_action_name(lw_event_action a); /* "impact", "rest", "stop", "release", "switch", "capture" */
 
 /* progress: called every `every` steps with the fraction done; returning
  * nonzero cancels. May be NULL. */
