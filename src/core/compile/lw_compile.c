@@ -1123,10 +1123,53 @@ static int beam_joint_place(ctx *c, const lw_joint_desc *j, int k, int bi, doubl
   return 0;
 }
 
+/* v scaled by a */
+static lw_vexpr vx_scaled(lw_vexpr v, double a)
+{
+  for (int i = 0; i < 3; i++)
+    v.c[i] *= a;
+  for (int t = 0; t < v.nterm; t++)
+    for (int j = 0; j < 4; j++)
+      v.w[t][j] *= a;
+  return v;
+}
+
+/* a weld between two beams, written so that it holds under any rotation of
+ * the pair: where the two slopes start parallel (or opposite), the slope
+ * goes on through the joint, T1 - T0 = 0 (T1 + T0 = 0), nd rows; at an
+ * angle, the angle between them is kept through their dot product,
+ * T0.T1 = its initial value, one row (a gradient-deficient element carries
+ * no twist, so the dot product is all that two slopes share under a
+ * rotation; like the rigid weld's components it also holds the product of
+ * the slopes' lengths there, which the axial strain changes by 1 + eps) */
+static void beam_weld_rows(lw_model *m, rowset *rs, int ji, const lw_vexpr *T)
+{
+  static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0}, cr[3], dot = 0, n0 = 0, n1 = 0;
+  lw_vexpr_eval(m, &T[0], m->q0, t0);
+  lw_vexpr_eval(m, &T[1], m->q0, t1);
+  for (int i = 0; i < 3; i++) {
+    dot += t0[i] * t1[i];
+    n0 += t0[i] * t0[i];
+    n1 += t1[i] * t1[i];
+  }
+  cr[0] = t0[1] * t1[2] - t0[2] * t1[1];
+  cr[1] = t0[2] * t1[0] - t0[0] * t1[2];
+  cr[2] = t0[0] * t1[1] - t0[1] * t1[0];
+  double sin2 = (cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]) / (n0 * n1);
+  if (sin2 > 1e-18) {
+    row_dot(rs, LW_OWNER_JOINT, ji, T[0], T[1], dot);
+    return;
+  }
+  lw_vexpr Ts = lw_cc_sub(T[1], (const lw_vexpr[]){vx_scaled(T[0], dot > 0 ? 1.0 : -1.0)});
+  for (int i = 0; i < m->nd; i++)
+    row_dot(rs, LW_OWNER_JOINT, ji, vx_const(ex[i]), Ts, 0.0);
+}
+
 /* a joint with a beam on one side or both: a pin (revolute, planar) or a
  * spherical joint (3-D) makes the points coincide; a weld (fixed) also
  * holds the beam's slope there in the other body's frame (in global axes
- * when the other side is the ground or a beam).  Side k's point O[k], its
+ * when the other side is the ground; between two beams, beam_weld_rows).  Side k's point O[k], its
  * frame X, Y, Z (a rigid body or the ground) or its slope T (a beam). */
 static int beam_joint(ctx *c, rowset *rs, int ji, const int bi[2], lw_error *err)
 {
@@ -1180,8 +1223,11 @@ static int beam_joint(ctx *c, rowset *rs, int ji, const int bi[2], lw_error *err
   lw_vexpr D = lw_cc_sub(O[1], &O[0]);
   for (int i = 0; i < m->nd; i++)
     row_dot(rs, LW_OWNER_JOINT, ji, D, vx_const(ex[i]), 0.0);
-  if (!pin) {
-    /* the slope's components in the rigid side's axes, or in global axes */
+  if (!pin && beam[0] && beam[1]) {
+    beam_weld_rows(m, rs, ji, T);
+  } else if (!pin) {
+    /* the slope's components in the rigid side's axes, or in global axes
+     * (the ground) */
     int s = beam[1] ? 1 : 0, o = 1 - s;
     lw_vexpr Ts = beam[o] ? lw_cc_sub(T[s], &T[o]) : T[s];
     const lw_vexpr *ax[3] = {&X[o], &Y[o], &Z[o]};

@@ -357,16 +357,31 @@ static int solve_velocity(const lw_model *m, lw_data *d, double *rc, double *gc,
     lw_set_error(err, LW_ERR_MODEL, "", NAN, "velocity problem: singular matrix");
     return -1;
   }
-  for (int pass = 0; pass < 3; pass++) {
+  /* each pass leaves about mu M / (J^T J + mu M) of the residual: three
+   * passes where the masses are alike; where mu is large against some
+   * directions (a beam's tiny slope masses beside a heavy body), up to
+   * 200 while the residual is above 1e-12 of the rates asked */
+  double scale = 0;
+  for (int r = 0; r < nc; r++)
+    scale = fmax(scale, fabs(d->phit[r]));
+  for (int i = 0; i < m->ninit; i++)
+    scale = fmax(scale, m->init_has_vel[i] ? fabs(m->init_vel[i]) : 0.0);
+  for (int pass = 0; pass < 200; pass++) {
     /* residual b - A qd */
     lw_jac_mul(m, d, d->qd, d->tmp);
-    for (int r = 0; r < nc; r++)
+    double res = 0;
+    for (int r = 0; r < nc; r++) {
       d->tmp[r] = -d->phit[r] - d->tmp[r];
+      res = fmax(res, fabs(d->tmp[r]));
+    }
     for (int i = 0; i < m->ninit; i++) {
       const lw_coord *c = &m->coords[m->init_coord[i]];
       double xd = lw_coord_rate(m, c, d->q, d->qd);
       rc[i] = (m->init_has_vel[i] ? m->init_vel[i] : 0.0) - xd;
+      res = fmax(res, fabs(rc[i]));
     }
+    if (pass >= 3 && res <= 1e-12 * scale)
+      break;
     memset(d->dq, 0, sizeof(double) * (size_t)nq);
     lw_jact_mul(m, d, d->tmp, d->dq);
     coords_t_mul(m, gc, rc, d->dq);

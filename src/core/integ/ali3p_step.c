@@ -67,7 +67,7 @@ static double project_exact(const lw_model *m, lw_data *d, double *x, const doub
  * are iterated with the factorized Newton matrix as the approximate Hessian,
  * so the converged x is the exact projection with the current J and no
  * factorization of its own.  Returns the final violation. */
-static double project(const lw_model *m, lw_data *d, double *x, const double *target, double s)
+static double project(const lw_model *m, lw_data *d, double *x, const double *target, double s, int *converged)
 {
   int nq = m->nq, nc = m->nc;
   double *sigma = d->tmp2;     /* (nc) */
@@ -104,7 +104,42 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
     for (int r = 0; r < nc; r++)
       sigma[r] += s * (viol[r] - target[r]);
   }
+  *converged = v <= tol;
   return v;
+}
+
+/* the projections' own matrix M + s J^T J into d->solver (over the Newton
+ * matrix in d->vals, which the step no longer needs): where the Newton
+ * matrix's stiffness (stiff beams: EA h^2/4 l far above their masses) makes
+ * it too far from the projection's Hessian for the iteration to converge */
+static int projection_factor(const lw_model *m, lw_data *d, double s)
+{
+  int w = m->wrow;
+  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    lw_mat_add_outer(m, d->vals, s, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
+  }
+  return lw_spd_factor(&d->solver, m, d->vals);
+}
+
+/* the iterative projection of x (project), made again from the same x*
+ * with the projection's own matrix when it did not converge (once a step:
+ * *own says it is made) */
+static double project_iter(const lw_model *m, lw_data *d, double *x, const double *target, double s, int *own,
+                           double t1, lw_error *err)
+{
+  int conv;
+  double v = project(m, d, x, target, s, &conv);
+  if (conv || *own)
+    return v;
+  if (projection_factor(m, d, s)) {
+    lw_set_error(err, LW_ERR_SOLVER, "", t1, "the projection matrix is not positive definite at t = %.6g s", t1);
+    return NAN;
+  }
+  *own = 1;
+  memcpy(x, d->dq, sizeof(double) * (size_t)m->nq); /* x*, which project keeps */
+  return project(m, d, x, target, s, &conv);
 }
 
 
@@ -481,11 +516,13 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, in
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "the projection matrix is not positive definite at t = %.6g s", t1);
     return -1;
   }
-  *vres = *exact ? project_exact(m, d, d->qd, target, d->sig, 1) : project(m, d, d->qd, target, sa);
+  int own = 0;
+  *vres = *exact ? project_exact(m, d, d->qd, target, d->sig, 1) : project_iter(m, d, d->qd, target, sa, &own, t1, err);
   lw_rows_time(m, d, d->q, d->qd, t1);
   for (int r = 0; r < nc; r++)
     target[r] = -d->gam[r];
-  double ares = *exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project(m, d, d->qdd, target, sa);
+  double ares =
+    *exact ? project_exact(m, d, d->qdd, target, d->kap, 0) : project_iter(m, d, d->qdd, target, sa, &own, t1, err);
   if (m->ndrivers) /* kappa for the drivers' work: in d->kap, or project's sigma at the start of tmp2 */
     memcpy(d->qa + nq + nc, *exact ? d->kap : d->tmp2, sizeof(double) * (size_t)nc);
   if (!(*vres <= 1e-6 * (1.0 + lw_max_abs(d->qd, nq))) || !(ares == ares) || !(lw_max_abs(d->qdd, nq) < INFINITY)) {
