@@ -1670,6 +1670,30 @@ static int measured_coord(const lw_model *m, const lw_desc *d, const lw_output_d
   KFAIL_B(path, "output '%s': controller '%s' does not exist", od->name, od->force);
 }
 
+/* a beam's output: the beam, and the arc length of its place */
+static int beam_output(ctx *c, const lw_desc *d, const lw_output_desc *od, lw_output *o, lw_error *err)
+{
+  lw_model *m = c->m;
+  char path[256];
+  snprintf(path, sizeof path, "outputs/%s/body", od->name);
+  int b = lw_cc_body_index(d, od->body);
+  if (!lw_is_beam_ref(b))
+    FAIL(path, "output '%s': '%s' is not a beam (a %s output reads a beam)", od->name,
+         od->body ? od->body : "(missing)", lw_output_type_name(od->type));
+  if (od->type == LW_OUT_BEAM_DEFLECTION && !m->planar)
+    FAIL(path, "output '%s': a beam's deflection is measured in a planar model only", od->name);
+  o->beam = lw_beam_of_ref(b);
+  double p[3] = {0, 0, 0};
+  snprintf(path, sizeof path, "outputs/%s/point", od->name);
+  if (od->type != LW_OUT_BEAM_ENERGY && lw_cc_resolve_place(c, b, &od->place, path, p, NULL, err))
+    goto fail;
+  o->bs = p[0];
+  return 0;
+
+fail:
+  return -1;
+}
+
 static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
 {
   lw_model *m = c->m;
@@ -1779,22 +1803,10 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     case LW_OUT_BEAM_CURVATURE:
     case LW_OUT_BEAM_MOMENT:
     case LW_OUT_BEAM_DEFLECTION:
-    case LW_OUT_BEAM_ENERGY: {
-      snprintf(path, sizeof path, "outputs/%s/body", od->name);
-      int b = lw_cc_body_index(d, od->body);
-      if (!lw_is_beam_ref(b))
-        FAIL(path, "output '%s': '%s' is not a beam (a %s output reads a beam)", od->name,
-             od->body ? od->body : "(missing)", lw_output_type_name(od->type));
-      if (od->type == LW_OUT_BEAM_DEFLECTION && !m->planar)
-        FAIL(path, "output '%s': a beam's deflection is measured in a planar model only", od->name);
-      o->beam = lw_beam_of_ref(b);
-      double p[3] = {0, 0, 0};
-      snprintf(path, sizeof path, "outputs/%s/point", od->name);
-      if (od->type != LW_OUT_BEAM_ENERGY && lw_cc_resolve_place(c, b, &od->place, path, p, NULL, err))
+    case LW_OUT_BEAM_ENERGY:
+      if (beam_output(c, d, od, o, err))
         goto fail;
-      o->bs = p[0];
       break;
-    }
     case LW_OUT_REACTION_FORCE: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ji = -1;
