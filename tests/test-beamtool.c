@@ -470,6 +470,53 @@ static void test_draw_beam(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* a pin on the end of a beam where a link's end lies joins the two; a weld
+ * clamps its start; a torque on a beam is refused; a click selects the
+ * beam and Delete takes it with its joints */
+static void test_pin_link(void)
+{
+  LwWindow *w = new_window();
+  act(w, "new");
+  lwt_spin(0.6);
+  LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
+  lw_palette_set_stroke_tool(pal, "beam");
+  stroke(w, 0, 0, 1, 0, NULL);
+  lw_palette_set_stroke_tool(pal, "link");
+  stroke(w, 1, 0, 1, -0.5, NULL); /* from the beam's end: snapped to it */
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbeams, ==, 1);
+  g_assert_cmpint(d->nbodies, ==, 1);
+  g_assert_cmpfloat(fabs(d->bodies[0].position[0] - 1), <, 1e-9);
+  g_assert_true(drop_at(w, "revolute", 1, 0));
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->njoints, ==, 1);
+  g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_REVOLUTE);
+  g_assert_cmpstr(d->joints[0].body[0], ==, "link1");
+  g_assert_cmpstr(d->joints[0].body[1], ==, "beam1");
+  g_assert_cmpfloat(fabs(d->joints[0].place[1].p[0] - 1), <, 1e-9); /* s = L: the beam's end */
+  g_assert_true(drop_at(w, "fixed", 0, 0));
+  g_assert_cmpint(lw_window_get_desc(w)->njoints, ==, 2);
+  g_assert_nonnull(lw_window_get_runner(w)); /* it compiles and assembles */
+  g_assert_false(drop_at(w, "torque", 0, 0));
+  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "torque"));
+  g_assert_true(drop_at(w, "force", 1, 0));
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nforces, ==, 1);
+  g_assert_cmpstr(d->forces[0].body[0], ==, "link1"); /* the link's end comes first where both end */
+  /* the beam selected by a click on it, then deleted with what is on it */
+  double x, y;
+  view_of(w, 0.5, 0, &x, &y);
+  lw_editor_click(editor_of(w), x, y);
+  g_assert_cmpstr(lw_view3d_get_selection(LW_VIEW3D(lw_window_get_view(w))), ==, "beams/beam1");
+  act(w, "delete");
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbeams, ==, 0);
+  g_assert_cmpint(d->njoints, ==, 0);
+  g_assert_cmpint(d->nbodies, ==, 1);
+  g_assert_cmpint(d->nforces, ==, 1);
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* ---- 4. the stress colouring -------------------------------------------------- */
 
 static gboolean is_red(const int c[3])
@@ -549,6 +596,7 @@ int main(int argc, char **argv)
   app = lw_application_new();
   g_application_register(G_APPLICATION(app), NULL, NULL);
   g_test_add_func("/beamtool/draw", test_draw_beam);
+  g_test_add_func("/beamtool/pin-link", test_pin_link);
   g_test_add_func("/beamtool/stress-colours", test_stress_colours);
   int rc = g_test_run();
   g_object_unref(app);
