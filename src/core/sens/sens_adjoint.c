@@ -17,7 +17,7 @@ typedef struct {
   long K;          /* the segment length (N + 1 without checkpoints) */
   double *store;   /* the stored states (all, or the checkpoints) */
   double *seg;     /* (K + 1 states) a recomputed segment */
-  double *ab, *bb; /* (no x nq) d psi / d ah_{k+1}, d psi / d bh_{k+1} */
+  double *ab, *bb, *cb; /* (no x nq) the step k+1's parts of d psi / d q_k, d qd_k, d qdd_k */
   double *zb;      /* (no x nz) d psi / d c_{k+1} */
   double *kb;      /* (no x nc) d psi / d kappa_k: joint friction read it in the step to k+1 */
   double *cx;      /* (nx) the cotangent of the state k */
@@ -105,6 +105,7 @@ static void adjoint_cotangents_alloc(sens_run *r, adjoint_work *a)
   int nq = s->nq, no = s->no, n1 = s->n1;
   a->ab = calloc((size_t)nq * no + 1, sizeof(double));
   a->bb = calloc((size_t)nq * no + 1, sizeof(double));
+  a->cb = calloc((size_t)nq * no + 1, sizeof(double));
   a->cx = calloc((size_t)s->nx + 1, sizeof(double));
   a->zb = calloc((size_t)s->nz * no + 1, sizeof(double));
   a->kb = calloc((size_t)(r->m->nfric ? s->nc : 0) * no + 1, sizeof(double));
@@ -119,6 +120,7 @@ static void adjoint_free(adjoint_work *a)
   free(a->seg);
   free(a->ab);
   free(a->bb);
+  free(a->cb);
   free(a->cx);
   free(a->zb);
   free(a->kb);
@@ -138,7 +140,7 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
 {
   sens *s = r->s;
   int nq = s->nq, p = s->p, ncols = s->ncols;
-  const double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq;
+  const double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq, *c = aw->cb + (size_t)o * nq;
   double *cx = aw->cx;
   memset(cx, 0, sizeof(double) * (size_t)s->nx);
   if (aw->xb) { /* from a step with events that starts here */
@@ -152,11 +154,10 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
    * integrals' z_k from the step to k: their lengths (one length but in
    * the tolerance mode) */
   double hn = sens_step_h(s, k + 1), hk = k > 0 ? sens_step_h(s, k) : s->h;
-  double c2 = 2.0 / hn, c4 = 4.0 / (hn * hn);
   for (int i = 0; i < nq; i++) {
-    cx[i] += -c4 * a[i] - c2 * b[i];
-    cx[nq + i] += -2.0 * c2 * a[i] - b[i];
-    cx[2 * nq + i] += -a[i];
+    cx[i] += a[i];
+    cx[nq + i] += b[i];
+    cx[2 * nq + i] += c[i];
   }
   /* integrals: z_k = c_k + h/2 e_k feeds the outputs and c_k+1 =
    * z_k + h/2 e_k; z_0 = 0.  e_k's gradients: state b of the step
@@ -221,14 +222,21 @@ static void adjoint_initial_transposed(sens_run *r, adjoint_work *aw, int o)
 
 /* step k (from k-1) transposed: the acceleration, velocity and position
  * problems in turn, their parameter columns into the gradient, and the
- * cotangents of the history (a, b) and the carry (zo) for step k-1 */
+ * step's part of the cotangents of state k-1 (ab, bb, cb) and of the carry
+ * (zo).  The forward carry's form transposed (sens_forward.c): the
+ * position problem gives the increment d' over the predictor x' = q'_n + h
+ * qd'_n + h^2/4 qdd'_n, so with g the cotangent of q' from the rates and
+ * mu_P = AP^-T [g + c2 M mu_V + c4 M mu_A; c_lambda], x' has the cotangent
+ * g - K^T mu_P,q - J^T mu_P,c (K = A - c4 M), which reaches q_n, qd_n,
+ * qdd_n with 1, h, h^2/4: no difference of terms of size c4 |M mu| */
 static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
 {
   sens *s = r->s;
   const lw_model *m = r->m;
   int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p;
-  double *cx = aw->cx, *muA = aw->mu, *muV = aw->mu + n1, *muP = aw->mu + 2 * n1;
-  double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq, *zo = aw->zb + (size_t)o * s->nz;
+  double *cx = aw->cx, *muA = aw->mu, *muV = aw->mu + n1, *muP = aw->mu + 2 * n1, *g = aw->tmp;
+  double *a = aw->ab + (size_t)o * nq, *b = aw->bb + (size_t)o * nq, *c = aw->cb + (size_t)o * nq;
+  double *zo = aw->zb + (size_t)o * s->nz;
   memset(muA, 0, sizeof(double) * (size_t)n1);
   memcpy(muA, cx + 2 * nq, sizeof(double) * (size_t)nq);
   if (m->nfric) /* kappa_k's cotangent from the step after */
@@ -238,14 +246,16 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   memcpy(muV, cx + nq, sizeof(double) * (size_t)nq);
   lw_rowmat_mul_t(m, s->RAd, -1.0, muA + nq, muV); /* -DAqd^T muA */
   sens_km_solve(s, muV);
-  memcpy(muP, cx, sizeof(double) * (size_t)nq);
+  /* g = c_q - DVq^T muV - DAq^T muA */
+  memcpy(g, cx, sizeof(double) * (size_t)nq);
+  lw_bmat_mul_t(m, &s->Hv, -1.0, muV, g);
+  lw_bmat_mul_t(m, &s->Ha, -1.0, muA, g);
+  lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, g);
+  lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, g);
+  memcpy(muP, g, sizeof(double) * (size_t)nq);
   memcpy(muP + nq, cx + 3 * nq, sizeof(double) * (size_t)nc);
-  lw_bmat_mul_t(m, &s->Hv, -1.0, muV, muP); /* -DVq^T muV - DAq^T muA */
-  lw_bmat_mul_t(m, &s->Ha, -1.0, muA, muP);
   mass_axpy(m, s->c2, muV, muP);
   mass_axpy(m, s->c4, muA, muP);
-  lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, muP);
-  lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, muP);
   m->integ->solve_t(s, muP);
   if (m->nfric)
     sens_friction_kap_cotangent(s, muP, aw->kb + (size_t)o * nc);
@@ -254,13 +264,22 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
     s->grad[(size_t)o * p + j] -= dotn(n1, s->FP + (size_t)j * n1, muP) + dotn(n1, s->FV + (size_t)j * n1, muV) +
                                   dotn(n1, s->FA + (size_t)j * n1, muA);
   }
-  /* history cotangents for step k-1: ah = -M muP_q + M muA_q, bh = -C^T muP_q + M muV_q */
-  memset(a, 0, sizeof(double) * (size_t)nq);
-  memset(b, 0, sizeof(double) * (size_t)nq);
-  mass_axpy(m, -1.0, muP, a);
-  mass_axpy(m, 1.0, muA, a);
-  lw_bmat_mul_t(m, &s->Cb, -1.0, muP, b);
-  mass_axpy(s->m, 1.0, muV, b);
+  /* x''s cotangent g - K^T muP_q - J^T muP_c; the damping's history
+   * C (c2 q'_n + qd'_n) and the velocity's M (qd'_n + h/2 qdd'_n) */
+  lw_bmat_mul_t(m, &s->Kb, -1.0, muP, g);
+  lw_rowmat_mul_t(m, s->d->jac, -1.0, muP + nq, g);
+  double h = s->h, h2 = 0.5 * h, hh4 = 0.25 * h * h;
+  for (int i = 0; i < nq; i++) {
+    a[i] = g[i];
+    b[i] = h * g[i];
+    c[i] = hh4 * g[i];
+  }
+  mass_axpy(m, 1.0, muV, b);
+  mass_axpy(m, h2, muV, c);
+  if (!s->undamped) {
+    lw_bmat_mul_t(m, &s->Cb, s->c2, muP, a);
+    lw_bmat_mul_t(m, &s->Cb, 1.0, muP, b);
+  }
   for (int i = 0; i < s->nz; i++)
     zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
 }
@@ -286,6 +305,7 @@ static void adjoint_event_transposed(sens_run *r, adjoint_work *aw, int o)
   sens_ev_adjoint(aw->ev, o, aw->cx, aw->xb + (size_t)o * s->nx, s->grad + (size_t)o * s->p);
   memset(aw->ab + (size_t)o * nq, 0, sizeof(double) * (size_t)nq);
   memset(aw->bb + (size_t)o * nq, 0, sizeof(double) * (size_t)nq);
+  memset(aw->cb + (size_t)o * nq, 0, sizeof(double) * (size_t)nq);
 }
 
 /* state k of the backward pass (stored at base + k states): its outputs'

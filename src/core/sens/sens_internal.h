@@ -58,6 +58,7 @@ typedef struct sens {
    * Hessian terms H(sigma), H(kappa) of the velocity and acceleration
    * problems, the damping C = -dQ/dv; the rate matrices by rows */
   lw_bmat Ab, Hv, Ha, Cb;
+  lw_bmat Kb;       /* A without its c4 M: blocks of their own, off-block entries Ab's */
   int undamped; /* the model's C is zero: no products with it */
   double *RV, *RA, *RAd;
   /* AP solved through the bodies' blocks of A and the Schur complement

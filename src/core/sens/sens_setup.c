@@ -10,7 +10,7 @@
 void sens_free(sens *s)
 {
   void *arrs[] = {s->M,   s->AP,  s->KM,  s->Ab.blk, s->Ab.off, s->Hv.blk, s->Hv.off, s->Ha.blk, s->Ha.off,
-                  s->Cb.blk, s->Cb.off, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
+                  s->Cb.blk, s->Cb.off, s->Kb.blk, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
                   s->ynz_p, s->ynz, s->yx,
@@ -89,6 +89,9 @@ int sens_alloc(sens *s)
     bm[k]->off = coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
     bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !coupled);
   }
+  s->Kb.blk = calloc(nbb, sizeof(double));
+  s->Kb.off = s->Ab.off;
+  bm_ok = bm_ok && s->Kb.blk;
   if (s->m->nfric && sens_friction_alloc(s))
     return -1;
   s->RV = calloc(nr, sizeof(double));
