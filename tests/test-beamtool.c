@@ -381,7 +381,15 @@ static void test_draw_beam(void)
   g_assert_cmpfloat(fabs(d->beams[0].start[0]), <, 1e-9);
   g_assert_cmpfloat(fabs(d->beams[0].end[0] - 1), <, 1e-9);
   g_assert_cmpfloat(fabs(d->beams[0].end[1]), <, 1e-9);
-  g_free(shot(w, "02-beam-in-model"));
+  /* the view draws it while editing, in the beams' teal */
+  g_autofree char *drawn = shot(w, "02-beam-in-model");
+  double mx, my;
+  int mid[3];
+  view_of(w, 0.5, 0, &mx, &my);
+  view_color(drawn, w, mx, my, mid);
+  g_test_message("the drawn beam's colour at mid-length: (%d, %d, %d)", mid[0], mid[1], mid[2]);
+  g_assert_cmpint(mid[1], >, mid[0] + 40);
+  g_assert_cmpint(mid[2], >, mid[0] + 40);
 
   /* its page: elements, section, material */
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
