@@ -27,6 +27,7 @@
 
 #include "lw-application.h"
 #include "lw-editor.h"
+#include "lw-inspector.h"
 #include "lw-palette.h"
 #include "lw-prop-editor.h"
 #include "lw-stress-legend.h"
@@ -579,6 +580,15 @@ static void test_stress_colours(void)
   g_assert_false(is_red(root0));
   g_assert_true(is_red(root1));
   g_assert_true(is_blue(tip1));
+
+  /* the beam selected: its properties on the read-only inspector */
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "beams/beam");
+  lwt_spin(0.3);
+  LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
+  g_assert_cmpstr(lw_inspector_get_selection(ins), ==, "beams/beam");
+  g_assert_cmpstr(lw_inspector_lookup(ins, "Elements"), ==, "8");
+  g_assert_cmpstr(lw_inspector_lookup(ins, "Section"), ==, "rectangle");
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), NULL);
 
   /* off again: the legend goes, the tube is plain */
   g_action_group_change_action_state(G_ACTION_GROUP(w), "show-stress", g_variant_new_boolean(FALSE));
