@@ -601,39 +601,6 @@ static void test_stress_colours(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
-/* ---- 5. the About window ------------------------------------------------------- */
-
-static gboolean about_shown(gpointer out)
-{
-  g_autoptr(GList) tops = gtk_window_list_toplevels();
-  for (GList *l = tops; l; l = l->next)
-    if (ADW_IS_ABOUT_WINDOW(l->data) && gtk_widget_get_visible(l->data)) {
-      *(GtkWidget **)out = l->data;
-      return TRUE;
-    }
-  return FALSE;
-}
-
-/* it gives the copyright and the translator credits (the msgid
- * "translator-credits", which a translation replaces with its translators
- * and the window leaves out untranslated) */
-static void test_about(void)
-{
-  LwWindow *w = new_window();
-  g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
-  GtkWidget *about = NULL;
-  g_assert_true(lwt_wait_until(about_shown, &about, 10));
-  const char *copyright = adw_about_window_get_copyright(ADW_ABOUT_WINDOW(about));
-  const char *credits = adw_about_window_get_translator_credits(ADW_ABOUT_WINDOW(about));
-  g_test_message("copyright '%s', translator credits '%s'", copyright, credits);
-  g_assert_nonnull(copyright);
-  g_assert_nonnull(strstr(copyright, "Linkwright developers"));
-  g_assert_nonnull(credits);
-  g_assert_cmpstr(credits, ==, g_dgettext("linkwright", "translator-credits"));
-  gtk_window_destroy(GTK_WINDOW(about));
-  gtk_window_destroy(GTK_WINDOW(w));
-}
-
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -649,7 +616,6 @@ int main(int argc, char **argv)
   g_test_add_func("/beamtool/draw", test_draw_beam);
   g_test_add_func("/beamtool/pin-link", test_pin_link);
   g_test_add_func("/beamtool/stress-colours", test_stress_colours);
-  g_test_add_func("/beamtool/about", test_about);
   int rc = g_test_run();
   g_object_unref(app);
   return rc;

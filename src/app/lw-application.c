@@ -43,11 +43,8 @@ static void about_cb(GSimpleAction *action, GVariant *param, gpointer user)
   adw_show_about_window(parent, "application-name", "Linkwright", "application-icon",
                         "io.github.linkwright.Linkwright", "version", PACKAGE_VERSION, "comments",
                         _("Multibody dynamics with exact sensitivities and co-design optimization"),
-                        "copyright", _("© 2026 The Linkwright developers"),
-                        /* TRANSLATORS: your names (and e-mail addresses), one a line: the
-                         * About window's credits for the translation in use */
-                        "translator-credits", _("translator-credits"), "license-type", GTK_LICENSE_GPL_3_0,
-                        "developers", developers, "website", "https://github.com/linkwright/linkwright", NULL);
+                        "license-type", GTK_LICENSE_GPL_3_0, "developers", developers, "website",
+                        "https://github.com/linkwright/linkwright", NULL);
 }
 
 static const GActionEntry app_actions[] = {
