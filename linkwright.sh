@@ -140,9 +140,10 @@ case "$cmd" in
     ;;
   fuzz)
     build_fuzz
-    mkdir -p build-fuzz/tests/fuzz/corpus
+    mkdir -p build-fuzz/tests/fuzz/corpus build-fuzz/artifacts
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       build-fuzz/tests/fuzz/fuzz-model -max_total_time="${1:-3600}" -max_len=16384 -timeout=20 \
+      -artifact_prefix=build-fuzz/artifacts/ \
       -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/tests/fuzz/corpus tests/fuzz/corpus
     ;;
   bench)

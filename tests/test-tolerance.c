@@ -350,17 +350,123 @@ static void test_settings(void)
 
 /* a model with events is refused in the tolerance mode with a message
  * that says why and what to use, and loses nothing */
-static void test_events_refused(void)
+/* Events in the tolerance mode (lw_sim_tol.c with dyn/lw_events.c): the
+ * bouncing ball's impacts at the closed form's times (to 1e-10) and its
+ * state at 2 s, at both orders; the steps go on from each impact itself */
+static void test_events_ball(void)
 {
-  lw_model *m = lwt_open("bouncing-ball.json");
-  set_tolerance(m, 1e-6, 4);
-  lw_sim_result r;
-  g_assert_cmpint(lw_simulate(m, 1.0, 0.01, &r, NULL, NULL), ==, LW_ERR_MODEL);
-  g_test_message("%s", r.error.msg);
-  g_assert_nonnull(strstr(r.error.msg, "step mode"));
-  g_assert_cmpstr(r.error.path, ==, "solver/mode");
-  lw_sim_result_clear(&r);
-  lw_model_free(m);
+  static const double t_ev[3] = {0.451523640986, 1.173961466563, 1.751911727025};
+  for (int order = 2; order <= 4; order += 2) {
+    lw_model *m = lwt_open("bouncing-ball.json");
+    set_tolerance(m, 1e-8, order);
+    lw_sim_result r;
+    g_assert_cmpint(lw_simulate_ex(m, 2.0, 0.01, NULL, &r, NULL, NULL), ==, LW_OK);
+    g_assert_cmpint(r.nevents, ==, 3);
+    for (int k = 0; k < 3; k++) {
+      g_assert_cmpint(r.events[k].action, ==, LW_EVREC_IMPACT);
+      g_assert_cmpfloat(fabs(r.events[k].t - t_ev[k]), <, 1e-10);
+    }
+    long last = r.rows - 1;
+    g_assert_cmpfloat(lwt_at(&r, last, 0), ==, 2.0);
+    g_test_message("order %d: %ld steps, y(2) error %.2e, dy/dt(2) error %.2e", order, r.steps,
+                   lwt_at(&r, last, 2) - 0.260741728327, lwt_at(&r, last, 4) + 0.165869135836);
+    g_assert_cmpfloat(fabs(lwt_at(&r, last, 2) - 0.260741728327), <, 1e-9);
+    g_assert_cmpfloat(fabs(lwt_at(&r, last, 4) + 0.165869135836), <, 1e-9);
+    g_assert_cmpint(r.steps, <, 100); /* a free flight is a parabola: long steps */
+    lw_sim_result_clear(&r);
+    lw_model_free(m);
+  }
+}
+
+/* The ball at restitution 0.5 bounces ever shorter (Zeno) and comes to
+ * rest: the same impacts as in the step mode and the rest there, not a
+ * rebound leapt over by a long step */
+static void test_events_zeno(void)
+{
+  lw_sim_result r[2];
+  for (int mode = 0; mode < 2; mode++) {
+    lw_desc *d = lwt_read("bouncing-ball.json");
+    for (int j = 0; j < d->nparams; j++) /* the model binds it to a parameter */
+      if (!strcmp(d->params[j].name, "restitution"))
+        d->params[j].value = 0.5;
+    d->solver.t_end = 3.0;
+    if (mode) {
+      d->solver.mode = LW_MODE_TOLERANCE;
+      d->solver.rtol = d->solver.atol = 1e-8;
+    }
+    lw_error err;
+    lw_model *m = lw_compile(d, &err);
+    g_assert_nonnull(m);
+    g_assert_cmpint(lw_simulate(m, 3.0, 1e-3, &r[mode], NULL, NULL), ==, LW_OK);
+    lw_model_free(m);
+    lw_desc_free(d);
+  }
+  g_assert_cmpint(r[1].nevents, ==, r[0].nevents);
+  for (long k = 0; k < r[0].nevents; k++) {
+    g_assert_cmpint(r[1].events[k].action, ==, r[0].events[k].action);
+    g_assert_cmpfloat(fabs(r[1].events[k].t - r[0].events[k].t), <, 1e-9);
+  }
+  const lw_event_record *rest = &r[1].events[r[1].nevents - 1];
+  g_assert_cmpint(rest->action, ==, LW_EVREC_REST);
+  /* Zeno's time sqrt(2 h0 / g) (1 + 2 e / (1 - e)) less the last, unresolved flights */
+  double zeno = sqrt(2.0 / 9.81) * 3.0;
+  g_test_message("%ld events, at rest at %.6f s (Zeno's time %.6f s), %ld steps against %ld", r[1].nevents,
+                 rest->t, zeno, r[1].steps, r[0].steps);
+  g_assert_cmpfloat(rest->t, <, zeno);
+  g_assert_cmpfloat(rest->t, >, zeno - 0.01);
+  g_assert_cmpfloat(fabs(lwt_at(&r[1], r[1].rows - 1, 2)), <, 1e-9); /* on the floor at 3 s */
+  lw_sim_result_clear(&r[0]);
+  lw_sim_result_clear(&r[1]);
+}
+
+/* The five-bar hitting the ground (nine impacts of a closed loop): the
+ * event times at rtol 1e-12 against the step mode's extrapolated to h -> 0
+ * from 5e-5 and 2.5e-5 s (second order; the extrapolation from 1e-4 and
+ * 5e-5 s is 4e-9 s from it at the last impact) */
+static void test_events_five_bar(void)
+{
+  lw_sim_result r[3];
+  const double hs[2] = {5e-5, 2.5e-5};
+  for (int k = 0; k < 3; k++) {
+    lw_model *m = lwt_open("five-bar-ground.json");
+    if (k == 2)
+      set_tolerance(m, 1e-12, 4);
+    else
+      lw_model_set_step(m, hs[k], NULL);
+    g_assert_cmpint(lw_simulate(m, 5.0, k == 2 ? 0.01 : hs[k], &r[k], NULL, NULL), ==, LW_OK);
+    lw_model_free(m);
+  }
+  g_assert_cmpint(r[0].nevents, ==, 9);
+  g_assert_cmpint(r[1].nevents, ==, 9);
+  g_assert_cmpint(r[2].nevents, ==, 9);
+  double worst = 0;
+  for (int k = 0; k < 9; k++) {
+    double ext = (4.0 * r[1].events[k].t - r[0].events[k].t) / 3.0;
+    worst = fmax(worst, fabs(r[2].events[k].t - ext));
+  }
+  g_test_message("event times against the step mode's extrapolation: %.2e s (%ld steps; the step mode %ld at "
+                 "2.5e-5 s)", worst, r[2].steps, r[1].steps);
+  g_assert_cmpfloat(worst, <, 5e-9);
+  for (int k = 0; k < 3; k++)
+    lw_sim_result_clear(&r[k]);
+}
+
+/* the sensitivities of a model with events in the tolerance mode: refused,
+ * with the setting named */
+static void test_events_sens_refused(void)
+{
+  lw_desc *d = lwt_read("bouncing-ball-timing.json");
+  d->solver.mode = LW_MODE_TOLERANCE;
+  int params[1] = {0}, objs[1] = {0};
+  lw_sens_options opt = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = params, .nobj = 1,
+                         .objectives = objs, .threads = 1};
+  lw_sens_result res;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &res), ==, LW_ERR_MODEL);
+  g_test_message("%s", res.error.msg);
+  g_assert_nonnull(strstr(res.error.msg, "step mode"));
+  g_assert_cmpstr(res.error.path, ==, "solver/mode");
+  lw_sens_result_clear(&res);
+  lw_desc_free(d);
 }
 
 static int lwt_strcmp_p(const char **a, const char **b) { return strcmp(*a, *b); }
@@ -385,7 +491,7 @@ static lw_sens_result sens_all(const lw_desc *d, lw_sens_method method, double f
 /* sensitivities over the tolerance mode's steps (their lengths held
  * fixed): forward and adjoint agree to 1e-8 and with central differences
  * of the whole run (over the same steps) on every model in models/ (but
- * the one with events, which the tolerance mode does not take).  As in test-sens.c (/sens/agree/models): one second of each,
+ * those with events, whose sensitivities the tolerance mode refuses).  As in test-sens.c (/sens/agree/models): one second of each,
  * the differences at step 1e-4 with the Newton iteration converged, each
  * component relative (a component far below the row's largest against 1e-3
  * of it for forward and adjoint, 1e-2 for the differences) */
@@ -403,7 +509,7 @@ static void test_sensitivities(void)
   for (guint i = 0; i < names->len; i++) {
     const char *name = names->pdata[i];
     lw_desc *d = lwt_read(name);
-    if (d->nevents > 0) { /* the tolerance mode takes no events (/tolerance/events-refused) */
+    if (d->nevents > 0) { /* the sensitivities take no events in the tolerance mode (/tolerance/events-sens-refused) */
       g_test_message("%s: events, refused in the tolerance mode", name);
       lw_desc_free(d);
       continue;
@@ -497,7 +603,10 @@ int main(int argc, char **argv)
   g_test_add_func("/tolerance/order", test_order);
   g_test_add_func("/tolerance/settings", test_settings);
   g_test_add_func("/tolerance/cli", test_cli);
-  g_test_add_func("/tolerance/events-refused", test_events_refused);
+  g_test_add_func("/tolerance/events-ball", test_events_ball);
+  g_test_add_func("/tolerance/events-zeno", test_events_zeno);
+  g_test_add_func("/tolerance/events-five-bar", test_events_five_bar);
+  g_test_add_func("/tolerance/events-sens-refused", test_events_sens_refused);
   g_test_add_func("/tolerance/stiff-spring", test_stiff_spring);
   g_test_add_func("/tolerance/sensitivities", test_sensitivities);
   g_test_add_func("/tolerance/a01", test_a01);

@@ -386,6 +386,43 @@ static void test_help_without_viewer(void)
   lwt_spin(0.1);
 }
 
+/* ---- 7. About: copyright and translators ---------------------------------------- */
+static GtkWindow *about_window(void)
+{
+  GListModel *tops = gtk_window_get_toplevels(); /* owned by GTK */
+  for (guint i = 0; i < g_list_model_get_n_items(tops); i++) {
+    g_autoptr(GObject) o = g_list_model_get_item(tops, i);
+    if (ADW_IS_ABOUT_WINDOW(o))
+      return GTK_WINDOW(o);
+  }
+  return NULL;
+}
+
+static gboolean about_shown(gpointer unused)
+{
+  (void)unused;
+  return about_window() != NULL;
+}
+
+static void test_about(void)
+{
+  g_autofree char *model = copy_model("pendulum.json");
+  LwWindow *w = window_on(model);
+  g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
+  g_assert_true(lwt_wait_until(about_shown, NULL, 10));
+  AdwAboutWindow *about = ADW_ABOUT_WINDOW(about_window());
+  const char *copyright = adw_about_window_get_copyright(about);
+  g_assert_nonnull(copyright);
+  g_assert_nonnull(strstr(copyright, "2026 The Linkwright developers"));
+  g_assert_cmpint(adw_about_window_get_license_type(about), ==, GTK_LICENSE_GPL_3_0);
+  /* in the C locale nobody translated: no credits rather than the message's own text */
+  const char *credits = adw_about_window_get_translator_credits(about);
+  g_assert_true(credits == NULL || strcmp(credits, "translator-credits") != 0);
+  gtk_window_destroy(GTK_WINDOW(about));
+  gtk_window_destroy(GTK_WINDOW(w));
+  lwt_spin(0.1);
+}
+
 int main(int argc, char **argv)
 {
   tmp_dir = g_dir_make_tmp("lw-ecosys-XXXXXX", NULL);
@@ -408,6 +445,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ecosys/filters", test_filters);
   g_test_add_func("/ecosys/recent-own", test_recent_own);
   g_test_add_func("/ecosys/help-without-viewer", test_help_without_viewer);
+  g_test_add_func("/ecosys/about", test_about);
   int rc = g_test_run();
   g_object_unref(app);
   rm_rf(tmp_dir);

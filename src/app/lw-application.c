@@ -40,11 +40,17 @@ static void about_cb(GSimpleAction *action, GVariant *param, gpointer user)
   GtkApplication *app = user;
   const char *developers[] = {"The Linkwright developers", NULL};
   GtkWindow *parent = gtk_application_get_active_window(app);
-  adw_show_about_window(parent, "application-name", "Linkwright", "application-icon",
-                        "io.github.linkwright.Linkwright", "version", PACKAGE_VERSION, "comments",
-                        _("Multibody dynamics with exact sensitivities and co-design optimization"),
-                        "license-type", GTK_LICENSE_GPL_3_0, "developers", developers, "website",
-                        "https://github.com/linkwright/linkwright", NULL);
+  AdwAboutWindow *about = ADW_ABOUT_WINDOW(g_object_new(
+      ADW_TYPE_ABOUT_WINDOW, "application-name", "Linkwright", "application-icon", "io.github.linkwright.Linkwright",
+      "version", PACKAGE_VERSION, "comments", _("Multibody dynamics with exact sensitivities and co-design optimization"),
+      "copyright", _("© 2026 The Linkwright developers"), "license-type", GTK_LICENSE_GPL_3_0, "developers",
+      developers, "website", "https://github.com/linkwright/linkwright", "transient-for", parent, NULL));
+  /* the translators of the language in use, by the usual convention: none
+   * where the message has no translation */
+  const char *translators = _("translator-credits");
+  if (strcmp(translators, "translator-credits") != 0)
+    adw_about_window_set_translator_credits(about, translators);
+  gtk_window_present(GTK_WINDOW(about));
 }
 
 static const GActionEntry app_actions[] = {

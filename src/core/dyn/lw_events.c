@@ -85,6 +85,13 @@ struct lw_ev_run {
   int rest;         /* the resting guard, -1: none */
   lw_model **mrs;   /* (ng) */
   lw_data **drs;    /* (ng) */
+  /* the steps to and from an event of step_m: taken by stepfn (the
+   * tolerance mode's extrapolated step) where set, else step_sized */
+  const lw_model *step_m;
+  lw_ev_step_fn stepfn;
+  void *step_user;
+  int stop_at_impact; /* after an impact return 2 at the event, not step on */
+  double rest_h;      /* the step of the default rest speed g h (0: the model's step) */
 };
 
 static void state_free(ev_state *s)
@@ -244,6 +251,38 @@ static int step_sized(const lw_model *m, lw_data *d, double h, lw_step_info *inf
   d->nstep = 0;
   d->h = h;
   return lw_step(&mh, d, info, err);
+}
+
+/* a step of length h of model m from d's state: the run's own step for
+ * the model it set one for (lw_ev_set_step), else the model's step */
+static int ev_step(lw_ev_run *ev, const lw_model *m, lw_data *d, double h, lw_step_info *info, lw_error *err)
+{
+  if (ev->stepfn && m == ev->step_m) {
+    d->t0 = d->t;
+    d->nstep = 0;
+    d->h = h;
+    return ev->stepfn(ev->step_user, d, h, info, err);
+  }
+  return step_sized(m, d, h, info, err);
+}
+
+void lw_ev_set_step(lw_ev_run *ev, const lw_model *m, lw_ev_step_fn fn, void *user)
+{
+  ev->step_m = m;
+  ev->stepfn = fn;
+  ev->step_user = user;
+}
+
+void lw_ev_stop_at_impact(lw_ev_run *ev, double rest_h)
+{
+  ev->stop_at_impact = 1;
+  ev->rest_h = rest_h;
+}
+
+void lw_ev_rest_opt(lw_ev_run *ev, const lw_opt *o)
+{
+  if (ev->rest >= 0 && ev->mrs[ev->rest])
+    ev->mrs[ev->rest]->opt = *o;
 }
 
 /* ---- guards ------------------------------------------------------------ */
@@ -426,7 +465,7 @@ static int probe(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau
 {
   lw_step_info info;
   state_copy_in(m, d, &ev->s0);
-  if (step_sized(m, d, tau, &info, err))
+  if (ev_step(ev, m, d, tau, &info, err))
     return -1;
   const lw_guard *g = &m->guards[k];
   double v;
@@ -623,12 +662,13 @@ static void impact_project(const lw_model *m, lw_data *d, lw_ev_run *ev)
 
 /* the speed below which an impact ends the bouncing: the event's, or the
  * speed a fall gains in one step (a slower bounce lasts about a step) */
-static double rest_speed(const lw_model *m, const lw_guard *g)
+static double rest_speed(const lw_model *m, const lw_ev_run *ev, const lw_guard *g)
 {
   if (g->rest_speed > 0)
     return g->rest_speed;
   const double *gr = m->desc->gravity;
-  return fmax(sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]) * m->opt.step, 1e-9);
+  double h = ev->rest_h > 0 ? ev->rest_h : m->opt.step;
+  return fmax(sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]) * h, 1e-9);
 }
 
 /* ---- persistent contact ----------------------------------------------- */
@@ -754,7 +794,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   double *G = ev->qh;
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
-  if (!(-vn >= rest_speed(m, g))) {
+  if (!(-vn >= rest_speed(m, ev, g))) {
     if (ev->allow_rest && ev->rest < 0)
       return come_to_rest(m, d, ev, k, vn, err);
     log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
@@ -876,6 +916,14 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       return st;
     if (row && row(user, d))
       return 1;
+    if (ev->stop_at_impact) { /* the run steps on from the event itself */
+      state_copy_out(m, d, &ev->s0);
+      guards_eval(m, d, ev, ev->g0);
+      memset(ev->zero, 0, (size_t)ev->ng);
+      ev->zero[k] = 1;
+      ev->t_end = d->t;
+      return 2;
+    }
     /* go on from the event to the step's end */
     d->t0 = d->t;
     d->nstep = 0;
@@ -887,7 +935,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     if (rem > 0) {
       lw_step_info info;
       if (rem < LW_EV_SHORT * m->opt.step ? short_advance(m, d, ev, rem, err)
-                                          : step_sized(m, d, rem, &info, err))
+                                          : ev_step(ev, m, d, rem, &info, err))
         return -1;
       d->t = t1;
     }
@@ -998,7 +1046,7 @@ static int release(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_e
   double rem = t1 - d->t;
   if (rem > 0) {
     lw_step_info info;
-    if (rem < LW_EV_SHORT * m->opt.step ? short_advance(m, d, ev, rem, err) : step_sized(m, d, rem, &info, err))
+    if (rem < LW_EV_SHORT * m->opt.step ? short_advance(m, d, ev, rem, err) : ev_step(ev, m, d, rem, &info, err))
       return -1;
   }
   d->t = t1;
@@ -1066,6 +1114,27 @@ int lw_ev_last(const lw_ev_run *ev, double *tau)
 void lw_ev_guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double *G)
 {
   guard_grad(m, d, ev, &m->guards[k], G);
+}
+
+/* the events' end of the run, said as a stop */
+void lw_ev_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, double t)
+{
+  long n;
+  lw_event_record *log = lw_ev_take_log(ev, &n);
+  free(res->events);
+  res->events = log;
+  res->nevents = n;
+  if (!n)
+    return;
+  const lw_event_record *r = &log[n - 1];
+  const char *name = m->desc->events[r->event].name;
+  if (r->action == LW_EVREC_REST)
+    lw_set_error(&res->error, LW_OK, "", t,
+                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed) while another "
+                 "contact or limit rests: resting at two at once is not modelled, the run stops there",
+                 name, t, fabs(r->v_pre));
+  else
+    lw_set_error(&res->error, LW_OK, "", t, "stopped by the guard '%s' at t = %.12g s", name, t);
 }
 
 /* ---- the public stepping ----------------------------------------------- */

@@ -33,6 +33,18 @@ void lw_ev_allow_rest(lw_ev_run *ev);
 int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
                     lw_error *err, int *evs);
 int lw_ev_last(const lw_ev_run *ev, double *tau);
+/* the steps to and from events of model m taken by fn (a step of length h
+ * from d's state to d->t + h) instead of the model's own step; and, for a
+ * run that steps on from an event itself, lw_ev_after_step returning 2
+ * with d at the event (after the impact) instead of stepping on to the
+ * step's end, the default rest speed g rest_h (steps of changing length) */
+typedef int (*lw_ev_step_fn)(void *user, lw_data *d, double h, lw_step_info *info, lw_error *err);
+void lw_ev_set_step(lw_ev_run *ev, const lw_model *m, lw_ev_step_fn fn, void *user);
+void lw_ev_stop_at_impact(lw_ev_run *ev, double rest_h);
+/* the solver options of the resting guard's model (its steps' length) */
+void lw_ev_rest_opt(lw_ev_run *ev, const lw_opt *o);
+/* the run's end by its events said in res->error, their log into res */
+void lw_ev_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, double t);
 /* G (nq) = the gradient dg/dq of guard k at d's positions */
 void lw_ev_guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, double *G);
 /* the event log so far, handed over (*n records; the caller frees it) */

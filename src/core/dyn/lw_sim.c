@@ -79,27 +79,6 @@ static int event_row(void *user, lw_data *d)
   return er->out->row ? er->out->row(row, res->ncols, er->out->user) : 0;
 }
 
-/* the events' end of the run, said as a stop */
-static void event_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, double t)
-{
-  long n;
-  lw_event_record *log = lw_ev_take_log(ev, &n);
-  free(res->events);
-  res->events = log;
-  res->nevents = n;
-  if (!n)
-    return;
-  const lw_event_record *r = &log[n - 1];
-  const char *name = m->desc->events[r->event].name;
-  if (r->action == LW_EVREC_REST)
-    lw_set_error(&res->error, LW_OK, "", t,
-                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed) while another "
-                 "contact or limit rests: resting at two at once is not modelled, the run stops there",
-                 name, t, fabs(r->v_pre));
-  else
-    lw_set_error(&res->error, LW_OK, "", t, "stopped by the guard '%s' at t = %.12g s", name, t);
-}
-
 int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_output *output, lw_sim_result *res,
                    lw_progress_fn progress, void *user)
 {
@@ -212,7 +191,7 @@ int lw_simulate_ex(const lw_model *m, double t_end, double h, const lw_sim_outpu
       break;
     }
     if (evs > 0) {
-      event_stop_message(mm, ev, res, d->t);
+      lw_ev_stop_message(mm, ev, res, d->t);
       break;
     }
     if (out.keep && !(row = row_slot(&er))) {

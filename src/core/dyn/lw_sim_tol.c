@@ -28,6 +28,7 @@
  * energy) linear. */
 #define _POSIX_C_SOURCE 200809L
 #include "dyn/lw_sim_tol.h"
+#include "dyn/lw_events.h"
 #include "dyn/lw_step.h"
 #include "model/lw_error.h"
 
@@ -143,6 +144,8 @@ static void extrapolate(double *x3, const double *x1, const double *x2, size_t n
     x3[i] = rich_w[0] * x1[i] + rich_w[1] * x2[i] + rich_w[2] * x3[i];
 }
 
+static void extrapolate_state(const lw_model *m, lw_data *d, const snap *b1, const snap *b2);
+
 /* order 4: d holds the three thirds of the step (y3), b1 the whole step
  * (y1), b2 its halves (y2).  The extrapolated state's error is estimated
  * by its difference from the order-3 solution (4 y2 - y1) / 3 (into
@@ -162,8 +165,13 @@ static void err_richardson(const lw_model *m, lw_data *d, const snap *a, const s
   for (int i = 0; i < m->nq; i++)
     e[i] = (b1->q[i] - d->q[i]) / 8.0;
   *err2 = err_norm(m, e, a->q, d->q);
-  if (!(*err4 <= 1.0))
-    return;
+  if (*err4 <= 1.0)
+    extrapolate_state(m, d, b1, b2);
+}
+
+/* d (y3) becomes the extrapolation of b1 (y1), b2 (y2) and itself */
+static void extrapolate_state(const lw_model *m, lw_data *d, const snap *b1, const snap *b2)
+{
   extrapolate(d->q, b1->q, b2->q, b1->nq);
   extrapolate(d->qd, b1->qd, b2->qd, b1->nq);
   extrapolate(d->qdd, b1->qdd, b2->qdd, b1->nq);
@@ -181,9 +189,17 @@ typedef struct {
   lw_model mh;       /* a shallow copy whose step option is the step's length */
   lw_data *d;
   snap a, b1, b2;    /* the state the step starts from; the whole step and its halves (order 4) */
+  int use_y3;        /* the step kept y3, not the extrapolation (order 4) */
+  /* events: the run's, the start of a step taken to or from one (order
+   * 4), the state at the event before the impact (in dpre when have_pre) */
+  lw_ev_run *ev;
+  snap ea, pre;
+  lw_data *dpre;
+  int have_pre;
   double *e;         /* (nq) the error estimate */
   lw_sim_result *res;
   double hmax;       /* the longest step */
+  double h0;         /* the first step's length (and the first after an impact) */
   double *hs;        /* the steps' lengths, when recorded (nhs of them, room for cap) */
   long nhs, cap;
 } tol_run;
@@ -268,6 +284,7 @@ static int attempt(tol_run *r, double H, double *fac, lw_error *err)
   }
   double e4, e2;
   err_richardson(m, r->d, &r->a, &r->b1, &r->b2, r->e, &e4, &e2);
+  r->use_y3 = 0;
   if (e4 <= 1.0) {
     *fac = step_factor(e4, 4.0);
     return 1;
@@ -275,9 +292,51 @@ static int attempt(tol_run *r, double H, double *fac, lw_error *err)
   /* y3 (order 2) where the extrapolation made things worse than it */
   if (e2 <= 1.0 && e2 < e4) {
     *fac = step_factor(e2, 3.0);
+    r->use_y3 = 1;
     return 1;
   }
   *fac = fmax(step_factor(e4, 4.0), step_factor(e2, 3.0));
+  return 0;
+}
+
+/* ---- events ----------------------------------------------------------- */
+/* a step of length h from d (the run's workspace) to or from an event
+ * inside the step just accepted: taken as that step was (one step of the
+ * integrator, or three extrapolated as it chose), so that the event's
+ * time and state are found to the step's own order (lw_ev_set_step) */
+static int event_step(void *user, lw_data *d, double h, lw_step_info *info, lw_error *err)
+{
+  tol_run *r = user;
+  memset(info, 0, sizeof *info);
+  if (r->mh.opt.order == 2)
+    return substep(r, h, err);
+  snap *y[2] = {&r->b1, &r->b2};
+  snap_save(&r->ea, d);
+  for (int n = 1; n <= 3; n++) {
+    if (n > 1)
+      snap_restore(&r->ea, d);
+    for (int k = 0; k < n; k++)
+      if (substep(r, h / n, err))
+        return -1;
+    if (n < 3)
+      snap_save(y[n - 1], d);
+  }
+  if (!r->use_y3)
+    extrapolate_state(r->m, d, &r->b1, &r->b2);
+  d->t = r->ea.t + h;
+  return 0;
+}
+
+/* the rows at an event: the first is the state before the impact, which
+ * ends the step's interpolant */
+static int event_row(void *user, lw_data *d)
+{
+  tol_run *r = user;
+  if (!r->have_pre) {
+    snap_save(&r->pre, d);
+    snap_restore(&r->pre, r->dpre);
+    r->have_pre = 1;
+  }
   return 0;
 }
 
@@ -369,9 +428,9 @@ static int put_row(const lw_model *m, rows *rw, lw_data *d, double t, long k)
   return rw->out->row && rw->out->row(row, res->ncols, rw->out->user) ? 1 : 0;
 }
 
-/* the rows at the output times in (t_a, t_b] of the step just taken (d at
+/* the rows at the output times in (t_a, t_b] of the step just taken (b at
  * t_b, r->a at t_a); nonzero as put_row */
-static int step_rows(tol_run *r, rows *rw, lw_data *o, double tb)
+static int step_rows(tol_run *r, rows *rw, lw_data *o, lw_data *b, double tb)
 {
   while (rw->k <= rw->n) {
     double t = row_time(rw, rw->k);
@@ -379,9 +438,9 @@ static int step_rows(tol_run *r, rows *rw, lw_data *o, double tb)
       return 0;
     if (rw->k == rw->n && tb < rw->t_end)
       return 0;
-    lw_data *src = r->d;
+    lw_data *src = b;
     if (t < tb) {
-      interpolate(r->m, &r->a, r->d, t, o);
+      interpolate(r->m, &r->a, b, t, o);
       src = o;
     }
     int st = put_row(r->m, rw, src, t, rw->k);
@@ -396,12 +455,12 @@ static int step_rows(tol_run *r, rows *rw, lw_data *o, double tb)
 
 /* the run's checks and its table: 0, or the status with res->error set */
 static int tol_setup(const lw_model *m, double t_end, double h_out, const lw_sim_output *out, lw_sim_result *res,
-                     rows *rw)
+                     rows *rw, int for_sens)
 {
-  if (m->nguards) {
+  if (m->nguards && for_sens) {
     lw_set_error(&res->error, LW_ERR_MODEL, "solver/mode", NAN,
-                 "the tolerance mode does not take events (contacts, joint limits, guards): use the step mode "
-                 "for this model");
+                 "sensitivities in the tolerance mode do not take events (contacts, joint limits, guards): use "
+                 "the step mode for this model's sensitivities");
     return LW_ERR_MODEL;
   }
   double n = ceil(t_end / h_out - 1e-9);
@@ -420,6 +479,55 @@ static int tol_setup(const lw_model *m, double t_end, double h_out, const lw_sim
     return LW_ERR_NOMEM;
   }
   return LW_OK;
+}
+
+/* one step of length H while a guard rests (the resting model's, fixed:
+ * no estimate of its error); *evs as lw_ev_after_step; -1 when it failed */
+static int rest_step(tol_run *r, double H, int *evs, lw_error *err)
+{
+  lw_opt o = r->mh.opt;
+  lw_tol_step_opt(r->m, H, &o);
+  lw_ev_rest_opt(r->ev, &o);
+  lw_step_info info;
+  if (lw_ev_rest_step(&r->mh, r->d, r->ev, &info, event_row, r, err, evs) || *evs < 0)
+    return -1;
+  r->res->steps++;
+  r->res->newton_iterations += info.iterations;
+  return 0;
+}
+
+/* after a step that met events (evs: 0 none or handled within, 1 a stop, 2
+ * d at an impact's time): its rows, up to the event's state before the
+ * impact where there was one; 1 when the run ends here (res->status and
+ * res->error set), else 0 */
+static int tol_events(tol_run *r, rows *rw, lw_data *o, double ta, int evs, double *H)
+{
+  lw_sim_result *res = r->res;
+  (void)ta;
+  lw_data *b = evs && r->have_pre ? r->dpre : r->d;
+  int st = step_rows(r, rw, o, b, b->t);
+  if (st == 0 && evs == 1 && row_time(rw, rw->k - 1) < b->t)
+    st = put_row(r->m, rw, b, b->t, rw->n); /* the stop's state ends the rows */
+  if (st < 0) {
+    lw_set_error(&res->error, LW_ERR_NOMEM, "", r->d->t, "out of memory for the result rows");
+    res->status = LW_ERR_NOMEM;
+    return 1;
+  }
+  if (st > 0) {
+    lw_set_error(&res->error, LW_OK, "", b->t, "stopped by the receiver of the rows at t = %.6g s", b->t);
+    return 1;
+  }
+  if (evs == 1) {
+    lw_ev_stop_message(&r->mh, r->ev, res, b->t);
+    return 1;
+  }
+  /* from an impact as from the start: the motion after it has a time
+   * scale of its own (a rebound's flight may be far shorter than the
+   * steps before it, and a longer step would leap over it) */
+  if (evs == 2)
+    *H = r->h0;
+  *H = fmin(*H, r->hmax);
+  return 0;
 }
 
 /* the steps from the initialized state in r->d to t_end; LW_OK or the status
@@ -444,7 +552,18 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
     }
     snap_save(&r->a, r->d);
     lw_error err;
-    double fac;
+    double fac = 1.0;
+    int resting = r->ev && lw_ev_resting(r->ev), evs = 0;
+    if (r->ev)
+      lw_ev_save(&r->mh, r->d, r->ev);
+    r->have_pre = 0;
+    if (resting) { /* fixed steps of the length reached while the guard rests */
+      if (rest_step(r, H, &evs, &res->error))
+        return LW_ERR_SOLVER;
+      if (tol_events(r, rw, o, ta, evs, &H))
+        return res->status ? res->status : LW_OK;
+      continue;
+    }
     int ok = attempt(r, H, &fac, &err);
     if (ok <= 0) {
       snap_restore(&r->a, r->d);
@@ -469,7 +588,17 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
     double phi = lw_constraint_residual(&r->mh, r->d);
     if (phi > res->max_constraint_residual)
       res->max_constraint_residual = phi;
-    int st = step_rows(r, rw, o, r->d->t);
+    if (r->ev) {
+      evs = lw_ev_after_step(&r->mh, r->d, r->ev, event_row, r, &res->error);
+      if (evs < 0)
+        return LW_ERR_SOLVER;
+      if (evs > 0) {
+        if (tol_events(r, rw, o, ta, evs, &H))
+          return res->status ? res->status : LW_OK;
+        continue; /* on from the event, with the step's length as it was */
+      }
+    }
+    int st = step_rows(r, rw, o, r->d, r->d->t);
     if (st) {
       if (st < 0) {
         lw_set_error(&res->error, LW_ERR_NOMEM, "", r->d->t, "out of memory for the result rows");
@@ -501,22 +630,34 @@ static int tol_simulate(const lw_model *m, int order, double hmax, double t_end,
   rows rw;
   memset(res, 0, sizeof *res);
   res->error.time = NAN;
-  int st = tol_setup(m, t_end, h_out, out, res, &rw);
+  int st = tol_setup(m, t_end, h_out, out, res, &rw, hs != NULL);
   if (st)
     return res->status = st;
   tol_run r = {.m = m, .mh = *m, .res = res, .hmax = hmax, .cap = hs ? 0 : -1};
   double H = fmin(h_out, 1e-3);
+  r.h0 = H;
   lw_tol_step_opt(m, H, &r.mh.opt);
   r.mh.opt.order = order;
   r.d = lw_data_new(&r.mh);
   lw_data *o = lw_data_new(&r.mh);
   r.e = malloc(sizeof(double) * ((size_t)m->nq + 1));
   int mem = !r.d || !o || !r.e || snap_init(m, &r.a) || snap_init(m, &r.b1) || snap_init(m, &r.b2);
+  if (!mem && m->nguards) {
+    r.ev = lw_ev_run_new(&r.mh);
+    r.dpre = lw_data_new(&r.mh);
+    mem = !r.ev || !r.dpre || snap_init(m, &r.ea) || snap_init(m, &r.pre);
+    if (!mem) {
+      lw_ev_allow_rest(r.ev);
+      lw_ev_set_step(r.ev, &r.mh, event_step, &r);
+      lw_ev_stop_at_impact(r.ev, m->opt.step);
+    }
+  }
   double t0 = now_s();
   if (mem) {
     lw_set_error(&res->error, LW_ERR_NOMEM, "", NAN, "out of memory for the workspace");
     st = LW_ERR_NOMEM;
-  } else if (!(st = lw_initialize(&r.mh, r.d, &res->error))) {
+  } else if (!(st = lw_initialize(&r.mh, r.d, &res->error)) &&
+             !(r.ev && (st = lw_ev_start(&r.mh, r.d, r.ev, &res->error) ? LW_ERR_MODEL : 0))) {
     res->max_constraint_residual = lw_constraint_residual(&r.mh, r.d);
     int stop = put_row(m, &rw, r.d, 0.0, 0);
     rw.k = 1;
@@ -532,6 +673,12 @@ static int tol_simulate(const lw_model *m, int order, double hmax, double t_end,
     free(res->table);
     res->table = NULL;
   }
+  if (r.ev && !res->events)
+    res->events = lw_ev_take_log(r.ev, &res->nevents);
+  lw_ev_run_free(r.ev);
+  lw_data_free(r.dpre);
+  free(r.ea.mem);
+  free(r.pre.mem);
   lw_data_free(r.d);
   lw_data_free(o);
   free(r.e);
@@ -562,6 +709,6 @@ int lw_tol_step_lengths(const lw_model *m, double t_end, double **hs, long *n, l
   int st = tol_simulate(m, 2, m->opt.step, t_end, m->opt.step, &none, &res, NULL, NULL, hs, n);
   if (st)
     *err = res.error;
-  free(res.table); /* none kept; no events in this mode */
+  free(res.table); /* none kept; no events here (refused) */
   return st;
 }
