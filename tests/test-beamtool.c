@@ -137,9 +137,9 @@ static gboolean palette_revealed(gpointer w)
 /* A stroke with the primary button from world point a to b; with `held`
  * a screenshot of the stroke being drawn is taken before the release (its
  * path returned, else NULL). */
-static char *stroke(LwWindow *w, double ax, double ay, double bx, double by, const char *held)
+static char *stroke3(LwWindow *w, const double a[3], const double b[3], const char *held)
 {
-  double a[3] = {ax, ay, 0}, b[3] = {bx, by, 0}, x0, y0, x1, y1;
+  double x0, y0, x1, y1;
   g_assert_true(lwt_wait_until(palette_revealed, w, 20));
   lwt_spin(0.5);
   g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
@@ -174,11 +174,17 @@ static char *stroke(LwWindow *w, double ax, double ay, double bx, double by, con
   return png;
 }
 
+static char *stroke(LwWindow *w, double ax, double ay, double bx, double by, const char *held)
+{
+  double a[3] = {ax, ay, 0}, b[3] = {bx, by, 0};
+  return stroke3(w, a, b, held);
+}
+
 /* a palette item dropped at world point (px, py): through the editor's
  * drop target, as GTK's drag and drop delivers it */
-static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
+static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
 {
-  double p[3] = {px, py, 0}, x, y;
+  double x, y;
   g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
   GValue v = G_VALUE_INIT;
   g_value_init(&v, G_TYPE_STRING);
@@ -188,6 +194,12 @@ static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
   g_value_unset(&v);
   lwt_spin(0.05);
   return ok;
+}
+
+static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
+{
+  double p[3] = {px, py, 0};
+  return drop_at3(w, id, p);
 }
 
 static void enter(LwWindow *w, const char *path, const char *text)
@@ -526,6 +538,32 @@ static void test_pin_link(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* a spatial model: the beam drawn on the work plane; a pin is refused on
+ * its end, a ball holds it there */
+static void test_spatial_beam(void)
+{
+  LwWindow *w = new_window();
+  act(w, "new-spatial");
+  lwt_spin(0.6);
+  lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "beam");
+  const double a[3] = {0, 0, 0}, b[3] = {1, 0, 0.5}; /* on the top plane, y = 0 */
+  stroke3(w, a, b, NULL);
+  const lw_desc *d = lw_window_get_desc(w);
+  g_assert_cmpint(d->nbeams, ==, 1);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat(fabs(d->beams[0].end[i] - b[i]), <, 1e-9);
+  g_assert_false(drop_at3(w, "revolute", a));
+  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "ball"));
+  g_assert_true(drop_at3(w, "spherical", a));
+  d = lw_window_get_desc(w);
+  g_assert_cmpint(d->njoints, ==, 1);
+  g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_SPHERICAL);
+  g_assert_cmpstr(d->joints[0].body[1], ==, "beam1");
+  g_assert_nonnull(lw_window_get_runner(w)); /* it compiles and assembles */
+  g_free(shot(w, "06-spatial-beam"));
+  gtk_window_destroy(GTK_WINDOW(w));
+}
+
 /* ---- 4. the stress colouring -------------------------------------------------- */
 
 static gboolean is_red(const int c[3])
@@ -615,6 +653,7 @@ int main(int argc, char **argv)
   g_application_register(G_APPLICATION(app), NULL, NULL);
   g_test_add_func("/beamtool/draw", test_draw_beam);
   g_test_add_func("/beamtool/pin-link", test_pin_link);
+  g_test_add_func("/beamtool/spatial", test_spatial_beam);
   g_test_add_func("/beamtool/stress-colours", test_stress_colours);
   int rc = g_test_run();
   g_object_unref(app);

@@ -448,6 +448,10 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   lw_editor_set_document(LW_EDITOR(self->editor), self->desc, chk);
   lw_prop_editor_set_document(self->prop_editor, self->desc, chk);
   lw_palette_set_spatial(LW_PALETTE(self->palette), self->desc && !self->desc->planar);
+  /* the editor showed the assembled pose with the beams in their own
+   * colour: the frame again, coloured by stress when asked */
+  if (runnable && self->show_stress)
+    _lw_window_show_frame(self, self->shown_frame);
   if (runnable)
     return;
   /* not runnable: the document where assembly left it (or at its guesses) */
