@@ -515,11 +515,12 @@ static gboolean apply_elements(LwPropEditor *self, Field *f, const char *path, c
   int i = -1;
   char *end = NULL;
   gint64 n = g_ascii_strtoll(t, &end, 10);
-  const char *msg = NULL;
+  g_autofree char *msg = NULL;
   if (lw_desc_find(d, elem, &i) != LW_ELEM_BEAM)
-    msg = _("this field no longer exists");
+    msg = g_strdup(_("this field no longer exists"));
   else if (!*t || !end || *end || n < 1 || n > LW_EDIT_BEAM_MAX_ELEMENTS)
-    msg = _("the number of elements must be a whole number from 1 to 1000");
+    msg = g_strdup_printf(_("the number of elements must be a whole number from 1 to %d (got '%s')"),
+                          LW_EDIT_BEAM_MAX_ELEMENTS, t);
   if (msg) {
     show_error(f, msg);
     lw_desc_free(d);
