@@ -418,6 +418,8 @@ static void test_draw_beam(void)
   g_assert_false(lw_prop_editor_enter(props_of(w), "beams/beam1/density", "-1"));
   enter(w, "beams/beam1/density", "2700");
   g_assert_cmpstr(lw_prop_editor_get_unit(props_of(w), "beams/beam1/young"), ==, "Pa");
+  g_assert_cmpstr(lw_prop_editor_get_unit(props_of(w), "beams/beam1/density"), ==, "kg/m³");
+  g_free(shot(w, "07-beam-page"));
   g_assert_true(lw_prop_editor_set_beam_section(props_of(w), "beam1", LW_SECTION_GENERIC));
   lwt_spin(0.2);
   d = lw_window_get_desc(w);
