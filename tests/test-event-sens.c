@@ -449,7 +449,8 @@ static void test_cli_event_log(void)
   g_assert_cmpstr(f[1], ==, "floor");
   g_assert_cmpstr(f[2], ==, "impact");
   g_assert_cmpfloat(fabs(g_ascii_strtod(f[3], NULL) - ball_dt[0][1]), <, 1e-10);
-  g_assert_cmpstr(f[4], ==, "0");
+  /* the drop height h0 (the ball's placement: a free body keeps it) */
+  g_assert_cmpfloat(fabs(g_ascii_strtod(f[4], NULL) - ball_dt[1][1]), <, 1e-10);
   g_remove(csv);
 }
 
@@ -499,10 +500,39 @@ static void test_refusals(void)
   lw_desc_free(d);
 }
 
+/* The drop height as the ball's placement (bodies/ball/position/1): a free
+ * body keeps its placement through the assembly, so y(T) and dy/dt(T)
+ * move with it by the closed form's d/dh0, by forward and by adjoint */
+static void test_ball_placement(void)
+{
+  lw_desc *d = lwt_read("bouncing-ball.json");
+  add_term(d, "yT", "centre", LW_TERM_FINAL, 1);
+  add_term(d, "vT", "speed", LW_TERM_FINAL, 1);
+  lw_desc_remove(d, "parameters/restitution");
+  g_assert_cmpint(d->nparams, ==, 1);
+  g_assert_cmpstr(d->params[0].name, ==, "height");
+  int P[1] = {0}, O[2] = {lw_desc_objective_index(d, "yT"), lw_desc_objective_index(d, "vT")};
+  lw_sens_method ms[2] = {LW_SENS_FORWARD, LW_SENS_ADJOINT};
+  for (int k = 0; k < 2; k++) {
+    lw_sens_options opt = {.method = ms[k], .nparams = 1, .params = P, .nobj = 2, .objectives = O, .threads = 1};
+    lw_sens_result r;
+    g_assert_cmpint(lw_sensitivity(d, &opt, &r), ==, LW_OK);
+    g_assert_cmpint(r.depends[0], ==, 1);
+    for (int o = 0; o < 2; o++) {
+      g_test_message("%s: d %s / d h0 = %.12g, closed form %.12g", lw_sens_method_name(ms[k]),
+                     o ? "vT" : "yT", r.gradient[o], ball_d[1][o]);
+      g_assert_cmpfloat(fabs(r.gradient[o] - ball_d[1][o]), <, 1e-8 * fabs(ball_d[1][o]));
+    }
+    lw_sens_result_clear(&r);
+  }
+  lw_desc_free(d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/event-sens/ball", test_ball);
+  g_test_add_func("/event-sens/ball-placement", test_ball_placement);
   g_test_add_func("/event-sens/ball-short", test_ball_short);
   g_test_add_func("/event-sens/five-bar-ground", test_five_bar_ground);
   g_test_add_func("/event-sens/pendulum-wall", test_pendulum_wall);

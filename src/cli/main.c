@@ -50,6 +50,9 @@ static void usage(FILE *f)
         "solver settings for simulate, sensitivity and optimize (they override the file's):\n"
         "  [--alpha A] [--tolerance X] [--constraint-tolerance X] [--max-iterations N]\n"
         "  [--integrator ali3p|variational] [--mode step|tolerance] [--rtol X] [--atol X] [--order 2|4]\n"
+        "  [--rho-inf X]\n"
+        "  (--rho-inf: ali3p's numerical damping, the spectral radius at infinite frequency from 0\n"
+        "  to 1; 1, the default, is the trapezoidal rule without damping)\n"
         "  (--mode tolerance: steps sized to keep the local error below rtol |q| + atol;\n"
         "  --step is then the interval of the output rows, interpolated between the steps)\n"
         "--progress: JSON lines on stderr as the work goes ({\"t\": .., \"fraction\": ..}; optimize:\n"
@@ -141,10 +144,23 @@ static gboolean positive_arg(const char *a, const char *v, double *x)
   return TRUE;
 }
 
+/* the value of option a: a finite number, or a message and FALSE */
+static gboolean number_arg(const char *a, const char *v, double *x)
+{
+  char *end;
+  *x = g_ascii_strtod(v, &end);
+  if (*end || end == v || !isfinite(*x)) {
+    lw_cli_error("%s needs a number, not '%s'", a, v);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* the options of a command: a flag sets an int to 1; the others take the
- * next argument as text, a positive number (double) or a positive whole
- * number (int) */
-typedef enum { OPT_FLAG, OPT_TEXT, OPT_POSITIVE, OPT_COUNT } opt_kind;
+ * next argument as text, a positive number (double), a positive whole
+ * number (int) or a finite number (double, its range checked by the
+ * compiler) */
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_POSITIVE, OPT_COUNT, OPT_NUMBER } opt_kind;
 typedef struct {
   const char *name;
   opt_kind kind;
@@ -159,15 +175,17 @@ typedef struct {
   const char *mode; /* "step" or "tolerance" */
   double rtol, atol;
   int order;
+  double rho_inf;
 } solver_args;
 
-#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0, NULL, NULL, NAN, NAN, 0}
+#define SOLVER_ARGS_INIT {NAN, NAN, NAN, 0, NULL, NULL, NAN, NAN, 0, NAN}
 #define SOLVER_OPTS(sa)                                                                            \
   {"--alpha", OPT_POSITIVE, &(sa).alpha}, {"--tolerance", OPT_POSITIVE, &(sa).tolerance},          \
     {"--constraint-tolerance", OPT_POSITIVE, &(sa).constraint_tolerance},                          \
     {"--max-iterations", OPT_COUNT, &(sa).max_iterations}, {"--integrator", OPT_TEXT, &(sa).integrator}, \
     {"--mode", OPT_TEXT, &(sa).mode}, {"--rtol", OPT_POSITIVE, &(sa).rtol},                        \
-    {"--atol", OPT_POSITIVE, &(sa).atol}, {"--order", OPT_COUNT, &(sa).order}
+    {"--atol", OPT_POSITIVE, &(sa).atol}, {"--order", OPT_COUNT, &(sa).order}, \
+    {"--rho-inf", OPT_NUMBER, &(sa).rho_inf}
 
 static void apply_solver_args(lw_desc *d, const solver_args *sa)
 {
@@ -191,6 +209,8 @@ static void apply_solver_args(lw_desc *d, const solver_args *sa)
     d->solver.atol = sa->atol;
   if (sa->order > 0)
     d->solver.order = sa->order;
+  if (!isnan(sa->rho_inf))
+    d->solver.rho_inf = sa->rho_inf;
 }
 
 /* argv by opts (ended by a NULL name); a bare argument is the model file,
@@ -212,6 +232,9 @@ static int parse_args(int argc, char **argv, const cli_opt *opts, const char **f
         *(const char **)o->dst = v;
       } else if (o->kind == OPT_POSITIVE) {
         if (!positive_arg(a, v, o->dst))
+          return EXIT_USAGE;
+      } else if (o->kind == OPT_NUMBER) {
+        if (!number_arg(a, v, o->dst))
           return EXIT_USAGE;
       } else {
         char *end = NULL;

@@ -404,6 +404,12 @@ struct lw_data {
   double *normal_force;              /* (nguards) a resting guard's normal force, 0 when free (lw_events.c) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
+  /* the generalized-alpha pseudo-acceleration a (nq; rho_inf < 1,
+   * dyn/lw_newmark.h), valid for the state at t0 + acc_nstep h of steps
+   * acc_h: a state set or restored otherwise starts it again from qdd */
+  double *acc;
+  double acc_t0, acc_h;
+  long acc_nstep;
   double *phi, *phit, *gam;          /* (nc) */
   double *jac;                       /* (nc x wrow) row gradients, contiguous over the row's blocks */
   double *Q;                         /* (nq) generalized forces */
@@ -466,6 +472,10 @@ typedef struct {
   char *row_vx_on, *force_vx_on;
   char *fric_on; /* joint friction elements whose parameters or frame move */
   int grav_on, init_on, any;
+  /* the parameter moves a rigid body's placement, the initial guess of the
+   * assembly; guess_only: nothing else (it reaches the run only where the
+   * assembly leaves the guess free: sens_initial.c) */
+  int guess_on, guess_only;
   /* a parameter bound only to one coefficient of one time function (a spline
    * value, say): fn_kind 1 (force) or 2 (driver), the element, the
    * coefficient and the derivative's scale (1: bound there twice, it still

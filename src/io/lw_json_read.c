@@ -982,7 +982,8 @@ static void read_solver(reader *r, JsonObject *so)
 {
   static const char *const sk[] = {"t_end", "step", "alpha", "tolerance",
                                    "constraint_tolerance", "max_iterations", "lambda_scale",
-                                   "allow_redundant", "integrator", "mode", "rtol", "atol", "order", NULL};
+                                   "allow_redundant", "integrator", "mode", "rtol", "atol", "order", "rho_inf",
+                                   NULL};
   check_keys(r, so, "solver", sk);
   lw_solver_desc *sv = &r->d->solver;
   get_num(r, so, "t_end", "solver", &sv->t_end);
@@ -1010,6 +1011,7 @@ static void read_solver(reader *r, JsonObject *so)
   get_num(r, so, "rtol", "solver", &sv->rtol);
   get_num(r, so, "atol", "solver", &sv->atol);
   get_int(r, so, "order", "solver", &sv->order);
+  get_num(r, so, "rho_inf", "solver", &sv->rho_inf);
 }
 
 static void read_body_element(reader *r, JsonObject *o, const char *path, const char *name)

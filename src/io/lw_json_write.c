@@ -309,6 +309,8 @@ char *lw_model_to_json(const lw_desc *d)
     kvnum(&w, "atol", s->atol);
     kvnum(&w, "order", s->order);
   }
+  if (s->rho_inf != 1.0) /* no damping, the default, is left unsaid */
+    kvnum(&w, "rho_inf", s->rho_inf);
   g_string_append(w.s, "}");
 
   list_open(&w, "bodies", d->nbodies, &first);

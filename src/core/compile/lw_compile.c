@@ -1820,7 +1820,8 @@ static lw_model *compile(const lw_desc *src, int constants_only, const int *rest
       append_rest_rows(m, rest, nrest) ||
       compile_objectives(&c, d, &rs, &ps, err) ||
       compile_pattern(&c, d, &rs, &ps, err) ||
-      compile_mass_inverse(&c, d, &rs, &ps, err))
+      compile_mass_inverse(&c, d, &rs, &ps, err) ||
+      lw_opt_check_model(m, &m->opt, err))
     goto fail;
   if (!constants_only && lw_lin_prepare(m))
     FAIL("", "out of memory");

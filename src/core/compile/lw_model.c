@@ -116,6 +116,7 @@ void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s)
   o->atol = s->atol;
   o->order = s->order;
   o->friction_exact = 0; /* set on the compiled model only */
+  o->rho_inf = s->rho_inf;
 }
 
 static void solver_of_opt(lw_solver_desc *s, const lw_opt *o)
@@ -133,6 +134,7 @@ static void solver_of_opt(lw_solver_desc *s, const lw_opt *o)
   s->rtol = o->rtol;
   s->atol = o->atol;
   s->order = o->order;
+  s->rho_inf = o->rho_inf;
 }
 
 /* the solver section's checks (the compiler's, on the description's
@@ -158,6 +160,15 @@ static int opt_check(const lw_opt *o, lw_error *err)
     path = "solver/atol", msg = "atol must be positive";
   else if (o->order != 2 && o->order != 4)
     path = "solver/order", msg = "order must be 2 or 4";
+  else if (!(o->rho_inf >= 0.0 && o->rho_inf <= 1.0))
+    path = "solver/rho_inf", msg = "rho_inf (the numerical damping's spectral radius at infinite frequency) must be "
+                                   "between 0 and 1 (1: no damping)";
+  else if (o->rho_inf < 1.0 && strncmp(o->integrator, "ali3p", sizeof o->integrator))
+    path = "solver/rho_inf", msg = "rho_inf < 1 (numerical damping) is a setting of the ali3p integrator: set "
+                                   "\"integrator\": \"ali3p\" or rho_inf 1";
+  else if (o->rho_inf < 1.0 && o->mode == LW_MODE_TOLERANCE)
+    path = "solver/rho_inf", msg = "rho_inf < 1 (numerical damping) is not available in the tolerance mode (its "
+                                   "error estimates are those of the trapezoidal rule): set rho_inf 1 or the step mode";
   else if (o->mode == LW_MODE_TOLERANCE && strncmp(o->integrator, "ali3p", sizeof o->integrator))
     path = "solver/mode", msg = "the tolerance mode steps with the ali3p integrator (its error estimates are "
                                 "those of the trapezoidal rule): set \"integrator\": \"ali3p\" or the step mode";
@@ -211,9 +222,20 @@ static int opt_check_params(const lw_desc *d, const lw_opt *o, lw_error *err)
   return 0;
 }
 
+int lw_opt_check_model(const lw_model *m, const lw_opt *o, lw_error *err)
+{
+  const char *what = m->nfric ? "joint friction" : m->nguards ? "events (contacts, joint limits, guards)" : NULL;
+  if (o->rho_inf < 1.0 && what) {
+    lw_set_error(err, LW_ERR_MODEL, "solver/rho_inf", NAN,
+                 "rho_inf < 1 (numerical damping) is not available for a model with %s: set rho_inf 1", what);
+    return -1;
+  }
+  return 0;
+}
+
 int lw_model_set_opt(lw_model *m, const lw_opt *opt, lw_error *err)
 {
-  if (opt_check(opt, err) || opt_check_params(m->desc, opt, err))
+  if (opt_check(opt, err) || opt_check_params(m->desc, opt, err) || lw_opt_check_model(m, opt, err))
     return LW_ERR_MODEL;
   m->opt = *opt;
   m->integ = lw_integrator_find(opt->integrator);

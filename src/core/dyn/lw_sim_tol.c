@@ -646,7 +646,10 @@ static int tol_simulate(const lw_model *m, int order, double hmax, double t_end,
     r.ev = lw_ev_run_new(&r.mh);
     r.dpre = lw_data_new(&r.mh);
     mem = !r.ev || !r.dpre || snap_init(m, &r.ea) || snap_init(m, &r.pre);
-    if (!mem) {
+    /* the sensitivities' steps (hs): events inside a step are stepped
+     * past to its end as in the step mode, which their run repeats over
+     * the same steps (sens_events.c), and a slow impact ends the run */
+    if (!mem && !hs) {
       lw_ev_allow_rest(r.ev);
       lw_ev_set_step(r.ev, &r.mh, event_step, &r);
       lw_ev_stop_at_impact(r.ev, m->opt.step);

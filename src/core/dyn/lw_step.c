@@ -32,6 +32,8 @@ lw_data *lw_data_new(const lw_model *m)
   d->qddn = calloc(nq, sizeof(double));
   d->qhat_d = calloc(nq, sizeof(double));
   d->qhat_dd = calloc(nq, sizeof(double));
+  d->acc = calloc(nq + 1, sizeof(double));
+  d->acc_nstep = -1;
   d->phi = calloc(nc, sizeof(double));
   d->phit = calloc(nc, sizeof(double));
   d->gam = calloc(nc, sizeof(double));
@@ -60,7 +62,7 @@ lw_data *lw_data_new(const lw_model *m)
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * (size_t)m->wrow, sizeof(double));
   }
-  if (!d->q || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
+  if (!d->q || !d->acc || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
   }
@@ -85,7 +87,7 @@ void lw_data_free(lw_data *d)
   free(d->fric_lu);
   free(d->fric_piv);
   double *arrs[] = {d->q,   d->qd,   d->qdd, d->lambda, d->sig, d->kap, d->qn,  d->qdn,   d->qddn,
-                    d->qhat_d, d->qhat_dd, d->phi, d->phit, d->gam, d->jac, d->Q,
+                    d->qhat_d, d->qhat_dd, d->acc, d->phi, d->phit, d->gam, d->jac, d->Q,
                     d->r,   d->dq,   d->tmp, d->tmp2,   d->vals, d->coord_prev, d->fbz, d->fbc, d->fbcs, d->fric_work};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);

@@ -409,6 +409,10 @@ typedef struct {
   int mode;
   double rtol, atol;      /* tolerance mode: relative and absolute (m) error */
   int order;              /* tolerance mode: 2 (trapezoidal rule) or 4 (extrapolated) */
+  /* ALI3-P's numerical damping: the spectral radius at infinite frequency
+   * of the generalized-alpha method, 0 to 1 (1, the default: the
+   * trapezoidal rule, no damping; docs/methods-numerical-damping.md) */
+  double rho_inf;
 } lw_solver_desc;
 
 /* lw_solver_desc.mode and lw_opt.mode */
@@ -567,6 +571,7 @@ typedef struct {
    * (b)); 0: only where the iteration with its symmetric part stalls.  Not
    * in the model file: 0 when compiled. */
   int friction_exact;
+  double rho_inf;         /* ALI3-P's spectral radius at infinity: 1 the trapezoidal rule, < 1 damped */
 } lw_opt;
 
 const lw_opt *lw_model_opt(const lw_model *m);

@@ -1,12 +1,15 @@
 /* ali3p_step.c: the ALI3-P step with the implicit trapezoidal rule (seed
  * 002 sec. 3.3: eqs. 3.28-3.29 for the augmented Lagrangian position
  * iteration, 3.37 and 3.40 for the mass-weighted velocity and acceleration
- * projections; Newmark beta = 1/4, gamma = 1/2), of length m->opt.step. */
+ * projections; Newmark beta = 1/4, gamma = 1/2), of length m->opt.step; or,
+ * with rho_inf < 1, with the generalized-alpha method's coefficients and its
+ * pseudo-acceleration (dyn/lw_newmark.h, docs/methods-numerical-damping.md). */
 #include "integ/lw_integrator.h"
 #include "integ/ali3p_friction.h"
 #include "compile/lw_model.h"
 #include "dyn/lw_forces.h"
 #include "dyn/lw_joint_friction.h"
+#include "dyn/lw_newmark.h"
 #include "dyn/lw_rows.h"
 #include "dyn/lw_step.h"
 #include "la/lw_matrix.h"
@@ -143,14 +146,45 @@ typedef struct {
   int fric_damp;     /* and its exact damping (else the positive part) */
   int spd_stale;     /* d->solver holds no factorization of this step */
   const double *lam_read; /* the multipliers friction reads at the iterate */
+  lw_newmark k;      /* the method's coefficients */
 } newton;
+
+/* the generalized-alpha history terms and predictor (k.on) from the state
+ * at t_n in qn, qdn, qddn and the pseudo-acceleration d->acc, started
+ * from qdd where it is not that state's */
+static void predict_alpha(const lw_model *m, lw_data *d, const lw_newmark *k, double h)
+{
+  int nq = m->nq;
+  if (d->acc_nstep != d->nstep || d->acc_t0 != d->t0 || d->acc_h != h)
+    memcpy(d->acc, d->qddn, sizeof(double) * (size_t)nq);
+  const double *a = d->acc;
+  for (int i = 0; i < nq; i++) {
+    d->qhat_d[i] = k->bq * d->qn[i] + k->bv * d->qdn[i] + k->ba * a[i];
+    d->qhat_dd[i] = k->aq * d->qn[i] + k->av * d->qdn[i] + k->aa * a[i] + k->ad * d->qddn[i];
+    d->q[i] = d->qn[i] + h * d->qdn[i] + 0.5 * h * h * a[i];
+    d->qd[i] = k->c2 * d->q[i] + d->qhat_d[i];
+    d->qdd[i] = k->c4 * d->q[i] + d->qhat_dd[i];
+  }
+}
+
+/* the pseudo-acceleration of the step taken (k.on), from the projected
+ * acceleration: a_n+1 = ea qdd_n+1 + en qdd_n + eo a_n, so that the
+ * recurrence holds with the accelerations the state keeps */
+static void update_alpha(const lw_model *m, lw_data *d, const lw_newmark *k, double h)
+{
+  for (int i = 0; i < m->nq; i++)
+    d->acc[i] = k->ea * d->qdd[i] + k->en * d->qddn[i] + k->eo * d->acc[i];
+  d->acc_t0 = d->t0;
+  d->acc_nstep = d->nstep;
+  d->acc_h = h;
+}
 
 /* from the state at t_n: the Newmark history terms, the predictor and the
  * multipliers' warm start; lam_f (nc) the multipliers friction reads */
-static void predict(const lw_model *m, lw_data *d, double h, double t1, double *lam_f)
+static void predict(const lw_model *m, lw_data *d, const lw_newmark *k, double h, double t1, double *lam_f)
 {
   int nq = m->nq, nc = m->nc;
-  double c2 = 2.0 / h, c4 = 4.0 / (h * h);
+  double c2 = k->c2, c4 = k->c4;
   d->schur_ok = 0;
   if (m->nfbs)
     lw_fb_step_begin(m, d, h); /* from the state at t_n */
@@ -159,29 +193,33 @@ static void predict(const lw_model *m, lw_data *d, double h, double t1, double *
   memcpy(d->qn, d->q, sizeof(double) * (size_t)nq);
   memcpy(d->qdn, d->qd, sizeof(double) * (size_t)nq);
   memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
-  for (int i = 0; i < nq; i++) {
-    d->qhat_d[i] = -(c2 * d->qn[i] + d->qdn[i]);
-    d->qhat_dd[i] = -(c4 * d->qn[i] + 2.0 * c2 * d->qdn[i] + d->qddn[i]);
-    d->q[i] = d->qn[i] + h * d->qdn[i] + 0.5 * h * h * d->qddn[i];
-    d->qd[i] = c2 * d->q[i] + d->qhat_d[i];
-    d->qdd[i] = c4 * d->q[i] + d->qhat_dd[i];
-  }
+  if (k->on)
+    predict_alpha(m, d, k, h);
+  else
+    for (int i = 0; i < nq; i++) {
+      d->qhat_d[i] = -(c2 * d->qn[i] + d->qdn[i]);
+      d->qhat_dd[i] = -(c4 * d->qn[i] + 2.0 * c2 * d->qdn[i] + d->qddn[i]);
+      d->q[i] = d->qn[i] + h * d->qdn[i] + 0.5 * h * h * d->qddn[i];
+      d->qd[i] = c2 * d->q[i] + d->qhat_d[i];
+      d->qdd[i] = c4 * d->q[i] + d->qhat_dd[i];
+    }
   for (int r = 0; r < nc; r++)
     d->lambda[r] *= m->opt.lambda_scale;
   lw_rows_eval(m, d, d->q, t1, 1);
 }
 
 /* d->dq = -h^2/4 (M qdd + J^T (lambda + alpha Phi) - Q), and when refactor
- * the tangent M + h/2 C + h^2/4 (K + alpha J^T J) in d->vals */
+ * the tangent M + h/2 C + h^2/4 (K + alpha J^T J) in d->vals (h^2/4 and
+ * h/2 being 1/c4 and c2/c4 of the method's coefficients) */
 static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h, double t1, double *lam_f,
                             int refactor)
 {
   int nq = m->nq, nc = m->nc, w = m->wrow;
-  double hh4 = 0.25 * h * h, alpha = ns->alpha;
+  double hh4 = ns->k.kh, alpha = ns->alpha;
   memset(d->Q, 0, sizeof(double) * (size_t)nq);
   if (refactor)
     memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
-  lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, 0.5 * h);
+  lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, ns->k.ch);
   lw_perturb_eval(m, d, d->Q);
   for (int r = 0; r < nc; r++) {
     if (refactor) {
@@ -209,12 +247,12 @@ static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h,
 }
 
 /* q += dq with the velocities and accelerations that follow (the
- * trapezoidal rule), Phi at the new q, lambda += alpha Phi; the sizes of the
- * increment and the violation into ns */
-static void newton_update(const lw_model *m, lw_data *d, newton *ns, double h, double t1)
+ * trapezoidal rule, or the generalized-alpha method), Phi at the new q,
+ * lambda += alpha Phi; the sizes of the increment and the violation into ns */
+static void newton_update(const lw_model *m, lw_data *d, newton *ns, double t1)
 {
   int nq = m->nq, nc = m->nc;
-  double c2 = 2.0 / h, c4 = 4.0 / (h * h);
+  double c2 = ns->k.c2, c4 = ns->k.c4;
   ns->qmax = 0;
   for (int i = 0; i < nq; i++) {
     d->q[i] += d->dq[i];
@@ -339,7 +377,7 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
       lw_ali3p_fric_solve(m, d, d->dq);
     else
       lw_spd_solve(&d->solver, d->dq);
-    newton_update(m, d, ns, h, t1);
+    newton_update(m, d, ns, t1);
     newton_safeguard(ns);
     if (!(ns->dqn == ns->dqn) || !(ns->phimax == ns->phimax) || isinf(ns->phimax))
       break;
@@ -405,10 +443,12 @@ static int project_rates(const lw_model *m, lw_data *d, double t1, double sa, in
 
 /* the step taken: time, controllers' integrals, dissipated energy,
  * friction's work, unwrapped coordinates */
-static void step_done(const lw_model *m, lw_data *d, double h, double t1, int exact)
+static void step_done(const lw_model *m, lw_data *d, const lw_newmark *k, double h, double t1, int exact)
 {
   d->t = t1;
   d->nstep++;
+  if (k->on)
+    update_alpha(m, d, k, h);
   if (m->nfbs)
     lw_fb_step_end(m, d, h);
   if (m->ndampers) /* trapezoidal rule over the step, like the controllers' integrals */
@@ -434,10 +474,12 @@ static void step_undo(const lw_model *m, lw_data *d)
 
 int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
 {
-  double h = m->opt.step, hh4 = 0.25 * h * h;
+  double h = m->opt.step;
+  lw_newmark k = lw_newmark_coefs(m->opt.rho_inf, h);
+  double hh4 = k.kh;
   double t1 = d->t0 + (double)(d->nstep + 1) * h;
   double *lam_f = d->fric_work + 2 * m->nfric + m->nc; /* (nc) the multipliers friction reads */
-  predict(m, d, h, t1, lam_f);
+  predict(m, d, &k, h, t1, lam_f);
   /* the penalty may rise within a hard step up to alpha h^2/4 = 1e8 times
    * the largest mass entry (the Newton matrix then stays conditioned
    * below about 1e8 relative to its mass part) */
@@ -445,12 +487,12 @@ int lw_ali3p_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *e
                .phiprev = INFINITY, .alpha = m->opt.alpha, .alpha_fact = m->opt.alpha,
                .alpha_max = fmax(m->opt.alpha, 1e8 * m->mass_scale / hh4), .wr_raise = -1,
                .stop_at = m->opt.max_iterations, .fric_lu = lw_ali3p_fric_exact(m) && m->opt.friction_exact,
-               .fric_damp = 1};
+               .fric_damp = 1, .k = k};
   double vres = 0;
   int exact = 0, ok = newton_solve(m, d, &ns, h, t1, lam_f, err) == 0 &&
                       project_rates(m, d, t1, ns.alpha_fact * hh4, ns.spd_stale, &vres, &exact, err) == 0;
   if (ok)
-    step_done(m, d, h, t1, exact);
+    step_done(m, d, &k, h, t1, exact);
   else
     step_undo(m, d);
   if (info) {

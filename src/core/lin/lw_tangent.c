@@ -235,13 +235,13 @@ static void comb_fric(lw_model *o, lw_model *const mk[4], const double c[4])
   }
 }
 
-/* initial values, the beams' initial (straight) coordinates, the
- * outputs' vectors, the objectives' terms */
+/* initial values, the initial guess (the bodies' placements, the beams'
+ * straight coordinates), the outputs' vectors, the objectives' terms */
 static void comb_rest(lw_model *o, lw_model *const mk[4], const double c[4])
 {
   const lw_model *m = mk[0];
   const double *q0[4] = FOUR(, mk, ->q0);
-  for (int i = m->blk_off[m->nbd]; i < m->nq; i++)
+  for (int i = 0; i < m->nq; i++)
     o->q0[i] = comb(q0, (size_t)i, c);
   const double *iv[4] = FOUR(, mk, ->init_value), *id[4] = FOUR(, mk, ->init_vel);
   for (int i = 0; i < m->ninit; i++) {
@@ -386,6 +386,9 @@ static void tangent_flags_set(lw_tangent *t)
     const lw_guard *g = &o->guards[k];
     t->any |= vx_nonzero(&g->v) || nonzero(g->n, 3) || g->offset != 0.0 || g->e != 0.0;
   }
+  t->guess_on = nonzero(o->q0, (size_t)o->blk_off[o->nbd]);
+  t->guess_only = t->guess_on && !t->any;
+  t->any |= t->guess_on;
 }
 
 void lw_tangent_free(lw_tangent *t)

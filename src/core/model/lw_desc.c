@@ -48,6 +48,7 @@ void lw_solver_defaults(lw_solver_desc *s)
   s->rtol = 1e-6;
   s->atol = 1e-6;
   s->order = 4;
+  s->rho_inf = 1.0;
 }
 
 lw_desc *lw_desc_new(void)

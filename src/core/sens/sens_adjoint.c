@@ -19,6 +19,9 @@ typedef struct {
   double *seg;     /* (K + 1 states) a recomputed segment */
   double *ab, *bb, *cb; /* (no x nq) the step k+1's parts of d psi / d q_k, d qd_k, d qdd_k */
   double *zb;      /* (no x nz) d psi / d c_{k+1} */
+  /* numerical damping (na = nq): the step k+1's part of d psi / d a_k, and
+   * d psi / d a_{k+1} in all, the pseudo-acceleration's (no x na each) */
+  double *aab, *anb;
   double *kb;      /* (no x nc) d psi / d kappa_k: joint friction read it in the step to k+1 */
   double *cx;      /* (nx) the cotangent of the state k */
   double *mu;      /* (3 n1) the multipliers of the acceleration, velocity and position problems */
@@ -108,6 +111,8 @@ static void adjoint_cotangents_alloc(sens_run *r, adjoint_work *a)
   a->cb = calloc((size_t)nq * no + 1, sizeof(double));
   a->cx = calloc((size_t)s->nx + 1, sizeof(double));
   a->zb = calloc((size_t)s->nz * no + 1, sizeof(double));
+  a->aab = calloc((size_t)s->na * no + 1, sizeof(double));
+  a->anb = calloc((size_t)s->na * no + 1, sizeof(double));
   a->kb = calloc((size_t)(r->m->nfric ? s->nc : 0) * no + 1, sizeof(double));
   a->mu = calloc((size_t)3 * n1 + 1, sizeof(double));
   a->tmp = calloc((size_t)(r->L.nv > n1 ? r->L.nv : n1) + nq + 1, sizeof(double));
@@ -123,6 +128,8 @@ static void adjoint_free(adjoint_work *a)
   free(a->cb);
   free(a->cx);
   free(a->zb);
+  free(a->aab);
+  free(a->anb);
   free(a->kb);
   free(a->mu);
   free(a->tmp);
@@ -131,6 +138,23 @@ static void adjoint_free(adjoint_work *a)
   free(a->xb);
   free(a->stx);
   free(a->log);
+}
+
+/* with numerical damping, the pseudo-acceleration's part of state k's
+ * cotangent: a_k+1 = ea qdd_k+1 + en qdd_k + eo a_k, so that with ab the
+ * step k+1's part of d psi / d a_k and an = d psi / d a_k+1 on entry,
+ * d psi / d a_k = ab + eo an (into an on return) and qdd_k takes en an
+ * and, a_k being formed from it, ea d psi / d a_k (a_0 = qdd_0: all of it) */
+static void accel_cotangent_alpha(const sens *s, double *an, const double *ab, long k, double *cx)
+{
+  const lw_newmark *c = &s->nm;
+  int nq = s->nq;
+  double from_qdd = k > 0 ? c->ea : 1.0;
+  for (int i = 0; i < nq; i++) {
+    double abar = ab[i] + c->eo * an[i];
+    cx[2 * nq + i] += c->en * an[i] + from_qdd * abar;
+    an[i] = abar;
+  }
 }
 
 /* the cotangent cx of [q qd qdd lambda z] at state k for objective o: the
@@ -159,6 +183,8 @@ static void adjoint_state_cotangent(sens_run *r, adjoint_work *aw, int o, long k
     cx[nq + i] += b[i];
     cx[2 * nq + i] += c[i];
   }
+  if (s->na)
+    accel_cotangent_alpha(s, aw->anb + (size_t)o * nq, aw->aab + (size_t)o * nq, k, cx);
   /* integrals: z_k = c_k + h/2 e_k feeds the outputs and c_k+1 =
    * z_k + h/2 e_k; z_0 = 0.  e_k's gradients: state b of the step
    * to k, or state a of the step from 0 */
@@ -220,6 +246,37 @@ static void adjoint_initial_transposed(sens_run *r, adjoint_work *aw, int o)
   free(pg);
 }
 
+/* with numerical damping, the step's history transposed (sens_forward.c,
+ * forward_carry): x = q_n + h qd_n + px a_n with cotangent g, v = qd_n +
+ * pv a_n with M muV, r = rm a_n + rd qdd_n with M (muA - muP), and the
+ * damping's -C bh, bh = bq q_n + bv qd_n + ba a_n; into the step's parts
+ * of the cotangents of q_n, qd_n, qdd_n and a_n (a, b, c, aa; rb nq of
+ * scratch) */
+static void history_transposed_alpha(const sens *s, const double *g, const double *muP, const double *muV,
+                                     const double *muA, double *a, double *b, double *c, double *aa, double *rb)
+{
+  const lw_model *m = s->m;
+  const lw_newmark *k = &s->nm;
+  int nq = s->nq;
+  double h = s->h;
+  for (int i = 0; i < nq; i++) {
+    a[i] = g[i];
+    b[i] = h * g[i];
+    aa[i] = k->px * g[i];
+    rb[i] = muA[i] - muP[i];
+  }
+  mass_axpy(m, 1.0, muV, b);
+  mass_axpy(m, k->pv, muV, aa);
+  memset(c, 0, sizeof(double) * (size_t)nq);
+  mass_axpy(m, k->rm, rb, aa);
+  mass_axpy(m, k->rd, rb, c);
+  if (!s->undamped) {
+    lw_bmat_mul_t(m, &s->Cb, -k->bq, muP, a);
+    lw_bmat_mul_t(m, &s->Cb, -k->bv, muP, b);
+    lw_bmat_mul_t(m, &s->Cb, -k->ba, muP, aa);
+  }
+}
+
 /* step k (from k-1) transposed: the acceleration, velocity and position
  * problems in turn, their parameter columns into the gradient, and the
  * step's part of the cotangents of state k-1 (ab, bb, cb) and of the carry
@@ -269,16 +326,20 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   lw_bmat_mul_t(m, &s->Kb, -1.0, muP, g);
   lw_rowmat_mul_t(m, s->d->jac, -1.0, muP + nq, g);
   double h = s->h, h2 = 0.5 * h, hh4 = 0.25 * h * h;
-  for (int i = 0; i < nq; i++) {
-    a[i] = g[i];
-    b[i] = h * g[i];
-    c[i] = hh4 * g[i];
-  }
-  mass_axpy(m, 1.0, muV, b);
-  mass_axpy(m, h2, muV, c);
-  if (!s->undamped) {
-    lw_bmat_mul_t(m, &s->Cb, s->c2, muP, a);
-    lw_bmat_mul_t(m, &s->Cb, 1.0, muP, b);
+  if (s->na) {
+    history_transposed_alpha(s, g, muP, muV, muA, a, b, c, aw->aab + (size_t)o * nq, aw->tmp + nq);
+  } else {
+    for (int i = 0; i < nq; i++) {
+      a[i] = g[i];
+      b[i] = h * g[i];
+      c[i] = hh4 * g[i];
+    }
+    mass_axpy(m, 1.0, muV, b);
+    mass_axpy(m, h2, muV, c);
+    if (!s->undamped) {
+      lw_bmat_mul_t(m, &s->Cb, s->c2, muP, a);
+      lw_bmat_mul_t(m, &s->Cb, 1.0, muP, b);
+    }
   }
   for (int i = 0; i < s->nz; i++)
     zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
@@ -320,6 +381,8 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   /* a step with events first: its integrals' terms evaluate the outputs
    * at its states */
   int fired = k > 0 && aw->fired && aw->fired[k];
+  if (k > 0) /* the step to k's length (the tolerance mode's steps differ) */
+    sens_step_set(r, k);
   if (fired) {
     int status = adjoint_event_step(r, aw, base + r->sl * (size_t)(k - 1));
     if (status)
@@ -327,8 +390,6 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   }
   sens_outputs_at(s, stk, 1, k == s->N);
   sens_objectives_at(s, wi, wf, NULL); /* the values were summed going forward */
-  if (k > 0)
-    sens_step_set(r, k);
   if (!fired && k > 0 && s->m->integ->linearize(s, base + r->sl * (size_t)(k - 1), stk, 0))
     return r->err->status;
   for (int o = 0; o < s->no; o++) {

@@ -12,7 +12,8 @@
 /* the forward's arrays */
 typedef struct {
   double *Sx;      /* (nx x nl) the live columns by rows: q', qd', qdd', lambda', z'; with joint
-                      friction nc more rows: the last state's kappa' (sens_friction.c) */
+                      friction nc more rows: the last state's kappa' (sens_friction.c); with
+                      numerical damping nq more: the pseudo-acceleration's a' */
   double *Sn;      /* (nx x p) the initial columns; while stepping, scratch for ah', bh', c', M ah' */
   double *Z;       /* (p x ncols) the outputs' derivatives Y Sx + YT (output table) */
   double *R, *R2;  /* (max(nv, n1) x p), (2 max(nv, n1)) right-hand sides */
@@ -30,7 +31,7 @@ static void live_cols_add(sens *s, double *Sx)
     if (s->col[j] >= 0)
       continue;
     int nl = s->nl;
-    for (size_t i = (size_t)s->nx + (s->m->nfric ? (size_t)s->nc : 0); i-- > 0;) {
+    for (size_t i = (size_t)s->nx + (s->m->nfric ? (size_t)s->nc : 0) + (size_t)s->na; i-- > 0;) {
       Sx[i * (nl + 1) + nl] = 0.0;
       for (int c = nl; c-- > 0;)
         Sx[i * (nl + 1) + c] = Sx[i * nl + c];
@@ -60,13 +61,27 @@ LW_CLONES static void predictor_rows(double *restrict xp, double *restrict vp, c
   }
 }
 
+/* with numerical damping (dyn/lw_newmark.h), the predictor x' = q' + h
+ * qd' + px a', the velocity's history v' = qd' + pv a' and the rest of the
+ * acceleration's history r' = rm a' + rd qdd', n entries */
+static void predictor_rows_alpha(const lw_newmark *k, double *restrict xp, double *restrict vp, double *restrict rp,
+                                 const double *restrict q1, const double *restrict q2, const double *restrict q3,
+                                 const double *restrict a1, double h, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    xp[i] = q1[i] + h * q2[i] + k->px * a1[i];
+    vp[i] = q2[i] + k->pv * a1[i];
+    rp[i] = k->rm * a1[i] + k->rd * q3[i];
+  }
+}
+
 /* the carried columns and their scratch (the table's rows: forward_table_alloc) */
 static int forward_alloc(sens_run *r, forward_cols *f)
 {
   sens *s = r->s;
   int p = s->p, nx = s->nx, n1 = s->n1, nv = r->L.nv;
-  f->Sx = calloc((size_t)(nx + (r->m->nfric ? s->nc : 0)) * (p ? p : 1), sizeof(double));
-  f->Sn = calloc((size_t)nx * (p ? p : 1), sizeof(double));
+  f->Sx = calloc((size_t)(nx + (r->m->nfric ? s->nc : 0) + s->na) * (p ? p : 1), sizeof(double));
+  f->Sn = calloc((size_t)(nx + s->na) * (p ? p : 1), sizeof(double));
   f->Z = calloc((size_t)s->ncols * (p ? p : 1) + 1, sizeof(double));
   f->R = calloc((size_t)(nv > n1 ? nv : n1) * (p ? p : 1) + 1, sizeof(double));
   f->R2 = calloc(2 * (size_t)(nv > n1 ? nv : n1) + 1, sizeof(double));
@@ -110,6 +125,9 @@ static void forward_initial_cols(sens_run *r, forward_cols *f)
   for (int c = 0; c < s->nl; c++)
     for (int i = 0; i < nx; i++)
       Sx[(size_t)i * s->nl + c] = Sn[(size_t)s->live[c] * nx + i];
+  /* the pseudo-acceleration starts as qdd: a_0' = qdd_0' */
+  if (s->na)
+    memcpy(Sx + (size_t)nx * s->nl, Sx + 2 * (size_t)s->nq * s->nl, sizeof(double) * (size_t)s->nq * s->nl);
 }
 
 /* the output table's rows (keep_outputs) */
@@ -136,7 +154,10 @@ static int forward_table_alloc(sens_run *r)
  * and c4 M q' + M ah' = c4 M d'.  Nothing of size c4 |q'| then cancels,
  * which at small steps cost the carried columns digits in proportion to
  * the number of steps times 1/h (forward and adjoint apart by 1e-8 over
- * 5e4 steps of 2e-5 s) */
+ * 5e4 steps of 2e-5 s).  With numerical damping (dyn/lw_newmark.h) x' =
+ * q'_n + h qd'_n + px a'_n, v' = qd'_n + pv a'_n, and ah' = r' - c4 x',
+ * r' = rm a'_n + rd qdd'_n, adds -M r' to the position problem and M r'
+ * to the acceleration problem; then a' = ea qdd' + en qdd'_n + eo a'_n */
 static void forward_carry(sens_run *r, forward_cols *f)
 {
   sens *s = r->s;
@@ -146,17 +167,27 @@ static void forward_carry(sens_run *r, forward_cols *f)
   double *Sx = f->Sx, *R = f->R;
   double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * nl;
   /* scratch: x', v', the carry c', d' */
-  double *XP = f->Sn, *VP = f->Sn + np, *DC = f->Sn + 2 * np, *DP = DC + (size_t)s->nz * nl;
-  predictor_rows(XP, VP, Sq, Sqd, Sqdd, s->h, np);
+  double *XP = f->Sn, *VP = f->Sn + np, *DC = f->Sn + 2 * np, *DP = DC + (size_t)s->nz * nl, *RP = DP + np;
+  double *Sa = Sx + (size_t)s->nx * nl; /* a' (na rows: no friction rows then) */
+  if (s->na)
+    predictor_rows_alpha(&s->nm, XP, VP, RP, Sq, Sqd, Sqdd, Sa, s->h, np);
+  else
+    predictor_rows(XP, VP, Sq, Sqd, Sqdd, s->h, np);
   /* position: AP [d'; lambda'] = -(FP + K x' + C bh' + Rc c'; J x'),
    * C bh' = -C (c2 q'_n + qd'_n) */
   sens_step_cols_scatter(s, s->FP, -1.0, R, nl);
   sens_bmat_rows(m, &s->Kb, 0.0, -1.0, XP, R, nl);
   sens_rowmat_rows(m, s->d->jac, -1.0, 0, XP, R + np, nl);
-  if (!s->undamped) {
+  if (!s->undamped && !s->na) {
     sens_bmat_rows(m, &s->Cb, 0.0, s->c2, Sq, R, nl);
     sens_bmat_rows(m, &s->Cb, 0.0, 1.0, Sqd, R, nl);
+  } else if (!s->undamped) { /* -C bh', bh' = bq q'_n + bv qd'_n + ba a'_n */
+    sens_bmat_rows(m, &s->Cb, 0.0, -s->nm.bq, Sq, R, nl);
+    sens_bmat_rows(m, &s->Cb, 0.0, -s->nm.bv, Sqd, R, nl);
+    sens_bmat_rows(m, &s->Cb, 0.0, -s->nm.ba, Sa, R, nl);
   }
+  if (s->na)
+    sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, -1.0, RP, R, nl);
   if (s->nz) {
     /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
     sens_carry_rows(s, s->eqa, s->eqda, s->pea, Sq, Sqd, Sz, DC, nl);
@@ -186,9 +217,16 @@ static void forward_carry(sens_run *r, forward_cols *f)
   sens_step_cols_scatter(s, s->FA, -1.0, R, nl);
   sens_bmat_rows(m, &s->Ha, 0.0, -1.0, Sq, R, nl);
   sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, s->c4, DP, R, nl);
+  if (s->na)
+    sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, RP, R, nl);
   sens_rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
   sens_rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
+  if (s->na) /* a' = ea qdd' + en qdd_n' + eo a_n': the old terms first */
+    for (size_t i = 0; i < np; i++)
+      Sa[i] = s->nm.en * Sqdd[i] + s->nm.eo * Sa[i];
   sens_km_solve_rows(s, R, Sqdd, nl);
+  if (s->na)
+    sens_vec_axpy(Sa, s->nm.ea, Sqdd, np);
   if (m->nfric) /* kappa' for the next step's friction */
     memcpy(Sx + (size_t)s->nx * nl, R + np, sizeof(double) * (size_t)nc * nl);
   /* z' = c' + h/2 e'(state k) */

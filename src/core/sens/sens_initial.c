@@ -15,6 +15,7 @@ void sens_initial_free(sens_initial_lin *L)
   free(L->Pg);
   free(L->Gth);
   free(L->dq0);
+  free(L->guess_free);
   free(L->Pv);
   free(L->Dvq);
   free(L->Fv);
@@ -26,17 +27,35 @@ void sens_initial_free(sens_initial_lin *L)
 }
 
 /* parameter j's derivative of the initial guess q0 into dq0 (nq): a
- * beam's straight shape moves with its end points, and its nodes, held by
- * no initial value, keep what the assembly does not change.  (A rigid
- * body's placement is only a guess for the assembly.)  0 when it is zero */
+ * beam's straight shape moves with its end points, a rigid body with its
+ * placement; 0 when it is zero */
 static int initial_guess_tangent(const sens *s, const lw_tangent *tg, double *dq0)
 {
-  const lw_model *m = s->m;
   int on = 0;
   memset(dq0, 0, sizeof(double) * (size_t)s->nq);
-  for (int i = m->blk_off[m->nbd]; i < s->nq; i++)
+  for (int i = 0; i < s->nq; i++)
     on |= (dq0[i] = tg->dm->q0[i]) != 0.0;
   return on;
+}
+
+/* dq0 less what the assembly takes away from it: the Gauss-Newton
+ * iteration from the guess keeps the guess's part in the free directions
+ * of G, (I - Pg G) dq0, and replaces the rest.  A rigid body held by its
+ * joints and the initial values keeps nothing of its placement (that part
+ * is round-off: set to exactly 0, 0 returned); a free body keeps all of it
+ * (a ball's drop height), a body of a mechanism whose coordinates have no
+ * initial value the part along its motion */
+static int guess_kept(const double *G, const double *Pg, int ng, int nq, double *dq0, double *gt)
+{
+  double scale = 0, kept = 0;
+  memset(gt, 0, sizeof(double) * (size_t)ng);
+  gemv(ng, nq, 1.0, G, dq0, gt);
+  for (int i = 0; i < nq; i++)
+    scale = fmax(scale, fabs(dq0[i]));
+  gemv(nq, ng, -1.0, Pg, gt, dq0);
+  for (int i = 0; i < nq; i++)
+    kept = fmax(kept, fabs(dq0[i]));
+  return kept > 1e-10 * scale;
 }
 
 /* 1. the position problem G = [Phi; x_i - value_i] = 0 from the guess q0,
@@ -90,14 +109,25 @@ static int initial_position(sens *s, const double *st, sens_initial_lin *L)
       gt[nc + h] = dx - tg->dm->init_value[i];
       h++;
     }
-    if (!initial_guess_tangent(s, tg, dq0))
+  }
+  double *G0 = malloc(sizeof(double) * ((size_t)ng * nq + 1)); /* sens_pinv destroys G */
+  memcpy(G0, G, sizeof(double) * (size_t)ng * nq);
+  int bad = sens_pinv(G, ng, nq, L->Pg);
+  double *gq = calloc((size_t)ng + 1, sizeof(double));
+  L->guess_free = calloc((size_t)p + 1, 1);
+  for (int j = 0; j < p && !bad; j++) {
+    const lw_tangent *tg = s->tg[j];
+    if (!tg || !tg->any || tg->fn_kind == 1 || !initial_guess_tangent(s, tg, dq0))
       continue;
+    if (!guess_kept(G0, L->Pg, ng, nq, dq0, gq))
+      continue;
+    L->guess_free[j] = 1;
     if (!L->dq0)
       L->dq0 = calloc((size_t)nq * p + 1, sizeof(double));
     memcpy(L->dq0 + (size_t)j * nq, dq0, sizeof(double) * (size_t)nq);
-    gemv(ng, nq, 1.0, G, dq0, gt);
   }
-  int bad = sens_pinv(G, ng, nq, L->Pg);
+  free(gq);
+  free(G0);
   free(dq0);
   free(G);
   free(gc);

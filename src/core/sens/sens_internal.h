@@ -17,6 +17,7 @@
 #include "la/lw_bmat.h"
 #include "la/lw_rowvec.h"
 #include "integ/lw_integrator.h"
+#include "dyn/lw_newmark.h"
 
 #include <math.h>
 #include <string.h>
@@ -46,6 +47,11 @@ typedef struct sens {
   lw_tangent **tg;
   const int *obj;
   double h, c2, c4;
+  /* the step's Newmark coefficients (c2, c4 above are nm.c2, nm.c4); with
+   * numerical damping (nm.on) the states carry the pseudo-acceleration a,
+   * na = nq more doubles each (ST_A), and the forward nq more rows */
+  lw_newmark nm;
+  int na;
   /* the tolerance mode: the steps' lengths (N of them, step k of hs[k-1]),
    * held fixed; NULL: every step of m->opt.step (sens_steps.c) */
   const double *hs;
@@ -124,11 +130,9 @@ typedef struct sens {
 
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
  * the controllers' integrals z and the carry c that entered the step to it,
- * and the multipliers of the step's exact projections (a flag, sigma, kappa) */
-/* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
- * the controllers' integrals z and the carry c that entered the step to it,
  * and the multipliers of the step's exact projections (a flag, sigma, kappa);
- * then, with aux, the step data described at sens.aux */
+ * then, with aux, the step data described at sens.aux; last, with numerical
+ * damping, the pseudo-acceleration (nq) */
 static inline size_t sens_aux_len(const sens *s)
 {
   size_t w = (size_t)s->nc * s->m->wrow;
@@ -138,7 +142,8 @@ static inline size_t sens_aux_len(const sens *s)
 /* doubles in one stored state */
 static inline size_t sens_state_len(const sens *s)
 {
-  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s);
+  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s) +
+         (size_t)s->na;
 }
 
 #define ST_T(st) ((st)[2])
@@ -151,6 +156,7 @@ static inline size_t sens_state_len(const sens *s)
 #define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
 #define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
 #define ST_AUX(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* jac, the lower triangle of chol(S) by columns */
+#define ST_A(s, st) ((st) + sens_state_len(s) - (size_t)(s)->na) /* the pseudo-acceleration (nm.on) */
 
 enum { OUT_EVERY = 1, OUT_FINAL = 2 };
 
@@ -158,8 +164,9 @@ enum { OUT_EVERY = 1, OUT_FINAL = 2 };
 typedef struct {
   int ng, na, nv;
   double *Pg;          /* nq x ng: pinv of the position Jacobian */
-  double *Gth;         /* ng x p (with G dq0 added: see dq0) */
-  double *dq0;         /* nq x p: the initial guess's derivative (beam nodes), or NULL */
+  double *Gth;         /* ng x p */
+  double *dq0;         /* nq x p: the part of the initial guess's derivative the assembly keeps, or NULL */
+  char *guess_free;    /* p: that part is not zero */
   double *Pv;          /* nv x nv: pinv of [M A^T; A 0] */
   double *Dvq, *Fv;    /* nv x nq, nv x p */
   double *K0;          /* n1 x n1 LU of [M J^T; J 0] */

@@ -11,6 +11,10 @@
  *   E_A(qdd, kappa): M (qdd - qdd*) + J^T kappa = 0,                J qdd + gamma(q, qd) = 0
  * with qd* = c2 q + bh, qdd* = c4 q + ah, c2 = 2/h, c4 = 4/h^2 and the
  * history terms bh = -(c2 q_n + qd_n), ah = -(c4 q_n + 2 c2 qd_n + qdd_n).
+ * With numerical damping (rho_inf < 1) c2, c4, bh and ah are those of the
+ * generalized-alpha method (dyn/lw_newmark.h), whose pseudo-acceleration
+ * a_n+1 = ea qdd_n+1 + en qdd_n + eo a_n joins the state
+ * (docs/methods-numerical-damping.md).
  * Position, velocity and acceleration problems at t = 0 start it.  The
  * Newton iteration converges to the tolerance and the projections are exact,
  * so these equations are what was simulated: their linearization, solved
@@ -165,6 +169,11 @@ static int run_initial_state(sens_run *r)
   sens_state_save(s, r->st0);
   if ((r->forward || r->adjoint) && sens_initial_linearize(s, r->st0, &r->L))
     return r->err->status;
+  /* a parameter that moves only a rigid body's placement reaches the run
+   * where the assembly keeps some of it */
+  for (int j = 0; (r->forward || r->adjoint) && j < s->p; j++)
+    if (s->tg[j] && s->tg[j]->guess_only)
+      r->res->depends[j] = r->L.guess_free[j];
   return LW_OK;
 }
 

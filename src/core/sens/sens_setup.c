@@ -201,6 +201,12 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
   s->h = m->opt.step;
   s->c2 = 2.0 / s->h;
   s->c4 = 4.0 / (s->h * s->h);
+  s->nm = lw_newmark_coefs(m->opt.rho_inf, s->h);
+  s->na = s->nm.on ? m->nq : 0;
+  if (s->nm.on) {
+    s->c2 = s->nm.c2;
+    s->c4 = s->nm.c4;
+  }
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
   /* joint friction makes AP's multiplier columns J^T - dQ^f/dl: not the

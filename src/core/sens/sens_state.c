@@ -30,6 +30,10 @@ void sens_state_save_data(const sens *s, const lw_data *d, double *st)
     if (s->aux > 1 && d->schur_ok)
       memcpy(jac + (size_t)nc * s->m->wrow + (size_t)nc * (nc + 1) / 2, d->W, sizeof(double) * (size_t)nc * s->m->wrow);
   }
+  if (s->na) { /* the step's pseudo-acceleration, or qdd where it starts (lw_ali3p_step) */
+    int own = d->acc_nstep == d->nstep && d->acc_t0 == d->t0 && d->acc_h == s->h;
+    memcpy(ST_A(s, st), own ? d->acc : d->qdd, sizeof(double) * (size_t)nq);
+  }
 }
 
 void sens_state_save(const sens *s, double *st)
@@ -54,6 +58,12 @@ void sens_state_load(const sens *s, const double *st)
   memcpy(d->fbc, z, sizeof(double) * (size_t)s->nz);
   memcpy(d->fbcs, z + s->nz, sizeof(double) * (size_t)s->nz);
   d->fb_beta = 0.0;
+  if (s->na) {
+    memcpy(d->acc, ST_A(s, st), sizeof(double) * (size_t)nq);
+    d->acc_t0 = d->t0;
+    d->acc_nstep = d->nstep;
+    d->acc_h = s->h;
+  }
   if (s->m->nfric && s->m->integ == &lw_integ_ali3p) {
     /* the ALI3-P step's friction reads lambda + kappa of the state's own
      * projections: kept with it, so that a segment stepped again from a

@@ -62,6 +62,19 @@ LW_CLONES static void step_rates(double *restrict qds, double *restrict qdds, co
   }
 }
 
+/* the step's rates with numerical damping (s->nm.on, dyn/lw_newmark.h):
+ * qd* = c2 q + bq qn + bv qdn + ba an, qdd* = c4 q + aq qn + av qdn + aa an
+ * + ad qddn from state a's pseudo-acceleration an, in the step's order */
+static void step_rates_alpha(const sens *s, const double *sa, const double *q)
+{
+  const lw_newmark *k = &s->nm;
+  const double *qn = ST_Q(s, sa), *qdn = ST_QD(s, sa), *qddn = ST_QDD(s, sa), *an = ST_A(s, sa);
+  for (int i = 0; i < s->nq; i++) {
+    s->qds[i] = k->c2 * q[i] + (k->bq * qn[i] + k->bv * qdn[i] + k->ba * an[i]);
+    s->qdds[i] = k->c4 * q[i] + (k->aq * qn[i] + k->av * qdn[i] + k->aa * an[i] + k->ad * qddn[i]);
+  }
+}
+
 /* a parameter's step columns: fp += -dQ + dJ0, fv += dJ1, fa += dJ2 over
  * the nq coordinates, in vectors (the compiler leaves the loop scalar for
  * fear the seven arrays overlap) */
@@ -285,7 +298,10 @@ int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
   memcpy(d->coord_prev, ST_C(s, sb), sizeof(double) * (size_t)s->ncoords);
   if (s->nz)
     step_controllers(s, sa, sb);
-  step_rates(s->qds, s->qdds, q, ST_Q(s, sa), ST_QD(s, sa), ST_QDD(s, sa), s->c2, s->c4, s->nq);
+  if (s->nm.on)
+    step_rates_alpha(s, sa, q);
+  else
+    step_rates(s->qds, s->qdds, q, ST_Q(s, sa), ST_QD(s, sa), ST_QDD(s, sa), s->c2, s->c4, s->nq);
   if (step_projections(s, sb, fresh))
     return -1;
   if (s->m->nfric)
