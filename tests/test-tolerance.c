@@ -451,24 +451,6 @@ static void test_events_five_bar(void)
     lw_sim_result_clear(&r[k]);
 }
 
-/* the sensitivities of a model with events in the tolerance mode: refused,
- * with the setting named */
-static void test_events_sens_refused(void)
-{
-  lw_desc *d = lwt_read("bouncing-ball-timing.json");
-  d->solver.mode = LW_MODE_TOLERANCE;
-  int params[1] = {0}, objs[1] = {0};
-  lw_sens_options opt = {.method = LW_SENS_ADJOINT, .nparams = 1, .params = params, .nobj = 1,
-                         .objectives = objs, .threads = 1};
-  lw_sens_result res;
-  g_assert_cmpint(lw_sensitivity(d, &opt, &res), ==, LW_ERR_MODEL);
-  g_test_message("%s", res.error.msg);
-  g_assert_nonnull(strstr(res.error.msg, "step mode"));
-  g_assert_cmpstr(res.error.path, ==, "solver/mode");
-  lw_sens_result_clear(&res);
-  lw_desc_free(d);
-}
-
 static int lwt_strcmp_p(const char **a, const char **b) { return strcmp(*a, *b); }
 
 /* every parameter and objective of d by method; fd at the step fd_step */
@@ -509,13 +491,11 @@ static void test_sensitivities(void)
   for (guint i = 0; i < names->len; i++) {
     const char *name = names->pdata[i];
     lw_desc *d = lwt_read(name);
-    if (d->nevents > 0) { /* the sensitivities take no events in the tolerance mode (/tolerance/events-sens-refused) */
-      g_test_message("%s: events, refused in the tolerance mode", name);
+    if (d->nobjectives == 0 || d->nparams == 0) { /* a model to watch, not to differentiate */
+      g_test_message("%s: no objective or parameter", name);
       lw_desc_free(d);
       continue;
     }
-    g_assert_cmpint(d->nobjectives, >, 0);
-    g_assert_cmpint(d->nparams, >, 0);
     d->solver.t_end = fmin(d->solver.t_end, 1.0);
     d->solver.tolerance = 1e-14;
     d->solver.constraint_tolerance = 1e-12;
@@ -606,7 +586,6 @@ int main(int argc, char **argv)
   g_test_add_func("/tolerance/events-ball", test_events_ball);
   g_test_add_func("/tolerance/events-zeno", test_events_zeno);
   g_test_add_func("/tolerance/events-five-bar", test_events_five_bar);
-  g_test_add_func("/tolerance/events-sens-refused", test_events_sens_refused);
   g_test_add_func("/tolerance/stiff-spring", test_stiff_spring);
   g_test_add_func("/tolerance/sensitivities", test_sensitivities);
   g_test_add_func("/tolerance/a01", test_a01);

@@ -21,6 +21,12 @@ const char *lw_event_type_label(lw_event_type type)
     return _("joint limit");
   case LW_EVENT_GUARD:
     return _("guard");
+  case LW_EVENT_SWITCH:
+    return _("switch");
+  case LW_EVENT_CAPTURE:
+    return _("capture");
+  case LW_EVENT_COLLISION:
+    return _("collision");
   default:
     return "";
   }
@@ -37,6 +43,10 @@ const char *lw_event_action_label(lw_event_action action)
     return _("stop");
   case LW_EVREC_RELEASE:
     return _("released");
+  case LW_EVREC_SWITCH:
+    return _("switched");
+  case LW_EVREC_CAPTURE:
+    return _("captured");
   default:
     return "";
   }

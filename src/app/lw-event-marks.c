@@ -174,7 +174,7 @@ int lw_event_marks_fill(const lw_desc *d, const double *poses, const double *joi
     for (int i = 0; e->type == LW_EVENT_JOINT_LIMIT && i < d->njoints; i++)
       if (!g_strcmp0(d->joints[i].name, e->joint))
         j = i;
-    if (e->type == LW_EVENT_CONTACT)
+    if (e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_SWITCH) /* a switch's plane drawn as a contact's */
       contact_mark(mc, d, e);
     else if (j >= 0 && e->coordinate == 0 && lw_joint_ncoords(d->joints[j].type, d->planar) >= 1) {
       if (e->has_lower)

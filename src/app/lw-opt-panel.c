@@ -194,15 +194,9 @@ static void set_status(LwOptPanel *self, const char *text)
 static lw_desc *with_values(const lw_desc *d, int n, const int *params, const double *x)
 {
   lw_desc *c = lw_desc_copy(d);
-  for (int j = 0; j < n; j++) {
-    lw_param_desc *p = &c->params[params[j]];
-    p->value = x[j];
-    for (int k = 0; k < p->ntargets; k++) {
-      double *f = lw_desc_field(c, p->targets[k]);
-      if (f)
-        *f = x[j];
-    }
-  }
+  for (int j = 0; j < n; j++)
+    c->params[params[j]].value = x[j];
+  lw_desc_apply_params(c);
   return c;
 }
 

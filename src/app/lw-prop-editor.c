@@ -462,8 +462,8 @@ static void set_number(lw_desc *d, const char *path, double *slot, double v)
   /* parameters bound to the field take the value too */
   for (int i = 0; i < d->nparams; i++)
     for (int k = 0; k < d->params[i].ntargets; k++)
-      if (!strcmp(d->params[i].targets[k], path))
-        d->params[i].value = v;
+      if (!strcmp(d->params[i].targets[k], path) && isfinite(lw_param_value_for_field(d, i, k, v)))
+        d->params[i].value = lw_param_value_for_field(d, i, k, v);
 }
 
 /* a number, with a unit or as an expression; takes d */
@@ -1543,11 +1543,7 @@ static void param_commit(LwPropEditor *self, int index, double v)
   lw_desc *d = lw_desc_copy(self->doc);
   lw_param_desc *p = &d->params[index];
   p->value = v;
-  for (int k = 0; k < p->ntargets; k++) {
-    double *slot = lw_desc_field(d, p->targets[k]);
-    if (slot)
-      *slot = v;
-  }
+  lw_desc_apply_params(d);
   char text[96];
   param_value_text(self, p, v, text, sizeof text);
   g_autofree char *what = g_strdup_printf(_("Set parameter %s to %s"), p->name, text);

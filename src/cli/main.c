@@ -676,12 +676,26 @@ static int sens_progress(double f, void *user)
   return 0;
 }
 
+/* Why only the forward method gives the event times' derivatives: the
+ * forward carries dx/drho, and each event's dt/drho is its time's row
+ * applied to it (sens_events.c); the adjoint carries d psi/dx for the one
+ * objective psi, and an event's time is another function of the
+ * parameters, whose gradient would need a backward sweep of its own from
+ * that event (one adjoint per event time). */
+#define EVENT_DT_WHY                                                                                                \
+  "the event times' derivatives dt/dparam come from --method forward; the adjoint gives the objective's gradient " \
+  "only (each event time would need a backward sweep of its own)"
+
 /* the sensitivity run's events: time, event, what happened and, from the
  * forward method, the time's derivatives with respect to the parameters */
 static void json_sens_events(GString *s, const lw_desc *d, const int *P, int np, const lw_sens_result *r)
 {
   if (!d->nevents)
     return;
+  if (!r->event_dt && r->nevents > 0) {
+    g_string_append(s, ", \"events_note\": ");
+    json_str(s, EVENT_DT_WHY);
+  }
   g_string_append(s, ", \"events\": [");
   for (long i = 0; i < r->nevents; i++) {
     const lw_event_record *e = &r->events[i];
@@ -831,6 +845,8 @@ static int cmd_sensitivity(int argc, char **argv)
   }
   if (ev_csv && st == LW_OK) {
     GError *e = NULL;
+    if (!r.event_dt && r.nevents > 0)
+      fprintf(stderr, "linkwright-cli: note: the events CSV has no dt/d columns: %s\n", EVENT_DT_WHY);
     if (!write_events_csv(d, P, np, &r, ev_csv, &e)) {
       lw_cli_error("cannot write %s: %s", ev_csv, e ? e->message : "unknown error");
       g_clear_error(&e);
@@ -891,6 +907,9 @@ static int cmd_sensitivity(int argc, char **argv)
         printf("   (exactly 0: the parameter reaches nothing the simulation or the objective uses)");
       putchar('\n');
     }
+    if (r.nevents > 0)
+      printf("  %ld event(s)%s\n", r.nevents,
+             r.event_dt ? "; their times and dt/dparam: --json or --events-csv FILE" : "; " EVENT_DT_WHY);
   }
   if (st != LW_OK)
     lw_cli_error("%s: %s; no gradient", file, r.error.msg);

@@ -86,6 +86,9 @@ typedef struct {
 } lw_fb;
 
 #define LW_MAXCBLK 16   /* bodies a controller's coordinates may touch */
+/* switches a model may hold: their sides are kept as the bits of one double
+ * in the sensitivities' stored states */
+#define LW_MAX_SWITCHES 48
 
 typedef struct {
   lw_force_type type;
@@ -159,6 +162,7 @@ typedef struct {
   int coord;            /* limit: index into m->coords */
   int output, col;      /* guard */
   double e, rest_speed; /* restitution, speed ending the bouncing (0: |g| x step) */
+  int force, sw;        /* switch: the force it switches, its index among the switches */
 } lw_guard;
 
 /* A flexible beam compiled (docs/core.md, Beams): its nel elements are the
@@ -216,6 +220,7 @@ struct lw_model {
   const struct lw_integrator *integ;
   int nguards;
   lw_guard *guards;     /* (nguards) the events' guards */
+  int nswitches;        /* guards of type LW_EVENT_SWITCH (at most LW_MAX_SWITCHES) */
   int planar;
   int nd;               /* space dimension: 2 or 3 */
   /* the coordinates as blocks, one a body: block b is q[blk_off[b] ..
@@ -402,6 +407,10 @@ struct lw_data {
   double h;    /* the length of those steps (0: none taken yet) */
   double *q, *qd, *qdd, *lambda;     /* (nq) (nq) (nq) (nc) */
   double *normal_force;              /* (nguards) a resting guard's normal force, 0 when free (lw_events.c) */
+  /* switches (lw_forces.c): whether each switch's point is on its plane's
+   * negative side, and so whether each force is off */
+  unsigned char *sw_in;              /* (nswitches) */
+  unsigned char *force_off;          /* (nforces) */
   double *qn, *qdn, *qddn;           /* previous step */
   double *qhat_d, *qhat_dd;          /* Newmark history terms */
   /* the generalized-alpha pseudo-acceleration a (nq; rho_inf < 1,

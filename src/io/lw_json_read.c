@@ -599,6 +599,24 @@ static void read_joint(reader *r, JsonObject *o, const char *path, const char *n
   read_friction(r, o, path, (int)(j - r->d->joints));
 }
 
+/* a measured distance {"body1", "point1", "body2", "point2", "axis"} */
+static void read_between(reader *r, JsonObject *o, const char *path, lw_feedback_desc *b)
+{
+  static const char *const k[] = {"body1", "point1", "body2", "point2", "axis", NULL};
+  check_keys(r, o, path, k);
+  b->has_between = 1;
+  for (int s = 0; s < 2; s++) {
+    char bn[8], pn[8];
+    snprintf(bn, sizeof bn, "body%d", s + 1);
+    snprintf(pn, sizeof pn, "point%d", s + 1);
+    b->body[s] = dup_or_null(need_str(r, o, bn, path));
+    if (!read_place(r, o, pn, path, &b->place[s]) && !r->failed)
+      fail(r, path, "required field '%s' is missing", pn);
+  }
+  if (!get_vec(r, o, "axis", path, b->axis, r->planar ? 2 : 3) && !r->failed)
+    fail(r, path, "required field 'axis' is missing");
+}
+
 /* a controller's measured coordinate: measure, kp, kd, ki, target (and the
  * coordinate itself for a state feedback gain) */
 static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedback_desc *b)
@@ -616,6 +634,11 @@ static void read_feedback(reader *r, JsonObject *o, const char *path, lw_feedbac
   get_num(r, o, "kp", path, &b->kp);
   get_num(r, o, "kd", path, &b->kd);
   get_num(r, o, "ki", path, &b->ki);
+  JsonObject *bo = get_obj(r, o, "between", path);
+  if (bo) {
+    g_autofree char *p = g_strdup_printf("%s/between", path);
+    read_between(r, bo, p, b);
+  }
   JsonObject *fo = get_obj(r, o, "target", path);
   if (fo) {
     g_autofree char *p = g_strdup_printf("%s/target", path);
@@ -687,7 +710,8 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
     break;
   }
   case LW_FORCE_PID: {
-    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "ki", "target", NULL};
+    static const char *const k[] = {"name", "type", "joint", "coordinate", "measure", "kp", "kd", "ki", "target",
+                                    "between", NULL};
     check_keys(r, o, path, k);
     f->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &f->coordinate);
@@ -698,7 +722,7 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
   }
   case LW_FORCE_STATE_FEEDBACK: {
     static const char *const k[] = {"name", "type", "joint", "coordinate", "gains", NULL};
-    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "ki", "target", NULL};
+    static const char *const gk[] = {"joint", "coordinate", "measure", "kp", "kd", "ki", "target", "between", NULL};
     check_keys(r, o, path, k);
     f->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &f->coordinate);
@@ -717,7 +741,8 @@ static void read_force(reader *r, JsonObject *o, const char *path, const char *n
       }
       JsonObject *go = json_node_get_object(n);
       check_keys(r, go, gp, gk);
-      const char *jn = need_str(r, go, "joint", gp);
+      const char *jn = json_object_has_member(go, "between") ? get_str(r, go, "joint", gp)
+                                                             : need_str(r, go, "joint", gp);
       int co = 0;
       get_int(r, go, "coordinate", gp, &co);
       if (r->failed)
@@ -756,6 +781,13 @@ static void read_output(reader *r, JsonObject *o, const char *path, const char *
     break;
   case LW_OUT_JOINT_COORDINATE:
   case LW_OUT_JOINT_VELOCITY:
+    /* a joint's coordinate, or with "force" a controller's measure */
+    if (json_object_has_member(o, "force") && !json_object_has_member(o, "joint"))
+      od->force = dup_or_null(need_str(r, o, "force", path));
+    else
+      od->joint = dup_or_null(need_str(r, o, "joint", path));
+    get_int(r, o, "coordinate", path, &od->coordinate);
+    break;
   case LW_OUT_REACTION_FORCE:
   case LW_OUT_FRICTION_FORCE:
   case LW_OUT_NORMAL_FORCE:
@@ -1102,29 +1134,58 @@ static void read_initial(reader *r, JsonObject *o, const char *path, const char 
   in->has_velocity = get_num(r, o, "velocity", np, &in->velocity);
 }
 
-/* a parameter's "bind": a field path or a list of them (bp: its path) */
+/* one binding {"path", "factor", "times"} of a parameter's "bind" (ep: its
+ * path): its field path, with the factor and product kept in *factor, *times */
+static char *read_binding_object(reader *r, JsonNode *e, const char *ep, double *factor, const char **times)
+{
+  static const char *const bk[] = {"path", "factor", "times", NULL};
+  JsonObject *o = json_node_get_object(e);
+  check_keys(r, o, ep, bk);
+  const char *path = get_str(r, o, "path", ep);
+  if (!r->failed && !path)
+    fail(r, ep, "required field 'path' is missing");
+  get_num(r, o, "factor", ep, factor);
+  *times = get_str(r, o, "times", ep);
+  return r->failed ? NULL : strdup(path);
+}
+
+/* a parameter's "bind": a field path, a binding object or a list of them
+ * (bp: its path) */
 static void read_param_bind(reader *r, JsonNode *b, const char *path, const char *bp, lw_param_desc *p)
 {
   if (!b) {
     fail(r, path, "required field 'bind' is missing");
-  } else if (JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING) {
-    p->targets = malloc(sizeof(char *));
-    p->targets[0] = strdup(json_node_get_string(b));
-    p->ntargets = 1;
-  } else if (JSON_NODE_TYPE(b) == JSON_NODE_ARRAY) {
-    JsonArray *ba = json_node_get_array(b);
-    guint n = json_array_get_length(ba);
-    p->targets = calloc(n + 1, sizeof(char *));
-    for (guint i = 0; i < n && !r->failed; i++) {
-      JsonNode *e = json_array_get_element(ba, i);
-      if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING)
-        fail(r, bp, "'bind' must hold field paths (strings)");
-      else
-        p->targets[p->ntargets++] = strdup(json_node_get_string(e));
-    }
-  } else {
-    fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
+    return;
   }
+  gboolean one = JSON_NODE_TYPE(b) != JSON_NODE_ARRAY;
+  if (one && JSON_NODE_TYPE(b) != JSON_NODE_OBJECT &&
+      !(JSON_NODE_HOLDS_VALUE(b) && json_node_get_value_type(b) == G_TYPE_STRING)) {
+    fail(r, bp, "'bind' must be a field path or a list of them, not %s", node_kind(b));
+    return;
+  }
+  JsonArray *ba = one ? NULL : json_node_get_array(b);
+  guint n = one ? 1 : json_array_get_length(ba);
+  p->targets = calloc(n + 1, sizeof(char *));
+  double *factor = g_new0(double, n + 1);
+  const char **times = g_new0(const char *, n + 1);
+  for (guint i = 0; i < n && !r->failed; i++) {
+    JsonNode *e = one ? b : json_array_get_element(ba, i);
+    g_autofree char *ep = one ? g_strdup(bp) : g_strdup_printf("%s/%u", bp, i);
+    factor[i] = 1.0;
+    if (JSON_NODE_TYPE(e) == JSON_NODE_OBJECT)
+      p->targets[p->ntargets] = read_binding_object(r, e, ep, &factor[i], &times[i]);
+    else if (JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING)
+      p->targets[p->ntargets] = strdup(json_node_get_string(e));
+    else
+      fail(r, bp, "'bind' must hold field paths (strings) or bindings {\"path\", \"factor\", \"times\"}");
+    if (!r->failed)
+      p->ntargets++;
+  }
+  for (int k = 0; k < p->ntargets; k++)
+    if (factor[k] != 1.0 || times[k])
+      lw_param_set_binding(p, k, factor[k], times[k]);
+  g_free(factor);
+  g_free(times);
 }
 
 static void read_param(reader *r, JsonObject *o, const char *path, const char *name)
@@ -1143,20 +1204,25 @@ static void read_param(reader *r, JsonObject *o, const char *path, const char *n
   read_param_bind(r, b, path, bp, p);
   if (r->failed || get_num(r, o, "value", path, &p->value) || r->failed || p->ntargets == 0)
     return;
-  /* no value: the parameter takes the field's current value */
+  /* no value: the parameter takes the field's current value (over its
+   * factor; a product needs the value given) */
   double *f = lw_desc_field(r->d, p->targets[0]);
+  double s = p->factors ? p->factors[0] : 1.0;
   if (!f)
     fail(r, bp, "parameter '%s' names '%s', which is not a numeric field of this model", name, p->targets[0]);
+  else if ((p->times && p->times[0]) || s == 0.0)
+    fail(r, path, "parameter '%s': a 'value' is required when its first binding has a product or a factor 0", name);
   else
-    p->value = *f;
+    p->value = *f / s;
 }
 
-/* an event (docs/model-format.md sec. 10): contact, joint_limit or guard */
+/* an event (docs/model-format.md sec. 8a): contact, joint_limit, guard or switch */
 static void read_event(reader *r, JsonObject *o, const char *path, const char *name)
 {
   static const char *const k[] = {"name", "type", "body", "point", "normal", "offset", "radius",
                                   "joint", "coordinate", "lower", "upper", "restitution", "rest_speed",
-                                  "output", "component", "value", "direction", "action", NULL};
+                                  "output", "component", "value", "direction", "action", "force", "center",
+                                  "body2", "point2", "distance", NULL};
   check_keys(r, o, path, k);
   const char *type = need_str(r, o, "type", path);
   if (!type)
@@ -1164,12 +1230,12 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
   int t = lw_event_type_from_name(type);
   if (t < 0) {
     g_autofree char *p = g_strdup_printf("%s/type", path);
-    fail(r, p, "unknown event type '%s' (expected contact, joint_limit or guard)", type);
+    fail(r, p, "unknown event type '%s' (expected contact, joint_limit, guard, switch, capture or collision)", type);
     return;
   }
   lw_event_desc *e = lw_desc_add_event(r->d, name, (lw_event_type)t);
   int dim = r->planar ? 2 : 3;
-  if (t == LW_EVENT_CONTACT) {
+  if (t == LW_EVENT_CONTACT || t == LW_EVENT_SWITCH) {
     e->body = dup_or_null(need_str(r, o, "body", path));
     if (!read_place(r, o, "point", path, &e->place) && !r->failed)
       fail(r, path, "required field 'point' is missing");
@@ -1177,7 +1243,24 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       memset(e->normal, 0, sizeof e->normal);
     get_vec(r, o, "normal", path, e->normal, dim);
     get_num(r, o, "offset", path, &e->offset);
-    get_num(r, o, "radius", path, &e->radius);
+    if (t == LW_EVENT_SWITCH)
+      e->force = dup_or_null(need_str(r, o, "force", path));
+    else
+      get_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_CAPTURE) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    get_vec(r, o, "center", path, e->center, dim);
+    need_num(r, o, "radius", path, &e->radius);
+  } else if (t == LW_EVENT_COLLISION) {
+    e->body = dup_or_null(need_str(r, o, "body", path));
+    if (!read_place(r, o, "point", path, &e->place) && !r->failed)
+      fail(r, path, "required field 'point' is missing");
+    e->body2 = dup_or_null(need_str(r, o, "body2", path));
+    if (!read_place(r, o, "point2", path, &e->place2) && !r->failed)
+      fail(r, path, "required field 'point2' is missing");
+    need_num(r, o, "distance", path, &e->distance);
   } else if (t == LW_EVENT_JOINT_LIMIT) {
     e->joint = dup_or_null(need_str(r, o, "joint", path));
     get_int(r, o, "coordinate", path, &e->coordinate);
@@ -1210,17 +1293,21 @@ static void read_event(reader *r, JsonObject *o, const char *path, const char *n
       fail(r, p, "unknown action '%s' (a guard's action is stop)", act);
     }
   }
-  if (t != LW_EVENT_GUARD) {
+  if (t == LW_EVENT_CONTACT || t == LW_EVENT_JOINT_LIMIT || t == LW_EVENT_COLLISION) {
     e->restitution = 1.0;
     get_num(r, o, "restitution", path, &e->restitution);
     get_num(r, o, "rest_speed", path, &e->rest_speed);
   } else if (!r->failed) {
-    static const char *const impact_only[] = {"restitution", "rest_speed", NULL};
+    /* a guard has no radius either, but reads it nowhere: refused for a switch only */
+    static const char *const impact_only[] = {"restitution", "rest_speed", "radius", NULL};
+    static const char *const why[] = {[LW_EVENT_GUARD] = "guard",
+                                      [LW_EVENT_SWITCH] = "switch (its velocity does not jump)",
+                                      [LW_EVENT_CAPTURE] = "capture (its impact is plastic)"};
     for (int i = 0; impact_only[i]; i++)
-      if (json_object_has_member(o, impact_only[i])) {
+      if (json_object_has_member(o, impact_only[i]) && (t == LW_EVENT_SWITCH || i < 2)) {
         g_autofree char *p = g_strdup_printf("%s/%s", path, impact_only[i]);
         mark(r, o, impact_only[i], p);
-        fail(r, p, "'%s' belongs to contacts and joint limits, not to a guard", impact_only[i]);
+        fail(r, p, "'%s' belongs to contacts and joint limits, not to a %s", impact_only[i], why[t]);
       }
   }
 }

@@ -121,7 +121,8 @@ static void friction(writer *w, const lw_joint_desc *j)
 static int param_run(const lw_desc *d, int i)
 {
   const lw_param_desc *p = &d->params[i];
-  if (p->ntargets != 1 || !g_str_has_suffix(p->name, "[0]") || !g_str_has_suffix(p->targets[0], "/0"))
+  if (p->ntargets != 1 || p->factors || p->times || !g_str_has_suffix(p->name, "[0]") ||
+      !g_str_has_suffix(p->targets[0], "/0"))
     return 0;
   g_autofree char *base = g_strndup(p->name, strlen(p->name) - 3);
   g_autofree char *prefix = g_strndup(p->targets[0], strlen(p->targets[0]) - 2);
@@ -130,7 +131,7 @@ static int param_run(const lw_desc *d, int i)
     const lw_param_desc *q = &d->params[i + n];
     g_autofree char *name = g_strdup_printf("%s[%d]", base, n);
     g_autofree char *target = g_strdup_printf("%s/%d", prefix, n);
-    if (q->ntargets != 1 || strcmp(q->name, name) || strcmp(q->targets[0], target))
+    if (q->ntargets != 1 || q->factors || q->times || strcmp(q->name, name) || strcmp(q->targets[0], target))
       break;
   }
   /* the prefix must have exactly n components */
@@ -140,6 +141,38 @@ static int param_run(const lw_desc *d, int i)
       return 0;
   }
   return n;
+}
+
+/* a parameter's target k: its path, or {"path", "factor", "times"} when it
+ * has a factor other than 1 or a product */
+static void param_binding(writer *w, const lw_param_desc *p, int k)
+{
+  double f = p->factors ? p->factors[k] : 1.0;
+  const char *t = p->times ? p->times[k] : NULL;
+  if (f == 1.0 && !t) {
+    str(w, p->targets[k]);
+    return;
+  }
+  g_string_append(w->s, "{\"path\": ");
+  str(w, p->targets[k]);
+  if (f != 1.0)
+    kvnum(w, "factor", f);
+  if (t)
+    kvstr(w, "times", t);
+  g_string_append_c(w->s, '}');
+}
+
+/* a controller's measured distance */
+static void between(writer *w, const lw_feedback_desc *b)
+{
+  key(w, "between");
+  g_string_append(w->s, "{\"body1\": ");
+  str(w, b->body[0] ? b->body[0] : "");
+  place(w, "point1", &b->place[0]);
+  kvstr(w, "body2", b->body[1] ? b->body[1] : "");
+  place(w, "point2", &b->place[1]);
+  kvvec(w, "axis", b->axis, w->planar ? 2 : 3);
+  g_string_append_c(w->s, '}');
 }
 
 static void func_as(writer *w, const char *name, const lw_func *f)
@@ -214,12 +247,26 @@ static void write_events(writer *w, const lw_desc *d)
     const lw_event_desc *e = &d->events[i];
     item_open(w, &first, e->name);
     kvstr(w, "type", lw_event_type_name(e->type));
-    if (e->type == LW_EVENT_CONTACT) {
+    if (e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_SWITCH) {
       kvstr(w, "body", e->body ? e->body : "");
       place(w, "point", &e->place);
       kvvec(w, "normal", e->normal, w->planar ? 2 : 3);
       kvnum(w, "offset", e->offset);
+      if (e->type == LW_EVENT_SWITCH)
+        kvstr(w, "force", e->force ? e->force : "");
+      else
+        kvnum(w, "radius", e->radius);
+    } else if (e->type == LW_EVENT_CAPTURE) {
+      kvstr(w, "body", e->body ? e->body : "");
+      place(w, "point", &e->place);
+      kvvec(w, "center", e->center, w->planar ? 2 : 3);
       kvnum(w, "radius", e->radius);
+    } else if (e->type == LW_EVENT_COLLISION) {
+      kvstr(w, "body", e->body ? e->body : "");
+      place(w, "point", &e->place);
+      kvstr(w, "body2", e->body2 ? e->body2 : "");
+      place(w, "point2", &e->place2);
+      kvnum(w, "distance", e->distance);
     } else if (e->type == LW_EVENT_JOINT_LIMIT) {
       kvstr(w, "joint", e->joint ? e->joint : "");
       kvnum(w, "coordinate", e->coordinate);
@@ -235,7 +282,7 @@ static void write_events(writer *w, const lw_desc *d)
       kvstr(w, "direction", dirs[e->direction + 1]);
       kvstr(w, "action", "stop");
     }
-    if (e->type != LW_EVENT_GUARD) {
+    if (e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_JOINT_LIMIT || e->type == LW_EVENT_COLLISION) {
       kvnum(w, "restitution", e->restitution);
       if (e->rest_speed != 0)
         kvnum(w, "rest_speed", e->rest_speed);
@@ -498,6 +545,8 @@ char *lw_model_to_json(const lw_desc *d)
           kvnum(&w, "coordinate", b->coordinate);
         }
         kvstr(&w, "measure", b->rate ? "rate" : "position");
+        if (b->has_between)
+          between(&w, b);
         kvnum(&w, "kp", b->kp);
         kvnum(&w, "kd", b->kd);
         if (b->ki != 0.0)
@@ -564,7 +613,10 @@ char *lw_model_to_json(const lw_desc *d)
       break;
     case LW_OUT_JOINT_COORDINATE:
     case LW_OUT_JOINT_VELOCITY:
-      kvstr(&w, "joint", o->joint ? o->joint : "");
+      if (!o->joint && o->force)
+        kvstr(&w, "force", o->force); /* a controller's measure */
+      else
+        kvstr(&w, "joint", o->joint ? o->joint : "");
       kvnum(&w, "coordinate", o->coordinate);
       break;
     case LW_OUT_REACTION_FORCE:
@@ -614,14 +666,14 @@ char *lw_model_to_json(const lw_desc *d)
     }
     item_open(&w, &first, p->name);
     key(&w, "bind");
-    if (p->ntargets == 1) {
+    if (p->ntargets == 1 && !p->factors && !p->times) {
       str(&w, p->targets[0]);
     } else {
       g_string_append_c(w.s, '[');
       for (int k = 0; k < p->ntargets; k++) {
         if (k)
           g_string_append(w.s, ", ");
-        str(&w, p->targets[k]);
+        param_binding(&w, p, k);
       }
       g_string_append_c(w.s, ']');
     }

@@ -543,15 +543,9 @@ int lw_optimize(const lw_desc *desc, int problem, const lw_opt_options *opt, lw_
     res->pgnorm = c->best_pg;
     /* the optimized model: parameter values and the fields they bind */
     res->optimized = lw_desc_copy(desc);
-    for (int j = 0; j < n; j++) {
-      lw_param_desc *pp = &res->optimized->params[c->P[j]];
-      pp->value = res->x[j];
-      for (int k = 0; k < pp->ntargets; k++) {
-        double *f = lw_desc_field(res->optimized, pp->targets[k]);
-        if (f)
-          *f = res->x[j];
-      }
-    }
+    for (int j = 0; j < n; j++)
+      res->optimized->params[c->P[j]].value = res->x[j];
+    lw_desc_apply_params(res->optimized);
     res->status = LW_OK;
   }
   res->wall_time_s = now_s() - t0;

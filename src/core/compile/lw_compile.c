@@ -596,6 +596,24 @@ static const char *param_path(char *buf, size_t n, const lw_param_desc *p)
   return buf;
 }
 
+/* target k's factor is finite and its product names another parameter */
+static int check_binding(const lw_desc *d, const lw_param_desc *p, int k, char *path, size_t n, lw_error *err)
+{
+  const char *t = p->times ? p->times[k] : NULL;
+  if (p->factors && !isfinite(p->factors[k])) {
+    lw_set_error(err, LW_ERR_MODEL, param_path(path, n, p), NAN, "parameter '%s': the factor of '%s' is not finite",
+                 p->name, p->targets[k]);
+    return -1;
+  }
+  if (t && (!strcmp(t, p->name) || !isfinite(lw_param_bind_value(d, p, k)))) {
+    lw_set_error(err, LW_ERR_MODEL, param_path(path, n, p), NAN,
+                 "parameter '%s': '%s' is multiplied by '%s', which is %s", p->name, p->targets[k], t,
+                 !strcmp(t, p->name) ? "the parameter itself" : "not a parameter of this model");
+    return -1;
+  }
+  return 0;
+}
+
 static int apply_params(lw_desc *d, lw_error *err)
 {
   int dup = first_duplicate(d);
@@ -633,7 +651,9 @@ static int apply_params(lw_desc *d, lw_error *err)
                      p->name, p->targets[k]);
         return -1;
       }
-      *f = p->value;
+      if (check_binding(d, p, k, path, sizeof path, err))
+        return -1;
+      *f = lw_param_bind_value(d, p, k);
     }
   }
   return 0;
@@ -1178,6 +1198,55 @@ static void beam_forces(lw_model *m, int n0)
   }
 }
 
+/* the distance a controller's measure k of force i names: a coordinate
+ * axis . (p2 - p1), the axis normalized, into co */
+static int measure_coord(ctx *c, const lw_desc *d, int i, int k, lw_coord *co, lw_error *err)
+{
+  const lw_force_desc *fd = &d->forces[i];
+  const lw_feedback_desc *b = &fd->feedback[k];
+  char path[256], base[200];
+  if (fd->type == LW_FORCE_PID)
+    snprintf(base, sizeof base, "forces/%s/between", fd->name);
+  else
+    snprintf(base, sizeof base, "forces/%s/gains/%d/between", fd->name, k);
+  lw_vexpr v[2];
+  for (int s = 0; s < 2; s++) {
+    snprintf(path, sizeof path, "%s/body%d", base, s + 1);
+    int bi = lw_cc_body(c, b->body[s]);
+    if (bi == -2 || lw_is_beam_ref(bi))
+      KFAIL_B(path, "controller '%s': body '%s' %s", fd->name, b->body[s] ? b->body[s] : "(missing)",
+              bi == -2 ? "does not exist" : "is a beam (a distance is measured between rigid bodies)");
+    snprintf(path, sizeof path, "%s/point%d", base, s + 1);
+    if (lw_cc_point(c, bi, &b->place[s], path, &v[s], err))
+      return -1;
+  }
+  double n = norm3(b->axis), ax[3];
+  snprintf(path, sizeof path, "%s/axis", base);
+  if (!(n > 0) || !isfinite(n))
+    KFAIL_B(path, "controller '%s': the axis of its distance must be a nonzero finite vector", fd->name);
+  for (int q = 0; q < 3; q++)
+    ax[q] = b->axis[q] / n;
+  memset(co, 0, sizeof *co);
+  co->kind = LW_ROW_DOT;
+  co->a = vx_const(ax);
+  co->b = lw_cc_sub(v[1], &v[0]);
+  const lw_vexpr *es[2] = {&co->a, &co->b};
+  lw_cc_blocks(es, 2, &co->nblk, co->blk);
+  return 0;
+}
+
+/* the controllers' measured distances: coordinates after the joints', in
+ * the order of the forces and their measures (lw_cc_measure_coord) */
+static int compile_measures(ctx *c, const lw_desc *d, lw_error *err)
+{
+  lw_model *m = c->m;
+  for (int i = 0; i < d->nforces; i++)
+    for (int k = 0; k < d->forces[i].nfeedback; k++)
+      if (d->forces[i].feedback[k].has_between && measure_coord(c, d, i, k, &m->coords[m->ncoords++], err))
+        return -1;
+  return 0;
+}
+
 /* joints: frames, rows and joint coordinates */
 static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
 {
@@ -1193,6 +1262,9 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   int ncoord_total = 0;
   for (int i = 0; i < d->njoints; i++)
     ncoord_total += lw_joint_ncoords(d->joints[i].type, m->planar);
+  for (int i = 0; i < d->nforces; i++)
+    for (int k = 0; k < d->forces[i].nfeedback; k++)
+      ncoord_total += d->forces[i].feedback[k].has_between != 0;
   m->coords = calloc((size_t)ncoord_total + 1, sizeof(lw_coord));
   if (lw_cc_index_joints(c))
     FAIL("", "out of memory");
@@ -1259,7 +1331,7 @@ static int compile_joints(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error 
   }
   m->joint_row0[d->njoints] = rs->n;
   m->joint_coord0[d->njoints] = m->ncoords;
-  return 0;
+  return compile_measures(c, d, err);
 
 fail:
   return -1;
@@ -1418,6 +1490,27 @@ fail:
 }
 
 /* outputs */
+/* a joint_coordinate (joint_velocity) output of a controller's measure
+ * `coordinate`: the coordinate it measures */
+static int measured_coord(const lw_model *m, const lw_desc *d, const lw_output_desc *od, char *path, size_t np,
+                          int *ci, lw_error *err)
+{
+  snprintf(path, np, "outputs/%s/force", od->name);
+  for (int k = 0; k < d->nforces; k++) {
+    if (strcmp(d->forces[k].name, od->force))
+      continue;
+    if (!lw_force_is_controller(d->forces[k].type))
+      KFAIL_B(path, "output '%s': force '%s' is a %s, not a controller", od->name, od->force,
+              lw_force_type_name(d->forces[k].type));
+    if (od->coordinate < 0 || od->coordinate >= m->forces[k].nfb)
+      KFAIL_B(path, "output '%s': controller '%s' has %d measure(s); measure %d does not exist", od->name,
+              od->force, m->forces[k].nfb, od->coordinate);
+    *ci = m->fbs[m->forces[k].fb0 + od->coordinate].coord;
+    return 0;
+  }
+  KFAIL_B(path, "output '%s': controller '%s' does not exist", od->name, od->force);
+}
+
 static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error *err)
 {
   lw_model *m = c->m;
@@ -1462,8 +1555,12 @@ static int compile_outputs(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     case LW_OUT_JOINT_VELOCITY: {
       snprintf(path, sizeof path, "outputs/%s/joint", od->name);
       int ci;
-      if (lw_cc_coord(c, od->joint, od->coordinate, "output", path, &ci, err))
+      if (!od->joint && od->force) {
+        if (measured_coord(m, d, od, path, sizeof path, &ci, err))
+          goto fail;
+      } else if (lw_cc_coord(c, od->joint, od->coordinate, "output", path, &ci, err)) {
         goto fail;
+      }
       o->coord = ci;
       break;
     }
@@ -1769,12 +1866,18 @@ static int append_rest_rows(lw_model *m, const int *rest, int nrest)
     r->func = -1;
     r->kind = LW_ROW_DOT;
     /* the row is named after the contact's body or the limit's joint */
-    r->owner_kind = g->type == LW_EVENT_CONTACT ? LW_OWNER_BODY : LW_OWNER_JOINT;
+    int on_body = g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_CAPTURE || g->type == LW_EVENT_COLLISION;
+    r->owner_kind = on_body ? LW_OWNER_BODY : LW_OWNER_JOINT;
     r->owner = g->v.body[0];
-    for (int j = 0; g->type != LW_EVENT_CONTACT && j < m->njoints; j++)
+    for (int j = 0; !on_body && j < m->njoints; j++)
       if (g->coord >= m->joint_coord0[j] && g->coord < m->joint_coord0[j + 1])
         r->owner = j;
-    if (g->type == LW_EVENT_CONTACT) {
+    if (g->type == LW_EVENT_CAPTURE || g->type == LW_EVENT_COLLISION) {
+      /* |p - centre|^2 - R^2, |p1 - p2|^2 - d^2 */
+      r->a = g->v;
+      r->b = g->v;
+      r->c0 = g->offset * g->offset;
+    } else if (g->type == LW_EVENT_CONTACT) {
       r->a = g->v;
       memset(&r->b, 0, sizeof r->b);
       memcpy(r->b.c, g->n, sizeof g->n);

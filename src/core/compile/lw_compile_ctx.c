@@ -324,3 +324,12 @@ int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char 
   *out = m->joint_coord0[ji] + idx;
   return 0;
 }
+
+int lw_cc_measure_coord(const lw_compile_ctx *c, int force, int k)
+{
+  int n = c->m->joint_coord0[c->d->njoints];
+  for (int i = 0; i <= force; i++)
+    for (int j = 0; j < c->d->forces[i].nfeedback && (i < force || j < k); j++)
+      n += c->d->forces[i].feedback[j].has_between != 0;
+  return n;
+}

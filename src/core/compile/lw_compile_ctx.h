@@ -48,6 +48,9 @@ int lw_cc_coord(const lw_compile_ctx *c, const char *jname, int idx, const char 
                 lw_error *err);
 /* a body's index by name in the description: -1 ground, -2 missing, -3 - k beam k */
 int lw_cc_body_index(const lw_desc *d, const char *name);
+/* the coordinate of force's measure k when it is a distance ("between"):
+ * they follow the joints' coordinates in the order of forces and measures */
+int lw_cc_measure_coord(const lw_compile_ctx *c, int force, int k);
 /* the point (slope 0) or the slope (slope 1) of beam k at arc length x as a vector linear in q */
 lw_vexpr lw_cc_vx_beam(const lw_model *m, int k, double x, int slope);
 /* the point p (body-local) of body b (the ground: p itself; a beam, -3 - k:

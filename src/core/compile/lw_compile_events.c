@@ -1,5 +1,5 @@
 /* lw_compile_events.c: the description's events (contacts, joint limits,
- * guards on outputs) compiled into the guards a run watches (m->guards):
+ * guards on outputs, switches of forces) compiled into the guards a run watches (m->guards):
  * each one a scalar of the state whose sign change is the event.  Every
  * field is checked here and a bad one named by its path. */
 #include "compile/lw_compile_ctx.h"
@@ -31,16 +31,18 @@ static int impact_fields(const lw_event_desc *e, lw_guard *g, lw_error *err)
   return 0;
 }
 
-static int compile_contact(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+/* a contact's or switch's point and plane (what: "contact", "switch") */
+static int compile_plane(const lw_compile_ctx *c, const lw_event_desc *e, const char *what, lw_guard *g,
+                         lw_error *err)
 {
   char path[256];
   const lw_model *m = c->m;
   snprintf(path, sizeof path, "events/%s/body", e->name);
   int b = lw_cc_body_index(c->d, e->body);
   if (b == -2)
-    EFAIL(path, "contact '%s': body '%s' does not exist", e->name, e->body ? e->body : "(missing)");
+    EFAIL(path, "%s '%s': body '%s' does not exist", what, e->name, e->body ? e->body : "(missing)");
   if (b == -1)
-    EFAIL(path, "contact '%s': the body must move (the plane is already fixed to the ground)", e->name);
+    EFAIL(path, "%s '%s': the body must move (the plane is already fixed to the ground)", what, e->name);
   double p[3];
   snprintf(path, sizeof path, "events/%s/point", e->name);
   if (lw_cc_resolve_place(c, b, &e->place, path, p, NULL, err))
@@ -52,16 +54,127 @@ static int compile_contact(const lw_compile_ctx *c, const lw_event_desc *e, lw_g
     nn += e->normal[i] * e->normal[i];
   nn = sqrt(nn);
   if (!(nn > 0) || !isfinite(nn))
-    EFAIL(path, "contact '%s': the normal must be a finite nonzero vector", e->name);
+    EFAIL(path, "%s '%s': the normal must be a finite nonzero vector", what, e->name);
   for (int i = 0; i < m->nd; i++)
     g->n[i] = e->normal[i] / nn;
   snprintf(path, sizeof path, "events/%s/offset", e->name);
   if (!isfinite(e->offset))
-    EFAIL(path, "contact '%s': offset must be finite", e->name);
+    EFAIL(path, "%s '%s': offset must be finite", what, e->name);
+  g->offset = e->offset;
+  return 0;
+}
+
+static int compile_contact(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  if (compile_plane(c, e, "contact", g, err))
+    return -1;
   snprintf(path, sizeof path, "events/%s/radius", e->name);
   if (!(e->radius >= 0) || !isfinite(e->radius))
     EFAIL(path, "contact '%s': radius %g must be finite and >= 0", e->name, e->radius);
   g->offset = e->offset + e->radius;
+  g->dir = -1;
+  return impact_fields(e, g, err);
+}
+
+/* a switch: its plane, and the force it turns on on the negative side
+ * (the guard's dir is falling: lw_events.c turns its value so that it is
+ * positive on the side the point is on) */
+static int compile_switch(lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_desc *d = c->d;
+  lw_model *m = c->m;
+  if (compile_plane(c, e, "switch", g, err))
+    return -1;
+  snprintf(path, sizeof path, "events/%s/force", e->name);
+  int f = -1;
+  for (int i = 0; e->force && i < d->nforces && f < 0; i++)
+    if (d->forces[i].name && !strcmp(d->forces[i].name, e->force))
+      f = i;
+  if (f < 0)
+    EFAIL(path, "switch '%s': force '%s' does not exist", e->name, e->force ? e->force : "(missing)");
+  g->force = -1;
+  for (int n = 0; n < m->nforces && g->force < 0; n++)
+    if (m->forces[n].index == f && m->forces[n].type == d->forces[f].type)
+      g->force = n;
+  if (g->force < 0)
+    EFAIL(path, "switch '%s': force '%s' is not one the model computes", e->name, e->force);
+  for (int k = 0; k < m->nguards; k++)
+    if (m->guards[k].type == LW_EVENT_SWITCH && m->guards[k].force == g->force)
+      EFAIL(path, "switch '%s': force '%s' is switched by '%s' already (one switch a force)", e->name, e->force,
+            d->events[m->guards[k].event].name);
+  if (m->nswitches >= LW_MAX_SWITCHES)
+    EFAIL(path, "switch '%s': a model holds at most %d switches", e->name, LW_MAX_SWITCHES);
+  g->sw = m->nswitches++;
+  g->dir = -1;
+  return 0;
+}
+
+/* a capture: g->v is the point minus the centre, offset the radius R; the
+ * guard (|v|^2 - R^2) / 2R, about |v| - R near the circle, falls through 0
+ * where the point reaches it from outside */
+static int compile_capture(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_model *m = c->m;
+  snprintf(path, sizeof path, "events/%s/body", e->name);
+  int b = lw_cc_body_index(c->d, e->body);
+  if (b == -2)
+    EFAIL(path, "capture '%s': body '%s' does not exist", e->name, e->body ? e->body : "(missing)");
+  if (b == -1)
+    EFAIL(path, "capture '%s': the body must move", e->name);
+  double p[3];
+  snprintf(path, sizeof path, "events/%s/point", e->name);
+  if (lw_cc_resolve_place(c, b, &e->place, path, p, NULL, err))
+    return -1;
+  g->v = lw_cc_vx_point(m, b, p);
+  snprintf(path, sizeof path, "events/%s/center", e->name);
+  for (int i = 0; i < m->nd; i++) {
+    if (!isfinite(e->center[i]))
+      EFAIL(path, "capture '%s': the centre must be finite", e->name);
+    g->v.c[i] -= e->center[i];
+    g->n[i] = e->center[i];
+  }
+  snprintf(path, sizeof path, "events/%s/radius", e->name);
+  if (!(e->radius > 0) || !isfinite(e->radius))
+    EFAIL(path, "capture '%s': radius %g must be finite and > 0", e->name, e->radius);
+  g->offset = e->radius;
+  g->dir = -1;
+  g->e = 0.0;
+  return 0;
+}
+
+/* a collision: g->v is the first point minus the second, offset the
+ * distance d; the guard (|v|^2 - d^2) / 2d as a capture's */
+static int compile_collision(const lw_compile_ctx *c, const lw_event_desc *e, lw_guard *g, lw_error *err)
+{
+  char path[256];
+  const lw_model *m = c->m;
+  int b[2];
+  double p[2][3];
+  const char *names[2] = {e->body, e->body2};
+  const lw_place *pl[2] = {&e->place, &e->place2};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "events/%s/%s", e->name, k ? "body2" : "body");
+    b[k] = lw_cc_body_index(c->d, names[k]);
+    if (b[k] == -2)
+      EFAIL(path, "collision '%s': body '%s' does not exist", e->name, names[k] ? names[k] : "(missing)");
+    if (b[k] == -1)
+      EFAIL(path, "collision '%s': both bodies must move (a contact meets the ground)", e->name);
+    snprintf(path, sizeof path, "events/%s/%s", e->name, k ? "point2" : "point");
+    if (lw_cc_resolve_place(c, b[k], pl[k], path, p[k], NULL, err))
+      return -1;
+  }
+  snprintf(path, sizeof path, "events/%s/body2", e->name);
+  if (b[0] == b[1])
+    EFAIL(path, "collision '%s': the two bodies must differ", e->name);
+  lw_vexpr v2 = lw_cc_vx_point(m, b[1], p[1]);
+  g->v = lw_cc_sub(lw_cc_vx_point(m, b[0], p[0]), &v2);
+  snprintf(path, sizeof path, "events/%s/distance", e->name);
+  if (!(e->distance > 0) || !isfinite(e->distance))
+    EFAIL(path, "collision '%s': distance %g must be finite and > 0", e->name, e->distance);
+  g->offset = e->distance;
   g->dir = -1;
   return impact_fields(e, g, err);
 }
@@ -161,8 +274,9 @@ static int contact_force_outputs(lw_compile_ctx *c, lw_error *err)
         g = k;
     if (g < 0)
       EFAIL(path, "output '%s': event '%s' does not exist", od->name, od->event ? od->event : "(missing)");
-    if (m->guards[g].type == LW_EVENT_GUARD)
-      EFAIL(path, "output '%s': event '%s' is a guard, not a contact or joint limit", od->name, od->event);
+    if (m->guards[g].type == LW_EVENT_GUARD || m->guards[g].type == LW_EVENT_SWITCH)
+      EFAIL(path, "output '%s': event '%s' is a %s, not a contact or joint limit", od->name, od->event,
+            lw_event_type_name(m->guards[g].type));
     m->outputs[i].coord = g;
   }
   return 0;
@@ -173,6 +287,7 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err)
   const lw_desc *d = c->d;
   lw_model *m = c->m;
   m->nguards = 0;
+  m->nswitches = 0;
   m->guards = calloc((size_t)2 * d->nevents + 1, sizeof(lw_guard));
   if (!m->guards)
     EFAIL("", "out of memory");
@@ -186,6 +301,9 @@ int lw_compile_events(lw_compile_ctx *c, lw_error *err)
     case LW_EVENT_CONTACT: st = compile_contact(c, e, g, err); break;
     case LW_EVENT_JOINT_LIMIT: st = compile_limit(c, e, g, &ng, err); break;
     case LW_EVENT_GUARD: st = compile_guard(c, e, g, err); break;
+    case LW_EVENT_SWITCH: st = compile_switch(c, e, g, err); break;
+    case LW_EVENT_CAPTURE: st = compile_capture(c, e, g, err); break;
+    case LW_EVENT_COLLISION: st = compile_collision(c, e, g, err); break;
     default: {
       char path[256];
       snprintf(path, sizeof path, "events/%s/type", e->name);

@@ -27,7 +27,11 @@
  * contact's normal force, while that force pushes; where it falls to zero
  * (located like an impact, on the resting model's steps) the guard is
  * released and the free model steps on.  The sensitivities do not follow a
- * resting guard: for them (allow_rest 0) the slow impact ends the run. */
+ * resting guard: for them (allow_rest 0) the slow impact ends the run.
+ *
+ * A switch's point crossing its plane (located as an impact) turns its
+ * force on or off: the velocity stays and the accelerations are solved
+ * anew with the forces that act from then on. */
 #include "dyn/lw_events.h"
 #include "lw_internal.h"
 #include "compile/lw_compile.h"
@@ -57,6 +61,7 @@ typedef struct {
   double *kap, *fric_work; /* friction reads lambda + kap; its work so far */
   double fb_beta, dissipated;
   int fric_kap_ok;
+  double sw; /* the switches' sides (lw_switches_pack) */
 } ev_state;
 
 struct lw_ev_run {
@@ -217,6 +222,7 @@ static void state_copy_out(const lw_model *m, const lw_data *d, ev_state *s)
   memcpy(s->kap, d->kap, (size_t)m->nc * sizeof(double));
   memcpy(s->fric_work, d->fric_work, (size_t)m->nfric * sizeof(double));
   s->fric_kap_ok = d->fric_kap_ok;
+  s->sw = lw_switches_pack(m, d);
 }
 
 static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
@@ -239,6 +245,7 @@ static void state_copy_in(const lw_model *m, lw_data *d, const ev_state *s)
   memcpy(d->kap, s->kap, (size_t)m->nc * sizeof(double));
   memcpy(d->fric_work, s->fric_work, (size_t)m->nfric * sizeof(double));
   d->fric_kap_ok = s->fric_kap_ok;
+  lw_switches_unpack(m, d, s->sw);
 }
 
 /* one step of length h from d's state (to d->t + h): the model's step on
@@ -286,11 +293,40 @@ void lw_ev_rest_opt(lw_ev_run *ev, const lw_opt *o)
 }
 
 /* ---- guards ------------------------------------------------------------ */
-static int is_impact(const lw_guard *g) { return g->type != LW_EVENT_GUARD; }
+static int is_impact(const lw_guard *g)
+{
+  return g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_JOINT_LIMIT || g->type == LW_EVENT_CAPTURE ||
+         g->type == LW_EVENT_COLLISION;
+}
+/* a guard on the distance between a point and a point (capture, collision) */
+static int on_distance(const lw_guard *g) { return g->type == LW_EVENT_CAPTURE || g->type == LW_EVENT_COLLISION; }
 
-/* a contact's or limit's guard at q (angles continued from d's last values) */
+/* a capture's point minus its centre at q (into V), its guard (|V|^2 - R^2) / 2R */
+static double capture_gap(const lw_model *m, const lw_guard *g, const double *q, double *V)
+{
+  V[0] = V[1] = V[2] = 0.0;
+  lw_vexpr_eval(m, &g->v, q, V);
+  double s = 0;
+  for (int i = 0; i < m->nd; i++)
+    s += V[i] * V[i];
+  return (s - g->offset * g->offset) / (2.0 * g->offset);
+}
+/* a guard that is a function of q alone (not of the outputs) */
+static int on_q(const lw_guard *g) { return g->type != LW_EVENT_GUARD; }
+
+/* a contact's, limit's or switch's guard at q (angles continued from d's
+ * last values); a switch's gap turned to be positive on the side its point
+ * is on, so that its crossing falls through zero either way */
 static double guard_q(const lw_model *m, const lw_data *d, const lw_guard *g, const double *q)
 {
+  if (g->type == LW_EVENT_SWITCH) {
+    double s = lw_switch_gap(m, g, q);
+    return d->sw_in[g->sw] ? -s : s;
+  }
+  if (on_distance(g)) {
+    double V[3];
+    return capture_gap(m, g, q, V);
+  }
   if (g->type == LW_EVENT_CONTACT) {
     double p[3] = {0, 0, 0};
     lw_vexpr_eval(m, &g->v, q, p);
@@ -310,7 +346,7 @@ static void guards_eval(const lw_model *m, lw_data *d, lw_ev_run *ev, double *gv
   int outs = 0;
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
-    if (is_impact(g)) {
+    if (on_q(g)) {
       gv[k] = guard_q(m, d, g, d->q);
       continue;
     }
@@ -341,7 +377,18 @@ static void guard_grad(const lw_model *m, const lw_data *d, lw_ev_run *ev, const
   int nblk = 0;
   const int *blk = NULL;
   double s = 1.0;
-  if (g->type == LW_EVENT_CONTACT) {
+  if (on_distance(g)) {
+    /* d/dq (|V|^2 - R^2) / 2R = (V / R)^T dV/dq (a collision: over both bodies) */
+    double V[3];
+    capture_gap(m, g, d->q, V);
+    for (int i = 0; i < m->nd; i++)
+      V[i] /= g->offset;
+    nblk = g->v.nterm;
+    blk = &g->v.body[0];
+    lw_vexpr_grad(m, &g->v, V, 1.0, nblk, blk, ev->grad);
+  } else if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
+    if (g->type == LW_EVENT_SWITCH && d->sw_in[g->sw])
+      s = -1.0;
     nblk = 1;
     blk = &g->v.body[0];
     lw_vexpr_grad(m, &g->v, g->n, 1.0, nblk, blk, ev->grad);
@@ -402,6 +449,16 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
   if (ev->rest >= 0)
     d->normal_force[ev->rest] = 0.0;
   ev->rest = -1;
+  /* the switches' sides from the positions (a state set from outside) */
+  if (m->nswitches) {
+    double bits = lw_switches_pack(m, d);
+    lw_switches_set(m, d, d->q);
+    if (lw_switches_pack(m, d) != bits) {
+      lw_rows_eval(m, d, d->q, d->t, 1);
+      if (lw_accelerations(m, d, d->t, err))
+        return -1;
+    }
+  }
   guards_eval(m, d, ev, ev->g0);
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
@@ -410,10 +467,19 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
     if (is_impact(g) && ev->g0[k] < -tol) {
       char path[200];
       snprintf(path, sizeof path, "events/%s", m->desc->events[g->event].name);
-      lw_set_error(err, LW_ERR_MODEL, path, 0.0,
-                   "%s '%s' is violated at the start by %.6g %s: the initial position must lie on the free side",
-                   g->type == LW_EVENT_CONTACT ? "contact" : "joint limit", m->desc->events[g->event].name,
-                   -ev->g0[k], g->type == LW_EVENT_CONTACT ? "m" : "(coordinate units)");
+      if (g->type == LW_EVENT_CAPTURE)
+        lw_set_error(err, LW_ERR_MODEL, path, 0.0,
+                     "capture '%s': the point starts %.6g m inside the circle; it must start outside, where it "
+                     "is free until it reaches the circle",
+                     m->desc->events[g->event].name, -ev->g0[k]);
+      else
+        lw_set_error(err, LW_ERR_MODEL, path, 0.0,
+                     "%s '%s' is violated at the start by %.6g %s: the initial position must lie on the free side",
+                     g->type == LW_EVENT_CONTACT     ? "contact"
+                     : g->type == LW_EVENT_COLLISION ? "collision"
+                                                     : "joint limit",
+                     m->desc->events[g->event].name, -ev->g0[k],
+                     g->type == LW_EVENT_JOINT_LIMIT ? "(coordinate units)" : "m");
       return -1;
     }
   }
@@ -469,7 +535,7 @@ static int probe(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double tau
     return -1;
   const lw_guard *g = &m->guards[k];
   double v;
-  if (is_impact(g)) {
+  if (on_q(g)) {
     v = guard_q(m, d, g, d->q);
   } else {
     lw_outputs_some(m, d, ev->out, ev->use);
@@ -485,7 +551,7 @@ static double interp(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, 
 {
   const lw_guard *g = &m->guards[k];
   double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], g1);
-  if (!is_impact(g))
+  if (!on_q(g))
     return f0 + th * (f1 - f0);
   double t2 = th * th, t3 = t2 * th;
   double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + th, h01 = -2 * t3 + 3 * t2, h11 = t3 - t2;
@@ -696,10 +762,12 @@ static int rest_model(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k,
 }
 
 /* the resting row's push along the guard's gradient (N, or N m for an
- * angle): M qdd = Q - J^T lambda with J = s dg/dq */
+ * angle; a capture: along the outward normal of its circle): M qdd = Q -
+ * J^T lambda with J = s dg/dq */
 static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *g)
 {
-  double s = g->type == LW_EVENT_CONTACT ? 1.0 : -(double)g->side;
+  /* a capture's row |p - c|^2 - R^2 has the gradient 2 R n: its push along n is 2 R times the multiplier's */
+  double s = g->type == LW_EVENT_CONTACT ? 1.0 : on_distance(g) ? 2.0 * g->offset : -(double)g->side;
   return -s * dr->lambda[mr->nc - 1];
 }
 
@@ -771,7 +839,8 @@ static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, dou
   if (lw_accelerations(mr, dr, dr->t, err))
     return -1;
   dr->fric_kap_ok = 0;
-  if (!(rest_force(mr, dr, g) > 0)) {
+  /* a capture holds whatever its row's force (the distance is a joint from now on) */
+  if (g->type != LW_EVENT_CAPTURE && !(rest_force(mr, dr, g) > 0)) {
     lw_rows_eval(m, d, d->q, d->t, 1);
     if (lw_accelerations(m, d, d->t, err))
       return -1;
@@ -781,7 +850,7 @@ static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, dou
   }
   ev->rest = k;
   from_rest(m, d, ev);
-  log_event(ev, g, d->t, LW_EVREC_REST, vn, vp);
+  log_event(ev, g, d->t, g->type == LW_EVENT_CAPTURE ? LW_EVREC_CAPTURE : LW_EVREC_REST, vn, vp);
   return 2;
 }
 
@@ -794,7 +863,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   double *G = ev->qh;
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
-  if (!(-vn >= rest_speed(m, ev, g))) {
+  if (g->type == LW_EVENT_CAPTURE || !(-vn >= rest_speed(m, ev, g))) {
     if (ev->allow_rest && ev->rest < 0)
       return come_to_rest(m, d, ev, k, vn, err);
     log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
@@ -809,6 +878,31 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
     return -1;
   d->fric_kap_ok = 0; /* lambda is the accelerations' own multiplier now */
   log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
+  return 0;
+}
+
+/* switch k fires at d's state: its point passes to the other side of the
+ * plane and its force turns on (the negative side) or off; the velocity
+ * stays, the accelerations and multipliers are solved anew with the forces
+ * that act now (seed 003 theorem 4) */
+static int switch_fire(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error *err)
+{
+  const lw_guard *g = &m->guards[k];
+  double *G = ev->qh;
+  guard_grad(m, d, ev, g, G);
+  double vn = dot(G, d->qd, m->nq);
+  if (d->sw_in[g->sw])
+    vn = -vn; /* the rate of n.p: G is turned with the side */
+  d->sw_in[g->sw] = !d->sw_in[g->sw];
+  lw_switches_apply(m, d);
+  lw_rows_eval(m, d, d->q, d->t, 1);
+  if (lw_accelerations(m, d, d->t, err))
+    return -1;
+  d->fric_kap_ok = 0;
+  long n0 = ev->nlog;
+  log_event(ev, g, d->t, LW_EVREC_SWITCH, vn, vn);
+  if (ev->nlog > n0)
+    ev->log[n0].side = d->sw_in[g->sw] ? -1 : 1;
   return 0;
 }
 
@@ -833,6 +927,54 @@ static int rest_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1,
   return 0;
 }
 
+/* ---- impacts at persistent contact ------------------------------------ */
+/* a contact's or limit's guard value at zero (it touches) */
+static int touches(const lw_guard *g, double v) { return fabs(v) <= 1e-10 * (1.0 + fabs(g->offset)); }
+
+/* the first contact or limit that touches at d's state and closes (its
+ * normal velocity below -1e-12 m/s), or -1 */
+static int closing_touch(const lw_model *m, lw_data *d, lw_ev_run *ev)
+{
+  for (int j = 0; j < ev->ng; j++) {
+    const lw_guard *g = &m->guards[j];
+    if (!is_impact(g) || j == ev->rest || !touches(g, guard_q(m, d, g, d->q)))
+      continue;
+    guard_grad(m, d, ev, g, ev->qh);
+    if (dot(ev->qh, d->qd, m->nq) < -1e-12)
+      return j;
+  }
+  return -1;
+}
+
+/* After an impact, every other contact or limit that touches and now
+ * closes is struck at once, one after another until none closes: the
+ * impulse passes along bodies at rest against each other (Newton's cradle:
+ * with equal balls and e = 1 it reaches the last one whole).  Sequential
+ * impacts at one time; the simulation only (the sensitivities do not go
+ * through simultaneous events).  0, 1 (a row callback stopped the run), 2
+ * (a guard came to rest: ev->rest) or -1 */
+static int chain_impacts(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err)
+{
+  for (int count = 0; count < LW_EV_MAX_PER_STEP; count++) {
+    int j = closing_touch(m, d, ev);
+    if (j < 0)
+      return 0;
+    ev->last_guard = j;
+    if (row && row(user, d))
+      return 1;
+    int st = impact(m, d, ev, j, err);
+    if (st < 0 || st == 1)
+      return st;
+    if (row && row(user, d))
+      return 1;
+    if (st == 2)
+      return 2;
+  }
+  lw_set_error(err, LW_ERR_SOLVER, "", d->t, "more than %d impacts at t = %.6g s among touching bodies",
+               LW_EV_MAX_PER_STEP, d->t);
+  return -1;
+}
+
 /* ---- after a step ------------------------------------------------------ */
 /* the guard that fires first in the step from s0 to d's state (gv: the
  * guards there), or -1; *th its estimated place (in [0, 1]) */
@@ -844,7 +986,10 @@ static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const doubl
     const lw_guard *g = &m->guards[k];
     double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], gv[k]);
     int armed = (f0 > 0 || (ev->zero[k] && is_impact(g))) && k != ev->rest;
-    if (!armed || !(f1 < 0 || (f1 == 0 && f0 > 0)))
+    /* a guard that sits at zero fires where it goes below its round-off
+     * (bodies at rest against each other keep touching) */
+    double below = f0 > 0 ? 0.0 : -1e-10 * (1.0 + fabs(g->offset));
+    if (!armed || !(f1 < below || (f1 == 0 && f0 > 0)))
       continue;
     double th, lo;
     if (!first_crossing(m, d, ev, k, tau, gv[k], &th, &lo))
@@ -904,7 +1049,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       log_event(ev, &m->guards[k], d->t, LW_EVREC_STOP, 0, 0);
       return 1;
     }
-    st = impact(m, d, ev, k, err);
+    st = m->guards[k].type == LW_EVENT_SWITCH ? switch_fire(m, d, ev, k, err) : impact(m, d, ev, k, err);
     if (st == 2) {
       if (row && row(user, d))
         return 1;
@@ -916,11 +1061,24 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       return st;
     if (row && row(user, d))
       return 1;
+    if (ev->allow_rest && is_impact(&m->guards[k])) {
+      st = chain_impacts(m, d, ev, row, user, err);
+      if (st == 2) {
+        if (rest_advance(m, d, ev, t1, err))
+          return -1;
+        continue;
+      }
+      if (st)
+        return st;
+    }
     if (ev->stop_at_impact) { /* the run steps on from the event itself */
       state_copy_out(m, d, &ev->s0);
       guards_eval(m, d, ev, ev->g0);
       memset(ev->zero, 0, (size_t)ev->ng);
-      ev->zero[k] = 1;
+      ev->zero[k] = is_impact(&m->guards[k]);
+      for (int j = 0; ev->allow_rest && j < ev->ng; j++)
+        if (is_impact(&m->guards[j]) && touches(&m->guards[j], ev->g0[j]))
+          ev->zero[j] = 1;
       ev->t_end = d->t;
       return 2;
     }
@@ -930,7 +1088,10 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     state_copy_out(m, d, &ev->s0);
     guards_eval(m, d, ev, ev->g0);
     memset(ev->zero, 0, (size_t)ev->ng);
-    ev->zero[k] = 1;
+    ev->zero[k] = is_impact(&m->guards[k]);
+    for (int j = 0; ev->allow_rest && j < ev->ng; j++)
+      if (is_impact(&m->guards[j]) && touches(&m->guards[j], ev->g0[j]))
+        ev->zero[j] = 1;
     double rem = t1 - d->t;
     if (rem > 0) {
       lw_step_info info;
@@ -1082,7 +1243,8 @@ int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *
     *evs = -1;
     return 0;
   }
-  if (!(f1 > 0) && f0 > 0) {
+  /* a capture is never released */
+  if (!(f1 > 0) && f0 > 0 && mr->guards[k].type != LW_EVENT_CAPTURE) {
     double tau, t0_grid = dr->t0, h_grid = dr->h;
     long n_grid = dr->nstep;
     if (locate_release(ev, t1 - ev->s0.t, f0, f1, &tau, err)) {

@@ -3,6 +3,7 @@
  * the Newton matrix symmetric positive definite. */
 #include "dyn/lw_forces.h"
 #include "lw_internal.h"
+#include "compile/lw_vexpr.h"
 #include "dyn/lw_rows.h"
 #include "kind/lw_kind.h"
 
@@ -66,7 +67,7 @@ double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, con
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
     const lw_force_kind *k = lw_force_kind_of(f->type);
-    if (!k->spring_state || f->c == 0.0)
+    if (!k->spring_state || f->c == 0.0 || d->force_off[n])
       continue;
     double x, xd;
     k->spring_state(m, d, f, q, qd, &x, &xd);
@@ -85,8 +86,60 @@ void lw_forces_eval(const lw_model *m, lw_data *d, const double *q, const double
     Q[i] += m->qgrav[i];
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
-    lw_force_kind_of(f->type)->eval(m, d, f, q, qd, t, Q, vals, ks, cs);
+    if (!d->force_off[n])
+      lw_force_kind_of(f->type)->eval(m, d, f, q, qd, t, Q, vals, ks, cs);
   }
+}
+
+/* ---- switches ---------------------------------------------------------- */
+double lw_switch_gap(const lw_model *m, const lw_guard *g, const double *q)
+{
+  double p[3] = {0, 0, 0};
+  lw_vexpr_eval(m, &g->v, q, p);
+  double s = -g->offset;
+  for (int i = 0; i < m->nd; i++)
+    s += g->n[i] * p[i];
+  return s;
+}
+
+void lw_switches_apply(const lw_model *m, lw_data *d)
+{
+  for (int k = 0; k < m->nguards; k++) {
+    const lw_guard *g = &m->guards[k];
+    if (g->type == LW_EVENT_SWITCH)
+      d->force_off[g->force] = !d->sw_in[g->sw];
+  }
+}
+
+void lw_switches_set(const lw_model *m, lw_data *d, const double *q)
+{
+  for (int k = 0; k < m->nguards; k++) {
+    const lw_guard *g = &m->guards[k];
+    if (g->type != LW_EVENT_SWITCH)
+      continue;
+    double s = lw_switch_gap(m, g, q);
+    if (s != 0.0)
+      d->sw_in[g->sw] = s < 0;
+  }
+  lw_switches_apply(m, d);
+}
+
+double lw_switches_pack(const lw_model *m, const lw_data *d)
+{
+  double bits = 0.0;
+  for (int i = m->nswitches - 1; i >= 0; i--)
+    bits = 2.0 * bits + (d->sw_in[i] ? 1.0 : 0.0);
+  return bits;
+}
+
+void lw_switches_unpack(const lw_model *m, lw_data *d, double bits)
+{
+  for (int i = 0; i < m->nswitches; i++) {
+    double half = floor(bits / 2.0);
+    d->sw_in[i] = bits - 2.0 * half != 0.0;
+    bits = half;
+  }
+  lw_switches_apply(m, d);
 }
 
 void lw_data_set_perturbation(lw_data *d, int b, const double p[3], const double F[3])
@@ -138,7 +191,7 @@ double lw_potential_energy(const lw_model *m, lw_data *d, const double *q)
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
     const lw_force_kind *k = lw_force_kind_of(f->type);
-    if (k->energy)
+    if (k->energy && !d->force_off[n])
       V += k->energy(m, d, f, q);
   }
   return V;

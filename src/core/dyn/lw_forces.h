@@ -25,5 +25,15 @@ void lw_spring_state(const lw_model *m, const lw_data *d, const lw_force *f, con
  * and joint spring-dampers (>= 0 for c >= 0) */
 double lw_damper_power(const lw_model *m, const lw_data *d, const double *q, const double *qd);
 double lw_potential_energy(const lw_model *m, lw_data *d, const double *q);
+/* switches: the signed distance n.p - offset of switch guard g's point at
+ * q; the sides of every switch taken from q (a point on its plane keeps
+ * the side it had) and the forces turned on or off to match (each force a
+ * switch names acts while its point is on the negative side) */
+double lw_switch_gap(const lw_model *m, const lw_guard *g, const double *q);
+void lw_switches_set(const lw_model *m, lw_data *d, const double *q);
+void lw_switches_apply(const lw_model *m, lw_data *d);
+/* the sides as the bits of a number, and back (the stored states) */
+double lw_switches_pack(const lw_model *m, const lw_data *d);
+void lw_switches_unpack(const lw_model *m, lw_data *d, double bits);
 
 #endif

@@ -465,6 +465,8 @@ int lw_init_consistent(const lw_model *m, lw_data *d, lw_error *err)
     if (m->init_has_value[i])
       d->coord_prev[m->init_coord[i]] = m->init_value[i];
   lw_coords_update(m, d);
+  /* the forces the switches turn on where the motion starts */
+  lw_switches_set(m, d, d->q);
   /* 3. velocity, 4. accelerations and multipliers */
   if (solve_velocity(m, d, rc, gc, err) || solve_acceleration(m, d, err))
     status = LW_ERR_MODEL;

@@ -455,14 +455,8 @@ static int step_rows(tol_run *r, rows *rw, lw_data *o, lw_data *b, double tb)
 
 /* the run's checks and its table: 0, or the status with res->error set */
 static int tol_setup(const lw_model *m, double t_end, double h_out, const lw_sim_output *out, lw_sim_result *res,
-                     rows *rw, int for_sens)
+                     rows *rw)
 {
-  if (m->nguards && for_sens) {
-    lw_set_error(&res->error, LW_ERR_MODEL, "solver/mode", NAN,
-                 "sensitivities in the tolerance mode do not take events (contacts, joint limits, guards): use "
-                 "the step mode for this model's sensitivities");
-    return LW_ERR_MODEL;
-  }
   double n = ceil(t_end / h_out - 1e-9);
   if (n > 1e9) {
     lw_set_error(&res->error, LW_ERR_MODEL, "solver/step", NAN,
@@ -630,7 +624,7 @@ static int tol_simulate(const lw_model *m, int order, double hmax, double t_end,
   rows rw;
   memset(res, 0, sizeof *res);
   res->error.time = NAN;
-  int st = tol_setup(m, t_end, h_out, out, res, &rw, hs != NULL);
+  int st = tol_setup(m, t_end, h_out, out, res, &rw);
   if (st)
     return res->status = st;
   tol_run r = {.m = m, .mh = *m, .res = res, .hmax = hmax, .cap = hs ? 0 : -1};

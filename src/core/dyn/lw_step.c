@@ -27,6 +27,8 @@ lw_data *lw_data_new(const lw_model *m)
   d->sig = calloc(nc, sizeof(double));
   d->kap = calloc(nc, sizeof(double));
   d->normal_force = calloc((size_t)m->nguards + 1, sizeof(double));
+  d->sw_in = calloc((size_t)m->nswitches + 1, 1);
+  d->force_off = calloc((size_t)m->nforces + 1, 1);
   d->qn = calloc(nq, sizeof(double));
   d->qdn = calloc(nq, sizeof(double));
   d->qddn = calloc(nq, sizeof(double));
@@ -62,7 +64,7 @@ lw_data *lw_data_new(const lw_model *m)
     d->S = calloc(nc * nc, sizeof(double));
     d->W = calloc(nc * (size_t)m->wrow, sizeof(double));
   }
-  if (!d->q || !d->acc || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
+  if (!d->q || !d->acc || !d->sw_in || !d->force_off || !d->sig || !d->kap || !d->vals || !d->jac || !d->tmp || !d->fbz || !d->fbc || !d->fbcs || !d->fric_work || lw_spd_init(&d->solver, m)) {
     lw_data_free(d);
     return NULL;
   }
@@ -80,6 +82,8 @@ void lw_data_free(lw_data *d)
     return;
   lw_spd_free(&d->solver);
   free(d->normal_force);
+  free(d->sw_in);
+  free(d->force_off);
   free(d->integ_work);
   free(d->integ_iwork);
   free(d->S);

@@ -77,7 +77,14 @@ static int drop_param_targets(lw_desc *d, const char *prefix)
     for (int k = p->ntargets - 1; k >= 0; k--)
       if (!strncmp(p->targets[k], prefix, n)) {
         free(p->targets[k]);
-        memmove(p->targets + k, p->targets + k + 1, sizeof(char *) * (size_t)(p->ntargets - k - 1));
+        size_t after = (size_t)(p->ntargets - k - 1);
+        memmove(p->targets + k, p->targets + k + 1, sizeof(char *) * after);
+        if (p->factors)
+          memmove(p->factors + k, p->factors + k + 1, sizeof(double) * after);
+        if (p->times) {
+          free(p->times[k]);
+          memmove(p->times + k, p->times + k + 1, sizeof(char *) * after);
+        }
         p->ntargets--;
       }
     if (p->ntargets == 0) {
@@ -426,8 +433,11 @@ int lw_desc_move_point(lw_desc *d, int bi, int k, const double p[3])
     snprintf(path, sizeof path, "bodies/%s/points/%s/%d", b->name, b->points[k].name, c);
     for (int i = 0; i < d->nparams; i++)
       for (int t = 0; t < d->params[i].ntargets; t++)
-        if (eq(d->params[i].targets[t], path))
-          d->params[i].value = now[c];
+        if (eq(d->params[i].targets[t], path)) {
+          double v = lw_param_value_for_field(d, i, t, now[c]);
+          if (isfinite(v))
+            d->params[i].value = v;
+        }
   }
   if (!bar)
     return 0;

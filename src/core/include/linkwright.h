@@ -246,6 +246,13 @@ typedef struct {
   int rate;        /* 0: position error, 1: rate error */
   double kp, kd, ki;
   lw_func target;  /* r(t); constant 0 by default */
+  /* has_between: the measure is a distance instead of joint / coordinate,
+   * the component along the global axis of place[1] on body[1] minus
+   * place[0] on body[0] (docs/model-format.md sec. 6) */
+  int has_between;
+  char *body[2];
+  lw_place place[2];
+  double axis[3];
 } lw_feedback_desc;
 
 typedef struct {
@@ -294,6 +301,10 @@ typedef struct {
   int ntargets;
   char **targets;  /* field paths, e.g. "bodies/A1/points/p1/0" */
   double value;    /* current value; compile writes it into every target */
+  /* per target k (both NULL: every factor 1, no product): the field holds
+   * factors[k] * value * (times[k] ? the value of parameter times[k] : 1) */
+  double *factors;
+  char **times;
 } lw_param_desc;
 
 /* An objective is a sum of terms over named outputs y (seed 002 eqs.
@@ -366,8 +377,25 @@ typedef struct {
  * a joint coordinate reaching lower or upper.  Both end in Newton's
  * restitution on the normal velocity with the joints held.  GUARD: an
  * output's scalar crossing a value (rising, falling or either) stops the
- * run there. */
-typedef enum { LW_EVENT_CONTACT, LW_EVENT_JOINT_LIMIT, LW_EVENT_GUARD, LW_EVENT_NTYPES } lw_event_type;
+ * run there.  SWITCH: a body point crossing a plane (line) n.x = offset
+ * switches a force: the force acts while the point is on the plane's
+ * negative side (n.p < offset) and not on its positive side; the velocity
+ * does not jump, the equations of motion change (seed 003 theorem 4).
+ * CAPTURE: a body point reaching the distance `radius` from the ground
+ * point `center` is caught there: a plastic impact, then the distance held
+ * by a constraint for the rest of the run (seed 003 remark 11).
+ * COLLISION: two body points (the centres of two balls) coming within
+ * `distance` of each other: Newton's restitution on their closing speed
+ * with the joints held, as a contact's. */
+typedef enum {
+  LW_EVENT_CONTACT,
+  LW_EVENT_JOINT_LIMIT,
+  LW_EVENT_GUARD,
+  LW_EVENT_SWITCH,
+  LW_EVENT_CAPTURE,
+  LW_EVENT_COLLISION,
+  LW_EVENT_NTYPES
+} lw_event_type;
 
 typedef struct {
   char *name;
@@ -391,6 +419,16 @@ typedef struct {
   int component;
   double value;
   int direction;
+  /* switch: the force (by name) that acts on the negative side only; the
+   * plane is body, place, normal and offset as a contact's */
+  char *force;
+  /* capture: the circle's (sphere's) centre, fixed to the ground; its
+   * radius is `radius` */
+  double center[3];
+  /* collision: the second body and its point, the distance of contact */
+  char *body2;
+  lw_place place2;
+  double distance;
 } lw_event_desc;
 
 typedef struct {
@@ -484,7 +522,7 @@ lw_problem_desc *lw_desc_add_problem(lw_desc *d, const char *name, const char *o
 lw_var_desc *lw_problem_add_var(lw_problem_desc *p, const char *parameter);
 lw_con_desc *lw_problem_add_con(lw_problem_desc *p, const char *objective, lw_con_type type, double value);
 lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type);
-const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard" */
+const char *lw_event_type_name(lw_event_type t);     /* "contact", "joint_limit", "guard", "switch", "capture", "collision" */
 int lw_event_type_from_name(const char *s);          /* -1 if unknown */
 const char *lw_opt_algorithm_name(lw_opt_algorithm a);
 int lw_opt_algorithm_from_name(const char *s);
@@ -510,6 +548,21 @@ lw_desc *lw_desc_chain(int n, int spatial);
  * drivers/D/function/K, initial/J[.C]/{value,velocity},
  * objectives/O/terms/K/{weight,target/I}. */
 double *lw_desc_field(lw_desc *d, const char *path);
+/* Parameter bindings (docs/model-format.md sec. 10): the value target k of
+ * parameter p gives its field, factor * value * (the value of parameter
+ * `times`, when the binding names one); NAN when `times` names no parameter */
+double lw_param_bind_value(const lw_desc *d, const lw_param_desc *p, int k);
+/* writes every parameter's value into its fields (a field it names that
+ * does not exist is skipped) */
+void lw_desc_apply_params(lw_desc *d);
+/* 1 if parameter j's fields hold its value itself: every factor 1, no
+ * product, and no other parameter's binding multiplied by it */
+int lw_param_is_plain(const lw_desc *d, int j);
+/* the value parameter i takes when its field k is set to v (v itself for a
+ * plain binding; NAN when the binding's factor times product is 0) */
+double lw_param_value_for_field(const lw_desc *d, int i, int k, double v);
+/* sets target k's factor and product (times may be NULL) */
+void lw_param_set_binding(lw_param_desc *p, int k, double factor, const char *times);
 
 const char *lw_joint_type_name(lw_joint_type t);
 int lw_joint_type_from_name(const char *s);
@@ -730,6 +783,8 @@ typedef enum {
   LW_EVREC_REST,   /* an impact slower than rest_speed: the contact rests (held at zero gap) */
   LW_EVREC_STOP,   /* a guard with action stop: the run stopped */
   LW_EVREC_RELEASE, /* a resting contact's normal force fell to zero: it is free again */
+  LW_EVREC_SWITCH, /* a switch's point crossed its plane: its force turned on (side -1) or off (+1) */
+  LW_EVREC_CAPTURE, /* a capture's point reached its circle and is held there from then on */
 } lw_event_action;
 typedef struct lw_event_record {
   double t;
@@ -738,7 +793,7 @@ typedef struct lw_event_record {
   int side;        /* joint limit: -1 lower, +1 upper; guard: the direction crossed; else 0 */
   double v_pre, v_post;
 } lw_event_record;
-const char *lw_event_action_name(lw_event_action a); /* "impact", "rest", "stop" */
+const char *lw_event_action_name(lw_event_action a); /* "impact", "rest", "stop", "release", "switch", "capture" */
 
 /* progress: called every `every` steps with the fraction done; returning
  * nonzero cancels. May be NULL. */

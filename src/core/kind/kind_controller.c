@@ -148,7 +148,9 @@ static int controller_measure(lw_compile_ctx *cx, int i, int k, lw_error *err)
     snprintf(base, sizeof base, "forces/%s/gains/%d", fd->name, k);
   snprintf(path, sizeof path, "%s/joint", base);
   int bc;
-  if (lw_cc_coord(cx, bd->joint, bd->coordinate, "controller", path, &bc, err))
+  if (bd->has_between)
+    bc = lw_cc_measure_coord(cx, i, k);
+  else if (lw_cc_coord(cx, bd->joint, bd->coordinate, "controller", path, &bc, err))
     return -1;
   b->coord = bc;
   b->force = i;
@@ -203,7 +205,8 @@ static int controller_compile(lw_compile_ctx *cx, int i, lw_error *err)
   snprintf(path, sizeof path, pid ? "forces/%s" : "forces/%s/gains", fd->name);
   if (fd->nfeedback < 1 || (pid && fd->nfeedback != 1))
     KFAIL(path, "controller '%s': %s", fd->name,
-          pid ? "a pid controller measures exactly its own coordinate" : "a state feedback needs at least one gain");
+          pid ? "a pid controller measures exactly its own coordinate or one distance"
+              : "a state feedback needs at least one gain");
   f->fb0 = cx->nfb;
   f->nfb = fd->nfeedback;
   for (int k = 0; k < fd->nfeedback; k++)

@@ -151,7 +151,7 @@ void lw_lin_jvp(const lw_model *m, lw_data *d, const lw_lin_point *p, const lw_l
   lw_lin_dir df = *dir;
   df.dqd = dir->dv;
   for (int n = 0; n < m->nforces; n++)
-    if (!force_on || force_on[n])
+    if ((!force_on || force_on[n]) && !d->force_off[n])
       lw_force_kind_of(m->forces[n].type)->jvp(m, d, n, p, &pf, dir, &df, state, dQ);
 }
 
@@ -526,6 +526,8 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
   for (int n = 0; n < m->nforces; n++) {
     const lw_force *f = &m->forces[n];
     const lw_force_kind *kind = lw_force_kind_of(f->type);
+    if (d->force_off[n])
+      continue;
     const int *blk;
     int nblk = kind->blocks(m, f, &blk);
     if (kind->lin) {
@@ -728,7 +730,7 @@ void lw_output_jvp(const lw_model *m, lw_data *d, const lw_tangent *tg, int k, c
       for (int n = 0; n < m->nforces; n++) {
         const lw_force *f = &m->forces[n];
         const lw_force_kind *k = lw_force_kind_of(f->type);
-        if (k->energy_jvp)
+        if (k->energy_jvp && !d->force_off[n])
           k->energy_jvp(m, tm, d, n, p, dir, &s);
       }
     }

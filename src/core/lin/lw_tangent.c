@@ -637,14 +637,16 @@ out:
 lw_tangent *lw_tangent_new(const lw_desc *desc, int j, lw_error *err)
 {
   lw_model *base = lw_compile_constants(desc, err);
-  lw_tangent *t = base ? tangent_exact(base, &desc->params[j]) : NULL;
+  /* a binding with a factor or a product: from the compile (field_tangent
+   * gives the derivatives of a field's value, not of the parameter's) */
+  lw_tangent *t = base && lw_param_is_plain(desc, j) ? tangent_exact(base, &desc->params[j]) : NULL;
   return t ? t : tangent_numeric(desc, j, base, err);
 }
 
 lw_tangent *lw_tangent_new_exact(const lw_desc *desc, int j, lw_error *err)
 {
   lw_model *base = lw_compile_constants(desc, err);
-  lw_tangent *t = base ? tangent_exact(base, &desc->params[j]) : NULL;
+  lw_tangent *t = base && lw_param_is_plain(desc, j) ? tangent_exact(base, &desc->params[j]) : NULL;
   if (!t)
     lw_model_free(base);
   return t;
@@ -703,7 +705,7 @@ lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero)
 {
   const lw_param_desc *pp = &desc->params[j];
   int kind = 0, idx = -1, coef = -1;
-  if (pp->ntargets < 1)
+  if (pp->ntargets < 1 || !lw_param_is_plain(desc, j))
     return NULL;
   for (int k = 0; k < pp->ntargets; k++) {
     int kd, ix, cf;

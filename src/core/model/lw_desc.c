@@ -324,6 +324,10 @@ void lw_desc_free(lw_desc *d)
     for (int k = 0; k < f->nfeedback; k++) {
       free(f->feedback[k].joint);
       free(f->feedback[k].target.knots);
+      for (int s = 0; s < 2; s++) {
+        free(f->feedback[k].body[s]);
+        free(f->feedback[k].place[s].ref);
+      }
     }
     free(f->feedback);
   }
@@ -344,9 +348,14 @@ void lw_desc_free(lw_desc *d)
   }
   for (int i = 0; i < d->nparams; i++) {
     free(d->params[i].name);
-    for (int k = 0; k < d->params[i].ntargets; k++)
+    for (int k = 0; k < d->params[i].ntargets; k++) {
       free(d->params[i].targets[k]);
+      if (d->params[i].times)
+        free(d->params[i].times[k]);
+    }
     free(d->params[i].targets);
+    free(d->params[i].factors);
+    free(d->params[i].times);
   }
   free(d->bodies);
   free(d->joints);
@@ -443,6 +452,10 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     for (int k = 0; k < sf->nfeedback; k++) {
       const lw_feedback_desc *sb = &sf->feedback[k];
       f->feedback[k].joint = dup_str(sb->joint);
+      for (int s = 0; s < 2; s++) {
+        f->feedback[k].body[s] = dup_str(sb->body[s]);
+        place_copy(&f->feedback[k].place[s], &sb->place[s]);
+      }
       f->feedback[k].target.knots =
           dup_mem(sb->target.knots, sizeof(double) * (size_t)(sb->target.knots ? sb->target.n : 0));
     }
@@ -476,6 +489,10 @@ lw_desc *lw_desc_copy(const lw_desc *s)
     p->targets = dup_mem(sp->targets, sizeof(char *) * (size_t)sp->ntargets);
     for (int k = 0; k < sp->ntargets; k++)
       p->targets[k] = dup_str(sp->targets[k]);
+    p->factors = sp->factors ? dup_mem(sp->factors, sizeof(double) * (size_t)sp->ntargets) : NULL;
+    p->times = sp->times ? dup_mem(sp->times, sizeof(char *) * (size_t)sp->ntargets) : NULL;
+    for (int k = 0; p->times && k < sp->ntargets; k++)
+      p->times[k] = dup_str(sp->times[k]);
   }
   d->objectives = dup_mem(s->objectives, sizeof *s->objectives * (size_t)s->nobjectives);
   for (int i = 0; i < s->nobjectives; i++) {

@@ -16,8 +16,8 @@ static char *ev_strdup(const char *s)
   return d;
 }
 
-static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard"};
-static const char *const action_names[] = {"impact", "rest", "stop", "release"};
+static const char *const event_names[LW_EVENT_NTYPES] = {"contact", "joint_limit", "guard", "switch", "capture", "collision"};
+static const char *const action_names[] = {"impact", "rest", "stop", "release", "switch", "capture"};
 
 const char *lw_event_type_name(lw_event_type t)
 {
@@ -34,7 +34,7 @@ int lw_event_type_from_name(const char *s)
 
 const char *lw_event_action_name(lw_event_action a)
 {
-  return a >= LW_EVREC_IMPACT && a <= LW_EVREC_RELEASE ? action_names[a] : "?";
+  return a >= LW_EVREC_IMPACT && a <= LW_EVREC_CAPTURE ? action_names[a] : "?";
 }
 
 lw_event_desc *lw_desc_add_event(lw_desc *d, const char *name, lw_event_type type)
@@ -59,6 +59,9 @@ static void event_free(lw_event_desc *e)
   free(e->place.ref);
   free(e->joint);
   free(e->output);
+  free(e->force);
+  free(e->body2);
+  free(e->place2.ref);
 }
 
 void lw_desc_event_take(lw_desc *d, int i)
@@ -97,6 +100,9 @@ void lw_desc_events_copy(lw_desc *dst, const lw_desc *src)
     e->place.ref = ev_strdup(s->place.ref);
     e->joint = ev_strdup(s->joint);
     e->output = ev_strdup(s->output);
+    e->force = ev_strdup(s->force);
+    e->body2 = ev_strdup(s->body2);
+    e->place2.ref = ev_strdup(s->place2.ref);
   }
 }
 
@@ -120,13 +126,16 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
       e = &d->events[i];
   if (!e)
     return NULL;
-  int contact = e->type == LW_EVENT_CONTACT, limit = e->type == LW_EVENT_JOINT_LIMIT;
+  /* a switch's plane is addressed as a contact's */
+  int contact = e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_SWITCH, limit = e->type == LW_EVENT_JOINT_LIMIT;
+  int impact = e->type == LW_EVENT_CONTACT || e->type == LW_EVENT_COLLISION || limit;
   /* each field where its event type has it */
   const struct { const char *key; int has; double *v; } scalars[] = {
-    {"restitution", contact || limit, &e->restitution},
-    {"rest_speed", contact || limit, &e->rest_speed},
+    {"restitution", impact, &e->restitution},
+    {"rest_speed", impact, &e->rest_speed},
     {"offset", contact, &e->offset},
-    {"radius", contact, &e->radius},
+    {"radius", (contact && impact) || e->type == LW_EVENT_CAPTURE, &e->radius},
+    {"distance", e->type == LW_EVENT_COLLISION, &e->distance},
     {"lower", limit && e->has_lower, &e->lower},
     {"upper", limit && e->has_upper, &e->upper},
     {"value", e->type == LW_EVENT_GUARD, &e->value},
@@ -136,7 +145,9 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
       return scalars[k].has ? scalars[k].v : NULL;
   if (contact && !strncmp(p, "normal/", 7))
     return event_comp(e->normal, 3, p + 7);
-  if (contact && !strncmp(p, "point/", 6) && !e->place.ref)
+  if (e->type == LW_EVENT_CAPTURE && !strncmp(p, "center/", 7))
+    return event_comp(e->center, 3, p + 7);
+  if ((contact || e->type == LW_EVENT_CAPTURE) && !strncmp(p, "point/", 6) && !e->place.ref)
     return event_comp(e->place.p, 3, p + 6);
   return NULL;
 }

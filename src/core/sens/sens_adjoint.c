@@ -71,7 +71,7 @@ static int adjoint_forward_pass(sens_run *r, adjoint_work *a)
     if (k > 0) {
       lw_step_info info;
       if (a->ev) {
-        int fired = 0, status = sens_ev_step(a->ev, st1, st1, &fired, s->value);
+        int fired = 0, status = sens_ev_step(a->ev, sens_step_set(r, k), st1, st1, &fired, s->value);
         if (status)
           return status;
         a->fired[k] = (char)fired;
@@ -346,11 +346,11 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
 }
 
 /* the step with events from stored state st0 taken again, its Jacobian formed */
-static int adjoint_event_step(sens_run *r, adjoint_work *aw, const double *st0)
+static int adjoint_event_step(sens_run *r, adjoint_work *aw, const double *st0, long k)
 {
   int fired = 0, status = sens_ev_restart(aw->ev, st0);
   if (!status)
-    status = sens_ev_step(aw->ev, st0, aw->stx, &fired, NULL);
+    status = sens_ev_step(aw->ev, sens_step_set(r, k), st0, aw->stx, &fired, NULL);
   if (!status && (!fired || sens_ev_jacobian(aw->ev)))
     status = r->err->status ? r->err->status : LW_ERR_SOLVER;
   return status;
@@ -384,7 +384,7 @@ static int adjoint_state(sens_run *r, adjoint_work *aw, const double *base, long
   if (k > 0) /* the step to k's length (the tolerance mode's steps differ) */
     sens_step_set(r, k);
   if (fired) {
-    int status = adjoint_event_step(r, aw, base + r->sl * (size_t)(k - 1));
+    int status = adjoint_event_step(r, aw, base + r->sl * (size_t)(k - 1), k);
     if (status)
       return status;
   }
@@ -417,7 +417,7 @@ static int adjoint_segment_recompute(sens_run *r, adjoint_work *a, long sg, long
     lw_step_info info;
     double *stk = a->seg + sl * (size_t)(k - k0);
     if (a->ev) {
-      int fired, status = sens_ev_step(a->ev, stk - sl, stk, &fired, NULL);
+      int fired, status = sens_ev_step(a->ev, sens_step_set(r, k), stk - sl, stk, &fired, NULL);
       if (status)
         return status;
       continue;

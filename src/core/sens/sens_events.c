@@ -1,5 +1,5 @@
 /* sens_events.c: exact sensitivities through events (contacts and joint
- * limits with restitution; lw_events.c).  A step of the grid that holds
+ * limits with restitution, switches of forces; lw_events.c).  A step of the grid that holds
  * events is what lw_events.c computes from the state at t_n:
  *   the step of length tau_1 to the first event (tau_1 the root of the
  *   guard g(q) at that step's end), the impact map there (the mass-weighted
@@ -31,6 +31,10 @@
  *     re-evaluated rather than jumped (seed 003 remarks 15-16 corrected);
  *   - the last step's length t_n+1 - t_event: its change is minus the sum
  *     of the events' dtau.
+ * A switch (a force turned on or off where a point crosses a plane) is an
+ * event whose map keeps the velocity and solves the accelerations anew
+ * with the other forces; the steps after it are linearized with the forces
+ * that act there (the stored states keep the switches' sides).
  * The objectives' integrals are sums over the grid's states, so their
  * derivatives need no jump of their own (eq. 29 is what the grid sum's
  * derivative tends to).
@@ -102,8 +106,15 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
   const char *why = NULL;
   char path[200] = "events";
   for (int k = 0; k < m->nguards && !why; k++)
-    if (m->guards[k].type == LW_EVENT_GUARD) {
+    if (m->guards[k].type == LW_EVENT_GUARD) { /* a switch goes on: its run reaches t_end */
       why = "a guard that stops the run (the run must reach t_end)";
+      snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
+    }
+  for (int k = 0; k < m->nguards && !why; k++)
+    if (m->guards[k].type == LW_EVENT_CAPTURE || m->guards[k].type == LW_EVENT_COLLISION) {
+      why = m->guards[k].type == LW_EVENT_CAPTURE
+                ? "a capture (the constraint it adds from the capture on is not differentiated)"
+                : "a collision between two bodies (its guard is not differentiated)";
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   if (!why && derivs && m->nfbs)
@@ -349,10 +360,10 @@ static void quad_weights_deriv(sens_ev *e)
   }
 }
 
-int sens_ev_step(sens_ev *e, const double *st0, double *st1, int *fired, double *value)
+int sens_ev_step(sens_ev *e, const lw_model *mk, const double *st0, double *st1, int *fired, double *value)
 {
   sens *s = e->s;
-  const lw_model *m = s->m;
+  const lw_model *m = mk;
   lw_data *d = s->d;
   sens_state_load(s, st0);
   memcpy(e->st, st0, sizeof(double) * e->sl);
@@ -492,12 +503,14 @@ static double guard_jvp(sens_ev *e, int k, const double *dq, const lw_tangent *t
   lw_data *d = s->d;
   int nq = s->nq;
   memset(dG, 0, sizeof(double) * (size_t)nq);
-  if (g->type == LW_EVENT_CONTACT) {
-    /* g = n . V(q) - offset, V linear in q: its gradient moves only with the parameter */
+  if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
+    /* g = n . V(q) - offset, V linear in q: its gradient moves only with
+     * the parameter; a switch's turned by its side (lw_events.c) */
     if (!tg) {
       lw_ev_guard_grad(m, d, e->ev, k, e->G);
       return dotn(nq, e->G, dq);
     }
+    double sg = g->type == LW_EVENT_SWITCH && d->sw_in[g->sw] ? -1.0 : 1.0;
     const lw_guard *dg = &tg->dm->guards[k];
     double p[3] = {0, 0, 0}, dp[3] = {0, 0, 0};
     lw_vexpr_eval(m, &g->v, d->q, p);
@@ -511,9 +524,9 @@ static double guard_jvp(sens_ev *e, int k, const double *dq, const lw_tangent *t
       lw_vexpr_grad(m, &g->v, dg->n, 1.0, 1, &blk, e->vloc);
       lw_vexpr_grad(m, &dg->v, g->n, 1.0, 1, &blk, e->vloc);
       for (int i = 0; i < m->blk_n[blk]; i++)
-        dG[m->blk_off[blk] + i] += e->vloc[i];
+        dG[m->blk_off[blk] + i] += sg * e->vloc[i];
     }
-    return v;
+    return sg * v;
   }
   /* a joint limit: g = x(q) - lower or upper - x(q) */
   double sg = g->side < 0 ? 1.0 : -1.0, dx = 0.0;
@@ -727,9 +740,28 @@ static void accel_column(sens_ev *e, double *X, int c)
     X[3 * np + (size_t)i * W + c] = -r[nq + i];
 }
 
+/* a switch from state pre to post applied to X's columns: the velocity
+ * carried as it is, the accelerations and multipliers solved anew with the
+ * forces that act at post (seed 003 eq. 28 in the discrete form: the jump
+ * of the velocity's sensitivity comes from the step to the event, whose
+ * length moves, and the step after it, which sees the new forces) */
+static int switch_apply(sens_ev *e, const double *post)
+{
+  sens *s = e->s;
+  sens_state_load(s, post);
+  lw_rows_eval(s->m, s->d, s->d->q, s->d->t, 1);
+  if (accel_derivs(e))
+    return -1;
+  for (int c = 0; c < e->W - 1; c++)
+    accel_column(e, e->X, c);
+  return 0;
+}
+
 /* the impact of guard k from state pre to post applied to X's columns */
 static int impact_apply(sens_ev *e, int k, const double *pre, const double *post)
 {
+  if (e->s->m->guards[k].type == LW_EVENT_SWITCH)
+    return switch_apply(e, post);
   sens *s = e->s;
   const lw_model *m = s->m;
   lw_data *d = s->d;

@@ -17,12 +17,13 @@ sens_ev *sens_ev_new(sens *s);
 void sens_ev_free(sens_ev *e);
 /* the events' state taken anew at stored state st (a recomputation from it) */
 int sens_ev_restart(sens_ev *e, const double *st);
-/* the step from stored state st0 into st1 with every event inside it
- * located and applied (lw_events.c); *fired: it held an event, whose
- * states are kept for sens_ev_jacobian; value (NULL: not wanted): the
+/* the step of model mk (the run's model, or the copy with the step's
+ * length: sens_step_set) from stored state st0 into st1 with every event
+ * inside it located and applied (lw_events.c); *fired: it held an event,
+ * whose states are kept for sens_ev_jacobian; value (NULL: not wanted): the
  * objectives' integrals corrected for the events inside the step (their
  * trapezoidal rule over the sub-intervals between them).  LW_OK or an error in s->err */
-int sens_ev_step(sens_ev *e, const double *st0, double *st1, int *fired, double *value);
+int sens_ev_step(sens_ev *e, const lw_model *mk, const double *st0, double *st1, int *fired, double *value);
 /* the derivative of the last step with events (sens_ev_step) with respect
  * to the state it started from and the parameters, kept in e */
 int sens_ev_jacobian(sens_ev *e);

@@ -265,7 +265,7 @@ static int forward_step(sens_run *r, forward_cols *f, long k)
     }
     sens_state_load(s, r->st1);
   } else if (f->ev) {
-    int fired = 0, status = sens_ev_step(f->ev, r->st0, r->st1, &fired, s->value);
+    int fired = 0, status = sens_ev_step(f->ev, sens_step_set(r, k), r->st0, r->st1, &fired, s->value);
     if (status)
       return status;
     if (fired)

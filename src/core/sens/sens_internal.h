@@ -131,7 +131,7 @@ typedef struct sens {
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,
  * the controllers' integrals z and the carry c that entered the step to it,
  * and the multipliers of the step's exact projections (a flag, sigma, kappa);
- * then, with aux, the step data described at sens.aux; last, with numerical
+ * the switches' sides (one number); then, with aux, the step data described at sens.aux; last, with numerical
  * damping, the pseudo-acceleration (nq) */
 static inline size_t sens_aux_len(const sens *s)
 {
@@ -142,7 +142,7 @@ static inline size_t sens_aux_len(const sens *s)
 /* doubles in one stored state */
 static inline size_t sens_state_len(const sens *s)
 {
-  return 4 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s) +
+  return 5 + 3 * (size_t)s->nq + 3 * (size_t)s->nc + (size_t)s->ncoords + 2 * (size_t)s->nz + sens_aux_len(s) +
          (size_t)s->na;
 }
 
@@ -155,7 +155,8 @@ static inline size_t sens_state_len(const sens *s)
 #define ST_Z(s, st) ((st) + 3 + 3 * (s)->nq + (s)->nc + (s)->ncoords)
 #define ST_CARRY(s, st) (ST_Z(s, st) + (s)->nz)
 #define ST_MULT(s, st) (ST_CARRY(s, st) + (s)->nz) /* flag, sigma, kappa */
-#define ST_AUX(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* jac, the lower triangle of chol(S) by columns */
+#define ST_SW(s, st) (ST_MULT(s, st) + 1 + 2 * (s)->nc) /* the switches' sides (lw_switches_pack) */
+#define ST_AUX(s, st) (ST_SW(s, st) + 1) /* jac, the lower triangle of chol(S) by columns */
 #define ST_A(s, st) ((st) + sens_state_len(s) - (size_t)(s)->na) /* the pseudo-acceleration (nm.on) */
 
 enum { OUT_EVERY = 1, OUT_FINAL = 2 };

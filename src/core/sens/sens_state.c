@@ -1,6 +1,7 @@
 /* sens_state.c: the stored states of a run: the simulation data saved and
  * loaded again, with the step data kept for the adjoint and the pipeline. */
 #include "sens_internal.h"
+#include "dyn/lw_forces.h"
 #include "dyn/lw_step.h"
 
 void sens_state_save_data(const sens *s, const lw_data *d, double *st)
@@ -18,12 +19,13 @@ void sens_state_save_data(const sens *s, const lw_data *d, double *st)
   memcpy(z, d->fbz, sizeof(double) * (size_t)s->nz);
   memcpy(z + s->nz, d->fbcs, sizeof(double) * (size_t)s->nz);
   double *mu = z + 2 * s->nz;
+  *ST_SW(s, st) = lw_switches_pack(s->m, d);
   mu[0] = d->schur_ok;
   memcpy(mu + 1, d->sig, sizeof(double) * (size_t)s->nc);
   memcpy(mu + 1 + s->nc, d->kap, sizeof(double) * (size_t)s->nc);
   if (s->aux) {
     int nc = s->nc;
-    double *jac = mu + 1 + 2 * nc, *L = jac + (size_t)nc * s->m->wrow;
+    double *jac = ST_AUX(s, st), *L = jac + (size_t)nc * s->m->wrow;
     memcpy(jac, d->jac, sizeof(double) * (size_t)nc * s->m->wrow);
     for (int j = 0; j < nc && d->schur_ok; j++, L += nc - j + 1)
       memcpy(L, d->S + (size_t)j * nc + j, sizeof(double) * (size_t)(nc - j));
@@ -58,6 +60,7 @@ void sens_state_load(const sens *s, const double *st)
   memcpy(d->fbc, z, sizeof(double) * (size_t)s->nz);
   memcpy(d->fbcs, z + s->nz, sizeof(double) * (size_t)s->nz);
   d->fb_beta = 0.0;
+  lw_switches_unpack(s->m, d, *ST_SW(s, st));
   if (s->na) {
     memcpy(d->acc, ST_A(s, st), sizeof(double) * (size_t)nq);
     d->acc_t0 = d->t0;

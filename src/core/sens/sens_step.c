@@ -2,6 +2,7 @@
  * the step matrices AP and KM factored, the rate matrices, the parameter
  * columns FP, FV, FA, and the controllers' errors' gradients. */
 #include "sens_internal.h"
+#include "dyn/lw_forces.h"
 #include "dyn/lw_rows.h"
 #include "la/lw_matrix.h"
 #include "lin/lw_jvp.h"
@@ -296,6 +297,8 @@ int sens_step_linearize(sens *s, const double *sa, const double *sb, int fresh)
   double t = ST_T(sb);
   const double *q = ST_Q(s, sb), *qd = ST_QD(s, sb), *qdd = ST_QDD(s, sb), *lam = ST_L(s, sb);
   memcpy(d->coord_prev, ST_C(s, sb), sizeof(double) * (size_t)s->ncoords);
+  if (s->m->nswitches) /* the forces that act at b */
+    lw_switches_unpack(s->m, d, *ST_SW(s, sb));
   if (s->nz)
     step_controllers(s, sa, sb);
   if (s->nm.on)
