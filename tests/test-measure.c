@@ -300,7 +300,7 @@ static void test_tool_clicks(void)
   double poses[4 * 12];
   for (int b = 0; b < 4; b++)
     lw_body_pose(m, d, b, poses + 12 * b, poses + 12 * b + 3);
-  lw_render_state st = {0, 4, poses, 0, NULL, 0, NULL, NULL, 0, NULL, 0, NULL};
+  lw_render_state st = {0, 4, poses, 0, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, NULL};
   lw_camera cam;
   lw_camera_init(&cam);
   double lo[3] = {-1.5, -2.5, 0}, hi[3] = {2.5, 0.5, 0};
@@ -489,7 +489,7 @@ static void test_gui_perturbation(void)
   g_assert_true(lw_camera_project(&cam, vw, vh, p0, &x0, &y0));
   g_assert_true(lw_camera_project(&cam, vw, vh, p1, &x1, &y1));
   double pose[12] = {0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, 1}; /* the bob at frame 0 (angle pi) */
-  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL, NULL, 0, NULL, 0, NULL};
+  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, NULL};
   lw_measure_overlay_grab(mo, 1, &st, &cam, vw, vh, 0, x0, y0);
   lw_measure_overlay_pull(mo, 1, &st, &cam, vw, vh, x1, y1);
   int body;

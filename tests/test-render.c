@@ -579,7 +579,7 @@ static void test_mesh(void)
   g_assert_nonnull(strstr(notes, "meshes/absent.stl"));
   g_assert_null(strstr(notes, "cube.obj"));
   double pose[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
-  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL, NULL, 0, NULL, 0, NULL};
+  lw_render_state st = {0, 1, pose, 0, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, NULL};
   lw_camera cam;
   lw_camera_init(&cam);
   cam.distance = 3;

@@ -97,6 +97,7 @@ static const struct {
   {"win.zoom-out", {"<Control>minus", NULL}},
   {"win.show-frames", {"<Control><Shift>f", NULL}},
   {"win.show-traces", {"<Control><Shift>t", NULL}},
+  {"win.show-stress", {"<Control><Shift>b", NULL}},
   {"win.measure", {"<Control><Shift>m", NULL}},
   {"win.clear-measures", {"<Control><Shift>BackSpace", NULL}},
   {"win.show-page('plots')", {"<Alt>1", NULL}},

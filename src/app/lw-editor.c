@@ -22,6 +22,7 @@ typedef enum {
   ANCHOR_POINT,    /* a named point of a body */
   ANCHOR_JOINT,    /* a joint's place on the ground */
   ANCHOR_SPRING,   /* a spring's end on the ground */
+  ANCHOR_BEAM,     /* an end of a beam (index: the beam, side: 0 start, 1 end) */
 } AnchorKind;
 
 typedef struct {
@@ -43,6 +44,8 @@ struct _LwEditor {
   double *pose;          /* nbodies x 12: origin, R row-major */
   double *jpos;          /* njoints x 3, world */
   double *fpos;          /* nforces x 6 (lw_scene_geometry), NULL when not compiled */
+  int nbpts;             /* the beams' centre lines: lw_scene_beams' points */
+  double *bpts;          /* nbpts x 4 */
   int *jstate;           /* njoints: LW_CHECK_* */
   lw_check_result info;  /* numbers only (no arrays, no model) */
   gboolean have_info;
@@ -313,6 +316,19 @@ static int body_under(LwEditor *self, double x, double y)
   return -1;
 }
 
+/* the beam whose centre line passes under (x, y), or -1 */
+static int beam_under(LwEditor *self, double x, double y)
+{
+  int beam = -1;
+  for (int i = 0; i < self->nbpts; i++) {
+    const double *p = self->bpts + 4 * i;
+    beam += i == 0 || p[3] < 0;
+    if (i > 0 && p[3] > 0 && seg_dist_px(self, p - 4, p, x, y) <= SNAP_PX * 0.75)
+      return beam < self->doc->nbeams ? beam : -1;
+  }
+  return -1;
+}
+
 /* the joint drawn nearest (x, y) within a few snap radii, or -1 */
 static int joint_near(LwEditor *self, double x, double y)
 {
@@ -348,7 +364,7 @@ static void update_status(LwEditor *self)
 {
   g_free(self->status);
   const lw_check_result *c = &self->info;
-  if (!self->doc || self->doc->nbodies == 0)
+  if (!self->doc || self->doc->nbodies + self->doc->nbeams == 0)
     self->status = g_strdup(_("Empty model: drag a link into the view, or draw one"));
   else if (!self->have_info || !c->compiled)
     self->status = g_strdup_printf(_("Incomplete: %s"), self->have_info ? c->err.msg : "");
@@ -363,6 +379,53 @@ static void update_status(LwEditor *self)
   gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, self->status, -1);
 }
 
+/* the beams' centre lines as lw_scene_beams gives them: from the live
+ * check's configuration when it compiled the beams, else straight from
+ * start to end as the description gives them */
+static void beam_lines(LwEditor *self, const lw_check_result *check)
+{
+  const lw_desc *d = self->doc;
+  g_clear_pointer(&self->bpts, g_free);
+  self->nbpts = 0;
+  if (check && check->model && check->data && lw_model_desc(check->model)->nbeams == d->nbeams) {
+    self->nbpts = lw_scene_beam_points(check->model);
+    self->bpts = g_new0(double, 4 * (gsize)self->nbpts + 1);
+    lw_scene_beams(check->model, check->data, self->bpts);
+    return;
+  }
+  for (int k = 0; k < d->nbeams; k++)
+    self->nbpts += MAX(d->beams[k].nel, 1) * LW_BEAM_DRAW_PER_ELEMENT + 1;
+  self->bpts = g_new0(double, 4 * (gsize)self->nbpts + 1);
+  double *p = self->bpts;
+  for (int k = 0; k < d->nbeams; k++) {
+    const lw_beam_desc *bd = &d->beams[k];
+    double A = 0, I = 0;
+    double rad = lw_beam_section(bd, &A, &I) == 0 ? sqrt(A / G_PI) : 0.01;
+    int n = MAX(bd->nel, 1) * LW_BEAM_DRAW_PER_ELEMENT;
+    for (int j = 0; j <= n; j++, p += 4) {
+      for (int i = 0; i < 3; i++)
+        p[i] = bd->start[i] + (bd->end[i] - bd->start[i]) * j / n;
+      p[3] = j == 0 ? -rad : rad;
+    }
+  }
+}
+
+/* the first point of beam k in self->bpts (NULL: none), and its count */
+static const double *beam_line(LwEditor *self, int k, int *n)
+{
+  int beam = -1, first = -1;
+  *n = 0;
+  for (int i = 0; i < self->nbpts; i++) {
+    if (i == 0 || self->bpts[4 * i + 3] < 0)
+      beam++;
+    if (beam == k) {
+      first = first < 0 ? i : first;
+      (*n)++;
+    }
+  }
+  return first >= 0 ? self->bpts + 4 * first : NULL;
+}
+
 /* The view draws the bodies where the editor picks them: at the model's
  * assembled pose.  A run may have left the view at a later frame; editing
  * acts on the description, whose pose is the initial one, so the view
@@ -371,7 +434,8 @@ static void show_model_pose(LwEditor *self, const double *joints)
 {
   if (!self->view)
     return;
-  lw_render_state rs = {0, self->nbodies, self->pose, self->njoints, joints, self->nforces, self->fpos, NULL, 0, NULL, 0, NULL};
+  lw_render_state rs = {0,    self->nbodies, self->pose, self->njoints, joints,      self->nforces, self->fpos,
+                        NULL, 0,             NULL,       self->nbpts,   self->bpts, NULL};
   /* the contacts' planes and the joint limits, as in a run */
   double *marks = NULL;
   if (self->doc && self->doc->nevents && joints && self->nbodies == self->doc->nbodies) {
@@ -397,6 +461,7 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
   g_free(self->jpos);
   g_free(self->jstate);
   g_clear_pointer(&self->fpos, g_free);
+  beam_lines(self, check);
   self->pose = g_new0(double, 12 * (gsize)d->nbodies + 1);
   self->jpos = g_new0(double, 3 * (gsize)d->njoints + 1);
   self->jstate = g_new0(int, (gsize)d->njoints + 1);
@@ -464,6 +529,15 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
       for (int k = 0; k < 2; k++)
         if (body_index(d, fd->body[k]) == -1)
           add_anchor(self, -1, NULL, fd->place[k].p, ANCHOR_SPRING, f, k);
+  }
+  /* the ends of the beams, where they are drawn */
+  for (int k = 0; k < d->nbeams; k++) {
+    int n = 0;
+    const double *p = beam_line(self, k, &n);
+    if (!p)
+      continue;
+    add_anchor(self, -1, NULL, p, ANCHOR_BEAM, k, 0);
+    add_anchor(self, -1, NULL, p + 4 * (n - 1), ANCHOR_BEAM, k, 1);
   }
   update_status(self);
   gtk_widget_queue_draw(GTK_WIDGET(self));
@@ -556,6 +630,33 @@ static gboolean make_link(LwEditor *self, const double a[3], const double bw[3])
   return TRUE;
 }
 
+/* a new beam from world point a to world point b: LW_EDITOR_BEAM_ELEMENTS
+ * elements of steel (E 210 GPa, 7850 kg/m^3) with a 20 mm square section,
+ * each changed afterwards on its page */
+static gboolean make_beam(LwEditor *self, const double a[3], const double bw[3])
+{
+  double dv[3] = {bw[0] - a[0], bw[1] - a[1], bw[2] - a[2]};
+  if (sqrt(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]) < 1e-6) {
+    refuse(self, _("A beam needs two different end points: drag from one point to another"));
+    return FALSE;
+  }
+  lw_desc *d = lw_desc_copy(self->doc);
+  char name[64];
+  lw_desc_unique_name(d, "beam", name, sizeof name);
+  lw_beam_desc *b = lw_desc_add_beam(d, name, LW_EDITOR_BEAM_ELEMENTS);
+  memcpy(b->start, a, sizeof b->start);
+  memcpy(b->end, bw, sizeof b->end);
+  if (d->planar)
+    b->start[2] = b->end[2] = 0;
+  b->young = 2.1e11;
+  b->density = 7850;
+  b->section = LW_SECTION_RECTANGLE;
+  b->size[0] = b->size[1] = 0.02;
+  g_autofree char *what = g_strdup_printf(_("Draw beam %s"), name);
+  emit_edit(self, d, what);
+  return TRUE;
+}
+
 /* a box, cylinder or sphere of 1 kg centred at w */
 static gboolean make_solid(LwEditor *self, const char *kind, const double w[3])
 {
@@ -601,10 +702,32 @@ static gboolean make_solid(LwEditor *self, const char *kind, const double w[3])
 }
 
 typedef struct {
-  int body;          /* -1 ground */
+  int body;          /* -1 ground (or a beam) */
   const char *point; /* named point, or NULL (literal local) */
   double w[3];       /* world */
+  int beam1;         /* a beam's end: the beam's index + 1 (0: not a beam) */
+  double s;          /* a beam's end: its arc length from the start */
 } Attach;
+
+/* which element an attachment is on, for comparing two: the bodies' indices,
+ * then the beams' after them; -1 the ground */
+static int attach_key(const LwEditor *self, const Attach *a)
+{
+  return a->beam1 ? self->doc->nbodies + a->beam1 - 1 : a->body;
+}
+
+/* the name of the body, beam or ground an attachment is on (in d) */
+static const char *attach_name(const lw_desc *d, const Attach *a)
+{
+  return a->beam1 ? d->beams[a->beam1 - 1].name : a->body < 0 ? "ground" : d->bodies[a->body].name;
+}
+
+/* the length of beam k of the document */
+static double beam_length(const lw_desc *d, int k)
+{
+  const double *a = d->beams[k].start, *b = d->beams[k].end;
+  return sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+}
 
 /* what lies under (x, y): a named point of a body (nearest first), a body's
  * shape, or nothing; up to n distinct bodies, the earliest body first */
@@ -617,33 +740,39 @@ static int attachments(LwEditor *self, double x, double y, Attach *out, int n)
     best[i] = SNAP_PX;
   for (guint i = 0; i < self->anchors->len; i++) {
     const Anchor *a = &g_array_index(self->anchors, Anchor, i);
-    if (a->body < 0)
+    gboolean beam = a->kind == ANCHOR_BEAM;
+    if (a->body < 0 && !beam)
       continue;
     double ax, ay;
     if (!lw_editor_world_to_view(self, a->w, &ax, &ay))
       continue;
     double dd = hypot(ax - x, ay - y);
+    Attach c = {a->body, a->point, {a->w[0], a->w[1], a->w[2]}, 0, 0};
+    if (beam) {
+      c.beam1 = a->index + 1;
+      c.s = a->side ? beam_length(self->doc, a->index) : 0;
+    }
     int slot = -1;
     for (int j = 0; j < k; j++)
-      if (out[j].body == a->body)
+      if (attach_key(self, &out[j]) == attach_key(self, &c))
         slot = j;
     if (slot < 0 && k < n && dd < SNAP_PX)
       slot = k++;
     if (slot >= 0 && dd < best[slot]) {
       best[slot] = dd;
-      out[slot] = (Attach){a->body, a->point, {a->w[0], a->w[1], a->w[2]}};
+      out[slot] = c;
     }
   }
   if (k == 0) {
     int b = body_under(self, x, y);
     double P[3];
     if (b >= 0 && lw_editor_snap(self, x, y, P))
-      out[k++] = (Attach){b, NULL, {P[0], P[1], P[2]}};
+      out[k++] = (Attach){b, NULL, {P[0], P[1], P[2]}, 0, 0};
   }
-  /* earliest body first */
+  /* earliest body first, beams after the bodies */
   for (int i = 0; i < k; i++)
     for (int j = i + 1; j < k; j++)
-      if (out[j].body < out[i].body) {
+      if (attach_key(self, &out[j]) < attach_key(self, &out[i])) {
         Attach t = out[i];
         out[i] = out[j];
         out[j] = t;
@@ -653,7 +782,10 @@ static int attachments(LwEditor *self, double x, double y, Attach *out, int n)
 
 static void set_place(LwEditor *self, lw_place *pl, int *has, const Attach *a)
 {
-  if (a->point) {
+  if (a->beam1) { /* a place on a beam is its arc length, [s, 0, 0] */
+    lw_place_set_ref(pl, NULL);
+    pl->p[0] = a->s, pl->p[1] = pl->p[2] = 0;
+  } else if (a->point) {
     lw_place_set_ref(pl, a->point);
   } else {
     lw_place_set_ref(pl, NULL);
@@ -667,6 +799,32 @@ static const char *joint_prefix(lw_joint_type t)
 {
   static const char *const p[LW_JOINT_NTYPES] = {"pin", "slider", "ball", "cylindrical", "universal", "planar", "weld"};
   return p[t];
+}
+
+/* a joint on a beam holds a place of it: a pin (planar), a ball (spatial)
+ * or a weld, and never joins two beams by a pin (docs/model-format.md,
+ * joints on a beam); FALSE (and "message") for another */
+static gboolean beam_joint_allowed(LwEditor *self, lw_joint_type type, const Attach *a1, const Attach *a2)
+{
+  gboolean planar = self->doc->planar;
+  if (type == LW_JOINT_FIXED || (planar && type == LW_JOINT_REVOLUTE) || (!planar && type == LW_JOINT_SPHERICAL)) {
+    if (type == LW_JOINT_REVOLUTE && a1->beam1 && a2->beam1) {
+      refuse(self, _("A pin cannot join two beams: weld them, or pin each to a link"));
+      return FALSE;
+    }
+    return TRUE;
+  }
+  refuse(self, planar ? _("A joint on a beam end is a pin or a weld")
+                      : _("A joint on a beam end is a ball or a weld"));
+  return FALSE;
+}
+
+/* the unit vector from beam k's start to its end */
+static void beam_direction(const lw_desc *d, int k, double u[3])
+{
+  double L = beam_length(d, k);
+  for (int i = 0; i < 3; i++)
+    u[i] = L > 0 ? (d->beams[k].end[i] - d->beams[k].start[i]) / L : i == 0;
 }
 
 static gboolean make_joint(LwEditor *self, lw_joint_type type, double x, double y, gboolean anchor)
@@ -688,20 +846,22 @@ static gboolean make_joint(LwEditor *self, lw_joint_type type, double x, double 
   Attach a1, a2;
   if (n == 1 || anchor) {
     a2 = at[0];
-    a1 = (Attach){-1, NULL, {a2.w[0], a2.w[1], a2.w[2]}};
+    a1 = (Attach){-1, NULL, {a2.w[0], a2.w[1], a2.w[2]}, 0, 0};
   } else {
     a1 = at[0];
     a2 = at[1];
   }
-  if (a1.body == a2.body) {
+  if (attach_key(self, &a1) == attach_key(self, &a2)) {
     refuse(self, _("A joint cannot join a body to itself"));
     return FALSE;
   }
+  if ((a1.beam1 || a2.beam1) && !beam_joint_allowed(self, type, &a1, &a2))
+    return FALSE;
   lw_desc *d = lw_desc_copy(doc);
   char name[64];
   lw_desc_unique_name(d, anchor ? "anchor" : joint_prefix(type), name, sizeof name);
-  const char *b1 = a1.body < 0 ? "ground" : d->bodies[a1.body].name;
-  const char *b2 = d->bodies[a2.body].name;
+  const char *b1 = attach_name(d, &a1);
+  const char *b2 = attach_name(d, &a2);
   lw_joint_desc *j = lw_desc_add_joint(d, name, type, b1, b2);
   double th1 = body_angle(self, a1.body), th2 = body_angle(self, a2.body);
   if (d->planar) {
@@ -725,8 +885,13 @@ static gboolean make_joint(LwEditor *self, lw_joint_type type, double x, double 
     memcpy(j->at, a2.w, sizeof j->at);
     double nrm[3] = {0, 0, 0};
     nrm[self->plane_axis] = 1;
-    const double *R2 = self->pose + 12 * a2.body + 3;
-    double line[3] = {R2[0], R2[3], R2[6]};
+    double line[3] = {1, 0, 0};
+    if (a2.beam1)
+      beam_direction(doc, a2.beam1 - 1, line);
+    else {
+      const double *R2 = self->pose + 12 * a2.body + 3;
+      line[0] = R2[0], line[1] = R2[3], line[2] = R2[6];
+    }
     j->has_gaxis = 1;
     memcpy(j->gaxis, type == LW_JOINT_PRISMATIC ? line : nrm, sizeof j->gaxis);
     if (type == LW_JOINT_UNIVERSAL) {
@@ -821,7 +986,7 @@ static Attach spring_end(LwEditor *self, double x, double y, gboolean *ok)
   Attach a[1];
   if (attachments(self, x, y, a, 1) == 1)
     return a[0];
-  Attach g = {-1, NULL, {0, 0, 0}};
+  Attach g = {-1, NULL, {0, 0, 0}, 0, 0};
   *ok = lw_editor_snap(self, x, y, g.w);
   return g;
 }
@@ -834,9 +999,9 @@ static gboolean make_spring(LwEditor *self, const Attach *e1, const Attach *e2)
     refuse(self, _("A spring needs two different end points"));
     return FALSE;
   }
-  if (e1->body == e2->body) {
-    refuse(self, e1->body < 0 ? _("A spring between two ground points does nothing: attach one end to a body")
-                              : _("A spring between two points of the same body does nothing"));
+  if (attach_key(self, e1) == attach_key(self, e2)) {
+    refuse(self, attach_key(self, e1) < 0 ? _("A spring between two ground points does nothing: attach one end to a body")
+                                          : _("A spring between two points of the same body does nothing"));
     return FALSE;
   }
   lw_desc *d = lw_desc_copy(self->doc);
@@ -845,7 +1010,7 @@ static gboolean make_spring(LwEditor *self, const Attach *e1, const Attach *e2)
   lw_force_desc *f = lw_desc_add_force(d, name, LW_FORCE_SPRING_DAMPER);
   const Attach *e[2] = {e1, e2};
   for (int k = 0; k < 2; k++) {
-    f->body[k] = strdup(e[k]->body < 0 ? "ground" : d->bodies[e[k]->body].name);
+    f->body[k] = strdup(attach_name(d, e[k]));
     set_place(self, &f->place[k], NULL, e[k]);
     if (d->planar)
       f->place[k].p[2] = 0;
@@ -865,11 +1030,15 @@ static gboolean make_load(LwEditor *self, gboolean torque, double x, double y)
     refuse(self, torque ? _("Drop the torque on a body") : _("Drop the force on a point of a body"));
     return FALSE;
   }
+  if (torque && a[0].beam1) {
+    refuse(self, _("A beam takes no torque: drop a force on its end, or the torque on a body"));
+    return FALSE;
+  }
   lw_desc *d = lw_desc_copy(self->doc);
   char name[64];
   lw_desc_unique_name(d, torque ? "torque" : "force", name, sizeof name);
   lw_force_desc *f = lw_desc_add_force(d, name, torque ? LW_FORCE_TORQUE : LW_FORCE_FORCE);
-  f->body[0] = strdup(d->bodies[a[0].body].name);
+  f->body[0] = strdup(attach_name(d, &a[0]));
   if (torque) {
     f->vector[2] = 1; /* N m about z (planar) or the global z axis */
   } else {
@@ -882,7 +1051,7 @@ static gboolean make_load(LwEditor *self, gboolean torque, double x, double y)
   f->func.n = 1;
   f->func.a[0] = 1;
   g_autofree char *what = g_strdup_printf(_("Add %s %s on %s"), torque ? _("torque") : _("force"), name,
-                                          d->bodies[a[0].body].name);
+                                          attach_name(d, &a[0]));
   emit_edit(self, d, what);
   return TRUE;
 }
@@ -922,7 +1091,7 @@ gboolean lw_editor_drop(LwEditor *self, const char *id, double x, double y)
     gboolean ok = TRUE;
     Attach e1 = spring_end(self, x, y, &ok);
     /* the other end on the ground, half a metre above */
-    Attach e2 = {-1, NULL, {e1.w[0], e1.w[1] + 0.5, e1.w[2]}};
+    Attach e2 = {-1, NULL, {e1.w[0], e1.w[1] + 0.5, e1.w[2]}, 0, 0};
     return ok && make_spring(self, &e1, &e2);
   }
   return FALSE;
@@ -940,12 +1109,13 @@ gboolean lw_editor_stroke(LwEditor *self, const char *tool, double x0, double y0
     }
     return make_spring(self, &e1, &e2);
   }
+  gboolean beam = !g_strcmp0(tool, "beam");
   double a[3], b[3];
   if (!lw_editor_snap(self, x0, y0, a) || !lw_editor_snap(self, x1, y1, b)) {
-    refuse(self, _("Draw the link on the work plane"));
+    refuse(self, beam ? _("Draw the beam on the work plane") : _("Draw the link on the work plane"));
     return FALSE;
   }
-  return make_link(self, a, b);
+  return beam ? make_beam(self, a, b) : make_link(self, a, b);
 }
 
 void lw_editor_click(LwEditor *self, double x, double y)
@@ -960,6 +1130,11 @@ void lw_editor_click(LwEditor *self, double x, double y)
     int b = body_under(self, x, y);
     if (b >= 0)
       path = g_strconcat("bodies/", self->doc->bodies[b].name, NULL);
+  }
+  if (!path) {
+    int k = beam_under(self, x, y);
+    if (k >= 0)
+      path = g_strconcat("beams/", self->doc->beams[k].name, NULL);
   }
   if (!path && self->fpos)
     for (int f = 0; f < self->nforces && !path; f++) {
@@ -982,8 +1157,9 @@ static gboolean is_measure_tool(LwEditor *self)
   return self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "measure");
 }
 
-/* anchor a (a body's named point, or a ground place of a joint or spring)
- * moved to world point w */
+/* anchor a (a body's named point, a ground place of a joint or spring, or
+ * a beam's end: the beam's straight initial shape follows it) moved to
+ * world point w */
 static gboolean move_anchor(LwEditor *self, const Anchor *a, const double w0[3])
 {
   double w[3] = {w0[0], w0[1], w0[2]};
@@ -1007,6 +1183,10 @@ static gboolean move_anchor(LwEditor *self, const Anchor *a, const double w0[3])
     else
       memcpy(j->at, w, sizeof w);
     what = g_strdup_printf(_("Move joint %s on the ground"), j->name);
+  } else if (a->kind == ANCHOR_BEAM) {
+    lw_beam_desc *b = &d->beams[a->index];
+    memcpy(a->side ? b->end : b->start, w, sizeof w);
+    what = g_strdup_printf(a->side ? _("Move the end of beam %s") : _("Move the start of beam %s"), b->name);
   } else {
     lw_force_desc *f = &d->forces[a->index];
     memcpy(f->place[a->side].p, w, sizeof w);
@@ -1463,7 +1643,7 @@ static void draw_anchors(LwEditor *self, cairo_t *cr)
       cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.95);
       cairo_stroke(cr);
     }
-    if (a->body >= 0) {
+    if (a->body >= 0 || a->kind == ANCHOR_BEAM) {
       if (handles)
         continue;
       cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.7);
@@ -1525,8 +1705,12 @@ static void draw_pointer(LwEditor *self, GtkWidget *widget, cairo_t *cr)
   if (self->stroking && lw_editor_snap(self, self->x0, self->y0, a) && lw_editor_snap(self, self->x1, self->y1, b)) {
     double ax, ay, bx, by;
     if (lw_editor_world_to_view(self, a, &ax, &ay) && lw_editor_world_to_view(self, b, &bx, &by)) {
-      cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.9);
-      cairo_set_line_width(cr, 4);
+      gboolean beam = self->palette && !g_strcmp0(lw_palette_get_stroke_tool(self->palette), "beam");
+      if (beam) /* the colour the view draws beams in */
+        cairo_set_source_rgba(cr, 0.18, 0.55, 0.62, 0.9);
+      else
+        cairo_set_source_rgba(cr, 0.1, 0.35, 0.75, 0.9);
+      cairo_set_line_width(cr, beam ? 6 : 4);
       cairo_move_to(cr, ax, ay);
       cairo_line_to(cr, bx, by);
       cairo_stroke(cr);
@@ -1572,7 +1756,7 @@ static void draw_status(LwEditor *self, GtkWidget *widget, cairo_t *cr, int w, i
     pango_layout_set_wrap(pl, PANGO_WRAP_WORD_CHAR);
     int tw, th;
     pango_layout_get_pixel_size(pl, &tw, &th);
-    gboolean bad = self->have_info && self->doc->nbodies > 0 && (!self->info.assembled || self->info.nredundant > 0);
+    gboolean bad = self->have_info && self->doc->nbodies + self->doc->nbeams > 0 && (!self->info.assembled || self->info.nredundant > 0);
     if (bad)
       cairo_set_source_rgba(cr, 0.85, 0.1, 0.1, 0.85);
     else
@@ -1620,6 +1804,7 @@ static void lw_editor_finalize(GObject *obj)
   g_free(self->pose);
   g_free(self->jpos);
   g_free(self->fpos);
+  g_free(self->bpts);
   g_free(self->jstate);
   g_free(self->status);
   g_free(self->message);

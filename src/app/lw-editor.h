@@ -4,7 +4,7 @@
  * dropped on it (GtkDropTarget, the item id as a string) land on the work
  * plane where they are dropped, snapped to the points of the model near the
  * pointer or else to a grid; a stroke (primary-button drag from one point to
- * another) draws a link or a spring; a click selects; middle- or right-drag
+ * another) draws a link, a spring or a beam; a click selects; middle- or right-drag
  * pans, the wheel zooms.  Joints flagged by the live check (redundant:
  * orange, violated: red) are ringed, and the degrees of freedom are shown.
  *
@@ -36,7 +36,12 @@ void lw_editor_set_document(LwEditor *self, const lw_desc *doc, const lw_check_r
 /* What a drop of palette item `id` at view coordinates (x, y) does; FALSE
  * (and "message") when it is refused. */
 gboolean lw_editor_drop(LwEditor *self, const char *id, double x, double y);
-/* What a stroke from (x0, y0) to (x1, y1) with tool "link" or "spring" does. */
+/* What a stroke from (x0, y0) to (x1, y1) with tool "link", "spring" or
+ * "beam" does.  A beam gets LW_EDITOR_BEAM_ELEMENTS elements of steel with
+ * a 20 mm square section (its page changes them); its ends are snapping
+ * targets, and a pin, ball or weld dropped on one joins it to what lies
+ * there (or to the ground). */
+#define LW_EDITOR_BEAM_ELEMENTS 8
 gboolean lw_editor_stroke(LwEditor *self, const char *tool, double x0, double y0, double x1, double y1);
 /* What a drag from (x0, y0) to (x1, y1) with the tool "move" does: the body's
  * point, or the ground place of a joint or spring, under (x0, y0) goes to

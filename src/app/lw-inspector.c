@@ -172,6 +172,31 @@ static void show_body(LwInspector *self, const lw_body_desc *b)
   row_add(self, g, _("Display shapes"), NULL, buf);
 }
 
+static void show_beam(LwInspector *self, const lw_beam_desc *b)
+{
+  int dim = self->desc->planar ? 2 : 3;
+  char buf[64];
+  g_autofree char *title = g_strdup_printf(_("Beam %s"), b->name);
+  GtkWidget *g = group_new(self, title, NULL);
+  g_snprintf(buf, sizeof buf, "%d", b->nel);
+  row_add(self, g, _("Elements"), NULL, buf);
+  row_add(self, g, _("Section"), NULL, lw_section_type_name(b->section));
+  double A = 0, I = 0;
+  if (lw_beam_section(b, &A, &I) == 0) {
+    fmt_num(buf, sizeof buf, A);
+    row_add(self, g, _("Area"), "m²", buf);
+    fmt_num(buf, sizeof buf, I);
+    row_add(self, g, _("Second moment of area"), "m⁴", buf);
+  }
+  fmt_num(buf, sizeof buf, b->young);
+  row_add(self, g, _("Young's modulus"), "Pa", buf);
+  fmt_num(buf, sizeof buf, b->density);
+  row_add(self, g, _("Density"), "kg/m³", buf);
+  g_autofree char *st = fmt_vec(b->start, dim), *en = fmt_vec(b->end, dim);
+  row_add(self, g, _("Start"), _("global, m"), st);
+  row_add(self, g, _("End"), _("global, m"), en);
+}
+
 static void show_joint(LwInspector *self, const lw_joint_desc *j)
 {
   char buf[64];
@@ -482,6 +507,8 @@ static void show_page(LwInspector *self)
     show_joint(self, &d->joints[i]);
   else if (kind == LW_ELEM_FORCE)
     show_force(self, &d->forces[i]);
+  else if (kind == LW_ELEM_BEAM)
+    show_beam(self, &d->beams[i]);
   gboolean shown = kind != LW_ELEM_NONE;
   if (!shown) {
     g_clear_pointer(&self->selection, g_free);

@@ -13,7 +13,7 @@ G_DECLARE_FINAL_TYPE(LwInspector, lw_inspector, LW, INSPECTOR, GtkWidget)
 
 /* The model to show (NULL clears); the inspector keeps its own copy. */
 void lw_inspector_set_model(LwInspector *self, const lw_model *model);
-/* "bodies/NAME", "joints/NAME", "forces/NAME", or NULL for the model overview. */
+/* "bodies/NAME", "joints/NAME", "forces/NAME", "beams/NAME", or NULL for the model overview. */
 void lw_inspector_set_selection(LwInspector *self, const char *path);
 const char *lw_inspector_get_selection(LwInspector *self);
 /* Output values at time t (one per output column). */

@@ -356,7 +356,7 @@ static void side_show(CompareSide *s, guint k)
   double t;
   if (!side_pose(s, k, &t))
     return;
-  lw_render_state rs = {t, s->nbodies, s->poses, s->njoints, s->joints, s->nforces, s->forces, NULL, 0, NULL, 0, NULL};
+  lw_render_state rs = {t, s->nbodies, s->poses, s->njoints, s->joints, s->nforces, s->forces, NULL, 0, NULL, 0, NULL, NULL};
   lw_view3d_set_state(LW_VIEW3D(s->view), &rs);
 }
 

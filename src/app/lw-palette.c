@@ -8,6 +8,8 @@ static const LwPaletteItem items[] = {
   {"move", LW_ITEM_TOOL, N_("Move points"),
    N_("Drag a point of a body, or a pin's place on the ground, to move it; links drawn here stretch with it"), TRUE},
   {"link", LW_ITEM_BODY, N_("Link"), N_("A bar: drag it into the view, or draw it from one point to another"), TRUE},
+  {"beam", LW_ITEM_BODY, N_("Beam"),
+   N_("A flexible beam: draw it from one point to another; a pin or a weld dropped on its end holds it"), TRUE},
   {"box", LW_ITEM_BODY, N_("Box"), N_("A box-shaped body"), FALSE},
   {"cylinder", LW_ITEM_BODY, N_("Cylinder"), N_("A cylinder"), FALSE},
   {"sphere", LW_ITEM_BODY, N_("Sphere"), N_("A sphere"), FALSE},

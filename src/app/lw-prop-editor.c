@@ -148,6 +148,12 @@ static char *rule_check(const lw_desc *d, const char *path, double v)
   }
   if ((ends_with(path, "/stiffness") || ends_with(path, "/damping") || ends_with(path, "/rest_length")) && v < 0)
     return g_strdup_printf(_("must not be negative (got %g)"), v);
+  if (g_str_has_prefix(path, "beams/") && (ends_with(path, "/young") || ends_with(path, "/density") ||
+                                            ends_with(path, "/area") || ends_with(path, "/inertia") ||
+                                            ends_with(path, "/size/0")) && !(v > 0))
+    return g_strdup_printf(_("must be a positive number (got %g)"), v);
+  if (g_str_has_prefix(path, "beams/") && ends_with(path, "/size/1") && v < 0)
+    return g_strdup_printf(_("must not be negative (got %g)"), v);
   if (!strcmp(path, "solver/step") && !(v > 0))
     return g_strdup_printf(_("the time step must be positive (got %g)"), v);
   if (!strcmp(path, "solver/t_end") && v < 0)
@@ -257,6 +263,19 @@ static lw_quantity quantity_of(const lw_desc *d, const char *path)
     if (strstr(path, "/point1/") || strstr(path, "/point2/"))
       return LW_Q_LENGTH;
     return LW_Q_NONE; /* a time function's factor */
+  }
+  if (g_str_has_prefix(path, "beams/")) {
+    if (ends_with(path, "/young"))
+      return LW_Q_PRESSURE;
+    if (ends_with(path, "/density"))
+      return LW_Q_DENSITY;
+    if (ends_with(path, "/damping"))
+      return LW_Q_TIME;
+    if (ends_with(path, "/area"))
+      return LW_Q_AREA;
+    if (ends_with(path, "/inertia"))
+      return LW_Q_SECOND_MOMENT;
+    return LW_Q_LENGTH; /* the section's sizes, the ends */
   }
   if (g_str_has_prefix(path, "bodies/")) {
     if (ends_with(path, "/mass"))
@@ -489,6 +508,31 @@ static gboolean apply_number(LwPropEditor *self, Field *f, const char *path, con
   return TRUE;
 }
 
+/* a beam's number of elements (path "beams/B/elements"); takes d */
+static gboolean apply_elements(LwPropEditor *self, Field *f, const char *path, const char *t, lw_desc *d)
+{
+  g_autofree char *elem = element_of(path);
+  int i = -1;
+  char *end = NULL;
+  gint64 n = g_ascii_strtoll(t, &end, 10);
+  g_autofree char *msg = NULL;
+  if (lw_desc_find(d, elem, &i) != LW_ELEM_BEAM)
+    msg = g_strdup(_("this field no longer exists"));
+  else if (!*t || !end || *end || n < 1 || n > LW_EDIT_BEAM_MAX_ELEMENTS)
+    msg = g_strdup_printf(_("the number of elements must be a whole number from 1 to %d (got '%s')"),
+                          LW_EDIT_BEAM_MAX_ELEMENTS, t);
+  if (msg) {
+    show_error(f, msg);
+    lw_desc_free(d);
+    return FALSE;
+  }
+  d->beams[i].nel = (int)n;
+  show_error(f, NULL);
+  g_autofree char *what = g_strdup_printf(_("Beam %s: %d elements"), d->beams[i].name, (int)n);
+  emit_field_edit(self, path, d, what);
+  return TRUE;
+}
+
 static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
 {
   g_autofree char *path = g_strdup(f->path);
@@ -504,6 +548,8 @@ static gboolean apply_text(LwPropEditor *self, Field *f, const char *text)
   }
   if (g_str_has_prefix(path, "joints/") && (ends_with(path, "/body1") || ends_with(path, "/body2")))
     return apply_joint_body(self, f, path, t, d);
+  if (g_str_has_prefix(path, "beams/") && ends_with(path, "/elements"))
+    return apply_elements(self, f, path, t, d);
   return apply_number(self, f, path, t, d);
 }
 
@@ -770,6 +816,10 @@ static char *field_text(LwPropEditor *self, Field *f)
   }
   if (!strcmp(f->path, "model/name"))
     return g_strdup(self->doc->name ? self->doc->name : "");
+  int bi = -1;
+  g_autofree char *elem = element_of(f->path);
+  if (ends_with(f->path, "/elements") && lw_desc_find(self->doc, elem, &bi) == LW_ELEM_BEAM)
+    return g_strdup_printf("%d", self->doc->beams[bi].nel);
   if (g_str_has_prefix(f->path, "joints/") && (ends_with(f->path, "/body1") || ends_with(f->path, "/body2"))) {
     char jn[128];
     const lw_joint_desc *j = joint_named(self->doc, name_in(f->path, jn, sizeof jn));
@@ -863,6 +913,116 @@ static void show_body(LwPropEditor *self, const lw_body_desc *b)
     g_autofree char *pa = g_strdup_printf("%s/angle", base);
     num_field(self, gg, _("Angle"), NULL, pa);
   }
+}
+
+/* the section types in the drop-down's order (lw_section_type) */
+static const char *const section_labels[] = {N_("Rectangle"), N_("Circle"), N_("Hollow circle"), N_("Generic"), NULL};
+
+/* beam b's section becomes type t, its sizes carried over so that the
+ * section keeps its outer size (generic: the area and second moment it had) */
+static void beam_section_convert(lw_beam_desc *b, lw_section_type t)
+{
+  double A = 0, I = 0, outer = b->size[0];
+  if (lw_beam_section(b, &A, &I) == 0 && b->section == LW_SECTION_GENERIC)
+    outer = sqrt(4 * A / G_PI); /* a solid circle of the same area */
+  if (t == LW_SECTION_GENERIC && A > 0) {
+    b->area = A;
+    b->inertia = I;
+  }
+  b->size[0] = outer > 0 ? outer : 0.02;
+  if (t == LW_SECTION_RECTANGLE)
+    b->size[1] = b->section == LW_SECTION_RECTANGLE ? b->size[1] : b->size[0];
+  else if (t == LW_SECTION_TUBE)
+    b->size[1] = b->section == LW_SECTION_TUBE ? b->size[1] : 0.5 * b->size[0];
+  else if (t == LW_SECTION_CIRCLE)
+    b->size[1] = 0;
+  b->section = t;
+}
+
+gboolean lw_prop_editor_set_beam_section(LwPropEditor *self, const char *beam, lw_section_type t)
+{
+  g_return_val_if_fail(LW_IS_PROP_EDITOR(self), FALSE);
+  g_autofree char *path = g_strconcat("beams/", beam, NULL);
+  int i = -1;
+  if ((int)t < 0 || t >= LW_SECTION_NTYPES || lw_desc_find(self->doc, path, &i) != LW_ELEM_BEAM)
+    return FALSE;
+  if (self->doc->beams[i].section == t)
+    return TRUE;
+  lw_desc *d = lw_desc_copy(self->doc);
+  beam_section_convert(&d->beams[i], t);
+  g_autofree char *what = g_strdup_printf(_("Beam %s: %s section"), beam, _(section_labels[t]));
+  g_autofree char *fpath = g_strconcat(path, "/section", NULL);
+  emit_field_edit(self, fpath, d, what);
+  return TRUE;
+}
+
+static void section_changed_cb(GObject *drop, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  const char *beam = g_object_get_data(drop, "beam");
+  lw_prop_editor_set_beam_section(user, beam, (lw_section_type)gtk_drop_down_get_selected(GTK_DROP_DOWN(drop)));
+}
+
+/* the section's row: a drop-down of the section types */
+static void section_row(LwPropEditor *self, GtkWidget *g, const lw_beam_desc *b)
+{
+  const char *names[LW_SECTION_NTYPES + 1];
+  for (int k = 0; k <= LW_SECTION_NTYPES; k++)
+    names[k] = section_labels[k] ? _(section_labels[k]) : NULL;
+  GtkWidget *drop = gtk_drop_down_new_from_strings(names);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(drop), (guint)b->section);
+  g_object_set_data_full(G_OBJECT(drop), "beam", g_strdup(b->name), g_free);
+  g_signal_connect(drop, "notify::selected", G_CALLBACK(section_changed_cb), self);
+  GtkWidget *r = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), _("Section"));
+  gtk_widget_set_valign(drop, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(drop), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Section"), -1);
+  adw_action_row_add_suffix(ADW_ACTION_ROW(r), drop);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), r);
+}
+
+static void show_beam(LwPropEditor *self, const lw_beam_desc *b)
+{
+  int dim = self->doc->planar ? 2 : 3;
+  g_autofree char *title = g_strdup_printf(_("Beam %s"), b->name);
+  GtkWidget *g = group_new(self, title, _("A flexible beam of equal elements, straight and unstrained at the start"));
+  g_autofree char *base = g_strdup_printf("beams/%s", b->name);
+  g_autofree char *pn = g_strdup_printf("%s/name", base);
+  field_add(self, g, _("Name"), NULL, pn, b->name, FALSE);
+  g_autofree char *pe = g_strdup_printf("%s/elements", base);
+  g_autofree char *ne = g_strdup_printf("%d", b->nel);
+  field_add(self, g, _("Elements"), _("more elements follow the bending more closely"), pe, ne, FALSE);
+  GtkWidget *gs = group_new(self, _("Section"), NULL);
+  section_row(self, gs, b);
+  g_autofree char *p0 = g_strdup_printf("%s/size/0", base), *p1 = g_strdup_printf("%s/size/1", base);
+  switch (b->section) {
+  case LW_SECTION_RECTANGLE:
+    num_field(self, gs, _("Width"), NULL, p0);
+    num_field(self, gs, _("Height"), _("the beam bends across its height"), p1);
+    break;
+  case LW_SECTION_CIRCLE:
+    num_field(self, gs, _("Diameter"), NULL, p0);
+    break;
+  case LW_SECTION_TUBE:
+    num_field(self, gs, _("Outer diameter"), NULL, p0);
+    num_field(self, gs, _("Inner diameter"), NULL, p1);
+    break;
+  default: {
+    g_autofree char *pa = g_strdup_printf("%s/area", base), *pi = g_strdup_printf("%s/inertia", base);
+    num_field(self, gs, _("Area"), NULL, pa);
+    num_field(self, gs, _("Second moment of area"), _("bending, alike in every direction"), pi);
+  }
+  }
+  GtkWidget *gm = group_new(self, _("Material"), NULL);
+  g_autofree char *py = g_strdup_printf("%s/young", base), *pd = g_strdup_printf("%s/density", base);
+  g_autofree char *pc = g_strdup_printf("%s/damping", base);
+  num_field(self, gm, _("Young's modulus"), NULL, py);
+  num_field(self, gm, _("Density"), NULL, pd);
+  num_field(self, gm, _("Damping time"), _("Kelvin–Voigt: the bending moment is EI (κ + η dκ/dt)"), pc);
+  GtkWidget *gx = group_new(self, _("Ends"), _("Where the straight beam starts and ends (global)"));
+  g_autofree char *ps = g_strdup_printf("%s/start", base), *pt = g_strdup_printf("%s/end", base);
+  vec_fields(self, gx, _("Start"), NULL, ps, dim);
+  vec_fields(self, gx, _("End"), NULL, pt, dim);
 }
 
 static void show_friction(LwPropEditor *self, const lw_joint_desc *j);
@@ -1642,6 +1802,12 @@ static void build_body(LwPropEditor *self, GtkWidget *sec, int i)
   show_body(self, &self->doc->bodies[i]);
 }
 
+static void build_beam(LwPropEditor *self, GtkWidget *sec, int i)
+{
+  (void)sec;
+  show_beam(self, &self->doc->beams[i]);
+}
+
 static void build_joint(LwPropEditor *self, GtkWidget *sec, int i)
 {
   (void)sec;
@@ -1722,6 +1888,13 @@ static GString *joint_key(LwPropEditor *self, int ji)
   return k;
 }
 
+static GString *beam_key(const lw_desc *d, const lw_beam_desc *b)
+{
+  GString *k = g_string_new(NULL);
+  g_string_printf(k, "beam\x1f%s\x1f%d\x1f%d", b->name, b->section, d->planar);
+  return k;
+}
+
 static GString *force_key(const lw_desc *d, const lw_force_desc *f)
 {
   GString *k = g_string_new(NULL);
@@ -1773,6 +1946,8 @@ static GPtrArray *sections_for(LwPropEditor *self)
     section_add(list, build_joint, i, joint_key(self, i));
   else if (kind == LW_ELEM_FORCE)
     section_add(list, build_force, i, force_key(d, &d->forces[i]));
+  else if (kind == LW_ELEM_BEAM)
+    section_add(list, build_beam, i, beam_key(d, &d->beams[i]));
   if (kind != LW_ELEM_NONE)
     return list;
   g_clear_pointer(&self->selection, g_free);
@@ -1848,7 +2023,7 @@ static GtkWidget *section_build(LwPropEditor *self, const Section *s)
 {
   GtkWidget *sec = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
   g_object_set_data_full(G_OBJECT(sec), "key", g_strdup(s->key), g_free);
-  if (s->build == build_body || s->build == build_joint || s->build == build_force)
+  if (s->build == build_body || s->build == build_joint || s->build == build_force || s->build == build_beam)
     g_object_set_data(G_OBJECT(sec), "element", GINT_TO_POINTER(1));
   self->cur_section = sec;
   s->build(self, sec, s->index);

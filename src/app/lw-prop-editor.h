@@ -29,7 +29,12 @@ GtkWidget *lw_prop_editor_new(void);
  * of the page whose shape changed are built again; the other fields take
  * their new values in place, and the focus stays where it was. */
 void lw_prop_editor_set_document(LwPropEditor *self, const lw_desc *doc, const lw_check_result *check);
-/* "bodies/NAME", "joints/NAME", "forces/NAME" or NULL (the model) */
+/* "bodies/NAME", "joints/NAME", "forces/NAME", "beams/NAME" or NULL (the
+ * model).  A beam's page has its name, its number of elements
+ * ("beams/B/elements", a whole number up to LW_EDIT_BEAM_MAX_ELEMENTS), its
+ * section (a drop-down; the sizes of the type chosen, or the area and
+ * second moment of a generic one), its material and its ends. */
+#define LW_EDIT_BEAM_MAX_ELEMENTS 1000
 void lw_prop_editor_set_selection(LwPropEditor *self, const char *path);
 const char *lw_prop_editor_get_selection(LwPropEditor *self);
 
@@ -37,6 +42,9 @@ const char *lw_prop_editor_get_selection(LwPropEditor *self);
  * ".../name", "joints/J/body1|body2", "initial/J/value|velocity") and press
  * Enter.  FALSE when there is no such field shown or the value is refused. */
 gboolean lw_prop_editor_enter(LwPropEditor *self, const char *path, const char *text);
+/* The section drop-down of beam `beam` set to t, as a user would choose it:
+ * the sizes carry over (lw-prop-editor.c, beam_section_convert). */
+gboolean lw_prop_editor_set_beam_section(LwPropEditor *self, const char *beam, lw_section_type t);
 /* The refusal shown at a field, or NULL. */
 const char *lw_prop_editor_get_error(LwPropEditor *self, const char *path);
 /* The text of a field, or NULL when it is not shown. */

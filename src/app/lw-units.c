@@ -50,6 +50,11 @@ static const struct {
         {"rad/s", "deg/s", G_PI / 180, {{0, 0, -1, 1}}, N_("angular velocity")},
     [LW_Q_ACCELERATION] =
         {"m/s²", "m/s²", 1, {{1, 0, -2, 0}}, N_("acceleration")},
+    [LW_Q_PRESSURE] = {"Pa", "Pa", 1, {{-1, 1, -2, 0}}, N_("pressure")},
+    [LW_Q_DENSITY] = {"kg/m³", "kg/m³", 1, {{-3, 1, 0, 0}}, N_("density")},
+    [LW_Q_AREA] = {"m²", "m²", 1, {{2, 0, 0, 0}}, N_("area")},
+    [LW_Q_SECOND_MOMENT] =
+        {"m⁴", "m⁴", 1, {{4, 0, 0, 0}}, N_("second moment of area")},
 };
 
 /* unit names: factor to SI and dimension */
@@ -85,6 +90,10 @@ static const struct {
     {"mN", 1e-3, {{1, 1, -2, 0}}},
     {"Nm", 1, {{2, 1, -2, 0}}},
     {"J", 1, {{2, 1, -2, 0}}},
+    {"Pa", 1, {{-1, 1, -2, 0}}},
+    {"kPa", 1e3, {{-1, 1, -2, 0}}},
+    {"MPa", 1e6, {{-1, 1, -2, 0}}},
+    {"GPa", 1e9, {{-1, 1, -2, 0}}},
 };
 
 typedef struct {
@@ -314,12 +323,16 @@ static double parse_expr(Parser *ps) {
   return v;
 }
 
-/* an integer power after a unit name: ^2, ^-1, ², ³ (1 when none) */
+/* an integer power after a unit name: ^2, ^-1, ², ³, ⁴ (1 when none) */
 static int parse_unit_power(Parser *ps) {
   const unsigned char *u = (const unsigned char *)ps->p;
   if (u[0] == 0xC2 && (u[1] == 0xB2 || u[1] == 0xB3)) {
     ps->p += 2;
     return u[1] == 0xB2 ? 2 : 3;
+  }
+  if (u[0] == 0xE2 && u[1] == 0x81 && u[2] == 0xB4) { /* U+2074 */
+    ps->p += 3;
+    return 4;
   }
   if (*ps->p != '^')
     return 1;

@@ -25,6 +25,10 @@ typedef enum {
   LW_Q_VELOCITY,      /* m/s */
   LW_Q_ANG_VELOCITY,  /* rad/s */
   LW_Q_ACCELERATION,  /* m/s² */
+  LW_Q_PRESSURE,      /* Pa: a modulus of elasticity, a stress */
+  LW_Q_DENSITY,       /* kg/m³ */
+  LW_Q_AREA,          /* m²: a section's area */
+  LW_Q_SECOND_MOMENT, /* m⁴: a section's second moment of area */
   LW_Q_COUNT
 } lw_quantity;
 

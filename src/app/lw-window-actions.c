@@ -323,6 +323,18 @@ static void snap_grid_cb(GSimpleAction *a, GVariant *value, gpointer user)
   lw_editor_set_snap_to_grid(LW_EDITOR(self->editor), g_variant_get_boolean(value));
 }
 
+/* beams coloured by their stress at the frame shown, with the scale's legend */
+static void show_stress_cb(GSimpleAction *a, GVariant *value, gpointer user)
+{
+  LwWindow *self = user;
+  g_simple_action_set_state(a, value);
+  self->show_stress = g_variant_get_boolean(value);
+  if (self->runner)
+    _lw_window_show_frame(self, self->shown_frame);
+  else
+    gtk_widget_set_visible(self->stress_legend, FALSE);
+}
+
 static void close_cb(GSimpleAction *a, GVariant *p, gpointer user)
 {
   (void)a;
@@ -406,6 +418,7 @@ static const GActionEntry win_actions[] = {
   {"zoom-out", zoom_out_cb, NULL, NULL, NULL, {0}},
   {"show-frames", NULL, NULL, "false", show_frames_cb, {0}},
   {"show-traces", NULL, NULL, "true", show_traces_cb, {0}},
+  {"show-stress", NULL, NULL, "false", show_stress_cb, {0}},
   {"show-page", show_page_cb, "s", NULL, NULL, {0}},
   {"dismiss-message", dismiss_message_cb, NULL, NULL, NULL, {0}},
   {"add-series", add_series_cb, NULL, NULL, NULL, {0}},

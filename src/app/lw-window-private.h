@@ -49,6 +49,8 @@ struct _LwWindow {
   GtkWidget *view;       /* LwView3d */
   GtkWidget *palette;    /* LwPalette */
   GtkWidget *editor;     /* LwEditor, over the view in editing mode */
+  GtkWidget *stress_legend; /* LwStressLegend, over the view while beams are coloured by stress */
+  gboolean show_stress;  /* win.show-stress: beams coloured by their stress */
   gboolean editing;
   char *autosave_path;   /* this window's autosave file */
   gboolean closing_confirmed;

@@ -42,6 +42,7 @@
 #include "lw-editor.h"
 #include "lw-measure-actions.h"
 #include "lw-panel-util.h"
+#include "lw-stress-legend.h"
 
 static const double speeds[] = {0.1, 0.25, 0.5, 1.0, 2.0, 4.0};
 
@@ -160,11 +161,18 @@ void _lw_window_show_frame(LwWindow *self, guint k)
   double *bp = nbp ? g_new(double, 4 * (gsize)nbp) : NULL;
   if (bp)
     lw_scene_beams(m, self->view_data, bp);
-  lw_render_state rs = {t, self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces,
-                        NULL, 0, NULL, nbp, bp};
+  /* the beams coloured by their stress at this frame, on request */
+  gboolean stress = self->show_stress && nbp > 0;
+  double *rgb = stress ? g_new(double, 3 * (gsize)nbp) : NULL;
+  if (rgb)
+    lw_stress_legend_color_beams(LW_STRESS_LEGEND(self->stress_legend), m, self->view_data, rgb);
+  gtk_widget_set_visible(self->stress_legend, stress);
+  lw_render_state rs = {t,    self->nbodies, self->poses, self->njoints, self->joints, self->nforces, self->forces,
+                        NULL, 0,             NULL,        nbp,           bp,           rgb};
   _lw_window_events_decorate(self, &rs);
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
   g_free(bp);
+  g_free(rgb);
   lw_inspector_set_outputs(self->inspector, t, self->outputs);
   self->shown_time = t;
   self->shown_frame = k;
@@ -457,6 +465,10 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   lw_editor_set_document(LW_EDITOR(self->editor), self->desc, chk);
   lw_prop_editor_set_document(self->prop_editor, self->desc, chk);
   lw_palette_set_spatial(LW_PALETTE(self->palette), self->desc && !self->desc->planar);
+  /* the editor showed the assembled pose with the beams in their own
+   * colour: the frame again, coloured by stress when asked */
+  if (runnable && self->show_stress)
+    _lw_window_show_frame(self, self->shown_frame);
   if (runnable)
     return;
   /* not runnable: the document where assembly left it (or at its guesses) */
@@ -478,7 +490,8 @@ static void show_check(LwWindow *self, const lw_check_result *chk, gboolean runn
   double *bp = nbp ? g_new(double, 4 * (gsize)nbp) : NULL;
   if (bp)
     lw_scene_beams(chk->model, chk->data, bp);
-  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces, NULL, 0, NULL, nbp, bp};
+  lw_render_state rs = {0, nb, poses, nj, joints, nf, forces, NULL, 0, NULL, nbp, bp, NULL};
+  gtk_widget_set_visible(self->stress_legend, FALSE); /* no run: no stress shown */
   lw_view3d_set_state(LW_VIEW3D(self->view), &rs);
   g_free(bp);
   g_free(poses);
@@ -548,7 +561,7 @@ gboolean _lw_window_set_document(LwWindow *self, lw_desc *desc, gboolean modifie
     lw_opt_panel_set_model_state(self->opt_panel, desc, FALSE, why);
     self->ncols = 0;
     adw_window_title_set_title(self->window_title, desc->name && *desc->name ? desc->name : self->display_name);
-    if (desc->nbodies == 0)
+    if (desc->nbodies + desc->nbeams == 0)
       _lw_window_hide_message(self);
     else {
       g_autofree char *msg = g_strdup_printf(_("The model cannot run yet: %s (the edit is kept; Undo goes back)"),
@@ -831,6 +844,14 @@ static void lw_window_init(LwWindow *self)
   gtk_widget_set_visible(self->editor, FALSE);
   gtk_overlay_add_overlay(GTK_OVERLAY(self->view_overlay), self->editor);
   g_signal_connect(self->editor, "edit", G_CALLBACK(_lw_window_edit_cb), self);
+  /* the stress scale, at the view's top right corner */
+  self->stress_legend = lw_stress_legend_new();
+  gtk_widget_set_halign(self->stress_legend, GTK_ALIGN_END);
+  gtk_widget_set_valign(self->stress_legend, GTK_ALIGN_START);
+  gtk_widget_set_margin_top(self->stress_legend, 12);
+  gtk_widget_set_margin_end(self->stress_legend, 12);
+  gtk_widget_set_visible(self->stress_legend, FALSE);
+  gtk_overlay_add_overlay(GTK_OVERLAY(self->view_overlay), self->stress_legend);
   g_signal_connect(self->editor, "message", G_CALLBACK(editor_message_cb), self);
   g_signal_connect(self->prop_editor, "edit", G_CALLBACK(_lw_window_edit_cb), self);
   _lw_window_watch_focus(self);
@@ -962,6 +983,12 @@ GtkWidget *lw_window_get_editor(LwWindow *self)
 {
   g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
   return self->editor;
+}
+
+GtkWidget *lw_window_get_stress_legend(LwWindow *self)
+{
+  g_return_val_if_fail(LW_IS_WINDOW(self), NULL);
+  return self->stress_legend;
 }
 
 GtkWidget *lw_window_get_palette(LwWindow *self)

@@ -70,6 +70,9 @@ double lw_window_get_shown_time(LwWindow *self); /* time of the frame on screen 
 GtkAdjustment *lw_window_get_time_adjustment(LwWindow *self); /* the time scale's */
 /* Editing (see lw-editor.h, lw-prop-editor.h, lw-palette.h). */
 GtkWidget *lw_window_get_editor(LwWindow *self);
+/* The stress scale shown over the view while win.show-stress is on and the
+ * model has beams (an LwStressLegend). */
+GtkWidget *lw_window_get_stress_legend(LwWindow *self);
 GtkWidget *lw_window_get_palette(LwWindow *self);
 GtkWidget *lw_window_get_prop_editor(LwWindow *self);
 guint lw_window_get_undo_depth(LwWindow *self);

@@ -286,7 +286,7 @@ static lw_render_state posing_state(posing *p, int k)
   lw_scene_geometry(m, p->data, p->joints, p->forces);
   lw_scene_beams(m, p->data, p->beam_pts);
   return (lw_render_state){p->fr->t[k], p->nbodies, p->poses, p->njoints, p->joints, p->nforces, p->forces,
-                           NULL, 0, NULL, p->nbeam_pts, p->beam_pts};
+                           NULL, 0, NULL, p->nbeam_pts, p->beam_pts, NULL};
 }
 
 /* a camera that keeps every frame's mechanism in the picture */

@@ -34,8 +34,8 @@ typedef struct {
   guint64 gen;
   gboolean has_state;
   lw_render_state state;
-  double *pose, *joints, *forces, *sticking, *marks, *beam_pts;
-  size_t cap_pose, cap_joints, cap_forces, cap_sticking, cap_marks, cap_beam_pts;
+  double *pose, *joints, *forces, *sticking, *marks, *beam_pts, *beam_rgb;
+  size_t cap_pose, cap_joints, cap_forces, cap_sticking, cap_marks, cap_beam_pts, cap_beam_rgb;
 
   gboolean model_set;
   lw_desc *model;
@@ -101,6 +101,7 @@ static void job_free(job *j)
   g_free(j->sticking);
   g_free(j->marks);
   g_free(j->beam_pts);
+  g_free(j->beam_rgb);
 }
 
 static double *copy_into(double **buf, size_t *cap, const double *src, size_t n)
@@ -283,16 +284,18 @@ static gpointer worker(gpointer data)
     j.cam = n->cam, j.w = n->w, j.h = n->h, j.samples = n->samples, j.gen = n->gen;
     j.has_state = n->has_state;
     j.state = n->state;
-    double *buf[6] = {j.pose, j.joints, j.forces, j.sticking, j.marks, j.beam_pts};
-    size_t cap[6] = {j.cap_pose, j.cap_joints, j.cap_forces, j.cap_sticking, j.cap_marks, j.cap_beam_pts};
+    double *buf[7] = {j.pose, j.joints, j.forces, j.sticking, j.marks, j.beam_pts, j.beam_rgb};
+    size_t cap[7] = {j.cap_pose,  j.cap_joints,   j.cap_forces,  j.cap_sticking,
+                     j.cap_marks, j.cap_beam_pts, j.cap_beam_rgb};
     j.pose = n->pose, j.joints = n->joints, j.forces = n->forces, j.sticking = n->sticking, j.marks = n->marks;
-    j.beam_pts = n->beam_pts;
+    j.beam_pts = n->beam_pts, j.beam_rgb = n->beam_rgb;
     j.cap_pose = n->cap_pose, j.cap_joints = n->cap_joints, j.cap_forces = n->cap_forces;
     j.cap_sticking = n->cap_sticking, j.cap_marks = n->cap_marks, j.cap_beam_pts = n->cap_beam_pts;
+    j.cap_beam_rgb = n->cap_beam_rgb;
     n->pose = buf[0], n->joints = buf[1], n->forces = buf[2], n->sticking = buf[3], n->marks = buf[4];
-    n->beam_pts = buf[5];
+    n->beam_pts = buf[5], n->beam_rgb = buf[6];
     n->cap_pose = cap[0], n->cap_joints = cap[1], n->cap_forces = cap[2];
-    n->cap_sticking = cap[3], n->cap_marks = cap[4], n->cap_beam_pts = cap[5];
+    n->cap_sticking = cap[3], n->cap_marks = cap[4], n->cap_beam_pts = cap[5], n->cap_beam_rgb = cap[6];
     j.model_set = n->model_set, j.model = n->model;
     j.opt_set = n->opt_set, j.opt = n->opt;
     j.sel_set = n->sel_set, j.sel = n->sel;
@@ -440,6 +443,9 @@ void lw_render_thread_submit(lw_render_thread *t, const lw_camera *cam, int w, i
                        : NULL;
     s.nbeam_pts = state->beam_pts ? state->nbeam_pts : 0;
     s.beam_pts = copy_into(&n->beam_pts, &n->cap_beam_pts, state->beam_pts, 4 * (size_t)s.nbeam_pts);
+    s.beam_rgb = state->beam_rgb && s.nbeam_pts
+                   ? copy_into(&n->beam_rgb, &n->cap_beam_rgb, state->beam_rgb, 3 * (size_t)s.nbeam_pts)
+                   : NULL;
     n->state = s;
   }
   g_cond_broadcast(&t->cond);

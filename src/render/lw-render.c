@@ -135,6 +135,8 @@ struct lw_renderer {
   double up[3];
   double weight;      /* mean body weight [N]: the force arrow reference */
   int nbodies, njoints, nforces;
+  int nbeams;
+  char **beam_names;  /* (nbeams) */
   rbody *bodies;
   rjoint *joints;
   rforce *forces;
@@ -437,7 +439,10 @@ static void free_model(lw_renderer *r)
   g_clear_pointer(&r->bodies, g_free);
   g_clear_pointer(&r->joints, g_free);
   g_clear_pointer(&r->forces, g_free);
-  r->nbodies = r->njoints = r->nforces = 0;
+  for (int k = 0; k < r->nbeams; k++)
+    g_free(r->beam_names[k]);
+  g_clear_pointer(&r->beam_names, g_free);
+  r->nbodies = r->njoints = r->nforces = r->nbeams = 0;
   r->has_model = 0;
 }
 
@@ -673,6 +678,10 @@ void lw_renderer_set_model(lw_renderer *r, const lw_desc *d)
       if (d->drivers[k].joint && !strcmp(d->drivers[k].joint, jd->name))
         rj->driven = 1;
   }
+  r->nbeams = d->nbeams;
+  r->beam_names = g_new0(char *, MAX(d->nbeams, 1));
+  for (int k = 0; k < d->nbeams; k++)
+    r->beam_names[k] = g_strdup(d->beams[k].name);
   r->nforces = d->nforces;
   r->forces = g_new0(rforce, MAX(d->nforces, 1));
   for (int k = 0; k < d->nforces; k++) {
@@ -719,6 +728,8 @@ const char *lw_renderer_element_name(const lw_renderer *r, lw_pick_kind kind, in
     return index >= 0 && index < r->njoints ? r->joints[index].name : NULL;
   case LW_PICK_FORCE:
     return index >= 0 && index < r->nforces ? r->forces[index].name : NULL;
+  case LW_PICK_BEAM:
+    return index >= 0 && index < r->nbeams ? r->beam_names[index] : NULL;
   default:
     return NULL;
   }
@@ -1664,16 +1675,45 @@ static void draw_mark(lw_renderer *r, const double *mk)
 }
 
 /* everything that can be picked; shared by the colour and the id passes */
+void lw_stress_color(double u, double rgb[3])
+{
+  /* blue, cyan, green, yellow, red at u = 0, 1/4, 1/2, 3/4, 1 */
+  static const double stops[5][3] = {{0.10, 0.25, 0.85}, {0.10, 0.75, 0.85}, {0.20, 0.75, 0.25},
+                                     {0.95, 0.85, 0.10}, {0.85, 0.10, 0.10}};
+  u = isfinite(u) ? fmin(fmax(u, 0.0), 1.0) : 0.0;
+  int i = (int)fmin(floor(4.0 * u), 3.0);
+  double f = 4.0 * u - i;
+  for (int c = 0; c < 3; c++)
+    rgb[c] = (1.0 - f) * stops[i][c] + f * stops[i + 1][c];
+}
+
+/* the colour of beam point k: its own in s->beam_rgb, else the beams' */
+static void beam_point_color(const lw_render_state *s, int k, float col[3])
+{
+  for (int c = 0; c < 3; c++)
+    col[c] = s->beam_rgb ? (float)s->beam_rgb[3 * (size_t)k + c] : beam_color[c];
+}
+
 /* the beams: a tube along their centre lines, a short cylinder from point
- * to point with a sphere at each, so that the bends show smooth */
+ * to point with a sphere at each, so that the bends show smooth; a segment
+ * takes the mean of its two points' colours, so that a colouring by point
+ * varies along the tube at the points' spacing */
 static void draw_beams(lw_renderer *r, const lw_render_state *s)
 {
+  int beam = -1;
   for (int k = 0; s->beam_pts && k < s->nbeam_pts; k++) {
     const double *p = s->beam_pts + 4 * (size_t)k;
     double rad = fabs(p[3]);
-    draw_sphere(r, p, rad, beam_color, LW_PICK_NONE, -1);
-    if (k > 0 && p[3] > 0)
-      draw_segment(r, LW_MESH_CYLINDER, p - 4, p, rad, beam_color, LW_PICK_NONE, -1);
+    beam += p[3] < 0 || k == 0;
+    float col[3], prev[3];
+    beam_point_color(s, k, col);
+    draw_sphere(r, p, rad, col, LW_PICK_BEAM, beam);
+    if (k > 0 && p[3] > 0) {
+      beam_point_color(s, k - 1, prev);
+      for (int c = 0; c < 3; c++)
+        prev[c] = 0.5f * (prev[c] + col[c]);
+      draw_segment(r, LW_MESH_CYLINDER, p - 4, p, rad, prev, LW_PICK_BEAM, beam);
+    }
   }
 }
 
@@ -2018,7 +2058,7 @@ gboolean lw_renderer_pick(lw_renderer *r, const lw_camera *cam, int w, int h, co
     for (int x = 0; x < PICK_SIZE; x++) {
       const guint8 *p = px + 4 * (y * PICK_SIZE + x);
       int d = (x - c) * (x - c) + (y - c) * (y - c);
-      if (p[0] >= LW_PICK_BODY && p[0] <= LW_PICK_FORCE && d < best_d) {
+      if (p[0] >= LW_PICK_BODY && p[0] <= LW_PICK_BEAM && d < best_d) {
         best_d = d;
         best = y * PICK_SIZE + x;
       }

@@ -34,6 +34,9 @@ typedef struct {
    * the three half-axis vectors (each as long as the box's half extent) */
   int nmarks;   const double *marks;
   int nbeam_pts; const double *beam_pts; /* nbeam_pts x 4, see lw_scene_beams() */
+  /* optional (NULL: the beams' own colour): nbeam_pts x 3, the colour (RGB,
+   * 0 to 1) of the tube at each beam point, blended along each segment */
+  const double *beam_rgb;
 } lw_render_state;
 #define LW_RENDER_MARK_DOUBLES 12
 
@@ -59,11 +62,12 @@ typedef enum {
   LW_PICK_BODY,
   LW_PICK_JOINT,
   LW_PICK_FORCE,
+  LW_PICK_BEAM,
 } lw_pick_kind;
 
 typedef struct {
   lw_pick_kind kind;
-  int index; /* into desc->bodies / joints / forces; -1 with LW_PICK_NONE */
+  int index; /* into desc->bodies / joints / forces / beams; -1 with LW_PICK_NONE */
 } lw_pick;
 
 typedef struct lw_renderer lw_renderer;
@@ -118,6 +122,10 @@ void lw_renderer_set_samples(lw_renderer *r, int samples);
  * formats store it), so that a picture read back with glReadPixels needs
  * no flip.  Picking is not affected. */
 void lw_renderer_set_flip_y(lw_renderer *r, gboolean flip);
+
+/* The colour scale of a stress view: u from 0 (blue, low) through cyan,
+ * green and yellow to 1 (red, high), clamped. */
+void lw_stress_color(double u, double rgb[3]);
 
 /* state may be NULL (background and grid only). */
 void lw_renderer_draw(lw_renderer *r, const lw_camera *cam, int width_px, int height_px,

@@ -58,8 +58,8 @@ struct _LwView3d {
   int cap_poses, cap_joints, cap_forces;
   double *sticking, *marks; /* the state's joint_sticking and marks */
   int cap_sticking, cap_marks;
-  double *beam_pts; /* the state's beam_pts */
-  int cap_beam_pts;
+  double *beam_pts, *beam_rgb; /* the state's beam_pts and beam_rgb */
+  int cap_beam_pts, cap_beam_rgb;
 
   GArray *traces; /* trace_copy */
   lw_render_options opt;
@@ -138,7 +138,7 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(LwView3d, lw_view3d, GTK_TYPE_GL_AREA)
 
-static const char *const kind_prefix[] = {NULL, "bodies/", "joints/", "forces/"};
+static const char *const kind_prefix[] = {NULL, "bodies/", "joints/", "forces/", "beams/"};
 
 /* ---- helpers ---------------------------------------------------------- */
 /* The picture changed: redraw now (fast, aliased while things keep moving). */
@@ -204,6 +204,8 @@ static char *pick_path(LwView3d *self, lw_pick p)
     name = self->desc->joints[p.index].name;
   else if (p.kind == LW_PICK_FORCE && p.index < self->desc->nforces)
     name = self->desc->forces[p.index].name;
+  else if (p.kind == LW_PICK_BEAM && p.index < self->desc->nbeams)
+    name = self->desc->beams[p.index].name;
   return name ? g_strconcat(kind_prefix[p.kind], name, NULL) : NULL;
 }
 
@@ -212,15 +214,20 @@ static lw_pick path_pick(LwView3d *self, const char *path)
   lw_pick p = {LW_PICK_NONE, -1};
   if (!self->desc || !path)
     return p;
-  for (int k = LW_PICK_BODY; k <= LW_PICK_FORCE; k++) {
+  const lw_desc *d = self->desc;
+  for (int k = LW_PICK_BODY; k <= LW_PICK_BEAM; k++) {
     if (!g_str_has_prefix(path, kind_prefix[k]))
       continue;
     const char *name = path + strlen(kind_prefix[k]);
-    int n = k == LW_PICK_BODY ? self->desc->nbodies : k == LW_PICK_JOINT ? self->desc->njoints : self->desc->nforces;
+    int n = k == LW_PICK_BODY    ? d->nbodies
+            : k == LW_PICK_JOINT ? d->njoints
+            : k == LW_PICK_FORCE ? d->nforces
+                                 : d->nbeams;
     for (int i = 0; i < n; i++) {
-      const char *ni = k == LW_PICK_BODY    ? self->desc->bodies[i].name
-                       : k == LW_PICK_JOINT ? self->desc->joints[i].name
-                                            : self->desc->forces[i].name;
+      const char *ni = k == LW_PICK_BODY    ? d->bodies[i].name
+                       : k == LW_PICK_JOINT ? d->joints[i].name
+                       : k == LW_PICK_FORCE ? d->forces[i].name
+                                            : d->beams[i].name;
       if (g_strcmp0(ni, name) == 0)
         return (lw_pick){(lw_pick_kind)k, i};
     }
@@ -923,6 +930,7 @@ static void lw_view3d_finalize(GObject *obj)
   g_free(self->marks);
   g_free(self->forces);
   g_free(self->beam_pts);
+  g_free(self->beam_rgb);
   g_free(self->selection);
   g_free(self->gl_error);
   lw_measure_overlay_free(self->measure);
@@ -1231,6 +1239,9 @@ void lw_view3d_set_state(LwView3d *self, const lw_render_state *state)
                        : NULL;
   s->nbeam_pts = state->beam_pts ? state->nbeam_pts : 0;
   s->beam_pts = copy_into(&self->beam_pts, &self->cap_beam_pts, state->beam_pts, 4 * (size_t)s->nbeam_pts);
+  s->beam_rgb = state->beam_rgb && s->nbeam_pts
+                  ? copy_into(&self->beam_rgb, &self->cap_beam_rgb, state->beam_rgb, 3 * (size_t)s->nbeam_pts)
+                  : NULL;
   self->has_state = TRUE;
   changed(self);
 }

@@ -160,3 +160,44 @@ double lw_beam_output(const lw_model *m, lw_data *d, int k, const double *q, con
     *dy = dv;
   return y;
 }
+
+/* the distance of a section's extreme fibre from its neutral axis */
+static double extreme_fibre(const lw_beam_desc *bd, double A, double I)
+{
+  switch (bd->section) {
+  case LW_SECTION_RECTANGLE:
+    return 0.5 * bd->size[1];
+  case LW_SECTION_CIRCLE:
+  case LW_SECTION_TUBE:
+    return 0.5 * bd->size[0];
+  default: /* a solid circle of the same A and I: I / A = d^2 / 16 */
+    return 2.0 * sqrt(I / A);
+  }
+}
+
+void lw_scene_beam_stress(const lw_model *m, const lw_data *d, double *stress)
+{
+  int nd = m->nd;
+  for (int k = 0; k < m->nbeams; k++) {
+    const lw_beam *bm = &m->beams[k];
+    const lw_beam_desc *bd = &m->desc->beams[k];
+    double A = 1, I = 1;
+    lw_beam_section(bd, &A, &I);
+    double E = bm->EA / A, c = extreme_fibre(bd, A, I);
+    for (int e = 0; e < bm->nel; e++) {
+      const double *x = d->q + m->blk_off[bm->blk0 + e];
+      for (int j = e ? 1 : 0; j <= LW_BEAM_DRAW_PER_ELEMENT; j++) {
+        double dS[4], ddS[4], r1[3] = {0, 0, 0}, r2[3] = {0, 0, 0}, z[3] = {0, 0, 0}, dk;
+        lw_beam_shape((double)j / LW_BEAM_DRAW_PER_ELEMENT, bm->l, NULL, dS, ddS);
+        for (int a = 0; a < 4; a++)
+          for (int i = 0; i < nd; i++) {
+            r1[i] += dS[a] * x[a * nd + i];
+            r2[i] += ddS[a] * x[a * nd + i];
+          }
+        double eps = 0.5 * (dot3(r1, r1) - 1.0);
+        double kap = curvature(nd, r1, r2, z, z, &dk);
+        *stress++ = fabs(E * eps) + E * fabs(kap) * c;
+      }
+    }
+  }
+}

@@ -12,6 +12,7 @@
  * whose equations enter such a combination is reported, not only the one a
  * pivoting order would have dropped. */
 #include "lw_internal.h"
+#include "model/lw_beam_desc.h"
 #include "model/lw_event_desc.h"
 
 #include <math.h>
@@ -171,6 +172,52 @@ static int remove_event_refs(lw_desc *d, int kind, const char *name)
   return removed;
 }
 
+/* the joints, forces, outputs and events on a body or beam go */
+static int remove_body_refs(lw_desc *d, const char *body)
+{
+  int removed = 0;
+  for (int j = d->njoints - 1; j >= 0; j--)
+    if (eq(d->joints[j].body[0], body) || eq(d->joints[j].body[1], body)) {
+      char jp[200];
+      snprintf(jp, sizeof jp, "joints/%s", d->joints[j].name);
+      removed += lw_desc_remove(d, jp);
+    }
+  for (int f = d->nforces - 1; f >= 0; f--)
+    if (eq(d->forces[f].body[0], body) || eq(d->forces[f].body[1], body)) {
+      char fp[200];
+      snprintf(fp, sizeof fp, "forces/%s", d->forces[f].name);
+      removed += lw_desc_remove(d, fp);
+    }
+  for (int o = d->noutputs - 1; o >= 0; o--)
+    if (eq(d->outputs[o].body, body)) {
+      char op[200];
+      snprintf(op, sizeof op, "outputs/%s", d->outputs[o].name);
+      removed += lw_desc_remove(d, op);
+    }
+  return removed + remove_event_refs(d, 0, body);
+}
+
+/* beam i goes with what refers to it (joints, forces, outputs and events
+ * name a beam as their body) */
+static int remove_beam(lw_desc *d, int i)
+{
+  char *beam = strdup(d->beams[i].name);
+  if (!beam)
+    abort();
+  free(d->beams[i].name);
+  memmove(d->beams + i, d->beams + i + 1, sizeof *d->beams * (size_t)(d->nbeams - i - 1));
+  if (--d->nbeams == 0) {
+    free(d->beams);
+    d->beams = NULL;
+  }
+  char pre[200];
+  snprintf(pre, sizeof pre, "beams/%s/", beam);
+  drop_param_targets(d, pre);
+  int removed = 1 + remove_body_refs(d, beam);
+  free(beam);
+  return removed;
+}
+
 int lw_desc_remove(lw_desc *d, const char *path)
 {
   if (!d || !path)
@@ -193,28 +240,14 @@ int lw_desc_remove(lw_desc *d, const char *path)
       removed++;
       snprintf(pre, sizeof pre, "bodies/%s/", body);
       drop_param_targets(d, pre);
-      for (int j = d->njoints - 1; j >= 0; j--)
-        if (eq(d->joints[j].body[0], body) || eq(d->joints[j].body[1], body)) {
-          char jp[200];
-          snprintf(jp, sizeof jp, "joints/%s", d->joints[j].name);
-          removed += lw_desc_remove(d, jp);
-        }
-      for (int f = d->nforces - 1; f >= 0; f--)
-        if (eq(d->forces[f].body[0], body) || eq(d->forces[f].body[1], body)) {
-          char fp[200];
-          snprintf(fp, sizeof fp, "forces/%s", d->forces[f].name);
-          removed += lw_desc_remove(d, fp);
-        }
-      for (int o = d->noutputs - 1; o >= 0; o--)
-        if (eq(d->outputs[o].body, body)) {
-          char op[200];
-          snprintf(op, sizeof op, "outputs/%s", d->outputs[o].name);
-          removed += lw_desc_remove(d, op);
-        }
-      removed += remove_event_refs(d, 0, body);
+      removed += remove_body_refs(d, body);
       free(body);
       return removed;
     }
+  } else if (kl == 5 && !strncmp(path, "beams", kl)) {
+    for (int i = 0; i < d->nbeams; i++)
+      if (eq(d->beams[i].name, name))
+        return remove_beam(d, i);
   } else if (kl == 6 && !strncmp(path, "joints", kl)) {
     for (int i = 0; i < d->njoints; i++) {
       if (!eq(d->joints[i].name, name))
@@ -442,6 +475,10 @@ lw_elem_kind lw_desc_find(const lw_desc *d, const char *path, int *index)
     for (int i = 0; i < d->nforces; i++)
       if (eq(d->forces[i].name, name))
         return *index = i, LW_ELEM_FORCE;
+  } else if (kl == 5 && !strncmp(path, "beams", kl)) {
+    for (int i = 0; i < d->nbeams; i++)
+      if (eq(d->beams[i].name, name))
+        return *index = i, LW_ELEM_BEAM;
   }
   return LW_ELEM_NONE;
 }
@@ -452,6 +489,9 @@ int lw_desc_name_used(const lw_desc *d, const char *name)
     return 1;
   for (int i = 0; i < d->nbodies; i++)
     if (eq(d->bodies[i].name, name))
+      return 1;
+  for (int i = 0; i < d->nbeams; i++)
+    if (eq(d->beams[i].name, name))
       return 1;
   for (int i = 0; i < d->njoints; i++)
     if (eq(d->joints[i].name, name))
@@ -515,6 +555,25 @@ static void rename_targets(lw_desc *d, const char *kind, const char *old, const 
     }
 }
 
+/* joints, forces, outputs and events that name body (or beam) o name nw */
+static void rename_body_refs(lw_desc *d, const char *o, const char *nw)
+{
+  for (int j = 0; j < d->njoints; j++)
+    for (int k = 0; k < 2; k++)
+      if (eq(d->joints[j].body[k], o))
+        set_str(&d->joints[j].body[k], nw);
+  for (int f = 0; f < d->nforces; f++)
+    for (int k = 0; k < 2; k++)
+      if (eq(d->forces[f].body[k], o))
+        set_str(&d->forces[f].body[k], nw);
+  for (int k = 0; k < d->noutputs; k++)
+    if (eq(d->outputs[k].body, o))
+      set_str(&d->outputs[k].body, nw);
+  for (int k = 0; k < d->nevents; k++)
+    if (eq(d->events[k].body, o))
+      set_str(&d->events[k].body, nw);
+}
+
 int lw_desc_rename(lw_desc *d, const char *path, const char *nw)
 {
   if (!d || !path || !nw || !*nw || strchr(nw, '/') || lw_desc_name_used(d, nw))
@@ -523,25 +582,22 @@ int lw_desc_rename(lw_desc *d, const char *path, const char *nw)
   if (!slash)
     return 0;
   const char *old = slash + 1;
-  if (!strncmp(path, "bodies/", 7)) {
+  if (!strncmp(path, "beams/", 6)) {
+    for (int i = 0; i < d->nbeams; i++)
+      if (eq(d->beams[i].name, old)) {
+        char *o = strdup(old);
+        set_str(&d->beams[i].name, nw);
+        rename_body_refs(d, o, nw);
+        rename_targets(d, "beams", o, nw);
+        free(o);
+        return 1;
+      }
+  } else if (!strncmp(path, "bodies/", 7)) {
     for (int i = 0; i < d->nbodies; i++)
       if (eq(d->bodies[i].name, old)) {
         char *o = strdup(old);
         set_str(&d->bodies[i].name, nw);
-        for (int j = 0; j < d->njoints; j++)
-          for (int k = 0; k < 2; k++)
-            if (eq(d->joints[j].body[k], o))
-              set_str(&d->joints[j].body[k], nw);
-        for (int f = 0; f < d->nforces; f++)
-          for (int k = 0; k < 2; k++)
-            if (eq(d->forces[f].body[k], o))
-              set_str(&d->forces[f].body[k], nw);
-        for (int k = 0; k < d->noutputs; k++)
-          if (eq(d->outputs[k].body, o))
-            set_str(&d->outputs[k].body, nw);
-        for (int k = 0; k < d->nevents; k++)
-          if (eq(d->events[k].body, o))
-            set_str(&d->events[k].body, nw);
+        rename_body_refs(d, o, nw);
         rename_targets(d, "bodies", o, nw);
         free(o);
         return 1;

@@ -720,6 +720,14 @@ void lw_scene_geometry(const lw_model *m, const lw_data *d, double *joints, doub
 #define LW_BEAM_DRAW_PER_ELEMENT 8
 int lw_scene_beam_points(const lw_model *m);
 void lw_scene_beams(const lw_model *m, const lw_data *d, double *pts);
+/* The stress at the same points (Pa, lw_scene_beam_points of them): the
+ * largest of the extreme fibres', |E eps| + E |kappa| c, the axial stress
+ * of the Green-Lagrange strain eps = (r'.r' - 1) / 2 and the bending
+ * stress of the curvature kappa = |r' x r''| / |r'|^3 at the distance c of
+ * the extreme fibre from the neutral axis: half the height of a rectangle,
+ * half the (outer) diameter of a circle or tube, and 2 sqrt(I / A) (that of
+ * a solid circle of the same A and I) for a generic section. */
+void lw_scene_beam_stress(const lw_model *m, const lw_data *d, double *stress);
 
 /* Lower-level evaluations used by verifiers and the independent reference
  * integrator (all at the state in d, time t):
@@ -898,9 +906,9 @@ int lw_desc_objective_index(const lw_desc *d, const char *name);
  * Changes an editor makes to a description, and the live check of a
  * description being edited. */
 
-/* Remove the element a path names ("bodies/B", "joints/J", "forces/F",
+/* Remove the element a path names ("bodies/B", "beams/B", "joints/J", "forces/F",
  * "drivers/D", "outputs/O", "parameters/P", "objectives/O") with everything
- * that refers to it: a body's joints, forces and outputs; a joint's drivers,
+ * that refers to it: a body's or beam's joints, forces, outputs and events; a joint's drivers,
  * initial values, forces and outputs; parameter targets inside it (a
  * parameter left without targets goes too); the problems that optimize an
  * objective, and the constraints on it in other problems.  Returns the number of elements removed (0: none). */
@@ -909,9 +917,10 @@ int lw_desc_remove(lw_desc *d, const char *path);
  * when the element does not exist or the name is empty, has a '/', or is
  * taken. */
 int lw_desc_rename(lw_desc *d, const char *path, const char *new_name);
-/* The body, joint or force a path "bodies/B", "joints/J", "forces/F" names:
+/* The body, joint, force or beam a path "bodies/B", "joints/J", "forces/F",
+ * "beams/B" names:
  * its kind and its index in that list (-1 with LW_ELEM_NONE). */
-typedef enum { LW_ELEM_NONE, LW_ELEM_BODY, LW_ELEM_JOINT, LW_ELEM_FORCE } lw_elem_kind;
+typedef enum { LW_ELEM_NONE, LW_ELEM_BODY, LW_ELEM_JOINT, LW_ELEM_FORCE, LW_ELEM_BEAM } lw_elem_kind;
 lw_elem_kind lw_desc_find(const lw_desc *d, const char *path, int *index);
 
 /* A link drawn in the editor: a uniform bar of LW_LINK_DENSITY kg per metre
@@ -929,8 +938,8 @@ int lw_desc_move_point(lw_desc *d, int b, int k, const double p[3]);
 /* The mass properties of a uniform bar of length L and mass m along the unit
  * vector u of body axes (planar: inertia[2] only); inertia as in lw_body_desc. */
 void lw_bar_inertia(int planar, double m, double L, const double u[3], double inertia[6]);
-/* 1 if a body, joint, force, driver, output, parameter or objective has the
- * name (or it is "ground") */
+/* 1 if a body, beam, joint, force, driver, event, output, parameter or
+ * objective has the name (or it is "ground") */
 int lw_desc_name_used(const lw_desc *d, const char *name);
 /* PREFIX1, PREFIX2, ...: the first name nothing uses */
 void lw_desc_unique_name(const lw_desc *d, const char *prefix, char *buf, size_t len);
