@@ -711,6 +711,7 @@ int lw_tol_step_lengths(const lw_model *m, double t_end, double **hs, long *n, l
   int st = tol_simulate(m, 2, m->opt.step, t_end, m->opt.step, &none, &res, NULL, NULL, hs, n);
   if (st)
     *err = res.error;
-  free(res.table); /* none kept; no events here (refused) */
+  free(res.table); /* none kept */
+  free(res.events);
   return st;
 }
