@@ -499,10 +499,9 @@ static int rest_step(tol_run *r, double H, int *evs, lw_error *err)
  * d at an impact's time): its rows, up to the event's state before the
  * impact where there was one; 1 when the run ends here (res->status and
  * res->error set), else 0 */
-static int tol_events(tol_run *r, rows *rw, lw_data *o, double ta, int evs, double *H)
+static int tol_events(tol_run *r, rows *rw, lw_data *o, int evs, double *H)
 {
   lw_sim_result *res = r->res;
-  (void)ta;
   lw_data *b = evs && r->have_pre ? r->dpre : r->d;
   int st = step_rows(r, rw, o, b, b->t);
   if (st == 0 && evs == 1 && row_time(rw, rw->k - 1) < b->t)
@@ -559,7 +558,7 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
     if (resting) { /* fixed steps of the length reached while the guard rests */
       if (rest_step(r, H, &evs, &res->error))
         return LW_ERR_SOLVER;
-      if (tol_events(r, rw, o, ta, evs, &H))
+      if (tol_events(r, rw, o, evs, &H))
         return res->status ? res->status : LW_OK;
       continue;
     }
@@ -592,7 +591,7 @@ static int tol_loop(tol_run *r, rows *rw, lw_data *o, double H, lw_progress_fn p
       if (evs < 0)
         return LW_ERR_SOLVER;
       if (evs > 0) {
-        if (tol_events(r, rw, o, ta, evs, &H))
+        if (tol_events(r, rw, o, evs, &H))
           return res->status ? res->status : LW_OK;
         continue; /* on from the event, with the step's length as it was */
       }
