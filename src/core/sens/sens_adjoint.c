@@ -345,10 +345,12 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
     zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
 }
 
-/* the step with events from stored state st0 taken again, its Jacobian formed */
+/* the step with events from stored state st0 (state k - 1) taken again as
+ * the forward pass took it, its Jacobian formed */
 static int adjoint_event_step(sens_run *r, adjoint_work *aw, const double *st0, long k)
 {
   int fired = 0, status = sens_ev_restart(aw->ev, st0);
+  sens_step_resume(r->s, k - 1);
   if (!status)
     status = sens_ev_step(aw->ev, sens_step_set(r, k), st0, aw->stx, &fired, NULL);
   if (!status && (!fired || sens_ev_jacobian(aw->ev)))
@@ -413,6 +415,7 @@ static int adjoint_segment_recompute(sens_run *r, adjoint_work *a, long sg, long
   sens_state_load(s, a->seg);
   if (a->ev && sens_ev_restart(a->ev, a->seg))
     return LW_ERR_MODEL;
+  sens_step_resume(s, k0);
   for (long k = k0 + 1; k <= k1; k++) {
     lw_step_info info;
     double *stk = a->seg + sl * (size_t)(k - k0);

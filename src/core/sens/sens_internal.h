@@ -395,6 +395,14 @@ static inline double sens_step_h(const sens *s, long k)
 {
   return s->hs && k >= 1 && k <= s->N ? s->hs[k - 1] : s->h;
 }
+/* s->d, loaded with stored state k (sens_state_load), made to step on
+ * from it as the run did: lw_step counts the time as t0 + nstep h while
+ * the steps keep one length h and counts anew from t where it changes, so
+ * d's length is set to that of the step to state k (a state stepped again
+ * otherwise ends a rounding away, and a step with events, whose Jacobian
+ * the penalty's conditioning makes sensitive to it, differs in the
+ * adjoint by 1e-6 of its entries; the initial state starts a count) */
+void sens_step_resume(sens *s, long k);
 /* the tolerance mode's steps' lengths: given (n of them), or when NULL
  * those of a run to m->opt.t_end, into *hs (the caller frees it); s->N
  * and s->hs set.  LW_OK or the status with r->err set */
