@@ -246,8 +246,8 @@ static void adjoint_initial_transposed(sens_run *r, adjoint_work *aw, int o)
   free(pg);
 }
 
-/* with numerical damping, the step's history transposed (sens_forward.c,
- * forward_carry): x = q_n + h qd_n + px a_n with cotangent g, v = qd_n +
+/* with numerical damping, the step's history transposed (sens_step_carry,
+ * sens_carry.c): x = q_n + h qd_n + px a_n with cotangent g, v = qd_n +
  * pv a_n with M muV, r = rm a_n + rd qdd_n with M (muA - muP), and the
  * damping's -C bh, bh = bq q_n + bv qd_n + ba a_n; into the step's parts
  * of the cotangents of q_n, qd_n, qdd_n and a_n (a, b, c, aa; rb nq of
@@ -280,7 +280,7 @@ static void history_transposed_alpha(const sens *s, const double *g, const doubl
 /* step k (from k-1) transposed: the acceleration, velocity and position
  * problems in turn, their parameter columns into the gradient, and the
  * step's part of the cotangents of state k-1 (ab, bb, cb) and of the carry
- * (zo).  The forward carry's form transposed (sens_forward.c): the
+ * (zo).  The forward carry's form transposed (sens_carry.c): the
  * position problem gives the increment d' over the predictor x' = q'_n + h
  * qd'_n + h^2/4 qdd'_n, so with g the cotangent of q' from the rates and
  * mu_P = AP^-T [g + c2 M mu_V + c4 M mu_A; c_lambda], x' has the cotangent
