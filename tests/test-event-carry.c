@@ -125,6 +125,24 @@ static void test_tolerance_mode(gconstpointer data)
   lw_desc_free(d);
 }
 
+/* Newton's cradle has no sensitivities to compare: its events are
+ * collisions between two bodies, whose guards are not differentiated, and
+ * a run that asks for them is refused naming the event */
+static void test_cradle_refused(void)
+{
+  lw_desc *d = lwt_read("newtons-cradle.json");
+  add_term(d, "v5T", "v5", LW_TERM_FINAL, 0);
+  lw_desc_add_param(d, "m1", "bodies/ball1/mass")->value = d->bodies[0].mass;
+  int param = 0, obj = 0;
+  lw_sens_options opt = {.method = LW_SENS_FORWARD, .nparams = 1, .params = &param, .nobj = 1, .objectives = &obj};
+  lw_sens_result r;
+  g_assert_cmpint(lw_sensitivity(d, &opt, &r), !=, LW_OK);
+  g_test_message("%s: %s", r.error.path, r.error.msg);
+  g_assert_nonnull(strstr(r.error.msg, "collision"));
+  g_assert_nonnull(strstr(r.error.path, "events/touch"));
+  lw_sens_result_clear(&r);
+  lw_desc_free(d);
+}
 
 /* The ball's acceleration at the end of the step that holds its first
  * impact (the run ends there): the free ball's is -g whatever the
@@ -209,5 +227,6 @@ int main(int argc, char **argv)
   }
   g_test_add_func("/event-carry/ball-acceleration", test_ball_acceleration);
   g_test_add_func("/event-carry/checkpointed-tolerance", test_checkpointed_tolerance);
+  g_test_add_func("/event-carry/cradle-refused", test_cradle_refused);
   return g_test_run();
 }
