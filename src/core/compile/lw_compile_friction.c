@@ -54,7 +54,7 @@ int lw_cc_joint_friction(lw_model *m, const lw_desc *d, int ji, const int bi[2],
   int kind = lw_friction_kind_of(j->type, m->planar);
   int nslip = lw_friction_nslip((lw_friction_kind)kind);
   int spin = kind == LW_FRICTION_SPHERICAL;
-  if (spin && (lw_is_beam_ref(bi[0]) || lw_is_beam_ref(bi[1]) || nrow < 1)) {
+  if (spin && (lw_is_beam_ref(bi[0]) || lw_is_beam_ref(bi[1]))) {
     lw_set_error(err, LW_ERR_MODEL, path, NAN,
                  "joint '%s': friction on a spherical joint to a beam is not simulated yet", j->name);
     return -1;
@@ -76,12 +76,22 @@ int lw_cc_joint_friction(lw_model *m, const lw_desc *d, int ji, const int bi[2],
   f->bodies[0] = bi[0];
   f->bodies[1] = bi[1];
   /* the slips' gradients' blocks: the coordinates' or, for the ball's
-   * relative angular velocity, the bodies its first equation (the centres'
-   * coincidence) touches; matrix slots once the pattern is built */
-  const int *blk = spin ? m->rows[row0].blk : m->coords[coord0].blk;
-  f->nblk = spin ? m->rows[row0].nblk : m->coords[coord0].nblk;
-  f->blk[0] = blk[0];
-  f->blk[1] = f->nblk > 1 ? blk[1] : -1;
+   * relative angular velocity, its bodies but the ground in increasing
+   * order; matrix slots once the pattern is built */
+  if (spin) {
+    f->nblk = 0;
+    for (int k = 0; k < 2; k++)
+      if (bi[k] >= 0)
+        f->blk[f->nblk++] = bi[k];
+    if (f->nblk == 2 && f->blk[0] > f->blk[1]) {
+      f->blk[0] = bi[1];
+      f->blk[1] = bi[0];
+    }
+  } else {
+    f->nblk = m->coords[coord0].nblk;
+    f->blk[0] = m->coords[coord0].blk[0];
+    f->blk[1] = f->nblk > 1 ? m->coords[coord0].blk[1] : -1;
+  }
   /* the bearing (a slider's shoes, a pad) moves with body 2: its frame
    * there, which shares the axis with body 1's and, for a revolute or
    * spherical joint, the origin too */
