@@ -77,7 +77,7 @@ static void cross(const double *a, const double *b, double *c)
 /* ---- compiling --------------------------------------------------------- */
 
 /* a ball joint's friction compiles into an element with three slips on the
- * joint's bodies (refused before as "not simulated yet") */
+ * joint's bodies */
 static void test_compiles(void)
 {
   lw_desc *d = parse(double_json);
