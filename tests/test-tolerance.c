@@ -348,8 +348,6 @@ static void test_settings(void)
   lw_desc_free(d);
 }
 
-/* a model with events is refused in the tolerance mode with a message
- * that says why and what to use, and loses nothing */
 /* Events in the tolerance mode (lw_sim_tol.c with dyn/lw_events.c): the
  * bouncing ball's impacts at the closed form's times (to 1e-10) and its
  * state at 2 s, at both orders; the steps go on from each impact itself */
@@ -472,8 +470,9 @@ static lw_sens_result sens_all(const lw_desc *d, lw_sens_method method, double f
 
 /* sensitivities over the tolerance mode's steps (their lengths held
  * fixed): forward and adjoint agree to 1e-8 and with central differences
- * of the whole run (over the same steps) on every model in models/ (but
- * those with events, whose sensitivities the tolerance mode refuses).  As in test-sens.c (/sens/agree/models): one second of each,
+ * of the whole run (over the same steps) on every model in models/ with
+ * objectives, those with events too (a collision's, Newton's cradle's,
+ * are refused: it has none).  As in test-sens.c (/sens/agree/models): one second of each,
  * the differences at step 1e-4 with the Newton iteration converged, each
  * component relative (a component far below the row's largest against 1e-3
  * of it for forward and adjoint, 1e-2 for the differences) */
