@@ -471,8 +471,7 @@ static lw_sens_result sens_all(const lw_desc *d, lw_sens_method method, double f
 /* sensitivities over the tolerance mode's steps (their lengths held
  * fixed): forward and adjoint agree to 1e-8 and with central differences
  * of the whole run (over the same steps) on every model in models/ with
- * objectives, those with events too (a collision's, Newton's cradle's,
- * are refused: it has none).  As in test-sens.c (/sens/agree/models): one second of each,
+ * objectives and parameters, those with events too.  As in test-sens.c (/sens/agree/models): one second of each,
  * the differences at step 1e-4 with the Newton iteration converged, each
  * component relative (a component far below the row's largest against 1e-3
  * of it for forward and adjoint, 1e-2 for the differences) */
