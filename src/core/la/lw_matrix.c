@@ -553,7 +553,33 @@ static int band_choose(lw_spd *s, const lw_model *m)
   s->band = 1;
   s->bw = bw;
   s->ab = calloc((size_t)n * (size_t)(bw + 1), sizeof(double));
+  s->last = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!s->last) {
+    free(s->ab);
+    s->ab = NULL;
+  }
   return 1;
+}
+
+/* the envelope of vals: last[j] = the last column c whose first nonzero
+ * entry lies in row j or above.  The pattern stores whole blocks, most of
+ * whose couplings between bodies are zero (a row's gradient touches a few
+ * of its blocks' coordinates): Cholesky fills only within the envelope, so
+ * the band's entries beyond it stay zero and need no operations. */
+static void band_envelope(lw_spd *s, const lw_model *m, const double *vals)
+{
+  int n = s->n, *last = s->last;
+  for (int j = 0; j < n; j++)
+    last[j] = j;
+  for (int c = 0; c < n; c++) {
+    int top = c;
+    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++)
+      if (vals[k] != 0.0 && m->rowind[k] < top)
+        top = m->rowind[k];
+    last[top] = c > last[top] ? c : last[top];
+  }
+  for (int j = 1; j < n; j++)
+    last[j] = last[j - 1] > last[j] ? last[j - 1] : last[j];
 }
 
 /* the band Cholesky of vals (the pattern's upper triangle) into s->ab,
@@ -569,12 +595,13 @@ static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
       int r = m->rowind[k];
       ab[(size_t)r * ld + (c - r)] = vals[k];
     }
+  band_envelope(s, m, vals);
   for (int j = 0; j < n; j++) {
     double *cj = ab + (size_t)j * ld;
     if (!(cj[0] > 0.0))
       return -1;
     double r = 1.0 / sqrt(cj[0]);
-    int h = n - 1 - j < bw ? n - 1 - j : bw;
+    int h = s->last[j] - j;
     cj[0] = r;
     for (int i = 1; i <= h; i++)
       cj[i] *= r;
@@ -598,14 +625,14 @@ static void band_solve(const lw_spd *s, double *x)
     const double *cj = ab + (size_t)j * ld;
     double y = x[j] * cj[0];
     x[j] = y;
-    int h = n - 1 - j < bw ? n - 1 - j : bw;
+    int h = s->last[j] - j;
     if (y != 0.0)
       for (int i = 1; i <= h; i++)
         x[j + i] -= cj[i] * y;
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *cj = ab + (size_t)j * ld;
-    int h = n - 1 - j < bw ? n - 1 - j : bw;
+    int h = s->last[j] - j;
     double y = x[j];
     for (int i = 1; i <= h; i++)
       y -= cj[i] * x[j + i];
@@ -716,6 +743,7 @@ void lw_spd_free(lw_spd *s)
 {
   free(s->a);
   free(s->ab);
+  free(s->last);
   free(s->pinv);
   free(s->pmap);
   free(s->pcolptr);
