@@ -31,16 +31,15 @@ static void sort_by(int *a, int na, const int *key)
     }
 }
 
-static int graph_build(int n, const int *Ap, const int *Ai, const unsigned char *keep, graph *g)
+/* the graph's arrays (and fill, n + 1) in work, xadj zeroed */
+static void graph_build(int n, const int *Ap, const int *Ai, const unsigned char *keep, graph *g, int *work)
 {
-  g->xadj = calloc((size_t)n + 1, sizeof(int));
-  g->deg = calloc((size_t)n + 1, sizeof(int));
-  int *fill = calloc((size_t)n + 1, sizeof(int));
-  g->adj = malloc(sizeof(int) * (2 * (size_t)Ap[n] + 1));
-  if (!g->xadj || !g->deg || !fill || !g->adj) {
-    free(fill);
-    return -1;
-  }
+  g->xadj = work;
+  g->deg = work + n + 1;
+  int *fill = work + 2 * ((size_t)n + 1);
+  g->adj = work + 3 * ((size_t)n + 1);
+  memset(g->xadj, 0, sizeof(int) * ((size_t)n + 1));
+  memset(fill, 0, sizeof(int) * ((size_t)n + 1));
   for (int j = 0; j < n; j++)
     for (int k = Ap[j]; k < Ap[j + 1]; k++)
       if (keep[k] && Ai[k] != j)
@@ -66,10 +65,8 @@ static int graph_build(int n, const int *Ap, const int *Ai, const unsigned char 
     g->deg[i] = q - start;
   }
   g->xadj[n] = q;
-  free(fill);
   for (int i = 0; i < n; i++)
     sort_by(g->adj + g->xadj[i], g->deg[i], g->deg);
-  return 0;
 }
 
 /* breadth-first from s over the unvisited (mark 0) nodes, appended to
@@ -106,13 +103,16 @@ static int bfs(const graph *g, int s, int *mark, int tag, int *order, int *no, i
   return last;
 }
 
-int lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep, int *perm)
+size_t lw_rcm_work(int n, int nnz) { return 4 * ((size_t)n + 1) + 2 * (size_t)nnz + 1; }
+
+void lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep, int *perm, int *work)
 {
-  graph g = {0};
-  int *mark = calloc((size_t)n + 1, sizeof(int));
-  int ok = mark && graph_build(n, Ap, Ai, keep, &g) == 0;
+  graph g;
+  graph_build(n, Ap, Ai, keep, &g, work);
+  int *mark = work + 2 * ((size_t)n + 1); /* fill's place, no longer needed */
+  memset(mark, 0, sizeof(int) * ((size_t)n + 1));
   int no = 0, tag = 1;
-  for (int s0 = 0; ok && s0 < n; s0++) {
+  for (int s0 = 0; s0 < n; s0++) {
     if (mark[s0] > 0)
       continue;
     /* a pseudo-peripheral start in s0's component: the far end of a
@@ -128,14 +128,11 @@ int lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep,
     }
     bfs(&g, s, mark, 1, perm, &no, &d2);
   }
-  for (int i = 0; ok && i < n / 2; i++) {
+  for (int i = 0; i < n / 2; i++) {
     int t = perm[i];
     perm[i] = perm[n - 1 - i];
     perm[n - 1 - i] = t;
   }
-  free(mark);
-  free(g.xadj), free(g.adj), free(g.deg);
-  return ok && no == n ? 0 : -1;
 }
 
 int lw_band_factor(lw_band *b)

@@ -7,8 +7,10 @@
 
 /* the reverse Cuthill-McKee order of the symmetric pattern of A + A^T:
  * A's n columns in compressed form (Ap, Ai), keep[k] != 0 for the entries
- * that count; perm[new] = old.  0, or -1 when memory runs out */
-int lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep, int *perm);
+ * that count; perm[new] = old; work holds lw_rcm_work(n, Ap[n]) ints (no
+ * allocation) */
+size_t lw_rcm_work(int n, int nnz);
+void lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep, int *perm, int *work);
 
 /* a band matrix of n columns with kl sub- and ku superdiagonals, stored by
  * columns with room for the kl more superdiagonals that row interchanges

@@ -19,8 +19,11 @@
  * factorizations that follow are LU factorizations of that band with
  * partial pivoting (la/lw_band_lu.c).  An entry that becomes nonzero
  * outside the band sends that factorization back to KLU, and the order is
- * made again with it (the analysis allocates; a pattern only grows, so
- * it is made a few times at most, the first at the initial state). */
+ * made again with it (a pattern only grows, so it is made a few times at
+ * most, the first at the initial state).  The order's scratch is made with
+ * the pattern and the band's storage at the first band taken, twice its
+ * size: a band that outgrows it is left to KLU, and the steps allocate
+ * nothing. */
 #include "la/lw_saddle.h"
 #include "la/lw_band_lu.h"
 
@@ -44,8 +47,9 @@ struct lw_saddle {
    * band (-1 outside), the permuted right-hand side */
   int band, grown;
   unsigned char *seen;
-  int *perm, *pinv, *bpos;
+  int *perm, *pinv, *bpos, *rcm_work;
   double *bx;
+  size_t ab_cap;
   lw_band lu;
 };
 
@@ -137,7 +141,8 @@ static int seen_init(lw_saddle *s, const lw_model *m)
   s->bpos = malloc(sizeof(int) * ((size_t)s->nnz + 1));
   s->bx = malloc(sizeof(double) * ((size_t)s->n + 1));
   s->lu.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
-  if (!s->seen || !s->perm || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv)
+  s->rcm_work = malloc(sizeof(int) * lw_rcm_work(s->n, s->nnz));
+  if (!s->seen || !s->perm || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->rcm_work)
     return -1;
   for (int b = 0; b < m->nb; b++)
     for (int c = m->blk_off[b]; c < m->blk_off[b] + m->blk_n[b]; c++)
@@ -182,7 +187,7 @@ void lw_saddle_free(lw_saddle *s)
     klu_free_symbolic(&s->sym, &s->cc);
   free(s->Ap), free(s->Ai), free(s->Ax), free(s->b);
   free(s->a_up), free(s->a_lo), free(s->g_r), free(s->g_l);
-  free(s->seen), free(s->perm), free(s->pinv), free(s->bpos), free(s->bx);
+  free(s->seen), free(s->rcm_work), free(s->perm), free(s->pinv), free(s->bpos), free(s->bx);
   free(s->lu.ab), free(s->lu.ipiv);
   free(s);
 }
@@ -207,13 +212,14 @@ static void scatter(lw_saddle *s, const lw_model *m, const double *vals, const d
 /* the reverse Cuthill-McKee order of the entries seen, the band it makes
  * and each entry's place in it; the band is taken when its factorization
  * (n kl (kl + ku + 1) multiply-adds) costs at most the flops KLU counted
- * for its last one.  Allocates (only when the pattern grows). */
+ * for its last one and fits the band's storage (made at the first). */
 static void band_analyze(lw_saddle *s)
 {
   int n = s->n, kl = 0, ku = 0;
   s->band = 0;
-  if (klu_flops(s->sym, s->num, &s->cc) != 1 || lw_rcm_order(n, s->Ap, s->Ai, s->seen, s->perm))
+  if (klu_flops(s->sym, s->num, &s->cc) != 1)
     return;
+  lw_rcm_order(n, s->Ap, s->Ai, s->seen, s->perm, s->rcm_work);
   for (int i = 0; i < n; i++)
     s->pinv[s->perm[i]] = i;
   for (int j = 0; j < n; j++)
@@ -226,14 +232,12 @@ static void band_analyze(lw_saddle *s)
   if (!((double)n * kl * (kl + ku + 1) <= s->cc.flops))
     return;
   int ld = 2 * kl + ku + 1;
-  if ((size_t)ld * (size_t)n > (size_t)s->lu.ld * (size_t)s->lu.n) {
-    free(s->lu.ab);
-    s->lu.ab = malloc(sizeof(double) * (size_t)ld * (size_t)n);
-    if (!s->lu.ab) {
-      s->lu.ld = s->lu.n = 0;
-      return;
-    }
+  if (!s->lu.ab) {
+    s->ab_cap = 2 * (size_t)ld * (size_t)n;
+    s->lu.ab = malloc(sizeof(double) * s->ab_cap);
   }
+  if (!s->lu.ab || (size_t)ld * (size_t)n > s->ab_cap)
+    return;
   s->lu = (lw_band){n, kl, ku, kl + ku, ld, s->lu.ab, s->lu.ipiv};
   for (int j = 0; j < n; j++)
     for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++) {
