@@ -122,37 +122,50 @@ static void gauss_slope(int g, double l, double *ds, double *dds)
 
 /* K (n x n) += w l (S'^T S') x (EA r' r'^T + N I) at one Gauss point (ds:
  * its S', r: its slope), and with ce != 0 C += w l ce (S'^T S') x r' r'^T:
- * the nd x nd factors once, then each slot pair's multiple of them */
-static void axial_tangent(int nd, double wl, const double *ds, const double *r, double EA, double N, double ce,
-                          double *K, double *C)
+ * the nd x nd factors once, then each slot pair's multiple of them.  Only
+ * the slot pairs a <= c, which hold K's and C's upper triangle (all that
+ * the Newton matrix reads of them, being symmetric); written for a
+ * dimension ND, unrolled by the compiler for 2 and 3 */
+static inline void axial_tangent_n(double wl, const double *ds, const double *r, double EA, double N, double ce,
+                                   double *K, double *C, const int ND)
 {
-  int n = 4 * nd;
+  const int n = 4 * ND;
   double G[3][3], H[3][3];
-  for (int j = 0; j < nd; j++)
-    for (int i = 0; i < nd; i++) {
+  for (int j = 0; j < ND; j++)
+    for (int i = 0; i < ND; i++) {
       G[j][i] = EA * r[i] * r[j] + (i == j ? N : 0.0);
       H[j][i] = ce * r[i] * r[j];
     }
-  for (int a = 0; a < 4; a++)
-    for (int c = 0; c < 4; c++) {
+  for (int c = 0; c < 4; c++)
+    for (int a = 0; a <= c; a++) {
       double s = wl * ds[a] * ds[c];
-      for (int j = 0; j < nd; j++) {
-        double *k = K + (size_t)(c * nd + j) * n + a * nd;
-        for (int i = 0; i < nd; i++)
+      for (int j = 0; j < ND; j++) {
+        double *k = K + (size_t)(c * ND + j) * n + a * ND;
+        for (int i = 0; i < ND; i++)
           k[i] += s * G[j][i];
       }
       if (ce != 0.0)
-        for (int j = 0; j < nd; j++) {
-          double *cc = C + (size_t)(c * nd + j) * n + a * nd;
-          for (int i = 0; i < nd; i++)
+        for (int j = 0; j < ND; j++) {
+          double *cc = C + (size_t)(c * ND + j) * n + a * ND;
+          for (int i = 0; i < ND; i++)
             cc[i] += s * H[j][i];
         }
     }
 }
 
+static void axial_tangent(int nd, double wl, const double *ds, const double *r, double EA, double N, double ce,
+                          double *K, double *C)
+{
+  if (nd == 2)
+    axial_tangent_n(wl, ds, r, EA, N, ce, K, C, 2);
+  else
+    axial_tangent_n(wl, ds, r, EA, N, ce, K, C, 3);
+}
+
 /* the element's generalized force Q (n) at e, v (v NULL: at rest) with
  * parameters P; K, C (n x n, column-major; NULL: skip) += -dQ/de without
- * the damping's share (see above) and -dQ/dv, both symmetric */
+ * the damping's share (see above) and -dQ/dv, both symmetric: their upper
+ * triangles (the slot pairs a <= c; the rest is left as it was) */
 static void elem_force(int nd, const bpar *P, const double *e, const double *v, double *Q, double *K, double *C)
 {
   int n = 4 * nd;
@@ -347,8 +360,9 @@ static void beam_eval(const lw_model *m, lw_data *d, const lw_force *f, const do
     Qb[i] += Qe[i];
   if (!vals)
     return;
-  for (int i = 0; i < n * n; i++)
-    K[i] = ks * K[i] + cs * C[i];
+  for (int kc = 0; kc < n; kc++) /* the upper triangle, which lw_mat_add_block reads */
+    for (int kr = 0; kr <= kc; kr++)
+      K[kc * n + kr] = ks * K[kc * n + kr] + cs * C[kc * n + kr];
   lw_mat_add_block(m, vals, 1.0, f->blk[0], f->pairpos[0], K);
 }
 
