@@ -6,6 +6,7 @@
  * out: its bands are a few tens wide, where a call into BLAS per column
  * would cost more than the arithmetic). */
 #include "la/lw_band_lu.h"
+#include "la/lw_rowvec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -135,7 +136,18 @@ void lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep
   }
 }
 
-int lw_band_factor(lw_band *b)
+/* y[0 .. n) -= x[0 .. n) a, four at a time (each entry's operations
+ * those of the scalar loop) */
+LW_KERNEL void sub_scaled(double *y, const double *x, double a, int n)
+{
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
+  for (; i < n; i++)
+    y[i] -= x[i] * a;
+}
+
+LW_CLONES int lw_band_factor(lw_band *b)
 {
   int n = b->n, kl = b->kl, ku = b->ku, kv = b->kv, ld = b->ld, ju = 0;
   for (int j = 0; j < n; j++) {
@@ -164,14 +176,13 @@ int lw_band_factor(lw_band *b)
     for (int c = j + 1; c <= ju; c++) {
       double *col = b->ab + (size_t)c * ld + kv - c + j, a = col[0];
       if (a != 0.0)
-        for (int i = 1; i <= km; i++)
-          col[i] -= cj[i] * a;
+        sub_scaled(col + 1, cj + 1, a, km);
     }
   }
   return 0;
 }
 
-void lw_band_solve(const lw_band *b, double *x)
+LW_CLONES void lw_band_solve(const lw_band *b, double *x)
 {
   int n = b->n, kl = b->kl, kv = b->kv, ld = b->ld;
   for (int j = 0; j < n; j++) {
@@ -181,8 +192,7 @@ void lw_band_solve(const lw_band *b, double *x)
     x[p] = x[j];
     x[j] = y;
     if (y != 0.0)
-      for (int i = 1; i <= km; i++)
-        x[j + i] -= cj[i] * y;
+      sub_scaled(x + j + 1, cj + 1, y, km);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *col = b->ab + (size_t)j * ld + kv - j;
@@ -190,7 +200,6 @@ void lw_band_solve(const lw_band *b, double *x)
     x[j] = y;
     int i0 = j - kv > 0 ? j - kv : 0;
     if (y != 0.0)
-      for (int i = i0; i < j; i++)
-        x[i] -= col[i] * y;
+      sub_scaled(x + i0, col + i0, y, j - i0);
   }
 }

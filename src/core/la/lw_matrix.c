@@ -585,7 +585,18 @@ static void band_envelope(lw_spd *s, const lw_model *m, const double *vals)
 /* the band Cholesky of vals (the pattern's upper triangle) into s->ab,
  * right-looking: each column, once final, updates the bw after it; -1
  * when a pivot is not positive */
-static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
+/* y[0 .. n) -= x[0 .. n) a, four at a time (each entry's operations
+ * those of the scalar loop) */
+LW_KERNEL void band_sub_scaled(double *y, const double *x, double a, int n)
+{
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
+  for (; i < n; i++)
+    y[i] -= x[i] * a;
+}
+
+LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
   double *ab = s->ab;
@@ -610,14 +621,13 @@ static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
       if (l == 0.0)
         continue;
       double *cc = ab + (size_t)(j + c) * ld - c;
-      for (int i = c; i <= h; i++)
-        cc[i] -= cj[i] * l;
+      band_sub_scaled(cc + c, cj + c, l, h - c + 1);
     }
   }
   return 0;
 }
 
-static void band_solve(const lw_spd *s, double *x)
+LW_CLONES static void band_solve(const lw_spd *s, double *x)
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
   const double *ab = s->ab;
@@ -627,8 +637,7 @@ static void band_solve(const lw_spd *s, double *x)
     x[j] = y;
     int h = s->last[j] - j;
     if (y != 0.0)
-      for (int i = 1; i <= h; i++)
-        x[j + i] -= cj[i] * y;
+      band_sub_scaled(x + j + 1, cj + 1, y, h);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *cj = ab + (size_t)j * ld;
