@@ -48,6 +48,9 @@ struct lw_saddle {
   int band, grown;
   unsigned char *seen;
   int *perm, *pinv, *bpos, *rcm_work;
+  /* the places in the band of what scatter puts in a_up, a_lo, g_r, g_l
+   * (-1 outside the band, -2 nowhere) */
+  int *b_up, *b_lo, *b_r, *b_l;
   double *bx;
   size_t ab_cap;
   lw_band lu;
@@ -142,7 +145,13 @@ static int seen_init(lw_saddle *s, const lw_model *m)
   s->bx = malloc(sizeof(double) * ((size_t)s->n + 1));
   s->lu.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
   s->rcm_work = malloc(sizeof(int) * lw_rcm_work(s->n, s->nnz));
-  if (!s->seen || !s->perm || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->rcm_work)
+  size_t ng = (size_t)m->nc * (size_t)m->wrow;
+  s->b_up = malloc(sizeof(int) * ((size_t)m->nnz + 1));
+  s->b_lo = malloc(sizeof(int) * ((size_t)m->nnz + 1));
+  s->b_r = malloc(sizeof(int) * (ng + 1));
+  s->b_l = malloc(sizeof(int) * (ng + 1));
+  if (!s->seen || !s->perm || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->rcm_work || !s->b_up ||
+      !s->b_lo || !s->b_r || !s->b_l)
     return -1;
   for (int b = 0; b < m->nb; b++)
     for (int c = m->blk_off[b]; c < m->blk_off[b] + m->blk_n[b]; c++)
@@ -187,6 +196,7 @@ void lw_saddle_free(lw_saddle *s)
     klu_free_symbolic(&s->sym, &s->cc);
   free(s->Ap), free(s->Ai), free(s->Ax), free(s->b);
   free(s->a_up), free(s->a_lo), free(s->g_r), free(s->g_l);
+  free(s->b_up), free(s->b_lo), free(s->b_r), free(s->b_l);
   free(s->seen), free(s->rcm_work), free(s->perm), free(s->pinv), free(s->bpos), free(s->bx);
   free(s->lu.ab), free(s->lu.ipiv);
   free(s);
@@ -213,7 +223,7 @@ static void scatter(lw_saddle *s, const lw_model *m, const double *vals, const d
  * and each entry's place in it; the band is taken when its factorization
  * (n kl (kl + ku + 1) multiply-adds) costs at most the flops KLU counted
  * for its last one and fits the band's storage (made at the first). */
-static void band_analyze(lw_saddle *s)
+static void band_analyze(lw_saddle *s, const lw_model *m)
 {
   int n = s->n, kl = 0, ku = 0;
   s->band = 0;
@@ -244,22 +254,40 @@ static void band_analyze(lw_saddle *s)
       int d = s->pinv[s->Ai[k]] - s->pinv[j];
       s->bpos[k] = d <= kl && -d <= ku ? (int)(lw_band_at(&s->lu, s->pinv[s->Ai[k]], s->pinv[j]) - s->lu.ab) : -1;
     }
+  for (int k = 0; k < m->nnz; k++) {
+    s->b_up[k] = s->bpos[s->a_up[k]];
+    s->b_lo[k] = s->a_lo[k] >= 0 ? s->bpos[s->a_lo[k]] : -2;
+  }
+  for (int e = 0; e < m->nc * m->wrow; e++) {
+    s->b_r[e] = s->g_r[e] >= 0 ? s->bpos[s->g_r[e]] : -2;
+    s->b_l[e] = s->g_l[e] >= 0 ? s->bpos[s->g_l[e]] : -2;
+  }
   s->band = 1;
 }
 
-/* K's values into the band; -1 (and the new entries marked seen) when one
- * outside it is nonzero */
-static int band_fill(lw_saddle *s)
+/* ab[p] += v at a place in the band: -1 when p is outside it and v is not
+ * zero (then KLU takes the matrix) */
+static inline int band_add(double *ab, int p, double v)
+{
+  if (p >= 0)
+    ab[p] += v;
+  return p == -1 && v != 0.0 ? -1 : 0;
+}
+
+/* K's values into the band, summed in the order scatter sums them into
+ * Ax; -1 when one outside it is nonzero */
+static int band_scatter(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
 {
   int out = 0;
-  memset(s->lu.ab, 0, sizeof(double) * (size_t)s->lu.ld * (size_t)s->n);
-  for (int k = 0; k < s->nnz; k++) {
-    if (s->bpos[k] >= 0)
-      s->lu.ab[s->bpos[k]] = s->Ax[k];
-    else if (s->Ax[k] != 0.0)
-      out = s->seen[k] = s->grown = 1;
-  }
-  return out ? -1 : 0;
+  double *ab = s->lu.ab;
+  memset(ab, 0, sizeof(double) * (size_t)s->lu.ld * (size_t)s->n);
+  for (int k = 0; k < m->nnz; k++)
+    out |= band_add(ab, s->b_up[k], vals[k]) | band_add(ab, s->b_lo[k], vals[k]);
+  int ng = m->nc * m->wrow;
+  for (int e = 0; e < ng; e++)
+    if (s->g_r[e] >= 0)
+      out |= band_add(ab, s->b_r[e], gr[e]) | band_add(ab, s->b_l[e], gl[e]);
+  return out;
 }
 
 /* the entries nonzero in Ax marked seen (grown when one is new) */
@@ -285,17 +313,17 @@ static int klu_factor_ax(lw_saddle *s)
 
 int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
 {
-  scatter(s, m, vals, gl, gr);
   if (s->band) {
-    if (band_fill(s) == 0)
+    if (band_scatter(s, m, vals, gl, gr) == 0)
       return lw_band_factor(&s->lu);
     s->band = 0;
   }
+  scatter(s, m, vals, gl, gr);
   if (klu_factor_ax(s))
     return -1;
   mark_seen(s);
   if (s->grown) /* the order is made again only for a pattern that grew */
-    band_analyze(s);
+    band_analyze(s, m);
   s->grown = 0;
   return 0;
 }
