@@ -498,8 +498,9 @@ void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y
 }
 
 /* y = B x for a block-diagonal B of the model's blocks (column-major,
- * packed like the mass blocks), written for a block size N (4: the planar
- * body's unroll; 0: the sizes of mixed blocks from the model) */
+ * packed like the mass blocks), written for a block size N (4, 8, 12: the
+ * planar body's, the planar beam element's and the spatial body's or beam
+ * element's unroll; 0: the sizes of mixed blocks from the model) */
 static inline void block_diag_mul_n(const lw_model *m, const double *blocks, const double *x, double *y,
                                     const int N)
 {
@@ -520,6 +521,10 @@ static void block_diag_mul(const lw_model *m, const double *blocks, const double
 {
   if (m->nqb == 4)
     block_diag_mul_n(m, blocks, x, y, 4);
+  else if (m->nqb == 8) /* planar beam elements */
+    block_diag_mul_n(m, blocks, x, y, 8);
+  else if (m->nqb == 12) /* spatial bodies or beam elements */
+    block_diag_mul_n(m, blocks, x, y, 12);
   else if (m->nqb)
     block_diag_mul_n(m, blocks, x, y, m->nqb);
   else
