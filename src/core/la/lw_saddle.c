@@ -328,6 +328,8 @@ int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const 
   return 0;
 }
 
+int lw_saddle_banded(const lw_saddle *s) { return s && s->band; }
+
 void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)
 {
   int nq = m->nq;
