@@ -19,6 +19,47 @@
 #include "la/lw_band_lu.h"
 #include "la/lw_saddle.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LW_SANITIZED 1 /* the sanitizer owns malloc; the count is done by the plain build */
+#endif
+
+#ifndef LW_SANITIZED
+/* malloc and friends interposed and counted while counting is set (as in
+ * test-noalloc.c) */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+
+static volatile int counting;
+static volatile long count;
+
+void *malloc(size_t n)
+{
+  if (counting)
+    count++;
+  return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+  if (counting)
+    count++;
+  return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+  if (counting)
+    count++;
+  return __libc_realloc(p, n);
+}
+void free(void *p)
+{
+  if (counting && p)
+    count++;
+  __libc_free(p);
+}
+#endif
+
 /* a random band matrix (n, kl, ku) with every third diagonal entry zero,
  * dense (column-major) and in band storage */
 static void random_band(int n, int kl, int ku, double *dense, lw_band *b, GRand *rng)
@@ -179,6 +220,36 @@ static void test_vi_band(void)
   }
 }
 
+/* the banded steps allocate nothing (the order's scratch and the band are
+ * made with the solver and at its first factorization) */
+static void test_vi_band_noalloc(void)
+{
+#ifdef LW_SANITIZED
+  g_test_skip("allocation counting needs the plain build");
+#else
+  for (int spatial = 0; spatial < 2; spatial++) {
+    lw_model *m = pendulum(50, spatial, "variational");
+    lw_data *d = lw_data_new(m);
+    lw_error err;
+    g_assert_cmpint(lw_initialize(m, d, &err), ==, LW_OK);
+    count = 0;
+    counting = 1;
+    int st = 0;
+    for (int k = 0; k < 50 && !st; k++) {
+      lw_step_info info;
+      st = lw_step(m, d, &info, &err);
+    }
+    counting = 0;
+    g_assert_cmpint(st, ==, LW_OK);
+    g_assert_true(lw_saddle_banded(d->saddle));
+    g_test_message("%s: 50 steps, %ld allocations", spatial ? "spatial" : "planar", count);
+    g_assert_cmpint(count, ==, 0);
+    lw_data_free(d);
+    lw_model_free(m);
+  }
+#endif
+}
+
 /* ALI3-P on a 20-element beam takes the band Cholesky, and the envelope
  * of its Newton matrix is narrower than the band's stored width (the
  * blocks coupling the elements are zero but for their nodes' entries) */
@@ -206,6 +277,7 @@ int main(int argc, char **argv)
   g_test_add_func("/beamspeed/band-lu", test_band_lu);
   g_test_add_func("/beamspeed/rcm-chain", test_rcm_chain);
   g_test_add_func("/beamspeed/vi-band", test_vi_band);
+  g_test_add_func("/beamspeed/vi-band-noalloc", test_vi_band_noalloc);
   g_test_add_func("/beamspeed/ali3p-envelope", test_ali3p_envelope);
   return g_test_run();
 }
