@@ -304,3 +304,142 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
   }
   assemble(m, f, &pt->out, csp, drate, dR, NULL, NULL, dQ);
 }
+
+/* the element's values at p that every column shares: the joint's rows'
+ * scalars, the constraint force g, the reaction R, the coordinates'
+ * scalars (their gradients G_k and rates) and the kernel's result */
+typedef struct {
+  sc rows[LW_FRIC_PT_MAXROWS];
+  sc cs[LW_FRICTION_MAXSLIP];
+  double g[LW_MAXQB], R[6];
+  lw_friction_out out;
+} fric_jac_pt;
+
+static void jac_point(const lw_model *m, const lw_jfric *f, int e, const lw_lin_point *p, fric_jac_pt *x)
+{
+  lw_lin_point pr = *p, pc = *p;
+  pr.qd = NULL; /* as gen_force_jvp */
+  pc.qd = p->v;
+  lw_lin_dir none = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+  double dg[LW_MAXQB], dR[6], rate[LW_FRICTION_MAXSLIP];
+  for (int r = f->row0; r < f->row0 + f->nrow; r++)
+    row_grad_jvp(m, NULL, r, &pr, &none, &x->rows[r - f->row0]);
+  gen_force_at(m, f, p, &none, x->rows, x->g, dg);
+  reaction_jvp(m, NULL, e, p, &none, x->g, dg, x->R, dR);
+  for (int k = 0; k < f->nslip; k++) {
+    coord_sc(m, NULL, f->coord0 + k, &pc, &none, &x->cs[k]);
+    rate[k] = x->cs[k].r;
+  }
+  lw_friction_params fp;
+  memcpy(fp.p, f->p, sizeof fp.p);
+  lw_friction_eval(&fp, (lw_friction_kind)f->kind, x->R, rate, &x->out);
+}
+
+/* the local index of body b among blk (n), or -1 */
+static int blk_index(int n, const int *blk, int b)
+{
+  for (int k = 0; k < n; k++)
+    if (blk[k] == b)
+      return k;
+  return -1;
+}
+
+/* F[o] = sum_k dQ_k G_k[o] (+ Q_k dG_k[o] when dG), o over the element's
+ * coordinates' blocks (nout), with dQ_k = dQ/drate . drate + dQ/dR . dR */
+static void jac_column(const lw_jfric *f, const fric_jac_pt *x, int nout, const double *drate, const double *dR,
+                       const sc *dG, double *F)
+{
+  memset(F, 0, sizeof(double) * (size_t)nout);
+  for (int k = 0; k < f->nslip; k++) {
+    double dQk = 0.0;
+    for (int j = 0; drate && j < f->nslip; j++)
+      dQk += x->out.dQ_drate[k][j] * drate[j];
+    for (int i = 0; dR && i < 6; i++)
+      dQk += x->out.dQ_dreaction[k][i] * dR[i];
+    const double *gk = x->cs[k].g;
+    for (int o = 0; o < nout; o++)
+      F[o] += dQk * gk[o] + (dG ? x->out.Q[k] * dG[k].dg[o] : 0.0);
+  }
+}
+
+/* the column of F_q along coordinate a of body b (unit direction u, zero
+ * elsewhere): the joint's rows' gradients and the coordinates move along
+ * it only where they touch b; the frame and the reaction's body by the
+ * product rule (reaction_jvp) */
+static void jac_q_column(const lw_model *m, const lw_jfric *f, int e, const lw_lin_point *p, const fric_jac_pt *x,
+                         int b, const double *u, int nout, double *F)
+{
+  int nqb = m->nqb;
+  lw_lin_point pr = *p, pc = *p;
+  pr.qd = NULL;
+  pc.qd = p->v;
+  lw_lin_dir dir = {u, NULL, NULL, NULL, NULL, NULL, -1};
+  const double *l = p->l[0];
+  double dg[LW_MAXQB] = {0}, R[6], dR[6], drate[LW_FRICTION_MAXSLIP];
+  for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+    const lw_row *row = &m->rows[r];
+    int kb = blk_index(row->nblk, row->blk, f->body);
+    if (kb < 0 || l[r] == 0.0 || blk_index(row->nblk, row->blk, b) < 0)
+      continue;
+    sc s;
+    row_grad_jvp(m, NULL, r, &pr, &dir, &s);
+    for (int i = 0; i < nqb; i++)
+      dg[i] -= s.dg[kb * nqb + i] * l[r];
+  }
+  reaction_jvp(m, NULL, e, p, &dir, x->g, dg, R, dR);
+  sc dG[LW_FRICTION_MAXSLIP];
+  for (int k = 0; k < f->nslip; k++) {
+    const lw_coord *c = &m->coords[f->coord0 + k];
+    if (blk_index(c->nblk, c->blk, b) >= 0) {
+      coord_sc(m, NULL, f->coord0 + k, &pc, &dir, &dG[k]);
+    } else {
+      memset(dG[k].dg, 0, sizeof(double) * (size_t)nout);
+      dG[k].dr = 0.0;
+    }
+    drate[k] = dG[k].dr;
+  }
+  jac_column(f, x, nout, drate, dR, dG, F);
+}
+
+int lw_joint_friction_jac(const lw_model *m, int e, const lw_lin_point *p, const int *blk, int nb, double *u,
+                          double *Fq, double *Fv, double *Fl, lw_fric_dp *fp)
+{
+  const lw_jfric *f = &m->fric[e];
+  const lw_coord *c0 = &m->coords[f->coord0];
+  int nqb = m->nqb, nout = c0->nblk * nqb;
+  if (f->nrow > LW_FRIC_PT_MAXROWS || nqb <= 0)
+    return -1;
+  fric_jac_pt x;
+  jac_point(m, f, e, p, &x);
+  for (int k = 0; fp && k < f->nslip; k++) {
+    memcpy(fp->G[k], x.cs[k].g, sizeof(double) * (size_t)nout);
+    memcpy(fp->dQ_dp[k], x.out.dQ_dp[k], sizeof fp->dQ_dp[k]);
+  }
+  for (int k = 0; k < nb; k++) {
+    int kc = blk_index(c0->nblk, c0->blk, blk[k]);
+    for (int a = 0; a < nqb; a++) {
+      int j = k * nqb + a, gj = m->blk_off[blk[k]] + a;
+      u[gj] = 1.0;
+      jac_q_column(m, f, e, p, &x, blk[k], u, nout, Fq + (size_t)j * nout);
+      u[gj] = 0.0;
+      /* along v: drate_s = G_s[j], the gradients fixed */
+      double drate[LW_FRICTION_MAXSLIP];
+      for (int s = 0; s < f->nslip; s++)
+        drate[s] = kc < 0 ? 0.0 : x.cs[s].g[kc * nqb + a];
+      jac_column(f, &x, nout, drate, NULL, NULL, Fv + (size_t)j * nout);
+    }
+  }
+  /* along the joint's multipliers: dg = -grad Phi_r on the reaction's body */
+  for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+    const lw_row *row = &m->rows[r];
+    const sc *s = &x.rows[r - f->row0];
+    int kb = blk_index(row->nblk, row->blk, f->body);
+    double dg[LW_MAXQB] = {0}, R[6], dR[6];
+    lw_lin_dir none = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
+    for (int i = 0; kb >= 0 && i < nqb; i++)
+      dg[i] = -s->g[kb * nqb + i];
+    reaction_jvp(m, NULL, e, p, &none, x.g, dg, R, dR);
+    jac_column(f, &x, nout, NULL, dR, NULL, Fl + (size_t)(r - f->row0) * nout);
+  }
+  return 0;
+}
