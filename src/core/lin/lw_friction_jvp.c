@@ -134,7 +134,6 @@ static void reaction_d(const lw_model *m, const double *qb, const double *dqb, c
   }
 }
 
-
 /* reaction_d with the frame at p and along dir and the tangent model tm */
 static void reaction_jvp(const lw_model *m, const lw_model *tm, int e, const lw_lin_point *p, const lw_lin_dir *dir,
                          const double *g, const double *dg, double *R, double *dR)
@@ -348,6 +347,9 @@ static void jac_reaction(const lw_model *m, const lw_jfric *f, const lw_lin_poin
   reaction_d(m, qb, dqb, x->P, dP, x->X, dX, x->Y, dY, x->Z, dZ, x->g, dg, R, dR);
 }
 
+/* x at p: the joint's rows' scalars, g, the frame, R (as reaction_jvp's
+ * along no direction), the coordinates' scalars with their rates along the
+ * slip's velocity p->v, and the kernel at (R, rates) */
 static void jac_point(const lw_model *m, const lw_jfric *f, const lw_lin_point *p, fric_jac_pt *x)
 {
   lw_lin_point pr = *p, pc = *p;
