@@ -4,7 +4,7 @@
  *     evaluation, the DOT rows' and coordinates' constant Hessians) equal
  *     lw_joint_friction_jvp's along every unit direction of q, the slip's
  *     velocity and the joint's multipliers, on planar and spatial
- *     prismatic, revolute and planar joints;
+ *     prismatic, revolute, planar and spherical joints;
  *   - with the exact tangent in every iteration (lw_opt.friction_exact)
  *     the Newton iteration needs no more iterations with friction than
  *     without it, within 2 %, on the planar slider-crank bench-friction
@@ -61,10 +61,10 @@ static void some_state(const lw_model *m, lw_data *d, double *q, double *v, doub
  * local column (nout) and b a global vector (nq) */
 static void compare(const lw_model *m, int e, const double *a, const double *b, double *err, double *scale)
 {
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
-  for (int k = 0; k < c0->nblk; k++)
+  const lw_jfric *f = &m->fric[e];
+  for (int k = 0; k < f->nblk; k++)
     for (int i = 0; i < m->nqb; i++) {
-      double y = b[m->blk_off[c0->blk[k]] + i];
+      double y = b[m->blk_off[f->blk[k]] + i];
       *err = fmax(*err, fabs(a[k * m->nqb + i] - y));
       *scale = fmax(*scale, fabs(y));
     }
@@ -84,7 +84,7 @@ static void check_jac(lw_desc *desc)
   g_assert_cmpint(m->nfric, >, 0);
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
-    int nout = m->coords[f->coord0].nblk * nqb, blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    int nout = f->nblk * nqb, blk[2], nb = lw_joint_friction_bodies(m, e, blk);
     double Fq[24 * 24], Fv[24 * 24], Fl[24 * LW_FRIC_PT_MAXROWS];
     g_assert_cmpint(lw_joint_friction_jac(m, e, &p, blk, nb, u, Fq, Fv, Fl, NULL), ==, 0);
     for (int i = 0; i < nq; i++)
@@ -145,6 +145,11 @@ static void test_jac_spatial_prismatic(void)
 static void test_jac_spatial_planar_joint(void)
 {
   check_jac(read_model(LW_MODELS_DIR "/inverted-pendulum-friction.json"));
+}
+
+static void test_jac_spherical(void)
+{
+  check_jac(read_model(LW_MODELS_DIR "/spherical-pendulum-friction.json"));
 }
 
 /* Newton iterations of a run to t_end (exact: the friction's exact
@@ -222,6 +227,7 @@ int main(int argc, char **argv)
   g_test_add_func("/fricstep/jac/planar-revolute", test_jac_planar_revolute);
   g_test_add_func("/fricstep/jac/spatial-prismatic", test_jac_spatial_prismatic);
   g_test_add_func("/fricstep/jac/spatial-planar-joint", test_jac_spatial_planar_joint);
+  g_test_add_func("/fricstep/jac/spherical", test_jac_spherical);
   g_test_add_func("/fricstep/exact-iterations", test_exact_iterations);
   return g_test_run();
 }

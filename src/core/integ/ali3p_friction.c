@@ -40,22 +40,22 @@ static void friction_column(const lw_model *m, const lw_data *d, int e, const lw
                             double c2, double hh4, double *A, double *u, double *v, double *dQ, double *dl)
 {
   int n = m->nq, nqb = m->nqb;
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+  const lw_jfric *fe = &m->fric[e];
   u[gi] = 1.0;
   v[gi] = c2;
   lw_jac_mul(m, d, u, dl);
   for (int r = 0; r < m->nc; r++)
     dl[r] *= alpha;
-  for (int b = 0; b < c0->nblk; b++)
-    memset(dQ + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)nqb);
+  for (int b = 0; b < fe->nblk; b++)
+    memset(dQ + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)nqb);
   lw_lin_dir dir = {u, v, NULL, NULL, dl, NULL, -1};
   lw_joint_friction_jvp(m, NULL, e, p, &dir, NULL, dQ);
   u[gi] = 0.0;
   v[gi] = 0.0;
   double *col = A + (size_t)gi * n;
-  for (int b = 0; b < c0->nblk; b++)
+  for (int b = 0; b < fe->nblk; b++)
     for (int i = 0; i < nqb; i++) {
-      int g = m->blk_off[c0->blk[b]] + i;
+      int g = m->blk_off[fe->blk[b]] + i;
       col[g] -= hh4 * dQ[g];
     }
 }
@@ -68,8 +68,7 @@ static int friction_columns_local(const lw_model *m, const lw_data *d, int e, co
 {
   enum { W = 2 * LW_MAXQB };
   const lw_jfric *f = &m->fric[e];
-  const lw_coord *c0 = &m->coords[f->coord0];
-  int n = m->nq, nqb = m->nqb, nout = c0->nblk * nqb;
+  int n = m->nq, nqb = m->nqb, nout = f->nblk * nqb;
   double Fq[W * W], Fv[W * W], Fl[W * LW_FRIC_PT_MAXROWS], col[W];
   if (lw_joint_friction_jac(m, e, p, blk, nb, u, Fq, Fv, Fl, NULL))
     return -1;
@@ -91,9 +90,9 @@ static int friction_columns_local(const lw_model *m, const lw_data *d, int e, co
           }
       }
       double *Ac = A + (size_t)(m->blk_off[blk[k]] + a) * n;
-      for (int b = 0; b < c0->nblk; b++)
+      for (int b = 0; b < f->nblk; b++)
         for (int i = 0; i < nqb; i++)
-          Ac[m->blk_off[c0->blk[b]] + i] -= hh4 * col[b * nqb + i];
+          Ac[m->blk_off[f->blk[b]] + i] -= hh4 * col[b * nqb + i];
     }
   return 0;
 }

@@ -153,6 +153,65 @@ static void reaction_jvp(const lw_model *m, const lw_model *tm, int e, const lw_
   reaction_d(m, qb, dqb, P, dP, X, dX, Y, dY, Z, dZ, g, dg, R, dR);
 }
 
+/* a ball's slips as scalars (docs/friction.md sec. 8.2): rate_k = G_k . v
+ * with G_k = +-1/2 A_k x e_a on body 2's (body 1's) unit vectors e_a
+ * (lw_joint_friction_spin_grad), A_k body 2's joint axis k; along dq, dv
+ * and the tangent's frame dA_k
+ *   dG_k = +-1/2 (dA_k x e_a + A_k x de_a),   drate_k = dG_k . v + G_k . dv */
+static void spin_sc(const lw_model *m, const lw_model *tm, int e, const lw_lin_point *p, const lw_lin_dir *dir,
+                    sc cs[3])
+{
+  const lw_jfric *f = &m->fric[e], *tf = tm ? &tm->fric[e] : NULL;
+  int nqb = m->nqb;
+  double A[3][3], dA[3][3], c[3], dc[3];
+  vx_jvp(m, &f->x, tf ? &tf->x : NULL, p->q, dir->dq, 0, A[0], dA[0]);
+  vx_jvp(m, &f->y, tf ? &tf->y : NULL, p->q, dir->dq, 0, A[1], dA[1]);
+  vx_jvp(m, &f->z, tf ? &tf->z : NULL, p->q, dir->dq, 0, A[2], dA[2]);
+  for (int k = 0; k < 3; k++) {
+    memset(&cs[k], 0, sizeof cs[k]);
+    for (int b = 0; b < f->nblk; b++) {
+      size_t o = (size_t)f->blk[b] * nqb;
+      const double *qb = p->q + o, *dqb = dir->dq ? dir->dq + o : NULL;
+      const double *vb = p->qd ? p->qd + o : NULL, *dvb = dir->dqd ? dir->dqd + o : NULL;
+      double h = f->blk[b] == f->bodies[1] ? 0.5 : -0.5;
+      for (int a = 1; a < 4; a++) {
+        cross3(A[k], qb + 3 * a, c);
+        cross3(dA[k], qb + 3 * a, dc);
+        if (dqb) {
+          double t[3];
+          cross3(A[k], dqb + 3 * a, t);
+          for (int i = 0; i < 3; i++)
+            dc[i] += t[i];
+        }
+        for (int i = 0; i < 3; i++) {
+          int j = b * nqb + 3 * a + i;
+          cs[k].g[j] = h * c[i];
+          cs[k].dg[j] = h * dc[i];
+          if (vb)
+            cs[k].r += cs[k].g[j] * vb[3 * a + i];
+          if (vb)
+            cs[k].dr += cs[k].dg[j] * vb[3 * a + i];
+          if (dvb)
+            cs[k].dr += cs[k].g[j] * dvb[3 * a + i];
+        }
+      }
+    }
+  }
+}
+
+/* the slips' scalars: the coordinates', or a ball's (spin_sc) */
+static void slip_scs(const lw_model *m, const lw_model *tm, int e, const lw_lin_point *p, const lw_lin_dir *dir,
+                     sc *cs)
+{
+  const lw_jfric *f = &m->fric[e];
+  if (f->kind == LW_FRICTION_SPHERICAL) {
+    spin_sc(m, tm, e, p, dir, cs);
+    return;
+  }
+  for (int k = 0; k < f->nslip; k++)
+    coord_sc(m, tm, f->coord0 + k, p, dir, &cs[k]);
+}
+
 /* Q += Q^f and dQ += dQ^f (either may be NULL) from the kernel's result
  * out, the coordinates' scalars cs, the rates' and the reaction's
  * derivatives and the friction parameters' (dp; NULL: none) */
@@ -160,7 +219,6 @@ static void assemble(const lw_model *m, const lw_jfric *f, const lw_friction_out
                      const double *drate, const double *dR, const double *dp, double *Q, double *dQ)
 {
   int nqb = m->nqb;
-  const lw_coord *c0 = &m->coords[f->coord0];
   for (int k = 0; k < f->nslip; k++) {
     double dQk = 0.0;
     for (int j = 0; j < f->nslip; j++)
@@ -169,8 +227,8 @@ static void assemble(const lw_model *m, const lw_jfric *f, const lw_friction_out
       dQk += out->dQ_dreaction[k][i] * dR[i];
     for (int i = 0; dp && i < LW_FP_N; i++)
       dQk += out->dQ_dp[k][i] * dp[i];
-    for (int b = 0; b < c0->nblk; b++) {
-      size_t o = (size_t)c0->blk[b] * nqb;
+    for (int b = 0; b < f->nblk; b++) {
+      size_t o = (size_t)f->blk[b] * nqb;
       const double *gk = cs[k].g + b * nqb, *dgk = cs[k].dg + b * nqb;
       for (int i = 0; i < nqb; i++) {
         if (Q)
@@ -197,8 +255,8 @@ void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const
   pc.qd = p->v;
   lw_lin_dir dc = *dir;
   dc.dqd = dir->dv;
+  slip_scs(m, tm, e, &pc, &dc, cs);
   for (int k = 0; k < f->nslip; k++) {
-    coord_sc(m, tm, f->coord0 + k, &pc, &dc, &cs[k]);
     rate[k] = cs[k].r;
     drate[k] = cs[k].dr;
   }
@@ -213,10 +271,9 @@ int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
 {
   const lw_jfric *f = &m->fric[e];
   int n = 0;
-  const lw_coord *c0 = &m->coords[f->coord0];
   int cand[16], nc = 0;
-  for (int b = 0; b < c0->nblk; b++)
-    cand[nc++] = c0->blk[b];
+  for (int b = 0; b < f->nblk; b++)
+    cand[nc++] = f->blk[b];
   cand[nc++] = f->body;
   for (int t = 0; t < f->o.nterm; t++)
     cand[nc++] = f->o.body[t];
@@ -297,8 +354,8 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
   pc.qd = p->v;
   lw_lin_dir dc = *dir;
   dc.dqd = dir->dv;
-  for (int k = 0; k < f->nslip && (moves || !pt->have_cs); k++)
-    coord_sc(m, NULL, f->coord0 + k, &pc, &dc, &csp[k]);
+  if (moves || !pt->have_cs)
+    slip_scs(m, NULL, e, &pc, &dc, csp);
   pt->have_cs |= !moves;
   for (int k = 0; k < f->nslip; k++) {
     rate[k] = csp[k].r;
@@ -317,8 +374,8 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
 }
 
 /* the element's values at p that every column shares: the joint's rows'
- * scalars, the constraint force g, the reaction R, the coordinates'
- * scalars (their gradients G_k and rates) and the kernel's result */
+ * scalars, the constraint force g, the reaction R, the slips' scalars
+ * (their gradients G_k and rates) and the kernel's result */
 typedef struct {
   sc rows[LW_FRIC_PT_MAXROWS];
   sc cs[LW_FRICTION_MAXSLIP];
@@ -347,11 +404,12 @@ static void jac_reaction(const lw_model *m, const lw_jfric *f, const lw_lin_poin
   reaction_d(m, qb, dqb, x->P, dP, x->X, dX, x->Y, dY, x->Z, dZ, x->g, dg, R, dR);
 }
 
-/* x at p: the joint's rows' scalars, g, the frame, R (as reaction_jvp's
- * along no direction), the coordinates' scalars with their rates along the
- * slip's velocity p->v, and the kernel at (R, rates) */
-static void jac_point(const lw_model *m, const lw_jfric *f, const lw_lin_point *p, fric_jac_pt *x)
+/* x at p for element e: the joint's rows' scalars, g, the frame, R (as
+ * reaction_jvp's along no direction), the slips' scalars with their rates
+ * along the slip's velocity p->v, and the kernel at (R, rates) */
+static void jac_point(const lw_model *m, int e, const lw_lin_point *p, fric_jac_pt *x)
 {
+  const lw_jfric *f = &m->fric[e];
   lw_lin_point pr = *p, pc = *p;
   pr.qd = NULL; /* as gen_force_jvp */
   pc.qd = p->v;
@@ -368,10 +426,9 @@ static void jac_point(const lw_model *m, const lw_jfric *f, const lw_lin_point *
     lw_vexpr_eval(m, &f->z, p->q, x->Z);
   reaction_d(m, p->q + (size_t)f->body * m->nqb, zeros, x->P, zeros, x->X, zeros, x->Y, zeros, x->Z, zeros, x->g, dg,
              x->R, dR);
-  for (int k = 0; k < f->nslip; k++) {
-    coord_sc(m, NULL, f->coord0 + k, &pc, &none, &x->cs[k]);
+  slip_scs(m, NULL, e, &pc, &none, x->cs);
+  for (int k = 0; k < f->nslip; k++)
     rate[k] = x->cs[k].r;
-  }
   lw_friction_params fp;
   memcpy(fp.p, f->p, sizeof fp.p);
   lw_friction_eval(&fp, (lw_friction_kind)f->kind, x->R, rate, &x->out);
@@ -387,7 +444,7 @@ static int blk_index(int n, const int *blk, int b)
 }
 
 /* F[o] = sum_k dQ_k G_k[o] (+ Q_k dG_k[o] when dG), o over the element's
- * coordinates' blocks (nout), with dQ_k = dQ/drate . drate + dQ/dR . dR */
+ * blocks (nout), with dQ_k = dQ/drate . drate + dQ/dR . dR */
 static void jac_column(const lw_jfric *f, const fric_jac_pt *x, int nout, const double *drate, const double *dR,
                        const sc *dG, double *F)
 {
@@ -460,7 +517,8 @@ static void coord_hess_column(const lw_model *m, int ci, const lw_lin_point *pc,
 /* the column of F_q along coordinate a of body b (unit direction u, zero
  * elsewhere): the joint's rows' gradients and the coordinates move along
  * it only where they touch b (by their constant Hessians where they have
- * them); the frame and the reaction's body by the product rule */
+ * them), a ball's slips along it (spin_sc); the frame and the reaction's
+ * body by the product rule */
 static void jac_q_column(const lw_model *m, const lw_jfric *f, const lw_lin_point *p, const fric_jac_pt *x,
                          int b, int a, const double *u, int nout, double *F)
 {
@@ -478,6 +536,14 @@ static void jac_q_column(const lw_model *m, const lw_jfric *f, const lw_lin_poin
   }
   jac_reaction(m, f, p, x, u, dg, dR);
   sc dG[LW_FRICTION_MAXSLIP];
+  if (f->kind == LW_FRICTION_SPHERICAL) { /* a ball's slips: the frame moves them too */
+    lw_lin_dir dir = {u, NULL, NULL, NULL, NULL, NULL, -1};
+    slip_scs(m, NULL, (int)(f - m->fric), &pc, &dir, dG);
+    for (int k = 0; k < f->nslip; k++)
+      drate[k] = dG[k].dr;
+    jac_column(f, x, nout, drate, dR, dG, F);
+    return;
+  }
   for (int k = 0; k < f->nslip; k++) {
     const lw_coord *c = &m->coords[f->coord0 + k];
     int kc = blk_index(c->nblk, c->blk, b);
@@ -496,18 +562,17 @@ int lw_joint_friction_jac(const lw_model *m, int e, const lw_lin_point *p, const
                           double *Fq, double *Fv, double *Fl, lw_fric_dp *fp)
 {
   const lw_jfric *f = &m->fric[e];
-  const lw_coord *c0 = &m->coords[f->coord0];
-  int nqb = m->nqb, nout = c0->nblk * nqb;
+  int nqb = m->nqb, nout = f->nblk * nqb;
   if (f->nrow > LW_FRIC_PT_MAXROWS || nqb <= 0)
     return -1;
   fric_jac_pt x;
-  jac_point(m, f, p, &x);
+  jac_point(m, e, p, &x);
   for (int k = 0; fp && k < f->nslip; k++) {
     memcpy(fp->G[k], x.cs[k].g, sizeof(double) * (size_t)nout);
     memcpy(fp->dQ_dp[k], x.out.dQ_dp[k], sizeof fp->dQ_dp[k]);
   }
   for (int k = 0; k < nb; k++) {
-    int kc = blk_index(c0->nblk, c0->blk, blk[k]);
+    int kc = blk_index(f->nblk, f->blk, blk[k]);
     for (int a = 0; a < nqb; a++) {
       int j = k * nqb + a, gj = m->blk_off[blk[k]] + a;
       u[gj] = 1.0;

@@ -42,8 +42,8 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
 
 /* Element e's derivatives at p (p->q, the slip's velocity p->v, the
  * multipliers p->l[0]) as dense local matrices, computed from one
- * evaluation of its kernel: rows (nout = its coordinates' blocks times
- * nqb, in their order) by columns, column-major,
+ * evaluation of its kernel: rows (nout = its blocks f->blk times nqb, in
+ * their order) by columns, column-major,
  *   Fq (nout x nb nqb): along q at the coordinates of blk[0..nb) (the
  *     element's bodies, lw_joint_friction_bodies), body after body;
  *   Fv (nout x nb nqb): along the slip's velocity at the same;
@@ -56,8 +56,8 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
  * more rows than LW_FRIC_PT_MAXROWS or the bodies differ in size
  * (lw_joint_friction_jvp then). */
 /* what a friction parameter's column needs of the point (fp of
- * lw_joint_friction_jac): the coordinates' gradients G_k (over the
- * element's coordinates' blocks) and the kernel's dQ_k/dp */
+ * lw_joint_friction_jac): the slips' gradients G_k (over the element's
+ * blocks) and the kernel's dQ_k/dp */
 typedef struct lw_fric_dp {
   double G[LW_FRICTION_MAXSLIP][2 * LW_MAXQB];
   double dQ_dp[LW_FRICTION_MAXSLIP][LW_FP_N];

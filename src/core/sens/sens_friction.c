@@ -68,9 +68,9 @@ static lw_lin_point fric_point(const sens *s, const lw_lin_point *pt)
 static void element_dir(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, const lw_lin_dir *dir)
 {
   const lw_model *m = s->m;
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
-  for (int b = 0; b < c0->nblk; b++)
-    memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
+  const lw_jfric *fe = &m->fric[e];
+  for (int b = 0; b < fe->nblk; b++)
+    memset(s->fric_d + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
   if (fpt)
     lw_joint_friction_jvp_at(m, pf, fpt, dir, s->fric_d);
   else
@@ -81,15 +81,15 @@ static void element_dir(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt,
 static void element_state_cols(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, int gi)
 {
   const lw_model *m = s->m;
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+  const lw_jfric *fe = &m->fric[e];
   double *u = s->fric_e;
   u[gi] = 1.0;
   for (int pass = 0; pass < 2; pass++) {
     lw_lin_dir dir = {pass ? NULL : u, pass ? u : NULL, NULL, NULL, NULL, NULL, -1};
     element_dir(s, e, pf, fpt, &dir);
-    for (int b = 0; b < c0->nblk; b++)
+    for (int b = 0; b < fe->nblk; b++)
       for (int i = 0; i < m->nqb; i++) {
-        int g = m->blk_off[c0->blk[b]] + i;
+        int g = m->blk_off[fe->blk[b]] + i;
         double v = s->fric_d[g];
         if (v == 0.0)
           continue;
@@ -112,8 +112,7 @@ static int element_cols_local(sens *s, int e, const lw_lin_point *pf, const int 
   enum { W = 2 * LW_MAXQB };
   const lw_model *m = s->m;
   const lw_jfric *f = &m->fric[e];
-  const lw_coord *c0 = &m->coords[f->coord0];
-  int nq = s->nq, nqb = m->nqb, nout = c0->nblk * nqb;
+  int nq = s->nq, nqb = m->nqb, nout = f->nblk * nqb;
   double Fq[W * W], Fv[W * W], Fl[W * LW_FRIC_PT_MAXROWS];
   if (lw_joint_friction_jac(m, e, pf, blk, nb, s->fric_e, Fq, Fv, Fl, &s->fric_dp[e]))
     return -1;
@@ -121,9 +120,9 @@ static int element_cols_local(sens *s, int e, const lw_lin_point *pf, const int 
     for (int a = 0; a < nqb; a++) {
       int j = k * nqb + a, gi = m->blk_off[blk[k]] + a;
       for (int pass = 0; pass < 2; pass++)
-        for (int b = 0; b < c0->nblk; b++)
+        for (int b = 0; b < f->nblk; b++)
           for (int i = 0; i < nqb; i++) {
-            int g = m->blk_off[c0->blk[b]] + i;
+            int g = m->blk_off[f->blk[b]] + i;
             double v = (pass ? Fv : Fq)[(size_t)j * nout + b * nqb + i];
             if (v == 0.0)
               continue;
@@ -138,8 +137,8 @@ static int element_cols_local(sens *s, int e, const lw_lin_point *pf, const int 
   for (int r = f->row0; r < f->row0 + f->nrow; r++) {
     double *L = s->fric_L + (size_t)r * nq;
     memset(L, 0, sizeof(double) * (size_t)nq);
-    for (int b = 0; b < c0->nblk; b++)
-      memcpy(L + m->blk_off[c0->blk[b]], Fl + (size_t)(r - f->row0) * nout + b * nqb, sizeof(double) * (size_t)nqb);
+    for (int b = 0; b < f->nblk; b++)
+      memcpy(L + m->blk_off[f->blk[b]], Fl + (size_t)(r - f->row0) * nout + b * nqb, sizeof(double) * (size_t)nqb);
   }
   return 0;
 }
@@ -153,7 +152,6 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
   s->fric_dp_ok = 1;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
-    const lw_coord *c0 = &m->coords[f->coord0];
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
     if (!element_cols_local(s, e, &pf, blk, nb))
       continue;
@@ -172,8 +170,8 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, u, NULL, -1};
       element_dir(s, e, &pf, fp, &dir);
       u[r] = 0.0;
-      for (int b = 0; b < c0->nblk; b++)
-        memcpy(L + m->blk_off[c0->blk[b]], s->fric_d + m->blk_off[c0->blk[b]], sizeof(double) * (size_t)nqb);
+      for (int b = 0; b < f->nblk; b++)
+        memcpy(L + m->blk_off[f->blk[b]], s->fric_d + m->blk_off[f->blk[b]], sizeof(double) * (size_t)nqb);
     }
   }
 }
@@ -199,7 +197,7 @@ static int element_moves(const lw_model *m, const lw_tangent *tg, int e)
   for (int r = f->row0; r < f->row0 + f->nrow; r++)
     if (tg->row_vx_on[r])
       return 1;
-  for (int k = 0; k < f->nslip; k++)
+  for (int k = 0; k < f->nslip && f->kind != LW_FRICTION_SPHERICAL; k++)
     if (tg->coord_on[f->coord0 + k])
       return 1;
   return 0;
@@ -223,7 +221,7 @@ static int params_alone(const lw_model *m, const lw_tangent *tg, int e)
   for (int r = f->row0; r < f->row0 + f->nrow; r++)
     if (tg->row_vx_on[r])
       return 0;
-  for (int k = 0; k < f->nslip; k++)
+  for (int k = 0; k < f->nslip && f->kind != LW_FRICTION_SPHERICAL; k++)
     if (tg->coord_on[f->coord0 + k])
       return 0;
   return 1;
@@ -236,7 +234,6 @@ static void param_col_at(sens *s, int e, const double *dp, double *fp)
 {
   const lw_model *m = s->m;
   const lw_jfric *f = &m->fric[e];
-  const lw_coord *c0 = &m->coords[f->coord0];
   const lw_fric_dp *x = &s->fric_dp[e];
   int nqb = m->nqb;
   double d[2 * LW_MAXQB] = {0};
@@ -244,12 +241,12 @@ static void param_col_at(sens *s, int e, const double *dp, double *fp)
     double dQk = 0.0;
     for (int i = 0; i < LW_FP_N; i++)
       dQk += x->dQ_dp[k][i] * dp[i];
-    for (int o = 0; o < c0->nblk * nqb; o++)
+    for (int o = 0; o < f->nblk * nqb; o++)
       d[o] += dQk * x->G[k][o];
   }
-  for (int b = 0; b < c0->nblk; b++)
+  for (int b = 0; b < f->nblk; b++)
     for (int i = 0; i < nqb; i++)
-      fp[m->blk_off[c0->blk[b]] + i] -= d[b * nqb + i];
+      fp[m->blk_off[f->blk[b]] + i] -= d[b * nqb + i];
 }
 
 void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *tg, double *fp)
@@ -264,13 +261,13 @@ void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *
       param_col_at(s, e, tg->dm->fric[e].p, fp);
       continue;
     }
-    const lw_coord *c0 = &m->coords[m->fric[e].coord0];
-    for (int b = 0; b < c0->nblk; b++)
-      memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
+    const lw_jfric *fe = &m->fric[e];
+    for (int b = 0; b < fe->nblk; b++)
+      memset(s->fric_d + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
     lw_joint_friction_jvp(m, tg, e, &pf, &dir, NULL, s->fric_d);
-    for (int b = 0; b < c0->nblk; b++)
+    for (int b = 0; b < fe->nblk; b++)
       for (int i = 0; i < m->nqb; i++) {
-        int g = m->blk_off[c0->blk[b]] + i;
+        int g = m->blk_off[fe->blk[b]] + i;
         fp[g] -= s->fric_d[g];
       }
   }

@@ -30,11 +30,11 @@ void sens_free(sens *s)
 static int friction_couples(const lw_model *m)
 {
   for (int e = 0; e < m->nfric; e++) {
-    const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+    const lw_jfric *f = &m->fric[e];
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
     for (int k = 0; k < nb; k++)
-      for (int b = 0; b < c0->nblk; b++)
-        if (c0->blk[b] != blk[k])
+      for (int b = 0; b < f->nblk; b++)
+        if (f->blk[b] != blk[k])
           return 1;
   }
   return 0;
