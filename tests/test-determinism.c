@@ -29,6 +29,10 @@
  * The rigid-spring-beam's were recorded again when the beam's derivative
  * in its element length became exact (the differences it replaced carried
  * 1e-13 of noise, which that gradient magnifies to 1.1e-10).
+ * The friction models' were recorded again when joint friction's exact
+ * Newton tangent became the default (docs/friction.md sec. 8.4: half the
+ * iterations, each step converged to its tolerance; final states moved by
+ * up to 7.9e-7, the modified iteration's error).
  * LW_DETERMINISM_RECORD=FILE writes the values instead. */
 #include "lw-test.h"
 

@@ -116,7 +116,7 @@ void lw_opt_of_solver(lw_opt *o, const lw_solver_desc *s)
   o->rtol = s->rtol;
   o->atol = s->atol;
   o->order = s->order;
-  o->friction_exact = 0; /* set on the compiled model only */
+  o->friction_exact = 1; /* set on the compiled model only */
   o->rho_inf = s->rho_inf;
 }
 

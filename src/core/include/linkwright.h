@@ -632,8 +632,8 @@ typedef struct {
   int order;              /* tolerance mode: 2 or 4 */
   /* joint friction's exact (non-symmetric) tangent in every Newton
    * iteration of the ALI3-P step (dense models; docs/friction.md sec. 8.4
-   * (b)); 0: only where the iteration with its symmetric part stalls.  Not
-   * in the model file: 0 when compiled. */
+   * (b)), the default; 0: only where the iteration with its symmetric part
+   * stalls (8.4 (a)).  Not in the model file: 1 when compiled. */
   int friction_exact;
   double rho_inf;         /* ALI3-P's spectral radius at infinity: 1 the trapezoidal rule, < 1 damped */
 } lw_opt;
