@@ -362,6 +362,8 @@ static void test_kuka(void)
     g_error("%s", err.msg);
   g_test_message("notes:\n%s", notes);
   no_stale_notes(notes);
+  g_assert_nonnull(strstr(notes, "the effort and velocity of <limit> are not imported (no actuators): joints "
+                                 "lbr_iiwa_joint_1, lbr_iiwa_joint_2,"));
   /* the file's bounds, joint by joint */
   static const double bound[7] = {2.96705972839, 2.09439510239, 2.96705972839, 2.09439510239,
                                   2.96705972839, 2.09439510239, 3.05432619099};

@@ -53,6 +53,7 @@ typedef struct {
   double axis[3];
   double damping, friction;
   int has_limit, limit_bounds; /* limit_bounds: 1 lower or upper given, -1 neither, 0 no <limit> */
+  int limit_drive;             /* <limit> gives effort or velocity */
   double lower, upper;
 } urdf_joint;
 
@@ -270,6 +271,7 @@ static int read_joint(urdf *u, xmlNode *c, urdf_joint *j)
       return -1;
     j->has_limit = (a || b) && strcmp(j->type, "continuous");
     j->limit_bounds = a || b ? 1 : -1;
+    j->limit_drive = xmlHasProp(lim, (const xmlChar *)"effort") || xmlHasProp(lim, (const xmlChar *)"velocity");
   }
   return 0;
 }
@@ -584,6 +586,19 @@ static void add_joint(urdf *u, urdf_joint *j, lw_desc *d)
   o->joint = g_strdup(j->name);
 }
 
+/* the effort and velocity of <limit> bound an actuator, which the model
+ * does not have: one note names the joints */
+static void note_drive_limits(urdf *u)
+{
+  GString *names = g_string_new(NULL);
+  for (guint k = 0; k < u->joints->len; k++)
+    if (joint_at(u, (int)k)->limit_drive)
+      g_string_append_printf(names, "%s%s", names->len ? ", " : "", joint_at(u, (int)k)->name);
+  if (names->len)
+    note(u, "the effort and velocity of <limit> are not imported (no actuators): joints %s", names->str);
+  g_string_free(names, TRUE);
+}
+
 static lw_desc *build(urdf *u, xmlNode *robot)
 {
   int root = build_tree(u, robot);
@@ -624,6 +639,7 @@ static lw_desc *build(urdf *u, xmlNode *robot)
     }
     add_joint(u, j, d);
   }
+  note_drive_limits(u);
   for (xmlNode *c = robot->children; c; c = c->next)
     if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "link") &&
         strcmp((const char *)c->name, "joint") && strcmp((const char *)c->name, "material"))
