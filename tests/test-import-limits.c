@@ -9,7 +9,8 @@
  * at its range converted to radians from the reference pose, and
  * autolimits works as MuJoCo 2.2.2 defines it; the notes say what was
  * mapped and how; the KUKA arm of ../shared/urdf imports with its seven
- * limits as events and runs 1 s. */
+ * limits as events and runs 1 s, and R2D2, whose grippers start at their
+ * bounds, runs 1 s too. */
 #include "lw-test.h"
 
 #include <glib/gstdio.h>
@@ -344,23 +345,56 @@ static void test_mjcf_autolimits(void)
   lw_desc_free(d);
 }
 
-/* ---- a real robot ------------------------------------------------------ */
-static void test_kuka(void)
+/* ---- real robots ------------------------------------------------------- */
+/* a file of ../shared/urdf imported (NULL: absent, the test skipped).
+ * LW_URDF_DIR in the environment stands in for the build's (a work tree
+ * whose ../shared does not hold the files) */
+static lw_desc *shared_robot(const char *file, char **notes)
 {
-  /* LW_URDF_DIR in the environment stands in for the build's (a work tree
-   * whose ../shared does not hold the files) */
   const char *dir = g_getenv("LW_URDF_DIR") ? g_getenv("LW_URDF_DIR") : LW_URDF_DIR;
-  g_autofree char *path = g_build_filename(dir, "bullet3_kuka_iiwa_model.urdf", NULL);
+  g_autofree char *path = g_build_filename(dir, file, NULL);
   if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
     g_test_skip("the shared robot descriptions are absent");
-    return;
+    return NULL;
   }
-  g_autofree char *notes = NULL;
   lw_error err;
-  lw_desc *d = lw_urdf_read_file(path, &notes, &err);
+  lw_desc *d = lw_urdf_read_file(path, notes, &err);
   if (!d)
     g_error("%s", err.msg);
-  g_test_message("notes:\n%s", notes);
+  g_test_message("notes:\n%s", *notes);
+  return d;
+}
+
+/* R2D2's gripper joints start at a bound (0 in [-0.38, 0] and [0, 0.548])
+ * and nothing pushes them: round-off of the order of 1e-56 on either side
+ * of the bound is no event, and the run goes on to 1 s */
+static void test_r2d2_at_bounds(void)
+{
+  g_autofree char *notes = NULL;
+  lw_desc *d = shared_robot("bullet3_r2d2.urdf", &notes);
+  if (!d)
+    return;
+  static const char *const names[3] = {"gripper_extension limits", "left_gripper_joint limits",
+                                       "right_gripper_joint limits"};
+  g_assert_cmpint(d->nevents, ==, 3);
+  for (int k = 0; k < 3; k++)
+    g_assert_nonnull(event_named(d, names[k]));
+  g_assert_nonnull(strstr(notes, "joint head_swivel is continuous: the bounds of its <limit> do not apply"));
+  lw_sim_result r;
+  run(d, 1.0, &r);
+  g_test_message("t = %g s at the end, %ld events%s%s", lwt_at(&r, r.rows - 1, 0), r.nevents,
+                 r.error.msg[0] ? ": " : "", r.error.msg);
+  g_assert_cmpfloat(fabs(lwt_at(&r, r.rows - 1, 0) - 1.0), <, 1e-9);
+  lw_sim_result_clear(&r);
+  lw_desc_free(d);
+}
+
+static void test_kuka(void)
+{
+  g_autofree char *notes = NULL;
+  lw_desc *d = shared_robot("bullet3_kuka_iiwa_model.urdf", &notes);
+  if (!d)
+    return;
   no_stale_notes(notes);
   g_assert_nonnull(strstr(notes, "the effort and velocity of <limit> are not imported (no actuators): joints "
                                  "lbr_iiwa_joint_1, lbr_iiwa_joint_2,"));
@@ -397,5 +431,6 @@ int main(int argc, char **argv)
   g_test_add_func("/import-limits/mjcf-degrees", test_mjcf_degrees);
   g_test_add_func("/import-limits/mjcf-autolimits", test_mjcf_autolimits);
   g_test_add_func("/import-limits/kuka", test_kuka);
+  g_test_add_func("/import-limits/r2d2-at-bounds", test_r2d2_at_bounds);
   return g_test_run();
 }
