@@ -24,6 +24,13 @@ static lw_desc *import_string(const char *xml, char **notes, lw_error *err)
 static double energy_drift(const lw_desc *desc, double h, int *status, char *why, size_t nwhy)
 {
   lw_desc *d = lw_desc_copy(desc);
+  /* a joint's stop takes energy out at its plastic impact, which
+   * dissipated_energy does not count: the balance is that of the motion
+   * without the stops */
+  while (d->nevents) {
+    g_autofree char *path = g_strdup_printf("events/%s", d->events[0].name);
+    g_assert_cmpint(lw_desc_remove(d, path), >, 0);
+  }
   int first = d->noutputs;
   lw_desc_add_builtin_outputs(d);
   int e_out = -1, diss = -1;

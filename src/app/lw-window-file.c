@@ -91,7 +91,7 @@ static gboolean import_file(LwWindow *self, const char *path, const char *name)
     g_string_append_printf(msg, _(" Mesh files not found, drawn as boxes: %s."), meshes);
   if (notes) {
     g_autofree char *one = g_strdelimit(g_strdup(notes), "\n", ';');
-    g_string_append_printf(msg, _(" Not imported: %s"), one);
+    g_string_append_printf(msg, _(" Import notes: %s"), one);
   }
   _lw_window_show_message(self, msg->str);
   g_string_free(msg, TRUE);

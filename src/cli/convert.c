@@ -72,7 +72,7 @@ int lw_cli_convert(int argc, char **argv)
     else
       fprintf(stderr, "assembled: %d degrees of freedom\n", chk.dof);
     if (notes) {
-      fputs("not imported:\n", stderr);
+      fputs("import notes:\n", stderr);
       char **lines = g_strsplit(notes, "\n", -1);
       for (char **l = lines; *l; l++)
         fprintf(stderr, "  %s\n", *l);

@@ -30,9 +30,10 @@ void lw_error_locate(lw_error *err, const char *filename, const LwSourceMap *map
 
 /* Import a robot description in URDF (lw_urdf.c): the root link is the
  * ground, links joined by fixed joints are one body, joints become joints
- * placed in the world with every joint at 0.  What is not represented
- * (meshes, limits, friction, ...) is listed in *notes (one item per line;
- * NULL when nothing; free with g_free).  On failure returns NULL and fills
+ * placed in the world with every joint at 0, limits joint_limit events,
+ * damping and friction a joint spring-damper and joint friction.  How they
+ * were mapped, and what is not represented (meshes, ...), is listed in
+ * *notes (one item per line; NULL when nothing; free with g_free).  On failure returns NULL and fills
  * err with a message naming the file, the line and the element. */
 lw_desc *lw_urdf_read_file(const char *filename, char **notes, lw_error *err);
 lw_desc *lw_urdf_read_data(const char *data, gsize len, const char *filename, char **notes, lw_error *err);

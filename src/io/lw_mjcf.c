@@ -10,7 +10,9 @@
  * - a hinge is a revolute joint, a slide a prismatic one, a ball a spherical
  *   one; two hinges at one anchor a universal joint, three a spherical one;
  *   a free joint leaves the body free; other combinations are refused;
- * - joint damping and stiffness become joint spring-dampers (hinge, slide);
+ * - joint damping and stiffness become joint spring-dampers, frictionloss a
+ *   constant joint friction and a limited range a joint_limit event of
+ *   restitution 0 (hinge, slide; lw_import_joint.h);
  * - equality connect is a spherical joint, weld a fixed joint;
  * - gravity and the time step are the model's options;
  * - geoms: sphere, box, capsule and cylinder drawn; others named.
@@ -27,6 +29,7 @@
 #ifdef LW_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
 
+#include "lw_import_joint.h"
 #include "lw_import_util.h"
 
 #define LW_MJCF_MAX_BYTES (16u << 20)
@@ -237,6 +240,38 @@ static void add_damper(mjcf *c, lw_desc *d, const char *joint, int jnt)
     note(c, "joint %s: armature %g is not modelled", joint, m->dof_armature[m->jnt_dofadr[jnt]]);
 }
 
+/* a limited hinge or slide: a stop at each end of its range, which MuJoCo's
+ * compiler has put in radians (compiler angle="degree") and which is
+ * measured from qpos0, where Linkwright's coordinate is 0 */
+static void add_limit(mjcf *c, lw_desc *d, const char *joint, int jnt)
+{
+  const mjModel *m = c->m;
+  if (!m->jnt_limited[jnt])
+    return;
+  double q0 = m->qpos0[m->jnt_qposadr[jnt]];
+  double lo = m->jnt_range[2 * jnt] - q0, hi = m->jnt_range[2 * jnt + 1] - q0;
+  double start = lw_import_add_limit(d, joint, 1, lo, 1, hi);
+  note(c, "joint %s: range [%g, %g] %s becomes the joint_limit event \"%s limits\" at [%g, %g] from the reference "
+          "pose (restitution %g: a stop that does not bounce)",
+       joint, m->jnt_range[2 * jnt], m->jnt_range[2 * jnt + 1], m->jnt_type[jnt] == mjJNT_HINGE ? "rad" : "m",
+       joint, lo, hi, LW_IMPORT_LIMIT_RESTITUTION);
+  if (start != 0)
+    note(c, "joint %s: its reference pose lies outside its range: it starts at %g", joint, start);
+}
+
+/* frictionloss of a hinge or slide: a constant Coulomb friction */
+static void add_friction(mjcf *c, lw_joint_desc *jd, const char *joint, int jnt)
+{
+  double F = c->m->dof_frictionloss[c->m->jnt_dofadr[jnt]];
+  if (!(F > 0))
+    return;
+  lw_import_set_friction(jd, F);
+  note(c,
+       "joint %s: frictionloss %g becomes joint friction of that constant size while it slides: mu_s = mu_d = %g, "
+       "preload %g N, radius %g m",
+       joint, F, LW_IMPORT_FRICTION_KAPPA, F / LW_IMPORT_FRICTION_KAPPA, LW_IMPORT_FRICTION_RADIUS);
+}
+
 /* the joints of body b into one joint of the description */
 static int add_body_joints(mjcf *c, lw_desc *d, int b)
 {
@@ -281,14 +316,15 @@ static int add_body_joints(mjcf *c, lw_desc *d, int b)
     lw_output_desc *o = lw_desc_add_output(d, oname, LW_OUT_JOINT_COORDINATE);
     o->joint = g_strdup(jname);
   } else if (n > 1)
-    note(c, "body %s: hinges %s ... become one %s joint (their damping, stiffness and limits are not kept)",
+    note(c, "body %s: hinges %s ... become one %s joint (their damping, stiffness, frictionloss and limits are not "
+            "kept)",
          c->names[b], first, lt == LW_JOINT_UNIVERSAL ? "universal" : "spherical");
-  for (int k = 0; k < n; k++)
-    if (m->jnt_limited[j0 + k]) {
-      char b2[32];
-      note(c, "joint %s: limits are not applied (joint limits are not available yet)",
-           name_of(m, mjOBJ_JOINT, j0 + k, b2, sizeof b2, "joint"));
-    }
+  if (n == 1 && type != mjJNT_BALL) {
+    add_limit(c, d, jname, j0);
+    add_friction(c, jd, jname, j0);
+  } else if (n == 1 && (m->jnt_limited[j0] || m->dof_frictionloss[m->jnt_dofadr[j0]] > 0))
+    note(c, "joint %s: the cone of its range and its frictionloss are not imported (a ball has no coordinate)",
+         jname);
   return 0;
 }
 

@@ -10,15 +10,20 @@
  * - revolute and continuous joints become revolute joints, prismatic ones
  *   prismatic, planar ones planar, each placed by its origin and axis in
  *   the world at that pose; floating joints leave the child free;
- * - dynamics damping becomes a joint spring-damper of zero stiffness;
- * - visuals: boxes, cylinders and spheres; a mesh is drawn as a stand-in box
- *   and named in the warnings, as are joint limits and friction (not
- *   modelled yet) and anything else not represented.
+ * - dynamics damping becomes a joint spring-damper of zero stiffness,
+ *   dynamics friction a joint friction of that constant size while the
+ *   joint slides (lw_import_joint.h);
+ * - the limits of revolute and prismatic joints become a joint_limit event
+ *   of restitution 0: a stop the joint rests against;
+ * - visuals: boxes, cylinders and spheres; a mesh is drawn as a stand-in box;
+ * - the notes say how each of these was mapped, and name what is not
+ *   represented.
  *
  * The XML is parsed without network access, without loading or expanding
  * entities, and documents that declare entities or are larger than
  * LW_URDF_MAX_BYTES are refused before anything is built. */
 #include "lw_io.h"
+#include "lw_import_joint.h"
 #include "lw_import_util.h"
 
 #include <glib/gstdio.h>
@@ -47,7 +52,8 @@ typedef struct {
   xform origin;
   double axis[3];
   double damping, friction;
-  int has_limit;
+  int has_limit, limit_bounds; /* limit_bounds: 1 lower or upper given, -1 neither, 0 no <limit> */
+  int limit_drive;             /* <limit> gives effort or velocity */
   double lower, upper;
 } urdf_joint;
 
@@ -264,6 +270,8 @@ static int read_joint(urdf *u, xmlNode *c, urdf_joint *j)
     if (a < 0 || b < 0)
       return -1;
     j->has_limit = (a || b) && strcmp(j->type, "continuous");
+    j->limit_bounds = a || b ? 1 : -1;
+    j->limit_drive = xmlHasProp(lim, (const xmlChar *)"effort") || xmlHasProp(lim, (const xmlChar *)"velocity");
   }
   return 0;
 }
@@ -504,6 +512,54 @@ static const char *body_name(urdf *u, int link)
   return g < 0 ? "ground" : link_at(u, g)->name;
 }
 
+/* <dynamics friction>: a constant Coulomb friction of that size while the
+ * joint slides (lw_import_joint.h) */
+static void add_friction(urdf *u, const urdf_joint *j, lw_joint_type type, lw_joint_desc *jd)
+{
+  if (!(j->friction > 0))
+    return;
+  if (type == LW_JOINT_PLANAR) {
+    note(u, "joint %s: friction %g on a planar joint is not imported", j->name, j->friction);
+    return;
+  }
+  lw_import_set_friction(jd, j->friction);
+  note(u,
+       "joint %s: friction %g becomes joint friction of that constant size (%s) while it slides: mu_s = mu_d = "
+       "%g, preload %g N, radius %g m",
+       j->name, j->friction, type == LW_JOINT_PRISMATIC ? "N" : "N m", LW_IMPORT_FRICTION_KAPPA,
+       j->friction / LW_IMPORT_FRICTION_KAPPA, LW_IMPORT_FRICTION_RADIUS);
+}
+
+/* <limit lower upper> of a revolute or prismatic joint: a stop at each
+ * bound (continuous joints have none; read_joint leaves has_limit 0) */
+static void add_limit(urdf *u, const urdf_joint *j, lw_joint_type type, lw_desc *d)
+{
+  if (!strcmp(j->type, "continuous")) {
+    if (j->limit_bounds > 0)
+      note(u, "joint %s is continuous: the bounds of its <limit> do not apply", j->name);
+    return;
+  }
+  if (!j->has_limit) {
+    if (j->limit_bounds < 0)
+      note(u, "joint %s: <limit> gives neither lower nor upper: no stop", j->name);
+    return;
+  }
+  if (type == LW_JOINT_PLANAR) {
+    note(u, "joint %s: limits [%g, %g] on a planar joint are not imported", j->name, j->lower, j->upper);
+    return;
+  }
+  if (!(j->lower < j->upper)) {
+    note(u, "joint %s: limits [%g, %g] leave no range: not imported", j->name, j->lower, j->upper);
+    return;
+  }
+  double start = lw_import_add_limit(d, j->name, 1, j->lower, 1, j->upper);
+  note(u, "joint %s: limits [%g, %g] become the joint_limit event \"%s limits\" (restitution %g: a stop that "
+          "does not bounce)",
+       j->name, j->lower, j->upper, j->name, LW_IMPORT_LIMIT_RESTITUTION);
+  if (start != 0)
+    note(u, "joint %s: 0 lies outside its limits: it starts at %g", j->name, start);
+}
+
 static void add_joint(urdf *u, urdf_joint *j, lw_desc *d)
 {
   urdf_link *ch = link_at(u, j->child);
@@ -521,15 +577,26 @@ static void add_joint(urdf *u, urdf_joint *j, lw_desc *d)
     lw_force_desc *f = lw_desc_add_force(d, fname, LW_FORCE_JOINT_SPRING_DAMPER);
     f->joint = g_strdup(j->name);
     f->damping = j->damping;
+    note(u, "joint %s: damping %g becomes the joint spring-damper \"%s\" (stiffness 0)", j->name, j->damping, fname);
   }
-  if (j->friction > 0)
-    note(u, "joint %s: friction %g is not modelled (joint friction is not available yet)", j->name, j->friction);
-  if (j->has_limit)
-    note(u, "joint %s: limits [%g, %g] are not applied (joint limits are not available yet)", j->name, j->lower,
-         j->upper);
+  add_friction(u, j, type, jd);
+  add_limit(u, j, type, d);
   g_autofree char *oname = g_strdup_printf("%s.angle", j->name);
   lw_output_desc *o = lw_desc_add_output(d, type == LW_JOINT_PRISMATIC ? j->name : oname, LW_OUT_JOINT_COORDINATE);
   o->joint = g_strdup(j->name);
+}
+
+/* the effort and velocity of <limit> bound an actuator, which the model
+ * does not have: one note names the joints */
+static void note_drive_limits(urdf *u)
+{
+  GString *names = g_string_new(NULL);
+  for (guint k = 0; k < u->joints->len; k++)
+    if (joint_at(u, (int)k)->limit_drive)
+      g_string_append_printf(names, "%s%s", names->len ? ", " : "", joint_at(u, (int)k)->name);
+  if (names->len)
+    note(u, "the effort and velocity of <limit> are not imported (no actuators): joints %s", names->str);
+  g_string_free(names, TRUE);
 }
 
 static lw_desc *build(urdf *u, xmlNode *robot)
@@ -572,6 +639,7 @@ static lw_desc *build(urdf *u, xmlNode *robot)
     }
     add_joint(u, j, d);
   }
+  note_drive_limits(u);
   for (xmlNode *c = robot->children; c; c = c->next)
     if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "link") &&
         strcmp((const char *)c->name, "joint") && strcmp((const char *)c->name, "material"))

@@ -993,9 +993,11 @@ static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const doubl
     const lw_guard *g = &m->guards[k];
     double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], gv[k]);
     int armed = (f0 > 0 || (ev->zero[k] && is_impact(g))) && k != ev->rest;
-    /* a guard that sits at zero fires where it goes below its round-off
-     * (bodies at rest against each other keep touching) */
-    double below = f0 > 0 ? 0.0 : -1e-10 * (1.0 + fabs(g->offset));
+    /* a guard that sits at zero (within its round-off, on either side)
+     * fires where it goes below that round-off (bodies at rest against
+     * each other keep touching; a joint started at its bound drifts by
+     * round-off) */
+    double below = f0 > 0 && !ev->zero[k] ? 0.0 : -1e-10 * (1.0 + fabs(g->offset));
     if (!armed || !(f1 < below || (f1 == 0 && f0 > 0)))
       continue;
     double th, lo;
