@@ -199,7 +199,7 @@ static void test_ball_time_force_event_dt(void)
 
 /* ---- a driver ------------------------------------------------------------ */
 /* The double pendulum with its shoulder driven, theta1(t) = 0.4 sin(2 t),
- * and the tip of the free second link striking the floor y = -1.2 (e =
+ * and the tip of the free second link striking the floor y = -0.8 (e =
  * 0.6): the impact's conditions hold the driven joint (J qd+ + Phi_t = 0),
  * the accelerations after it see the driver's second derivative at the
  * event's time.  The driver's amplitude and frequency, the floor and the
@@ -221,11 +221,11 @@ static lw_desc *pendulum_driven(void)
   lw_place_set_ref(&e->place, "end");
   e->normal[0] = 0;
   e->normal[1] = 1;
-  e->offset = -1.2;
+  e->offset = -0.8;
   e->restitution = 0.6;
   lw_desc_add_param(d, "amplitude", "drivers/drive/function/1")->value = 0.4;
   lw_desc_add_param(d, "omega", "drivers/drive/function/2")->value = 2.0;
-  lw_desc_add_param(d, "floor", "events/floor/offset")->value = -1.2;
+  lw_desc_add_param(d, "floor", "events/floor/offset")->value = -0.8;
   lw_desc_add_param(d, "e", "events/floor/restitution")->value = 0.6;
   add_term(d, "xT", "tip", LW_TERM_FINAL, 0);
   add_term(d, "yT", "tip", LW_TERM_FINAL, 1);
