@@ -1,4 +1,4 @@
-/* sens_events.c: exact sensitivities through events (contacts and joint
+/* sens_events.c: exact sensitivities through events (contacts, collisions and joint
  * limits with restitution, switches of forces; lw_events.c).  A step of the grid that holds
  * events is what lw_events.c computes from the state at t_n:
  *   the step of length tau_1 to the first event (tau_1 the root of the
@@ -137,10 +137,8 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   for (int k = 0; k < m->nguards && !why; k++)
-    if (m->guards[k].type == LW_EVENT_CAPTURE || m->guards[k].type == LW_EVENT_COLLISION) {
-      why = m->guards[k].type == LW_EVENT_CAPTURE
-                ? "a capture (the constraint it adds from the capture on is not differentiated)"
-                : "a collision between two bodies (its guard is not differentiated)";
+    if (m->guards[k].type == LW_EVENT_CAPTURE) {
+      why = "a capture (the constraint it adds from the capture on is not differentiated)";
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   if (!why && derivs && m->nfbs)
@@ -576,6 +574,54 @@ static void shift_time(sens_ev *e, const double *dt, double sign)
 }
 
 /* ---- guards ---------------------------------------------------------------- */
+/* the block gradient loc (lw_vexpr_grad's, over the blocks blk) added into dG */
+static void loc_scatter(const lw_model *m, int nblk, const int *blk, const double *loc, double *dG)
+{
+  for (int k = 0, o = 0; k < nblk; o += m->blk_n[blk[k]], k++)
+    for (int i = 0; i < m->blk_n[blk[k]]; i++)
+      dG[m->blk_off[blk[k]] + i] += loc[o + i];
+}
+
+/* a collision's guard g = (|V|^2 - R^2) / 2R, V(q) the first point minus
+ * the second (linear in both bodies' coordinates), R the distance, and its
+ * gradient G = V_q^T V / R: their derivatives along dq (tg NULL: dg = G dq,
+ * dG = V_q^T V_q dq / R) or the parameter tg (V's tangent dV(q), dR:
+ * dg = V.dV / R - dR (|V|^2 / 2R^2 + 1/2), dG = (V_q^T dV + dV_q^T V) / R
+ * - dR V_q^T V / R^2) */
+static double collision_jvp(sens_ev *e, int k, const double *dq, const lw_tangent *tg, double *dG)
+{
+  const lw_model *m = e->s->m;
+  const lw_guard *g = &m->guards[k];
+  int nb = g->v.nterm;
+  const int *blk = g->v.body;
+  double R = g->offset, V[3] = {0, 0, 0}, dV[3] = {0, 0, 0}, a[3] = {0, 0, 0}, val = 0.0;
+  lw_vexpr_eval(m, &g->v, e->s->d->q, V);
+  memset(e->vloc, 0, sizeof(double) * (size_t)m->wrow);
+  if (!tg) {
+    lw_vexpr_eval_lin(m, &g->v, dq, dV);
+    for (int i = 0; i < m->nd; i++) {
+      val += V[i] * dV[i] / R;
+      a[i] = dV[i] / R;
+    }
+    lw_vexpr_grad(m, &g->v, a, 1.0, nb, blk, e->vloc);
+  } else {
+    const lw_guard *dg = &tg->dm->guards[k];
+    double dR = dg->offset, s2 = 0.0, b[3] = {0, 0, 0};
+    lw_vexpr_eval(m, &dg->v, e->s->d->q, dV);
+    for (int i = 0; i < m->nd; i++) {
+      s2 += V[i] * V[i];
+      val += V[i] * dV[i] / R;
+      a[i] = dV[i] / R - dR * V[i] / (R * R);
+      b[i] = V[i] / R;
+    }
+    val -= dR * (s2 / (2.0 * R * R) + 0.5);
+    lw_vexpr_grad(m, &g->v, a, 1.0, nb, blk, e->vloc);
+    lw_vexpr_grad(m, &dg->v, b, 1.0, nb, blk, e->vloc);
+  }
+  loc_scatter(m, nb, blk, e->vloc, dG);
+  return val;
+}
+
 /* guard k's derivatives at the positions in s->d along a position change
  * dq (tg NULL) or the parameter tg: its value's (returned) and its
  * gradient's (dG, nq) */
@@ -587,6 +633,8 @@ static double guard_jvp(sens_ev *e, int k, const double *dq, const lw_tangent *t
   lw_data *d = s->d;
   int nq = s->nq;
   memset(dG, 0, sizeof(double) * (size_t)nq);
+  if (g->type == LW_EVENT_COLLISION)
+    return collision_jvp(e, k, dq, tg, dG);
   if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
     /* g = n . V(q) - offset, V linear in q: its gradient moves only with
      * the parameter; a switch's turned by its side (lw_events.c) */
