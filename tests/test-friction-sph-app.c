@@ -6,6 +6,7 @@
  * Screenshots go to LW_SCREENSHOT_DIR/friction-sph-app (or the build
  * directory). */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -24,29 +25,6 @@ static LwApplication *app;
 static char *tmp_dir;
 
 /* ---- helpers (as tests/test-app-fe.c's) ------------------------------ */
-static void settle(double timeout_s)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
-  int quiet = 0;
-  while (quiet < 20 && g_get_monotonic_time() < end) {
-    gint64 t = g_get_monotonic_time();
-    g_main_context_iteration(NULL, FALSE);
-    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
-    g_usleep(2000);
-  }
-}
-
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwRunnerState s = lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w)));
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
 /* a model text written in the test's directory, opened in a new window */
 static LwWindow *window_on_text(const char *text, const char *stem)
 {
@@ -58,32 +36,9 @@ static LwWindow *window_on_text(const char *text, const char *stem)
   g_autoptr(GFile) gf = g_file_new_for_path(path);
   g_assert_true(lw_window_open_file(w, gf));
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  settle(10);
+  g_assert_true(lwt_wait_until(lwt_is_mapped, w, 10));
+  lwt_settle(10);
   return w;
-}
-
-static char *shot(LwWindow *w, const char *name)
-{
-  settle(2);
-  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir =
-    dir && *dir ? g_build_filename(dir, "friction-sph-app", NULL) : g_strdup(LW_FSPHAPP_SHOT_DIR);
-  g_mkdir_with_parents(sdir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  char *path = g_build_filename(sdir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  gboolean ok = FALSE;
-  for (int tries = 0; !ok && tries < 20; tries++) {
-    g_clear_error(&error);
-    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
-    if (!ok)
-      lwt_spin(0.25);
-  }
-  if (!ok)
-    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
-  g_test_message("screenshot %s", path);
-  return path;
 }
 
 static GtkWidget *find_widget(GtkWidget *root, gboolean (*match)(GtkWidget *, gconstpointer), gconstpointer data)
@@ -103,20 +58,15 @@ static gboolean is_switch_of(GtkWidget *w, gconstpointer path)
   return GTK_IS_SWITCH(w) && !g_strcmp0(g_object_get_data(G_OBJECT(w), "path"), path) && gtk_widget_get_mapped(w);
 }
 
-static LwPropEditor *props_of(LwWindow *w)
-{
-  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
-}
-
 /* the joint's page in the inspector, in edit mode */
 static void select_joint(LwWindow *w, const char *jpath)
 {
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  settle(5);
+  lwt_settle(5);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), jpath);
-  settle(5);
-  g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, jpath);
+  lwt_settle(5);
+  g_assert_cmpstr(lw_prop_editor_get_selection(lwt_props_of(w)), ==, jpath);
 }
 
 static const lw_joint_desc *joint_of(LwWindow *w, const char *name)
@@ -138,7 +88,7 @@ static void test_ball_fields(void)
   g_assert_true(g_file_get_contents(BALL_MODEL, &text, NULL, NULL));
   LwWindow *w = window_on_text(text, "ball");
   select_joint(w, "joints/ball");
-  GtkWidget *sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, "joints/ball/friction");
+  GtkWidget *sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, "joints/ball/friction");
   g_assert_nonnull(sw);
   g_assert_true(gtk_switch_get_active(GTK_SWITCH(sw)));
   static const struct { const char *field, *unit; } units[] = {
@@ -146,22 +96,22 @@ static void test_ball_fields(void)
     {"width", "m"}, {"radius", "m"}, {"preload", "N"}, {"eps", "N"}};
   for (gsize i = 0; i < G_N_ELEMENTS(units); i++) {
     g_autofree char *p = g_strdup_printf("joints/ball/friction/%s", units[i].field);
-    g_assert_nonnull(lw_prop_editor_get_entry(props_of(w), p));
-    const char *u = lw_prop_editor_get_unit(props_of(w), p);
-    g_test_message("%s: '%s' shown in %s", p, lw_prop_editor_get_text(props_of(w), p), u ? u : "-");
+    g_assert_nonnull(lw_prop_editor_get_entry(lwt_props_of(w), p));
+    const char *u = lw_prop_editor_get_unit(lwt_props_of(w), p);
+    g_test_message("%s: '%s' shown in %s", p, lw_prop_editor_get_text(lwt_props_of(w), p), u ? u : "-");
     if (*units[i].unit)
       g_assert_true(u && *u);
   }
-  g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), "joints/ball/friction/radius"), ==, "0.02");
-  GtkWidget *e = lw_prop_editor_get_entry(props_of(w), "joints/ball/friction/radius");
+  g_assert_cmpstr(lw_prop_editor_get_text(lwt_props_of(w), "joints/ball/friction/radius"), ==, "0.02");
+  GtkWidget *e = lw_prop_editor_get_entry(lwt_props_of(w), "joints/ball/friction/radius");
   gtk_editable_set_text(GTK_EDITABLE(e), "0.03");
   g_signal_emit_by_name(e, "activate");
-  settle(3);
+  lwt_settle(3);
   g_assert_cmpfloat(joint_of(w, "ball")->friction[7], ==, 0.03);
-  lw_prop_editor_scroll_to_end(props_of(w));
-  g_free(shot(w, "ball-joint-friction"));
+  lw_prop_editor_scroll_to_end(lwt_props_of(w));
+  g_free(lwt_shot(w, "friction-sph-app", LW_FSPHAPP_SHOT_DIR, "ball-joint-friction"));
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* a ball joint without friction: the switch is offered, turning it on
@@ -178,24 +128,24 @@ static void test_ball_switch(void)
     "   \"at\": [0, 0, 0]}]}\n";
   LwWindow *w = window_on_text(json, "bare-ball");
   select_joint(w, "joints/ball");
-  GtkWidget *sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, "joints/ball/friction");
+  GtkWidget *sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, "joints/ball/friction");
   g_assert_nonnull(sw);
   g_assert_false(gtk_switch_get_active(GTK_SWITCH(sw)));
-  g_assert_null(lw_prop_editor_get_entry(props_of(w), "joints/ball/friction/mu_s"));
+  g_assert_null(lw_prop_editor_get_entry(lwt_props_of(w), "joints/ball/friction/mu_s"));
   gtk_switch_set_active(GTK_SWITCH(sw), TRUE);
-  settle(3);
+  lwt_settle(3);
   g_assert_true(joint_of(w, "ball")->has_friction);
   g_assert_cmpfloat(joint_of(w, "ball")->friction[0], ==, 0.4);
-  g_assert_nonnull(lw_prop_editor_get_entry(props_of(w), "joints/ball/friction/mu_s"));
+  g_assert_nonnull(lw_prop_editor_get_entry(lwt_props_of(w), "joints/ball/friction/mu_s"));
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
-  settle(2);
+  lwt_settle(2);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
-  settle(2);
+  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 60));
+  lwt_settle(2);
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 int main(int argc, char **argv)
