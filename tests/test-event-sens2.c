@@ -332,7 +332,8 @@ static void expect_refused(const lw_desc *d, const char *why)
 }
 
 /* a capture (its constraint, added from the crossing on, is not
- * differentiated) is still named, on a model that depends on time */
+ * differentiated) is still named, on a model that depends on time, and so
+ * are collisions that touch (simultaneous impacts) */
 static void test_still_refused(void)
 {
   lw_desc *d = ball_pushed();
@@ -345,6 +346,13 @@ static void test_still_refused(void)
   e->center[1] = 1.5;
   e->radius = 0.8;
   expect_refused(d, "a capture");
+  lw_desc_free(d);
+  /* Newton's cradle: its collisions touch from the start, and their
+   * impacts would chain at one instant */
+  d = lwt_read("newtons-cradle.json");
+  lw_desc_add_param(d, "m1", "bodies/ball1/mass")->value = d->bodies[0].mass;
+  add_term(d, "v5T", "v5", LW_TERM_FINAL, 0);
+  expect_refused(d, "simultaneous impacts");
   lw_desc_free(d);
 }
 

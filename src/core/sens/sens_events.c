@@ -111,6 +111,7 @@ struct sens_ev {
   int ntt;
   double *V;
   int *colv;
+  int touch;          /* a guard found touching at an impact (-1: none) */
 };
 
 /* ---- what is supported -------------------------------------------------- */
@@ -155,6 +156,20 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
 }
 
 /* ---- set-up ------------------------------------------------------------- */
+/* the error of a guard (e->touch) touching at time t besides the event */
+static void touch_error(sens_ev *e, double t)
+{
+  const lw_model *m = e->s->m;
+  char path[200];
+  const char *name = m->desc->events[m->guards[e->touch].event].name;
+  snprintf(path, sizeof path, "events/%s", name);
+  lw_set_error(e->s->err, LW_ERR_MODEL, path, t,
+               "objectives and sensitivities are not computed through simultaneous impacts: '%s' touches at t = "
+               "%.12g s (bodies at rest against each other, a contact, limit or collision with its gap at zero, "
+               "whose impacts the simulation chains)",
+               name, t);
+}
+
 /* a time tangent for each time function: the forces' that are not
  * constant and the drivers'; V and its column map; -1 when out of memory */
 static int time_tangents(sens_ev *e)
@@ -263,6 +278,12 @@ sens_ev *sens_ev_new(sens *s)
     sens_ev_free(e);
     return NULL;
   }
+  e->touch = lw_ev_touching(m, s->d, e->ev, -1);
+  if (e->touch >= 0) {
+    touch_error(e, s->d->t);
+    sens_ev_free(e);
+    return NULL;
+  }
   return e;
 nomem:
   lw_set_error(s->err, LW_ERR_NOMEM, "", NAN, "out of memory for the events' sensitivities");
@@ -307,6 +328,10 @@ static int keep_state(void *user, lw_data *d)
   }
   if (e->nst % 2 == 0)
     e->guard[nev] = lw_ev_last(e->ev, &e->tau[nev]);
+  /* another guard touching at the event: an impact at the same time */
+  e->touch = lw_ev_touching(e->s->m, d, e->ev, e->guard[nev]);
+  if (e->touch >= 0)
+    return 1;
   sens_state_save_data(e->s, d, e->st + e->sl * (size_t)(1 + e->nst));
   e->nst++;
   return 0;
@@ -432,6 +457,10 @@ int sens_ev_step(sens_ev *e, const lw_model *mk, const double *st0, double *st1,
   int st = lw_ev_after_step(m, d, e->ev, keep_state, e, s->err);
   if (st < 0)
     return LW_ERR_SOLVER;
+  if (st > 0 && e->touch >= 0) {
+    touch_error(e, d->t);
+    return LW_ERR_MODEL;
+  }
   if (st > 0) {
     double tau;
     int k = lw_ev_last(e->ev, &tau);
