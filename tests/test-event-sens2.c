@@ -318,6 +318,34 @@ static void test_two_balls(void)
   lw_desc_free(d);
 }
 
+/* ---- the tolerance mode -------------------------------------------------- */
+/* the same models with steps sized to rtol = atol = 1e-8 up to 0.02 s
+ * (100 to 1200 steps of varying length): forward and adjoint carry the
+ * same event steps, with their time terms, to the same gradients */
+static void test_tolerance_mode(void)
+{
+  lw_desc *ds[3] = {ball_pushed(), pendulum_driven(), two_balls()};
+  for (int k = 0; k < 3; k++) {
+    lw_desc *d = ds[k];
+    d->solver.t_end = fmin(d->solver.t_end, 2.0);
+    d->solver.tolerance = 1e-14;
+    d->solver.constraint_tolerance = 1e-12;
+    d->solver.mode = LW_MODE_TOLERANCE;
+    d->solver.rtol = d->solver.atol = 1e-8;
+    d->solver.step = 0.02; /* the largest step: the tolerance sizes them */
+    lw_sens_result f = sens_all(d, LW_SENS_FORWARD), a = sens_all(d, LW_SENS_ADJOINT);
+    g_assert_cmpint(f.steps, ==, a.steps);
+    g_assert_cmpint(f.nevents, >=, 1);
+    double fa = grad_diff(&f, &a);
+    g_test_message("model %d in the tolerance mode (%ld steps, %ld events): forward = adjoint to %.3g", k, f.steps,
+                   f.nevents, fa);
+    g_assert_cmpfloat(fa, <, 1e-10);
+    lw_sens_result_clear(&f);
+    lw_sens_result_clear(&a);
+    lw_desc_free(d);
+  }
+}
+
 /* ---- what stays refused ------------------------------------------------- */
 static void expect_refused(const lw_desc *d, const char *why)
 {
@@ -364,6 +392,7 @@ int main(int argc, char **argv)
   g_test_add_func("/event-sens2/pendulum-driven", test_pendulum_driven);
   g_test_add_func("/event-sens2/pendulum-spline-driven", test_pendulum_spline_driven);
   g_test_add_func("/event-sens2/two-balls", test_two_balls);
+  g_test_add_func("/event-sens2/tolerance-mode", test_tolerance_mode);
   g_test_add_func("/event-sens2/still-refused", test_still_refused);
   return g_test_run();
 }
