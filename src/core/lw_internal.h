@@ -523,11 +523,14 @@ typedef struct {
    * coefficient and the derivative's scale (1: bound there twice, it still
    * holds the value once); dm is then a shared model of zeros (shared_dm)
    * and the function's derivative is taken directly */
-  int fn_kind, fn_index, fn_coef;
+  int fn_kind, fn_index, fn_coef;  /* fn_coef LW_FN_TIME: the time itself */
   double fn_scale;
   double fn_lo, fn_hi; /* outside [fn_lo, fn_hi] the coefficient has no effect */
   int shared_dm;
 } lw_tangent;
+/* a function tangent's coefficient that stands for the time: the
+ * derivative of the equations with respect to t through that function */
+#define LW_FN_TIME (-1)
 
 /* the point of linearization */
 typedef struct {

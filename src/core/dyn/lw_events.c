@@ -1230,6 +1230,14 @@ int lw_ev_resting(const lw_ev_run *ev) { return ev->rest >= 0; }
 
 void lw_ev_allow_rest(lw_ev_run *ev) { ev->allow_rest = 1; }
 
+int lw_ev_touching(const lw_model *m, const lw_data *d, const lw_ev_run *ev, int except)
+{
+  for (int k = 0; k < ev->ng; k++)
+    if (k != except && is_impact(&m->guards[k]) && touches(&m->guards[k], guard_q(m, d, &m->guards[k], d->q)))
+      return k;
+  return -1;
+}
+
 int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
                     lw_error *err, int *evs)
 {

@@ -32,6 +32,10 @@ int lw_ev_resting(const lw_ev_run *ev);
 void lw_ev_allow_rest(lw_ev_run *ev);
 int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
                     lw_error *err, int *evs);
+/* the first contact, limit or collision other than except that touches at
+ * d's positions (its gap within 1e-10 of zero), or -1: bodies at rest
+ * against each other, whose impacts the simulation chains */
+int lw_ev_touching(const lw_model *m, const lw_data *d, const lw_ev_run *ev, int except);
 int lw_ev_last(const lw_ev_run *ev, double *tau);
 /* the steps to and from events of model m taken by fn (a step of length h
  * from d's state to d->t + h) instead of the model's own step; and, for a

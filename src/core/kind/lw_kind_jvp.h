@@ -30,7 +30,9 @@ static inline void func_tan(const lw_tangent *tg, int kind, int idx, const lw_fu
 {
   if (tg->fn_kind) {
     double a = 0, b = 0, c = 0;
-    if (tg->fn_kind == kind && tg->fn_index == idx)
+    if (tg->fn_kind == kind && tg->fn_index == idx && tg->fn_coef == LW_FN_TIME)
+      lw_func_time_tangent(f, t, &a, &b, &c);
+    else if (tg->fn_kind == kind && tg->fn_index == idx)
       lw_func_coef_tangent(f, tg->fn_coef, t, &a, &b, &c);
     if (v) *v = tg->fn_scale * a;
     if (dv) *dv = tg->fn_scale * b;

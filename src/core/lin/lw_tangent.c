@@ -851,3 +851,28 @@ lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero)
   return t;
 }
 
+
+lw_tangent *lw_tangent_new_time(lw_model *zero, int kind, int idx)
+{
+  lw_tangent *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->dm = zero;
+  t->shared_dm = 1;
+  tangent_flags_alloc(t, zero);
+  t->fn_kind = kind;
+  t->fn_index = idx;
+  t->fn_coef = LW_FN_TIME;
+  t->fn_scale = 1.0;
+  t->fn_lo = -INFINITY;
+  t->fn_hi = INFINITY;
+  if (kind == 1) {
+    t->force_on[idx] = 1;
+  } else {
+    for (int r = 0; r < zero->nc; r++)
+      if (zero->rows[r].owner_kind == LW_OWNER_DRIVER && zero->rows[r].owner == idx)
+        t->row_on[r] = 1;
+  }
+  t->any = 1;
+  return t;
+}

@@ -17,6 +17,9 @@ lw_model *lw_tangent_zero_model(const lw_desc *desc, lw_error *err);
 /* parameter j of desc as a function tangent on the zero model, or NULL when
  * it is bound to anything but one coefficient of one time function */
 lw_tangent *lw_tangent_new_func(const lw_desc *desc, int j, lw_model *zero);
+/* the derivative with respect to the time through time function idx of
+ * force (kind 1) or driver (kind 2) alone, on the zero model */
+lw_tangent *lw_tangent_new_time(lw_model *zero, int kind, int idx);
 void lw_tangent_free(lw_tangent *t);
 
 #endif

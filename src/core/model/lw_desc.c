@@ -937,6 +937,63 @@ void lw_func_tangent(const lw_func *f, const lw_func *tf, double t, double *v, d
     *ddv = -(b[1] * a[2] * a[2] + 2.0 * a[1] * a[2] * b[2]) * s - a[1] * a[2] * a[2] * c * dph;
 }
 
+/* a spline's third derivative at t: its cubic piece's, from the Hermite
+ * basis' third derivatives 12, 6, -12, 6 (values over dt^3, slopes, which
+ * carry dt themselves, over dt^2) with the slopes by central differences */
+static double spline_third(const lw_func *f, double t)
+{
+  int n = f->n;
+  if (!f->knots || n < 2 || !(t > f->a[0]) || !(t < f->a[1]))
+    return 0.0;
+  double dt = (f->a[1] - f->a[0]) / (n - 1);
+  int i = (int)floor((t - f->a[0]) / dt);
+  if (i > n - 2)
+    i = n - 2;
+  if (i < 0)
+    i = 0;
+  double m[2];
+  for (int e = 0; e < 2; e++) {
+    int j = i + e, lo = j > 0 ? j - 1 : 0, hi = j < n - 1 ? j + 1 : n - 1;
+    m[e] = (f->knots[hi] - f->knots[lo]) / (hi - lo);
+  }
+  return (12.0 * (f->knots[i] - f->knots[i + 1]) + 6.0 * (m[0] + m[1])) / (dt * dt * dt);
+}
+
+void lw_func_time_tangent(const lw_func *f, double t, double *v, double *dv, double *ddv)
+{
+  double x = 0, dx = 0, ddx = 0;
+  const double *a = f->a;
+  switch (f->type) {
+  case LW_FUNC_CONSTANT:
+    break;
+  case LW_FUNC_LINEAR:
+    x = a[1];
+    break;
+  case LW_FUNC_POLY:
+    /* f' = sum k a[k] t^(k-1), with its two derivatives by Horner's rule */
+    for (int k = f->n - 1; k >= 1; k--) {
+      ddx = ddx * t + 2.0 * dx;
+      dx = dx * t + x;
+      x = x * t + k * a[k];
+    }
+    break;
+  case LW_FUNC_SINE: {
+    double s = sin(a[2] * t + a[3]), c = cos(a[2] * t + a[3]), w = a[2];
+    x = a[1] * w * c;
+    dx = -a[1] * w * w * s;
+    ddx = -a[1] * w * w * w * c;
+    break;
+  }
+  case LW_FUNC_SPLINE:
+    lw_func_eval(f, t, NULL, &x, &dx);
+    ddx = spline_third(f, t);
+    break;
+  }
+  if (v) *v = x;
+  if (dv) *dv = dx;
+  if (ddv) *ddv = ddx;
+}
+
 int lw_func_coef_tangent(const lw_func *f, int k, double t, double *v, double *dv, double *ddv)
 {
   double x = 0, dx = 0, ddx = 0;

@@ -117,7 +117,8 @@ static double *event_comp(double *v, int n, const char *rest)
 }
 
 /* events/<name>/restitution | rest_speed | offset | radius | lower | upper |
- * value | normal/K | point/K (p: after the name, "restitution", say) */
+ * value | distance | normal/K | point/K | point2/K (p: after the name,
+ * "restitution", say) */
 double *lw_event_field(lw_desc *d, const char *name, const char *p)
 {
   lw_event_desc *e = NULL;
@@ -147,7 +148,10 @@ double *lw_event_field(lw_desc *d, const char *name, const char *p)
     return event_comp(e->normal, 3, p + 7);
   if (e->type == LW_EVENT_CAPTURE && !strncmp(p, "center/", 7))
     return event_comp(e->center, 3, p + 7);
-  if ((contact || e->type == LW_EVENT_CAPTURE) && !strncmp(p, "point/", 6) && !e->place.ref)
+  if ((contact || e->type == LW_EVENT_CAPTURE || e->type == LW_EVENT_COLLISION) && !strncmp(p, "point/", 6) &&
+      !e->place.ref)
     return event_comp(e->place.p, 3, p + 6);
+  if (e->type == LW_EVENT_COLLISION && !strncmp(p, "point2/", 7) && !e->place2.ref)
+    return event_comp(e->place2.p, 3, p + 7);
   return NULL;
 }

@@ -1,4 +1,4 @@
-/* sens_events.c: exact sensitivities through events (contacts and joint
+/* sens_events.c: exact sensitivities through events (contacts, collisions and joint
  * limits with restitution, switches of forces; lw_events.c).  A step of the grid that holds
  * events is what lw_events.c computes from the state at t_n:
  *   the step of length tau_1 to the first event (tau_1 the root of the
@@ -39,9 +39,20 @@
  * The objectives' integrals are sums over the grid's states, so their
  * derivatives need no jump of their own (eq. 29 is what the grid sum's
  * derivative tends to).
- * Models whose equations depend on time (drivers, time functions of forces,
- * controllers) and joint friction are refused: the event's time would
- * enter them too. */
+ * Equations that depend on time (drivers, time functions of forces) see
+ * the event's time as well: a step's equations at its end t_b = t_a +
+ * length move with dt_b, which enters every solve as one more parameter
+ * column, the time's (the equations' derivative along each time function's
+ * first three time derivatives: lw_tangent_new_time).  Column U, the derivative with
+ * respect to the length at a fixed start, carries it (t_b moves with the
+ * length; so the event time's derivative holds the guard's motion from
+ * the equations' time terms); a sub-step after an event starts at a time
+ * moved by the sum of the events' dtau so far (Tsum), and its columns gain
+ * V Tsum, V the step's state moved by dt_b = 1 alone (a column carried by
+ * itself).  The impact's conditions J qd+ + Phi_t = 0 and the
+ * accelerations after it are taken at the event's time, moved by Tsum.
+ * Controllers and joint friction are refused: their states and the
+ * friction's stick-slip are not differentiated through an event. */
 #include "sens/sens_events.h"
 #include "compile/lw_vexpr.h"
 #include "dyn/lw_events.h"
@@ -49,6 +60,7 @@
 #include "dyn/lw_rows.h"
 #include "la/lw_matrix.h"
 #include "lin/lw_jvp.h"
+#include "lin/lw_tangent.h"
 #include "model/lw_error.h"
 
 #include <stdio.h>
@@ -90,6 +102,16 @@ struct sens_ev {
   double *Tv, *fv;    /* (cap x W) each event's dtau; ((2 + 2 cap) x no) the integrands at the states */
   double *dt;         /* (ndt x p) the run's events' time derivatives so far (forward) */
   long ndt, capdt;
+  /* equations that depend on time: a tangent for each time function (the
+   * derivative with respect to t through it, on the model of zeros), the
+   * column V (nx) of a step's end time alone; the time's columns of the
+   * steps are parameter p's of s->FP, FV, FA, of Fp and of F0 */
+  lw_model *zero;
+  lw_tangent **tt;
+  int ntt;
+  double *V;
+  int *colv;
+  int touch;          /* a guard found touching at an impact (-1: none) */
 };
 
 /* ---- what is supported -------------------------------------------------- */
@@ -101,7 +123,7 @@ static int time_dependent(const lw_model *m)
   for (int n = 0; n < m->nforces; n++)
     if (m->forces[n].func.type != LW_FUNC_CONSTANT)
       return 1;
-  return m->nfbs > 0;
+  return 0;
 }
 
 int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
@@ -116,18 +138,14 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   for (int k = 0; k < m->nguards && !why; k++)
-    if (m->guards[k].type == LW_EVENT_CAPTURE || m->guards[k].type == LW_EVENT_COLLISION) {
-      why = m->guards[k].type == LW_EVENT_CAPTURE
-                ? "a capture (the constraint it adds from the capture on is not differentiated)"
-                : "a collision between two bodies (its guard is not differentiated)";
+    if (m->guards[k].type == LW_EVENT_CAPTURE) {
+      why = "a capture (the constraint it adds from the capture on is not differentiated)";
       snprintf(path, sizeof path, "events/%s", m->desc->events[m->guards[k].event].name);
     }
   if (!why && derivs && m->nfbs)
     why = "controllers";
   if (!why && derivs && m->nfric)
     why = "joint friction";
-  if (!why && derivs && time_dependent(m))
-    why = "equations that depend on time (drivers or time functions of forces)";
   if (!why && derivs && m->integ != &lw_integ_ali3p)
     why = "an integrator other than ali3p";
   if (!why)
@@ -138,12 +156,53 @@ int sens_ev_supported(const lw_model *m, int derivs, lw_error *err)
 }
 
 /* ---- set-up ------------------------------------------------------------- */
+/* the error of a guard (e->touch) touching at time t besides the event */
+static void touch_error(sens_ev *e, double t)
+{
+  const lw_model *m = e->s->m;
+  char path[200];
+  const char *name = m->desc->events[m->guards[e->touch].event].name;
+  snprintf(path, sizeof path, "events/%s", name);
+  lw_set_error(e->s->err, LW_ERR_MODEL, path, t,
+               "objectives and sensitivities are not computed through simultaneous impacts: '%s' touches at t = "
+               "%.12g s (bodies at rest against each other, a contact, limit or collision with its gap at zero, "
+               "whose impacts the simulation chains)",
+               name, t);
+}
+
+/* a time tangent for each time function: the forces' that are not
+ * constant and the drivers'; V and its column map; -1 when out of memory */
+static int time_tangents(sens_ev *e)
+{
+  const lw_model *m = e->s->m;
+  lw_error err;
+  e->zero = lw_tangent_zero_model(m->desc, &err);
+  e->tt = calloc((size_t)(m->nforces + m->ndrivers) + 1, sizeof(lw_tangent *));
+  e->V = calloc((size_t)e->s->nx, sizeof(double));
+  e->colv = calloc((size_t)e->s->p + 1, sizeof(int));
+  if (!e->zero || !e->tt || !e->V || !e->colv)
+    return -1;
+  for (int n = 0; n < m->nforces; n++)
+    if (m->forces[n].func.type != LW_FUNC_CONSTANT && !(e->tt[e->ntt++] = lw_tangent_new_time(e->zero, 1, n)))
+      return -1;
+  for (int i = 0; i < m->ndrivers; i++)
+    if (!(e->tt[e->ntt++] = lw_tangent_new_time(e->zero, 2, i)))
+      return -1;
+  return 0;
+}
+
 void sens_ev_free(sens_ev *e)
 {
   if (!e)
     return;
   lw_ev_run_free(e->ev);
   free(e->dt);
+  for (int k = 0; k < e->ntt; k++)
+    lw_tangent_free(e->tt[k]);
+  free(e->tt);
+  lw_model_free(e->zero);
+  free(e->V);
+  free(e->colv);
   void *a[] = {e->st, e->guard, e->tau, e->X, e->XP, e->VP, e->DP, e->R, e->col, e->T, e->Tsum, e->G, e->dG,
                e->gp, e->vloc, e->dvloc, e->K, e->Dq, e->Dv, e->Fp, e->mu, e->b2, e->A, e->ip, e->K0,
                e->D0q, e->D0qd, e->F0, e->b1, e->ip0, e->Sn, e->C, e->vals, e->cx, e->Tv, e->fv};
@@ -210,7 +269,18 @@ sens_ev *sens_ev_new(sens *s)
   }
   for (int j = 0; j < p; j++)
     e->col[j] = nx + j;
+  e->col[p] = e->W - 1; /* the time's column goes into U */
+  if (time_dependent(m) && time_tangents(e)) {
+    sens_ev_free(e);
+    goto nomem;
+  }
   if (lw_ev_start(m, s->d, e->ev, s->err)) {
+    sens_ev_free(e);
+    return NULL;
+  }
+  e->touch = lw_ev_touching(m, s->d, e->ev, -1);
+  if (e->touch >= 0) {
+    touch_error(e, s->d->t);
     sens_ev_free(e);
     return NULL;
   }
@@ -258,6 +328,10 @@ static int keep_state(void *user, lw_data *d)
   }
   if (e->nst % 2 == 0)
     e->guard[nev] = lw_ev_last(e->ev, &e->tau[nev]);
+  /* another guard touching at the event: an impact at the same time */
+  e->touch = lw_ev_touching(e->s->m, d, e->ev, e->guard[nev]);
+  if (e->touch >= 0)
+    return 1;
   sens_state_save_data(e->s, d, e->st + e->sl * (size_t)(1 + e->nst));
   e->nst++;
   return 0;
@@ -383,6 +457,10 @@ int sens_ev_step(sens_ev *e, const lw_model *mk, const double *st0, double *st1,
   int st = lw_ev_after_step(m, d, e->ev, keep_state, e, s->err);
   if (st < 0)
     return LW_ERR_SOLVER;
+  if (st > 0 && e->touch >= 0) {
+    touch_error(e, d->t);
+    return LW_ERR_MODEL;
+  }
   if (st > 0) {
     double tau;
     int k = lw_ev_last(e->ev, &tau);
@@ -432,6 +510,56 @@ static void carry_step(sens_ev *e, const double *sa, const double *sb, double h)
   sens_step_carry(s, &c);
 }
 
+/* the time's step columns (parameter p's of FP, FV, FA) at state sb, the
+ * step just linearized: the equations' derivatives along the time
+ * tangents summed, listed active */
+static void time_step_cols(sens_ev *e, const double *sb)
+{
+  sens *s = e->s;
+  int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p;
+  double *fp = s->FP + (size_t)p * n1, *fv = s->FV + (size_t)p * n1, *fa = s->FA + (size_t)p * n1;
+  lw_lin_point pt = {ST_Q(s, sb), s->qds, ST_QD(s, sb), ST_QDD(s, sb), {ST_L(s, sb), s->sig, s->kap}, ST_T(sb)};
+  lw_lin_out o = {s->dQ, {s->dJ[0], s->dJ[1], s->dJ[2]}, s->dphi, s->dvel, s->dacc};
+  memset(fp, 0, sizeof(double) * (size_t)n1);
+  memset(fv, 0, sizeof(double) * (size_t)n1);
+  memset(fa, 0, sizeof(double) * (size_t)n1);
+  for (int k = 0; k < e->ntt; k++) {
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, e->tt[k], -1};
+    lw_lin_jvp(s->m, s->d, &pt, &dir, &o);
+    for (int i = 0; i < nq; i++) {
+      fp[i] += -s->dQ[i] + s->dJ[0][i];
+      fv[i] += s->dJ[1][i];
+      fa[i] += s->dJ[2][i];
+    }
+    for (int r = 0; r < nc; r++) {
+      fp[nq + r] += s->dphi[r];
+      fv[nq + r] += s->dvel[r];
+      fa[nq + r] += s->dacc[r];
+    }
+  }
+  s->alist[s->nact++] = p;
+}
+
+/* the step's state moved by its end time alone (V, the time's columns
+ * carried from a zero start), then added to X's columns as their start
+ * time moved (Tsum) */
+static void time_shift_step(sens_ev *e)
+{
+  sens *s = e->s;
+  int p = s->p, W = e->W, nact = s->nact, a0 = s->alist[0];
+  memset(e->V, 0, sizeof(double) * (size_t)s->nx);
+  e->colv[p] = 0;
+  s->nact = 1;
+  s->alist[0] = p;
+  sens_cols c = {e->V, 1, e->colv, e->XP, e->VP, e->DP, NULL, NULL, e->R};
+  sens_step_carry(s, &c);
+  s->nact = nact;
+  s->alist[0] = a0;
+  for (size_t i = 0; i < (size_t)s->nx; i++)
+    for (int k = 0; k < W - 1; k++)
+      e->X[i * W + k] += e->V[i] * e->Tsum[k];
+}
+
 /* the step from sa to sb of length h linearized (the step's constants set
  * for that length) and carried */
 static int step_length(sens_ev *e, const double *sa, const double *sb, double h)
@@ -448,8 +576,12 @@ static int step_length(sens_ev *e, const double *sa, const double *sb, double h)
   for (size_t i = 0; i < (size_t)s->nx; i++)
     e->X[i * e->W + e->W - 1] = 0.0;
   int st = s->m->integ->linearize(s, sa, sb, 0);
+  if (!st && e->ntt)
+    time_step_cols(e, sb);
   if (!st)
     carry_step(e, sa, sb, h);
+  if (!st && e->ntt)
+    time_shift_step(e);
   s->h = h0;
   s->c2 = c20;
   s->c4 = c40;
@@ -471,6 +603,54 @@ static void shift_time(sens_ev *e, const double *dt, double sign)
 }
 
 /* ---- guards ---------------------------------------------------------------- */
+/* the block gradient loc (lw_vexpr_grad's, over the blocks blk) added into dG */
+static void loc_scatter(const lw_model *m, int nblk, const int *blk, const double *loc, double *dG)
+{
+  for (int k = 0, o = 0; k < nblk; o += m->blk_n[blk[k]], k++)
+    for (int i = 0; i < m->blk_n[blk[k]]; i++)
+      dG[m->blk_off[blk[k]] + i] += loc[o + i];
+}
+
+/* a collision's guard g = (|V|^2 - R^2) / 2R, V(q) the first point minus
+ * the second (linear in both bodies' coordinates), R the distance, and its
+ * gradient G = V_q^T V / R: their derivatives along dq (tg NULL: dg = G dq,
+ * dG = V_q^T V_q dq / R) or the parameter tg (V's tangent dV(q), dR:
+ * dg = V.dV / R - dR (|V|^2 / 2R^2 + 1/2), dG = (V_q^T dV + dV_q^T V) / R
+ * - dR V_q^T V / R^2) */
+static double collision_jvp(sens_ev *e, int k, const double *dq, const lw_tangent *tg, double *dG)
+{
+  const lw_model *m = e->s->m;
+  const lw_guard *g = &m->guards[k];
+  int nb = g->v.nterm;
+  const int *blk = g->v.body;
+  double R = g->offset, V[3] = {0, 0, 0}, dV[3] = {0, 0, 0}, a[3] = {0, 0, 0}, val = 0.0;
+  lw_vexpr_eval(m, &g->v, e->s->d->q, V);
+  memset(e->vloc, 0, sizeof(double) * (size_t)m->wrow);
+  if (!tg) {
+    lw_vexpr_eval_lin(m, &g->v, dq, dV);
+    for (int i = 0; i < m->nd; i++) {
+      val += V[i] * dV[i] / R;
+      a[i] = dV[i] / R;
+    }
+    lw_vexpr_grad(m, &g->v, a, 1.0, nb, blk, e->vloc);
+  } else {
+    const lw_guard *dg = &tg->dm->guards[k];
+    double dR = dg->offset, s2 = 0.0, b[3] = {0, 0, 0};
+    lw_vexpr_eval(m, &dg->v, e->s->d->q, dV);
+    for (int i = 0; i < m->nd; i++) {
+      s2 += V[i] * V[i];
+      val += V[i] * dV[i] / R;
+      a[i] = dV[i] / R - dR * V[i] / (R * R);
+      b[i] = V[i] / R;
+    }
+    val -= dR * (s2 / (2.0 * R * R) + 0.5);
+    lw_vexpr_grad(m, &g->v, a, 1.0, nb, blk, e->vloc);
+    lw_vexpr_grad(m, &dg->v, b, 1.0, nb, blk, e->vloc);
+  }
+  loc_scatter(m, nb, blk, e->vloc, dG);
+  return val;
+}
+
 /* guard k's derivatives at the positions in s->d along a position change
  * dq (tg NULL) or the parameter tg: its value's (returned) and its
  * gradient's (dG, nq) */
@@ -482,6 +662,8 @@ static double guard_jvp(sens_ev *e, int k, const double *dq, const lw_tangent *t
   lw_data *d = s->d;
   int nq = s->nq;
   memset(dG, 0, sizeof(double) * (size_t)nq);
+  if (g->type == LW_EVENT_COLLISION)
+    return collision_jvp(e, k, dq, tg, dG);
   if (g->type == LW_EVENT_CONTACT || g->type == LW_EVENT_SWITCH) {
     /* g = n . V(q) - offset, V linear in q: its gradient moves only with
      * the parameter; a switch's turned by its side (lw_events.c) */
@@ -646,6 +828,17 @@ static void impact_derivs(sens_ev *e, int k, const double *u)
       e->b1[i] = u[i] - v[i];
     lw_tangent_mass_mul(m, tg, e->b1, col);
   }
+  /* the time: J qd+ + Phi_t = 0 at the event's time (the guard has none) */
+  double *col = e->Fp + (size_t)p * n2;
+  memset(col, 0, sizeof(double) * (size_t)n2);
+  for (int k = 0; k < e->ntt; k++) {
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, e->tt[k], -1};
+    lw_lin_jvp(m, d, &pt, &dir, &o);
+    for (int i = 0; i < nq; i++)
+      col[i] += s->dJ[0][i];
+    for (int r = 0; r < nc; r++)
+      col[nq + r] += s->dvel[r];
+  }
 }
 
 /* the accelerations' problem at post (loaded in s->d, rows evaluated):
@@ -693,6 +886,16 @@ static int accel_derivs(sens_ev *e)
       c1[i] += -s->dQ[i] + s->dJ[0][i];
     memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
+  double *ct = e->F0 + (size_t)p * n1; /* the time's */
+  memset(ct, 0, sizeof(double) * (size_t)n1);
+  for (int k = 0; k < e->ntt; k++) {
+    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, e->tt[k], -1};
+    lw_lin_jvp(m, d, &pa, &dir, &oa);
+    for (int i = 0; i < nq; i++)
+      ct[i] += -s->dQ[i] + s->dJ[0][i];
+    for (int r = 0; r < nc; r++)
+      ct[nq + r] += s->dacc[r];
+  }
   return 0;
 }
 
@@ -707,6 +910,11 @@ static void accel_column(sens_ev *e, double *X, int c)
   memset(r, 0, sizeof(double) * (size_t)n1);
   if (c >= nx && c < W - 1)
     memcpy(r, e->F0 + (size_t)(c - nx) * n1, sizeof(double) * (size_t)n1);
+  if (e->ntt) { /* the time moved: by the length (U) or the events' dtau */
+    double wt = c == W - 1 ? 1.0 : e->Tsum[c];
+    for (int i = 0; i < n1; i++)
+      r[i] += e->F0[(size_t)s->p * n1 + i] * wt;
+  }
   for (int j = 0; j < nq; j++) {
     double xq = X[(size_t)j * W + c], xv = X[np + (size_t)j * W + c];
     for (int i = 0; i < n1; i++)
@@ -758,6 +966,9 @@ static int impact_apply(sens_ev *e, int k, const double *pre, const double *post
     memset(r, 0, sizeof(double) * (size_t)n2);
     if (c >= nx)
       memcpy(r, e->Fp + (size_t)(c - nx) * n2, sizeof(double) * (size_t)n2);
+    if (e->ntt) /* the event's time moved */
+      for (int i = 0; i < n2; i++)
+        r[i] += e->Fp[(size_t)s->p * n2 + i] * e->Tsum[c];
     for (int j = 0; j < nq; j++) {
       double xq = X[(size_t)j * W + c], xv = X[np + (size_t)j * W + c];
       if (xq != 0.0)

@@ -121,9 +121,9 @@ int sens_alloc(sens *s)
   s->apt = calloc((size_t)nq + 1, sizeof(double));
   s->Ainv = calloc(nbb, sizeof(double));
   s->SPd = calloc((size_t)s->nc + 1, sizeof(double));
-  s->FP = calloc((size_t)n1 * p, sizeof(double));
-  s->FV = calloc((size_t)n1 * p, sizeof(double));
-  s->FA = calloc((size_t)n1 * p, sizeof(double));
+  s->FP = calloc((size_t)n1 * (p + 1), sizeof(double));
+  s->FV = calloc((size_t)n1 * (p + 1), sizeof(double));
+  s->FA = calloc((size_t)n1 * (p + 1), sizeof(double));
   s->alist = calloc((size_t)p + 1, sizeof(int));
   s->col = malloc(sizeof(int) * ((size_t)p + 1));
   s->live = calloc((size_t)p + 1, sizeof(int));
