@@ -125,9 +125,9 @@ static void test_tolerance_mode(gconstpointer data)
   lw_desc_free(d);
 }
 
-/* Newton's cradle has no sensitivities to compare: its events are
- * collisions between two bodies, whose guards are not differentiated, and
- * a run that asks for them is refused naming the event */
+/* Newton's cradle has no sensitivities to compare: its balls touch at the
+ * start and strike together (simultaneous impacts), and a run that asks
+ * for them is refused naming the event */
 static void test_cradle_refused(void)
 {
   lw_desc *d = lwt_read("newtons-cradle.json");
