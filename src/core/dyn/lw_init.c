@@ -399,6 +399,30 @@ static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
   return lw_accelerations(m, d, 0.0, err);
 }
 
+/* Joint friction at the data's state and multipliers: d->Q = d->r (the
+ * applied forces) + Q^f(q, qd, lambda).  Friction reads its normal force
+ * from the multipliers, which the iteration below converges, so it is
+ * evaluated again at each iterate (a fixed point inside the multipliers'
+ * iteration; lambda here is the index-1 multiplier itself, no projection's
+ * kappa).  Returns how far friction moved since the last iterate, relative
+ * to its size: 0 once it no longer moves above 1e-13; infinite at the first
+ * iterate, so that friction's fixed point is always checked once. */
+static double add_joint_friction(const lw_model *m, lw_data *d)
+{
+  int nq = m->nq;
+  double *prev = d->tmp2, moved = 0, size = 0;
+  for (int i = 0; i < nq; i++)
+    prev[i] = d->Q[i] - d->r[i];
+  memcpy(d->Q, d->r, sizeof(double) * (size_t)nq);
+  lw_joint_friction_eval(m, d, d->q, d->qd, d->lambda, d->Q, NULL, 0.0);
+  for (int i = 0; i < nq; i++) {
+    double f = d->Q[i] - d->r[i];
+    moved = fmax(moved, fabs(f - prev[i]));
+    size = fmax(size, fabs(f));
+  }
+  return moved <= 1e-13 * size ? 0.0 : moved;
+}
+
 /* the same at time t (the rows' gradients in d->jac at the data's q) */
 int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
 {
@@ -419,7 +443,10 @@ int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
   lw_rows_time(m, d, d->q, d->qd, t);
   memset(d->Q, 0, sizeof(double) * (size_t)nq);
   lw_forces_eval(m, d, d->q, d->qd, t, d->Q, NULL, 0, 0);
+  if (m->nfric) /* the applied forces, friction added to them at each iterate */
+    memcpy(d->r, d->Q, sizeof(double) * (size_t)nq);
   for (int k = 0; k < 200; k++) {
+    double df = m->nfric ? add_joint_friction(m, d) : 0.0;
     memcpy(d->qdd, d->Q, sizeof(double) * (size_t)nq);
     for (int r = 0; r < nc; r++)
       d->tmp[r] = -(d->lambda[r] + alpha * d->gam[r]);
@@ -432,7 +459,7 @@ int lw_accelerations(const lw_model *m, lw_data *d, double t, lw_error *err)
       d->lambda[r] += alpha * v;
       e = fmax(e, fabs(v));
     }
-    if (e < 1e-12)
+    if (e < 1e-12 && df == 0.0)
       break;
   }
   return 0;

@@ -176,6 +176,16 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
   }
 }
 
+/* col -= scale times element f's entries of d (on its coordinates' blocks) */
+static void sub_element_col(const lw_model *m, const lw_jfric *f, const double *d, double *col, double scale)
+{
+  for (int b = 0; b < f->nblk; b++)
+    for (int i = 0; i < m->nqb; i++) {
+      int g = m->blk_off[f->blk[b]] + i;
+      col[g] -= scale * d[g];
+    }
+}
+
 void sens_friction_ap_add(const sens *s, double *AP)
 {
   const lw_model *m = s->m;
@@ -297,4 +307,44 @@ void sens_friction_kap_cotangent(const sens *s, const double *muP, double *kb)
   for (int e = 0; e < m->nfric; e++)
     for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++)
       kb[r] = dotn(s->nq, s->fric_L + (size_t)r * s->nq, muP);
+}
+
+/* The initial acceleration problem M qdd - Q - Q^f(q, qd, lambda) + J^T
+ * lambda = 0, J qdd + gamma = 0 (lw_accelerations: friction reads the
+ * index-1 multipliers themselves) linearized: the coordinates' columns of
+ * D0q and D0qd (n1 each) less Q^f_q and Q^f_qd, and the multipliers'
+ * columns of K0 (n1 x n1, stored with them scaled by scale) less
+ * Q^f_lambda.  Each element's columns along its own coordinates and rows,
+ * by its exact directional derivatives. */
+void sens_friction_initial(sens *s, const lw_lin_point *pt, double *K0, double *D0q, double *D0qd, double scale)
+{
+  const lw_model *m = s->m;
+  int nqb = m->nqb, n1 = s->n1;
+  lw_lin_point pf = {pt->q, pt->v, NULL, NULL, {pt->l[0], NULL, NULL}, pt->t};
+  memcpy(s->fric_l, pt->l[0], sizeof(double) * (size_t)s->nc);
+  s->fric_dp_ok = 0;
+  s->fric_kap = 0;
+  double *u = s->fric_e;
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    for (int k = 0; k < nb; k++)
+      for (int a = 0; a < nqb; a++) {
+        int gi = m->blk_off[blk[k]] + a;
+        u[gi] = 1.0;
+        for (int pass = 0; pass < 2; pass++) {
+          lw_lin_dir dir = {pass ? NULL : u, pass ? u : NULL, NULL, NULL, NULL, NULL, -1};
+          element_dir(s, e, &pf, NULL, &dir);
+          sub_element_col(m, f, s->fric_d, (pass ? D0qd : D0q) + (size_t)gi * n1, 1.0);
+        }
+        u[gi] = 0.0;
+      }
+    for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+      u[r] = 1.0;
+      lw_lin_dir dir = {NULL, NULL, NULL, NULL, u, NULL, -1};
+      element_dir(s, e, &pf, NULL, &dir);
+      u[r] = 0.0;
+      sub_element_col(m, f, s->fric_d, K0 + (size_t)(s->nq + r) * n1, scale);
+    }
+  }
 }

@@ -249,8 +249,6 @@ static int initial_acceleration(sens *s, const double *st, sens_initial_lin *L)
   L->F0 = calloc((size_t)n1 * p + 1, sizeof(double));
   lw_rows_eval(m, d, q, t, 1);
   sens_km_build(s, L->K0);
-  if (lw_lu_dense(L->K0, n1, L->ip0))
-    bad = 1;
   lw_lin_point pa = {q, qd, qd, qdd, {lam, NULL, NULL}, t};
   lw_lin_out oa = {s->dQ, {s->dJ[0], NULL, NULL}, NULL, NULL, s->dacc};
   for (int j = 0; j < nq; j++) {
@@ -268,6 +266,10 @@ static int initial_acceleration(sens *s, const double *st, sens_initial_lin *L)
       c2[i] = -s->dQ[i];
     memcpy(c2 + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
+  if (m->nfric) /* friction's derivatives, at the multipliers it read */
+    sens_friction_initial(s, &pa, L->K0, L->D0q, L->D0qd, s->sM);
+  if (lw_lu_dense(L->K0, n1, L->ip0))
+    bad = 1;
   for (int j = 0; j < p; j++) {
     const lw_tangent *tg = s->tg[j];
     if (!tg || !tg->any)
@@ -278,6 +280,8 @@ static int initial_acceleration(sens *s, const double *st, sens_initial_lin *L)
     lw_tangent_mass_mul(m, tg, qdd, c1);
     for (int i = 0; i < nq; i++)
       c1[i] += -s->dQ[i] + s->dJ[0][i];
+    if (m->nfric)
+      sens_friction_param_col(s, &pa, tg, c1);
     memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
   return bad;

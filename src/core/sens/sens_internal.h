@@ -349,6 +349,10 @@ void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *
 void sens_friction_kap_rows(const sens *s, const double *Sk, double *R, int p);
 /* adjoint: kb (nc) = fric_L^T muP (the cotangent of the last state's kappa; 0 unless fric_kap) */
 void sens_friction_kap_cotangent(const sens *s, const double *muP, double *kb);
+/* the initial acceleration problem's friction: K0's multipliers' columns
+ * (scaled by scale), D0q's and D0qd's coordinates' columns less Q^f's
+ * derivatives at pt (q, qd, its multipliers l[0]) */
+void sens_friction_initial(sens *s, const lw_lin_point *pt, double *K0, double *D0q, double *D0qd, double scale);
 
 /* ---- sens_setup.c: the workspace ---- */
 /* frees the workspace's arrays */
