@@ -850,6 +850,12 @@ static int accel_derivs(sens_ev *e)
   lw_data *d = s->d;
   int nq = s->nq, nc = s->nc, n1 = s->n1, p = s->p;
   sens_km_build(s, e->K0);
+  if (lw_lu_dense(e->K0, n1, e->ip0)) {
+    lw_set_error(s->err, LW_ERR_SOLVER, "", d->t,
+                 "the acceleration problem after the impact at t = %.6g s is singular (dependent constraints)",
+                 d->t);
+    return -1;
+  }
   lw_lin_point pa = {d->q, d->qd, d->qd, d->qdd, {d->lambda, NULL, NULL}, d->t};
   lw_lin_out oa = {s->dQ, {s->dJ[0], NULL, NULL}, NULL, NULL, s->dacc};
   for (int j = 0; j < nq; j++) {
@@ -867,14 +873,6 @@ static int accel_derivs(sens_ev *e)
       c2[i] = -s->dQ[i];
     memcpy(c2 + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
-  if (m->nfric) /* friction's derivatives, at the multipliers it read */
-    sens_friction_initial(s, &pa, e->K0, e->D0q, e->D0qd, s->sM);
-  if (lw_lu_dense(e->K0, n1, e->ip0)) {
-    lw_set_error(s->err, LW_ERR_SOLVER, "", d->t,
-                 "the acceleration problem after the impact at t = %.6g s is singular (dependent constraints)",
-                 d->t);
-    return -1;
-  }
   for (int j = 0; j < p; j++) {
     double *c1 = e->F0 + (size_t)j * n1;
     memset(c1, 0, sizeof(double) * (size_t)n1);
@@ -886,8 +884,6 @@ static int accel_derivs(sens_ev *e)
     lw_tangent_mass_mul(m, tg, d->qdd, c1);
     for (int i = 0; i < nq; i++)
       c1[i] += -s->dQ[i] + s->dJ[0][i];
-    if (m->nfric)
-      sens_friction_param_col(s, &pa, tg, c1);
     memcpy(c1 + nq, s->dacc, sizeof(double) * (size_t)nc);
   }
   double *ct = e->F0 + (size_t)p * n1; /* the time's */
