@@ -404,9 +404,11 @@ static int solve_acceleration(const lw_model *m, lw_data *d, lw_error *err)
  * from the multipliers, which the iteration below converges, so it is
  * evaluated again at each iterate (a fixed point inside the multipliers'
  * iteration; lambda here is the index-1 multiplier itself, no projection's
- * kappa).  Returns how far friction moved since the last iterate, relative
- * to its size: 0 once it no longer moves above 1e-13; infinite at the first
- * iterate, so that friction's fixed point is always checked once. */
+ * kappa).  Returns how far friction moved since the last iterate: 0 once
+ * it moves by no more than 1e-13 of its size.  At the first iterate (d->Q
+ * the applied forces alone) that is its whole size, so friction that is
+ * not zero is always evaluated again at the updated multipliers; friction
+ * that is zero (at rest) leaves the iteration as it is without it. */
 static double add_joint_friction(const lw_model *m, lw_data *d)
 {
   int nq = m->nq;
