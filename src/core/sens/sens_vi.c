@@ -28,14 +28,15 @@
 #include "lin/lw_jvp.h"
 #include "model/lw_error.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* one step's linearization and its scratch */
 typedef struct {
   int nu, oL, oQD, oS, oQDD, oLAM, oZ;
   int *xmap;        /* (nx) the place in u of each entry of the state x = [q qd qdd lambda z] */
-  double *Ju;       /* (nu x nu) LU-factorized */
-  int *ip;
+  double *Ju;       /* (nu x nu) LU-factorized, its columns scaled by 2^-cexp */
+  int *ip, *cexp;
   double *Jx, *Jt;  /* (nu x nx), (nu x p) */
   double *Ga, *Gb;  /* (nc x nq) the constraint Jacobians at q_a and q1 */
   double *qm, *v, *e, *dv;
@@ -51,6 +52,7 @@ static void vi_lin_free(vi_lin *L)
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
   free(L->ip);
+  free(L->cexp);
   free(L->xmap);
 }
 
@@ -63,6 +65,7 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   size_t nu = (size_t)L->nu, nqs = (size_t)nq + 1, ncs = (size_t)nc + 1;
   L->Ju = calloc(nu * nu, sizeof(double));
   L->ip = calloc(nu, sizeof(int));
+  L->cexp = calloc(nu, sizeof(int));
   L->Jx = calloc(nu * (size_t)s->nx, sizeof(double));
   L->Jt = calloc(nu * (size_t)(p ? p : 1), sizeof(double));
   L->Ga = calloc(ncs * nqs, sizeof(double));
@@ -76,7 +79,7 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   L->de = calloc((size_t)nz + 1, sizeof(double));
   L->gz = calloc(((size_t)nz + 1) * nqs, sizeof(double));
   L->xmap = calloc((size_t)s->nx + 1, sizeof(int));
-  if (!L->Ju || !L->ip || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp || !L->dphi || !L->dvel || !L->dacc ||
+  if (!L->Ju || !L->ip || !L->cexp || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp || !L->dphi || !L->dvel || !L->dacc ||
       !L->de || !L->gz || !L->xmap)
     return -1;
   for (int i = 0; i < nq; i++) {
@@ -311,6 +314,47 @@ static void jt_col(sens *s, vi_lin *L, int j)
   lw_tangent_mass_mul(s->m, tg, ST_QDD(s, sb), col + L->oQDD);
 }
 
+/* Ju's columns scaled by powers of two, each to its largest entry in
+ * [1/2, 1) (cexp: the exponents; an empty column is left as it is).  The
+ * unknowns differ in scale by many orders: the multipliers L enter E1
+ * times h^2/2, while a stiff beam's element puts its axial stiffness EA/l
+ * (1e8 N/m for the suspension's steel tubes) into E5's columns of q1, so
+ * that the LU's test of a pivot against 1e-14 of the largest took the
+ * suspension's L for dependent at its first step.  Scaled by columns the
+ * test compares each pivot with its own column's entries.  Partial
+ * pivoting picks the same rows (it compares entries within a column), and
+ * powers of two scale exactly: the factors are those of Ju with their
+ * columns scaled, and the solutions (lin_solve) are Ju's to the bit. */
+static void ju_scale_columns(vi_lin *L)
+{
+  int nu = L->nu;
+  for (int j = 0; j < nu; j++) {
+    double *col = L->Ju + (size_t)j * nu, amax = 0;
+    for (int i = 0; i < nu; i++)
+      amax = fmax(amax, fabs(col[i]));
+    L->cexp[j] = 0;
+    if (amax > 0)
+      frexp(amax, &L->cexp[j]);
+    for (int i = 0; i < nu && L->cexp[j]; i++)
+      col[i] = ldexp(col[i], -L->cexp[j]);
+  }
+}
+
+/* with the scaled factors, Ju x = b (trans 0) or Ju^T x = b (trans 1)
+ * for nb right-hand sides b (nu each), in place: Ju = F 2^-cexp with F
+ * factorized, so x = 2^-cexp F^-1 b and x = F^-T 2^-cexp b */
+static void ju_solve(const vi_lin *L, int trans, double *b, int nb)
+{
+  int nu = L->nu;
+  for (int k = 0; trans && k < nb; k++)
+    for (int i = 0; i < nu; i++)
+      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -L->cexp[i]);
+  lw_lu_dense_solve(L->Ju, nu, L->ip, trans, b, nb);
+  for (int k = 0; !trans && k < nb; k++)
+    for (int i = 0; i < nu; i++)
+      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -L->cexp[i]);
+}
+
 /* the step from state sa to sb linearized: Ju factorized, Jx, Jtheta */
 static int vi_linearize(sens *s, vi_lin *L, const double *sa, const double *sb)
 {
@@ -333,6 +377,7 @@ static int vi_linearize(sens *s, vi_lin *L, const double *sa, const double *sb)
   jx_build(s, L);
   for (int j = 0; j < s->p; j++)
     jt_col(s, L, j);
+  ju_scale_columns(L);
   if (lw_lu_dense(L->Ju, L->nu, L->ip)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", L->t1,
                  "the variational step's Jacobian is singular at t = %.6g s: no sensitivities there", L->t1);
@@ -438,7 +483,7 @@ static int vi_forward(sens_run *r, vi_lin *L, double *X, double *B, double *cx)
           b[i] = -L->Jt[(size_t)j * nu + i];
         gemv(nu, nx, -1.0, L->Jx, X + (size_t)j * nx, b);
       }
-      lw_lu_dense_solve(L->Ju, nu, L->ip, 0, B, p);
+      ju_solve(L, 0, B, p);
       for (int j = 0; j < p; j++)
         for (int i = 0; i < nx; i++)
           X[(size_t)j * nx + i] = B[(size_t)j * nu + L->xmap[i]];
@@ -524,7 +569,7 @@ static int vi_adjoint_backward(sens_run *r, vi_lin *L, const double *store, doub
       memset(w, 0, sizeof(double) * (size_t)nu);
       for (int i = 0; i < nx; i++)
         w[L->xmap[i]] += c[i];
-      lw_lu_dense_solve(L->Ju, nu, L->ip, 1, w, 1);
+      ju_solve(L, 1, w, 1);
       for (int j = 0; j < p; j++)
         g[j] -= dotn(nu, L->Jt + (size_t)j * nu, w);
       memset(c, 0, sizeof(double) * (size_t)nx);
