@@ -35,8 +35,9 @@
 typedef struct {
   int nu, oL, oQD, oS, oQDD, oLAM, oZ;
   int *xmap;        /* (nx) the place in u of each entry of the state x = [q qd qdd lambda z] */
-  double *Ju;       /* (nu x nu) LU-factorized, its columns scaled by 2^-cexp */
-  int *ip, *cexp;
+  double *Ju;       /* (nu x nu) equilibrated (ju_equilibrate) and LU-factorized */
+  int *ip, *cexp, *rexp;
+  double *amax;     /* (nu) */
   double *Jx, *Jt;  /* (nu x nx), (nu x p) */
   double *Ga, *Gb;  /* (nc x nq) the constraint Jacobians at q_a and q1 */
   double *qm, *v, *e, *dv;
@@ -53,6 +54,8 @@ static void vi_lin_free(vi_lin *L)
     free(a[i]);
   free(L->ip);
   free(L->cexp);
+  free(L->rexp);
+  free(L->amax);
   free(L->xmap);
 }
 
@@ -66,6 +69,8 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   L->Ju = calloc(nu * nu, sizeof(double));
   L->ip = calloc(nu, sizeof(int));
   L->cexp = calloc(nu, sizeof(int));
+  L->rexp = calloc(nu, sizeof(int));
+  L->amax = calloc(nu, sizeof(double));
   L->Jx = calloc(nu * (size_t)s->nx, sizeof(double));
   L->Jt = calloc(nu * (size_t)(p ? p : 1), sizeof(double));
   L->Ga = calloc(ncs * nqs, sizeof(double));
@@ -79,8 +84,8 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   L->de = calloc((size_t)nz + 1, sizeof(double));
   L->gz = calloc(((size_t)nz + 1) * nqs, sizeof(double));
   L->xmap = calloc((size_t)s->nx + 1, sizeof(int));
-  if (!L->Ju || !L->ip || !L->cexp || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp || !L->dphi || !L->dvel || !L->dacc ||
-      !L->de || !L->gz || !L->xmap)
+  if (!L->Ju || !L->ip || !L->cexp || !L->rexp || !L->amax || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp ||
+      !L->dphi || !L->dvel || !L->dacc || !L->de || !L->gz || !L->xmap)
     return -1;
   for (int i = 0; i < nq; i++) {
     L->xmap[i] = i;
@@ -314,45 +319,61 @@ static void jt_col(sens *s, vi_lin *L, int j)
   lw_tangent_mass_mul(s->m, tg, ST_QDD(s, sb), col + L->oQDD);
 }
 
-/* Ju's columns scaled by powers of two, each to its largest entry in
- * [1/2, 1) (cexp: the exponents; an empty column is left as it is).  The
- * unknowns differ in scale by many orders: the multipliers L enter E1
- * times h^2/2, while a stiff beam's element puts its axial stiffness EA/l
- * (1e8 N/m for the suspension's steel tubes) into E5's columns of q1, so
- * that the LU's test of a pivot against 1e-14 of the largest took the
- * suspension's L for dependent at its first step.  Scaled by columns the
- * test compares each pivot with its own column's entries.  Partial
- * pivoting picks the same rows (it compares entries within a column), and
- * powers of two scale exactly: the factors are those of Ju with their
- * columns scaled, and the solutions (lin_solve) are Ju's to the bit. */
-static void ju_scale_columns(vi_lin *L)
+/* 2^e with e the exponent that brings |x| into [1/2, 1) (0: none) */
+static int scale_exp(double x)
+{
+  int e = 0;
+  if (x > 0)
+    frexp(x, &e);
+  return e;
+}
+
+/* Ju equilibrated by powers of two, F = 2^-rexp Ju 2^-cexp: each column,
+ * then each row, to its largest entry in [1/2, 1) (amax: nu of scratch).
+ * The unknowns and the equations differ in scale by many orders: the
+ * multipliers L enter E1 times h^2/2, while a stiff beam's element puts
+ * its axial stiffness EA/l (1e8 N/m for the suspension's steel tubes)
+ * into E5.  Unscaled, the LU's test of a pivot against 1e-14 of the
+ * largest took the suspension's L for dependent at its first step, and
+ * partial pivoting among rows of such different scales left the forward
+ * and adjoint gradients 2e-8 apart (1e-11 equilibrated).  Powers of two
+ * scale exactly. */
+static void ju_equilibrate(vi_lin *L, double *amax)
 {
   int nu = L->nu;
   for (int j = 0; j < nu; j++) {
-    double *col = L->Ju + (size_t)j * nu, amax = 0;
+    double *col = L->Ju + (size_t)j * nu, a = 0;
     for (int i = 0; i < nu; i++)
-      amax = fmax(amax, fabs(col[i]));
-    L->cexp[j] = 0;
-    if (amax > 0)
-      frexp(amax, &L->cexp[j]);
-    for (int i = 0; i < nu && L->cexp[j]; i++)
+      a = fmax(a, fabs(col[i]));
+    L->cexp[j] = scale_exp(a);
+    for (int i = 0; i < nu; i++)
       col[i] = ldexp(col[i], -L->cexp[j]);
   }
+  memset(amax, 0, sizeof(double) * (size_t)nu);
+  for (int j = 0; j < nu; j++)
+    for (int i = 0; i < nu; i++)
+      amax[i] = fmax(amax[i], fabs(L->Ju[(size_t)j * nu + i]));
+  for (int i = 0; i < nu; i++)
+    L->rexp[i] = scale_exp(amax[i]);
+  for (int j = 0; j < nu; j++)
+    for (int i = 0; i < nu; i++)
+      L->Ju[(size_t)j * nu + i] = ldexp(L->Ju[(size_t)j * nu + i], -L->rexp[i]);
 }
 
-/* with the scaled factors, Ju x = b (trans 0) or Ju^T x = b (trans 1)
- * for nb right-hand sides b (nu each), in place: Ju = F 2^-cexp with F
- * factorized, so x = 2^-cexp F^-1 b and x = F^-T 2^-cexp b */
+/* with the equilibrated factors, Ju x = b (trans 0) or Ju^T x = b (trans
+ * 1) for nb right-hand sides b (nu each), in place: x = 2^-cexp F^-1
+ * 2^-rexp b, or x = 2^-rexp F^-T 2^-cexp b */
 static void ju_solve(const vi_lin *L, int trans, double *b, int nb)
 {
   int nu = L->nu;
-  for (int k = 0; trans && k < nb; k++)
+  const int *e0 = trans ? L->cexp : L->rexp, *e1 = trans ? L->rexp : L->cexp;
+  for (int k = 0; k < nb; k++)
     for (int i = 0; i < nu; i++)
-      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -L->cexp[i]);
+      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -e0[i]);
   lw_lu_dense_solve(L->Ju, nu, L->ip, trans, b, nb);
-  for (int k = 0; !trans && k < nb; k++)
+  for (int k = 0; k < nb; k++)
     for (int i = 0; i < nu; i++)
-      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -L->cexp[i]);
+      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -e1[i]);
 }
 
 /* the step from state sa to sb linearized: Ju factorized, Jx, Jtheta */
@@ -377,7 +398,7 @@ static int vi_linearize(sens *s, vi_lin *L, const double *sa, const double *sb)
   jx_build(s, L);
   for (int j = 0; j < s->p; j++)
     jt_col(s, L, j);
-  ju_scale_columns(L);
+  ju_equilibrate(L, L->amax);
   if (lw_lu_dense(L->Ju, L->nu, L->ip)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", L->t1,
                  "the variational step's Jacobian is singular at t = %.6g s: no sensitivities there", L->t1);
