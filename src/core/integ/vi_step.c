@@ -21,7 +21,10 @@
  * momentum tangent to the constraints (the velocities satisfy G qd = -Phi_t
  * to round-off: RATTLE's choice of the multipliers' split).
  *
- * (a) is solved by Newton's method with its Jacobian
+ * (a) is solved by Newton's method, from q_n + h qd_n + h^2/2 qdd_n or,
+ * where that acceleration term is the predictor's error (modes the step
+ * does not resolve: stiff beams), from q_n + h qd_n (predict), with its
+ * Jacobian
  *   [A  h^2/2 G(q_n)^T; G(q_n+1)  0],  A = M + h/2 C + h^2/4 K
  * (K = -dQ/dq, C = -dQ/dqd at the midpoint; the multipliers' term is
  * constant in q_n+1, so no Hessian of the constraints enters), by the
@@ -658,11 +661,11 @@ int lw_vi_initialize(const lw_model *m, lw_data *d, lw_error *err)
  * term (the term mostly wrong: w h above about 1.5 for a linear mode) and
  * a tenth of the velocity term max |h qd_n| (a correction not small
  * against the step's motion).  Resolved motion has its first increment
- * O(h^3), far below both (the shipped models: at most 1.5e-2 of the
- * velocity term where it reaches half the acceleration term, which is
- * small where the accelerations change sign; the suspension's slopes at
- * least 0.7 of both), and keeps the full predictor's fewer iterations and
- * its results to the bit. */
+ * O(h^3), far below both: on the shipped models it reaches at most 1.5e-2
+ * of the velocity term where it passes half the acceleration term (small
+ * where the accelerations change sign), against at least 0.7 of both on
+ * the suspension's first 0.5 s; they keep the full predictor's fewer
+ * iterations and their results to the bit. */
 static double predict(const lw_model *m, lw_data *d, double h, int with_acc)
 {
   double c = with_acc ? 0.5 * h * h : 0.0, acc = 0;
