@@ -654,7 +654,7 @@ int lw_vi_initialize(const lw_model *m, lw_data *d, lw_error *err)
  * that Newton's method from the full predictor converged to a spurious
  * root (velocities of 1e6 at t = 0.201 s) or, refactorizing at every
  * iteration, lost its way at t = 0.479 s; from q_n + h qd_n it converges
- * at every step of the 3 s, to chassis motions within 1e-4 m of ALI3-P's.
+ * at every step of the 3 s, its chassis within about 1e-4 m of ALI3-P's.
  *
  * Newton starts from the full predictor; the step starts again from q_n
  * + h qd_n when the first increment exceeds both half the acceleration
