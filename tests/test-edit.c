@@ -522,6 +522,16 @@ static AdwMessageDialog *dialog_for(LwWindow *w)
   return found;
 }
 
+static gboolean dialog_shown(gpointer w)
+{
+  return dialog_for(w) != NULL;
+}
+
+static gboolean flag_set(gpointer flag)
+{
+  return *(gboolean *)flag;
+}
+
 static void lwt_set_true(gboolean *flag)
 {
   *flag = TRUE;
@@ -645,9 +655,8 @@ static void test_move_points(void)
   gboolean destroyed = FALSE;
   g_signal_connect_swapped(w, "destroy", G_CALLBACK(lwt_set_true), &destroyed);
   gtk_window_close(GTK_WINDOW(w));
-  lwt_spin(0.2);
+  g_assert_true(lwt_wait_until(dialog_shown, w, 10));
   AdwMessageDialog *ask = dialog_for(w);
-  g_assert_nonnull(ask);
   g_assert_false(destroyed);
   adw_message_dialog_response(ask, "cancel");
   lwt_spin(0.2);
@@ -655,12 +664,11 @@ static void test_move_points(void)
   g_autofree char *still = json_of(w);
   g_assert_cmpstr(still, ==, kept);
   gtk_window_close(GTK_WINDOW(w));
-  lwt_spin(0.2);
+  g_assert_true(lwt_wait_until(dialog_shown, w, 10));
   ask = dialog_for(w);
-  g_assert_nonnull(ask);
   adw_message_dialog_response(ask, "discard");
-  lwt_spin(0.3);
-  g_assert_true(destroyed);
+  /* the window goes when the main loop gets to it (late on a loaded machine) */
+  g_assert_true(lwt_wait_until(flag_set, &destroyed, 10));
 }
 
 /* ---- the solids, the ground anchor and the loads of the palette ------------------ */

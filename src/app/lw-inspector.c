@@ -83,6 +83,13 @@ static GtkWidget *row_add_widget(LwInspector *self, GtkWidget *group, const char
 }
 
 /* a selectable value */
+/* a short value ("5 s") stays on one line: a row gives a wrapping label
+ * only its narrowest width, which broke it at every space */
+static gboolean value_wraps(const char *value)
+{
+  return value && g_utf8_strlen(value, -1) > 24;
+}
+
 static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title, const char *subtitle,
                           const char *value)
 {
@@ -92,14 +99,16 @@ static GtkWidget *row_add(LwInspector *self, GtkWidget *group, const char *title
   }
   if (self->pass == PASS_UPDATE) {
     GtkWidget *l = g_hash_table_lookup(self->rows, title);
-    if (l && GTK_IS_LABEL(l) && g_strcmp0(gtk_label_get_text(GTK_LABEL(l)), value))
+    if (l && GTK_IS_LABEL(l) && g_strcmp0(gtk_label_get_text(GTK_LABEL(l)), value)) {
       gtk_label_set_text(GTK_LABEL(l), value);
+      gtk_label_set_wrap(GTK_LABEL(l), value_wraps(value));
+    }
     return l;
   }
   GtkWidget *label = gtk_label_new(value);
   gtk_label_set_selectable(GTK_LABEL(label), TRUE);
   gtk_label_set_xalign(GTK_LABEL(label), 1);
-  gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+  gtk_label_set_wrap(GTK_LABEL(label), value_wraps(value));
   gtk_label_set_max_width_chars(GTK_LABEL(label), 28);
   return row_add_widget(self, group, title, subtitle, label);
 }
@@ -286,6 +295,26 @@ static void show_force(LwInspector *self, const lw_force_desc *f)
   }
 }
 
+/* the run's length, its step (the output interval in the tolerance mode)
+ * and how it steps */
+static void show_solver(LwInspector *self, GtkWidget *g, const lw_solver_desc *s)
+{
+  char buf[96];
+  gboolean vi = !strcmp(s->integrator, "variational"), tol = s->mode == LW_MODE_TOLERANCE;
+  g_snprintf(buf, sizeof buf, "%g s", s->t_end);
+  row_add(self, g, _("End time"), NULL, buf);
+  g_snprintf(buf, sizeof buf, "%g s", s->step);
+  row_add(self, g, tol ? _("Output interval") : _("Time step"), NULL, buf);
+  row_add(self, g, _("Integrator"), NULL, vi ? _("variational") : _("ALI3-P"));
+  if (tol) {
+    g_snprintf(buf, sizeof buf, _("tolerance %g (relative), %g m, order %d"), s->rtol, s->atol, s->order);
+    row_add(self, g, _("Step control"), NULL, buf);
+  } else if (s->rho_inf < 1) {
+    g_snprintf(buf, sizeof buf, "ρ∞ = %g", s->rho_inf);
+    row_add(self, g, _("Numerical damping"), NULL, buf);
+  }
+}
+
 static void show_overview(LwInspector *self)
 {
   const lw_desc *d = self->desc;
@@ -300,8 +329,7 @@ static void show_overview(LwInspector *self)
   row_add(self, g, _("Forces"), NULL, buf);
   g_snprintf(buf, sizeof buf, "%d", self->dof);
   row_add(self, g, _("Degrees of freedom"), NULL, buf);
-  g_snprintf(buf, sizeof buf, "%g s, h = %g s", d->solver.t_end, d->solver.step);
-  row_add(self, g, _("Run"), NULL, buf);
+  show_solver(self, g, &d->solver);
 }
 
 /* the parameter reaches the selection (every one does for the overview) */

@@ -158,6 +158,26 @@ static char *rule_check(const lw_desc *d, const char *path, double v)
     return g_strdup_printf(_("the time step must be positive (got %g)"), v);
   if (!strcmp(path, "solver/t_end") && v < 0)
     return g_strdup_printf(_("the end time must not be negative (got %g)"), v);
+  if (!strcmp(path, "solver/rtol") && !(v > 0 && v < 1))
+    return g_strdup_printf(_("the relative tolerance must lie between 0 and 1 (got %g)"), v);
+  if (!strcmp(path, "solver/atol") && !(v > 0))
+    return g_strdup_printf(_("the absolute tolerance must be positive (got %g)"), v);
+  if (!strcmp(path, "solver/rho_inf") && !(v >= 0 && v <= 1))
+    return g_strdup_printf(_("the spectral radius must lie between 0 and 1 (got %g)"), v);
+  return NULL;
+}
+
+/* the solver's settings that are edited but not bound to parameters (the
+ * run's tolerances and numerical damping), or NULL for any other path */
+static double *solver_setting(lw_desc *d, const char *path)
+{
+  lw_solver_desc *s = &d->solver;
+  if (!strcmp(path, "solver/rtol"))
+    return &s->rtol;
+  if (!strcmp(path, "solver/atol"))
+    return &s->atol;
+  if (!strcmp(path, "solver/rho_inf"))
+    return &s->rho_inf;
   return NULL;
 }
 
@@ -221,7 +241,9 @@ static lw_quantity quantity_of(const lw_desc *d, const char *path)
 {
   char name[128];
   if (g_str_has_prefix(path, "solver/"))
-    return !strcmp(path, "solver/t_end") || !strcmp(path, "solver/step") ? LW_Q_TIME : LW_Q_NONE;
+    return !strcmp(path, "solver/t_end") || !strcmp(path, "solver/step") ? LW_Q_TIME
+           : !strcmp(path, "solver/atol")                                ? LW_Q_LENGTH
+                                                                         : LW_Q_NONE;
   if (g_str_has_prefix(path, "gravity/"))
     return LW_Q_ACCELERATION;
   if (g_str_has_prefix(path, "initial/")) {
@@ -432,7 +454,7 @@ static double *number_slot(lw_desc *d, const char *path)
       in->has_velocity = 1;
       slot = &in->velocity;
     }
-  } else
+  } else if (!(slot = solver_setting(d, path)))
     slot = lw_desc_field(d, path);
   return slot;
 }
@@ -758,6 +780,8 @@ static Field *field_add(LwPropEditor *self, GtkWidget *group, const char *title,
     gtk_label_set_xalign(GTK_LABEL(u), 0);
     gtk_widget_add_css_class(u, "dim-label");
     adw_action_row_add_suffix(ADW_ACTION_ROW(f->row), u);
+  }
+  if (numeric && !solver_setting(self->doc, path)) {
     f->button = gtk_button_new_from_icon_name("list-add-symbolic");
     gtk_widget_add_css_class(f->button, "flat");
     gtk_widget_set_valign(f->button, GTK_ALIGN_CENTER);
@@ -801,7 +825,9 @@ static void num_text_of(LwPropEditor *self, const char *path, lw_quantity q, cha
       lw_units_format(value ? in->value : in->velocity, q, self->degrees, buf, n);
     return;
   }
-  double *v = lw_desc_field(self->doc, path);
+  double *v = solver_setting(self->doc, path);
+  if (!v)
+    v = lw_desc_field(self->doc, path);
   if (v)
     lw_units_format(lw_panel_clean(*v, component_scale(self->doc, path)), q, self->degrees, buf, n);
 }
@@ -1448,9 +1474,136 @@ static void show_model_fields(LwPropEditor *self)
   const lw_desc *d = self->doc;
   GtkWidget *g = group_new(self, _("Model"), NULL);
   field_add(self, g, _("Name"), NULL, "model/name", d->name ? d->name : "", FALSE);
-  num_field(self, g, _("End time"), NULL, "solver/t_end");
-  num_field(self, g, _("Time step"), NULL, "solver/step");
   vec_fields(self, g, _("Gravity"), NULL, "gravity", d->planar ? 2 : 3);
+}
+
+/* ---- the solver ---------------------------------------------------------------- */
+static const char *const integrator_ids[] = {"ali3p", "variational"};
+static const char *const integrator_labels[] = {N_("ALI3-P (augmented Lagrangian, index 3)"),
+                                                N_("Variational (midpoint rule, keeps energy)"), NULL};
+static const char *const mode_labels[] = {N_("Fixed step"), N_("Error tolerance"), NULL};
+static const char *const order_labels[] = {N_("2 (trapezoidal rule)"), N_("4 (extrapolated)"), NULL};
+
+static int integrator_index(const lw_solver_desc *s)
+{
+  return !strcmp(s->integrator, "variational") ? 1 : 0;
+}
+
+/* setting "integrator" (choice 0 ALI3-P, 1 variational), "mode" (0 the
+ * fixed step, 1 the error tolerance) or "order" (0: 2, 1: 4) of d's
+ * solver; the variational integrator takes the fixed step and no
+ * numerical damping with it, the tolerance mode no numerical damping (the
+ * combinations the compiler refuses).  The edit's name in what; FALSE for
+ * a setting or choice that does not exist or is not open */
+static gboolean solver_choose(lw_solver_desc *s, const char *setting, guint choice, char *what, size_t n)
+{
+  if (!strcmp(setting, "integrator") && choice < G_N_ELEMENTS(integrator_ids)) {
+    g_strlcpy(s->integrator, integrator_ids[choice], sizeof s->integrator);
+    if (choice == 1)
+      s->mode = LW_MODE_STEP, s->rho_inf = 1.0;
+    g_snprintf(what, n, _("Integrator: %s"), _(integrator_labels[choice]));
+  } else if (!strcmp(setting, "mode") && choice < 2 && (choice == 0 || integrator_index(s) == 0)) {
+    s->mode = choice ? LW_MODE_TOLERANCE : LW_MODE_STEP;
+    if (choice)
+      s->rho_inf = 1.0;
+    g_snprintf(what, n, _("Step control: %s"), _(mode_labels[choice]));
+  } else if (!strcmp(setting, "order") && choice < 2 && s->mode == LW_MODE_TOLERANCE) {
+    s->order = choice ? 4 : 2;
+    g_snprintf(what, n, _("Order of the error control: %s"), _(order_labels[choice]));
+  } else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean lw_prop_editor_set_solver(LwPropEditor *self, const char *setting, guint choice)
+{
+  g_return_val_if_fail(LW_IS_PROP_EDITOR(self), FALSE);
+  lw_desc *d = lw_desc_copy(self->doc);
+  char what[256];
+  if (!solver_choose(&d->solver, setting, choice, what, sizeof what)) {
+    lw_desc_free(d);
+    return FALSE;
+  }
+  if (!memcmp(&d->solver, &self->doc->solver, sizeof d->solver)) {
+    lw_desc_free(d);
+    return TRUE;
+  }
+  g_autofree char *path = g_strconcat("solver/", setting, NULL);
+  emit_field_edit(self, path, d, what);
+  return TRUE;
+}
+
+static void solver_drop_cb(GObject *drop, GParamSpec *pspec, gpointer user)
+{
+  (void)pspec;
+  LwPropEditor *self = user;
+  const char *setting = g_object_get_data(drop, "setting");
+  guint choice = gtk_drop_down_get_selected(GTK_DROP_DOWN(drop));
+  if (lw_prop_editor_set_solver(self, setting, choice))
+    return;
+  /* refused: the drop-down shows the model's choice again */
+  const lw_solver_desc *s = &self->doc->solver;
+  guint now = !strcmp(setting, "integrator") ? (guint)integrator_index(s)
+              : !strcmp(setting, "mode")     ? (s->mode == LW_MODE_TOLERANCE)
+                                             : (s->order != 2);
+  g_signal_handlers_block_by_func(drop, solver_drop_cb, self);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(drop), now);
+  g_signal_handlers_unblock_by_func(drop, solver_drop_cb, self);
+}
+
+/* a row with a drop-down of labels (NULL-terminated), choice selected */
+static GtkWidget *solver_drop(LwPropEditor *self, GtkWidget *g, const char *title, const char *note,
+                              const char *setting, const char *const *labels, guint choice)
+{
+  const char *names[4] = {NULL};
+  for (int k = 0; k < 3 && labels[k]; k++)
+    names[k] = _(labels[k]);
+  GtkWidget *drop = gtk_drop_down_new_from_strings(names);
+  gtk_drop_down_set_selected(GTK_DROP_DOWN(drop), choice);
+  gtk_widget_set_name(drop, setting);
+  g_object_set_data(G_OBJECT(drop), "setting", (gpointer)setting);
+  g_signal_connect(drop, "notify::selected", G_CALLBACK(solver_drop_cb), self);
+  GtkWidget *r = adw_action_row_new();
+  adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), title);
+  if (note)
+    adw_action_row_set_subtitle(ADW_ACTION_ROW(r), note);
+  gtk_widget_set_valign(drop, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property(GTK_ACCESSIBLE(drop), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+  adw_action_row_add_suffix(ADW_ACTION_ROW(r), drop);
+  adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), r);
+  return drop;
+}
+
+/* the run's length and step, the integrator, the step control and what
+ * each of them takes (the rows shown depend on the choices: the section's
+ * key holds them) */
+static void show_solver(LwPropEditor *self)
+{
+  const lw_solver_desc *s = &self->doc->solver;
+  GtkWidget *g = group_new(self, _("Solver"), NULL);
+  gboolean tol = s->mode == LW_MODE_TOLERANCE, vi = integrator_index(s) == 1;
+  num_field(self, g, _("End time"), NULL, "solver/t_end");
+  num_field(self, g, tol ? _("Output interval") : _("Time step"),
+            tol ? _("the steps themselves are sized to the tolerance") : NULL, "solver/step");
+  solver_drop(self, g, _("Integrator"), NULL, "integrator", integrator_labels, (guint)integrator_index(s));
+  GtkWidget *mode = solver_drop(self, g, _("Step control"),
+                                vi ? _("the variational integrator takes the fixed step") : NULL, "mode",
+                                mode_labels, tol ? 1 : 0);
+  gtk_widget_set_sensitive(mode, !vi);
+  if (tol) {
+    num_field(self, g, _("Relative tolerance"), _("of the local error, per step"), "solver/rtol");
+    num_field(self, g, _("Absolute tolerance"), NULL, "solver/atol");
+    solver_drop(self, g, _("Order"), NULL, "order", order_labels, s->order == 2 ? 0 : 1);
+  } else if (!vi)
+    num_field(self, g, _("Numerical damping ρ∞"),
+              _("1: none (trapezoidal rule); below 1 damps the highest frequencies"), "solver/rho_inf");
+}
+
+static GString *solver_key(const lw_desc *d)
+{
+  GString *k = g_string_new(NULL);
+  g_string_printf(k, "solver\x1f%s\x1f%d\x1f%d", d->solver.integrator, d->solver.mode, d->solver.order);
+  return k;
 }
 
 /* the live check's degrees of freedom and assembly, as text (assembly "" when not compiled) */
@@ -1827,6 +1980,13 @@ static void build_model(LwPropEditor *self, GtkWidget *sec, int i)
   show_model_fields(self);
 }
 
+static void build_solver(LwPropEditor *self, GtkWidget *sec, int i)
+{
+  (void)sec;
+  (void)i;
+  show_solver(self);
+}
+
 static void build_check(LwPropEditor *self, GtkWidget *sec, int i)
 {
   (void)sec;
@@ -1954,6 +2114,7 @@ static GPtrArray *sections_for(LwPropEditor *self)
   GString *k = g_string_new(NULL);
   g_string_printf(k, "model\x1f%d", d->planar);
   section_add(list, build_model, 0, k);
+  section_add(list, build_solver, 0, solver_key(d));
   char dof[160], assembly[160];
   check_texts(self, dof, assembly, sizeof dof);
   k = g_string_new(NULL);

@@ -45,6 +45,15 @@ gboolean lw_prop_editor_enter(LwPropEditor *self, const char *path, const char *
 /* The section drop-down of beam `beam` set to t, as a user would choose it:
  * the sizes carry over (lw-prop-editor.c, beam_section_convert). */
 gboolean lw_prop_editor_set_beam_section(LwPropEditor *self, const char *beam, lw_section_type t);
+/* The model page's solver drop-downs set as a user would choose: setting
+ * "integrator" (0 ALI3-P, 1 variational), "mode" (0 fixed step, 1 error
+ * tolerance) or "order" (of the tolerance mode: 0 second, 1 fourth).  The
+ * variational integrator takes the fixed step and no numerical damping
+ * with it.  The tolerances ("solver/rtol", "solver/atol") and the
+ * numerical damping ("solver/rho_inf") are fields (lw_prop_editor_enter),
+ * not parameters.  FALSE for a choice that is not open (the tolerance mode
+ * with the variational integrator). */
+gboolean lw_prop_editor_set_solver(LwPropEditor *self, const char *setting, guint choice);
 /* The refusal shown at a field, or NULL. */
 const char *lw_prop_editor_get_error(LwPropEditor *self, const char *path);
 /* The text of a field, or NULL when it is not shown. */
