@@ -36,8 +36,8 @@ typedef struct {
   int nu, oL, oQD, oS, oQDD, oLAM, oZ;
   int *xmap;        /* (nx) the place in u of each entry of the state x = [q qd qdd lambda z] */
   double *Ju;       /* (nu x nu) equilibrated (ju_equilibrate) and LU-factorized */
-  int *ip, *cexp, *rexp;
-  double *amax;     /* (nu) */
+  int *ip;
+  double *cs, *rs;  /* (nu) Ju's column and row scales */
   double *Jx, *Jt;  /* (nu x nx), (nu x p) */
   double *Ga, *Gb;  /* (nc x nq) the constraint Jacobians at q_a and q1 */
   double *qm, *v, *e, *dv;
@@ -53,9 +53,8 @@ static void vi_lin_free(vi_lin *L)
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
   free(L->ip);
-  free(L->cexp);
-  free(L->rexp);
-  free(L->amax);
+  free(L->cs);
+  free(L->rs);
   free(L->xmap);
 }
 
@@ -68,9 +67,8 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   size_t nu = (size_t)L->nu, nqs = (size_t)nq + 1, ncs = (size_t)nc + 1;
   L->Ju = calloc(nu * nu, sizeof(double));
   L->ip = calloc(nu, sizeof(int));
-  L->cexp = calloc(nu, sizeof(int));
-  L->rexp = calloc(nu, sizeof(int));
-  L->amax = calloc(nu, sizeof(double));
+  L->cs = calloc(nu, sizeof(double));
+  L->rs = calloc(nu, sizeof(double));
   L->Jx = calloc(nu * (size_t)s->nx, sizeof(double));
   L->Jt = calloc(nu * (size_t)(p ? p : 1), sizeof(double));
   L->Ga = calloc(ncs * nqs, sizeof(double));
@@ -84,7 +82,7 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   L->de = calloc((size_t)nz + 1, sizeof(double));
   L->gz = calloc(((size_t)nz + 1) * nqs, sizeof(double));
   L->xmap = calloc((size_t)s->nx + 1, sizeof(int));
-  if (!L->Ju || !L->ip || !L->cexp || !L->rexp || !L->amax || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp ||
+  if (!L->Ju || !L->ip || !L->cs || !L->rs || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp ||
       !L->dphi || !L->dvel || !L->dacc || !L->de || !L->gz || !L->xmap)
     return -1;
   for (int i = 0; i < nq; i++) {
@@ -319,61 +317,61 @@ static void jt_col(sens *s, vi_lin *L, int j)
   lw_tangent_mass_mul(s->m, tg, ST_QDD(s, sb), col + L->oQDD);
 }
 
-/* 2^e with e the exponent that brings |x| into [1/2, 1) (0: none) */
-static int scale_exp(double x)
+/* 2^-e with e the exponent that brings |x| into [1/2, 1) (1 for x = 0) */
+static double scale_of(double x)
 {
   int e = 0;
   if (x > 0)
     frexp(x, &e);
-  return e;
+  return ldexp(1.0, -e);
 }
 
-/* Ju equilibrated by powers of two, F = 2^-rexp Ju 2^-cexp: each column,
- * then each row, to its largest entry in [1/2, 1) (amax: nu of scratch).
- * The unknowns and the equations differ in scale by many orders: the
- * multipliers L enter E1 times h^2/2, while a stiff beam's element puts
- * its axial stiffness EA/l (1e8 N/m for the suspension's steel tubes)
- * into E5.  Unscaled, the LU's test of a pivot against 1e-14 of the
- * largest took the suspension's L for dependent at its first step, and
- * partial pivoting among rows of such different scales left the forward
- * and adjoint gradients 2e-8 apart (1e-11 equilibrated).  Powers of two
- * scale exactly. */
-static void ju_equilibrate(vi_lin *L, double *amax)
+/* Ju equilibrated by powers of two, F = diag(rs) Ju diag(cs): each
+ * column, then each row, to its largest entry in [1/2, 1).  The unknowns
+ * and the equations differ in scale by many orders: the multipliers L
+ * enter E1 times h^2/2, while a stiff beam's element puts its axial
+ * stiffness EA/l (1e8 N/m for the suspension's steel tubes) into E5.
+ * Unscaled, the LU's test of a pivot against 1e-14 of the largest took
+ * the suspension's L for dependent at its first step, and partial
+ * pivoting among rows of such different scales left its forward and
+ * adjoint gradients 2e-8 apart (1e-11 equilibrated).  Products with
+ * powers of two are exact. */
+static void ju_equilibrate(vi_lin *L)
 {
   int nu = L->nu;
   for (int j = 0; j < nu; j++) {
     double *col = L->Ju + (size_t)j * nu, a = 0;
     for (int i = 0; i < nu; i++)
       a = fmax(a, fabs(col[i]));
-    L->cexp[j] = scale_exp(a);
+    L->cs[j] = scale_of(a);
     for (int i = 0; i < nu; i++)
-      col[i] = ldexp(col[i], -L->cexp[j]);
+      col[i] *= L->cs[j];
   }
-  memset(amax, 0, sizeof(double) * (size_t)nu);
+  memset(L->rs, 0, sizeof(double) * (size_t)nu);
   for (int j = 0; j < nu; j++)
     for (int i = 0; i < nu; i++)
-      amax[i] = fmax(amax[i], fabs(L->Ju[(size_t)j * nu + i]));
+      L->rs[i] = fmax(L->rs[i], fabs(L->Ju[(size_t)j * nu + i]));
   for (int i = 0; i < nu; i++)
-    L->rexp[i] = scale_exp(amax[i]);
+    L->rs[i] = scale_of(L->rs[i]);
   for (int j = 0; j < nu; j++)
     for (int i = 0; i < nu; i++)
-      L->Ju[(size_t)j * nu + i] = ldexp(L->Ju[(size_t)j * nu + i], -L->rexp[i]);
+      L->Ju[(size_t)j * nu + i] *= L->rs[i];
 }
 
 /* with the equilibrated factors, Ju x = b (trans 0) or Ju^T x = b (trans
- * 1) for nb right-hand sides b (nu each), in place: x = 2^-cexp F^-1
- * 2^-rexp b, or x = 2^-rexp F^-T 2^-cexp b */
+ * 1) for nb right-hand sides b (nu each), in place: x = diag(cs) F^-1
+ * diag(rs) b, or x = diag(rs) F^-T diag(cs) b */
 static void ju_solve(const vi_lin *L, int trans, double *b, int nb)
 {
   int nu = L->nu;
-  const int *e0 = trans ? L->cexp : L->rexp, *e1 = trans ? L->rexp : L->cexp;
+  const double *s0 = trans ? L->cs : L->rs, *s1 = trans ? L->rs : L->cs;
   for (int k = 0; k < nb; k++)
     for (int i = 0; i < nu; i++)
-      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -e0[i]);
+      b[(size_t)k * nu + i] *= s0[i];
   lw_lu_dense_solve(L->Ju, nu, L->ip, trans, b, nb);
   for (int k = 0; k < nb; k++)
     for (int i = 0; i < nu; i++)
-      b[(size_t)k * nu + i] = ldexp(b[(size_t)k * nu + i], -e1[i]);
+      b[(size_t)k * nu + i] *= s1[i];
 }
 
 /* the step from state sa to sb linearized: Ju factorized, Jx, Jtheta */
@@ -398,7 +396,7 @@ static int vi_linearize(sens *s, vi_lin *L, const double *sa, const double *sb)
   jx_build(s, L);
   for (int j = 0; j < s->p; j++)
     jt_col(s, L, j);
-  ju_equilibrate(L, L->amax);
+  ju_equilibrate(L);
   if (lw_lu_dense(L->Ju, L->nu, L->ip)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", L->t1,
                  "the variational step's Jacobian is singular at t = %.6g s: no sensitivities there", L->t1);
