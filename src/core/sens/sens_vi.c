@@ -16,7 +16,8 @@
  * Q_m = Q(q_m, v, t_m; controllers' integrals z_a + h/2 e).  Its
  * linearization, Ju du + Jx dx_a + Jtheta dtheta = 0, is assembled dense
  * from the kinds' directional derivatives (lw_lin_jvp: forces, rows,
- * J^T l, rates) and the tangent models' mass blocks; the forward solves
+ * J^T l, rates) and the tangent models' mass blocks, and factorized
+ * equilibrated by rows and columns (ju_equilibrate); the forward solves
  * Ju for the parameters' columns, the adjoint Ju^T for each objective's
  * cotangent, sweeping back from the last state (eq. 26: Ju is the
  * converged step's Jacobian, transposed).  The initial state's derivatives
