@@ -12,6 +12,7 @@
  *  5. the friction outputs' names in the plot chooser, as translated labels.
  * Screenshots go to LW_SCREENSHOT_DIR/app-fe (or the build directory). */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -39,37 +40,9 @@ static LwApplication *app;
 static char *tmp_dir;
 
 /* ---- helpers ------------------------------------------------------------------ */
-static void settle(double timeout_s)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
-  int quiet = 0;
-  while (quiet < 20 && g_get_monotonic_time() < end) {
-    gint64 t = g_get_monotonic_time();
-    g_main_context_iteration(NULL, FALSE);
-    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
-    g_usleep(2000);
-  }
-}
-
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwRunnerState s = lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w)));
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
 static gboolean not_comparing(gpointer w)
 {
   return !lw_window_get_comparing(LW_WINDOW(w));
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
 }
 
 /* a copy of a model file in the test's directory, opened in a new window */
@@ -86,8 +59,8 @@ static LwWindow *window_on(const char *src, const char *stem, char **path_out)
   g_autoptr(GFile) gf = g_file_new_for_path(path);
   g_assert_true(lw_window_open_file(w, gf));
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  settle(10);
+  g_assert_true(lwt_wait_until(lwt_is_mapped, w, 10));
+  lwt_settle(10);
   if (path_out)
     *path_out = path;
   else
@@ -99,32 +72,9 @@ static LwWindow *window_on(const char *src, const char *stem, char **path_out)
 static void run_to_end(LwWindow *w)
 {
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
-  settle(3);
-}
-
-static char *shot(LwWindow *w, const char *name)
-{
-  settle(2);
-  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, "app-fe", NULL) : g_strdup(LW_APPFE_SHOT_DIR);
-  g_mkdir_with_parents(sdir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  char *path = g_build_filename(sdir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  /* under load the window may not have drawn yet: nothing to save then */
-  gboolean ok = FALSE;
-  for (int tries = 0; !ok && tries < 20; tries++) {
-    g_clear_error(&error);
-    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
-    if (!ok)
-      lwt_spin(0.25);
-  }
-  if (!ok)
-    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
-  g_test_message("screenshot %s", path);
-  return path;
+  lwt_act(w, "run");
+  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 60));
+  lwt_settle(3);
 }
 
 static GtkWidget *find_widget(GtkWidget *root, gboolean (*match)(GtkWidget *, gconstpointer), gconstpointer data)
@@ -157,19 +107,14 @@ static int count_css(GtkWidget *root, const char *name)
   return n;
 }
 
-static LwPropEditor *props_of(LwWindow *w)
-{
-  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
-}
-
 /* type text into a field of the property page and press Enter, as a user */
 static void type_into(LwWindow *w, const char *path, const char *text)
 {
-  GtkWidget *e = lw_prop_editor_get_entry(props_of(w), path);
+  GtkWidget *e = lw_prop_editor_get_entry(lwt_props_of(w), path);
   g_assert_nonnull(e);
   gtk_editable_set_text(GTK_EDITABLE(e), text);
   g_signal_emit_by_name(e, "activate");
-  settle(2);
+  lwt_settle(2);
 }
 
 static const lw_joint_desc *slide_of(LwWindow *w)
@@ -226,12 +171,12 @@ static void test_friction_inspector(void)
   g_autofree char *path = NULL;
   LwWindow *w = window_on(INCLINE, "incline", &path);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  settle(5);
+  lwt_settle(5);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "joints/slide");
-  settle(5);
-  g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, "joints/slide");
-  GtkWidget *sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, "joints/slide/friction");
+  lwt_settle(5);
+  g_assert_cmpstr(lw_prop_editor_get_selection(lwt_props_of(w)), ==, "joints/slide");
+  GtkWidget *sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, "joints/slide/friction");
   g_assert_nonnull(sw);
   g_assert_true(gtk_switch_get_active(GTK_SWITCH(sw)));
   /* every parameter of the format with its unit */
@@ -240,16 +185,16 @@ static void test_friction_inspector(void)
     {"width", "m"}, {"radius", "m"}, {"preload", "N"}, {"eps", "N"}};
   for (gsize i = 0; i < G_N_ELEMENTS(units); i++) {
     g_autofree char *p = g_strdup_printf("joints/slide/friction/%s", units[i].field);
-    g_assert_nonnull(lw_prop_editor_get_entry(props_of(w), p));
-    const char *u = lw_prop_editor_get_unit(props_of(w), p);
-    g_test_message("%s: '%s' shown in %s", p, lw_prop_editor_get_text(props_of(w), p), u);
+    g_assert_nonnull(lw_prop_editor_get_entry(lwt_props_of(w), p));
+    const char *u = lw_prop_editor_get_unit(lwt_props_of(w), p);
+    g_test_message("%s: '%s' shown in %s", p, lw_prop_editor_get_text(lwt_props_of(w), p), u);
     if (*units[i].unit)
       g_assert_true(u && *u);
   }
-  g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), "joints/slide/friction/mu_s"), ==, "0.4");
-  lw_prop_editor_scroll_to_end(props_of(w));
+  g_assert_cmpstr(lw_prop_editor_get_text(lwt_props_of(w), "joints/slide/friction/mu_s"), ==, "0.4");
+  lw_prop_editor_scroll_to_end(lwt_props_of(w));
   lw_view3d_redraw(LW_VIEW3D(lw_window_get_view(w)));
-  g_autofree char *incline_shot = shot(w, "friction-inspector");
+  g_autofree char *incline_shot = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "friction-inspector");
   /* editing too, the view draws the slide's end stop */
   int stop_px = view_pixels(incline_shot, w, is_mark_brown);
   g_test_message("the end stop's colour in the editing view: %d pixels", stop_px);
@@ -262,23 +207,23 @@ static void test_friction_inspector(void)
   type_into(w, "joints/slide/friction/v_t", "2 cm/s");
   g_assert_cmpfloat(fabs(slide_of(w)->friction[2] - 0.02), <, 1e-15);
   type_into(w, "joints/slide/friction/length", "-1");
-  g_assert_nonnull(lw_prop_editor_get_error(props_of(w), "joints/slide/friction/length"));
-  g_test_message("refused: %s", lw_prop_editor_get_error(props_of(w), "joints/slide/friction/length"));
+  g_assert_nonnull(lw_prop_editor_get_error(lwt_props_of(w), "joints/slide/friction/length"));
+  g_test_message("refused: %s", lw_prop_editor_get_error(lwt_props_of(w), "joints/slide/friction/length"));
   g_assert_cmpfloat(slide_of(w)->friction[4], ==, 0.05);
   g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth0 + 2);
   /* undo and redo */
-  act(w, "undo");
-  settle(2);
+  lwt_act(w, "undo");
+  lwt_settle(2);
   g_assert_cmpfloat(slide_of(w)->friction[2], ==, 0.01);
-  act(w, "undo");
-  settle(2);
+  lwt_act(w, "undo");
+  lwt_settle(2);
   g_assert_cmpfloat(slide_of(w)->friction[0], ==, 0.4);
-  act(w, "redo");
-  act(w, "redo");
-  settle(2);
+  lwt_act(w, "redo");
+  lwt_act(w, "redo");
+  lwt_settle(2);
   g_assert_cmpfloat(slide_of(w)->friction[0], ==, 0.5);
   g_assert_cmpfloat(fabs(slide_of(w)->friction[2] - 0.02), <, 1e-15);
-  g_assert_cmpstr(lw_prop_editor_get_text(props_of(w), "joints/slide/friction/mu_s"), ==, "0.5");
+  g_assert_cmpstr(lw_prop_editor_get_text(lwt_props_of(w), "joints/slide/friction/mu_s"), ==, "0.5");
 
   /* saved to the file */
   g_autoptr(GFile) gf = g_file_new_for_path(path);
@@ -292,33 +237,33 @@ static void test_friction_inspector(void)
   lw_desc_free(saved);
 
   /* the switch: off takes the fields away, undo brings friction back as it was */
-  sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, "joints/slide/friction");
+  sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, "joints/slide/friction");
   gtk_switch_set_active(GTK_SWITCH(sw), FALSE);
-  settle(3);
+  lwt_settle(3);
   g_assert_false(slide_of(w)->has_friction);
-  g_assert_null(lw_prop_editor_get_entry(props_of(w), "joints/slide/friction/mu_s"));
+  g_assert_null(lw_prop_editor_get_entry(lwt_props_of(w), "joints/slide/friction/mu_s"));
   g_assert_true(lw_window_get_modified(w));
   g_assert_true(lw_window_save_to_file(w, gf));
   g_autofree char *text = NULL;
   g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
   g_assert_null(strstr(text, "\"friction\""));
-  act(w, "undo");
-  settle(3);
+  lwt_act(w, "undo");
+  lwt_settle(3);
   g_assert_true(slide_of(w)->has_friction);
   g_assert_cmpfloat(slide_of(w)->friction[0], ==, 0.5);
-  sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, "joints/slide/friction");
+  sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, "joints/slide/friction");
   g_assert_nonnull(sw);
   g_assert_true(gtk_switch_get_active(GTK_SWITCH(sw)));
   /* off and on again: the values come back, not the defaults */
   gtk_switch_set_active(GTK_SWITCH(sw), FALSE);
-  settle(3);
-  sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, "joints/slide/friction");
+  lwt_settle(3);
+  sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, "joints/slide/friction");
   gtk_switch_set_active(GTK_SWITCH(sw), TRUE);
-  settle(3);
+  lwt_settle(3);
   g_assert_true(slide_of(w)->has_friction);
   g_assert_cmpfloat(slide_of(w)->friction[0], ==, 0.5);
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* a joint with no friction yet takes the defaults; a parameter bound to a
@@ -338,29 +283,29 @@ static void test_friction_switch_guards(void)
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), jpath);
-  settle(5);
-  GtkWidget *sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, swpath);
+  lwt_settle(5);
+  GtkWidget *sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, swpath);
   g_assert_nonnull(sw);
   g_assert_false(gtk_switch_get_active(GTK_SWITCH(sw)));
   g_assert_false(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "compare-friction"));
   gtk_switch_set_active(GTK_SWITCH(sw), TRUE);
-  settle(3);
+  lwt_settle(3);
   const lw_joint_desc *j = &lw_window_get_desc(w)->joints[0];
   g_assert_true(j->has_friction);
   g_assert_cmpfloat(j->friction[0], ==, 0.4);
   g_assert_cmpfloat(j->friction[1], ==, 0.3);
   g_assert_true(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "compare-friction"));
   /* bind mu_s to a parameter: switching off would leave it unbound */
-  g_assert_true(lw_prop_editor_make_parameter(props_of(w), mupath));
-  settle(3);
-  sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, swpath);
+  g_assert_true(lw_prop_editor_make_parameter(lwt_props_of(w), mupath));
+  lwt_settle(3);
+  sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, swpath);
   gtk_switch_set_active(GTK_SWITCH(sw), FALSE);
-  settle(3);
+  lwt_settle(3);
   g_assert_true(lw_window_get_desc(w)->joints[0].has_friction);
-  sw = find_widget(GTK_WIDGET(props_of(w)), is_switch_of, swpath);
+  sw = find_widget(GTK_WIDGET(lwt_props_of(w)), is_switch_of, swpath);
   g_assert_true(gtk_switch_get_active(GTK_SWITCH(sw)));
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* ---- 2. the comparison run -------------------------------------------------------- */
@@ -373,9 +318,9 @@ static void test_compare(void)
   LwPlot *p = plot_n(w, 0);
   g_assert_cmpuint(lw_plot_get_n_series(p), ==, 1);
   g_assert_cmpstr(lw_plot_series_get_name(p, 0), ==, "x");
-  act(w, "compare-friction");
+  lwt_act(w, "compare-friction");
   g_assert_true(lwt_wait_until(not_comparing, w, 60));
-  settle(2);
+  lwt_settle(2);
   g_assert_true(lw_plot_page_has_comparison(page));
   g_assert_cmpuint(lw_plot_get_n_series(p), ==, 2);
   g_assert_cmpstr(lw_plot_series_get_name(p, 1), ==, "x (without friction)");
@@ -405,23 +350,23 @@ static void test_compare(void)
   g_assert_true(lw_plot_page_choose(page, "slide: slip speed", "time"));
   g_assert_true(lw_plot_page_add_chosen(page, TRUE));
   g_assert_cmpuint(lw_plot_get_n_series(plot_n(w, 2)), ==, 1);
-  g_autofree char *png = shot(w, "compare-without-friction");
+  g_autofree char *png = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "compare-without-friction");
   /* a model without friction offers no comparison */
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
   w = window_on(BALL, "ball-nocmp", NULL);
   g_assert_false(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "compare-friction"));
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* ---- 3. sticking joints ------------------------------------------------------------- */
 static void scrub_to(LwWindow *w, double t)
 {
   gtk_adjustment_set_value(lw_window_get_time_adjustment(w), t);
-  settle(2);
+  lwt_settle(2);
   lw_view3d_redraw(LW_VIEW3D(lw_window_get_view(w)));
-  settle(2);
+  lwt_settle(2);
 }
 
 static void test_sticking(void)
@@ -430,18 +375,18 @@ static void test_sticking(void)
   run_to_end(w);
   scrub_to(w, 0.2); /* sliding at 0.6 m/s */
   g_assert_false(lw_window_get_joint_sticking(w, 0));
-  g_autofree char *slip_png = shot(w, "sliding");
+  g_autofree char *slip_png = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "sliding");
   int slipping = view_pixels(slip_png, w, is_cyan);
   scrub_to(w, 1.2); /* held: creeping at 0.75 mm/s < v_t = 1 cm/s */
   g_assert_true(lw_window_get_joint_sticking(w, 0));
-  g_autofree char *stick_png = shot(w, "sticking");
+  g_autofree char *stick_png = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "sticking");
   int sticking = view_pixels(stick_png, w, is_cyan);
   g_test_message("sticking-colour pixels in the view: %d sliding, %d sticking", slipping, sticking);
   g_assert_cmpint(slipping, <, 5);
   g_assert_cmpint(sticking, >, 50);
   /* a model without friction never sticks */
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* ---- 4. events ---------------------------------------------------------------------- */
@@ -454,7 +399,7 @@ static void test_events(void)
   g_assert_cmpuint(lw_event_list_get_n_rows(list), ==, 0);
   run_to_end(w);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("events"));
-  settle(2);
+  lwt_settle(2);
   guint n = lw_event_list_get_n_rows(list);
   g_assert_cmpuint(n, ==, 3);
   for (guint k = 0; k < n; k++) {
@@ -471,7 +416,7 @@ static void test_events(void)
   /* a click on a row: the scrubber at the event, the frame shown from just before it */
   GtkAdjustment *adj = lw_window_get_time_adjustment(w);
   gtk_widget_activate(lw_event_list_get_row(list, 1));
-  settle(2);
+  lwt_settle(2);
   g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, lw_event_list_get_row_time(list, 1));
   double shown = lw_window_get_shown_time(w);
   g_test_message("row 1 clicked: scale at %.12g s, frame shown at %.12g s", gtk_adjustment_get_value(adj), shown);
@@ -494,20 +439,20 @@ static void test_events(void)
   g_assert_nonnull(scale);
   g_assert_cmpint(count_css(scale, "mark"), ==, 3);
   lw_view3d_redraw(LW_VIEW3D(lw_window_get_view(w)));
-  g_autofree char *png = shot(w, "events-log");
+  g_autofree char *png = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "events-log");
   int floor_px = view_pixels(png, w, is_mark_brown);
   g_test_message("the floor's colour in the view: %d pixels", floor_px);
   g_assert_cmpint(floor_px, >, 500);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
-  g_autofree char *png2 = shot(w, "events-plots");
+  g_autofree char *png2 = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "events-plots");
   /* Reset: no events yet, no marks */
-  act(w, "reset");
-  settle(2);
+  lwt_act(w, "reset");
+  lwt_settle(2);
   g_assert_cmpuint(lw_event_list_get_n_rows(list), ==, 0);
   g_assert_cmpuint(lw_plot_get_n_marks(plot_n(w, 0)), ==, 0);
   g_assert_cmpint(count_css(scale, "mark"), ==, 0);
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* the joint limit of the incline is drawn; a model without events has none */
@@ -515,14 +460,14 @@ static void test_limit_mark(void)
 {
   LwWindow *w = window_on(INCLINE, "incline-limit", NULL);
   g_assert_cmpint(lw_window_get_n_marks(w), ==, 1);
-  g_autofree char *png = shot(w, "limit-mark");
+  g_autofree char *png = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "limit-mark");
   int limit_px = view_pixels(png, w, is_mark_brown);
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
   /* a model without events has no marks */
   w = window_on(LW_MODELS_DIR "/pendulum.json", "pend-nomark", NULL);
   g_assert_cmpint(lw_window_get_n_marks(w), ==, 0);
-  g_autofree char *png2 = shot(w, "no-mark");
+  g_autofree char *png2 = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "no-mark");
   int none_px = view_pixels(png2, w, is_mark_brown);
   g_test_message("the marks' colour in the view: %d pixels with the end stop, %d without events", limit_px,
                  none_px);
@@ -531,7 +476,7 @@ static void test_limit_mark(void)
    * (how many grows with the view's size): far fewer than one end stop */
   g_assert_cmpint(none_px, <, limit_px / 50);
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* a spatial model: limits on a slide, a contact plane, a guard that stops
@@ -554,14 +499,14 @@ static void test_spatial_events(void)
   const lw_desc *d = lw_window_get_desc(w);
   for (int j = 0; j < d->njoints; j++)
     g_test_message("joint %s %s", d->joints[j].name, lw_window_get_joint_sticking(w, j) ? "sticks" : "does not stick");
-  act(w, "compare-friction");
+  lwt_act(w, "compare-friction");
   g_assert_true(lwt_wait_until(not_comparing, w, 60));
-  settle(2);
+  lwt_settle(2);
   g_assert_true(lw_plot_page_has_comparison(LW_PLOT_PAGE(lw_window_get_plot_page(w))));
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("events"));
-  g_autofree char *png = shot(w, "spatial-events");
+  g_autofree char *png = lwt_shot(w, "app-fe", LW_APPFE_SHOT_DIR, "spatial-events");
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* ---- 5. the friction outputs' names ------------------------------------------------ */
@@ -579,11 +524,11 @@ static void test_labels(void)
   /* the inspector (not editing) sums the joint's friction up */
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "joints/slide");
-  settle(3);
+  lwt_settle(3);
   LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
   g_assert_cmpstr(lw_inspector_lookup(ins, "Friction"), ==, "μs 0.4 · μd 0.3 · v_t 0.01 m/s");
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 /* ---- a description that is not markup ---------------------------------------------- */
@@ -601,10 +546,10 @@ static void test_description_text(void)
   lw_desc_free(d);
   LwWindow *w = window_on(path, "markup2", NULL);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
-  settle(2);
+  lwt_settle(2);
   g_assert_true(lw_window_get_desc(w)->description != NULL);
   gtk_window_destroy(GTK_WINDOW(w));
-  settle(1);
+  lwt_settle(1);
 }
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
  * pause, step (one output interval) and reset work.  A screenshot goes to
  * LW_SCREENSHOT_DIR/app-tol (or the build directory). */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -16,26 +17,6 @@
 #include "lw-window.h"
 
 static LwApplication *app;
-
-static void settle(double timeout_s)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
-  int quiet = 0;
-  while (quiet < 20 && g_get_monotonic_time() < end) {
-    gint64 t = g_get_monotonic_time();
-    g_main_context_iteration(NULL, FALSE);
-    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
-    g_usleep(2000);
-  }
-}
-
-static gboolean is_mapped(gpointer w) { return gtk_widget_get_mapped(GTK_WIDGET(w)); }
-
-static gboolean runner_idle(gpointer w)
-{
-  LwRunnerState s = lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w)));
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
 
 static gboolean runner_paused(gpointer w)
 {
@@ -72,7 +53,7 @@ static LwWindow *open_window(const char *model)
   g_autoptr(GFile) f = g_file_new_for_path(model);
   g_assert_true(lw_window_open_file(w, f));
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  g_assert_true(lwt_wait_until(lwt_is_mapped, w, 10));
   lwt_spin(0.2);
   return w;
 }
@@ -102,28 +83,6 @@ static int cli_last_row(const char *model, char ***names, double **vals)
   return nc;
 }
 
-static char *shot(LwWindow *w, const char *name)
-{
-  settle(2);
-  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, "app-tol", NULL) : g_strdup(LW_APPTOL_SHOT_DIR);
-  g_mkdir_with_parents(sdir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  char *path = g_build_filename(sdir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  gboolean ok = FALSE;
-  for (int tries = 0; !ok && tries < 20; tries++) {
-    g_clear_error(&error);
-    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
-    if (!ok)
-      lwt_spin(0.25);
-  }
-  if (!ok)
-    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
-  g_test_message("screenshot %s", path);
-  return path;
-}
-
 /* run to the end flat out: a frame every 10 ms, the last one the CLI's */
 static void test_run_matches_cli(void)
 {
@@ -134,7 +93,7 @@ static void test_run_matches_cli(void)
   g_assert_true(lw_sim_runner_get_tolerance_mode(r));
   set_state(w, "real-time", FALSE);
   act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 120));
   lwt_spin(0.3);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   guint n = lw_sim_runner_get_n_frames(r);
@@ -169,7 +128,7 @@ static void test_run_matches_cli(void)
   g_assert_cmpint(steps, >, 0);
   g_assert_cmpint(steps, <, 200); /* fewer steps than rows: the rows are interpolated */
   g_assert_nonnull(strstr(status, "tolerance mode"));
-  g_autofree char *png = shot(w, "tolerance-run");
+  g_autofree char *png = lwt_shot(w, "app-tol", LW_APPTOL_SHOT_DIR, "tolerance-run");
   gtk_window_destroy(GTK_WINDOW(w));
   g_unlink(model);
   g_rmdir(dir);
@@ -222,7 +181,7 @@ static void test_pause_step_reset(void)
   g_assert_cmpfloat(fabs(t1 - t0 - 0.01), <, 1e-9);
   set_state(w, "real-time", FALSE);
   act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 120));
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, 201);
   act(w, "reset");

@@ -14,6 +14,7 @@
  *    and the header says so.
  * Screenshots go to LW_SCREENSHOT_DIR/solver-ui (or the build directory). */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -29,55 +30,12 @@ static LwApplication *app;
 
 /* ---- helpers (after tests/test-beamtool.c) ------------------------------------- */
 
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
-}
-
-static LwPropEditor *props_of(LwWindow *w)
-{
-  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
-}
-
-static void shot(LwWindow *w, const char *name)
-{
-  lwt_spin(0.5);
-  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, "solver-ui", NULL) : g_strdup(LW_SOLVER_UI_SHOT_DIR);
-  g_mkdir_with_parents(sdir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  g_autofree char *path = g_build_filename(sdir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  gboolean ok = FALSE;
-  for (int tries = 0; !ok && tries < 20; tries++) {
-    g_clear_error(&error);
-    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
-    if (!ok)
-      lwt_spin(0.25);
-  }
-  if (!ok)
-    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
-  g_test_message("screenshot %s", path);
-}
-
 static LwWindow *new_window(void)
 {
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  g_assert_true(lwt_wait_until(lwt_is_mapped, w, 10));
   lwt_spin(0.3);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
@@ -87,20 +45,20 @@ static LwWindow *new_window(void)
 
 static void enter(LwWindow *w, const char *path, const char *text)
 {
-  if (!lw_prop_editor_enter(props_of(w), path, text))
+  if (!lw_prop_editor_enter(lwt_props_of(w), path, text))
     g_error("field %s refused '%s': %s", path, text,
-            lw_prop_editor_get_error(props_of(w), path) ? lw_prop_editor_get_error(props_of(w), path) : "(not shown)");
+            lw_prop_editor_get_error(lwt_props_of(w), path) ? lw_prop_editor_get_error(lwt_props_of(w), path) : "(not shown)");
 }
 
 static gboolean shown(LwWindow *w, const char *path)
 {
-  return lw_prop_editor_get_entry(props_of(w), path) != NULL;
+  return lw_prop_editor_get_entry(lwt_props_of(w), path) != NULL;
 }
 
 /* the field's row has a "make parameter" button (a flat button beside the unit) */
 static gboolean has_param_button(LwWindow *w, const char *path)
 {
-  GtkWidget *e = lw_prop_editor_get_entry(props_of(w), path);
+  GtkWidget *e = lw_prop_editor_get_entry(lwt_props_of(w), path);
   g_assert_nonnull(e);
   for (GtkWidget *c = gtk_widget_get_first_child(gtk_widget_get_parent(e)); c; c = gtk_widget_get_next_sibling(c))
     if (GTK_IS_BUTTON(c))
@@ -117,8 +75,8 @@ static const lw_solver_desc *solver(LwWindow *w)
 static gboolean run_to_end(LwWindow *w)
 {
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  lwt_act(w, "run");
+  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 120));
   return lw_sim_runner_get_state(lw_window_get_runner(w)) == LW_RUNNER_FINISHED;
 }
 
@@ -127,7 +85,7 @@ static gboolean run_to_end(LwWindow *w)
 static void test_fields(void)
 {
   LwWindow *w = new_window();
-  LwPropEditor *p = props_of(w);
+  LwPropEditor *p = lwt_props_of(w);
   /* ALI3-P at a fixed step: the damping, no tolerances */
   g_assert_cmpstr(solver(w)->integrator, ==, "ali3p");
   g_assert_true(shown(w, "solver/t_end"));
@@ -137,7 +95,7 @@ static void test_fields(void)
   g_assert_cmpstr(lw_prop_editor_get_text(p, "solver/rho_inf"), ==, "1");
   g_assert_true(has_param_button(w, "solver/step"));
   g_assert_false(has_param_button(w, "solver/rho_inf"));
-  shot(w, "01-ali3p");
+  g_free(lwt_shot(w, "solver-ui", LW_SOLVER_UI_SHOT_DIR, "01-ali3p"));
 
   /* the damping: in [0, 1] */
   g_assert_false(lw_prop_editor_enter(p, "solver/rho_inf", "1.5"));
@@ -168,7 +126,7 @@ static void test_fields(void)
   g_assert_cmpfloat(fabs(solver(w)->atol - 5e-4), <, 1e-18);
   g_assert_true(lw_prop_editor_set_solver(p, "order", 0));
   g_assert_cmpint(solver(w)->order, ==, 2);
-  shot(w, "02-tolerance-mode");
+  g_free(lwt_shot(w, "solver-ui", LW_SOLVER_UI_SHOT_DIR, "02-tolerance-mode"));
   g_assert_true(run_to_end(w));
   g_test_message("status: %s", lw_window_get_status_text(w));
   g_assert_nonnull(strstr(lw_window_get_status_text(w), "tolerance mode"));
@@ -183,26 +141,26 @@ static void test_fields(void)
   g_assert_false(lw_prop_editor_set_solver(p, "mode", 1));
   g_assert_false(lw_prop_editor_set_solver(p, "integrator", 7));
   g_assert_cmpint(solver(w)->mode, ==, LW_MODE_STEP);
-  shot(w, "03-variational");
+  g_free(lwt_shot(w, "solver-ui", LW_SOLVER_UI_SHOT_DIR, "03-variational"));
   g_assert_true(run_to_end(w));
   g_assert_null(strstr(lw_window_get_status_text(w), "tolerance mode"));
   /* the inspector outside the editor names the integrator */
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
-  shot(w, "04-inspector");
+  g_free(lwt_shot(w, "solver-ui", LW_SOLVER_UI_SHOT_DIR, "04-inspector"));
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
   lwt_spin(0.3);
 
   /* one undo a choice: the variational integrator, then the order */
-  act(w, "undo");
+  lwt_act(w, "undo");
   lwt_spin(0.2);
   g_assert_cmpstr(solver(w)->integrator, ==, "ali3p");
   g_assert_cmpint(solver(w)->mode, ==, LW_MODE_TOLERANCE);
   g_assert_cmpint(solver(w)->order, ==, 2);
-  act(w, "undo");
+  lwt_act(w, "undo");
   lwt_spin(0.2);
   g_assert_cmpint(solver(w)->order, ==, 4);
-  act(w, "redo");
-  act(w, "redo");
+  lwt_act(w, "redo");
+  lwt_act(w, "redo");
   lwt_spin(0.2);
   g_assert_cmpstr(solver(w)->integrator, ==, "variational");
 

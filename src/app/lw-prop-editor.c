@@ -1114,12 +1114,13 @@ static void show_joint(LwPropEditor *self, const lw_joint_desc *j)
 
 /* ---- joint friction --------------------------------------------------------- */
 /* the joint types whose friction is simulated (planar models: revolute and
- * prismatic joints only; a spherical joint's is not simulated yet) */
+ * prismatic joints only) */
 static gboolean friction_possible(const lw_desc *d, const lw_joint_desc *j)
 {
   if (j->type == LW_JOINT_REVOLUTE || j->type == LW_JOINT_PRISMATIC)
     return TRUE;
-  return !d->planar && (j->type == LW_JOINT_CYLINDRICAL || j->type == LW_JOINT_PLANAR);
+  return !d->planar &&
+         (j->type == LW_JOINT_CYLINDRICAL || j->type == LW_JOINT_SPHERICAL || j->type == LW_JOINT_PLANAR);
 }
 
 /* every friction parameter at zero: never given (turning friction on takes
@@ -1186,7 +1187,7 @@ static void show_friction(LwPropEditor *self, const lw_joint_desc *j)
   static const char *const notes[LW_FRICTION_NPARAMS] = {
     N_("the law's peak, at slip v_t"), N_("at slips well above v_t"), N_("0: ten steps' worth (10 h m/s)"),
     N_("not scaled by the load"), N_("along the axis"), N_("bearing centre from the joint origin"),
-    N_("prismatic: axis to the faces; planar joint: pad width"), N_("turns a rotation rate into a slip speed"),
+    N_("prismatic: axis to the faces; planar joint: pad width"), N_("turns a rotation rate into a slip speed; a ball joint: the ball's radius"),
     N_("constant normal force added"), N_("of the smoothed |x|")};
   if (!friction_possible(self->doc, j))
     return;

@@ -128,6 +128,11 @@ typedef struct {
 typedef struct {
   int joint, kind, nslip, coord0, row0, nrow;
   int body;
+  /* the bodies the generalized friction acts on (its slips' gradients'
+   * blocks: the coordinates', or a spherical joint's two bodies) and their
+   * matrix slots; the joint's body 1 and body 2 (-1: the ground) */
+  int nblk, blk[2], pairpos[3];
+  int bodies[2];
   lw_vexpr o, x, y, z;
   double p[LW_FRICTION_NPARAMS];
 } lw_jfric;

@@ -370,27 +370,13 @@ void lw_opt_result_clear(lw_opt_result *r)
   memset(r, 0, sizeof *r);
 }
 
-int lw_optimize(const lw_desc *desc, int problem, const lw_opt_options *opt, lw_opt_result *res)
+/* the problem's settings that NLopt cannot take, or objectives that do not
+ * exist: an error in res (LW_ERR_MODEL), else 0 with the objectives'
+ * indices in c->O (the problem's objective, then its constraints') */
+static int opt_check(ctx *c, const lw_desc *desc, int alg)
 {
-  memset(res, 0, sizeof *res);
-  res->error.time = NAN;
-  double t0 = now_s();
-  if (problem < 0 || problem >= desc->nproblems) {
-    set_err(&res->error, LW_ERR_MODEL, "problems", "problem index %d out of range (the model has %d)", problem,
-            desc->nproblems);
-    return res->status = LW_ERR_MODEL;
-  }
-  const lw_problem_desc *pb = &desc->problems[problem];
-  ctx C = {0}, *c = &C;
-  c->pb = pb;
-  c->opt = opt;
-  c->res = res;
-  c->sign = pb->maximize ? -1.0 : 1.0;
-  c->ctol = 1e-6;
-  int alg = opt && opt->algorithm >= 0 ? opt->algorithm : (int)pb->algorithm;
-  c->method = opt && opt->gradient >= 0 ? opt->gradient : pb->gradient;
-  int maxeval = opt && opt->max_evaluations > 0 ? opt->max_evaluations : pb->max_evaluations;
-  int starts = opt && opt->multistart > 0 ? opt->multistart : pb->multistart;
+  const lw_problem_desc *pb = c->pb;
+  lw_opt_result *res = c->res;
   char path[160];
   snprintf(path, sizeof path, "problems/%s", pb->name);
   int neq = 0;
@@ -425,15 +411,22 @@ int lw_optimize(const lw_desc *desc, int problem, const lw_opt_options *opt, lw_
       snprintf(path, sizeof path, "problems/%s/constraints/%d", pb->name, k);
       set_err(&res->error, LW_ERR_MODEL, path, "problem '%s': constraint objective '%s' does not exist", pb->name,
               pb->cons[k].objective ? pb->cons[k].objective : "");
-      free(c->O);
       return res->status = LW_ERR_MODEL;
     }
   }
-  int n = lw_opt_variables(desc, pb, &c->P, &c->lo, &c->hi, &c->sc, &res->error);
-  if (n < 0) {
-    free(c->O);
-    return res->status = LW_ERR_MODEL;
-  }
+  return 0;
+}
+
+/* the design variables (c->P, bounds, scales) and the buffers of c and
+ * res for n of them; the scaled start in xs0 (a start outside the bounds
+ * moved onto them).  -1 (res->error set) when the variables are not
+ * usable */
+static int opt_setup(ctx *c, const lw_desc *desc, double **xs0)
+{
+  lw_opt_result *res = c->res;
+  int n = lw_opt_variables(desc, c->pb, &c->P, &c->lo, &c->hi, &c->sc, &res->error);
+  if (n < 0)
+    return -1;
   c->n = n;
   c->d = lw_desc_copy(desc);
   res->n = n;
@@ -450,108 +443,20 @@ int lw_optimize(const lw_desc *desc, int problem, const lw_opt_options *opt, lw_
   c->best_g = calloc((size_t)n, sizeof(double));
   c->cval = malloc(sizeof(double) * (size_t)c->nobj);
   c->cgrad = malloc(sizeof(double) * (size_t)c->nobj * (size_t)n);
-  double *xs0 = malloc(sizeof(double) * (size_t)n), *xs = malloc(sizeof(double) * (size_t)n);
+  *xs0 = malloc(sizeof(double) * (size_t)n);
   for (int j = 0; j < n; j++) {
     c->slo[j] = isfinite(c->lo[j]) ? c->lo[j] / c->sc[j] : -HUGE_VAL;
     c->shi[j] = isfinite(c->hi[j]) ? c->hi[j] / c->sc[j] : HUGE_VAL;
     double v = desc->params[c->P[j]].value;
     res->x0[j] = v;
     v = fmin(fmax(v, c->lo[j]), c->hi[j]); /* a start outside the bounds moves onto them */
-    xs0[j] = v / c->sc[j];
+    (*xs0)[j] = v / c->sc[j];
   }
-  nlopt_algorithm na = alg == LW_OPT_MMA     ? NLOPT_LD_MMA
-                       : alg == LW_OPT_SLSQP ? NLOPT_LD_SLSQP
-                       : alg == LW_OPT_AUGLAG ? NLOPT_AUGLAG
-                                              : NLOPT_LD_LBFGS;
-  con_data *cd = calloc((size_t)pb->ncons + 1, sizeof *cd);
-  uint64_t rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)pb->seed * 0xD1B54A32D192ED03ull);
-  if (!rng)
-    rng = 1;
-  nlopt_result last = NLOPT_SUCCESS;
-  for (int s = 0; s < starts; s++) {
-    c->start = s;
-    c->pg0_set = 0;
-    c->stop_reason = 0;
-    c->consecutive_failures = 0;
-    if (s == 0) {
-      memcpy(xs, xs0, sizeof(double) * (size_t)n);
-    } else {
-      for (int j = 0; j < n; j++) {
-        double u = uniform(&rng);
-        if (isfinite(c->slo[j]) && isfinite(c->shi[j]))
-          xs[j] = c->slo[j] + u * (c->shi[j] - c->slo[j]);
-        else
-          xs[j] = fmin(fmax(xs0[j] + (2.0 * u - 1.0), c->slo[j]), c->shi[j]);
-      }
-    }
-    c->o = nlopt_create(na, (unsigned)n);
-    nlopt_set_lower_bounds(c->o, c->slo);
-    nlopt_set_upper_bounds(c->o, c->shi);
-    nlopt_set_min_objective(c->o, f_obj, c);
-    nlopt_set_maxeval(c->o, maxeval);
-    nlopt_set_ftol_rel(c->o, pb->f_tolerance);
-    nlopt_set_xtol_rel(c->o, pb->x_tolerance);
-    if (na == NLOPT_AUGLAG) {
-      nlopt_opt local = nlopt_create(NLOPT_LD_LBFGS, (unsigned)n);
-      nlopt_set_ftol_rel(local, pb->f_tolerance);
-      nlopt_set_xtol_rel(local, pb->x_tolerance);
-      nlopt_set_local_optimizer(c->o, local);
-      nlopt_destroy(local);
-    }
-    for (int k = 0; k < pb->ncons; k++) {
-      cd[k].c = c;
-      cd[k].k = k;
-      if (pb->cons[k].type == LW_CON_EQ)
-        nlopt_add_equality_constraint(c->o, f_con, &cd[k], 1e-8);
-      else
-        nlopt_add_inequality_constraint(c->o, f_con, &cd[k], 1e-8);
-    }
-    double fval = 0;
-    c->cvalid = 0;
-    last = nlopt_optimize(c->o, xs, &fval);
-    nlopt_destroy(c->o);
-    c->o = NULL;
-    res->starts = s + 1;
-    if (s == 0) {
-      /* the initial design is the first evaluation */
-      res->f0 = res->nhist > 0 ? res->hist_f[0] : NAN;
-      res->pgnorm0 = res->nhist > 0 ? res->hist_pgnorm[0] : NAN;
-    }
-    if (c->stop_reason == 1)
-      snprintf(res->stop, sizeof res->stop, "the projected gradient fell to %.3g of its initial value",
-               c->pg0 > 0 ? c->cpg / c->pg0 : 0.0);
-    else if (c->stop_reason == 2)
-      snprintf(res->stop, sizeof res->stop, "cancelled");
-    else if (c->stop_reason == 3)
-      snprintf(res->stop, sizeof res->stop, "%s",
-               c->have_best ? "20 evaluations in a row failed" : "the initial design cannot be simulated");
-    else
-      snprintf(res->stop, sizeof res->stop, "%s", code_text(last));
-    if (c->stop_reason == 2 || (c->stop_reason == 3 && !c->have_best))
-      break;
-  }
-  if (!c->have_best) {
-    set_err(&res->error, LW_ERR_SOLVER, "", "problem '%s': no design could be simulated: %s", pb->name,
-            res->last_failure);
-    res->status = LW_ERR_SOLVER;
-  } else {
-    for (int j = 0; j < n; j++)
-      res->x[j] = c->best_xs[j] * c->sc[j];
-    memcpy(res->grad, c->best_g, sizeof(double) * (size_t)n);
-    res->f = c->sign * c->best_f;
-    res->violation = c->best_viol;
-    res->pgnorm = c->best_pg;
-    /* the optimized model: parameter values and the fields they bind */
-    res->optimized = lw_desc_copy(desc);
-    for (int j = 0; j < n; j++)
-      res->optimized->params[c->P[j]].value = res->x[j];
-    lw_desc_apply_params(res->optimized);
-    res->status = LW_OK;
-  }
-  res->wall_time_s = now_s() - t0;
-  free(cd);
-  free(xs0);
-  free(xs);
+  return n;
+}
+
+static void ctx_free(ctx *c)
+{
   free(c->O);
   free(c->P);
   free(c->lo);
@@ -566,5 +471,160 @@ int lw_optimize(const lw_desc *desc, int problem, const lw_opt_options *opt, lw_
   free(c->cval);
   free(c->cgrad);
   lw_desc_free(c->d);
+}
+
+/* start s's scaled design in xs: the model's for the first, else drawn
+ * uniformly within finite bounds (or within 1 of the model's, in scaled
+ * units, where a bound is infinite) */
+static void start_point(const ctx *c, int s, const double *xs0, uint64_t *rng, double *xs)
+{
+  if (s == 0) {
+    memcpy(xs, xs0, sizeof(double) * (size_t)c->n);
+    return;
+  }
+  for (int j = 0; j < c->n; j++) {
+    double u = uniform(rng);
+    if (isfinite(c->slo[j]) && isfinite(c->shi[j]))
+      xs[j] = c->slo[j] + u * (c->shi[j] - c->slo[j]);
+    else
+      xs[j] = fmin(fmax(xs0[j] + (2.0 * u - 1.0), c->slo[j]), c->shi[j]);
+  }
+}
+
+/* one NLopt run of algorithm na from xs (left at its end) */
+static nlopt_result run_start(ctx *c, nlopt_algorithm na, int maxeval, con_data *cd, double *xs)
+{
+  const lw_problem_desc *pb = c->pb;
+  unsigned n = (unsigned)c->n;
+  c->o = nlopt_create(na, n);
+  nlopt_set_lower_bounds(c->o, c->slo);
+  nlopt_set_upper_bounds(c->o, c->shi);
+  nlopt_set_min_objective(c->o, f_obj, c);
+  nlopt_set_maxeval(c->o, maxeval);
+  nlopt_set_ftol_rel(c->o, pb->f_tolerance);
+  nlopt_set_xtol_rel(c->o, pb->x_tolerance);
+  if (na == NLOPT_AUGLAG) {
+    nlopt_opt local = nlopt_create(NLOPT_LD_LBFGS, n);
+    nlopt_set_ftol_rel(local, pb->f_tolerance);
+    nlopt_set_xtol_rel(local, pb->x_tolerance);
+    nlopt_set_local_optimizer(c->o, local);
+    nlopt_destroy(local);
+  }
+  for (int k = 0; k < pb->ncons; k++) {
+    cd[k].c = c;
+    cd[k].k = k;
+    if (pb->cons[k].type == LW_CON_EQ)
+      nlopt_add_equality_constraint(c->o, f_con, &cd[k], 1e-8);
+    else
+      nlopt_add_inequality_constraint(c->o, f_con, &cd[k], 1e-8);
+  }
+  double fval = 0;
+  c->cvalid = 0;
+  nlopt_result last = nlopt_optimize(c->o, xs, &fval);
+  nlopt_destroy(c->o);
+  c->o = NULL;
+  return last;
+}
+
+/* why the last start stopped, in res->stop */
+static void stop_text(const ctx *c, nlopt_result last)
+{
+  lw_opt_result *res = c->res;
+  if (c->stop_reason == 1)
+    snprintf(res->stop, sizeof res->stop, "the projected gradient fell to %.3g of its initial value",
+             c->pg0 > 0 ? c->cpg / c->pg0 : 0.0);
+  else if (c->stop_reason == 2)
+    snprintf(res->stop, sizeof res->stop, "cancelled");
+  else if (c->stop_reason == 3)
+    snprintf(res->stop, sizeof res->stop, "%s",
+             c->have_best ? "20 evaluations in a row failed" : "the initial design cannot be simulated");
+  else
+    snprintf(res->stop, sizeof res->stop, "%s", code_text(last));
+}
+
+/* the best design found, as values and as the optimized model; or the
+ * failure when no design could be simulated */
+static void opt_finish(const ctx *c, const lw_desc *desc)
+{
+  lw_opt_result *res = c->res;
+  int n = c->n;
+  if (!c->have_best) {
+    set_err(&res->error, LW_ERR_SOLVER, "", "problem '%s': no design could be simulated: %s", c->pb->name,
+            res->last_failure);
+    res->status = LW_ERR_SOLVER;
+    return;
+  }
+  for (int j = 0; j < n; j++)
+    res->x[j] = c->best_xs[j] * c->sc[j];
+  memcpy(res->grad, c->best_g, sizeof(double) * (size_t)n);
+  res->f = c->sign * c->best_f;
+  res->violation = c->best_viol;
+  res->pgnorm = c->best_pg;
+  /* the optimized model: parameter values and the fields they bind */
+  res->optimized = lw_desc_copy(desc);
+  for (int j = 0; j < n; j++)
+    res->optimized->params[c->P[j]].value = res->x[j];
+  lw_desc_apply_params(res->optimized);
+  res->status = LW_OK;
+}
+
+int lw_optimize(const lw_desc *desc, int problem, const lw_opt_options *opt, lw_opt_result *res)
+{
+  memset(res, 0, sizeof *res);
+  res->error.time = NAN;
+  double t0 = now_s();
+  if (problem < 0 || problem >= desc->nproblems) {
+    set_err(&res->error, LW_ERR_MODEL, "problems", "problem index %d out of range (the model has %d)", problem,
+            desc->nproblems);
+    return res->status = LW_ERR_MODEL;
+  }
+  const lw_problem_desc *pb = &desc->problems[problem];
+  ctx C = {0}, *c = &C;
+  c->pb = pb;
+  c->opt = opt;
+  c->res = res;
+  c->sign = pb->maximize ? -1.0 : 1.0;
+  c->ctol = 1e-6;
+  int alg = opt && opt->algorithm >= 0 ? opt->algorithm : (int)pb->algorithm;
+  c->method = opt && opt->gradient >= 0 ? opt->gradient : pb->gradient;
+  int maxeval = opt && opt->max_evaluations > 0 ? opt->max_evaluations : pb->max_evaluations;
+  int starts = opt && opt->multistart > 0 ? opt->multistart : pb->multistart;
+  double *xs0 = NULL;
+  if (opt_check(c, desc, alg) || opt_setup(c, desc, &xs0) < 0) {
+    ctx_free(c);
+    return res->status = LW_ERR_MODEL;
+  }
+  double *xs = malloc(sizeof(double) * (size_t)c->n);
+  nlopt_algorithm na = alg == LW_OPT_MMA     ? NLOPT_LD_MMA
+                       : alg == LW_OPT_SLSQP ? NLOPT_LD_SLSQP
+                       : alg == LW_OPT_AUGLAG ? NLOPT_AUGLAG
+                                              : NLOPT_LD_LBFGS;
+  con_data *cd = calloc((size_t)pb->ncons + 1, sizeof *cd);
+  uint64_t rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)pb->seed * 0xD1B54A32D192ED03ull);
+  if (!rng)
+    rng = 1;
+  for (int s = 0; s < starts; s++) {
+    c->start = s;
+    c->pg0_set = 0;
+    c->stop_reason = 0;
+    c->consecutive_failures = 0;
+    start_point(c, s, xs0, &rng, xs);
+    nlopt_result last = run_start(c, na, maxeval, cd, xs);
+    res->starts = s + 1;
+    if (s == 0) {
+      /* the initial design is the first evaluation */
+      res->f0 = res->nhist > 0 ? res->hist_f[0] : NAN;
+      res->pgnorm0 = res->nhist > 0 ? res->hist_pgnorm[0] : NAN;
+    }
+    stop_text(c, last);
+    if (c->stop_reason == 2 || (c->stop_reason == 3 && !c->have_best))
+      break;
+  }
+  opt_finish(c, desc);
+  res->wall_time_s = now_s() - t0;
+  free(cd);
+  free(xs0);
+  free(xs);
+  ctx_free(c);
   return res->status;
 }

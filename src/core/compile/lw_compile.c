@@ -1922,6 +1922,8 @@ static int compile_pattern(ctx *c, lw_desc *d, rowset *rs, pairset *ps, lw_error
     set_pairpos(m, m->coords[i].nblk, m->coords[i].blk, m->coords[i].pairpos);
   for (int i = 0; i < m->nforces; i++)
     set_pairpos(m, m->forces[i].nblk, m->forces[i].blk, m->forces[i].pairpos);
+  for (int e = 0; e < m->nfric; e++)
+    set_pairpos(m, m->fric[e].nblk, m->fric[e].blk, m->fric[e].pairpos);
   m->mass_csc = calloc((size_t)m->nnz, sizeof(double));
   for (int b = 0; b < m->nb; b++) {
     int n = m->blk_n[b], row = pattern_row(m, b, b);

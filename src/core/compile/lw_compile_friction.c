@@ -53,11 +53,16 @@ int lw_cc_joint_friction(lw_model *m, const lw_desc *d, int ji, const int bi[2],
   }
   int kind = lw_friction_kind_of(j->type, m->planar);
   int nslip = lw_friction_nslip((lw_friction_kind)kind);
-  if (kind == LW_FRICTION_SPHERICAL || lw_joint_ncoords(j->type, m->planar) != nslip ||
-      !same_blocks(m, coord0, nslip)) {
+  int spin = kind == LW_FRICTION_SPHERICAL;
+  if (spin && (lw_is_beam_ref(bi[0]) || lw_is_beam_ref(bi[1]))) {
     lw_set_error(err, LW_ERR_MODEL, path, NAN,
-                 "joint '%s': friction on a %s joint is not simulated yet (revolute, prismatic, cylindrical "
-                 "and planar joints are)", j->name, lw_joint_type_name(j->type));
+                 "joint '%s': friction on a spherical joint to a beam is not simulated yet", j->name);
+    return -1;
+  }
+  if (!spin && (lw_joint_ncoords(j->type, m->planar) != nslip || !same_blocks(m, coord0, nslip))) {
+    lw_set_error(err, LW_ERR_MODEL, path, NAN,
+                 "joint '%s': friction on a %s joint is not simulated yet (revolute, prismatic, cylindrical, "
+                 "spherical and planar joints are)", j->name, lw_joint_type_name(j->type));
     return -1;
   }
   lw_jfric *f = &m->fric[m->nfric];
@@ -68,6 +73,25 @@ int lw_cc_joint_friction(lw_model *m, const lw_desc *d, int ji, const int bi[2],
   f->row0 = row0;
   f->nrow = nrow;
   f->body = bi[0] >= 0 ? bi[0] : bi[1];
+  f->bodies[0] = bi[0];
+  f->bodies[1] = bi[1];
+  /* the slips' gradients' blocks: the coordinates' or, for the ball's
+   * relative angular velocity, its bodies but the ground in increasing
+   * order; matrix slots once the pattern is built */
+  if (spin) {
+    f->nblk = 0;
+    for (int k = 0; k < 2; k++)
+      if (bi[k] >= 0)
+        f->blk[f->nblk++] = bi[k];
+    if (f->nblk == 2 && f->blk[0] > f->blk[1]) {
+      f->blk[0] = bi[1];
+      f->blk[1] = bi[0];
+    }
+  } else {
+    f->nblk = m->coords[coord0].nblk;
+    f->blk[0] = m->coords[coord0].blk[0];
+    f->blk[1] = f->nblk > 1 ? m->coords[coord0].blk[1] : -1;
+  }
   /* the bearing (a slider's shoes, a pad) moves with body 2: its frame
    * there, which shares the axis with body 1's and, for a revolute or
    * spherical joint, the origin too */

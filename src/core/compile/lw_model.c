@@ -4,6 +4,7 @@
 #include "lw_internal.h"
 #include "model/lw_error.h"
 #include "kind/lw_kind.h"
+#include "model/lw_friction.h"
 #include "integ/lw_integrator.h"
 
 #include <cholmod.h>
@@ -293,7 +294,7 @@ const char *lw_model_output_unit(const lw_model *m, int k)
   case LW_OUT_ENERGY_BALANCE:
     return "J";
   case LW_OUT_FRICTION_FORCE:
-    return coord_is_angle(m, m->fric[o->coord].coord0) ? "N m" : "N";
+    return m->fric[o->coord].kind == LW_FRICTION_SPHERICAL || coord_is_angle(m, m->fric[o->coord].coord0) ? "N m" : "N";
   case LW_OUT_NORMAL_FORCE:
     return "N";
   case LW_OUT_CONTACT_FORCE:

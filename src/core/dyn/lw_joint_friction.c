@@ -83,6 +83,53 @@ static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, con
   R[5] = dot3(Z, n);
 }
 
+void lw_joint_friction_spin_grad(const lw_model *m, const lw_jfric *f, const double *q, double *G)
+{
+  int nqb = m->nqb, w = 2 * nqb;
+  double A[3][3], c[3];
+  lw_vexpr_eval(m, &f->x, q, A[0]);
+  lw_vexpr_eval(m, &f->y, q, A[1]);
+  lw_vexpr_eval(m, &f->z, q, A[2]);
+  memset(G, 0, sizeof(double) * 3 * (size_t)w);
+  for (int b = 0; b < f->nblk; b++) {
+    const double *qb = q + (size_t)f->blk[b] * nqb;
+    double h = f->blk[b] == f->bodies[1] ? 0.5 : -0.5; /* omega_2 - omega_1 */
+    for (int a = 1; a < 4; a++)
+      for (int k = 0; k < 3; k++) {
+        cross3(A[k], qb + 3 * a, c);
+        for (int i = 0; i < 3; i++)
+          G[(size_t)k * w + b * nqb + 3 * a + i] = h * c[i];
+      }
+  }
+}
+
+/* the slips' rates at (q, qd) and their gradients in G (nslip x 2 nqb,
+ * NULL: not wanted): the coordinates' rates, or a ball's relative angular
+ * velocity (lw_joint_friction_spin_grad) */
+static void slip_rates(const lw_model *m, const lw_jfric *f, const double *q, const double *qd, double *rate,
+                       double *G)
+{
+  int w = 2 * m->nqb;
+  if (f->kind == LW_FRICTION_SPHERICAL) {
+    double Gs[3 * 2 * LW_MAXQB];
+    double *g = G ? G : Gs;
+    lw_joint_friction_spin_grad(m, f, q, g);
+    for (int k = 0; k < 3; k++) {
+      rate[k] = 0;
+      for (int b = 0; b < f->nblk; b++)
+        for (int i = 0; i < m->nqb; i++)
+          rate[k] += g[(size_t)k * w + b * m->nqb + i] * qd[(size_t)f->blk[b] * m->nqb + i];
+    }
+    return;
+  }
+  for (int k = 0; k < f->nslip; k++) {
+    const lw_coord *c = &m->coords[f->coord0 + k];
+    rate[k] = lw_coord_rate(m, c, q, qd);
+    if (G)
+      lw_coord_eval(m, c, q, G + (size_t)k * w);
+  }
+}
+
 /* the kernel at the element's reaction and rates; the rates' gradients
  * into G (nslip x 2 nqb) when G != NULL */
 static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *qd,
@@ -92,12 +139,7 @@ static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f,
   lw_friction_params p;
   memcpy(p.p, f->p, sizeof p.p);
   reaction(m, d, f, q, lam, R);
-  for (int k = 0; k < f->nslip; k++) {
-    const lw_coord *c = &m->coords[f->coord0 + k];
-    rate[k] = lw_coord_rate(m, c, q, qd);
-    if (G)
-      lw_coord_eval(m, c, q, G + (size_t)k * 2 * m->nqb);
-  }
+  slip_rates(m, f, q, qd, rate, G);
   lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
 }
 
@@ -108,17 +150,16 @@ static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f,
 static void add_damping(const lw_model *m, const lw_jfric *f, const lw_friction_out *out, const double *G,
                         double *vals, double cs)
 {
-  const lw_coord *c0 = &m->coords[f->coord0];
-  int w = 2 * m->nqb, nw = c0->nblk * m->nqb;
+  int w = 2 * m->nqb, nw = f->nblk * m->nqb;
   double gu[2 * LW_MAXQB] = {0};
   for (int k = 0; k < f->nslip; k++) {
     double wk = out->slip_w[k];
-    lw_mat_add_outer(m, vals, cs * out->G * wk * wk, c0->nblk, c0->blk, c0->pairpos, G + (size_t)k * w);
+    lw_mat_add_outer(m, vals, cs * out->G * wk * wk, f->nblk, f->blk, f->pairpos, G + (size_t)k * w);
     for (int i = 0; i < nw; i++)
       gu[i] += wk * out->slip_u[k] * G[(size_t)k * w + i];
   }
   if (out->psi > 0)
-    lw_mat_add_outer(m, vals, cs * out->N * out->psi, c0->nblk, c0->blk, c0->pairpos, gu);
+    lw_mat_add_outer(m, vals, cs * out->N * out->psi, f->nblk, f->blk, f->pairpos, gu);
 }
 
 void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
@@ -130,10 +171,9 @@ void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q
     const lw_jfric *f = &m->fric[e];
     lw_friction_out out;
     element_eval(m, d, f, q, qd, lam, G, &out);
-    const lw_coord *c0 = &m->coords[f->coord0];
     for (int k = 0; k < f->nslip; k++)
-      for (int b = 0; b < c0->nblk; b++) {
-        double *Qb = Q + (size_t)c0->blk[b] * nqb;
+      for (int b = 0; b < f->nblk; b++) {
+        double *Qb = Q + (size_t)f->blk[b] * nqb;
         const double *gk = G + (size_t)k * w + b * nqb;
         for (int i = 0; i < nqb; i++)
           Qb[i] += out.Q[k] * gk[i];
@@ -152,11 +192,10 @@ void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q
     const lw_jfric *f = &m->fric[e];
     lw_friction_out out;
     element_eval(m, d, f, q, qd, lam, G, &out);
-    const lw_coord *c0 = &m->coords[f->coord0];
     double s = 0;
     for (int k = 0; k < f->nslip; k++)
-      for (int b = 0; b < c0->nblk; b++) {
-        const double *dqb = dq + (size_t)c0->blk[b] * m->nqb;
+      for (int b = 0; b < f->nblk; b++) {
+        const double *dqb = dq + (size_t)f->blk[b] * m->nqb;
         const double *gk = G + (size_t)k * w + b * m->nqb;
         for (int i = 0; i < m->nqb; i++)
           s += out.Q[k] * gk[i] * dqb[i];
@@ -169,7 +208,7 @@ int lw_joint_friction_nterms(const lw_model *m)
 {
   int n = 0;
   for (int e = 0; e < m->nfric; e++)
-    n += m->fric[e].nslip * m->coords[m->fric[e].coord0].nblk * m->nqb;
+    n += m->fric[e].nslip * m->fric[e].nblk * m->nqb;
   return n;
 }
 
@@ -182,9 +221,8 @@ void lw_joint_friction_terms(const lw_model *m, const lw_data *d, const double *
     const lw_jfric *f = &m->fric[e];
     lw_friction_out out;
     element_eval(m, d, f, q, qd, lam, G, &out);
-    const lw_coord *c0 = &m->coords[f->coord0];
     for (int k = 0; k < f->nslip; k++)
-      for (int b = 0; b < c0->nblk; b++) {
+      for (int b = 0; b < f->nblk; b++) {
         const double *gk = G + (size_t)k * w + b * m->nqb;
         for (int i = 0; i < m->nqb; i++)
           *T++ = out.Q[k] * gk[i];
@@ -196,11 +234,10 @@ void lw_joint_friction_terms_work(const lw_model *m, const double *T, const doub
 {
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
-    const lw_coord *c0 = &m->coords[f->coord0];
     double s = 0;
     for (int k = 0; k < f->nslip; k++)
-      for (int b = 0; b < c0->nblk; b++) {
-        const double *dqb = dq + (size_t)c0->blk[b] * m->nqb;
+      for (int b = 0; b < f->nblk; b++) {
+        const double *dqb = dq + (size_t)f->blk[b] * m->nqb;
         for (int i = 0; i < m->nqb; i++)
           s += *T++ * dqb[i];
       }
@@ -238,6 +275,8 @@ void lw_joint_friction_state(const lw_model *m, const lw_data *d, int e, const d
   lw_friction_out out;
   element_eval(m, d, &m->fric[e], q, qd, lam, NULL, &out);
   o[0] = out.Q[0];
+  if (m->fric[e].kind == LW_FRICTION_SPHERICAL) /* a ball: the moment's magnitude r_e F */
+    o[0] = sqrt(out.Q[0] * out.Q[0] + out.Q[1] * out.Q[1] + out.Q[2] * out.Q[2]);
   o[1] = out.N;
   o[2] = out.slip_speed;
 }

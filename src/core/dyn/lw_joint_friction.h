@@ -4,6 +4,11 @@
 
 #include "lw_internal.h"
 
+/* a ball joint's slip rates: the relative angular velocity omega_2 -
+ * omega_1 in its joint axes on body 2 (x, y, z), omega_b = 1/2 sum_a e_a x
+ * de_a/dt over the body's unit vectors u, v, w, is G qd; its gradients G
+ * (3 x 2 nqb, the element's blocks) at q (docs/friction.md sec. 8.6) */
+void lw_joint_friction_spin_grad(const lw_model *m, const lw_jfric *f, const double *q, double *G);
 /* joint friction at (q, qd) with the multipliers lam
  * (nc; the rows' gradients in d->jac at q): Q += the generalized friction;
  * when vals != NULL also vals += cs times the symmetric positive part of

@@ -125,7 +125,8 @@ typedef enum {
                                and the work of joint friction */
   /* a joint's friction (docs/friction.md): */
   LW_OUT_FRICTION_FORCE,    /* the generalized friction on its first coordinate (N, or N m
-                               for an angle), opposing the slip */
+                               for an angle), opposing the slip; a spherical joint: the
+                               magnitude of its friction moment (N m) */
   LW_OUT_NORMAL_FORCE,      /* the effective normal force N from its reaction (N) */
   LW_OUT_SLIP_SPEED,        /* the slip speed s = |u| (m/s; a rotation's is r_e |omega|) */
   LW_OUT_FRICTION_WORK,     /* the work its friction took out since the start (J) */

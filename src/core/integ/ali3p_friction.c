@@ -37,22 +37,22 @@ static void friction_column(const lw_model *m, const lw_data *d, int e, const lw
                             double c2, double hh4, double *A, double *u, double *v, double *dQ, double *dl)
 {
   int n = m->nq, nqb = m->nqb;
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+  const lw_jfric *fe = &m->fric[e];
   u[gi] = 1.0;
   v[gi] = c2;
   lw_jac_mul(m, d, u, dl);
   for (int r = 0; r < m->nc; r++)
     dl[r] *= alpha;
-  for (int b = 0; b < c0->nblk; b++)
-    memset(dQ + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)nqb);
+  for (int b = 0; b < fe->nblk; b++)
+    memset(dQ + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)nqb);
   lw_lin_dir dir = {u, v, NULL, NULL, dl, NULL, -1};
   lw_joint_friction_jvp(m, NULL, e, p, &dir, NULL, dQ);
   u[gi] = 0.0;
   v[gi] = 0.0;
   double *col = A + (size_t)gi * n;
-  for (int b = 0; b < c0->nblk; b++)
+  for (int b = 0; b < fe->nblk; b++)
     for (int i = 0; i < nqb; i++) {
-      int g = m->blk_off[c0->blk[b]] + i;
+      int g = m->blk_off[fe->blk[b]] + i;
       col[g] -= hh4 * dQ[g];
     }
 }

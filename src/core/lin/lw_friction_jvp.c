@@ -142,6 +142,65 @@ static void reaction_jvp(const lw_model *m, const lw_model *tm, int e, const lw_
   }
 }
 
+/* a ball's slips as scalars (docs/friction.md sec. 8.2): rate_k = G_k . v
+ * with G_k = +-1/2 A_k x e_a on body 2's (body 1's) unit vectors e_a
+ * (lw_joint_friction_spin_grad), A_k body 2's joint axis k; along dq, dv
+ * and the tangent's frame dA_k
+ *   dG_k = +-1/2 (dA_k x e_a + A_k x de_a),   drate_k = dG_k . v + G_k . dv */
+static void spin_sc(const lw_model *m, const lw_model *tm, int e, const lw_lin_point *p, const lw_lin_dir *dir,
+                    sc cs[3])
+{
+  const lw_jfric *f = &m->fric[e], *tf = tm ? &tm->fric[e] : NULL;
+  int nqb = m->nqb;
+  double A[3][3], dA[3][3], c[3], dc[3];
+  vx_jvp(m, &f->x, tf ? &tf->x : NULL, p->q, dir->dq, 0, A[0], dA[0]);
+  vx_jvp(m, &f->y, tf ? &tf->y : NULL, p->q, dir->dq, 0, A[1], dA[1]);
+  vx_jvp(m, &f->z, tf ? &tf->z : NULL, p->q, dir->dq, 0, A[2], dA[2]);
+  for (int k = 0; k < 3; k++) {
+    memset(&cs[k], 0, sizeof cs[k]);
+    for (int b = 0; b < f->nblk; b++) {
+      size_t o = (size_t)f->blk[b] * nqb;
+      const double *qb = p->q + o, *dqb = dir->dq ? dir->dq + o : NULL;
+      const double *vb = p->qd ? p->qd + o : NULL, *dvb = dir->dqd ? dir->dqd + o : NULL;
+      double h = f->blk[b] == f->bodies[1] ? 0.5 : -0.5;
+      for (int a = 1; a < 4; a++) {
+        cross3(A[k], qb + 3 * a, c);
+        cross3(dA[k], qb + 3 * a, dc);
+        if (dqb) {
+          double t[3];
+          cross3(A[k], dqb + 3 * a, t);
+          for (int i = 0; i < 3; i++)
+            dc[i] += t[i];
+        }
+        for (int i = 0; i < 3; i++) {
+          int j = b * nqb + 3 * a + i;
+          cs[k].g[j] = h * c[i];
+          cs[k].dg[j] = h * dc[i];
+          if (vb)
+            cs[k].r += cs[k].g[j] * vb[3 * a + i];
+          if (vb)
+            cs[k].dr += cs[k].dg[j] * vb[3 * a + i];
+          if (dvb)
+            cs[k].dr += cs[k].g[j] * dvb[3 * a + i];
+        }
+      }
+    }
+  }
+}
+
+/* the slips' scalars: the coordinates', or a ball's (spin_sc) */
+static void slip_scs(const lw_model *m, const lw_model *tm, int e, const lw_lin_point *p, const lw_lin_dir *dir,
+                     sc *cs)
+{
+  const lw_jfric *f = &m->fric[e];
+  if (f->kind == LW_FRICTION_SPHERICAL) {
+    spin_sc(m, tm, e, p, dir, cs);
+    return;
+  }
+  for (int k = 0; k < f->nslip; k++)
+    coord_sc(m, tm, f->coord0 + k, p, dir, &cs[k]);
+}
+
 /* Q += Q^f and dQ += dQ^f (either may be NULL) from the kernel's result
  * out, the coordinates' scalars cs, the rates' and the reaction's
  * derivatives and the friction parameters' (dp; NULL: none) */
@@ -149,7 +208,6 @@ static void assemble(const lw_model *m, const lw_jfric *f, const lw_friction_out
                      const double *drate, const double *dR, const double *dp, double *Q, double *dQ)
 {
   int nqb = m->nqb;
-  const lw_coord *c0 = &m->coords[f->coord0];
   for (int k = 0; k < f->nslip; k++) {
     double dQk = 0.0;
     for (int j = 0; j < f->nslip; j++)
@@ -158,8 +216,8 @@ static void assemble(const lw_model *m, const lw_jfric *f, const lw_friction_out
       dQk += out->dQ_dreaction[k][i] * dR[i];
     for (int i = 0; dp && i < LW_FP_N; i++)
       dQk += out->dQ_dp[k][i] * dp[i];
-    for (int b = 0; b < c0->nblk; b++) {
-      size_t o = (size_t)c0->blk[b] * nqb;
+    for (int b = 0; b < f->nblk; b++) {
+      size_t o = (size_t)f->blk[b] * nqb;
       const double *gk = cs[k].g + b * nqb, *dgk = cs[k].dg + b * nqb;
       for (int i = 0; i < nqb; i++) {
         if (Q)
@@ -186,8 +244,8 @@ void lw_joint_friction_jvp(const lw_model *m, const lw_tangent *tg, int e, const
   pc.qd = p->v;
   lw_lin_dir dc = *dir;
   dc.dqd = dir->dv;
+  slip_scs(m, tm, e, &pc, &dc, cs);
   for (int k = 0; k < f->nslip; k++) {
-    coord_sc(m, tm, f->coord0 + k, &pc, &dc, &cs[k]);
     rate[k] = cs[k].r;
     drate[k] = cs[k].dr;
   }
@@ -202,10 +260,9 @@ int lw_joint_friction_bodies(const lw_model *m, int e, int *blk)
 {
   const lw_jfric *f = &m->fric[e];
   int n = 0;
-  const lw_coord *c0 = &m->coords[f->coord0];
   int cand[16], nc = 0;
-  for (int b = 0; b < c0->nblk; b++)
-    cand[nc++] = c0->blk[b];
+  for (int b = 0; b < f->nblk; b++)
+    cand[nc++] = f->blk[b];
   cand[nc++] = f->body;
   for (int t = 0; t < f->o.nterm; t++)
     cand[nc++] = f->o.body[t];
@@ -286,8 +343,8 @@ void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_
   pc.qd = p->v;
   lw_lin_dir dc = *dir;
   dc.dqd = dir->dv;
-  for (int k = 0; k < f->nslip && (moves || !pt->have_cs); k++)
-    coord_sc(m, NULL, f->coord0 + k, &pc, &dc, &csp[k]);
+  if (moves || !pt->have_cs)
+    slip_scs(m, NULL, e, &pc, &dc, csp);
   pt->have_cs |= !moves;
   for (int k = 0; k < f->nslip; k++) {
     rate[k] = csp[k].r;

@@ -246,8 +246,8 @@ static void adjoint_initial_transposed(sens_run *r, adjoint_work *aw, int o)
   free(pg);
 }
 
-/* with numerical damping, the step's history transposed (sens_forward.c,
- * forward_carry): x = q_n + h qd_n + px a_n with cotangent g, v = qd_n +
+/* with numerical damping, the step's history transposed (sens_step_carry,
+ * sens_carry.c): x = q_n + h qd_n + px a_n with cotangent g, v = qd_n +
  * pv a_n with M muV, r = rm a_n + rd qdd_n with M (muA - muP), and the
  * damping's -C bh, bh = bq q_n + bv qd_n + ba a_n; into the step's parts
  * of the cotangents of q_n, qd_n, qdd_n and a_n (a, b, c, aa; rb nq of
@@ -280,7 +280,7 @@ static void history_transposed_alpha(const sens *s, const double *g, const doubl
 /* step k (from k-1) transposed: the acceleration, velocity and position
  * problems in turn, their parameter columns into the gradient, and the
  * step's part of the cotangents of state k-1 (ab, bb, cb) and of the carry
- * (zo).  The forward carry's form transposed (sens_forward.c): the
+ * (zo).  The forward carry's form transposed (sens_carry.c): the
  * position problem gives the increment d' over the predictor x' = q'_n + h
  * qd'_n + h^2/4 qdd'_n, so with g the cotangent of q' from the rates and
  * mu_P = AP^-T [g + c2 M mu_V + c4 M mu_A; c_lambda], x' has the cotangent
@@ -345,10 +345,12 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
     zo[i] = cx[s->nxs + i] - dotn(nq, s->Rc + (size_t)i * nq, muP);
 }
 
-/* the step with events from stored state st0 taken again, its Jacobian formed */
+/* the step with events from stored state st0 (state k - 1) taken again as
+ * the forward pass took it, its Jacobian formed */
 static int adjoint_event_step(sens_run *r, adjoint_work *aw, const double *st0, long k)
 {
   int fired = 0, status = sens_ev_restart(aw->ev, st0);
+  sens_step_resume(r->s, k - 1);
   if (!status)
     status = sens_ev_step(aw->ev, sens_step_set(r, k), st0, aw->stx, &fired, NULL);
   if (!status && (!fired || sens_ev_jacobian(aw->ev)))
@@ -413,6 +415,7 @@ static int adjoint_segment_recompute(sens_run *r, adjoint_work *a, long sg, long
   sens_state_load(s, a->seg);
   if (a->ev && sens_ev_restart(a->ev, a->seg))
     return LW_ERR_MODEL;
+  sens_step_resume(s, k0);
   for (long k = k0 + 1; k <= k1; k++) {
     lw_step_info info;
     double *stk = a->seg + sl * (size_t)(k - k0);

@@ -12,12 +12,13 @@
  * derivatives of these maps, so that the forward sensitivities apply X and
  * the adjoint its transpose:
  *   - a step of length tau (the ALI3-P step's linearization, sens_step.c,
- *     with c2 = 2/tau, c4 = 4/tau^2) and its derivative with respect to tau:
- *     at fixed q the step's equations see tau only through qd* = c2 (q -
- *     q_n) - qd_n and qdd* = c4 (q - q_n) - 2 c2 qd_n - qdd_n, so a change
- *     dtau is the history change dbh = -(c2/tau)(q - q_n) dtau, dah =
- *     (-(2 c4/tau)(q - q_n) + (2 c2/tau) qd_n) dtau, carried as one more
- *     column U;
+ *     with c2 = 2/tau, c4 = 4/tau^2, carried by the smooth steps' carry,
+ *     sens_carry.c) and its derivative with respect to tau: at fixed q the
+ *     step's equations see tau only through qd* = c2 (q - q_n) - qd_n and
+ *     qdd* = c4 (q - q_n) - 2 c2 qd_n - qdd_n, so a change dtau is the
+ *     history change dbh = -(c2/tau)(q - q_n) dtau, dah = (-(2 c4/tau)(q -
+ *     q_n) + (2 c2/tau) qd_n) dtau, that of a start moved by (0, (c2/tau)
+ *     (q - q_n), -c4 qd_n) dtau, carried as one more column U;
  *   - the event time: g(q(tau)) = 0 gives dtau = -(G q' + g_rho) / (G U_q)
  *     (seed 003 eq. 21 for the discrete step: G U_q -> G qd- as tau -> 0);
  *     the state at the event moves by U dtau, which is where the jumps of
@@ -67,7 +68,11 @@ struct sens_ev {
   int nst, cap;
   double t1;          /* the step's end */
   double *X;          /* (nx x W by rows) d(state)/d(start state, parameters, U) */
-  double *AH, *BH, *MAH, *R; /* the step's carry: (nq x W) x 3, (n1 x W) */
+  /* the step's carry (sens_carry.c): its scratch x', v', d' (nq x W each;
+   * a short advance keeps the columns at its start there) and right-hand
+   * sides (max(n2, n1) x W); col[j] = nx + j, parameter j's column */
+  double *XP, *VP, *DP, *R;
+  int *col;
   double *T, *Tsum;   /* (W) an event's dtau, their sum over the step */
   double *G, *dG, *gp, *vloc, *dvloc; /* (nq), (nq), (p), (wrow) x 2 */
   /* the impact: K = [M sA^T; sA 0] (n2 = nq + nc + 1) factored, its
@@ -139,7 +144,7 @@ void sens_ev_free(sens_ev *e)
     return;
   lw_ev_run_free(e->ev);
   free(e->dt);
-  void *a[] = {e->st, e->guard, e->tau, e->X, e->AH, e->BH, e->MAH, e->R, e->T, e->Tsum, e->G, e->dG,
+  void *a[] = {e->st, e->guard, e->tau, e->X, e->XP, e->VP, e->DP, e->R, e->col, e->T, e->Tsum, e->G, e->dG,
                e->gp, e->vloc, e->dvloc, e->K, e->Dq, e->Dv, e->Fp, e->mu, e->b2, e->A, e->ip, e->K0,
                e->D0q, e->D0qd, e->F0, e->b1, e->ip0, e->Sn, e->C, e->vals, e->cx, e->Tv, e->fv};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
@@ -160,9 +165,10 @@ sens_ev *sens_ev_new(sens *s)
   e->W = (int)W;
   e->sl = sens_state_len(s);
   e->X = calloc((size_t)nx * W, sizeof(double));
-  e->AH = calloc((size_t)nq * W, sizeof(double));
-  e->BH = calloc((size_t)nq * W, sizeof(double));
-  e->MAH = calloc((size_t)nq * W, sizeof(double));
+  e->XP = calloc((size_t)nq * W, sizeof(double));
+  e->VP = calloc((size_t)nq * W, sizeof(double));
+  e->DP = calloc((size_t)nq * W, sizeof(double));
+  e->col = calloc((size_t)p + 1, sizeof(int));
   e->R = calloc((size_t)(n2 > n1 ? n2 : n1) * W, sizeof(double));
   e->T = calloc(W, sizeof(double));
   e->Tsum = calloc(W, sizeof(double));
@@ -195,13 +201,15 @@ sens_ev *sens_ev_new(sens *s)
   e->tau = malloc(sizeof(double) * (size_t)e->cap);
   e->Tv = malloc(sizeof(double) * W * (size_t)e->cap);
   e->fv = malloc(sizeof(double) * (size_t)(s->no + 1) * (size_t)(2 + 2 * e->cap));
-  if (!e->ev || !e->X || !e->AH || !e->BH || !e->MAH || !e->R || !e->T || !e->Tsum || !e->G || !e->dG ||
+  if (!e->ev || !e->X || !e->XP || !e->VP || !e->DP || !e->R || !e->col || !e->T || !e->Tsum || !e->G || !e->dG ||
       !e->gp || !e->vloc || !e->dvloc || !e->K || !e->Dq || !e->Dv || !e->Fp || !e->mu || !e->b2 || !e->A ||
       !e->ip || !e->K0 || !e->D0q || !e->D0qd || !e->F0 || !e->b1 || !e->ip0 || !e->Sn || !e->C || !e->vals || !e->cx || !e->st ||
       !e->guard || !e->tau || !e->Tv || !e->fv) {
     sens_ev_free(e);
     goto nomem;
   }
+  for (int j = 0; j < p; j++)
+    e->col[j] = nx + j;
   if (lw_ev_start(m, s->d, e->ev, s->err)) {
     sens_ev_free(e);
     return NULL;
@@ -397,60 +405,31 @@ int sens_ev_step(sens_ev *e, const lw_model *mk, const double *st0, double *st1,
 
 /* ---- the derivative of one step of length h from sa to sb ------------------ */
 /* the step's columns: X (the state a) becomes the state b, at a fixed
- * length; column U (zero at a) gets the derivative with respect to the length */
+ * length, by the smooth steps' carry (sens_carry.c); column U (zero at a)
+ * gets the derivative with respect to the length.  The step sees its start
+ * and its length only through the history of its rates, qd* = c2 (q - q_a)
+ * - qd_a and qdd* = c4 (q - q_a) - 2 c2 qd_a - qdd_a (c2 = 2/h, c4 =
+ * 4/h^2): a change dh moves them by -(c2/h) dq dh and (-(2 c4/h) dq + (2
+ * c2/h) qd_a) dh (dq = q_b - q_a), as a start moved by q_a' = 0, qd_a' =
+ * (c2/h) dq, qdd_a' = -c4 qd_a would.  Column U starts there and is
+ * carried with the others: its predictor x'_U = c2 dq - qd_a = qd* and
+ * its increment over it are of the size of qd and qdd, whereas the
+ * history terms themselves are of size c4 |qd| and would cancel in the
+ * acceleration problem (over a piece of 1e-5 s, 7.6e-6 m/s^2 would be left
+ * in a free ball's acceleration, whose derivatives are exact zeros:
+ * tests/test-event-carry.c) */
 static void carry_step(sens_ev *e, const double *sa, const double *sb, double h)
 {
   sens *s = e->s;
-  const lw_model *m = s->m;
-  int nq = s->nq, nc = s->nc, n1 = s->n1, nx = s->nx, W = e->W, u = W - 1;
+  int nq = s->nq, W = e->W, u = W - 1;
   size_t np = (size_t)nq * W;
-  double *X = e->X, *Xq = X, *Xqd = X + np, *Xqdd = X + 2 * np, *Xl = X + 3 * np;
-  double *AH = e->AH, *BH = e->BH, *MAH = e->MAH, *R = e->R;
-  double c2 = s->c2, c4 = s->c4;
   const double *qa = ST_Q(s, sa), *qda = ST_QD(s, sa), *qb = ST_Q(s, sb);
   for (int i = 0; i < nq; i++) {
-    for (int c = 0; c < W; c++) {
-      size_t ic = (size_t)i * W + c;
-      AH[ic] = -(c4 * Xq[ic] + 2.0 * c2 * Xqd[ic] + Xqdd[ic]);
-      BH[ic] = -(c2 * Xq[ic] + Xqd[ic]);
-    }
-    double dq = qb[i] - qa[i];
-    AH[(size_t)i * W + u] = -(2.0 * c4 / h) * dq + (2.0 * c2 / h) * qda[i];
-    BH[(size_t)i * W + u] = -(c2 / h) * dq;
+    e->X[np + (size_t)i * W + u] = (s->c2 / h) * (qb[i] - qa[i]);
+    e->X[2 * np + (size_t)i * W + u] = -s->c4 * qda[i];
   }
-  memset(MAH, 0, sizeof(double) * np);
-  sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, AH, MAH, W);
-  const double *F[3] = {s->FP, s->FV, s->FA};
-  double *out[3] = {Xq, Xqd, Xqdd};
-  for (int pr = 0; pr < 3; pr++) {
-    memset(R, 0, sizeof(double) * (size_t)n1 * W);
-    for (int a = 0; a < s->nact; a++) {
-      int j = s->alist[a];
-      for (int i = 0; i < n1; i++)
-        R[(size_t)i * W + nx + j] = -F[pr][(size_t)j * n1 + i];
-    }
-    if (pr == 0) {
-      /* position: AP [q'; lambda'] = -(FP + M ah' + C bh') */
-      sens_vec_axpy(R, -1.0, MAH, np);
-      if (!s->undamped)
-        sens_bmat_rows(m, &s->Cb, 0.0, -1.0, BH, R, W);
-      sens_ap_solve_rows(s, R, Xq, W);
-      memcpy(Xl, R + np, sizeof(double) * (size_t)nc * W);
-    } else if (pr == 1) {
-      /* velocity: KM [qd'; .] = -(FV + (DVq - c2 M) q' - M bh'; RV q') */
-      sens_bmat_rows(m, &s->Hv, c2, -1.0, Xq, R, W);
-      sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, BH, R, W);
-      sens_rowmat_rows(m, s->RV, -1.0, 0, Xq, R + np, W);
-      sens_km_solve_rows(s, R, out[1], W);
-    } else {
-      /* acceleration: KM [qdd'; .] = -(FA + (DAq - c4 M) q' - M ah'; RA q' + RAd qd') */
-      sens_bmat_rows(m, &s->Ha, c4, -1.0, Xq, R, W);
-      sens_vec_axpy(R, 1.0, MAH, np);
-      sens_rowmat_rows(m, s->RA, -1.0, 0, Xq, R + np, W);
-      sens_rowmat_rows(m, s->RAd, -1.0, 0, Xqd, R + np, W);
-      sens_km_solve_rows(s, R, out[2], W);
-    }
-  }
+  sens_cols c = {e->X, W, e->col, e->XP, e->VP, e->DP, NULL, NULL, e->R};
+  sens_step_carry(s, &c);
 }
 
 /* the step from sa to sb of length h linearized (the step's constants set
@@ -817,12 +796,13 @@ static int short_length(sens_ev *e, const double *sa, const double *sb, double l
   size_t np = (size_t)nq * W;
   double *X = e->X;
   const double *qa = ST_Q(s, sa), *qda = ST_QD(s, sa), *a0 = ST_QDD(s, sa);
-  /* the columns at a, kept: AH (q), BH (qd), MAH (qdd) */
+  /* the columns at a, kept: Q0 (q), V0 (qd), A0 (qdd) */
+  double *Q0 = e->XP, *V0 = e->VP, *A0 = e->DP;
   for (size_t i = 0; i < (size_t)s->nx; i++)
     X[i * W + u] = 0.0;
-  memcpy(e->AH, X, sizeof(double) * np);
-  memcpy(e->BH, X + np, sizeof(double) * np);
-  memcpy(e->MAH, X + 2 * np, sizeof(double) * np);
+  memcpy(Q0, X, sizeof(double) * np);
+  memcpy(V0, X + np, sizeof(double) * np);
+  memcpy(A0, X + 2 * np, sizeof(double) * np);
   /* the predicted state again, as lw_events.c computes it */
   sens_state_load(s, sa);
   for (int i = 0; i < nq; i++) {
@@ -839,11 +819,11 @@ static int short_length(sens_ev *e, const double *sa, const double *sb, double l
     for (int i = 0; i < nq; i++)
       for (int c = 0; c < W; c++) {
         size_t ic = (size_t)i * W + c;
-        double da = pass ? 0.5 * (e->MAH[ic] + X[2 * np + ic]) : e->MAH[ic];
+        double da = pass ? 0.5 * (A0[ic] + X[2 * np + ic]) : A0[ic];
         double acc = pass ? 0.5 * (a0[i] + qddp[i]) : a0[i];
         double dr = c == u ? 1.0 : 0.0;
-        X[ic] = e->AH[ic] + len * e->BH[ic] + 0.5 * len * len * da + (qda[i] + len * acc) * dr;
-        X[np + ic] = e->BH[ic] + len * da + acc * dr;
+        X[ic] = Q0[ic] + len * V0[ic] + 0.5 * len * len * da + (qda[i] + len * acc) * dr;
+        X[np + ic] = V0[ic] + len * da + acc * dr;
       }
     if (pass == 1) {
       sens_state_load(s, sb);

@@ -41,40 +41,6 @@ static void live_cols_add(sens *s, double *Sx)
   }
 }
 
-/* the predictor of the carried columns and the velocity's history:
- * x' = q' + h qd' + h^2/4 qdd' (the position's sensitivity if the step's
- * own terms were zero), v' = qd' + h/2 qdd', n entries, in vectors */
-LW_CLONES static void predictor_rows(double *restrict xp, double *restrict vp, const double *restrict q1,
-                                     const double *restrict q2, const double *restrict q3, double h, size_t n)
-{
-  double h2 = 0.5 * h, hh4 = 0.25 * h * h;
-  lw_v4d a1 = {h, h, h, h}, a2 = {h2, h2, h2, h2}, a4 = {hh4, hh4, hh4, hh4};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    lw_v4d x2 = lw_v4d_load(q2 + i), x3 = lw_v4d_load(q3 + i);
-    lw_v4d_store(xp + i, lw_v4d_load(q1 + i) + a1 * x2 + a4 * x3);
-    lw_v4d_store(vp + i, x2 + a2 * x3);
-  }
-  for (; i < n; i++) {
-    xp[i] = q1[i] + h * q2[i] + hh4 * q3[i];
-    vp[i] = q2[i] + h2 * q3[i];
-  }
-}
-
-/* with numerical damping (dyn/lw_newmark.h), the predictor x' = q' + h
- * qd' + px a', the velocity's history v' = qd' + pv a' and the rest of the
- * acceleration's history r' = rm a' + rd qdd', n entries */
-static void predictor_rows_alpha(const lw_newmark *k, double *restrict xp, double *restrict vp, double *restrict rp,
-                                 const double *restrict q1, const double *restrict q2, const double *restrict q3,
-                                 const double *restrict a1, double h, size_t n)
-{
-  for (size_t i = 0; i < n; i++) {
-    xp[i] = q1[i] + h * q2[i] + k->px * a1[i];
-    vp[i] = q2[i] + k->pv * a1[i];
-    rp[i] = k->rm * a1[i] + k->rd * q3[i];
-  }
-}
-
 /* the carried columns and their scratch (the table's rows: forward_table_alloc) */
 static int forward_alloc(sens_run *r, forward_cols *f)
 {
@@ -143,95 +109,16 @@ static int forward_table_alloc(sens_run *r)
   return LW_OK;
 }
 
-/* the live columns carried over the step linearized in s (sens_step_linearize):
- * the position problem, then the velocity and acceleration problems, each
- * solved for the nl columns by rows.  The position problem is solved for
- * the increment d' = q' - x' over the predictor x' = q'_n + h qd'_n + h^2/4
- * qdd'_n: with ah' = -(c4 q'_n + 2 c2 qd'_n + qdd'_n) = -c4 x' and bh' =
- * -(c2 q'_n + qd'_n), the problem AP [q'; lambda'] = -(FP + M ah' + C bh' +
- * Rc c') becomes AP [d'; lambda'] = -(FP + K x' + C bh' + Rc c'; J x'),
- * K = A - c4 M, and the rates' mass terms c2 M q' + M bh' = M (v' + c2 d')
- * and c4 M q' + M ah' = c4 M d'.  Nothing of size c4 |q'| then cancels,
- * which at small steps cost the carried columns digits in proportion to
- * the number of steps times 1/h (forward and adjoint apart by 1e-8 over
- * 5e4 steps of 2e-5 s).  With numerical damping (dyn/lw_newmark.h) x' =
- * q'_n + h qd'_n + px a'_n, v' = qd'_n + pv a'_n, and ah' = r' - c4 x',
- * r' = rm a'_n + rd qdd'_n, adds -M r' to the position problem and M r'
- * to the acceleration problem; then a' = ea qdd' + en qdd'_n + eo a'_n */
+/* the live columns carried over the step linearized in s
+ * (sens_step_linearize), in the increment form of sens_carry.c; scratch in
+ * Sn: x', v', the controllers' carry c', d', r' */
 static void forward_carry(sens_run *r, forward_cols *f)
 {
   sens *s = r->s;
-  const lw_model *m = r->m;
-  int nl = s->nl, nq = s->nq, nc = s->nc;
-  size_t np = (size_t)nq * nl;
-  double *Sx = f->Sx, *R = f->R;
-  double *Sq = Sx, *Sqd = Sx + np, *Sqdd = Sx + 2 * np, *Sl = Sx + 3 * np, *Sz = Sx + (size_t)s->nxs * nl;
-  /* scratch: x', v', the carry c', d' */
-  double *XP = f->Sn, *VP = f->Sn + np, *DC = f->Sn + 2 * np, *DP = DC + (size_t)s->nz * nl, *RP = DP + np;
-  double *Sa = Sx + (size_t)s->nx * nl; /* a' (na rows: no friction rows then) */
-  if (s->na)
-    predictor_rows_alpha(&s->nm, XP, VP, RP, Sq, Sqd, Sqdd, Sa, s->h, np);
-  else
-    predictor_rows(XP, VP, Sq, Sqd, Sqdd, s->h, np);
-  /* position: AP [d'; lambda'] = -(FP + K x' + C bh' + Rc c'; J x'),
-   * C bh' = -C (c2 q'_n + qd'_n) */
-  sens_step_cols_scatter(s, s->FP, -1.0, R, nl);
-  sens_bmat_rows(m, &s->Kb, 0.0, -1.0, XP, R, nl);
-  sens_rowmat_rows(m, s->d->jac, -1.0, 0, XP, R + np, nl);
-  if (!s->undamped && !s->na) {
-    sens_bmat_rows(m, &s->Cb, 0.0, s->c2, Sq, R, nl);
-    sens_bmat_rows(m, &s->Cb, 0.0, 1.0, Sqd, R, nl);
-  } else if (!s->undamped) { /* -C bh', bh' = bq q'_n + bv qd'_n + ba a'_n */
-    sens_bmat_rows(m, &s->Cb, 0.0, -s->nm.bq, Sq, R, nl);
-    sens_bmat_rows(m, &s->Cb, 0.0, -s->nm.bv, Sqd, R, nl);
-    sens_bmat_rows(m, &s->Cb, 0.0, -s->nm.ba, Sa, R, nl);
-  }
-  if (s->na)
-    sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, -1.0, RP, R, nl);
-  if (s->nz) {
-    /* the carry c' = z' + h/2 e'(state k-1) enters through Rc */
-    sens_carry_rows(s, s->eqa, s->eqda, s->pea, Sq, Sqd, Sz, DC, nl);
-    for (int i = 0; i < s->nz; i++)
-      for (int l = 0; l < nq; l++) {
-        double rc = s->Rc[(size_t)i * nq + l];
-        if (rc == 0.0)
-          continue;
-        for (int c = 0; c < nl; c++)
-          R[(size_t)l * nl + c] -= rc * DC[(size_t)i * nl + c];
-      }
-  }
-  if (m->nfric) /* friction read kappa_a: + Q^f_l kappa_a' */
-    sens_friction_kap_rows(s, Sx + (size_t)s->nx * nl, R, nl);
-  sens_ap_solve_rows(s, R, DP, nl);
-  memcpy(Sl, R + np, sizeof(double) * (size_t)nc * nl);
-  for (size_t i = 0; i < np; i++)
-    Sq[i] = XP[i] + DP[i];
-  /* velocity: KM [qd'; .] = -(FV + DVq q' - M (v' + c2 d'); RV q') */
-  sens_step_cols_scatter(s, s->FV, -1.0, R, nl);
-  sens_bmat_rows(m, &s->Hv, 0.0, -1.0, Sq, R, nl);
-  sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, VP, R, nl);
-  sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, s->c2, DP, R, nl);
-  sens_rowmat_rows(m, s->RV, -1.0, 0, Sq, R + np, nl);
-  sens_km_solve_rows(s, R, Sqd, nl);
-  /* acceleration: KM [qdd'; .] = -(FA + DAq q' - c4 M d'; RA q' + RAd qd') */
-  sens_step_cols_scatter(s, s->FA, -1.0, R, nl);
-  sens_bmat_rows(m, &s->Ha, 0.0, -1.0, Sq, R, nl);
-  sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, s->c4, DP, R, nl);
-  if (s->na)
-    sens_blocks_rows(m, m->mass_blocks, NULL, 0.0, 1.0, RP, R, nl);
-  sens_rowmat_rows(m, s->RA, -1.0, 0, Sq, R + np, nl);
-  sens_rowmat_rows(m, s->RAd, -1.0, 0, Sqd, R + np, nl);
-  if (s->na) /* a' = ea qdd' + en qdd_n' + eo a_n': the old terms first */
-    for (size_t i = 0; i < np; i++)
-      Sa[i] = s->nm.en * Sqdd[i] + s->nm.eo * Sa[i];
-  sens_km_solve_rows(s, R, Sqdd, nl);
-  if (s->na)
-    sens_vec_axpy(Sa, s->nm.ea, Sqdd, np);
-  if (m->nfric) /* kappa' for the next step's friction */
-    memcpy(Sx + (size_t)s->nx * nl, R + np, sizeof(double) * (size_t)nc * nl);
-  /* z' = c' + h/2 e'(state k) */
-  if (s->nz)
-    sens_carry_rows(s, s->eqb, s->eqdb, s->peb, Sq, Sqd, DC, Sz, nl);
+  size_t np = (size_t)s->nq * s->nl;
+  double *DC = f->Sn + 2 * np, *DP = DC + (size_t)s->nz * s->nl;
+  sens_cols c = {f->Sx, s->nl, s->col, f->Sn, f->Sn + np, DP, DP + np, DC, f->R};
+  sens_step_carry(s, &c);
 }
 
 /* the step with events just taken (st0 to st1): the live columns carried

@@ -64,9 +64,9 @@ static lw_lin_point fric_point(const sens *s, const lw_lin_point *pt)
 static void element_dir(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, const lw_lin_dir *dir)
 {
   const lw_model *m = s->m;
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
-  for (int b = 0; b < c0->nblk; b++)
-    memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
+  const lw_jfric *fe = &m->fric[e];
+  for (int b = 0; b < fe->nblk; b++)
+    memset(s->fric_d + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
   if (fpt)
     lw_joint_friction_jvp_at(m, pf, fpt, dir, s->fric_d);
   else
@@ -77,15 +77,15 @@ static void element_dir(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt,
 static void element_state_cols(sens *s, int e, const lw_lin_point *pf, lw_fric_pt *fpt, int gi)
 {
   const lw_model *m = s->m;
-  const lw_coord *c0 = &m->coords[m->fric[e].coord0];
+  const lw_jfric *fe = &m->fric[e];
   double *u = s->fric_e;
   u[gi] = 1.0;
   for (int pass = 0; pass < 2; pass++) {
     lw_lin_dir dir = {pass ? NULL : u, pass ? u : NULL, NULL, NULL, NULL, NULL, -1};
     element_dir(s, e, pf, fpt, &dir);
-    for (int b = 0; b < c0->nblk; b++)
+    for (int b = 0; b < fe->nblk; b++)
       for (int i = 0; i < m->nqb; i++) {
-        int g = m->blk_off[c0->blk[b]] + i;
+        int g = m->blk_off[fe->blk[b]] + i;
         double v = s->fric_d[g];
         if (v == 0.0)
           continue;
@@ -108,7 +108,6 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
   lw_fric_pt fpt;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
-    const lw_coord *c0 = &m->coords[f->coord0];
     /* the columns share the point's kernel, those along qd and l its rows */
     lw_fric_pt *fp = lw_joint_friction_prepare(m, e, &pf, &fpt) ? NULL : &fpt;
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
@@ -124,8 +123,8 @@ void sens_friction_lin(sens *s, const lw_lin_point *pt)
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, u, NULL, -1};
       element_dir(s, e, &pf, fp, &dir);
       u[r] = 0.0;
-      for (int b = 0; b < c0->nblk; b++)
-        memcpy(L + m->blk_off[c0->blk[b]], s->fric_d + m->blk_off[c0->blk[b]], sizeof(double) * (size_t)nqb);
+      for (int b = 0; b < f->nblk; b++)
+        memcpy(L + m->blk_off[f->blk[b]], s->fric_d + m->blk_off[f->blk[b]], sizeof(double) * (size_t)nqb);
     }
   }
 }
@@ -151,7 +150,7 @@ static int element_moves(const lw_model *m, const lw_tangent *tg, int e)
   for (int r = f->row0; r < f->row0 + f->nrow; r++)
     if (tg->row_vx_on[r])
       return 1;
-  for (int k = 0; k < f->nslip; k++)
+  for (int k = 0; k < f->nslip && f->kind != LW_FRICTION_SPHERICAL; k++)
     if (tg->coord_on[f->coord0 + k])
       return 1;
   return 0;
@@ -165,13 +164,13 @@ void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *
   for (int e = 0; e < m->nfric; e++) {
     if (!element_moves(m, tg, e))
       continue;
-    const lw_coord *c0 = &m->coords[m->fric[e].coord0];
-    for (int b = 0; b < c0->nblk; b++)
-      memset(s->fric_d + m->blk_off[c0->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
+    const lw_jfric *fe = &m->fric[e];
+    for (int b = 0; b < fe->nblk; b++)
+      memset(s->fric_d + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)m->nqb);
     lw_joint_friction_jvp(m, tg, e, &pf, &dir, NULL, s->fric_d);
-    for (int b = 0; b < c0->nblk; b++)
+    for (int b = 0; b < fe->nblk; b++)
       for (int i = 0; i < m->nqb; i++) {
-        int g = m->blk_off[c0->blk[b]] + i;
+        int g = m->blk_off[fe->blk[b]] + i;
         fp[g] -= s->fric_d[g];
       }
   }

@@ -269,13 +269,31 @@ void sens_rowmat_rows(const lw_model *m, const double *R, double alpha, int neg,
 void sens_ap_solve_rows(sens *s, double *B, double *X, int p);
 /* [M J^T; J 0] [x; y] = B for p columns by rows: x into X */
 void sens_km_solve_rows(sens *s, double *B, double *X, int p);
-/* R (n1 x p by rows) = sign times the step's parameter columns F of the live parameters */
-void sens_step_cols_scatter(const sens *s, const double *F, double sign, double *R, int p);
+/* R (n1 x p by rows) = sign times the step's parameter columns F, parameter j's in column col[j] */
+void sens_step_cols_scatter(const sens *s, const int *col, const double *F, double sign, double *R, int p);
 /* out = base + h/2 e' of the controllers' integrals, p live columns by rows */
 void sens_carry_rows(const sens *s, const double *eq, const double *eqd, const double *pe, const double *Sq,
                      const double *Sqd, const double *base, double *out, int p);
 /* y += a x over n entries, in vectors */
 void sens_vec_axpy(double *restrict y, double a, const double *restrict x, size_t n);
+
+/* ---- sens_carry.c: columns carried over one step ---- */
+/* columns of the state's derivatives by rows: q', qd', qdd', lambda', z'
+ * (nx rows), then with joint friction nc rows kappa', with numerical
+ * damping nq rows a'; w columns.  Parameter j's step columns go to column
+ * col[j] (the z', kappa' rows' parameter terms are the forward's live
+ * columns: s->live).  Scratch: xp, vp, dp (nq x w each), rp (nq x w, with
+ * numerical damping), dc (nz x w), r (max(n1, nv) x w) */
+typedef struct {
+  double *X;
+  int w;
+  const int *col;
+  double *xp, *vp, *dp, *rp, *dc, *r;
+} sens_cols;
+/* the columns X of state n carried to state n+1 over the step linearized
+ * in s, in the increment form (the position's increment over its
+ * predictor solved for, sens_carry.c) */
+void sens_step_carry(sens *s, const sens_cols *c);
 
 /* ---- sens_state.c: stored states (layout at sens_aux_len) ---- */
 /* state st = the simulation data d (and the step data kept with aux) */
@@ -377,6 +395,14 @@ static inline double sens_step_h(const sens *s, long k)
 {
   return s->hs && k >= 1 && k <= s->N ? s->hs[k - 1] : s->h;
 }
+/* s->d, loaded with stored state k (sens_state_load), made to step on
+ * from it as the run did: lw_step counts the time as t0 + nstep h while
+ * the steps keep one length h and counts anew from t where it changes, so
+ * d's length is set to that of the step to state k (a state stepped again
+ * otherwise ends a rounding away, and a step with events, whose Jacobian
+ * the penalty's conditioning makes sensitive to it, differs in the
+ * adjoint by 1e-6 of its entries; the initial state starts a count) */
+void sens_step_resume(sens *s, long k);
 /* the tolerance mode's steps' lengths: given (n of them), or when NULL
  * those of a run to m->opt.t_end, into *hs (the caller frees it); s->N
  * and s->hs set.  LW_OK or the status with r->err set */

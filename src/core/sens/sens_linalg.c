@@ -778,15 +778,16 @@ static inline void scatter_rows_n(const double *const *f, double sign, double *r
       R[(size_t)i * p + c] = sign * f[c][i];
 }
 
-/* R (n1 x p by rows, the live columns) = sign times the step's parameter
- * columns F (n1 each; zero where not active; every active one is live) */
-void sens_step_cols_scatter(const sens *s, const double *F, double sign, double *R, int p)
+/* R (n1 x p by rows) = sign times the step's parameter columns F (n1
+ * each; zero where not active), parameter j's in column col[j] (every
+ * active one has one) and zeros elsewhere */
+void sens_step_cols_scatter(const sens *s, const int *col, const double *F, double sign, double *R, int p)
 {
   int n1 = s->n1;
   const double *f[LW_FEW_CHUNK];
   int rows = s->nact == p && p <= LW_FEW_CHUNK;
   for (int a = 0; rows && a < p; a++) {
-    rows = s->col[s->alist[a]] == a;
+    rows = col[s->alist[a]] == a;
     f[a] = F + (size_t)s->alist[a] * n1;
   }
   if (rows) {
@@ -799,7 +800,7 @@ void sens_step_cols_scatter(const sens *s, const double *F, double sign, double 
   for (int a = 0; a < s->nact; a++) {
     int j = s->alist[a];
     const double *fj = F + (size_t)j * n1;
-    int c = s->col[j];
+    int c = col[j];
     for (int i = 0; i < n1; i++)
       R[(size_t)i * p + c] = sign * fj[i];
   }

@@ -226,7 +226,7 @@ static int step_matrices(sens *s, const lw_lin_point *pt)
   if (m->nfric)
     sens_friction_lin(s, pt);
   /* K = A - c4 M kept apart: the carries apply it to the predictor
-   * (sens_forward.c, sens_adjoint.c), where A's c4 M would cancel */
+   * (sens_carry.c, sens_adjoint.c), where A's c4 M would cancel */
   memcpy(s->Kb.blk, s->Ab.blk, sizeof(double) * nbb);
   sens_vec_axpy(s->Ab.blk, s->c4, m->mass_blocks, nbb);
   if (s->ap_struct ? sens_ap_factor(s) : sens_ap_factor_dense(s)) {

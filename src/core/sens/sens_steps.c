@@ -31,6 +31,12 @@ const lw_model *sens_step_set(sens_run *r, long k)
   return &r->mh;
 }
 
+void sens_step_resume(sens *s, long k)
+{
+  if (k >= 1)
+    s->d->h = sens_step_h(s, k);
+}
+
 int sens_steps_start(sens_run *r, const double *given, long n, double **hs)
 {
   sens *s = r->s;

@@ -1,0 +1,91 @@
+/* lw-app-test.h: helpers of the application's tests (a window, its
+ * runner, screenshots).  Header-only, included after lw-test.h by tests
+ * that link the application's library. */
+#ifndef LW_APP_TEST_H
+#define LW_APP_TEST_H
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+
+#include "lw-prop-editor.h"
+#include "lw-window.h"
+
+/* the main loop run until it has been quiet (twenty turns of under 20 ms
+ * in a row) or timeout_s has passed: what a shown window had to lay out
+ * and draw is done */
+static inline void lwt_settle(double timeout_s)
+{
+  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+  int quiet = 0;
+  while (quiet < 20 && g_get_monotonic_time() < end) {
+    gint64 t = g_get_monotonic_time();
+    g_main_context_iteration(NULL, FALSE);
+    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
+    g_usleep(2000);
+  }
+}
+
+static inline gboolean lwt_is_mapped(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w));
+}
+
+/* the window's run has finished or failed (or there is no runner) */
+static inline gboolean lwt_runner_idle(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
+  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
+}
+
+static inline void lwt_act(LwWindow *w, const char *name)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+}
+
+static inline LwPropEditor *lwt_props_of(LwWindow *w)
+{
+  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
+}
+
+/* a screenshot of the window as NAME.png in LW_SCREENSHOT_DIR/subdir, or in
+ * fallback (the build directory's) when that is not set; its path (to
+ * free).  Under load the window may not have drawn yet: it is tried again
+ * for five seconds */
+static inline char *lwt_shot(LwWindow *w, const char *subdir, const char *fallback, const char *name)
+{
+  lwt_settle(2);
+  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
+  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, subdir, NULL) : g_strdup(fallback);
+  g_mkdir_with_parents(sdir, 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  char *path = g_build_filename(sdir, file, NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = FALSE;
+  for (int tries = 0; !ok && tries < 20; tries++) {
+    g_clear_error(&error);
+    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
+    if (!ok)
+      lwt_spin(0.25);
+  }
+  if (!ok)
+    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
+  g_test_message("screenshot %s", path);
+  return path;
+}
+
+/* the first widget under root (root included, depth first) that match takes */
+static inline GtkWidget *lwt_find_widget(GtkWidget *root, gboolean (*match)(GtkWidget *, gconstpointer),
+                                         gconstpointer data)
+{
+  if (match(root, data))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *f = lwt_find_widget(c, match, data);
+    if (f)
+      return f;
+  }
+  return NULL;
+}
+
+#endif
