@@ -340,23 +340,27 @@ static double scale_of(double x)
 static void ju_equilibrate(vi_lin *L)
 {
   int nu = L->nu;
+  memset(L->rs, 0, sizeof(double) * (size_t)nu);
   for (int j = 0; j < nu; j++) {
     double *col = L->Ju + (size_t)j * nu, a = 0;
-    for (int i = 0; i < nu; i++)
-      a = fmax(a, fabs(col[i]));
-    L->cs[j] = scale_of(a);
-    for (int i = 0; i < nu; i++)
-      col[i] *= L->cs[j];
+    for (int i = 0; i < nu; i++) {
+      double v = fabs(col[i]);
+      a = v > a ? v : a;
+    }
+    double c = L->cs[j] = scale_of(a);
+    for (int i = 0; i < nu; i++) {
+      col[i] *= c;
+      double v = fabs(col[i]);
+      L->rs[i] = v > L->rs[i] ? v : L->rs[i];
+    }
   }
-  memset(L->rs, 0, sizeof(double) * (size_t)nu);
-  for (int j = 0; j < nu; j++)
-    for (int i = 0; i < nu; i++)
-      L->rs[i] = fmax(L->rs[i], fabs(L->Ju[(size_t)j * nu + i]));
   for (int i = 0; i < nu; i++)
     L->rs[i] = scale_of(L->rs[i]);
-  for (int j = 0; j < nu; j++)
+  for (int j = 0; j < nu; j++) {
+    double *col = L->Ju + (size_t)j * nu;
     for (int i = 0; i < nu; i++)
-      L->Ju[(size_t)j * nu + i] *= L->rs[i];
+      col[i] *= L->rs[i];
+  }
 }
 
 /* with the equilibrated factors, Ju x = b (trans 0) or Ju^T x = b (trans
