@@ -4,7 +4,8 @@
  * -10 rad/s, 1 s at h = 1 ms: tests/data/slider-crank-friction-planar.json,
  * which tests/test-friction-sens.c reads too):
  *   - a step with friction against the same model without it (target
- *     <= 1.3x);
+ *     <= 1.3x), and the same with friction's exact Newton tangent in every
+ *     iteration (lw_opt.friction_exact);
  *   - the adjoint gradient (6 parameters, one objective) in simulations
  *     of the model with friction (target <= 2.5x), and the forward's;
  * then the same for the spatial co-design model
@@ -135,6 +136,12 @@ static void bench_model(lw_desc *d, const char *title, int nrep)
          1e6 * t0 / N, it_0);
   printf("  friction step / frictionless step:  %8.2f x (target <= 1.3); per Newton iteration %.2f x\n", tf / t0,
          (tf / it_f) / (t0 / it_0));
+  long it_e = 0;
+  exact_tangent = 1;
+  double te = sim_time(d, nrep, &it_e);
+  exact_tangent = 0;
+  printf("  with the exact tangent (friction_exact): %8.3f ms  %ld Newton iterations, %.2f x the frictionless step\n",
+         1e3 * te, it_e, te / t0);
   double ga[16], gf[16];
   double ta = grad_time(d, LW_SENS_ADJOINT, nrep, ga), tw = grad_time(d, LW_SENS_FORWARD, nrep, gf);
   double e = 0, s = 0;

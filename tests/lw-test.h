@@ -9,6 +9,15 @@
 #include "linkwright.h"
 #include "lw_io.h"
 
+/* built with AddressSanitizer: a long numerical validation may run a
+ * shorter horizon there, the same code checked for memory (the plain
+ * build runs it whole) */
+#if defined(__SANITIZE_ADDRESS__)
+#define LW_UNDER_SANITIZERS 1
+#else
+#define LW_UNDER_SANITIZERS 0
+#endif
+
 /* every shipped model */
 static const char *const lwt_models[] = {"five-bar.json",      "slider-crank.json",    "slider-crank-iftomm.json",
                                          "pendulum.json",      "double-pendulum.json", "four-bar.json",

@@ -16,12 +16,6 @@
 
 #include <float.h>
 #include <math.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define LW_UNDER_SANITIZERS 1
-#else
-#define LW_UNDER_SANITIZERS 0
-#endif
 #include <stdio.h>
 #include <string.h>
 

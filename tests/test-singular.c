@@ -9,12 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define LW_UNDER_SANITIZERS 1
-#else
-#define LW_UNDER_SANITIZERS 0
-#endif
-
 /* the A02 model: cranks i = 0..n vertical on ground pivots (i, 0), couplers
  * horizontal at y = 1, links of 1 m and 1 kg, the first crank at -1 rad/s */
 static lw_desc *nfourbar_alpha(int n, double h, double t_end, double alpha)

@@ -55,17 +55,19 @@ static void test_load_and_run(void)
   g_assert_cmpint(d->nbeams, ==, 16);
   lw_model *m = lwt_compile(d);
   lw_sim_result r;
-  if (lw_simulate(m, d->solver.t_end, d->solver.step, &r, NULL, NULL) != LW_OK)
+  /* under the sanitizers the first 0.3 s (the front wheels' first rise) */
+  double t_end = LW_UNDER_SANITIZERS ? 0.3 : d->solver.t_end;
+  if (lw_simulate(m, t_end, d->solver.step, &r, NULL, NULL) != LW_OK)
     g_error("%s", r.error.msg);
-  g_assert_cmpint(r.rows, ==, 3001);
+  g_assert_cmpint(r.rows, ==, lround(t_end / d->solver.step) + 1);
   int cz = lwt_col(m, "cm.z"), c5 = lwt_col(m, "force5_root");
   double zmax = -1, fmax5 = 0;
   for (long k = 0; k < r.rows; k++) {
     zmax = fmax(zmax, lwt_at(&r, k, cz));
     fmax5 = fmax(fmax5, fabs(lwt_at(&r, k, c5)));
   }
-  g_test_message("3 s: chassis centre of mass up to z = %.4f m; beam 5's largest axial stress %.3g MPa", zmax,
-                 fmax5 / AREA * 1e-6);
+  g_test_message("%g s: chassis centre of mass up to z = %.4f m; beam 5's largest axial stress %.3g MPa", t_end,
+                 zmax, fmax5 / AREA * 1e-6);
   /* the wheels move the chassis up (the front 0.05 m, the rear 0.075 m) */
   g_assert_cmpfloat(zmax, >, 0.365 + 0.02);
   g_assert_cmpfloat(zmax, <, 0.365 + 0.2);

@@ -8,12 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define LW_UNDER_SANITIZERS 1
-#else
-#define LW_UNDER_SANITIZERS 0
-#endif
-
 /* m switched to the tolerance mode at rtol = atol = tol and order */
 static void set_tolerance(lw_model *m, double tol, int order)
 {

@@ -408,9 +408,12 @@ typedef struct {
   /* banded: the pattern in its natural order lies within bw of the
    * diagonal, few enough entries that a band Cholesky beats CHOLMOD's
    * (a beam's elements in a row); ab holds the lower band by columns,
-   * L(i, j) at ab[j (bw + 1) + i - j], with the reciprocal pivots */
+   * L(i, j) at ab[j (bw + 1) + i - j], with the reciprocal pivots;
+   * last[j] the last column whose entries reach up to row j (the
+   * envelope: column j of L has no entry below row last[j]) */
   int band, bw;
   double *ab;
+  int *last;
 } lw_spd;
 
 struct lw_data {

@@ -11,7 +11,8 @@
  * no point masses; any other (N = 0: mixed sizes) tells them apart.  A
  * beam element's block [r_i, r_i', r_j, r_j'] (4 nd) weighs its four
  * vectors alike: in 3-D as a rigid body's r0, u, v, w; in the plane (8) by
- * its own branch. */
+ * its own branch; a model of planar beam elements alone (8) has a case of
+ * its own, the elements' size a constant. */
 LW_KERNEL void eval_n(const lw_model *m, const lw_vexpr *e, const double *x, double *v, int lin, const int N,
                       const int nd)
 {
@@ -43,6 +44,8 @@ static void eval(const lw_model *m, const lw_vexpr *e, const double *x, double *
 {
   if (m->nqb == 4)
     eval_n(m, e, x, v, lin, 4, 2);
+  else if (m->nqb == 8 && m->nd == 2) /* planar beam elements alone */
+    eval_n(m, e, x, v, lin, 8, 2);
   else if (m->nqb == 12)
     eval_n(m, e, x, v, lin, 12, 3);
   else
@@ -94,6 +97,8 @@ void lw_vexpr_grad(const lw_model *m, const lw_vexpr *e, const double *a, double
 {
   if (m->nqb == 4)
     grad_n(m, e, a, s, nblk, blk, g, 4, 2);
+  else if (m->nqb == 8 && m->nd == 2)
+    grad_n(m, e, a, s, nblk, blk, g, 8, 2);
   else if (m->nqb == 12)
     grad_n(m, e, a, s, nblk, blk, g, 12, 3);
   else

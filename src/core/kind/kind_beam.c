@@ -91,8 +91,12 @@ static void bending_kb_dl(double l, const double Kb[4][4], double dKb[4][4])
       dKb[a][c] = (double)(lpow[a] + lpow[c] - 3) * Kb[a][c] / l;
 }
 
+/* the helpers of elem_force, inlined into its planar and spatial cases
+ * so that their loops over the nd components unroll */
+#define BEAM_INLINE static inline __attribute__((always_inline))
+
 /* y (n) = Kb e, slot by slot, nd components */
-static void kb_mul(const double Kb[4][4], int nd, const double *e, double *y)
+BEAM_INLINE void kb_mul(const double Kb[4][4], int nd, const double *e, double *y)
 {
   for (int a = 0; a < 4; a++)
     for (int i = 0; i < nd; i++) {
@@ -104,7 +108,7 @@ static void kb_mul(const double Kb[4][4], int nd, const double *e, double *y)
 }
 
 /* the slope sum_a ds_a x_a (nd) */
-static void slope(int nd, const double *ds, const double *x, double *r)
+BEAM_INLINE void slope(int nd, const double *ds, const double *x, double *r)
 {
   for (int i = 0; i < nd; i++)
     r[i] = ds[0] * x[i] + ds[1] * x[nd + i] + ds[2] * x[2 * nd + i] + ds[3] * x[3 * nd + i];
@@ -122,29 +126,31 @@ static void gauss_slope(int g, double l, double *ds, double *dds)
 
 /* K (n x n) += w l (S'^T S') x (EA r' r'^T + N I) at one Gauss point (ds:
  * its S', r: its slope), and with ce != 0 C += w l ce (S'^T S') x r' r'^T:
- * the nd x nd factors once, then each slot pair's multiple of them */
-static void axial_tangent(int nd, double wl, const double *ds, const double *r, double EA, double N, double ce,
-                          double *K, double *C)
+ * the nd x nd factors once, then each slot pair's multiple of them.  Only
+ * the slot pairs a <= c, which hold K's and C's upper triangle (all that
+ * the Newton matrix reads of them, being symmetric) */
+BEAM_INLINE void axial_tangent_n(double wl, const double *ds, const double *r, double EA, double N, double ce,
+                                   double *K, double *C, const int ND)
 {
-  int n = 4 * nd;
+  const int n = 4 * ND;
   double G[3][3], H[3][3];
-  for (int j = 0; j < nd; j++)
-    for (int i = 0; i < nd; i++) {
+  for (int j = 0; j < ND; j++)
+    for (int i = 0; i < ND; i++) {
       G[j][i] = EA * r[i] * r[j] + (i == j ? N : 0.0);
       H[j][i] = ce * r[i] * r[j];
     }
-  for (int a = 0; a < 4; a++)
-    for (int c = 0; c < 4; c++) {
+  for (int c = 0; c < 4; c++)
+    for (int a = 0; a <= c; a++) {
       double s = wl * ds[a] * ds[c];
-      for (int j = 0; j < nd; j++) {
-        double *k = K + (size_t)(c * nd + j) * n + a * nd;
-        for (int i = 0; i < nd; i++)
+      for (int j = 0; j < ND; j++) {
+        double *k = K + (size_t)(c * ND + j) * n + a * ND;
+        for (int i = 0; i < ND; i++)
           k[i] += s * G[j][i];
       }
       if (ce != 0.0)
-        for (int j = 0; j < nd; j++) {
-          double *cc = C + (size_t)(c * nd + j) * n + a * nd;
-          for (int i = 0; i < nd; i++)
+        for (int j = 0; j < ND; j++) {
+          double *cc = C + (size_t)(c * ND + j) * n + a * ND;
+          for (int i = 0; i < ND; i++)
             cc[i] += s * H[j][i];
         }
     }
@@ -152,8 +158,10 @@ static void axial_tangent(int nd, double wl, const double *ds, const double *r, 
 
 /* the element's generalized force Q (n) at e, v (v NULL: at rest) with
  * parameters P; K, C (n x n, column-major; NULL: skip) += -dQ/de without
- * the damping's share (see above) and -dQ/dv, both symmetric */
-static void elem_force(int nd, const bpar *P, const double *e, const double *v, double *Q, double *K, double *C)
+ * the damping's share (see above) and -dQ/dv, both symmetric: their upper
+ * triangles (the slot pairs a <= c; the rest is left as it was) */
+BEAM_INLINE void elem_force_n(const bpar *P, const double *e, const double *v, double *Q, double *K, double *C,
+                              const int nd)
 {
   int n = 4 * nd;
   double Kb[4][4];
@@ -189,8 +197,16 @@ static void elem_force(int nd, const bpar *P, const double *e, const double *v, 
       for (int i = 0; i < nd; i++)
         Q[a * nd + i] -= wl * Nt * ds[a] * r[i];
     if (K)
-      axial_tangent(nd, wl, ds, r, P->EA, N, C && P->eta != 0.0 ? P->eta * P->EA : 0.0, K, C);
+      axial_tangent_n(wl, ds, r, P->EA, N, C && P->eta != 0.0 ? P->eta * P->EA : 0.0, K, C, nd);
   }
+}
+
+static void elem_force(int nd, const bpar *P, const double *e, const double *v, double *Q, double *K, double *C)
+{
+  if (nd == 2)
+    elem_force_n(P, e, v, Q, K, C, 2);
+  else
+    elem_force_n(P, e, v, Q, K, C, 3);
 }
 
 /* dQ (n) -= dl dQ_b/dl, the bending force's share of the length's
@@ -347,8 +363,9 @@ static void beam_eval(const lw_model *m, lw_data *d, const lw_force *f, const do
     Qb[i] += Qe[i];
   if (!vals)
     return;
-  for (int i = 0; i < n * n; i++)
-    K[i] = ks * K[i] + cs * C[i];
+  for (int kc = 0; kc < n; kc++) /* the upper triangle, which lw_mat_add_block reads */
+    for (int kr = 0; kr <= kc; kr++)
+      K[kc * n + kr] = ks * K[kc * n + kr] + cs * C[kc * n + kr];
   lw_mat_add_block(m, vals, 1.0, f->blk[0], f->pairpos[0], K);
 }
 

@@ -117,6 +117,10 @@ void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *
 {
   if (m->nqb == 4)
     rowmat_mul_n(m, R, x, y, 4);
+  else if (m->nqb == 8) /* planar beam elements */
+    rowmat_mul_n(m, R, x, y, 8);
+  else if (m->nqb == 12) /* spatial bodies or beam elements */
+    rowmat_mul_n(m, R, x, y, 12);
   else if (m->nqb)
     rowmat_mul_n(m, R, x, y, m->nqb);
   else
@@ -127,6 +131,10 @@ void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const dou
 {
   if (m->nqb == 4)
     rowmat_mul_t_n(m, R, alpha, y, x, 4);
+  else if (m->nqb == 8) /* planar beam elements */
+    rowmat_mul_t_n(m, R, alpha, y, x, 8);
+  else if (m->nqb == 12) /* spatial bodies or beam elements */
+    rowmat_mul_t_n(m, R, alpha, y, x, 12);
   else if (m->nqb)
     rowmat_mul_t_n(m, R, alpha, y, x, m->nqb);
   else

@@ -498,8 +498,9 @@ void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y
 }
 
 /* y = B x for a block-diagonal B of the model's blocks (column-major,
- * packed like the mass blocks), written for a block size N (4: the planar
- * body's unroll; 0: the sizes of mixed blocks from the model) */
+ * packed like the mass blocks), written for a block size N (4, 8, 12: the
+ * planar body's, the planar beam element's and the spatial body's or beam
+ * element's unroll; 0: the sizes of mixed blocks from the model) */
 static inline void block_diag_mul_n(const lw_model *m, const double *blocks, const double *x, double *y,
                                     const int N)
 {
@@ -520,6 +521,10 @@ static void block_diag_mul(const lw_model *m, const double *blocks, const double
 {
   if (m->nqb == 4)
     block_diag_mul_n(m, blocks, x, y, 4);
+  else if (m->nqb == 8) /* planar beam elements */
+    block_diag_mul_n(m, blocks, x, y, 8);
+  else if (m->nqb == 12) /* spatial bodies or beam elements */
+    block_diag_mul_n(m, blocks, x, y, 12);
   else if (m->nqb)
     block_diag_mul_n(m, blocks, x, y, m->nqb);
   else
@@ -553,13 +558,50 @@ static int band_choose(lw_spd *s, const lw_model *m)
   s->band = 1;
   s->bw = bw;
   s->ab = calloc((size_t)n * (size_t)(bw + 1), sizeof(double));
+  s->last = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!s->last) {
+    free(s->ab);
+    s->ab = NULL;
+  }
   return 1;
+}
+
+/* the envelope of vals: last[j] = the last column c whose first nonzero
+ * entry lies in row j or above.  The pattern stores whole blocks, most of
+ * whose couplings between bodies are zero (a row's gradient touches a few
+ * of its blocks' coordinates): Cholesky fills only within the envelope, so
+ * the band's entries beyond it stay zero and need no operations. */
+static void band_envelope(lw_spd *s, const lw_model *m, const double *vals)
+{
+  int n = s->n, *last = s->last;
+  for (int j = 0; j < n; j++)
+    last[j] = j;
+  for (int c = 0; c < n; c++) {
+    int top = c;
+    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++)
+      if (vals[k] != 0.0 && m->rowind[k] < top)
+        top = m->rowind[k];
+    last[top] = c > last[top] ? c : last[top];
+  }
+  for (int j = 1; j < n; j++)
+    last[j] = last[j - 1] > last[j] ? last[j - 1] : last[j];
 }
 
 /* the band Cholesky of vals (the pattern's upper triangle) into s->ab,
  * right-looking: each column, once final, updates the bw after it; -1
  * when a pivot is not positive */
-static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
+/* y[0 .. n) -= x[0 .. n) a, four at a time (each entry's operations
+ * those of the scalar loop) */
+LW_KERNEL void band_sub_scaled(double *y, const double *x, double a, int n)
+{
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
+  for (; i < n; i++)
+    y[i] -= x[i] * a;
+}
+
+LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
   double *ab = s->ab;
@@ -569,12 +611,13 @@ static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
       int r = m->rowind[k];
       ab[(size_t)r * ld + (c - r)] = vals[k];
     }
+  band_envelope(s, m, vals);
   for (int j = 0; j < n; j++) {
     double *cj = ab + (size_t)j * ld;
     if (!(cj[0] > 0.0))
       return -1;
     double r = 1.0 / sqrt(cj[0]);
-    int h = n - 1 - j < bw ? n - 1 - j : bw;
+    int h = s->last[j] - j;
     cj[0] = r;
     for (int i = 1; i <= h; i++)
       cj[i] *= r;
@@ -583,14 +626,13 @@ static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
       if (l == 0.0)
         continue;
       double *cc = ab + (size_t)(j + c) * ld - c;
-      for (int i = c; i <= h; i++)
-        cc[i] -= cj[i] * l;
+      band_sub_scaled(cc + c, cj + c, l, h - c + 1);
     }
   }
   return 0;
 }
 
-static void band_solve(const lw_spd *s, double *x)
+LW_CLONES static void band_solve(const lw_spd *s, double *x)
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
   const double *ab = s->ab;
@@ -598,14 +640,13 @@ static void band_solve(const lw_spd *s, double *x)
     const double *cj = ab + (size_t)j * ld;
     double y = x[j] * cj[0];
     x[j] = y;
-    int h = n - 1 - j < bw ? n - 1 - j : bw;
+    int h = s->last[j] - j;
     if (y != 0.0)
-      for (int i = 1; i <= h; i++)
-        x[j + i] -= cj[i] * y;
+      band_sub_scaled(x + j + 1, cj + 1, y, h);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *cj = ab + (size_t)j * ld;
-    int h = n - 1 - j < bw ? n - 1 - j : bw;
+    int h = s->last[j] - j;
     double y = x[j];
     for (int i = 1; i <= h; i++)
       y -= cj[i] * x[j + i];
@@ -716,6 +757,7 @@ void lw_spd_free(lw_spd *s)
 {
   free(s->a);
   free(s->ab);
+  free(s->last);
   free(s->pinv);
   free(s->pmap);
   free(s->pcolptr);

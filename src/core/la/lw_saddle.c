@@ -8,8 +8,24 @@
  * the rows' blocks) and KLU's analysis are made once; each factorization
  * scatters the values through maps kept from the pattern and refactors in
  * the pivot order of the first (no allocation), falling back to a fresh
- * factorization with pivoting when that order has grown ill conditioned. */
+ * factorization with pivoting when that order has grown ill conditioned.
+ *
+ * KLU's fill-reducing order leaves the chain of a beam's elements a sparse
+ * factor whose left-looking refactorization spends most of its time on
+ * bookkeeping.  After a factorization by KLU the entries that were ever
+ * nonzero (and every entry of A's diagonal blocks, which a body's own
+ * stiffness fills) are put in reverse Cuthill-McKee order; when the band
+ * they then form takes fewer operations than KLU counted, the
+ * factorizations that follow are LU factorizations of that band with
+ * partial pivoting (la/lw_band_lu.c).  An entry that becomes nonzero
+ * outside the band sends that factorization back to KLU, and the order is
+ * made again with it (a pattern only grows, so it is made a few times at
+ * most, the first at the initial state).  The order's scratch is made with
+ * the pattern and the band's storage at the first band taken, twice its
+ * size: a band that outgrows it is left to KLU, and the steps allocate
+ * nothing. */
 #include "la/lw_saddle.h"
+#include "la/lw_band_lu.h"
 
 #include <klu.h>
 #include <stdlib.h>
@@ -26,6 +42,18 @@ struct lw_saddle {
   klu_common cc;
   klu_symbolic *sym;
   klu_numeric *num;
+  /* the band: in use, K's entries ever nonzero (or in A's diagonal
+   * blocks), the order (perm[new] = old, pinv), each entry's place in the
+   * band (-1 outside), the permuted right-hand side */
+  int band, grown;
+  unsigned char *seen;
+  int *perm, *pinv, *bpos, *rcm_work;
+  /* the places in the band of what scatter puts in a_up, a_lo, g_r, g_l
+   * (-1 outside the band, -2 nowhere) */
+  int *b_up, *b_lo, *b_r, *b_l;
+  double *bx;
+  size_t ab_cap;
+  lw_band lu;
 };
 
 typedef struct {
@@ -107,6 +135,33 @@ static int compress(lw_saddle *s, const lw_model *m, trip *t, int nt)
   return 0;
 }
 
+/* the band's arrays, and the entries of A's diagonal blocks marked seen */
+static int seen_init(lw_saddle *s, const lw_model *m)
+{
+  s->seen = calloc((size_t)s->nnz + 1, 1);
+  s->perm = malloc(sizeof(int) * ((size_t)s->n + 1));
+  s->pinv = malloc(sizeof(int) * ((size_t)s->n + 1));
+  s->bpos = malloc(sizeof(int) * ((size_t)s->nnz + 1));
+  s->bx = malloc(sizeof(double) * ((size_t)s->n + 1));
+  s->lu.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
+  s->rcm_work = malloc(sizeof(int) * lw_rcm_work(s->n, s->nnz));
+  size_t ng = (size_t)m->nc * (size_t)m->wrow;
+  s->b_up = malloc(sizeof(int) * ((size_t)m->nnz + 1));
+  s->b_lo = malloc(sizeof(int) * ((size_t)m->nnz + 1));
+  s->b_r = malloc(sizeof(int) * (ng + 1));
+  s->b_l = malloc(sizeof(int) * (ng + 1));
+  if (!s->seen || !s->perm || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->rcm_work || !s->b_up ||
+      !s->b_lo || !s->b_r || !s->b_l)
+    return -1;
+  for (int b = 0; b < m->nb; b++)
+    for (int c = m->blk_off[b]; c < m->blk_off[b] + m->blk_n[b]; c++)
+      for (int k = s->Ap[c]; k < s->Ap[c + 1]; k++)
+        if (s->Ai[k] >= m->blk_off[b] && s->Ai[k] < m->blk_off[b] + m->blk_n[b])
+          s->seen[k] = 1;
+  s->grown = 1;
+  return 0;
+}
+
 lw_saddle *lw_saddle_new(const lw_model *m)
 {
   lw_saddle *s = calloc(1, sizeof *s);
@@ -119,7 +174,8 @@ lw_saddle *lw_saddle_new(const lw_model *m)
   free(t);
   s->Ax = ok ? calloc((size_t)s->nnz + 1, sizeof(double)) : NULL;
   s->b = ok ? calloc((size_t)s->n, sizeof(double)) : NULL;
-  if (ok && s->Ax && s->b) {
+  ok = ok && s->Ax && s->b && seen_init(s, m) == 0;
+  if (ok) {
     klu_defaults(&s->cc);
     s->sym = klu_analyze(s->n, s->Ap, s->Ai, &s->cc);
   }
@@ -140,6 +196,9 @@ void lw_saddle_free(lw_saddle *s)
     klu_free_symbolic(&s->sym, &s->cc);
   free(s->Ap), free(s->Ai), free(s->Ax), free(s->b);
   free(s->a_up), free(s->a_lo), free(s->g_r), free(s->g_l);
+  free(s->b_up), free(s->b_lo), free(s->b_r), free(s->b_l);
+  free(s->seen), free(s->rcm_work), free(s->perm), free(s->pinv), free(s->bpos), free(s->bx);
+  free(s->lu.ab), free(s->lu.ipiv);
   free(s);
 }
 
@@ -160,9 +219,87 @@ static void scatter(lw_saddle *s, const lw_model *m, const double *vals, const d
     }
 }
 
-int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+/* the reverse Cuthill-McKee order of the entries seen, the band it makes
+ * and each entry's place in it; the band is taken when its factorization
+ * (n kl (kl + ku + 1) multiply-adds) costs at most the flops KLU counted
+ * for its last one and fits the band's storage (made at the first). */
+static void band_analyze(lw_saddle *s, const lw_model *m)
 {
-  scatter(s, m, vals, gl, gr);
+  int n = s->n, kl = 0, ku = 0;
+  s->band = 0;
+  if (klu_flops(s->sym, s->num, &s->cc) != 1)
+    return;
+  lw_rcm_order(n, s->Ap, s->Ai, s->seen, s->perm, s->rcm_work);
+  for (int i = 0; i < n; i++)
+    s->pinv[s->perm[i]] = i;
+  for (int j = 0; j < n; j++)
+    for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++)
+      if (s->seen[k]) {
+        int d = s->pinv[s->Ai[k]] - s->pinv[j];
+        kl = d > kl ? d : kl;
+        ku = -d > ku ? -d : ku;
+      }
+  if (!((double)n * kl * (kl + ku + 1) <= s->cc.flops))
+    return;
+  int ld = 2 * kl + ku + 1;
+  if (!s->lu.ab) {
+    s->ab_cap = 2 * (size_t)ld * (size_t)n;
+    s->lu.ab = malloc(sizeof(double) * s->ab_cap);
+  }
+  if (!s->lu.ab || (size_t)ld * (size_t)n > s->ab_cap)
+    return;
+  s->lu = (lw_band){n, kl, ku, kl + ku, ld, s->lu.ab, s->lu.ipiv};
+  for (int j = 0; j < n; j++)
+    for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++) {
+      int d = s->pinv[s->Ai[k]] - s->pinv[j];
+      s->bpos[k] = d <= kl && -d <= ku ? (int)(lw_band_at(&s->lu, s->pinv[s->Ai[k]], s->pinv[j]) - s->lu.ab) : -1;
+    }
+  for (int k = 0; k < m->nnz; k++) {
+    s->b_up[k] = s->bpos[s->a_up[k]];
+    s->b_lo[k] = s->a_lo[k] >= 0 ? s->bpos[s->a_lo[k]] : -2;
+  }
+  for (int e = 0; e < m->nc * m->wrow; e++) {
+    s->b_r[e] = s->g_r[e] >= 0 ? s->bpos[s->g_r[e]] : -2;
+    s->b_l[e] = s->g_l[e] >= 0 ? s->bpos[s->g_l[e]] : -2;
+  }
+  s->band = 1;
+}
+
+/* ab[p] += v at a place in the band: -1 when p is outside it and v is not
+ * zero (then KLU takes the matrix) */
+static inline int band_add(double *ab, int p, double v)
+{
+  if (p >= 0)
+    ab[p] += v;
+  return p == -1 && v != 0.0 ? -1 : 0;
+}
+
+/* K's values into the band, summed in the order scatter sums them into
+ * Ax; -1 when one outside it is nonzero */
+static int band_scatter(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+{
+  int out = 0;
+  double *ab = s->lu.ab;
+  memset(ab, 0, sizeof(double) * (size_t)s->lu.ld * (size_t)s->n);
+  for (int k = 0; k < m->nnz; k++)
+    out |= band_add(ab, s->b_up[k], vals[k]) | band_add(ab, s->b_lo[k], vals[k]);
+  int ng = m->nc * m->wrow;
+  for (int e = 0; e < ng; e++)
+    if (s->g_r[e] >= 0)
+      out |= band_add(ab, s->b_r[e], gr[e]) | band_add(ab, s->b_l[e], gl[e]);
+  return out;
+}
+
+/* the entries nonzero in Ax marked seen (grown when one is new) */
+static void mark_seen(lw_saddle *s)
+{
+  for (int k = 0; k < s->nnz; k++)
+    if (s->Ax[k] != 0.0 && !s->seen[k])
+      s->seen[k] = s->grown = 1;
+}
+
+static int klu_factor_ax(lw_saddle *s)
+{
   /* the last pivot order, while its pivots stay above 1e-12 of the
    * largest (KLU's cheap estimate of the reciprocal condition) */
   if (s->num && klu_refactor(s->Ap, s->Ai, s->Ax, s->sym, s->num, &s->cc) &&
@@ -174,12 +311,38 @@ int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const 
   return s->num && s->cc.status == KLU_OK ? 0 : -1;
 }
 
+int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+{
+  if (s->band) {
+    if (band_scatter(s, m, vals, gl, gr) == 0)
+      return lw_band_factor(&s->lu);
+    s->band = 0;
+  }
+  scatter(s, m, vals, gl, gr);
+  if (klu_factor_ax(s))
+    return -1;
+  mark_seen(s);
+  if (s->grown) /* the order is made again only for a pattern that grew */
+    band_analyze(s, m);
+  s->grown = 0;
+  return 0;
+}
+
+int lw_saddle_banded(const lw_saddle *s) { return s && s->band; }
+
 void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)
 {
   int nq = m->nq;
   memcpy(s->b, x, sizeof(double) * (size_t)nq);
   memcpy(s->b + nq, y, sizeof(double) * (size_t)m->nc);
-  klu_solve(s->sym, s->num, s->n, 1, s->b, &s->cc);
+  if (s->band) {
+    for (int i = 0; i < s->n; i++)
+      s->bx[i] = s->b[s->perm[i]];
+    lw_band_solve(&s->lu, s->bx);
+    for (int i = 0; i < s->n; i++)
+      s->b[s->perm[i]] = s->bx[i];
+  } else
+    klu_solve(s->sym, s->num, s->n, 1, s->b, &s->cc);
   memcpy(x, s->b, sizeof(double) * (size_t)nq);
   memcpy(y, s->b + nq, sizeof(double) * (size_t)m->nc);
 }

@@ -18,6 +18,8 @@ void lw_saddle_free(lw_saddle *s);
  * reused (no allocation) while it stays well conditioned; 0, or -1 when K
  * is singular */
 int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr);
+/* whether the factorizations are those of the band (else KLU's) */
+int lw_saddle_banded(const lw_saddle *s);
 /* the solution of A x + Gl^T y = b, Gr x = e: x (nq) holds b on entry,
  * y (nc) holds e */
 void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y);

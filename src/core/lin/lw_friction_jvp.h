@@ -40,6 +40,31 @@ int lw_joint_friction_prepare(const lw_model *m, int e, const lw_lin_point *p, l
 void lw_joint_friction_jvp_at(const lw_model *m, const lw_lin_point *p, lw_fric_pt *pt, const lw_lin_dir *dir,
                               double *dQ);
 
+/* Element e's derivatives at p (p->q, the slip's velocity p->v, the
+ * multipliers p->l[0]) as dense local matrices, computed from one
+ * evaluation of its kernel: rows (nout = its blocks f->blk times nqb, in
+ * their order) by columns, column-major,
+ *   Fq (nout x nb nqb): along q at the coordinates of blk[0..nb) (the
+ *     element's bodies, lw_joint_friction_bodies), body after body;
+ *   Fv (nout x nb nqb): along the slip's velocity at the same;
+ *   Fl (nout x nrow): along the multipliers of the joint's rows.
+ * The same derivatives as lw_joint_friction_jvp's directions, without its
+ * kernel, constraint force and frame at each; the rows' and the
+ * coordinates' gradients move along a q column only where they touch its
+ * body.  u (nq) zero on entry and on return; fp (NULL: not wanted) the
+ * point's parameter derivatives.  0, or -1 when the joint has
+ * more rows than LW_FRIC_PT_MAXROWS or the bodies differ in size
+ * (lw_joint_friction_jvp then). */
+/* what a friction parameter's column needs of the point (fp of
+ * lw_joint_friction_jac): the slips' gradients G_k (over the element's
+ * blocks) and the kernel's dQ_k/dp */
+typedef struct lw_fric_dp {
+  double G[LW_FRICTION_MAXSLIP][2 * LW_MAXQB];
+  double dQ_dp[LW_FRICTION_MAXSLIP][LW_FP_N];
+} lw_fric_dp;
+int lw_joint_friction_jac(const lw_model *m, int e, const lw_lin_point *p, const int *blk, int nb, double *u,
+                          double *Fq, double *Fv, double *Fl, lw_fric_dp *fp);
+
 /* the bodies element e's generalized friction depends on (its joint's two,
  * less the ground) into blk (2); returns how many */
 int lw_joint_friction_bodies(const lw_model *m, int e, int *blk);

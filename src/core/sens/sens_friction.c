@@ -12,8 +12,10 @@
  * constraint rows (AP is factored by its dense LU) and the forward carries
  * kappa' from a step to the next; the adjoint takes the exact transposes,
  * kappa_a's cotangent Q^f_l^T muP going into the transposed acceleration
- * problem of the step before.  Every derivative comes from
- * lw_joint_friction_jvp (exact), column by column over the joint's bodies. */
+ * problem of the step before.  The derivatives are the element's local
+ * matrices (lw_joint_friction_jac: its kernel evaluated once, exact), or
+ * where it has none lw_joint_friction_jvp's, column by column over the
+ * joint's bodies; the parameters' columns lw_joint_friction_jvp's. */
 #include "sens_internal.h"
 #include "lin/lw_friction_jvp.h"
 
@@ -25,7 +27,8 @@ int sens_friction_alloc(sens *s)
   s->fric_l = calloc((size_t)s->nc + 1, sizeof(double));
   s->fric_e = calloc((size_t)s->n1 + 1, sizeof(double));
   s->fric_d = calloc((size_t)s->nq + 1, sizeof(double));
-  return s->fric_L && s->fric_l && s->fric_e && s->fric_d ? 0 : -1;
+  s->fric_dp = calloc((size_t)s->m->nfric, sizeof(lw_fric_dp));
+  return s->fric_L && s->fric_l && s->fric_e && s->fric_d && s->fric_dp ? 0 : -1;
 }
 
 void sens_friction_point(sens *s, const double *sa, const double *sb)
@@ -35,6 +38,7 @@ void sens_friction_point(sens *s, const double *sa, const double *sb)
   /* the step read kappa_a when state a came from a step whose projections
    * were exact (lw_ali3p_step: fric_kap_ok); the initial state has none */
   s->fric_kap = sa[1] > 0.0 && mult[0] != 0.0;
+  s->fric_dp_ok = 0;
   memcpy(s->fric_l, ST_L(s, sb), sizeof(double) * (size_t)nc);
   if (s->fric_kap)
     for (int r = 0; r < nc; r++)
@@ -100,17 +104,60 @@ static void element_state_cols(sens *s, int e, const lw_lin_point *pf, lw_fric_p
   u[gi] = 0.0;
 }
 
+/* element e's columns from its local derivatives (lw_joint_friction_jac)
+ * over its bodies blk (nb): A -= Fq + c2 Fv, C -= Fv, the joint's rows'
+ * L = Fl; -1 when it has none (the columns one derivative each then) */
+static int element_cols_local(sens *s, int e, const lw_lin_point *pf, const int *blk, int nb)
+{
+  enum { W = 2 * LW_MAXQB };
+  const lw_model *m = s->m;
+  const lw_jfric *f = &m->fric[e];
+  int nq = s->nq, nqb = m->nqb, nout = f->nblk * nqb;
+  double Fq[W * W], Fv[W * W], Fl[W * LW_FRIC_PT_MAXROWS];
+  if (lw_joint_friction_jac(m, e, pf, blk, nb, s->fric_e, Fq, Fv, Fl, &s->fric_dp[e]))
+    return -1;
+  for (int k = 0; k < nb; k++)
+    for (int a = 0; a < nqb; a++) {
+      int j = k * nqb + a, gi = m->blk_off[blk[k]] + a;
+      for (int pass = 0; pass < 2; pass++)
+        for (int b = 0; b < f->nblk; b++)
+          for (int i = 0; i < nqb; i++) {
+            int g = m->blk_off[f->blk[b]] + i;
+            double v = (pass ? Fv : Fq)[(size_t)j * nout + b * nqb + i];
+            if (v == 0.0)
+              continue;
+            if (pass == 0) {
+              bm_add(m, &s->Ab, g, gi, -v);
+            } else {
+              bm_add(m, &s->Ab, g, gi, -s->c2 * v);
+              bm_add(m, &s->Cb, g, gi, -v);
+            }
+          }
+    }
+  for (int r = f->row0; r < f->row0 + f->nrow; r++) {
+    double *L = s->fric_L + (size_t)r * nq;
+    memset(L, 0, sizeof(double) * (size_t)nq);
+    for (int b = 0; b < f->nblk; b++)
+      memcpy(L + m->blk_off[f->blk[b]], Fl + (size_t)(r - f->row0) * nout + b * nqb, sizeof(double) * (size_t)nqb);
+  }
+  return 0;
+}
+
 void sens_friction_lin(sens *s, const lw_lin_point *pt)
 {
   const lw_model *m = s->m;
   int nq = s->nq, nqb = m->nqb;
   lw_lin_point pf = fric_point(s, pt);
   lw_fric_pt fpt;
+  s->fric_dp_ok = 1;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
+    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    if (!element_cols_local(s, e, &pf, blk, nb))
+      continue;
+    s->fric_dp_ok = 0;
     /* the columns share the point's kernel, those along qd and l its rows */
     lw_fric_pt *fp = lw_joint_friction_prepare(m, e, &pf, &fpt) ? NULL : &fpt;
-    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
     for (int k = 0; k < nb; k++)
       for (int i = 0; i < nqb; i++)
         element_state_cols(s, e, &pf, fp, m->blk_off[blk[k]] + i);
@@ -156,6 +203,52 @@ static int element_moves(const lw_model *m, const lw_tangent *tg, int e)
   return 0;
 }
 
+static int vx_moves(const lw_vexpr *v)
+{
+  for (int i = 0; i < 4; i++)
+    if (v->w[0][i] != 0.0 || v->w[1][i] != 0.0)
+      return 1;
+  return v->c[0] != 0.0 || v->c[1] != 0.0 || v->c[2] != 0.0;
+}
+
+/* whether tangent tg moves element e's friction parameters alone (not
+ * its frame, its joint's rows' gradients nor its coordinates) */
+static int params_alone(const lw_model *m, const lw_tangent *tg, int e)
+{
+  const lw_jfric *f = &m->fric[e], *tf = &tg->dm->fric[e];
+  if (vx_moves(&tf->o) || vx_moves(&tf->x) || vx_moves(&tf->y) || vx_moves(&tf->z))
+    return 0;
+  for (int r = f->row0; r < f->row0 + f->nrow; r++)
+    if (tg->row_vx_on[r])
+      return 0;
+  for (int k = 0; k < f->nslip && f->kind != LW_FRICTION_SPHERICAL; k++)
+    if (tg->coord_on[f->coord0 + k])
+      return 0;
+  return 1;
+}
+
+/* fp -= element e's column along its friction parameters' tangent alone,
+ * from the point's derivatives (sens_friction_lin): sum_k (dQ_k/dp . dp)
+ * G_k, in lw_joint_friction_jvp's order (its other terms are zero there) */
+static void param_col_at(sens *s, int e, const double *dp, double *fp)
+{
+  const lw_model *m = s->m;
+  const lw_jfric *f = &m->fric[e];
+  const lw_fric_dp *x = &s->fric_dp[e];
+  int nqb = m->nqb;
+  double d[2 * LW_MAXQB] = {0};
+  for (int k = 0; k < f->nslip; k++) {
+    double dQk = 0.0;
+    for (int i = 0; i < LW_FP_N; i++)
+      dQk += x->dQ_dp[k][i] * dp[i];
+    for (int o = 0; o < f->nblk * nqb; o++)
+      d[o] += dQk * x->G[k][o];
+  }
+  for (int b = 0; b < f->nblk; b++)
+    for (int i = 0; i < nqb; i++)
+      fp[m->blk_off[f->blk[b]] + i] -= d[b * nqb + i];
+}
+
 void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *tg, double *fp)
 {
   const lw_model *m = s->m;
@@ -164,6 +257,10 @@ void sens_friction_param_col(sens *s, const lw_lin_point *pt, const lw_tangent *
   for (int e = 0; e < m->nfric; e++) {
     if (!element_moves(m, tg, e))
       continue;
+    if (s->fric_dp_ok && !tg->fn_kind && params_alone(m, tg, e)) {
+      param_col_at(s, e, tg->dm->fric[e].p, fp);
+      continue;
+    }
     const lw_jfric *fe = &m->fric[e];
     for (int b = 0; b < fe->nblk; b++)
       memset(s->fric_d + m->blk_off[fe->blk[b]], 0, sizeof(double) * (size_t)m->nqb);

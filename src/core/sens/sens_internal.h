@@ -123,9 +123,12 @@ typedef struct sens {
   /* joint friction (sens_friction.c): the multipliers l it read in this
    * step (nc), fric_L = dQ^f/dl (nq x nc, column-major; only the friction
    * joints' columns written), whether l holds the last state's kappa too
-   * (fric_kap), scratch fric_e, fric_d (nq) */
+   * (fric_kap), scratch fric_e, fric_d (nq); each element's gradients and
+   * parameter derivatives at this step's point (nfric; fric_dp_ok: made
+   * for every element by sens_friction_lin since sens_friction_point) */
   double *fric_L, *fric_l, *fric_e, *fric_d;
-  int fric_kap;
+  struct lw_fric_dp *fric_dp;
+  int fric_kap, fric_dp_ok;
 } sens;
 
 /* a stored state: t0, nstep, t, q, qd, qdd, lambda, unwrapped coordinates,

@@ -3,6 +3,7 @@
  * coefficients. */
 #include "sens_internal.h"
 #include "kind/lw_kind.h"
+#include "lin/lw_friction_jvp.h"
 
 #include <stdlib.h>
 
@@ -16,10 +17,27 @@ void sens_free(sens *s)
                   s->ynz_p, s->ynz, s->yx,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
-                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d};
+                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   sens_tri_free(&s->tri);
+}
+
+/* whether a joint's friction couples two bodies in the step's matrices:
+ * its generalized force on one body depends on the other's coordinates
+ * (sens_friction.c writes the columns of its bodies into the rows of its
+ * coordinates' blocks) */
+static int friction_couples(const lw_model *m)
+{
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    for (int k = 0; k < nb; k++)
+      for (int b = 0; b < f->nblk; b++)
+        if (f->blk[b] != blk[k])
+          return 1;
+  }
+  return 0;
 }
 
 /* the buckets of the time functions' coefficients (none: nbkt = 0) */
@@ -83,7 +101,7 @@ int sens_alloc(sens *s)
   s->KM = calloc(nn + 1, sizeof(double));
   size_t nbb = s->m->mblk_off[s->m->nb] + 1, nr = (size_t)s->nc * s->m->wrow + 1;
   lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
-  int bm_ok = 1, coupled = s->m->lin_coupled || s->m->nfric; /* a joint's friction couples its bodies */
+  int bm_ok = 1, coupled = s->m->lin_coupled || friction_couples(s->m);
   for (int k = 0; k < 4; k++) {
     bm[k]->blk = calloc(nbb, sizeof(double));
     bm[k]->off = coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
