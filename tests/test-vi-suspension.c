@@ -37,8 +37,10 @@ static void test_run(void)
 {
   lw_desc *d = read_suspension("variational");
   lw_model *m;
-  lw_sim_result r = run(d, &m, d->solver.t_end);
-  g_assert_cmpint(r.rows, ==, 3001);
+  /* under the sanitizers through the old failure to 0.3 s only */
+  double t_end = LW_UNDER_SANITIZERS ? 0.3 : d->solver.t_end;
+  lw_sim_result r = run(d, &m, t_end);
+  g_assert_cmpint(r.rows, ==, lround(t_end / d->solver.step) + 1);
   int cz = lwt_col(m, "cm.z");
   double zmin = INFINITY, zmax = -INFINITY;
   for (long k = 0; k < r.rows; k++) {
@@ -52,8 +54,8 @@ static void test_run(void)
   lw_model *ma;
   lw_sim_result ra = run(da, &ma, 0.3);
   double za = lwt_at(&ra, 300, lwt_col(ma, "cm.z"));
-  g_test_message("3 s: chassis centre of mass between z = %.4f and %.4f m; at 0.3 s %.9f (ALI3-P %.9f)", zmin, zmax,
-                 z300, za);
+  g_test_message("%g s: chassis centre of mass between z = %.4f and %.4f m; at 0.3 s %.9f (ALI3-P %.9f)", t_end, zmin,
+                 zmax, z300, za);
   /* the wheels move the chassis up and down by centimetres */
   g_assert_cmpfloat(zmax, >, 0.365 + 0.02);
   g_assert_cmpfloat(zmax, <, 0.365 + 0.2);
