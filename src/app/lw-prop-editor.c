@@ -1480,8 +1480,9 @@ static void show_model_fields(LwPropEditor *self)
 
 /* ---- the solver ---------------------------------------------------------------- */
 static const char *const integrator_ids[] = {"ali3p", "variational"};
-static const char *const integrator_labels[] = {N_("ALI3-P (augmented Lagrangian, index 3)"),
-                                                N_("Variational (midpoint rule, keeps energy)"), NULL};
+static const char *const integrator_labels[] = {N_("ALI3-P"), N_("Variational"), NULL};
+static const char *const integrator_notes[] = {N_("augmented Lagrangian, index 3 (the trapezoidal rule)"),
+                                               N_("midpoint rule: the energy's error stays bounded"), NULL};
 static const char *const mode_labels[] = {N_("Fixed step"), N_("Error tolerance"), NULL};
 static const char *const order_labels[] = {N_("2 (trapezoidal rule)"), N_("4 (extrapolated)"), NULL};
 
@@ -1534,45 +1535,44 @@ gboolean lw_prop_editor_set_solver(LwPropEditor *self, const char *setting, guin
   return TRUE;
 }
 
-static void solver_drop_cb(GObject *drop, GParamSpec *pspec, gpointer user)
+static void solver_drop_cb(GObject *row, GParamSpec *pspec, gpointer user)
 {
   (void)pspec;
   LwPropEditor *self = user;
-  const char *setting = g_object_get_data(drop, "setting");
-  guint choice = gtk_drop_down_get_selected(GTK_DROP_DOWN(drop));
+  const char *setting = g_object_get_data(row, "setting");
+  guint choice = adw_combo_row_get_selected(ADW_COMBO_ROW(row));
   if (lw_prop_editor_set_solver(self, setting, choice))
     return;
-  /* refused: the drop-down shows the model's choice again */
+  /* refused: the row shows the model's choice again */
   const lw_solver_desc *s = &self->doc->solver;
   guint now = !strcmp(setting, "integrator") ? (guint)integrator_index(s)
               : !strcmp(setting, "mode")     ? (s->mode == LW_MODE_TOLERANCE)
                                              : (s->order != 2);
-  g_signal_handlers_block_by_func(drop, solver_drop_cb, self);
-  gtk_drop_down_set_selected(GTK_DROP_DOWN(drop), now);
-  g_signal_handlers_unblock_by_func(drop, solver_drop_cb, self);
+  g_signal_handlers_block_by_func(row, solver_drop_cb, self);
+  adw_combo_row_set_selected(ADW_COMBO_ROW(row), now);
+  g_signal_handlers_unblock_by_func(row, solver_drop_cb, self);
 }
 
-/* a row with a drop-down of labels (NULL-terminated), choice selected */
+/* a combo row of labels (NULL-terminated), choice selected: its title
+ * names it for assistive technologies too */
 static GtkWidget *solver_drop(LwPropEditor *self, GtkWidget *g, const char *title, const char *note,
                               const char *setting, const char *const *labels, guint choice)
 {
-  const char *names[4] = {NULL};
-  for (int k = 0; k < 3 && labels[k]; k++)
-    names[k] = _(labels[k]);
-  GtkWidget *drop = gtk_drop_down_new_from_strings(names);
-  gtk_drop_down_set_selected(GTK_DROP_DOWN(drop), choice);
-  gtk_widget_set_name(drop, setting);
-  g_object_set_data(G_OBJECT(drop), "setting", (gpointer)setting);
-  g_signal_connect(drop, "notify::selected", G_CALLBACK(solver_drop_cb), self);
-  GtkWidget *r = adw_action_row_new();
+  GtkStringList *list = gtk_string_list_new(NULL);
+  for (int k = 0; labels[k]; k++)
+    gtk_string_list_append(list, _(labels[k]));
+  GtkWidget *r = adw_combo_row_new();
+  adw_combo_row_set_model(ADW_COMBO_ROW(r), G_LIST_MODEL(list));
+  g_object_unref(list);
+  adw_combo_row_set_selected(ADW_COMBO_ROW(r), choice);
   adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), title);
   if (note)
     adw_action_row_set_subtitle(ADW_ACTION_ROW(r), note);
-  gtk_widget_set_valign(drop, GTK_ALIGN_CENTER);
-  gtk_accessible_update_property(GTK_ACCESSIBLE(drop), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-  adw_action_row_add_suffix(ADW_ACTION_ROW(r), drop);
+  gtk_widget_set_name(r, setting);
+  g_object_set_data(G_OBJECT(r), "setting", (gpointer)setting);
+  g_signal_connect(r, "notify::selected", G_CALLBACK(solver_drop_cb), self);
   adw_preferences_group_add(ADW_PREFERENCES_GROUP(g), r);
-  return drop;
+  return r;
 }
 
 /* the run's length and step, the integrator, the step control and what
@@ -1586,7 +1586,8 @@ static void show_solver(LwPropEditor *self)
   num_field(self, g, _("End time"), NULL, "solver/t_end");
   num_field(self, g, tol ? _("Output interval") : _("Time step"),
             tol ? _("the steps themselves are sized to the tolerance") : NULL, "solver/step");
-  solver_drop(self, g, _("Integrator"), NULL, "integrator", integrator_labels, (guint)integrator_index(s));
+  solver_drop(self, g, _("Integrator"), _(integrator_notes[integrator_index(s)]), "integrator", integrator_labels,
+              (guint)integrator_index(s));
   GtkWidget *mode = solver_drop(self, g, _("Step control"),
                                 vi ? _("the variational integrator takes the fixed step") : NULL, "mode",
                                 mode_labels, tol ? 1 : 0);

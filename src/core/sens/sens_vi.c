@@ -16,7 +16,8 @@
  * Q_m = Q(q_m, v, t_m; controllers' integrals z_a + h/2 e).  Its
  * linearization, Ju du + Jx dx_a + Jtheta dtheta = 0, is assembled dense
  * from the kinds' directional derivatives (lw_lin_jvp: forces, rows,
- * J^T l, rates) and the tangent models' mass blocks; the forward solves
+ * J^T l, rates) and the tangent models' mass blocks, and factorized
+ * equilibrated by rows and columns (ju_equilibrate); the forward solves
  * Ju for the parameters' columns, the adjoint Ju^T for each objective's
  * cotangent, sweeping back from the last state (eq. 26: Ju is the
  * converged step's Jacobian, transposed).  The initial state's derivatives
@@ -28,14 +29,16 @@
 #include "lin/lw_jvp.h"
 #include "model/lw_error.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* one step's linearization and its scratch */
 typedef struct {
   int nu, oL, oQD, oS, oQDD, oLAM, oZ;
   int *xmap;        /* (nx) the place in u of each entry of the state x = [q qd qdd lambda z] */
-  double *Ju;       /* (nu x nu) LU-factorized */
+  double *Ju;       /* (nu x nu) equilibrated (ju_equilibrate) and LU-factorized */
   int *ip;
+  double *cs, *rs;  /* (nu) Ju's column and row scales */
   double *Jx, *Jt;  /* (nu x nx), (nu x p) */
   double *Ga, *Gb;  /* (nc x nq) the constraint Jacobians at q_a and q1 */
   double *qm, *v, *e, *dv;
@@ -51,6 +54,8 @@ static void vi_lin_free(vi_lin *L)
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
   free(L->ip);
+  free(L->cs);
+  free(L->rs);
   free(L->xmap);
 }
 
@@ -63,6 +68,8 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   size_t nu = (size_t)L->nu, nqs = (size_t)nq + 1, ncs = (size_t)nc + 1;
   L->Ju = calloc(nu * nu, sizeof(double));
   L->ip = calloc(nu, sizeof(int));
+  L->cs = calloc(nu, sizeof(double));
+  L->rs = calloc(nu, sizeof(double));
   L->Jx = calloc(nu * (size_t)s->nx, sizeof(double));
   L->Jt = calloc(nu * (size_t)(p ? p : 1), sizeof(double));
   L->Ga = calloc(ncs * nqs, sizeof(double));
@@ -76,8 +83,8 @@ static int vi_lin_alloc(const sens *s, vi_lin *L)
   L->de = calloc((size_t)nz + 1, sizeof(double));
   L->gz = calloc(((size_t)nz + 1) * nqs, sizeof(double));
   L->xmap = calloc((size_t)s->nx + 1, sizeof(int));
-  if (!L->Ju || !L->ip || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp || !L->dphi || !L->dvel || !L->dacc ||
-      !L->de || !L->gz || !L->xmap)
+  if (!L->Ju || !L->ip || !L->cs || !L->rs || !L->Jx || !L->Jt || !L->Ga || !L->Gb || !L->tmp ||
+      !L->dphi || !L->dvel || !L->dacc || !L->de || !L->gz || !L->xmap)
     return -1;
   for (int i = 0; i < nq; i++) {
     L->xmap[i] = i;
@@ -311,6 +318,67 @@ static void jt_col(sens *s, vi_lin *L, int j)
   lw_tangent_mass_mul(s->m, tg, ST_QDD(s, sb), col + L->oQDD);
 }
 
+/* 2^-e with e the exponent that brings |x| into [1/2, 1) (1 for x = 0) */
+static double scale_of(double x)
+{
+  int e = 0;
+  if (x > 0)
+    frexp(x, &e);
+  return ldexp(1.0, -e);
+}
+
+/* Ju equilibrated by powers of two, F = diag(rs) Ju diag(cs): each
+ * column, then each row, to its largest entry in [1/2, 1).  The unknowns
+ * and the equations differ in scale by many orders: the multipliers L
+ * enter E1 times h^2/2, while a stiff beam's element puts its axial
+ * stiffness EA/l (1e8 N/m for the suspension's steel tubes) into E5.
+ * Unscaled, the LU's test of a pivot against 1e-14 of the largest took
+ * the suspension's L for dependent at its first step, and partial
+ * pivoting among rows of such different scales left its forward and
+ * adjoint gradients 2e-8 apart (1e-11 equilibrated).  Products with
+ * powers of two are exact. */
+static void ju_equilibrate(vi_lin *L)
+{
+  int nu = L->nu;
+  memset(L->rs, 0, sizeof(double) * (size_t)nu);
+  for (int j = 0; j < nu; j++) {
+    double *col = L->Ju + (size_t)j * nu, a = 0;
+    for (int i = 0; i < nu; i++) {
+      double v = fabs(col[i]);
+      a = v > a ? v : a;
+    }
+    double c = L->cs[j] = scale_of(a);
+    for (int i = 0; i < nu; i++) {
+      col[i] *= c;
+      double v = fabs(col[i]);
+      L->rs[i] = v > L->rs[i] ? v : L->rs[i];
+    }
+  }
+  for (int i = 0; i < nu; i++)
+    L->rs[i] = scale_of(L->rs[i]);
+  for (int j = 0; j < nu; j++) {
+    double *col = L->Ju + (size_t)j * nu;
+    for (int i = 0; i < nu; i++)
+      col[i] *= L->rs[i];
+  }
+}
+
+/* with the equilibrated factors, Ju x = b (trans 0) or Ju^T x = b (trans
+ * 1) for nb right-hand sides b (nu each), in place: x = diag(cs) F^-1
+ * diag(rs) b, or x = diag(rs) F^-T diag(cs) b */
+static void ju_solve(const vi_lin *L, int trans, double *b, int nb)
+{
+  int nu = L->nu;
+  const double *s0 = trans ? L->cs : L->rs, *s1 = trans ? L->rs : L->cs;
+  for (int k = 0; k < nb; k++)
+    for (int i = 0; i < nu; i++)
+      b[(size_t)k * nu + i] *= s0[i];
+  lw_lu_dense_solve(L->Ju, nu, L->ip, trans, b, nb);
+  for (int k = 0; k < nb; k++)
+    for (int i = 0; i < nu; i++)
+      b[(size_t)k * nu + i] *= s1[i];
+}
+
 /* the step from state sa to sb linearized: Ju factorized, Jx, Jtheta */
 static int vi_linearize(sens *s, vi_lin *L, const double *sa, const double *sb)
 {
@@ -333,6 +401,7 @@ static int vi_linearize(sens *s, vi_lin *L, const double *sa, const double *sb)
   jx_build(s, L);
   for (int j = 0; j < s->p; j++)
     jt_col(s, L, j);
+  ju_equilibrate(L);
   if (lw_lu_dense(L->Ju, L->nu, L->ip)) {
     lw_set_error(s->err, LW_ERR_SOLVER, "", L->t1,
                  "the variational step's Jacobian is singular at t = %.6g s: no sensitivities there", L->t1);
@@ -438,7 +507,7 @@ static int vi_forward(sens_run *r, vi_lin *L, double *X, double *B, double *cx)
           b[i] = -L->Jt[(size_t)j * nu + i];
         gemv(nu, nx, -1.0, L->Jx, X + (size_t)j * nx, b);
       }
-      lw_lu_dense_solve(L->Ju, nu, L->ip, 0, B, p);
+      ju_solve(L, 0, B, p);
       for (int j = 0; j < p; j++)
         for (int i = 0; i < nx; i++)
           X[(size_t)j * nx + i] = B[(size_t)j * nu + L->xmap[i]];
@@ -524,7 +593,7 @@ static int vi_adjoint_backward(sens_run *r, vi_lin *L, const double *store, doub
       memset(w, 0, sizeof(double) * (size_t)nu);
       for (int i = 0; i < nx; i++)
         w[L->xmap[i]] += c[i];
-      lw_lu_dense_solve(L->Ju, nu, L->ip, 1, w, 1);
+      ju_solve(L, 1, w, 1);
       for (int j = 0; j < p; j++)
         g[j] -= dotn(nu, L->Jt + (size_t)j * nu, w);
       memset(c, 0, sizeof(double) * (size_t)nx);
