@@ -19,46 +19,7 @@
 #include "la/lw_band_lu.h"
 #include "la/lw_saddle.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define LW_SANITIZED 1 /* the sanitizer owns malloc; the count is done by the plain build */
-#endif
-
-#ifndef LW_SANITIZED
-/* malloc and friends interposed and counted while counting is set (as in
- * test-noalloc.c) */
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-
-static volatile int counting;
-static volatile long count;
-
-void *malloc(size_t n)
-{
-  if (counting)
-    count++;
-  return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-  if (counting)
-    count++;
-  return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-  if (counting)
-    count++;
-  return __libc_realloc(p, n);
-}
-void free(void *p)
-{
-  if (counting && p)
-    count++;
-  __libc_free(p);
-}
-#endif
+#include "lw-test-alloc.h"
 
 /* a random band matrix (n, kl, ku) with every third diagonal entry zero,
  * dense (column-major) and in band storage */
