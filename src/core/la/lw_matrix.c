@@ -605,13 +605,18 @@ LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *val
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
   double *ab = s->ab;
-  memset(ab, 0, sizeof(double) * (size_t)n * (size_t)ld);
+  /* the envelope first: the factorization and the solves read and write
+   * its entries alone, so that only they are cleared (every nonzero entry
+   * lies within it; the pattern's zeros beyond it are written and never
+   * read) */
+  band_envelope(s, m, vals);
+  for (int j = 0; j < n; j++)
+    memset(ab + (size_t)j * ld, 0, sizeof(double) * (size_t)(s->last[j] - j + 1));
   for (int c = 0; c < n; c++)
     for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
       int r = m->rowind[k];
       ab[(size_t)r * ld + (c - r)] = vals[k];
     }
-  band_envelope(s, m, vals);
   for (int j = 0; j < n; j++) {
     double *cj = ab + (size_t)j * ld;
     if (!(cj[0] > 0.0))
