@@ -23,7 +23,14 @@
  * most, the first at the initial state).  The order's scratch is made with
  * the pattern and the band's storage at the first band taken, twice its
  * size: a band that outgrows it is left to KLU, and the steps allocate
- * nothing. */
+ * nothing.
+ *
+ * The band's order is the narrower of reverse Cuthill-McKee's and the
+ * blocks' own (block_order): on a beam, each element's coordinates and
+ * then the rows joining it to the next make a band one element wide.  A
+ * matrix that repeats from step to step (the rates' M + rho G^T G where
+ * the gradients are constant, as a beam's joins are) is factorized once
+ * into a second band kept beside the first (lw_saddle_factor_kept). */
 #include "la/lw_saddle.h"
 #include "la/lw_band_lu.h"
 
@@ -54,6 +61,14 @@ struct lw_saddle {
   double *bx;
   size_t ab_cap;
   lw_band lu;
+  /* the kept factorization (lw_saddle_factor_kept): its band (storage
+   * ab_cap, made with lu's), the values it was made of (vals, gl, gr:
+   * nnz + 2 nc wrow), whether it is of the band's present order; and the
+   * band the solves use (lu or kept) */
+  lw_band kept;
+  double *kept_in;
+  int kept_ok;
+  lw_band *use;
 };
 
 typedef struct {
@@ -145,13 +160,15 @@ static int seen_init(lw_saddle *s, const lw_model *m)
   s->bpos = malloc(sizeof(int) * ((size_t)s->nnz + 1));
   s->bx = malloc(sizeof(double) * ((size_t)s->n + 1));
   s->lu.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
+  s->kept.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
   s->rcm_work = malloc(sizeof(int) * lw_rcm_work(s->n, s->nnz));
   size_t ng = (size_t)m->nc * (size_t)m->wrow;
+  s->kept_in = malloc(sizeof(double) * ((size_t)m->nnz + 2 * ng + 1));
   s->b_up = malloc(sizeof(int) * ((size_t)m->nnz + 1));
   s->b_lo = malloc(sizeof(int) * ((size_t)m->nnz + 1));
   s->b_r = malloc(sizeof(int) * (ng + 1));
   s->b_l = malloc(sizeof(int) * (ng + 1));
-  if (!s->seen || !s->perm || !s->perm2 || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->rcm_work || !s->b_up ||
+  if (!s->seen || !s->perm || !s->perm2 || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->kept.ipiv || !s->kept_in || !s->rcm_work || !s->b_up ||
       !s->b_lo || !s->b_r || !s->b_l)
     return -1;
   for (int b = 0; b < m->nb; b++)
@@ -169,6 +186,7 @@ lw_saddle *lw_saddle_new(const lw_model *m)
   if (!s)
     return NULL;
   s->n = m->nq + m->nc;
+  s->use = &s->lu;
   size_t cap = 2 * (size_t)m->nnz + 2 * (size_t)m->nc * (size_t)m->wrow + 1;
   trip *t = malloc(sizeof *t * cap);
   int ok = t && compress(s, m, t, triplets(m, t)) == 0;
@@ -199,7 +217,7 @@ void lw_saddle_free(lw_saddle *s)
   free(s->a_up), free(s->a_lo), free(s->g_r), free(s->g_l);
   free(s->b_up), free(s->b_lo), free(s->b_r), free(s->b_l);
   free(s->seen), free(s->rcm_work), free(s->perm), free(s->perm2), free(s->pinv), free(s->bpos), free(s->bx);
-  free(s->lu.ab), free(s->lu.ipiv);
+  free(s->lu.ab), free(s->lu.ipiv), free(s->kept.ab), free(s->kept.ipiv), free(s->kept_in);
   free(s);
 }
 
@@ -278,6 +296,7 @@ static void band_analyze(lw_saddle *s, const lw_model *m)
 {
   int n = s->n, kl = 0, ku = 0, kl2, ku2;
   s->band = 0;
+  s->kept_ok = 0;
   if (klu_flops(s->sym, s->num, &s->cc) != 1)
     return;
   lw_rcm_order(n, s->Ap, s->Ai, s->seen, s->perm, s->rcm_work);
@@ -296,10 +315,12 @@ static void band_analyze(lw_saddle *s, const lw_model *m)
   if (!s->lu.ab) {
     s->ab_cap = 2 * (size_t)ld * (size_t)n;
     s->lu.ab = malloc(sizeof(double) * s->ab_cap);
+    s->kept.ab = malloc(sizeof(double) * s->ab_cap);
   }
-  if (!s->lu.ab || (size_t)ld * (size_t)n > s->ab_cap)
+  if (!s->lu.ab || !s->kept.ab || (size_t)ld * (size_t)n > s->ab_cap)
     return;
   s->lu = (lw_band){n, kl, ku, kl + ku, ld, s->lu.ab, s->lu.ipiv};
+  s->kept = (lw_band){n, kl, ku, kl + ku, ld, s->kept.ab, s->kept.ipiv};
   for (int j = 0; j < n; j++)
     for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++) {
       int d = s->pinv[s->Ai[k]] - s->pinv[j];
@@ -327,11 +348,12 @@ static inline int band_add(double *ab, int p, double v)
 
 /* K's values into the band, summed in the order scatter sums them into
  * Ax; -1 when one outside it is nonzero */
-static int band_scatter(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+static int band_scatter(lw_saddle *s, lw_band *b, const lw_model *m, const double *vals, const double *gl,
+                        const double *gr)
 {
   int out = 0;
-  double *ab = s->lu.ab;
-  memset(ab, 0, sizeof(double) * (size_t)s->lu.ld * (size_t)s->n);
+  double *ab = b->ab;
+  memset(ab, 0, sizeof(double) * (size_t)b->ld * (size_t)s->n);
   for (int k = 0; k < m->nnz; k++)
     out |= band_add(ab, s->b_up[k], vals[k]) | band_add(ab, s->b_lo[k], vals[k]);
   int ng = m->nc * m->wrow;
@@ -364,8 +386,9 @@ static int klu_factor_ax(lw_saddle *s)
 
 int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
 {
+  s->use = &s->lu;
   if (s->band) {
-    if (band_scatter(s, m, vals, gl, gr) == 0)
+    if (band_scatter(s, &s->lu, m, vals, gl, gr) == 0)
       return lw_band_factor(&s->lu);
     s->band = 0;
   }
@@ -379,6 +402,32 @@ int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const 
   return 0;
 }
 
+/* whether the kept factorization is of vals, gl, gr (to the bit) */
+static int kept_same(const lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+{
+  size_t nnz = (size_t)m->nnz, ng = (size_t)m->nc * (size_t)m->wrow;
+  return s->kept_ok && !memcmp(s->kept_in, vals, sizeof(double) * nnz) &&
+         !memcmp(s->kept_in + nnz, gl, sizeof(double) * ng) && !memcmp(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
+}
+
+int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+{
+  if (!s->band)
+    return lw_saddle_factor(s, m, vals, gl, gr);
+  if (!kept_same(s, m, vals, gl, gr)) {
+    s->kept_ok = 0;
+    if (band_scatter(s, &s->kept, m, vals, gl, gr) != 0 || lw_band_factor(&s->kept) != 0)
+      return lw_saddle_factor(s, m, vals, gl, gr); /* outside the band or singular: as the others */
+    size_t nnz = (size_t)m->nnz, ng = (size_t)m->nc * (size_t)m->wrow;
+    memcpy(s->kept_in, vals, sizeof(double) * nnz);
+    memcpy(s->kept_in + nnz, gl, sizeof(double) * ng);
+    memcpy(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
+    s->kept_ok = 1;
+  }
+  s->use = &s->kept;
+  return 0;
+}
+
 int lw_saddle_banded(const lw_saddle *s) { return s && s->band; }
 
 void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)
@@ -389,7 +438,7 @@ void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)
   if (s->band) {
     for (int i = 0; i < s->n; i++)
       s->bx[i] = s->b[s->perm[i]];
-    lw_band_solve(&s->lu, s->bx);
+    lw_band_solve(s->use, s->bx);
     for (int i = 0; i < s->n; i++)
       s->b[s->perm[i]] = s->bx[i];
   } else
