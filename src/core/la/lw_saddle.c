@@ -58,6 +58,10 @@ struct lw_saddle {
   /* the places in the band of what scatter puts in a_up, a_lo, g_r, g_l
    * (-1 outside the band, -2 nowhere) */
   int *b_up, *b_lo, *b_r, *b_l;
+  /* the same as lists in the order band_scatter sums them: the places in
+   * the band and the sources (vals', then gr's, then gl's entries: nsc[0],
+   * nsc[1], nsc[2] of them), and the sources outside the band (nout[]) */
+  int *sc_pos, *sc_src, *out_src, nsc[3], nout[3];
   double *bx;
   size_t ab_cap;
   lw_band lu;
@@ -164,11 +168,15 @@ static int seen_init(lw_saddle *s, const lw_model *m)
   s->rcm_work = malloc(sizeof(int) * lw_rcm_work(s->n, s->nnz));
   size_t ng = (size_t)m->nc * (size_t)m->wrow;
   s->kept_in = malloc(sizeof(double) * ((size_t)m->nnz + 2 * ng + 1));
+  size_t nsrc = 2 * (size_t)m->nnz + 2 * ng + 1;
+  s->sc_pos = malloc(sizeof(int) * nsrc);
+  s->sc_src = malloc(sizeof(int) * nsrc);
+  s->out_src = malloc(sizeof(int) * nsrc);
   s->b_up = malloc(sizeof(int) * ((size_t)m->nnz + 1));
   s->b_lo = malloc(sizeof(int) * ((size_t)m->nnz + 1));
   s->b_r = malloc(sizeof(int) * (ng + 1));
   s->b_l = malloc(sizeof(int) * (ng + 1));
-  if (!s->seen || !s->perm || !s->perm2 || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->kept.ipiv || !s->kept_in || !s->rcm_work || !s->b_up ||
+  if (!s->seen || !s->perm || !s->perm2 || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->kept.ipiv || !s->kept_in || !s->sc_pos || !s->sc_src || !s->out_src || !s->rcm_work || !s->b_up ||
       !s->b_lo || !s->b_r || !s->b_l)
     return -1;
   for (int b = 0; b < m->nb; b++)
@@ -218,6 +226,7 @@ void lw_saddle_free(lw_saddle *s)
   free(s->b_up), free(s->b_lo), free(s->b_r), free(s->b_l);
   free(s->seen), free(s->rcm_work), free(s->perm), free(s->perm2), free(s->pinv), free(s->bpos), free(s->bx);
   free(s->lu.ab), free(s->lu.ipiv), free(s->kept.ab), free(s->kept.ipiv), free(s->kept_in);
+  free(s->sc_pos), free(s->sc_src), free(s->out_src);
   free(s);
 }
 
@@ -236,6 +245,39 @@ static void scatter(lw_saddle *s, const lw_model *m, const double *vals, const d
       s->Ax[s->g_r[e]] += gr[e];
       s->Ax[s->g_l[e]] += gl[e];
     }
+}
+
+/* one source's place p in the band into list l (in band), or its
+ * index among those outside (p = -1; p = -2: nowhere) */
+static void list_add(lw_saddle *s, int l, int p, int src, int *n, int *no)
+{
+  if (p >= 0) {
+    s->sc_pos[*n] = p;
+    s->sc_src[*n] = src;
+    ++*n, s->nsc[l]++;
+  } else if (p == -1) {
+    s->out_src[*no] = src;
+    ++*no, s->nout[l]++;
+  }
+}
+
+/* the lists band_scatter reads, from the places b_up, b_lo, b_r, b_l */
+static void scatter_lists(lw_saddle *s, const lw_model *m)
+{
+  int n = 0, no = 0;
+  for (int l = 0; l < 3; l++)
+    s->nsc[l] = s->nout[l] = 0;
+  for (int k = 0; k < m->nnz; k++) {
+    list_add(s, 0, s->b_up[k], k, &n, &no);
+    list_add(s, 0, s->b_lo[k], k, &n, &no);
+  }
+  int ng = m->nc * m->wrow;
+  for (int e = 0; e < ng; e++)
+    if (s->g_r[e] >= 0)
+      list_add(s, 1, s->b_r[e], e, &n, &no);
+  for (int e = 0; e < ng; e++)
+    if (s->g_r[e] >= 0)
+      list_add(s, 2, s->b_l[e], e, &n, &no);
 }
 
 /* the band (lower and upper widths) that the order perm (perm[new] = old)
@@ -334,33 +376,31 @@ static void band_analyze(lw_saddle *s, const lw_model *m)
     s->b_r[e] = s->g_r[e] >= 0 ? s->bpos[s->g_r[e]] : -2;
     s->b_l[e] = s->g_l[e] >= 0 ? s->bpos[s->g_l[e]] : -2;
   }
+  scatter_lists(s, m);
   s->band = 1;
 }
 
-/* ab[p] += v at a place in the band: -1 when p is outside it and v is not
- * zero (then KLU takes the matrix) */
-static inline int band_add(double *ab, int p, double v)
-{
-  if (p >= 0)
-    ab[p] += v;
-  return p == -1 && v != 0.0 ? -1 : 0;
-}
-
-/* K's values into the band, summed in the order scatter sums them into
- * Ax; -1 when one outside it is nonzero */
+/* K's values into the band through the lists (a place takes its values
+ * in the order scatter sums them into Ax: the gradients' places are not
+ * A's, and Gr's not Gl^T's); -1 when one outside it is nonzero */
 static int band_scatter(lw_saddle *s, lw_band *b, const lw_model *m, const double *vals, const double *gl,
                         const double *gr)
 {
-  int out = 0;
+  (void)m;
   double *ab = b->ab;
   memset(ab, 0, sizeof(double) * (size_t)b->ld * (size_t)s->n);
-  for (int k = 0; k < m->nnz; k++)
-    out |= band_add(ab, s->b_up[k], vals[k]) | band_add(ab, s->b_lo[k], vals[k]);
-  int ng = m->nc * m->wrow;
-  for (int e = 0; e < ng; e++)
-    if (s->g_r[e] >= 0)
-      out |= band_add(ab, s->b_r[e], gr[e]) | band_add(ab, s->b_l[e], gl[e]);
-  return out;
+  const double *src[3] = {vals, gr, gl};
+  const int *pos = s->sc_pos, *si = s->sc_src, *so = s->out_src;
+  int out = 0;
+  for (int l = 0; l < 3; l++) {
+    const double *v = src[l];
+    for (int i = 0; i < s->nsc[l]; i++)
+      ab[pos[i]] += v[si[i]];
+    for (int i = 0; i < s->nout[l]; i++)
+      out |= v[so[i]] != 0.0;
+    pos += s->nsc[l], si += s->nsc[l], so += s->nout[l];
+  }
+  return out ? -1 : 0;
 }
 
 /* the entries nonzero in Ax marked seen (grown when one is new) */
