@@ -392,7 +392,8 @@ static void residual(const lw_model *m, lw_data *d, vi_ws *w, double h)
  * equation then worst, the increment and the violation) is what a failure
  * reports: later iterates wander off into equations that were satisfied.
  * restart: the first increment above which the iteration gives up its
- * predictor (predict) */
+ * predictor (predict); dq_tol: the increment's tolerance at the last
+ * iterate (newton_refactor) */
 typedef struct {
   int it, wr_slow, factored;
   double dqn, dqprev, phimax, phiprev, dq_slow, phi_slow, restart, dq_tol;
