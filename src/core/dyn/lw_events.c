@@ -1172,10 +1172,20 @@ static int rest_remainder(const lw_model *m, lw_data *d, lw_ev_run *ev, double t
   return st;
 }
 
-/* rest_remainder for a step of d's grid (t0, nstep, h): d back on it at t1 */
+/* after the resting set changed at d's state: rest_remainder for a step
+ * of d's grid (t0, nstep, h), d back on it at t1; or, for a run that steps
+ * on from an event itself, 2 with d at the event (the constrained motion
+ * from there has a time scale of its own, as a rebound's) */
 static int rest_on_grid(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, const double grid[3],
                         lw_ev_row_fn row, void *user, lw_error *err)
 {
+  if (ev->stop_at_impact) {
+    guards_eval(m, d, ev, ev->g0);
+    for (int j = 0; j < ev->ng; j++)
+      ev->zero[j] = is_impact(&m->guards[j]) && touches(&m->guards[j], ev->g0[j]);
+    ev->t_end = d->t;
+    return 2;
+  }
   int st = rest_remainder(m, d, ev, t1, row, user, err);
   if (st)
     return st;
