@@ -26,8 +26,14 @@
  * compiled with one more row, the gap g(q) = 0, whose multiplier is the
  * contact's normal force, while that force pushes; where it falls to zero
  * (located like an impact, on the resting model's steps) the guard is
- * released and the free model steps on.  The sensitivities do not follow a
- * resting guard: for them (allow_rest 0) the slow impact ends the run.
+ * released and the free model steps on.  Any number of guards rest at
+ * once: the set resting has a model of its own (a row each, in the order
+ * they came to rest), a guard coming to rest is struck with the others
+ * held and joins the set, a resting row that then pulls lets go, and in a
+ * step the rows whose forces fall through zero first are released
+ * together.  After a change of the set the rest of the step is taken on
+ * the new set's model.  The sensitivities do not follow a resting guard:
+ * for them (allow_rest 0) the slow impact ends the run.
  *
  * A switch's point crossing its plane (located as an impact) turns its
  * force on or off: the velocity stays and the accelerations are solved
@@ -1568,8 +1574,8 @@ void lw_ev_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, do
   const char *name = m->desc->events[r->event].name;
   if (r->action == LW_EVREC_REST)
     lw_set_error(&res->error, LW_OK, "", t,
-                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed) while another "
-                 "contact or limit rests: resting at two at once is not modelled, the run stops there",
+                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed): resting contact "
+                 "is not followed in this run, which stops there",
                  name, t, fabs(r->v_pre));
   else
     lw_set_error(&res->error, LW_OK, "", t, "stopped by the guard '%s' at t = %.12g s", name, t);
