@@ -110,7 +110,6 @@ struct lw_ev_run {
   double *f0, *f1, *fn; /* (ng) the resting guards' forces at a step's start and end, and scratch */
   char *cand;       /* (ng) the resting guards whose force falls through zero in the step */
   double *lam, *kap; /* (ng) resting rows' multipliers handed between sets */
-  int dof0;         /* the free model's degrees of freedom */
   /* the steps to and from an event of step_m: taken by stepfn (the
    * tolerance mode's extrapolated step) where set, else step_sized */
   const lw_model *step_m;
@@ -127,6 +126,16 @@ static void state_free(ev_state *s)
     free(a[i]);
 }
 
+static void rest_set_free(ev_rest *e)
+{
+  if (!e)
+    return;
+  lw_data_free(e->dr);
+  lw_model_free(e->mr);
+  free(e->set);
+  free(e);
+}
+
 void lw_ev_run_free(lw_ev_run *ev)
 {
   if (!ev)
@@ -138,12 +147,8 @@ void lw_ev_run_free(lw_ev_run *ev)
                ev->set, ev->f0, ev->f1, ev->fn, ev->cand, ev->lam, ev->kap};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
-  for (int k = 0; k < ev->nsets; k++) {
-    lw_data_free(ev->sets[k]->dr);
-    lw_model_free(ev->sets[k]->mr);
-    free(ev->sets[k]->set);
-    free(ev->sets[k]);
-  }
+  for (int k = 0; k < ev->nsets; k++)
+    rest_set_free(ev->sets[k]);
   free(ev->sets);
   free(ev);
 }
@@ -219,8 +224,8 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   ev->a0 = calloc(nq, sizeof(double));
   if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !s->kap || !s->fric_work || !ev->g0 ||
       !ev->zero || !ev->q1 || !ev->qd1 || !ev->qh || !ev->out || !ev->use || !ev->grad || !ev->A || !ev->W ||
-      !ev->tmp.q || !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0 || !ev->set || !ev->f0 || !ev->f1 || !ev->fn || !ev->cand ||
-      !ev->lam || !ev->kap) {
+      !ev->tmp.q || !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0 || !ev->set ||
+      !ev->f0 || !ev->f1 || !ev->fn || !ev->cand || !ev->lam || !ev->kap) {
     lw_ev_run_free(ev);
     return NULL;
   }
@@ -794,16 +799,6 @@ static ev_rest *set_of(const lw_ev_run *ev, const lw_model *m)
     if (ev->sets[i]->mr == m)
       return ev->sets[i];
   return NULL;
-}
-
-static void rest_set_free(ev_rest *e)
-{
-  if (!e)
-    return;
-  lw_data_free(e->dr);
-  lw_model_free(e->mr);
-  free(e->set);
-  free(e);
 }
 
 /* the resting set set[0 .. n) (in its rows' order): the model holding
