@@ -5,11 +5,13 @@
  * double pendulum that comes to rest on a stop at each joint (the angles
  * at the bounds, the stops' forces those of the statics, the energy not
  * rising) and is lifted off them by a growing torque (each release where
- * the statics' force reaches zero), and a bar dropped flat onto the floor,
- * whose two ends reach it in the same step. */
+ * the statics' force reaches zero), a bar dropped flat onto the floor,
+ * whose two ends reach it in the same step, and a robot arm imported from
+ * URDF that falls onto two of its stops. */
 #include "lw-test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "linkwright.h"
@@ -255,6 +257,79 @@ static void check_bar(int tol)
 static void test_bar_step(void) { check_bar(0); }
 static void test_bar_tolerance(void) { check_bar(1); }
 
+/* The KUKA arm imported from ../shared/urdf (its limits are plastic stops,
+ * restitution 0) falls under gravity from the imported pose: joint 2 comes
+ * to rest on its stop and joint 4 reaches its own while joint 2 rests.
+ * Both rest together (each angle at its bound) and the run goes on to its
+ * end.  Skipped where the URDF is not there (it is not in the repository). */
+static void test_imported_robot(void)
+{
+  /* LW_URDF_DIR in the environment stands in for ../shared/urdf (a work
+   * tree whose ../shared does not hold the files) */
+  g_autofree char *dflt = g_build_filename(LW_SOURCE_ROOT, "..", "shared", "urdf", NULL);
+  const char *dir = g_getenv("LW_URDF_DIR") ? g_getenv("LW_URDF_DIR") : dflt;
+  g_autofree char *path = g_build_filename(dir, "bullet3_kuka_iiwa_model.urdf", NULL);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+    g_test_skip("no bullet3_kuka_iiwa_model.urdf");
+    return;
+  }
+  lw_error err;
+  lw_desc *d = lw_model_import_file(path, NULL, NULL, NULL, &err);
+  if (!d)
+    g_error("%s", err.msg);
+  d->solver.t_end = 3.0;
+  lw_model *m;
+  lw_sim_result r = run(d, 0, &m);
+  /* the resting set along the log: the rows where two rest */
+  char rests[64] = {0};
+  int n = 0, most = 0;
+  double t_two = NAN, t_end_two = NAN;
+  for (long k = 0; k < r.nevents; k++) {
+    int e = r.events[k].event;
+    g_assert_cmpint(e, <, 64);
+    if (r.events[k].action == LW_EVREC_REST && !rests[e])
+      rests[e] = 1, n++;
+    else if (r.events[k].action == LW_EVREC_RELEASE && rests[e])
+      rests[e] = 0, n--;
+    else
+      continue;
+    if (n >= 2 && isnan(t_two))
+      t_two = r.events[k].t;
+    if (n < 2 && !isnan(t_two) && isnan(t_end_two))
+      t_end_two = r.events[k].t;
+    most = n > most ? n : most;
+  }
+  g_test_message("%ld events, at most %d at rest together, from %.6f to %.6f s", r.nevents, most, t_two, t_end_two);
+  g_assert_cmpint(most, >=, 2);
+  g_assert_false(isnan(t_end_two) && isnan(t_two));
+  if (isnan(t_end_two))
+    t_end_two = d->solver.t_end;
+  /* while two rest, each resting joint sits at its bound */
+  long rows = 0;
+  for (long i = 0; i < r.rows; i++) {
+    double t = lwt_at(&r, i, 0);
+    if (!(t > t_two && t < t_end_two))
+      continue;
+    rows++;
+    int at_bound = 0;
+    for (int e = 0; e < d->nevents; e++) {
+      const lw_event_desc *ed = &d->events[e];
+      if (ed->type != LW_EVENT_JOINT_LIMIT)
+        continue;
+      char label[128];
+      snprintf(label, sizeof label, "%s.angle", ed->joint);
+      double x = lwt_at(&r, i, lwt_col(m, label));
+      if ((ed->has_lower && fabs(x - ed->lower) < 1e-8) || (ed->has_upper && fabs(x - ed->upper) < 1e-8))
+        at_bound++;
+    }
+    g_assert_cmpint(at_bound, >=, 2);
+  }
+  g_assert_cmpint(rows, >, 0);
+  lw_sim_result_clear(&r);
+  lw_model_free(m);
+  lw_desc_free(d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -264,5 +339,6 @@ int main(int argc, char **argv)
   g_test_add_func("/multilimit/release-order/tolerance", test_release_order_tolerance);
   g_test_add_func("/multilimit/simultaneous/step", test_bar_step);
   g_test_add_func("/multilimit/simultaneous/tolerance", test_bar_tolerance);
+  g_test_add_func("/multilimit/imported-robot", test_imported_robot);
   return g_test_run();
 }
