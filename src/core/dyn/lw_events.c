@@ -1174,13 +1174,16 @@ static int rest_remainder(const lw_model *m, lw_data *d, lw_ev_run *ev, double t
 }
 
 /* after the resting set changed at d's state: rest_remainder for a step
- * of d's grid (t0, nstep, h), d back on it at t1; or, for a run that steps
- * on from an event itself, 2 with d at the event (the constrained motion
- * from there has a time scale of its own, as a rebound's) */
-static int rest_on_grid(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, const double grid[3],
+ * of d's grid (t0, nstep, h), d back on it at t1.  A run that steps on
+ * from an event itself gets 2 with d at the event instead where several
+ * rest now or the change ended a chain of impacts among touching bodies
+ * (chained): the motion from there has a time scale of its own, as a
+ * rebound's, and the rest of a long step on the new set's model would
+ * leap over the next contact's */
+static int rest_on_grid(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, const double grid[3], int chained,
                         lw_ev_row_fn row, void *user, lw_error *err)
 {
-  if (ev->stop_at_impact) {
+  if (ev->stop_at_impact && (chained || ev->cur->n > 1)) {
     guards_eval(m, d, ev, ev->g0);
     for (int j = 0; j < ev->ng; j++)
       ev->zero[j] = is_impact(&m->guards[j]) && touches(&m->guards[j], ev->g0[j]);
@@ -1265,7 +1268,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
           log_event(ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
         return 1;
       }
-      return rest_on_grid(m, d, ev, t1, grid, row, user, err);
+      return rest_on_grid(m, d, ev, t1, grid, 0, row, user, err);
     }
     if (row && row(user, d))
       return 1;
@@ -1277,7 +1280,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     if (st == 2) {
       if (row && row(user, d))
         return 1;
-      return rest_on_grid(m, d, ev, t1, grid, row, user, err);
+      return rest_on_grid(m, d, ev, t1, grid, 0, row, user, err);
     }
     if (st)
       return st;
@@ -1286,7 +1289,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     if (ev->allow_rest && is_impact(&m->guards[k])) {
       st = chain_impacts(m, d, ev, row, user, err);
       if (st == 2)
-        return rest_on_grid(m, d, ev, t1, grid, row, user, err);
+        return rest_on_grid(m, d, ev, t1, grid, 1, row, user, err);
       if (st)
         return st;
     }
@@ -1448,7 +1451,7 @@ static int release(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_e
     from_rest(m, d, ev);
     if (row && row(user, d))
       return 1;
-    return rest_on_grid(m, d, ev, t1, grid, row, user, err);
+    return rest_on_grid(m, d, ev, t1, grid, 1, row, user, err);
   }
   const ev_rest *was = ev->cur;
   if (release_all(m, d, ev, err))
