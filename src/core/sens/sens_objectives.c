@@ -7,39 +7,6 @@
 
 #include <stdlib.h>
 
-/* whether joint coordinate ci is a function of body b's coordinates */
-static int coord_on_body(const lw_model *m, int ci, int b)
-{
-  const lw_coord *c = &m->coords[ci];
-  for (int k = 0; k < c->nblk; k++)
-    if (c->blk[k] == b)
-      return 1;
-  return 0;
-}
-
-/* whether output k's derivative along state direction x (of [q qd qdd
- * lambda]) can be nonzero.  A joint coordinate reads q, a joint rate and a
- * controller's force q and qd, each of its coordinates' bodies alone: along
- * any other direction their derivative is exactly 0 and not evaluated.
- * Every other output is evaluated along every direction. */
-static int output_moves_along(const lw_model *m, int k, int x)
-{
-  const lw_output *op = &m->outputs[k];
-  int nq = m->nq;
-  if (op->type != LW_OUT_JOINT_COORDINATE && op->type != LW_OUT_JOINT_VELOCITY && op->type != LW_OUT_CONTROL)
-    return 1;
-  if (x >= (op->type == LW_OUT_JOINT_COORDINATE ? 1 : 2) * nq)
-    return 0;
-  int b = lw_body_of(m, x % nq);
-  if (op->type != LW_OUT_CONTROL)
-    return coord_on_body(m, op->coord, b);
-  const lw_force *f = &m->forces[op->force];
-  for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
-    if (coord_on_body(m, m->fbs[i].coord, b))
-      return 1;
-  return 0;
-}
-
 /* whether parameter tangent tg can move output k at a fixed state: a
  * joint coordinate or rate through its coordinate alone, a controller's
  * force through the controller (its gains, target, measured and actuated
@@ -78,6 +45,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
   int nq = s->nq, nx = s->nxs, nc = s->ncols;
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {ST_L(s, st), NULL, NULL},
                      ST_T(st)};
+  memset(s->e, 0, sizeof(double) * (size_t)nx); /* the unit directions, one entry set at a time */
   for (int k = 0; k < m->nout; k++) {
     if (!(s->out_used[k] & OUT_EVERY) && !(final && s->out_used[k] & OUT_FINAL))
       continue;
@@ -88,13 +56,10 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       s->y_dirty = 1;
     if (!linear)
       s->y_varies = 1;
-    for (int x = 0; x < nx && !s->y_const[k]; x++) {
-      if (!output_moves_along(m, k, x)) {
-        for (int i = 0; i < w; i++)
-          s->Y[(size_t)x * nc + c0 + i] = 0.0;
-        continue;
-      }
-      unit_vector(s->e, nx, x);
+    /* along its directions alone (sens_setup.c): its other rows of Y stay 0 */
+    for (int n = s->od_ptr[k]; n < s->od_ptr[k + 1] && !s->y_const[k]; n++) {
+      int x = s->od_x[n];
+      s->e[x] = 1.0;
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
       if (x < nq)
         dir.dq = s->e;
@@ -108,6 +73,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
         dir.body = lw_body_of(m, x % nq);
       /* a state direction lives in one body: outputs elsewhere are skipped */
       lw_output_jvp(m, d, NULL, k, &pt, &dir, s->dy);
+      s->e[x] = 0.0;
       for (int i = 0; i < w; i++)
         s->Y[(size_t)x * nc + c0 + i] = s->dy[i];
     }

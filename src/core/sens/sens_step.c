@@ -19,19 +19,21 @@ static void controller_error_grads(sens *s, const double *st, double *eq, double
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {NULL, NULL, NULL}, ST_T(st)};
   memset(eq, 0, sizeof(double) * (size_t)s->nz * nq);
   memset(eqd, 0, sizeof(double) * (size_t)s->nz * nq);
+  memset(s->e, 0, sizeof(double) * (size_t)nq); /* the unit directions, one entry set at a time */
   for (int i = 0; i < s->nz; i++) {
     const lw_fb *b = &m->fbs[i];
-    const lw_coord *c = &m->coords[b->coord];
     double de;
+    /* along the coordinates that its coordinate reads (sens_setup.c): along
+     * the others the gradients are exactly 0 */
     for (int pass = 0; pass < (b->rate ? 2 : 1); pass++)
-      for (int k = 0; k < c->nblk; k++)
-        for (int l = 0; l < m->blk_n[c->blk[k]]; l++) {
-          int g = m->blk_off[c->blk[k]] + l;
-          unit_vector(s->e, nq, g);
-          lw_lin_dir dir = {pass ? NULL : s->e, NULL, pass ? s->e : NULL, NULL, NULL, NULL, c->blk[k]};
-          lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
-          (pass ? eqd : eq)[(size_t)i * nq + g] = de;
-        }
+      for (int n = s->cd_ptr[b->coord]; n < s->cd_ptr[b->coord + 1]; n++) {
+        int g = s->cd_q[n];
+        s->e[g] = 1.0;
+        lw_lin_dir dir = {pass ? NULL : s->e, NULL, pass ? s->e : NULL, NULL, NULL, NULL, lw_body_of(m, g)};
+        lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
+        s->e[g] = 0.0;
+        (pass ? eqd : eq)[(size_t)i * nq + g] = de;
+      }
     for (int j = 0; j < s->p; j++) {
       const lw_tangent *tg = s->tg[j];
       de = 0.0;
