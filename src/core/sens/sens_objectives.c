@@ -45,7 +45,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
   int nq = s->nq, nx = s->nxs, nc = s->ncols;
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {ST_L(s, st), NULL, NULL},
                      ST_T(st)};
-  memset(s->e, 0, sizeof(double) * (size_t)nx); /* the unit directions, one entry set at a time */
+  int e_zero = 0; /* s->e cleared for the unit directions, set one entry at a time */
   for (int k = 0; k < m->nout; k++) {
     if (!(s->out_used[k] & OUT_EVERY) && !(final && s->out_used[k] & OUT_FINAL))
       continue;
@@ -56,6 +56,10 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       s->y_dirty = 1;
     if (!linear)
       s->y_varies = 1;
+    if (!s->y_const[k] && !e_zero) {
+      memset(s->e, 0, sizeof(double) * (size_t)nx);
+      e_zero = 1;
+    }
     /* along its directions alone (sens_setup.c): its other rows of Y stay 0 */
     for (int n = s->od_ptr[k]; n < s->od_ptr[k + 1] && !s->y_const[k]; n++) {
       int x = s->od_x[n];
