@@ -3,9 +3,19 @@
  * (YT, gth), and the integrals' trapezoidal weights. */
 #include "sens_internal.h"
 #include "dyn/lw_init.h"
+#include "dyn/lw_rows.h"
 #include "lin/lw_jvp.h"
 
 #include <stdlib.h>
+
+/* coordinate c's gradient g (its blocks' layout) at global coordinate gq */
+static double coord_grad_at(const lw_model *m, const lw_coord *c, const double *g, int gq)
+{
+  for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+    if (lw_loc_global(m, c->blk, l, 0) == gq)
+      return g[l];
+  return 0.0;
+}
 
 /* whether parameter tangent tg can move output k at a fixed state: a
  * joint coordinate or rate through its coordinate alone, a controller's
@@ -60,9 +70,18 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       memset(s->e, 0, sizeof(double) * (size_t)nx);
       e_zero = 1;
     }
+    /* a joint rate's gradient along qd: its coordinate's along q */
+    const lw_coord *rc = ty == LW_OUT_JOINT_VELOCITY ? &m->coords[m->outputs[k].coord] : NULL;
+    double rg[2 * LW_MAXQB];
+    if (rc && !s->y_const[k])
+      lw_coord_eval(m, rc, pt.q, rg);
     /* along its directions alone (sens_setup.c): its other rows of Y stay 0 */
     for (int n = s->od_ptr[k]; n < s->od_ptr[k + 1] && !s->y_const[k]; n++) {
       int x = s->od_x[n];
+      if (rc && x >= nq) {
+        s->Y[(size_t)x * nc + c0] = coord_grad_at(m, rc, rg, x - nq);
+        continue;
+      }
       s->e[x] = 1.0;
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
       if (x < nq)

@@ -10,6 +10,15 @@
 
 #include <stdlib.h>
 
+/* y (nq) at coordinate c's blocks = its gradient at q */
+static void coord_grad_scatter(const lw_model *m, const lw_coord *c, const double *q, double *y)
+{
+  double g[2 * LW_MAXQB];
+  lw_coord_eval(m, c, q, g);
+  for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+    y[lw_loc_global(m, c->blk, l, 0)] = g[l];
+}
+
 /* the controllers' errors e_i at state st: gradients eq, eqd (nz x nq) and
  * parameter partials pe (nz x p) */
 static void controller_error_grads(sens *s, const double *st, double *eq, double *eqd, double *pe)
@@ -25,15 +34,16 @@ static void controller_error_grads(sens *s, const double *st, double *eq, double
     double de;
     /* along the coordinates that its coordinate reads (sens_setup.c): along
      * the others the gradients are exactly 0 */
-    for (int pass = 0; pass < (b->rate ? 2 : 1); pass++)
-      for (int n = s->cd_ptr[b->coord]; n < s->cd_ptr[b->coord + 1]; n++) {
-        int g = s->cd_q[n];
-        s->e[g] = 1.0;
-        lw_lin_dir dir = {pass ? NULL : s->e, NULL, pass ? s->e : NULL, NULL, NULL, NULL, lw_body_of(m, g)};
-        lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
-        s->e[g] = 0.0;
-        (pass ? eqd : eq)[(size_t)i * nq + g] = de;
-      }
+    for (int n = s->cd_ptr[b->coord]; n < s->cd_ptr[b->coord + 1]; n++) {
+      int g = s->cd_q[n];
+      s->e[g] = 1.0;
+      lw_lin_dir dir = {s->e, NULL, NULL, NULL, NULL, NULL, lw_body_of(m, g)};
+      lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
+      s->e[g] = 0.0;
+      eq[(size_t)i * nq + g] = de;
+    }
+    if (b->rate) /* a rate's gradient along qd: its coordinate's along q */
+      coord_grad_scatter(m, &m->coords[b->coord], pt.q, eqd + (size_t)i * nq);
     for (int j = 0; j < s->p; j++) {
       const lw_tangent *tg = s->tg[j];
       de = 0.0;
