@@ -136,6 +136,9 @@ typedef struct sens {
    * parameter derivatives at this step's point (nfric; fric_dp_ok: made
    * for every element by sens_friction_lin since sens_friction_point) */
   double *fric_L, *fric_l, *fric_e, *fric_d;
+  /* with AP solved through the bodies' blocks (ap_struct): fric_Z = A^-1
+   * fric_L (its friction rows' columns), fric_t (nc) scratch */
+  double *fric_Z, *fric_t;
   struct lw_fric_dp *fric_dp;
   int fric_kap, fric_dp_ok;
 } sens;

@@ -18,7 +18,7 @@ void sens_free(sens *s)
                   s->ynz_p, s->ynz, s->yx, s->cd_ptr, s->cd_q, s->od_ptr, s->od_x,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
-                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp};
+                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp, s->fric_Z, s->fric_t};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   sens_tri_free(&s->tri);
@@ -332,9 +332,11 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
   /* joint friction makes AP's multiplier columns J^T - dQ^f/dl: not the
-   * transpose of its constraint rows, so the dense LU (docs/friction.md
-   * sec. 8.5) */
-  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled && !m->nfric;
+   * transpose of its constraint rows (docs/friction.md sec. 8.5), which
+   * the Schur complement's friction columns take (sens_linalg.c) while A
+   * stays block-diagonal; friction that couples two bodies in A: the
+   * dense LU */
+  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled && !friction_couples(m);
   /* no force depends on the velocities: springs without damping, forces
    * and torques of time alone (C = -dQ/dv is zero) */
   s->undamped = 1;
