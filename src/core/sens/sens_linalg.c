@@ -397,10 +397,11 @@ int sens_ap_factor(sens *s)
     ap_friction_columns(s);
   if (lw_lu_dense(s->SP, s->nc, s->ipS))
     return -1;
-  /* friction's columns fill SP beyond the rows' pairs (tri) */
-  s->sp_swapped = s->m->nfric != 0;
+  int swapped = 0;
   for (int k = 0; k < s->nc; k++)
-    s->sp_swapped |= s->ipS[k] != k;
+    swapped |= s->ipS[k] != k;
+  /* friction's columns fill SP beyond the rows' pairs (tri) */
+  s->sp_swapped = swapped || s->m->nfric;
   sens_lu_recip(s->SP, s->nc, s->SPd);
   return 0;
 }

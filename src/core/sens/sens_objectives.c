@@ -45,8 +45,10 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
   memcpy(d->qdd, ST_QDD(s, st), sizeof(double) * (size_t)s->nq);
   memcpy(d->lambda, ST_L(s, st), sizeof(double) * (size_t)s->nc);
   memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
-  memcpy(d->fbz, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
-  memcpy(d->fbc, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+  if (s->nz) { /* controllers' integrals */
+    memcpy(d->fbz, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+    memcpy(d->fbc, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+  }
   d->fb_beta = 0.0;
   d->t = ST_T(st);
   lw_outputs_some(m, d, s->yrow, s->out_used);
