@@ -43,11 +43,15 @@ static void joint_gen_force(const lw_model *m, const lw_data *d, const lw_jfric 
  * r0 + x u + y v + z w has the generalized force [f, x f, y f, z f], so the
  * moment about r0 is u x g_u + v x g_v + w x g_w (planar: u x g_u, which
  * covers v = S u). */
-static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
-                     double R[6])
+static void reaction_at(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
+                        double R[6], double *g, double *P, double *X, double *Y, double *Z)
 {
-  double g[LW_MAXQB], P[3] = {0}, X[3] = {0}, Y[3] = {0}, Z[3] = {0}, F[3] = {0}, n[3] = {0}, dP[3], c[3];
+  double F[3] = {0}, n[3] = {0}, dP[3], c[3];
   const double *qb = q + (size_t)f->body * m->nqb;
+  memset(P, 0, sizeof(double) * 3);
+  memset(X, 0, sizeof(double) * 3);
+  memset(Y, 0, sizeof(double) * 3);
+  memset(Z, 0, sizeof(double) * 3);
   joint_gen_force(m, d, f, lam, g);
   lw_vexpr_eval(m, &f->o, q, P);
   lw_vexpr_eval(m, &f->x, q, X);
@@ -81,6 +85,13 @@ static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, con
   R[3] = dot3(X, n);
   R[4] = dot3(Y, n);
   R[5] = dot3(Z, n);
+}
+
+static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
+                     double R[6])
+{
+  double g[LW_MAXQB], P[3], X[3], Y[3], Z[3];
+  reaction_at(m, d, f, q, lam, R, g, P, X, Y, Z);
 }
 
 void lw_joint_friction_spin_grad(const lw_model *m, const lw_jfric *f, const double *q, double *G)
@@ -139,6 +150,18 @@ static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f,
   lw_friction_params p;
   memcpy(p.p, f->p, sizeof p.p);
   reaction(m, d, f, q, lam, R);
+  slip_rates(m, f, q, qd, rate, G);
+  lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
+}
+
+void lw_joint_friction_point(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
+                             const double *lam, double *G, double *g, double frame[4][3], lw_friction_out *out)
+{
+  const lw_jfric *f = &m->fric[e];
+  double R[6], rate[LW_FRICTION_MAXSLIP];
+  lw_friction_params p;
+  memcpy(p.p, f->p, sizeof p.p);
+  reaction_at(m, d, f, q, lam, R, g, frame[0], frame[1], frame[2], frame[3]);
   slip_rates(m, f, q, qd, rate, G);
   lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
 }
