@@ -151,7 +151,7 @@ static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f,
   memcpy(p.p, f->p, sizeof p.p);
   reaction(m, d, f, q, lam, R);
   slip_rates(m, f, q, qd, rate, G);
-  lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
+  lw_friction_eval_state(&p, (lw_friction_kind)f->kind, R, rate, out);
 }
 
 void lw_joint_friction_point(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
@@ -163,7 +163,7 @@ void lw_joint_friction_point(const lw_model *m, const lw_data *d, int e, const d
   memcpy(p.p, f->p, sizeof p.p);
   reaction_at(m, d, f, q, lam, R, g, frame[0], frame[1], frame[2], frame[3]);
   slip_rates(m, f, q, qd, rate, G);
-  lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
+  lw_friction_eval_state(&p, (lw_friction_kind)f->kind, R, rate, out);
 }
 
 /* vals += cs W (G I + N psi+ u u^T) W in the coordinates' gradients: the
@@ -185,25 +185,38 @@ static void add_damping(const lw_model *m, const lw_jfric *f, const lw_friction_
     lw_mat_add_outer(m, vals, cs * out->N * out->psi, f->nblk, f->blk, f->pairpos, gu);
 }
 
-void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
-                            const double *lam, double *Q, double *vals, double cs)
+size_t lw_joint_friction_kept_size(const lw_model *m)
+{
+  return 1 + 2 * (size_t)m->nq + (size_t)m->nc + (size_t)m->nfric * (sizeof(lw_fric_point) / sizeof(double) + 1);
+}
+
+void lw_joint_friction_eval_keep(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                                 const double *lam, double *Q, double *vals, double cs, lw_fric_point *keep)
 {
   int nqb = m->nqb, w = 2 * nqb;
-  double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB];
+  lw_fric_point pt;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
-    lw_friction_out out;
-    element_eval(m, d, f, q, qd, lam, G, &out);
+    lw_fric_point *x = keep ? &keep[e] : &pt;
+    const double *G = x->G;
+    const lw_friction_out *out = &x->out;
+    lw_joint_friction_point(m, d, e, q, qd, lam, x->G, x->g, x->frame, &x->out);
     for (int k = 0; k < f->nslip; k++)
       for (int b = 0; b < f->nblk; b++) {
         double *Qb = Q + (size_t)f->blk[b] * nqb;
         const double *gk = G + (size_t)k * w + b * nqb;
         for (int i = 0; i < nqb; i++)
-          Qb[i] += out.Q[k] * gk[i];
+          Qb[i] += out->Q[k] * gk[i];
       }
     if (vals)
-      add_damping(m, f, &out, G, vals, cs);
+      add_damping(m, f, out, G, vals, cs);
   }
+}
+
+void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, double *Q, double *vals, double cs)
+{
+  lw_joint_friction_eval_keep(m, d, q, qd, lam, Q, vals, cs, NULL);
 }
 
 void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,

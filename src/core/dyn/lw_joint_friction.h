@@ -18,6 +18,17 @@ void lw_joint_friction_spin_grad(const lw_model *m, const lw_jfric *f, const dou
  * lw_joint_friction_eval computes */
 void lw_joint_friction_point(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
                              const double *lam, double *G, double *g, double frame[4][3], lw_friction_out *out);
+/* one element's point as lw_joint_friction_point gives it, kept */
+typedef struct {
+  double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB], g[LW_MAXQB], frame[4][3];
+  lw_friction_out out;
+} lw_fric_point;
+/* doubles for a key (a flag, q, qd, the multipliers: 1 + 2 nq + nc) and
+ * nfric points */
+size_t lw_joint_friction_kept_size(const lw_model *m);
+/* lw_joint_friction_eval, each element's point kept in keep (nfric) */
+void lw_joint_friction_eval_keep(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                                 const double *lam, double *Q, double *vals, double cs, lw_fric_point *keep);
 /* joint friction at (q, qd) with the multipliers lam
  * (nc; the rows' gradients in d->jac at q): Q += the generalized friction;
  * when vals != NULL also vals += cs times the symmetric positive part of

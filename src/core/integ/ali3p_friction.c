@@ -231,18 +231,25 @@ static void reaction_frame_grad(const lw_model *m, const lw_jfric *f, const doub
  * same matrix as friction_columns_local's, without a kernel evaluation of
  * its own beyond the point's.  -1 when the element lacks that structure
  * (rank_form). */
-static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, const double *lam, const int *blk,
-                                 int nb, double alpha, double c2, double hh4, double *A)
+static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, const double *lam,
+                                 const lw_fric_point *kept, const int *blk, int nb, double alpha, double c2,
+                                 double hh4, double *A)
 {
   enum { W2 = 2 * LW_MAXQB };
   const lw_jfric *f = &m->fric[e];
   if (!rank_form(m, f))
     return -1;
   int n = m->nq, nqb = m->nqb, nw = nb * nqb, ns = f->nslip;
-  double G[LW_FRICTION_MAXSLIP * W2], g[LW_MAXQB], fr[4][3], Hv[LW_FRICTION_MAXSLIP][W2] = {{0}};
-  double W[LW_FRICTION_MAXSLIP][W2] = {{0}}, a[LW_FRICTION_MAXSLIP][LW_MAXQB];
-  lw_friction_out out;
-  lw_joint_friction_point(m, d, e, d->q, d->qd, lam, G, g, fr, &out);
+  double Hv[LW_FRICTION_MAXSLIP][W2] = {{0}}, W[LW_FRICTION_MAXSLIP][W2] = {{0}}, a[LW_FRICTION_MAXSLIP][LW_MAXQB];
+  lw_fric_point pt;
+  if (!kept) {
+    lw_joint_friction_point(m, d, e, d->q, d->qd, lam, pt.G, pt.g, pt.frame, &pt.out);
+    kept = &pt;
+  }
+  const double *G = kept->G, *g = kept->g;
+  const lw_friction_out out = kept->out;
+  double fr[4][3];
+  memcpy(fr, kept->frame, sizeof fr);
   const double *qb = d->q + (size_t)f->body * nqb;
   /* the rates' gradients in q: H_s qd, and their columns' local blocks */
   for (int s = 0; s < ns; s++) {
@@ -318,6 +325,46 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
   return 0;
 }
 
+/* the residual's friction points, kept for the matrix at the same
+ * iterate: after the LU's storage a flag, the key (q, qd and the
+ * multipliers friction read: nq, nq, nc), then one point an element */
+static double *kept_key(const lw_model *m, const lw_data *d)
+{
+  return d->fric_lu + (size_t)m->nq * m->nq + 3 * (size_t)m->nq + m->nc;
+}
+
+static lw_fric_point *kept_points(const lw_model *m, const lw_data *d)
+{
+  return (lw_fric_point *)(kept_key(m, d) + 1 + 2 * (size_t)m->nq + m->nc);
+}
+
+void lw_ali3p_fric_eval(const lw_model *m, lw_data *d, const double *lam, double *vals, double cs)
+{
+  lw_fric_point *keep = NULL;
+  if (d->fric_lu) {
+    size_t n = (size_t)m->nq;
+    double *key = kept_key(m, d);
+    key[0] = 1.0;
+    memcpy(key + 1, d->q, sizeof(double) * n);
+    memcpy(key + 1 + n, d->qd, sizeof(double) * n);
+    memcpy(key + 1 + 2 * n, lam, sizeof(double) * (size_t)m->nc);
+    keep = kept_points(m, d);
+  }
+  lw_joint_friction_eval_keep(m, d, d->q, d->qd, lam, d->Q, vals, cs, keep);
+}
+
+/* the points the residual kept, when they are those of (d->q, d->qd,
+ * lam); else NULL */
+static const lw_fric_point *kept_at(const lw_model *m, const lw_data *d, const double *lam)
+{
+  size_t n = (size_t)m->nq;
+  const double *key = kept_key(m, d);
+  if (key[0] != 1.0 || memcmp(key + 1, d->q, sizeof(double) * n) || memcmp(key + 1 + n, d->qd, sizeof(double) * n) ||
+      memcmp(key + 1 + 2 * n, lam, sizeof(double) * (size_t)m->nc))
+    return NULL;
+  return kept_points(m, d);
+}
+
 int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
                          double h, double t, int damping)
 {
@@ -327,9 +374,10 @@ int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, cons
   dense_from_pattern(m, vals, A);
   memset(u, 0, sizeof(double) * 2 * (size_t)n);
   lw_lin_point p = {d->q, d->qd, NULL, NULL, {lam, NULL, NULL}, t};
+  const lw_fric_point *kept = kept_at(m, d, lam);
   for (int e = 0; e < m->nfric; e++) {
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
-    if (!friction_columns_rank(m, d, e, lam, blk, nb, alpha, c2, hh4, A))
+    if (!friction_columns_rank(m, d, e, lam, kept ? &kept[e] : NULL, blk, nb, alpha, c2, hh4, A))
       continue;
     if (!friction_columns_local(m, d, e, &p, blk, nb, alpha, c2, hh4, A, u))
       continue;
