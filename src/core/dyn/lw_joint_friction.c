@@ -133,11 +133,19 @@ static void slip_rates(const lw_model *m, const lw_jfric *f, const double *q, co
     }
     return;
   }
+  double Gs[2 * LW_MAXQB];
   for (int k = 0; k < f->nslip; k++) {
     const lw_coord *c = &m->coords[f->coord0 + k];
-    rate[k] = lw_coord_rate(m, c, q, qd);
-    if (G)
-      lw_coord_eval(m, c, q, G + (size_t)k * w);
+    double *g = G ? G + (size_t)k * w : Gs;
+    lw_coord_eval(m, c, q, g);
+    if (c->kind != LW_ROW_DOT) {
+      rate[k] = lw_coord_rate(m, c, q, qd);
+      continue;
+    }
+    rate[k] = 0.0; /* G_k . qd */
+    for (int b = 0; b < c->nblk; b++)
+      for (int i = 0; i < m->nqb; i++)
+        rate[k] += g[b * m->nqb + i] * qd[(size_t)c->blk[b] * m->nqb + i];
   }
 }
 
