@@ -365,11 +365,11 @@ static const lw_fric_point *kept_at(const lw_model *m, const lw_data *d, const d
   return kept_points(m, d);
 }
 
-int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
-                         double h, double t, int damping)
+void lw_ali3p_fric_matrix(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
+                          double h, double t, int damping, int local, double *A)
 {
   int n = m->nq, nqb = m->nqb;
-  double *A = d->fric_lu, *u = A + (size_t)n * n, *v = u + n, *dQ = v + n, *dl = dQ + n;
+  double *u = d->fric_lu + (size_t)n * n, *v = u + n, *dQ = v + n, *dl = dQ + n;
   double c2 = damping ? 2.0 / h : 0.0, hh4 = 0.25 * h * h;
   dense_from_pattern(m, vals, A);
   memset(u, 0, sizeof(double) * 2 * (size_t)n);
@@ -377,7 +377,7 @@ int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, cons
   const lw_fric_point *kept = kept_at(m, d, lam);
   for (int e = 0; e < m->nfric; e++) {
     int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
-    if (!friction_columns_rank(m, d, e, lam, kept ? &kept[e] : NULL, blk, nb, alpha, c2, hh4, A))
+    if (!local && !friction_columns_rank(m, d, e, lam, kept ? &kept[e] : NULL, blk, nb, alpha, c2, hh4, A))
       continue;
     if (!friction_columns_local(m, d, e, &p, blk, nb, alpha, c2, hh4, A, u))
       continue;
@@ -385,7 +385,13 @@ int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, cons
       for (int i = 0; i < nqb; i++)
         friction_column(m, d, e, &p, m->blk_off[blk[k]] + i, alpha, c2, hh4, A, u, v, dQ, dl);
   }
-  return lw_lu_dense(A, n, d->fric_piv);
+}
+
+int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
+                         double h, double t, int damping)
+{
+  lw_ali3p_fric_matrix(m, d, vals, lam, alpha, h, t, damping, 0, d->fric_lu);
+  return lw_lu_dense(d->fric_lu, m->nq, d->fric_piv);
 }
 
 void lw_ali3p_fric_solve(const lw_model *m, const lw_data *d, double *x)

@@ -21,6 +21,12 @@ void lw_ali3p_fric_eval(const lw_model *m, lw_data *d, const double *lam, double
  * sec. 8.4 (a)).  Returns 0, or -1 when it is singular. */
 int lw_ali3p_fric_factor(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
                          double h, double t, int damping);
+/* lw_ali3p_fric_factor's matrix, unfactored, into A (nq x nq,
+ * column-major): friction's columns from the structure of dQ^f where the
+ * element has it (local = 0, the step's), else, or with local = 1 for
+ * all, from lw_joint_friction_jac's local matrices */
+void lw_ali3p_fric_matrix(const lw_model *m, lw_data *d, const double *vals, const double *lam, double alpha,
+                          double h, double t, int damping, int local, double *A);
 /* x = A^-1 x with the factors of lw_ali3p_fric_factor */
 void lw_ali3p_fric_solve(const lw_model *m, const lw_data *d, double *x);
 
