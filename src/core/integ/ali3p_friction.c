@@ -247,7 +247,7 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
     kept = &pt;
   }
   const double *G = kept->G, *g = kept->g;
-  const lw_friction_out out = kept->out;
+  const lw_friction_out *out = &kept->out;
   double fr[4][3];
   memcpy(fr, kept->frame, sizeof fr);
   const double *qb = d->q + (size_t)f->body * nqb;
@@ -262,10 +262,10 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
     }
   }
   for (int k = 0; k < ns; k++) {
-    reaction_pullback(m, qb, fr, out.dQ_dreaction[k], a[k]);
+    reaction_pullback(m, qb, fr, out->dQ_dreaction[k], a[k]);
     /* the rates: dQ_k/drate_s (H_s qd + c2 G_s) */
     for (int s = 0; s < ns; s++) {
-      double dr = out.dQ_drate[k][s];
+      double dr = out->dQ_drate[k][s];
       for (int kk = 0; kk < nb; kk++) {
         int kc = blk_pos(f->nblk, f->blk, blk[kk]);
         for (int i = 0; i < nqb; i++) {
@@ -274,7 +274,7 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
         }
       }
     }
-    reaction_frame_grad(m, f, qb, fr, g, out.dQ_dreaction[k], blk, nb, W[k]);
+    reaction_frame_grad(m, f, qb, fr, g, out->dQ_dreaction[k], blk, nb, W[k]);
   }
   /* the constraint force g = -sum_r lam_r grad Phi_r on the body: along q
    * its rows' Hessians, along alpha J e_j their gradients */
@@ -313,7 +313,7 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
     }
     int ci = f->coord0 + k;
     const lw_coord *c = &m->coords[ci];
-    double qk = hh4 * out.Q[k];
+    double qk = hh4 * out->Q[k];
     for (int t = m->ch_ptr[ci]; t < m->ch_ptr[ci + 1]; t++) {
       int ii = m->ch_ij[2 * t], jj = m->ch_ij[2 * t + 1];
       if (blk_pos(nb, blk, c->blk[jj / nqb]) < 0)
