@@ -26,8 +26,14 @@
  * compiled with one more row, the gap g(q) = 0, whose multiplier is the
  * contact's normal force, while that force pushes; where it falls to zero
  * (located like an impact, on the resting model's steps) the guard is
- * released and the free model steps on.  The sensitivities do not follow a
- * resting guard: for them (allow_rest 0) the slow impact ends the run.
+ * released and the free model steps on.  Any number of guards rest at
+ * once: the set resting has a model of its own (a row each, in the order
+ * they came to rest), a guard coming to rest is struck with the others
+ * held and joins the set, a resting row that then pulls lets go, and in a
+ * step the rows whose forces fall through zero first are released
+ * together.  After a change of the set the rest of the step is taken on
+ * the new set's model.  The sensitivities do not follow a resting guard:
+ * for them (allow_rest 0) the slow impact ends the run.
  *
  * A switch's point crossing its plane (located as an impact) turns its
  * force on or off: the velocity stays and the accelerations are solved
@@ -64,6 +70,15 @@ typedef struct {
   double sw; /* the switches' sides (lw_switches_pack) */
 } ev_state;
 
+/* a set of resting guards: the model holding their gaps at zero (one row
+ * each after the joints', in the set's order) and its workspace */
+typedef struct {
+  int n;
+  int *set;
+  lw_model *mr;
+  lw_data *dr;
+} ev_rest;
+
 struct lw_ev_run {
   int ng, nq, na;   /* guards, coordinates, rows of A (nc + 1) */
   ev_state s0;      /* the start of the (sub)step */
@@ -84,12 +99,17 @@ struct lw_ev_run {
   int last_guard;   /* the guard located last, and */
   double last_tau;  /* its time after the start of the (sub)step it was found in */
   /* persistent contact: a slow impact makes its guard rest (its gap held
-   * at zero by a constraint row of a model compiled for it, mrs[k] with the
-   * workspace drs[k]) until the row's multiplier turns tensile */
+   * at zero by a constraint row of a model compiled for the set of guards
+   * that rest, one row each in the order they came to rest) until the
+   * row's multiplier turns tensile */
   int allow_rest;   /* 0: a slow impact ends the run instead (sensitivities) */
-  int rest;         /* the resting guard, -1: none */
-  lw_model **mrs;   /* (ng) */
-  lw_data **drs;    /* (ng) */
+  ev_rest *cur;     /* the set resting now (its model and workspace), NULL: none */
+  ev_rest **sets;   /* the sets met so far, each compiled once */
+  int nsets, capsets;
+  int *set;         /* (ng) a set being formed */
+  double *f0, *f1, *fn; /* (ng) the resting guards' forces at a step's start and end, and scratch */
+  char *cand;       /* (ng) the resting guards whose force falls through zero in the step */
+  double *lam, *kap; /* (ng) resting rows' multipliers handed between sets */
   /* the steps to and from an event of step_m: taken by stepfn (the
    * tolerance mode's extrapolated step) where set, else step_sized */
   const lw_model *step_m;
@@ -106,6 +126,16 @@ static void state_free(ev_state *s)
     free(a[i]);
 }
 
+static void rest_set_free(ev_rest *e)
+{
+  if (!e)
+    return;
+  lw_data_free(e->dr);
+  lw_model_free(e->mr);
+  free(e->set);
+  free(e);
+}
+
 void lw_ev_run_free(lw_ev_run *ev)
 {
   if (!ev)
@@ -113,15 +143,13 @@ void lw_ev_run_free(lw_ev_run *ev)
   state_free(&ev->s0);
   state_free(&ev->tmp);
   void *a[] = {ev->g0, ev->zero, ev->q1, ev->qd1, ev->qh, ev->out, ev->use, ev->grad,
-               ev->gv, ev->a0, ev->A, ev->W, ev->S, ev->S0, ev->mu, ev->rhs, ev->res, ev->log};
+               ev->gv, ev->a0, ev->A, ev->W, ev->S, ev->S0, ev->mu, ev->rhs, ev->res, ev->log,
+               ev->set, ev->f0, ev->f1, ev->fn, ev->cand, ev->lam, ev->kap};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     free(a[i]);
-  for (int k = 0; ev->mrs && k < ev->ng; k++) {
-    lw_data_free(ev->drs[k]);
-    lw_model_free(ev->mrs[k]);
-  }
-  free(ev->mrs);
-  free(ev->drs);
+  for (int k = 0; k < ev->nsets; k++)
+    rest_set_free(ev->sets[k]);
+  free(ev->sets);
   free(ev);
 }
 
@@ -151,14 +179,19 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   lw_ev_run *ev = calloc(1, sizeof *ev);
   if (!ev)
     return NULL;
-  /* room for one resting row besides the impact's */
-  size_t nq = (size_t)m->nq, nc = (size_t)m->nc + 1, na = nc + 1;
+  /* room for a resting row of every guard besides the impact's */
+  size_t nq = (size_t)m->nq, nc = (size_t)m->nc + (size_t)m->nguards, na = nc + 1;
   ev->ng = m->nguards;
   ev->nq = m->nq;
   ev->na = (int)na;
-  ev->rest = -1;
-  ev->mrs = calloc((size_t)ev->ng + 1, sizeof *ev->mrs);
-  ev->drs = calloc((size_t)ev->ng + 1, sizeof *ev->drs);
+  size_t ng1 = (size_t)ev->ng + 1;
+  ev->set = calloc(ng1, sizeof(int));
+  ev->f0 = calloc(ng1, sizeof(double));
+  ev->f1 = calloc(ng1, sizeof(double));
+  ev->fn = calloc(ng1, sizeof(double));
+  ev->cand = calloc(ng1, 1);
+  ev->lam = calloc(ng1, sizeof(double));
+  ev->kap = calloc(ng1, sizeof(double));
   if (state_alloc(m, &ev->tmp, nc))
     ev->tmp.q = NULL;
   ev_state *s = &ev->s0;
@@ -191,7 +224,8 @@ lw_ev_run *lw_ev_run_new(const lw_model *m)
   ev->a0 = calloc(nq, sizeof(double));
   if (!s->q || !s->qd || !s->qdd || !s->lambda || !s->coords || !s->fbz || !s->fbc || !s->fbcs || !s->kap || !s->fric_work || !ev->g0 ||
       !ev->zero || !ev->q1 || !ev->qd1 || !ev->qh || !ev->out || !ev->use || !ev->grad || !ev->A || !ev->W ||
-      !ev->tmp.q || !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0 || !ev->mrs || !ev->drs) {
+      !ev->tmp.q || !ev->S || !ev->S0 || !ev->mu || !ev->rhs || !ev->res || !ev->gv || !ev->a0 || !ev->set ||
+      !ev->f0 || !ev->f1 || !ev->fn || !ev->cand || !ev->lam || !ev->kap) {
     lw_ev_run_free(ev);
     return NULL;
   }
@@ -290,8 +324,8 @@ void lw_ev_stop_at_impact(lw_ev_run *ev, double rest_h)
 
 void lw_ev_rest_opt(lw_ev_run *ev, const lw_opt *o)
 {
-  if (ev->rest >= 0 && ev->mrs[ev->rest])
-    ev->mrs[ev->rest]->opt = *o;
+  if (ev->cur)
+    ev->cur->mr->opt = *o;
 }
 
 /* ---- guards ------------------------------------------------------------ */
@@ -448,9 +482,10 @@ int lw_ev_start(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
 {
   ev->t_end = d->t;
   /* a state set from outside starts free */
-  if (ev->rest >= 0)
-    d->normal_force[ev->rest] = 0.0;
-  ev->rest = -1;
+  if (ev->cur)
+    for (int k = 0; k < ev->ng; k++)
+      d->normal_force[k] = 0.0;
+  ev->cur = NULL;
   /* the switches' sides from the positions (a state set from outside) */
   if (m->nswitches) {
     double bits = lw_switches_pack(m, d);
@@ -745,86 +780,208 @@ static double rest_speed(const lw_model *m, const lw_ev_run *ev, const lw_guard 
 }
 
 /* ---- persistent contact ----------------------------------------------- */
-/* the model whose last row holds guard k at zero, and its workspace
- * (compiled at the guard's first rest, with the run's options) */
-static int rest_model(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k, lw_error *err)
+/* the place of guard k in the resting set e (-1: not there, or no set) */
+static int set_pos(const ev_rest *e, int k)
 {
-  if (ev->mrs[k])
-    return 0;
-  lw_model *mr = lw_compile_resting(m->desc, &k, 1, err);
-  if (!mr)
-    return -1;
-  mr->opt = m->opt;
-  mr->integ = m->integ;
-  lw_data *dr = lw_data_new(mr);
-  if (!dr) {
-    lw_model_free(mr);
-    lw_set_error(err, LW_ERR_NOMEM, "", d->t, "out of memory for a resting contact");
-    return -1;
-  }
-  dr->dof = d->dof > 0 ? d->dof - 1 : 0;
-  ev->mrs[k] = mr;
-  ev->drs[k] = dr;
-  return 0;
+  for (int i = 0; e && i < e->n; i++)
+    if (e->set[i] == k)
+      return i;
+  return -1;
 }
 
-/* the resting row's push along the guard's gradient (N, or N m for an
- * angle; a capture: along the outward normal of its circle): M qdd = Q -
- * J^T lambda with J = s dg/dq */
-static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *g)
+/* whether guard k rests now */
+static int in_rest(const lw_ev_run *ev, int k) { return set_pos(ev->cur, k) >= 0; }
+
+/* the resting set whose model is m (NULL: m is the free model) */
+static ev_rest *set_of(const lw_ev_run *ev, const lw_model *m)
+{
+  for (int i = 0; i < ev->nsets; i++)
+    if (ev->sets[i]->mr == m)
+      return ev->sets[i];
+  return NULL;
+}
+
+/* the resting set set[0 .. n) (in its rows' order): the model holding
+ * their gaps at zero and its workspace, compiled at the set's first use
+ * with the options of m, the model of d's state it is entered from */
+static ev_rest *rest_entry(const lw_model *m, const lw_data *d, lw_ev_run *ev, const int *set, int n,
+                           lw_error *err)
+{
+  for (int i = 0; i < ev->nsets; i++)
+    if (ev->sets[i]->n == n && !memcmp(ev->sets[i]->set, set, sizeof(int) * (size_t)n))
+      return ev->sets[i];
+  if (ev->nsets == ev->capsets) {
+    int cap = ev->capsets ? 2 * ev->capsets : 4;
+    ev_rest **p = realloc(ev->sets, sizeof *p * (size_t)cap);
+    if (!p)
+      goto nomem;
+    ev->sets = p;
+    ev->capsets = cap;
+  }
+  lw_model *mr = lw_compile_resting(m->desc, set, n, err);
+  if (!mr)
+    return NULL;
+  mr->opt = m->opt;
+  mr->integ = m->integ;
+  ev_rest *e = calloc(1, sizeof *e);
+  if (!e) {
+    lw_model_free(mr);
+    goto nomem;
+  }
+  e->mr = mr;
+  e->n = n;
+  e->set = malloc(sizeof(int) * (size_t)n);
+  e->dr = lw_data_new(mr);
+  if (!e->set || !e->dr) {
+    rest_set_free(e);
+    goto nomem;
+  }
+  memcpy(e->set, set, sizeof(int) * (size_t)n);
+  const ev_rest *from = set_of(ev, m);
+  int dof = d->dof + (from ? from->n : 0) - n;
+  e->dr->dof = dof > 0 ? dof : 0;
+  ev->sets[ev->nsets++] = e;
+  return e;
+nomem:
+  lw_set_error(err, LW_ERR_NOMEM, "", d->t, "out of memory for a resting contact");
+  return NULL;
+}
+
+/* the push of the i-th of the n resting rows of mr along its guard's
+ * gradient (N, or N m for an angle; a capture: along the outward normal of
+ * its circle): M qdd = Q - J^T lambda with J = s dg/dq */
+static double rest_force(const lw_model *mr, const lw_data *dr, const lw_guard *g, int i, int n)
 {
   /* a capture's row |p - c|^2 - R^2 has the gradient 2 R n: its push along n is 2 R times the multiplier's */
   double s = g->type == LW_EVENT_CONTACT ? 1.0 : on_distance(g) ? 2.0 * g->offset : -(double)g->side;
-  return -s * dr->lambda[mr->nc - 1];
+  return -s * dr->lambda[mr->nc - n + i];
 }
 
-/* the normal force at the resting workspace's state from the
- * accelerations solved there (the step's own multiplier lags the
- * instantaneous one); the state's accelerations and multipliers are kept */
-static int exact_force(lw_ev_run *ev, double *f, lw_error *err)
+/* the resting guards' normal forces (f, in the set's order) at the
+ * resting workspace's state from the accelerations solved there (the
+ * step's own multipliers lag the instantaneous ones); the state's
+ * accelerations and multipliers are kept */
+static int exact_forces(lw_ev_run *ev, double *f, lw_error *err)
 {
-  lw_model *mr = ev->mrs[ev->rest];
-  lw_data *dr = ev->drs[ev->rest];
+  const ev_rest *e = ev->cur;
+  lw_model *mr = e->mr;
+  lw_data *dr = e->dr;
   memcpy(ev->a0, dr->qdd, sizeof(double) * (size_t)mr->nq);
   memcpy(ev->res, dr->lambda, sizeof(double) * (size_t)mr->nc);
   lw_rows_eval(mr, dr, dr->q, dr->t, 1);
   if (lw_accelerations(mr, dr, dr->t, err))
     return -1;
-  *f = rest_force(mr, dr, &mr->guards[ev->rest]);
+  for (int i = 0; i < e->n; i++)
+    f[i] = rest_force(mr, dr, &mr->guards[e->set[i]], i, e->n);
   memcpy(dr->qdd, ev->a0, sizeof(double) * (size_t)mr->nq);
   memcpy(dr->lambda, ev->res, sizeof(double) * (size_t)mr->nc);
   return 0;
 }
 
-/* d's state (model m) into the resting model's workspace; the resting
- * row's multiplier stays */
-static void to_rest(const lw_model *m, const lw_data *d, lw_ev_run *ev)
+/* the state of (ma, da) into (mb, db), either a resting model or the free
+ * one: the joints' multipliers as they are, a resting row's found by its
+ * guard (a row that da does not hold keeps db's own) */
+static void map_state(lw_ev_run *ev, const lw_model *ma, const lw_data *da, const lw_model *mb, lw_data *db)
 {
-  int k = ev->rest;
-  lw_data *dr = ev->drs[k];
-  double lam = dr->lambda[ev->mrs[k]->nc - 1], kap = dr->kap[ev->mrs[k]->nc - 1];
-  state_copy_out(m, d, &ev->tmp);
-  ev->tmp.lambda[m->nc] = lam;
-  ev->tmp.kap[m->nc] = kap;
-  state_copy_in(ev->mrs[k], dr, &ev->tmp);
+  const ev_rest *ea = set_of(ev, ma), *eb = set_of(ev, mb);
+  int na = ea ? ea->n : 0, nb = eb ? eb->n : 0, abase = ma->nc - na, bbase = mb->nc - nb;
+  for (int i = 0; i < nb; i++) {
+    int j = set_pos(ea, eb->set[i]);
+    ev->lam[i] = j >= 0 ? da->lambda[abase + j] : db->lambda[bbase + i];
+    ev->kap[i] = j >= 0 ? da->kap[abase + j] : db->kap[bbase + i];
+  }
+  state_copy_out(ma, da, &ev->tmp);
+  for (int i = 0; i < nb; i++) {
+    ev->tmp.lambda[bbase + i] = ev->lam[i];
+    ev->tmp.kap[bbase + i] = ev->kap[i];
+  }
+  state_copy_in(mb, db, &ev->tmp);
 }
 
-/* the resting model's state back into d, with the normal force (the
- * step's multiplier should the accelerations fail) */
+/* d's state (model m) into the resting model's workspace */
+static void to_rest(const lw_model *m, const lw_data *d, lw_ev_run *ev)
+{
+  map_state(ev, m, d, ev->cur->mr, ev->cur->dr);
+}
+
+/* the resting model's state back into d (model m), with the normal forces
+ * (the step's multipliers should the accelerations fail; 0 for the guards
+ * that do not rest) */
 static void from_rest(const lw_model *m, lw_data *d, lw_ev_run *ev)
 {
-  int k = ev->rest;
-  state_copy_out(ev->mrs[k], ev->drs[k], &ev->tmp);
-  state_copy_in(m, d, &ev->tmp);
-  lw_error e;
-  double f;
-  d->normal_force[k] = exact_force(ev, &f, &e) ? rest_force(ev->mrs[k], ev->drs[k], &m->guards[k]) : f;
+  const ev_rest *e = ev->cur;
+  map_state(ev, e->mr, e->dr, m, d);
+  lw_error err;
+  int bad = exact_forces(ev, ev->fn, &err);
+  for (int k = 0; k < ev->ng; k++)
+    d->normal_force[k] = 0.0;
+  for (int i = 0; i < e->n; i++)
+    d->normal_force[e->set[i]] = bad ? rest_force(e->mr, e->dr, &m->guards[e->set[i]], i, e->n) : ev->fn[i];
+}
+
+/* the rate of guard k at d's state */
+static double guard_rate(const lw_model *m, const lw_data *d, lw_ev_run *ev, int k)
+{
+  guard_grad(m, d, ev, &m->guards[k], ev->qh);
+  return dot(ev->qh, d->qd, m->nq);
+}
+
+/* the resting set ev->set[0 .. n) taken from the one resting now, the
+ * state mapped onto its model and the accelerations solved there, the
+ * guards left out logged as released (at their rates) */
+static int rest_change(lw_ev_run *ev, int n, lw_error *err)
+{
+  ev_rest *was = ev->cur;
+  ev_rest *e = rest_entry(was->mr, was->dr, ev, ev->set, n, err);
+  if (!e)
+    return -1;
+  map_state(ev, was->mr, was->dr, e->mr, e->dr);
+  ev->cur = e;
+  lw_rows_eval(e->mr, e->dr, e->dr->q, e->dr->t, 1);
+  if (lw_accelerations(e->mr, e->dr, e->dr->t, err))
+    return -1;
+  e->dr->fric_kap_ok = 0;
+  for (int i = 0; i < was->n; i++)
+    if (set_pos(e, was->set[i]) < 0) {
+      double vn = guard_rate(e->mr, e->dr, ev, was->set[i]);
+      log_event(ev, &e->mr->guards[was->set[i]], e->dr->t, LW_EVREC_RELEASE, vn, vn);
+    }
+  return 0;
+}
+
+/* every resting guard but keep pushes, or lets go: the one that pulls
+ * most is released and the accelerations are solved without it, until
+ * none pulls (the active set of the unilateral rows); a capture holds */
+static int settle(lw_ev_run *ev, int keep, lw_error *err)
+{
+  for (int count = 0; count < ev->ng; count++) {
+    const ev_rest *e = ev->cur;
+    int worst = -1;
+    double fw = 0;
+    for (int i = 0; i < e->n; i++) {
+      const lw_guard *g = &e->mr->guards[e->set[i]];
+      double f = rest_force(e->mr, e->dr, g, i, e->n);
+      if (e->set[i] != keep && g->type != LW_EVENT_CAPTURE && !(f > 0) && (worst < 0 || f < fw))
+        worst = i, fw = f;
+    }
+    if (worst < 0 || e->n < 2)
+      return 0;
+    int n = 0;
+    for (int i = 0; i < e->n; i++)
+      if (i != worst)
+        ev->set[n++] = e->set[i];
+    if (rest_change(ev, n, err))
+      return -1;
+  }
+  return 0;
 }
 
 /* guard k at d's state (its normal velocity vn) comes to rest: a plastic
- * impact, then the gap held at zero while the row pushes (returns 2); a
- * row that would pull leaves the guard free after the plastic impact
- * (returns 0) */
+ * impact with the joints and the guards that rest already held, then the
+ * gap held at zero while the row pushes (returns 2; a resting guard that
+ * would pull then lets go); a row that would pull leaves the guard free
+ * after the plastic impact (returns 0).  m is the model of the set
+ * resting now (the free model when none rests) */
 static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, double vn, lw_error *err)
 {
   const lw_guard *g = &m->guards[k];
@@ -834,20 +991,25 @@ static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, dou
   double *G = ev->qh;
   guard_grad(m, d, ev, g, G);
   double vp = dot(G, d->qd, m->nq);
-  if (rest_model(m, d, ev, k, err))
+  const ev_rest *was = set_of(ev, m);
+  int n = was ? was->n : 0;
+  if (n)
+    memcpy(ev->set, was->set, sizeof(int) * (size_t)n);
+  ev->set[n] = k;
+  ev_rest *e = rest_entry(m, d, ev, ev->set, n + 1, err);
+  if (!e)
     return -1;
-  lw_model *mr = ev->mrs[k];
-  lw_data *dr = ev->drs[k];
-  state_copy_out(m, d, &ev->tmp);
-  ev->tmp.lambda[m->nc] = 0.0;
-  ev->tmp.kap[m->nc] = 0.0;
-  state_copy_in(mr, dr, &ev->tmp);
+  lw_model *mr = e->mr;
+  lw_data *dr = e->dr;
+  map_state(ev, m, d, mr, dr);
+  dr->lambda[mr->nc - 1] = 0.0;
+  dr->kap[mr->nc - 1] = 0.0;
   lw_rows_eval(mr, dr, dr->q, dr->t, 1);
   if (lw_accelerations(mr, dr, dr->t, err))
     return -1;
   dr->fric_kap_ok = 0;
   /* a capture holds whatever its row's force (the distance is a joint from now on) */
-  if (g->type != LW_EVENT_CAPTURE && !(rest_force(mr, dr, g) > 0)) {
+  if (g->type != LW_EVENT_CAPTURE && !(rest_force(mr, dr, g, n, n + 1) > 0)) {
     lw_rows_eval(m, d, d->q, d->t, 1);
     if (lw_accelerations(m, d, d->t, err))
       return -1;
@@ -855,15 +1017,17 @@ static int come_to_rest(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, dou
     log_event(ev, g, d->t, LW_EVREC_IMPACT, vn, vp);
     return 0;
   }
-  ev->rest = k;
-  from_rest(m, d, ev);
+  ev->cur = e;
   log_event(ev, g, d->t, g->type == LW_EVENT_CAPTURE ? LW_EVREC_CAPTURE : LW_EVREC_REST, vn, vp);
+  if (n && settle(ev, k, err))
+    return -1;
+  from_rest(m, d, ev);
   return 2;
 }
 
 /* the impact of guard k at d's state: restitution; a slow one comes to
- * rest (returns 2) or, where resting is not followed (the sensitivities,
- * a second resting guard), ends the run (returns 1) */
+ * rest (returns 2) or, where resting is not followed (the sensitivities),
+ * ends the run (returns 1) */
 static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error *err)
 {
   const lw_guard *g = &m->guards[k];
@@ -871,7 +1035,7 @@ static int impact(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_error 
   guard_grad(m, d, ev, g, G);
   double vn = dot(G, d->qd, m->nq);
   if (g->type == LW_EVENT_CAPTURE || !(-vn >= rest_speed(m, ev, g))) {
-    if (ev->allow_rest && ev->rest < 0)
+    if (ev->allow_rest)
       return come_to_rest(m, d, ev, k, vn, err);
     log_event(ev, g, d->t, LW_EVREC_REST, vn, vn);
     return 1;
@@ -913,27 +1077,6 @@ static int switch_fire(const lw_model *m, lw_data *d, lw_ev_run *ev, int k, lw_e
   return 0;
 }
 
-/* from the state where guard ev->rest came to rest (d) to t1 on the
- * resting model; d then holds the state at t1 */
-static int rest_advance(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_error *err)
-{
-  lw_model *mr = ev->mrs[ev->rest];
-  lw_data *dr = ev->drs[ev->rest];
-  to_rest(m, d, ev);
-  dr->t0 = dr->t;
-  dr->nstep = 0;
-  state_copy_out(mr, dr, &ev->s0);
-  double rem = t1 - dr->t;
-  if (rem > 0) {
-    lw_step_info info;
-    if (rem < LW_EV_SHORT * m->opt.step ? short_advance(mr, dr, ev, rem, err) : step_sized(mr, dr, rem, &info, err))
-      return -1;
-    dr->t = t1;
-  }
-  from_rest(m, d, ev);
-  return 0;
-}
-
 /* ---- impacts at persistent contact ------------------------------------ */
 /* a contact's or limit's guard value at zero (it touches) */
 static int touches(const lw_guard *g, double v) { return fabs(v) <= 1e-10 * (1.0 + fabs(g->offset)); }
@@ -944,7 +1087,7 @@ static int closing_touch(const lw_model *m, lw_data *d, lw_ev_run *ev)
 {
   for (int j = 0; j < ev->ng; j++) {
     const lw_guard *g = &m->guards[j];
-    if (!is_impact(g) || j == ev->rest || !touches(g, guard_q(m, d, g, d->q)))
+    if (!is_impact(g) || in_rest(ev, j) || !touches(g, guard_q(m, d, g, d->q)))
       continue;
     guard_grad(m, d, ev, g, ev->qh);
     if (dot(ev->qh, d->qd, m->nq) < -1e-12)
@@ -959,7 +1102,7 @@ static int closing_touch(const lw_model *m, lw_data *d, lw_ev_run *ev)
  * with equal balls and e = 1 it reaches the last one whole).  Sequential
  * impacts at one time; the simulation only (the sensitivities do not go
  * through simultaneous events).  0, 1 (a row callback stopped the run), 2
- * (a guard came to rest: ev->rest) or -1 */
+ * (a guard came to rest: ev->cur) or -1 */
 static int chain_impacts(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn row, void *user, lw_error *err)
 {
   for (int count = 0; count < LW_EV_MAX_PER_STEP; count++) {
@@ -982,6 +1125,82 @@ static int chain_impacts(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row
   return -1;
 }
 
+/* the row handed on at an event of the resting model: in d's layout */
+typedef struct {
+  const lw_model *m;
+  lw_data *d;
+  lw_ev_run *ev;
+  lw_ev_row_fn row;
+  void *user;
+} rest_rows;
+
+static int rest_row(void *user, lw_data *dr)
+{
+  rest_rows *rr = user;
+  (void)dr;
+  from_rest(rr->m, rr->d, rr->ev);
+  return rr->row ? rr->row(rr->user, rr->d) : 0;
+}
+
+/* the rest of the step to t1 after the resting set changed at d's state
+ * (m: the model of the set before, or the free model): the model of the
+ * set resting now steps on from there, and its events are handled as in
+ * any step, with rows handed on in d's layout; d then takes the state at
+ * t1 (or at the event where the run stops); returns as lw_ev_after_step */
+static int rest_remainder(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_ev_row_fn row, void *user,
+                          lw_error *err)
+{
+  lw_model *mr = ev->cur->mr;
+  lw_data *dr = ev->cur->dr;
+  to_rest(m, d, ev);
+  dr->t0 = dr->t;
+  dr->nstep = 0;
+  state_copy_out(mr, dr, &ev->s0);
+  guards_eval(mr, dr, ev, ev->g0);
+  for (int j = 0; j < ev->ng; j++)
+    ev->zero[j] = is_impact(&mr->guards[j]) && touches(&mr->guards[j], ev->g0[j]);
+  double rem = t1 - dr->t;
+  if (rem > 0) {
+    lw_step_info info;
+    if (rem < LW_EV_SHORT * m->opt.step ? short_advance(mr, dr, ev, rem, err) : step_sized(mr, dr, rem, &info, err))
+      return -1;
+    dr->t = t1;
+  }
+  rest_rows rr = {m, d, ev, row, user};
+  int st = lw_ev_after_step(mr, dr, ev, rest_row, &rr, err);
+  if (st >= 0 && ev->cur)
+    from_rest(m, d, ev);
+  return st;
+}
+
+/* after the resting set changed at d's state: rest_remainder for a step
+ * of d's grid (t0, nstep, h), d back on it at t1.  A run that steps on
+ * from an event itself gets 2 with d at the event instead where several
+ * rest now or the change ended a chain of impacts among touching bodies
+ * (chained): the motion from there has a time scale of its own, as a
+ * rebound's, and the rest of a long step on the new set's model would
+ * leap over the next contact's */
+static int rest_on_grid(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, const double grid[3], int chained,
+                        lw_ev_row_fn row, void *user, lw_error *err)
+{
+  if (ev->stop_at_impact && (chained || ev->cur->n > 1)) {
+    guards_eval(m, d, ev, ev->g0);
+    for (int j = 0; j < ev->ng; j++)
+      ev->zero[j] = is_impact(&m->guards[j]) && touches(&m->guards[j], ev->g0[j]);
+    ev->t_end = d->t;
+    return 2;
+  }
+  int st = rest_remainder(m, d, ev, t1, row, user, err);
+  if (st)
+    return st;
+  d->t = t1;
+  d->t0 = grid[0];
+  d->nstep = (long)grid[1];
+  d->h = grid[2];
+  ev->t_end = t1;
+  return 0;
+}
+
 /* ---- after a step ------------------------------------------------------ */
 /* the guard that fires first in the step from s0 to d's state (gv: the
  * guards there), or -1; *th its estimated place (in [0, 1]) */
@@ -992,7 +1211,7 @@ static int first_fired(const lw_model *m, lw_data *d, lw_ev_run *ev, const doubl
   for (int k = 0; k < ev->ng; k++) {
     const lw_guard *g = &m->guards[k];
     double f0 = oriented(g, ev->g0[k], ev->g0[k]), f1 = oriented(g, ev->g0[k], gv[k]);
-    int armed = (f0 > 0 || (ev->zero[k] && is_impact(g))) && k != ev->rest;
+    int armed = (f0 > 0 || (ev->zero[k] && is_impact(g))) && !in_rest(ev, k);
     /* a guard that sits at zero (within its round-off, on either side)
      * fires where it goes below that round-off (bodies at rest against
      * each other keep touching; a joint started at its bound drifts by
@@ -1018,6 +1237,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   double t0_grid = d->t0;
   long n_grid = d->nstep;
   double h_grid = d->h;
+  const double grid[3] = {t0_grid, (double)n_grid, h_grid};
   for (int count = 0;; count++) {
     guards_eval(m, d, ev, gv);
     double tau1 = t1 - ev->s0.t, th;
@@ -1043,14 +1263,12 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       double *G = ev->qh;
       guard_grad(m, d, ev, &m->guards[k], G);
       double vn = dot(G, d->qd, m->nq);
-      if (!ev->allow_rest || ev->rest >= 0 || come_to_rest(m, d, ev, k, vn, err) != 2) {
-        if (!ev->allow_rest || ev->rest >= 0)
+      if (!ev->allow_rest || come_to_rest(m, d, ev, k, vn, err) != 2) {
+        if (!ev->allow_rest)
           log_event(ev, &m->guards[k], d->t, LW_EVREC_REST, vn, vn);
         return 1;
       }
-      if (rest_advance(m, d, ev, t1, err))
-        return -1;
-      continue;
+      return rest_on_grid(m, d, ev, t1, grid, 0, row, user, err);
     }
     if (row && row(user, d))
       return 1;
@@ -1062,9 +1280,7 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
     if (st == 2) {
       if (row && row(user, d))
         return 1;
-      if (rest_advance(m, d, ev, t1, err))
-        return -1;
-      continue;
+      return rest_on_grid(m, d, ev, t1, grid, 0, row, user, err);
     }
     if (st)
       return st;
@@ -1072,11 +1288,8 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
       return 1;
     if (ev->allow_rest && is_impact(&m->guards[k])) {
       st = chain_impacts(m, d, ev, row, user, err);
-      if (st == 2) {
-        if (rest_advance(m, d, ev, t1, err))
-          return -1;
-        continue;
-      }
+      if (st == 2)
+        return rest_on_grid(m, d, ev, t1, grid, 1, row, user, err);
       if (st)
         return st;
     }
@@ -1123,40 +1336,37 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
   return 0;
 }
 
-/* ---- a step while a guard rests --------------------------------------- */
-/* the row handed on at an event of the resting model: in d's layout */
-typedef struct {
-  const lw_model *m;
-  lw_data *d;
-  lw_ev_run *ev;
-  lw_ev_row_fn row;
-  void *user;
-} rest_rows;
-
-static int rest_row(void *user, lw_data *dr)
+/* ---- a step while guards rest ----------------------------------------- */
+/* the least of the forces f of the resting guards marked in ev->cand */
+static double least_cand(const lw_ev_run *ev, const double *f)
 {
-  rest_rows *rr = user;
-  (void)dr;
-  from_rest(rr->m, rr->d, rr->ev);
-  return rr->row ? rr->row(rr->user, rr->d) : 0;
+  double m = INFINITY;
+  for (int i = 0; i < ev->cur->n; i++)
+    if (ev->cand[i] && f[i] < m)
+      m = f[i];
+  return m;
 }
 
-/* the step from s0 (the resting model) by tau: the normal force there */
+/* the step from s0 (the resting model) by tau: the least normal force of
+ * the candidates there (all of them into ev->f1) */
 static int probe_force(lw_ev_run *ev, double tau, double *f, lw_error *err)
 {
-  lw_model *mr = ev->mrs[ev->rest];
-  lw_data *dr = ev->drs[ev->rest];
+  lw_model *mr = ev->cur->mr;
+  lw_data *dr = ev->cur->dr;
   lw_step_info info;
   state_copy_in(mr, dr, &ev->s0);
   if (step_sized(mr, dr, tau, &info, err))
     return -1;
-  return exact_force(ev, f, err);
+  if (exact_forces(ev, ev->f1, err))
+    return -1;
+  *f = least_cand(ev, ev->f1);
+  return 0;
 }
 
-/* the time in (0, tau1] where the normal force (f0 > 0 at s0, f1 <= 0
- * at tau1) falls to zero, by the Illinois variant of regula falsi on the
- * resting model's steps; the resting workspace is left at the first point
- * found past it */
+/* the time in (0, tau1] where the least normal force of the candidates
+ * (f0 > 0 at s0, f1 <= 0 at tau1) falls to zero, by the Illinois variant
+ * of regula falsi on the resting model's steps; the resting workspace is
+ * left at the first point found past it, the forces there in ev->f1 */
 static int locate_release(lw_ev_run *ev, double tau1, double f0, double f1, double *tau, lw_error *err)
 {
   double a = 0, fa = f0, b = tau1, fb = f1;
@@ -1185,34 +1395,74 @@ static int locate_release(lw_ev_run *ev, double tau1, double f0, double f1, doub
   return probe_force(ev, b, &fx, err);
 }
 
-/* the resting guard lets go at the resting workspace's state: d takes it,
- * free, with its accelerations solved anew, and steps on to t1 (the
- * step's end on the grid) watching the guards */
-static int release(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_ev_row_fn row, void *user,
-                   lw_error *err)
+/* the resting guards whose force no longer pushes at the release (the
+ * candidates with ev->f1 <= 0) let go, the others stay: the resting set
+ * without them into ev->set; their number */
+static int released_set(lw_ev_run *ev, int *nkeep)
 {
-  int k = ev->rest;
-  from_rest(m, d, ev);
-  if (row && row(user, d))
-    return 1;
-  ev->rest = -1;
-  d->normal_force[k] = 0.0;
+  const ev_rest *e = ev->cur;
+  int nrel = 0, n = 0;
+  for (int i = 0; i < e->n; i++) {
+    if (ev->cand[i] && !(ev->f1[i] > 0))
+      nrel++;
+    else
+      ev->set[n++] = e->set[i];
+  }
+  *nkeep = n;
+  return nrel;
+}
+
+/* the last resting guards let go at the resting workspace's state: d takes
+ * it, free, with its accelerations solved anew (each released guard logged
+ * at its rate) */
+static int release_all(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_error *err)
+{
+  const ev_rest *e = ev->cur;
+  ev->cur = NULL;
+  for (int i = 0; i < e->n; i++)
+    d->normal_force[e->set[i]] = 0.0;
   lw_rows_eval(m, d, d->q, d->t, 1);
   if (lw_accelerations(m, d, d->t, err))
     return -1;
   d->fric_kap_ok = 0;
-  double *G = ev->qh;
-  guard_grad(m, d, ev, &m->guards[k], G);
-  double vn = dot(G, d->qd, m->nq);
-  log_event(ev, &m->guards[k], d->t, LW_EVREC_RELEASE, vn, vn);
+  for (int i = 0; i < e->n; i++) {
+    double vn = guard_rate(m, d, ev, e->set[i]);
+    log_event(ev, &m->guards[e->set[i]], d->t, LW_EVREC_RELEASE, vn, vn);
+  }
+  return 0;
+}
+
+/* resting guards let go at the resting workspace's state (those that
+ * rest on keep resting): d takes it, row() is called before and after,
+ * and the step goes on to t1 (the step's end on the grid) watching the
+ * guards, on the free model when none rests any more */
+static int release(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_ev_row_fn row, void *user,
+                   lw_error *err)
+{
+  from_rest(m, d, ev);
+  if (row && row(user, d))
+    return 1;
+  double grid[3] = {d->t0, (double)d->nstep, d->h};
+  int nkeep;
+  released_set(ev, &nkeep);
+  if (nkeep) {
+    if (rest_change(ev, nkeep, err) || settle(ev, -1, err))
+      return -1;
+    from_rest(m, d, ev);
+    if (row && row(user, d))
+      return 1;
+    return rest_on_grid(m, d, ev, t1, grid, 1, row, user, err);
+  }
+  const ev_rest *was = ev->cur;
+  if (release_all(m, d, ev, err))
+    return -1;
   if (row && row(user, d))
     return 1;
   state_copy_out(m, d, &ev->s0);
   guards_eval(m, d, ev, ev->g0);
   memset(ev->zero, 0, (size_t)ev->ng);
-  ev->zero[k] = 1;
-  double t0_grid = d->t0, h_grid = d->h;
-  long n_grid = d->nstep;
+  for (int i = 0; i < was->n; i++)
+    ev->zero[was->set[i]] = 1;
   double rem = t1 - d->t;
   if (rem > 0) {
     lw_step_info info;
@@ -1220,13 +1470,13 @@ static int release(const lw_model *m, lw_data *d, lw_ev_run *ev, double t1, lw_e
       return -1;
   }
   d->t = t1;
-  d->t0 = t0_grid;
-  d->nstep = n_grid;
-  d->h = h_grid;
+  d->t0 = grid[0];
+  d->nstep = (long)grid[1];
+  d->h = grid[2];
   return lw_ev_after_step(m, d, ev, row, user, err);
 }
 
-int lw_ev_resting(const lw_ev_run *ev) { return ev->rest >= 0; }
+int lw_ev_resting(const lw_ev_run *ev) { return ev->cur != NULL; }
 
 void lw_ev_allow_rest(lw_ev_run *ev) { ev->allow_rest = 1; }
 
@@ -1238,17 +1488,28 @@ int lw_ev_touching(const lw_model *m, const lw_data *d, const lw_ev_run *ev, int
   return -1;
 }
 
+/* the resting guards whose force falls through zero within the step (a
+ * capture is never released) marked in ev->cand; their number */
+static int release_candidates(lw_ev_run *ev)
+{
+  const ev_rest *e = ev->cur;
+  int n = 0;
+  for (int i = 0; i < e->n; i++) {
+    ev->cand[i] = e->mr->guards[e->set[i]].type != LW_EVENT_CAPTURE && ev->f0[i] > 0 && !(ev->f1[i] > 0);
+    n += ev->cand[i];
+  }
+  return n;
+}
+
 int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
                     lw_error *err, int *evs)
 {
-  int k = ev->rest;
-  lw_model *mr = ev->mrs[k];
-  lw_data *dr = ev->drs[k];
+  lw_model *mr = ev->cur->mr;
+  lw_data *dr = ev->cur->dr;
   *evs = 0;
   to_rest(m, d, ev);
   state_copy_out(mr, dr, &ev->s0);
-  double f0, f1;
-  if (exact_force(ev, &f0, err)) {
+  if (exact_forces(ev, ev->f0, err)) {
     *evs = -1;
     return 0;
   }
@@ -1256,19 +1517,21 @@ int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *
   if (st)
     return st;
   double t1 = dr->t;
-  if (exact_force(ev, &f1, err)) {
+  if (exact_forces(ev, ev->f1, err)) {
     *evs = -1;
     return 0;
   }
-  /* a capture is never released */
-  if (!(f1 > 0) && f0 > 0 && mr->guards[k].type != LW_EVENT_CAPTURE) {
+  if (release_candidates(ev)) {
     double tau, t0_grid = dr->t0, h_grid = dr->h;
     long n_grid = dr->nstep;
-    if (locate_release(ev, t1 - ev->s0.t, f0, f1, &tau, err)) {
+    if (locate_release(ev, t1 - ev->s0.t, least_cand(ev, ev->f0), least_cand(ev, ev->f1), &tau, err)) {
       *evs = -1;
       return 0;
     }
-    ev->last_guard = k;
+    int first = 0;
+    while (first < ev->cur->n - 1 && !(ev->cand[first] && !(ev->f1[first] > 0)))
+      first++;
+    ev->last_guard = ev->cur->set[first];
     ev->last_tau = tau;
     double t_ev = dr->t;
     dr->t0 = t0_grid, dr->h = h_grid, dr->nstep = n_grid; /* d's grid, once d takes the state */
@@ -1279,7 +1542,7 @@ int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *
   }
   rest_rows rr = {m, d, ev, row, user};
   *evs = lw_ev_after_step(mr, dr, ev, rest_row, &rr, err);
-  if (ev->rest >= 0)
+  if (ev->cur)
     from_rest(m, d, ev);
   return 0;
 }
@@ -1309,8 +1572,8 @@ void lw_ev_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, do
   const char *name = m->desc->events[r->event].name;
   if (r->action == LW_EVREC_REST)
     lw_set_error(&res->error, LW_OK, "", t,
-                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed) while another "
-                 "contact or limit rests: resting at two at once is not modelled, the run stops there",
+                 "'%s' came to rest at t = %.12g s (impact speed %.3g below the rest speed): resting contact "
+                 "is not followed in this run, which stops there",
                  name, t, fabs(r->v_pre));
   else
     lw_set_error(&res->error, LW_OK, "", t, "stopped by the guard '%s' at t = %.12g s", name, t);

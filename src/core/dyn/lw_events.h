@@ -25,9 +25,10 @@ int lw_ev_after_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_ev_row_fn 
 #define LW_EV_SHORT 1e-2
 /* the guard located last (the event a row callback is called at) and its
  * time *tau after the start of the (sub)step it was found in */
-/* persistent contact: whether a guard rests (its gap held at zero); that
- * slow impacts make guards rest (else they end the run); the step while
- * one rests, the events after it handled (*evs: as lw_ev_after_step) */
+/* persistent contact: whether guards rest (their gaps held at zero, any
+ * number at once); that slow impacts make guards rest (else they end the
+ * run); the step while some rest, the events and releases in it handled
+ * (*evs: as lw_ev_after_step) */
 int lw_ev_resting(const lw_ev_run *ev);
 void lw_ev_allow_rest(lw_ev_run *ev);
 int lw_ev_rest_step(const lw_model *m, lw_data *d, lw_ev_run *ev, lw_step_info *info, lw_ev_row_fn row, void *user,
@@ -45,7 +46,7 @@ int lw_ev_last(const lw_ev_run *ev, double *tau);
 typedef int (*lw_ev_step_fn)(void *user, lw_data *d, double h, lw_step_info *info, lw_error *err);
 void lw_ev_set_step(lw_ev_run *ev, const lw_model *m, lw_ev_step_fn fn, void *user);
 void lw_ev_stop_at_impact(lw_ev_run *ev, double rest_h);
-/* the solver options of the resting guard's model (its steps' length) */
+/* the solver options of the resting set's model (its steps' length) */
 void lw_ev_rest_opt(lw_ev_run *ev, const lw_opt *o);
 /* the run's end by its events said in res->error, their log into res */
 void lw_ev_stop_message(const lw_model *m, lw_ev_run *ev, lw_sim_result *res, double t);

@@ -446,6 +446,10 @@ static int step_rows(tol_run *r, rows *rw, lw_data *o, lw_data *b, double tb)
     lw_data *src = b;
     if (t < tb) {
       interpolate(r->m, &r->a, b, t, o);
+      /* the resting contacts' forces are not interpolated: those at the
+       * step's end (0 for a contact that comes to rest only at its end) */
+      if (r->m->nguards)
+        memcpy(o->normal_force, b->normal_force, sizeof(double) * (size_t)r->m->nguards);
       src = o;
     }
     int st = put_row(r->m, rw, src, t, rw->k);
