@@ -115,10 +115,12 @@ static void test_a02_1ms(void)
 }
 
 /* a ten times smaller step (the penalty alpha h^2/4 a hundred times
- * smaller next to the masses): through the first flat position */
+ * smaller next to the masses): through the first flat position; under the
+ * sanitizers, the first 0.1 s only (the same code as the 1 ms run, which
+ * passes the flat position there too, at ten times the steps) */
 static void test_a02_01ms(void)
 {
-  double t_end = LW_UNDER_SANITIZERS ? 0.75 : 1.0, eb, ee;
+  double t_end = LW_UNDER_SANITIZERS ? 0.1 : 1.0, eb, ee;
   run_a02(1e-4, t_end, 1e9, 1e-10, &eb, &ee);
   g_test_message("A02, h = 0.1 ms, %g s: B0 within %.3g m, energy within %.3g (relative)", t_end, eb, ee);
   g_assert_cmpfloat(eb, <, 1e-4);
