@@ -5,6 +5,9 @@
  *     lw_joint_friction_jvp's along every unit direction of q, the slip's
  *     velocity and the joint's multipliers, on planar and spatial
  *     prismatic, revolute, planar and spherical joints;
+ *   - the step's exact Newton matrix with friction's columns from the
+ *     structure of dQ^f (ali3p_friction.c) equals the one from those
+ *     local derivatives;
  *   - with the exact tangent in every iteration (lw_opt.friction_exact)
  *     the Newton iteration needs no more iterations with friction than
  *     without it, within 2 %, on the planar slider-crank bench-friction
@@ -13,6 +16,7 @@
 #include "lw-test.h"
 #include "lw_internal.h"
 #include "dyn/lw_rows.h"
+#include "integ/ali3p_friction.h"
 #include "lin/lw_friction_jvp.h"
 
 #include <stdio.h>
@@ -220,6 +224,48 @@ static void test_exact_iterations(void)
   lw_desc_free(d);
 }
 
+/* the step's exact Newton matrix with friction's columns from the
+ * structure of dQ^f (lw_ali3p_fric_matrix, local = 0) against the same
+ * from lw_joint_friction_jac's local matrices (local = 1), with and
+ * without the damping, to 1e-13 of the matrix's largest entry; friction
+ * present in it (its multiplier term makes it non-symmetric) */
+static void check_rank_matrix(const char *path)
+{
+  lw_desc *desc = read_model(path);
+  lw_model *m = lwt_compile(desc);
+  lw_data *d = lw_data_new(m);
+  int n = m->nq;
+  double *q = g_new(double, n), *v = g_new(double, n), *l = g_new(double, m->nc);
+  double *A = g_new(double, (size_t)n * n), *B = g_new(double, (size_t)n * n);
+  some_state(m, d, q, v, l);
+  memcpy(d->qd, v, sizeof(double) * (size_t)n);
+  for (int damping = 0; damping < 2; damping++) {
+    lw_ali3p_fric_matrix(m, d, m->mass_csc, l, m->opt.alpha, m->opt.step, d->t, damping, 0, A);
+    lw_ali3p_fric_matrix(m, d, m->mass_csc, l, m->opt.alpha, m->opt.step, d->t, damping, 1, B);
+    double err = 0, scale = 0, asym = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        err = fmax(err, fabs(A[(size_t)j * n + i] - B[(size_t)j * n + i]));
+        scale = fmax(scale, fabs(B[(size_t)j * n + i]));
+        asym = fmax(asym, fabs(B[(size_t)j * n + i] - B[(size_t)i * n + j]));
+      }
+    g_test_message("%s, damping %d: largest %.3e, asymmetry %.3e, difference %.2e", path, damping, scale, asym,
+                   err);
+    g_assert_cmpfloat(asym, >, 1e-9 * scale);
+    g_assert_cmpfloat(err, <=, 1e-13 * scale);
+  }
+  g_free(q), g_free(v), g_free(l), g_free(A), g_free(B);
+  lw_data_free(d);
+  lw_model_free(m);
+  lw_desc_free(desc);
+}
+
+static void test_rank_matrix(void)
+{
+  check_rank_matrix(LW_SOURCE_ROOT "/tests/data/slider-crank-friction-planar.json");
+  check_rank_matrix(LW_SOURCE_ROOT "/models/slider-crank-friction.json");
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -229,5 +275,6 @@ int main(int argc, char **argv)
   g_test_add_func("/fricstep/jac/spatial-planar-joint", test_jac_spatial_planar_joint);
   g_test_add_func("/fricstep/jac/spherical", test_jac_spherical);
   g_test_add_func("/fricstep/exact-iterations", test_exact_iterations);
+  g_test_add_func("/fricstep/rank-matrix", test_rank_matrix);
   return g_test_run();
 }

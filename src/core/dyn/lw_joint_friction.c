@@ -43,11 +43,15 @@ static void joint_gen_force(const lw_model *m, const lw_data *d, const lw_jfric 
  * r0 + x u + y v + z w has the generalized force [f, x f, y f, z f], so the
  * moment about r0 is u x g_u + v x g_v + w x g_w (planar: u x g_u, which
  * covers v = S u). */
-static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
-                     double R[6])
+static void reaction_at(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
+                        double R[6], double *g, double *P, double *X, double *Y, double *Z)
 {
-  double g[LW_MAXQB], P[3] = {0}, X[3] = {0}, Y[3] = {0}, Z[3] = {0}, F[3] = {0}, n[3] = {0}, dP[3], c[3];
+  double F[3] = {0}, n[3] = {0}, dP[3], c[3];
   const double *qb = q + (size_t)f->body * m->nqb;
+  memset(P, 0, sizeof(double) * 3);
+  memset(X, 0, sizeof(double) * 3);
+  memset(Y, 0, sizeof(double) * 3);
+  memset(Z, 0, sizeof(double) * 3);
   joint_gen_force(m, d, f, lam, g);
   lw_vexpr_eval(m, &f->o, q, P);
   lw_vexpr_eval(m, &f->x, q, X);
@@ -81,6 +85,13 @@ static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, con
   R[3] = dot3(X, n);
   R[4] = dot3(Y, n);
   R[5] = dot3(Z, n);
+}
+
+static void reaction(const lw_model *m, const lw_data *d, const lw_jfric *f, const double *q, const double *lam,
+                     double R[6])
+{
+  double g[LW_MAXQB], P[3], X[3], Y[3], Z[3];
+  reaction_at(m, d, f, q, lam, R, g, P, X, Y, Z);
 }
 
 void lw_joint_friction_spin_grad(const lw_model *m, const lw_jfric *f, const double *q, double *G)
@@ -122,11 +133,19 @@ static void slip_rates(const lw_model *m, const lw_jfric *f, const double *q, co
     }
     return;
   }
+  double Gs[2 * LW_MAXQB];
   for (int k = 0; k < f->nslip; k++) {
     const lw_coord *c = &m->coords[f->coord0 + k];
-    rate[k] = lw_coord_rate(m, c, q, qd);
-    if (G)
-      lw_coord_eval(m, c, q, G + (size_t)k * w);
+    double *g = G ? G + (size_t)k * w : Gs;
+    lw_coord_eval(m, c, q, g);
+    if (c->kind != LW_ROW_DOT) {
+      rate[k] = lw_coord_rate(m, c, q, qd);
+      continue;
+    }
+    rate[k] = 0.0; /* G_k . qd */
+    for (int b = 0; b < c->nblk; b++)
+      for (int i = 0; i < m->nqb; i++)
+        rate[k] += g[b * m->nqb + i] * qd[(size_t)c->blk[b] * m->nqb + i];
   }
 }
 
@@ -140,7 +159,19 @@ static void element_eval(const lw_model *m, const lw_data *d, const lw_jfric *f,
   memcpy(p.p, f->p, sizeof p.p);
   reaction(m, d, f, q, lam, R);
   slip_rates(m, f, q, qd, rate, G);
-  lw_friction_eval(&p, (lw_friction_kind)f->kind, R, rate, out);
+  lw_friction_eval_state(&p, (lw_friction_kind)f->kind, R, rate, out);
+}
+
+void lw_joint_friction_point(const lw_model *m, const lw_data *d, int e, const double *q, const double *qd,
+                             const double *lam, double *G, double *g, double frame[4][3], lw_friction_out *out)
+{
+  const lw_jfric *f = &m->fric[e];
+  double R[6], rate[LW_FRICTION_MAXSLIP];
+  lw_friction_params p;
+  memcpy(p.p, f->p, sizeof p.p);
+  reaction_at(m, d, f, q, lam, R, g, frame[0], frame[1], frame[2], frame[3]);
+  slip_rates(m, f, q, qd, rate, G);
+  lw_friction_eval_state(&p, (lw_friction_kind)f->kind, R, rate, out);
 }
 
 /* vals += cs W (G I + N psi+ u u^T) W in the coordinates' gradients: the
@@ -162,25 +193,38 @@ static void add_damping(const lw_model *m, const lw_jfric *f, const lw_friction_
     lw_mat_add_outer(m, vals, cs * out->N * out->psi, f->nblk, f->blk, f->pairpos, gu);
 }
 
-void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
-                            const double *lam, double *Q, double *vals, double cs)
+size_t lw_joint_friction_kept_size(const lw_model *m)
+{
+  return 1 + 2 * (size_t)m->nq + (size_t)m->nc + (size_t)m->nfric * (sizeof(lw_fric_point) / sizeof(double) + 1);
+}
+
+void lw_joint_friction_eval_keep(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                                 const double *lam, double *Q, double *vals, double cs, lw_fric_point *keep)
 {
   int nqb = m->nqb, w = 2 * nqb;
-  double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB];
+  lw_fric_point pt;
   for (int e = 0; e < m->nfric; e++) {
     const lw_jfric *f = &m->fric[e];
-    lw_friction_out out;
-    element_eval(m, d, f, q, qd, lam, G, &out);
+    lw_fric_point *x = keep ? &keep[e] : &pt;
+    const double *G = x->G;
+    const lw_friction_out *out = &x->out;
+    lw_joint_friction_point(m, d, e, q, qd, lam, x->G, x->g, x->frame, &x->out);
     for (int k = 0; k < f->nslip; k++)
       for (int b = 0; b < f->nblk; b++) {
         double *Qb = Q + (size_t)f->blk[b] * nqb;
         const double *gk = G + (size_t)k * w + b * nqb;
         for (int i = 0; i < nqb; i++)
-          Qb[i] += out.Q[k] * gk[i];
+          Qb[i] += out->Q[k] * gk[i];
       }
     if (vals)
-      add_damping(m, f, &out, G, vals, cs);
+      add_damping(m, f, out, G, vals, cs);
   }
+}
+
+void lw_joint_friction_eval(const lw_model *m, const lw_data *d, const double *q, const double *qd,
+                            const double *lam, double *Q, double *vals, double cs)
+{
+  lw_joint_friction_eval_keep(m, d, q, qd, lam, Q, vals, cs, NULL);
 }
 
 void lw_joint_friction_work(const lw_model *m, const lw_data *d, const double *q, const double *qd,

@@ -63,7 +63,7 @@ lw_data *lw_data_new(const lw_model *m)
     }
   }
   if (m->dense && m->nfric) {
-    d->fric_lu = calloc(nq * nq + 3 * nq + nc, sizeof(double));
+    d->fric_lu = calloc(nq * nq + 3 * nq + nc + lw_joint_friction_kept_size(m), sizeof(double));
     d->fric_piv = calloc(nq + 1, sizeof(int));
     if (!d->fric_lu || !d->fric_piv) {
       lw_data_free(d);

@@ -298,7 +298,7 @@ static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h,
   if (m->nfric) {
     ns->lam_read = lw_joint_friction_lambda(m, d, d->tmp, lam_f);
     int damping = refactor && !(ns->fric_lu && ns->fric_damp);
-    lw_joint_friction_eval(m, d, d->q, d->qd, ns->lam_read, d->Q, damping ? d->vals : NULL, 0.5 * h);
+    lw_ali3p_fric_eval(m, d, ns->lam_read, damping ? d->vals : NULL, 0.5 * h);
   }
   lw_mass_mul(m, d->qdd, d->r);
   for (int i = 0; i < nq; i++)

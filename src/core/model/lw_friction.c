@@ -214,19 +214,21 @@ static void grad_zero(lw_grad *g)
 }
 
 /* acc += k * |g|_eps (scalar) */
-static void add_cabs(lw_grad *acc, double k, const lw_grad *g, double eps)
+static void add_cabs(lw_grad *acc, double k, const lw_grad *g, double eps, int dp)
 {
   double dx, de;
   acc->v += k * lw_cabs(g->v, eps, &dx, &de);
   for (int i = 0; i < 6; i++)
     acc->dr[i] += k * dx * g->dr[i];
+  if (!dp)
+    return;
   for (int i = 0; i < LW_FP_N; i++)
     acc->dp[i] += k * dx * g->dp[i];
   acc->dp[LW_FP_EPS] += k * de;
 }
 
 /* acc += k * sqrt(g0^2 + g1^2 (+ g2^2) + eps^2): n of the three */
-static void add_norm(lw_grad *acc, double k, const lw_grad *g, int n, double eps)
+static void add_norm(lw_grad *acc, double k, const lw_grad *g, int n, double eps, int dp)
 {
   double r2 = eps * eps;
   for (int j = 0; j < n; j++)
@@ -237,10 +239,11 @@ static void add_norm(lw_grad *acc, double k, const lw_grad *g, int n, double eps
     double c = k * g[j].v / r;
     for (int i = 0; i < 6; i++)
       acc->dr[i] += c * g[j].dr[i];
-    for (int i = 0; i < LW_FP_N; i++)
+    for (int i = 0; dp && i < LW_FP_N; i++)
       acc->dp[i] += c * g[j].dp[i];
   }
-  acc->dp[LW_FP_EPS] += k * eps / r;
+  if (dp)
+    acc->dp[LW_FP_EPS] += k * eps / r;
 }
 
 /* a reaction component as a gradient quantity */
@@ -290,18 +293,18 @@ static void bore_points(const lw_friction_params *p, const double reaction[6], l
 
 /* a couple of opposite normal forces d apart taking the moment M:
  * 2 |M / d|_eps, d a parameter */
-static void add_couple(lw_grad *acc, const lw_friction_params *p, const double reaction[6], int iM, int id)
+static void add_couple(lw_grad *acc, const lw_friction_params *p, const double reaction[6], int iM, int id, int dp)
 {
   double d = p->p[id];
   lw_grad f = reaction_component(reaction, iM);
   f.v /= d;
   f.dr[iM] = 1.0 / d;
   f.dp[id] = -reaction[iM] / (d * d);
-  add_cabs(acc, 2.0, &f, p->p[LW_FP_EPS]);
+  add_cabs(acc, 2.0, &f, p->p[LW_FP_EPS], dp);
 }
 
 static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
-                           lw_grad *N)
+                           lw_grad *N, int dp)
 {
   double eps = p->p[LW_FP_EPS];
   lw_grad f1[2], f2[2];
@@ -309,11 +312,11 @@ static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, c
   case LW_FRICTION_REVOLUTE:
   case LW_FRICTION_CYLINDRICAL: {
     bore_points(p, reaction, f1, f2);
-    add_norm(N, LW_KP_BORE, f1, 2, eps);
-    add_norm(N, LW_KP_BORE, f2, 2, eps);
+    add_norm(N, LW_KP_BORE, f1, 2, eps, dp);
+    add_norm(N, LW_KP_BORE, f2, 2, eps, dp);
     if (kind == LW_FRICTION_REVOLUTE) { /* the thrust on the collar, same r_e */
       lw_grad fz = reaction_component(reaction, 2);
-      add_cabs(N, 1.0, &fz, eps);
+      add_cabs(N, 1.0, &fz, eps, dp);
     }
     break;
   }
@@ -321,8 +324,8 @@ static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, c
     /* flat faces: each component on its own (seed 000 sec. 2.2 item 3) */
     bore_points(p, reaction, f1, f2);
     for (int j = 0; j < 2; j++) {
-      add_cabs(N, 1.0, &f1[j], eps);
-      add_cabs(N, 1.0, &f2[j], eps);
+      add_cabs(N, 1.0, &f1[j], eps, dp);
+      add_cabs(N, 1.0, &f2[j], eps, dp);
     }
     /* torsion: 2 |T_z / (2 b)| = 2 |f3| (seed 7f) */
     {
@@ -331,21 +334,21 @@ static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, c
       f3.v /= 2.0 * b;
       f3.dr[5] = 0.5 / b;
       f3.dp[LW_FP_WIDTH] = -reaction[5] / (2.0 * b * b);
-      add_cabs(N, 2.0, &f3, eps);
+      add_cabs(N, 2.0, &f3, eps, dp);
     }
     break;
   case LW_FRICTION_SPHERICAL: {
     lw_grad F[3];
     for (int j = 0; j < 3; j++)
       F[j] = reaction_component(reaction, j);
-    add_norm(N, LW_KP_BALL, F, 3, eps);
+    add_norm(N, LW_KP_BALL, F, 3, eps, dp);
     break;
   }
   case LW_FRICTION_PLANAR: {
     lw_grad fz = reaction_component(reaction, 2);
-    add_cabs(N, 1.0, &fz, eps);
-    add_couple(N, p, reaction, 3, LW_FP_WIDTH);  /* T_x: edges b apart along y */
-    add_couple(N, p, reaction, 4, LW_FP_LENGTH); /* T_y: edges a apart along x */
+    add_cabs(N, 1.0, &fz, eps, dp);
+    add_couple(N, p, reaction, 3, LW_FP_WIDTH, dp);  /* T_x: edges b apart along y */
+    add_couple(N, p, reaction, 4, LW_FP_LENGTH, dp); /* T_y: edges a apart along x */
     break;
   }
   default:
@@ -354,31 +357,34 @@ static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, c
 }
 
 static void normal_planar(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
-                          lw_grad *N)
+                          lw_grad *N, int dp)
 {
   double eps = p->p[LW_FP_EPS];
   if (kind == LW_FRICTION_PLANAR_REVOLUTE) {
     lw_grad F[2] = {reaction_component(reaction, 0), reaction_component(reaction, 1)};
-    add_norm(N, LW_KP_BORE, F, 2, eps);
+    add_norm(N, LW_KP_BORE, F, 2, eps, dp);
   } else {
     /* slider along x: transverse F_y and the moment T_z on two shoes
      * (the moment of f at x about z is +x f) */
     lw_grad f1, f2;
     bearing_split(p, reaction, 1, 5, 1.0, &f1, &f2);
-    add_cabs(N, 1.0, &f1, eps);
-    add_cabs(N, 1.0, &f2, eps);
+    add_cabs(N, 1.0, &f1, eps, dp);
+    add_cabs(N, 1.0, &f2, eps, dp);
   }
 }
 
-double lw_friction_normal(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
+/* N with its gradient in the reaction into dN_dreaction and, when
+ * dN_dp != NULL, in the parameters */
+static double normal_grad(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
                           double *dN_dreaction, double *dN_dp)
 {
   lw_grad N;
+  int dp = dN_dp != NULL;
   grad_zero(&N);
   if (kind == LW_FRICTION_PLANAR_REVOLUTE || kind == LW_FRICTION_PLANAR_PRISMATIC)
-    normal_planar(p, kind, reaction, &N);
+    normal_planar(p, kind, reaction, &N, dp);
   else
-    normal_spatial(p, kind, reaction, &N);
+    normal_spatial(p, kind, reaction, &N, dp);
   N.v += p->p[LW_FP_PRELOAD];
   N.dp[LW_FP_PRELOAD] += 1.0;
   if (dN_dreaction)
@@ -386,6 +392,12 @@ double lw_friction_normal(const lw_friction_params *p, lw_friction_kind kind, co
   if (dN_dp)
     memcpy(dN_dp, N.dp, sizeof N.dp);
   return N.v;
+}
+
+double lw_friction_normal(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
+                          double *dN_dreaction, double *dN_dp)
+{
+  return normal_grad(p, kind, reaction, dN_dreaction, dN_dp);
 }
 
 /* ---- the generalized friction --------------------------------------- */
@@ -398,7 +410,7 @@ double lw_friction_normal(const lw_friction_params *p, lw_friction_kind kind, co
  *   dQ_k/dr_e    = -(dw_k G u_k + w_k G du_k + w_k N psi u_k (u . du))
  * with dw_k = du_k / rate_k = 1 for an angle, 0 for a length. */
 static void generalized_friction(const lw_friction_params *p, lw_friction_kind kind, const double *rate,
-                                 lw_friction_out *out)
+                                 lw_friction_out *out, int dp)
 {
   int n = out->nslip;
   double w[LW_FRICTION_MAXSLIP], dw[LW_FRICTION_MAXSLIP], u[LW_FRICTION_MAXSLIP];
@@ -428,6 +440,8 @@ static void generalized_friction(const lw_friction_params *p, lw_friction_kind k
     double dQ_dN = -w[k] * phi * u[k];
     for (int i = 0; i < 6; i++)
       out->dQ_dreaction[k][i] = dQ_dN * out->dN_dreaction[i];
+    if (!dp)
+      continue;
     for (int i = 0; i < LW_FP_N; i++)
       out->dQ_dp[k][i] = dQ_dN * out->dN_dp[i] - w[k] * N * dphi_dp[i] * u[k];
     out->dQ_dp[k][LW_FP_VISCOUS] += -w[k] * u[k];
@@ -436,14 +450,28 @@ static void generalized_friction(const lw_friction_params *p, lw_friction_kind k
   }
 }
 
-int lw_friction_eval(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
-                     const double *rate, lw_friction_out *out)
+/* lw_friction_eval, the parameters' derivatives (dN_dp, dQ_dp) only
+ * when dp */
+static int friction_eval(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
+                         const double *rate, lw_friction_out *out, int dp)
 {
   memset(out, 0, sizeof *out);
   if ((int)kind < 0 || kind >= LW_FRICTION_NKINDS || lw_friction_check_params(p))
     return LW_ERR_MODEL;
   out->nslip = lw_friction_nslip(kind);
-  out->N = lw_friction_normal(p, kind, reaction, out->dN_dreaction, out->dN_dp);
-  generalized_friction(p, kind, rate, out);
+  out->N = normal_grad(p, kind, reaction, out->dN_dreaction, dp ? out->dN_dp : NULL);
+  generalized_friction(p, kind, rate, out, dp);
   return LW_OK;
+}
+
+int lw_friction_eval(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
+                     const double *rate, lw_friction_out *out)
+{
+  return friction_eval(p, kind, reaction, rate, out, 1);
+}
+
+int lw_friction_eval_state(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
+                           const double *rate, lw_friction_out *out)
+{
+  return friction_eval(p, kind, reaction, rate, out, 0);
 }

@@ -130,5 +130,9 @@ typedef struct {
  * then zeroed. */
 int lw_friction_eval(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
                      const double *rate, lw_friction_out *out);
+/* lw_friction_eval without the parameters' derivatives: dN_dp and dQ_dp
+ * left zero, every other field the same numbers (the step's use) */
+int lw_friction_eval_state(const lw_friction_params *p, lw_friction_kind kind, const double reaction[6],
+                           const double *rate, lw_friction_out *out);
 
 #endif
