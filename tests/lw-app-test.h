@@ -6,8 +6,11 @@
 
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <string.h>
 
+#include "lw-editor.h"
 #include "lw-prop-editor.h"
+#include "lw-view3d.h"
 #include "lw-window.h"
 
 /* the main loop run until it has been quiet (twenty turns of under 20 ms
@@ -38,14 +41,83 @@ static inline gboolean lwt_runner_idle(gpointer w)
   return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
 }
 
+static inline gboolean lwt_runner_paused(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  return r && lw_sim_runner_get_state(r) == LW_RUNNER_PAUSED;
+}
+
+static inline gboolean lwt_runner_running(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  return r && lw_sim_runner_get_state(r) == LW_RUNNER_RUNNING;
+}
+
+/* the run has finished or failed and the window has caught up with it:
+ * its last frames plotted and shown, its status line (written last) says
+ * so.  The runner's state changes on its worker thread; the window hears
+ * of it later, on the main loop. */
+static inline gboolean lwt_run_shown(gpointer w)
+{
+  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
+  const char *status = lw_window_get_status_text(LW_WINDOW(w));
+  if (!r || !status)
+    return FALSE;
+  switch (lw_sim_runner_get_state(r)) {
+  case LW_RUNNER_FINISHED:
+    return strstr(status, "done") != NULL;
+  case LW_RUNNER_FAILED:
+    return strstr(status, "failed") != NULL;
+  default:
+    return FALSE;
+  }
+}
+
+/* shown: mapped, and the view has drawn its first picture */
+static inline gboolean lwt_window_shown(gpointer w)
+{
+  return gtk_widget_get_mapped(GTK_WIDGET(w)) &&
+         lw_view3d_get_pictures(LW_VIEW3D(lw_window_get_view(LW_WINDOW(w)))) > 0;
+}
+
+/* the window presented, and waited for until it is shown */
+static inline LwWindow *lwt_present(LwWindow *w)
+{
+  gtk_window_present(GTK_WINDOW(w));
+  lwt_await(lwt_window_shown, w, LWT_WAIT);
+  return w;
+}
+
 static inline void lwt_act(LwWindow *w, const char *name)
 {
   g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
 }
 
+static inline void lwt_set_state(LwWindow *w, const char *name, gboolean on)
+{
+  g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(on));
+}
+
 static inline LwPropEditor *lwt_props_of(LwWindow *w)
 {
   return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
+}
+
+static inline LwEditor *lwt_editor_of(LwWindow *w)
+{
+  return LW_EDITOR(lw_window_get_editor(w));
+}
+
+/* a signal counted (connected swapped, with the counter as data), and the
+ * condition that it came */
+static inline void lwt_count_signal(gpointer counter)
+{
+  ++*(int *)counter;
+}
+
+static inline gboolean lwt_counter_positive(gpointer counter)
+{
+  return *(int *)counter > 0;
 }
 
 /* a screenshot of the window as NAME.png in LW_SCREENSHOT_DIR/subdir, or in
