@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lw-editor.h"
+#include "lw-palette.h"
 #include "lw-prop-editor.h"
 #include "lw-view3d.h"
 #include "lw-window.h"
@@ -108,6 +109,65 @@ static inline LwEditor *lwt_editor_of(LwWindow *w)
   return LW_EDITOR(lw_window_get_editor(w));
 }
 
+/* a window on the built-in five-bar, shown */
+static inline LwWindow *lwt_builtin_window(LwApplication *app)
+{
+  LwWindow *w = lw_window_new(app);
+  lw_window_open_builtin(w);
+  return lwt_present(w);
+}
+
+/* Run, flat out, to the end; the runner, finished, and the window caught up */
+static inline LwSimRunner *lwt_run_to_end(LwWindow *w)
+{
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, 2 * LWT_WAIT);
+  LwSimRunner *r = lw_window_get_runner(w);
+  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
+  return r;
+}
+
+/* a value typed into the property page's field at path, and Enter; the
+ * test fails with the field's message when it refuses the text */
+static inline void lwt_enter(LwWindow *w, const char *path, const char *text)
+{
+  if (!lw_prop_editor_enter(lwt_props_of(w), path, text))
+    g_error("field %s refused '%s': %s", path, text,
+            lw_prop_editor_get_error(lwt_props_of(w), path) ? lw_prop_editor_get_error(lwt_props_of(w), path)
+                                                            : "(not shown)");
+}
+
+/* the property page and the view have path (NULL: nothing) selected */
+typedef struct {
+  LwWindow *w;
+  const char *path;
+} lwt_selection;
+
+static inline gboolean lwt_props_selected(gpointer p)
+{
+  lwt_selection *s = p;
+  return !g_strcmp0(lw_prop_editor_get_selection(lwt_props_of(s->w)), s->path);
+}
+
+/* path selected in the view, as a click does; the property page follows */
+static inline void lwt_pick(LwWindow *w, const char *path)
+{
+  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
+  lwt_selection s = {w, path};
+  lwt_await(lwt_props_selected, &s, LWT_WAIT);
+  g_assert_cmpstr(lw_prop_editor_get_selection(lwt_props_of(w)), ==, path);
+}
+
+/* before aiming with the real pointer: the palette has slid in and the
+ * editor is on screen */
+static inline gboolean lwt_palette_revealed(gpointer w)
+{
+  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
+  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
+         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
+}
+
 /* a signal counted (connected swapped, with the counter as data), and the
  * condition that it came */
 static inline void lwt_count_signal(gpointer counter)
@@ -120,12 +180,37 @@ static inline gboolean lwt_counter_positive(gpointer counter)
   return *(int *)counter > 0;
 }
 
+/* the view has shown a picture after the one it showed at `since` */
+typedef struct {
+  LwView3d *view;
+  guint64 since;
+} lwt_pictures;
+
+static inline gboolean lwt_new_picture(gpointer p)
+{
+  lwt_pictures *pc = p;
+  return lw_view3d_get_pictures(pc->view) > pc->since;
+}
+
+/* the view (when on screen) redrawn, and waited for until that picture is
+ * shown: what the model is now, not a frame from before an edit */
+static inline void lwt_fresh_picture(LwWindow *w)
+{
+  LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
+  if (!gtk_widget_get_mapped(GTK_WIDGET(view)))
+    return;
+  lwt_pictures pc = {view, lw_view3d_get_pictures(view)};
+  lw_view3d_redraw(view);
+  lwt_await(lwt_new_picture, &pc, LWT_WAIT);
+}
+
 /* a screenshot of the window as NAME.png in LW_SCREENSHOT_DIR/subdir, or in
  * fallback (the build directory's) when that is not set; its path (to
- * free).  Under load the window may not have drawn yet: it is tried again
- * for five seconds */
+ * free), with the view's picture of the model as it is now.  Under load
+ * the window may not have drawn yet: it is tried again for five seconds */
 static inline char *lwt_shot(LwWindow *w, const char *subdir, const char *fallback, const char *name)
 {
+  lwt_fresh_picture(w);
   lwt_settle(2);
   const char *dir = g_getenv("LW_SCREENSHOT_DIR");
   g_autofree char *sdir = dir && *dir ? g_build_filename(dir, subdir, NULL) : g_strdup(fallback);
