@@ -168,6 +168,59 @@ static inline gboolean lwt_palette_revealed(gpointer w)
          gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
 }
 
+static inline gboolean lwt_count_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer counter)
+{
+  (void)widget, (void)clock;
+  ++*(int *)counter;
+  return G_SOURCE_CONTINUE;
+}
+
+static inline gboolean lwt_two_ticks(gpointer counter)
+{
+  return *(int *)counter >= 2;
+}
+
+/* where the world's origin is in the window, or FALSE while the view has
+ * no picture */
+static inline gboolean lwt_origin_in_window(LwWindow *w, int *x, int *y)
+{
+  const double o[3] = {0, 0, 0};
+  double vx, vy;
+  if (!lw_editor_world_to_view(lwt_editor_of(w), o, &vx, &vy))
+    return FALSE;
+  graphene_point_t in = GRAPHENE_POINT_INIT((float)vx, (float)vy), out;
+  if (!gtk_widget_compute_point(GTK_WIDGET(lwt_editor_of(w)), GTK_WIDGET(w), &in, &out))
+    return FALSE;
+  *x = (int)lround(out.x), *y = (int)lround(out.y);
+  return TRUE;
+}
+
+/* before aiming at world points: the palette has slid in, and the layout
+ * has settled and the camera been framed to it, that is the origin stays
+ * at the same point of the window over two frames (on a loaded machine a
+ * frame can take longer than any fixed pause) */
+static inline void lwt_editor_settle(LwWindow *w)
+{
+  lwt_await(lwt_palette_revealed, w, LWT_WAIT);
+  GtkWidget *ed = GTK_WIDGET(lwt_editor_of(w));
+  gint64 end = g_get_monotonic_time() + (gint64)(LWT_WAIT * G_USEC_PER_SEC);
+  int x0 = -1, y0 = -1;
+  gboolean had = lwt_origin_in_window(w, &x0, &y0);
+  for (;;) {
+    int ticks = 0, x1 = -1, y1 = -1;
+    guint id = gtk_widget_add_tick_callback(ed, lwt_count_tick, &ticks, NULL);
+    lwt_await(lwt_two_ticks, &ticks, LWT_WAIT);
+    gtk_widget_remove_tick_callback(ed, id);
+    gboolean has = lwt_origin_in_window(w, &x1, &y1);
+    if (had && has && x1 == x0 && y1 == y0)
+      break;
+    if (g_get_monotonic_time() > end)
+      g_error("the view did not settle within %g s: the origin moved from (%d, %d) to (%d, %d)", LWT_WAIT, x0, y0,
+              x1, y1);
+    had = has, x0 = x1, y0 = y1;
+  }
+}
+
 /* a signal counted (connected swapped, with the counter as data), and the
  * condition that it came */
 static inline void lwt_count_signal(gpointer counter)

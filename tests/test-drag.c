@@ -236,65 +236,6 @@ static void test_core_timing(void)
   g_assert_cmpfloat(ms5, <, 10);
 }
 
-/* before aiming with the real pointer: the palette has slid in, the editor
- * is on screen and the layout has settled (a message bar comes or goes) */
-static gboolean palette_revealed(gpointer w)
-{
-  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
-  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
-         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
-}
-
-static gboolean count_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer counter)
-{
-  (void)widget, (void)clock;
-  ++*(int *)counter;
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean two_ticks(gpointer counter)
-{
-  return *(int *)counter >= 2;
-}
-
-/* where the world's origin is on the screen, or FALSE while the view has
- * no picture */
-static gboolean origin_on_screen(xpointer *xp, LwWindow *w, int *rx, int *ry)
-{
-  const double o[3] = {0, 0, 0};
-  double x, y;
-  if (!lw_editor_world_to_view(lwt_editor_of(w), o, &x, &y))
-    return FALSE;
-  root_point(xp, GTK_WIDGET(lwt_editor_of(w)), x, y, rx, ry);
-  return TRUE;
-}
-
-static void pointer_settle(xpointer *xp, LwWindow *w)
-{
-  lwt_await(palette_revealed, w, 20);
-  /* the layout has settled and the camera has been framed to it when the
-   * origin stays at the same screen point over two frames (on a loaded
-   * machine a frame can take longer than any fixed pause) */
-  GtkWidget *ed = GTK_WIDGET(lwt_editor_of(w));
-  gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-  int x0 = -1, y0 = -1;
-  gboolean had = origin_on_screen(xp, w, &x0, &y0);
-  for (;;) {
-    int ticks = 0, x1 = -1, y1 = -1;
-    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
-    gboolean ticked = lwt_wait_until(two_ticks, &ticks, 30);
-    gtk_widget_remove_tick_callback(ed, id);
-    g_assert_true(ticked);
-    gboolean has = origin_on_screen(xp, w, &x1, &y1);
-    if (had && has && x1 == x0 && y1 == y0)
-      break;
-    if (g_get_monotonic_time() > end)
-      g_error("the view did not settle within 30 s: the origin moved from (%d, %d) to (%d, %d)", x0, y0, x1, y1);
-    had = has, x0 = x1, y0 = y1;
-  }
-}
-
-
 /* press the button at root point (rx, ry) over the editor and wait until
  * its gesture has begun a drag; a button left down (a failure before)
  * is released first, and on a loaded server a press right after a release
@@ -432,7 +373,7 @@ static void test_drag_crank(void)
   LwWindow *w = open_model("four-bar.json");
   enter_edit_mode(w);
   lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "move");
-  pointer_settle(pointer, w);
+  lwt_editor_settle(w);
   double a0 = lw_window_get_desc(w)->initial[0].value;
   guint depth0 = lw_window_get_undo_depth(w);
   const double r = 0.35, grab[3] = {0, r, 0};
@@ -651,10 +592,6 @@ static void test_grid(void)
 
 
 /* ---- the drawing labels ---------------------------------------------------------- */
-static gboolean editor_drawn(gpointer counter)
-{
-  return *(int *)counter >= 2;
-}
 
 /* strokes drawn with the X pointer, held before the release: the length
  * and the coordinates are both shown and never overlap */
@@ -671,7 +608,7 @@ static void test_stroke_labels(void)
   lwt_await(lwt_is_mapped, w, 10);
   lwt_act(w, "new");
   enter_edit_mode(w);
-  pointer_settle(pointer, w);
+  lwt_editor_settle(w);
   xbutton(pointer, FALSE); /* no button left down by an earlier failure */
   const double ends[][2] = {{1, 0}, {0.2, 0}, {0.1, 0.1}, {0.5, -0.5}, {0, 0.6}, {-0.3, 0.1}, {-0.2, -0.4}, {0.6, 0.2}};
   GtkWidget *ed = GTK_WIDGET(lwt_editor_of(w));
@@ -686,9 +623,9 @@ static void test_stroke_labels(void)
     drag_offset at = {lw_editor_get_stroke_gesture(lwt_editor_of(w)), rx1 - rx0, ry1 - ry0};
     lwt_await(drag_reached, &at, LWT_WAIT);
     int ticks = 0;
-    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
+    guint id = gtk_widget_add_tick_callback(ed, lwt_count_tick, &ticks, NULL);
     gtk_widget_queue_draw(ed);
-    lwt_await(editor_drawn, &ticks, 30);
+    lwt_await(lwt_two_ticks, &ticks, LWT_WAIT);
     gtk_widget_remove_tick_callback(ed, id);
     if (k <= 1) {
       g_autofree char *name = g_strdup_printf("labels-stroke-%u", k);
