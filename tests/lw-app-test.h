@@ -5,6 +5,7 @@
 #define LW_APP_TEST_H
 
 #include <glib/gstdio.h>
+#include <adwaita.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
@@ -231,6 +232,119 @@ static inline void lwt_count_signal(gpointer counter)
 static inline gboolean lwt_counter_positive(gpointer counter)
 {
   return *(int *)counter > 0;
+}
+
+/* ---- documents, questions and file choosers ---- */
+
+/* an edit as the property page makes it: the first body twice as heavy */
+static inline void lwt_edit_mass(LwWindow *w)
+{
+  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
+  d->bodies[0].mass *= 2;
+  g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "mass");
+  g_assert_true(lw_window_get_modified(w));
+}
+
+/* the message dialog a window shows (transient for it), or NULL */
+static inline AdwMessageDialog *lwt_dialog_for(LwWindow *w)
+{
+  AdwMessageDialog *found = NULL;
+  GList *all = gtk_window_list_toplevels();
+  for (GList *l = all; l; l = l->next)
+    if (ADW_IS_MESSAGE_DIALOG(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
+        gtk_widget_get_visible(GTK_WIDGET(l->data)))
+      found = ADW_MESSAGE_DIALOG(l->data);
+  g_list_free(all);
+  return found;
+}
+
+static inline gboolean lwt_dialog_shown(gpointer w)
+{
+  return lwt_dialog_for(LW_WINDOW(w)) != NULL;
+}
+
+static inline gboolean lwt_widget_hidden(gpointer widget)
+{
+  return !gtk_widget_get_visible(GTK_WIDGET(widget));
+}
+
+/* answer the window's question; the dialog goes (as after a click on
+ * its button, which closes it: emitting the response alone does not) */
+static inline void lwt_respond(LwWindow *w, const char *response)
+{
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  AdwMessageDialog *ask = g_object_ref(lwt_dialog_for(w));
+  adw_message_dialog_response(ask, response);
+  if (gtk_widget_get_visible(GTK_WIDGET(ask)))
+    gtk_window_destroy(GTK_WINDOW(ask));
+  lwt_await(lwt_widget_hidden, ask, LWT_WAIT);
+  g_object_unref(ask);
+}
+
+/* the file chooser a window shows (GTK's own dialog: no portal here) */
+static inline GtkWidget *lwt_chooser_for(LwWindow *w)
+{
+  GtkWidget *found = NULL;
+  GList *all = gtk_window_list_toplevels();
+  for (GList *l = all; l; l = l->next)
+    if (GTK_IS_FILE_CHOOSER(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
+        gtk_widget_get_visible(GTK_WIDGET(l->data)))
+      found = l->data;
+  g_list_free(all);
+  return found;
+}
+
+static inline gboolean lwt_chooser_shown(gpointer w)
+{
+  return lwt_chooser_for(LW_WINDOW(w)) != NULL;
+}
+
+static inline gboolean lwt_chooser_gone(gpointer w)
+{
+  return lwt_chooser_for(LW_WINDOW(w)) == NULL;
+}
+
+/* the chooser has file selected (its folder loaded) */
+typedef struct {
+  GtkWidget *chooser;
+  GFile *file;
+} lwt_chosen;
+
+static inline gboolean lwt_file_chosen(gpointer p)
+{
+  lwt_chosen *c = p;
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  g_autoptr(GFile) f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(c->chooser));
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  return f && g_file_equal(f, c->file);
+}
+
+/* path chosen in the window's file chooser and accepted, as a user would;
+ * the chooser gone (the window has opened or written the file) */
+static inline void lwt_choose(LwWindow *w, const char *path, gboolean save)
+{
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  lwt_await(lwt_chooser_shown, w, LWT_WAIT);
+  GtkWidget *chooser = lwt_chooser_for(w);
+  /* mapped, the chooser goes to a folder of its own: what is chosen
+   * before would be lost */
+  lwt_await(lwt_is_mapped, chooser, LWT_WAIT);
+  lwt_settle(2);
+  g_autoptr(GFile) f = g_file_new_for_path(path);
+  if (save) {
+    g_autoptr(GFile) dir = g_file_get_parent(f);
+    g_autofree char *base = g_file_get_basename(f);
+    gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), base);
+  } else
+    gtk_file_chooser_set_file(GTK_FILE_CHOOSER(chooser), f, NULL);
+  lwt_chosen c = {chooser, f};
+  lwt_await(lwt_file_chosen, &c, LWT_WAIT);
+  lwt_settle(2);
+  lwt_await(lwt_file_chosen, &c, LWT_WAIT); /* still, the folder loaded */
+  gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  lwt_await(lwt_chooser_gone, w, LWT_WAIT);
 }
 
 /* the view has shown a picture after the one it showed at `since` */
