@@ -236,6 +236,33 @@ static inline gboolean lwt_counter_positive(gpointer counter)
 
 /* ---- documents, questions and file choosers ---- */
 
+/* the window presented (with or without a model yet: an empty view draws
+ * no picture), mapped and laid out */
+static inline LwWindow *lwt_show(LwWindow *w)
+{
+  gtk_window_present(GTK_WINDOW(w));
+  lwt_await(lwt_is_mapped, w, LWT_WAIT);
+  lwt_settle(5);
+  return w;
+}
+
+/* a copy of a shipped model in a directory of its own under dir (its path,
+ * to free) */
+static inline char *lwt_copy_model(const char *dir, const char *name)
+{
+  static int n;
+  g_autofree char *sub = g_strdup_printf("m%d", ++n);
+  g_autofree char *where = g_build_filename(dir, sub, NULL);
+  g_assert_cmpint(g_mkdir_with_parents(where, 0700), ==, 0);
+  g_autofree char *src = g_build_filename(LW_MODELS_DIR, name, NULL);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true(g_file_get_contents(src, &data, &len, NULL));
+  char *path = g_build_filename(where, name, NULL);
+  g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
+  return path;
+}
+
 /* an edit as the property page makes it: the first body twice as heavy */
 static inline void lwt_edit_mass(LwWindow *w)
 {

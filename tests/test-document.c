@@ -30,29 +30,9 @@ static char *json_of(LwWindow *w)
   return lw_model_to_json(lw_window_get_desc(w));
 }
 
-/* a copy of a shipped model in a directory of its own */
 static char *copy_model(const char *name)
 {
-  static int n;
-  g_autofree char *sub = g_strdup_printf("m%d", ++n);
-  g_autofree char *dir = g_build_filename(tmp_dir, sub, NULL);
-  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
-  g_autofree char *src = g_build_filename(LW_MODELS_DIR, name, NULL);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true(g_file_get_contents(src, &data, &len, NULL));
-  char *path = g_build_filename(dir, name, NULL);
-  g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
-  return path;
-}
-
-/* the window presented (with or without a model yet), mapped and laid out */
-static LwWindow *show(LwWindow *w)
-{
-  gtk_window_present(GTK_WINDOW(w));
-  lwt_await(lwt_is_mapped, w, LWT_WAIT);
-  lwt_settle(5);
-  return w;
+  return lwt_copy_model(tmp_dir, name);
 }
 
 /* a window on a copy of a shipped model (its path in *path) */
@@ -66,7 +46,7 @@ static LwWindow *window_on(const char *model, char **path)
     *path = p;
   else
     g_free(p);
-  return show(w);
+  return lwt_show(w);
 }
 
 static void assert_kept(LwWindow *w, const char *json, GFile *file)
@@ -317,7 +297,7 @@ static void test_ask_save_fails(void)
  * replaced; saved, the new model follows */
 static void test_ask_save_as(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   lwt_act(w, "new"); /* nothing unsaved: no question */
   g_assert_null(lwt_dialog_for(w));
@@ -419,7 +399,7 @@ static gboolean pointer_cleared(gpointer p)
 /* closing: the same question; Save on a model without a file asks where and closes once saved */
 static void test_close_save_as(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
@@ -525,7 +505,7 @@ static void test_recover_origin(void)
       g_assert_true(g_file_set_contents(dst, data, (gssize)len, NULL));
   }
   g_autofree char *orphan = g_strdup_printf("%s/999998-1.json", dir);
-  LwWindow *w2 = show(lw_window_new(app));
+  LwWindow *w2 = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w2);
   g_assert_true(lw_window_recover_file(w2, orphan));
   g_autofree char *back = json_of(w2);
@@ -542,7 +522,7 @@ static void test_recover_origin(void)
 /* a new model starts at t = 0 on the time scale */
 static void test_new_resets_time(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   lwt_act(w, "run");
@@ -598,7 +578,7 @@ static gboolean recent_lists_good(gpointer w)
  * out of the Recent menu; one that opens goes in */
 static void test_failed_open_not_recent(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_autofree char *broken = g_build_filename(tmp_dir, "broken-json.json", NULL);
   g_assert_true(g_file_set_contents(broken, "{\"name\": \"x\", \"bodies\": [", -1, NULL));
@@ -652,7 +632,7 @@ static gboolean status_redundant(gpointer w)
 /* a redundant but assembled model says so, not "cannot assemble" */
 static void test_redundant_status(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_autofree char *src = g_build_filename(LW_MODELS_DIR, "four-bar.json", NULL);
   g_autofree char *fb = NULL;
@@ -705,7 +685,7 @@ static void resize(LwWindow *w, int width, int height)
  * the view keeps a useful width in edit mode; the divider has a handle */
 static void test_paned(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   GtkWidget *paned = find_widget(GTK_WIDGET(w), GTK_TYPE_PANED);
   g_assert_nonnull(paned);
@@ -758,7 +738,7 @@ static const char *icon_of(GtkWidget *button)
 /* Replay does not look like Run: its own icon and a label */
 static void test_replay_unlike_run(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   GtkWidget *run = button_for_action(GTK_WIDGET(w), "win.run");
   GtkWidget *replay = button_for_action(GTK_WIDGET(w), "win.play");
@@ -799,7 +779,7 @@ static void test_import_urdf(void)
     g_test_skip("the shared robot descriptions are absent");
     return;
   }
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_autoptr(GFile) f = g_file_new_for_path(urdf);
   g_assert_true(lw_window_open_file(w, f));
