@@ -9,6 +9,7 @@
  * Only the panels' long-standing interface and their widgets are used, as
  * a user finds them on screen. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <string.h>
@@ -26,11 +27,6 @@
 static LwApplication *app;
 
 /* ---- helpers ---------------------------------------------------------------- */
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
 static gboolean sens_idle(gpointer p)
 {
   return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
@@ -43,23 +39,43 @@ static gboolean opt_idle(gpointer p)
 
 static LwWindow *new_window(void)
 {
-  LwWindow *w = lw_window_new(app);
-  lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.2);
-  return w;
+  return lwt_builtin_window(app);
 }
 
-static void act(LwWindow *w, const char *name)
+/* the side panel's page is page, and on screen */
+typedef struct {
+  LwWindow *w;
+  const char *page;
+} page_wait;
+
+static gboolean page_shown(gpointer p)
 {
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+  page_wait *pw = p;
+  GtkStack *stack = GTK_STACK(gtk_widget_get_parent(lw_window_get_sens_panel(pw->w)));
+  GtkWidget *child = gtk_stack_get_visible_child(stack);
+  return !g_strcmp0(gtk_stack_get_visible_child_name(stack), pw->page) && child && gtk_widget_get_mapped(child);
 }
 
 static void show_page(LwWindow *w, const char *page)
 {
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string(page));
-  lwt_spin(0.1);
+  page_wait pw = {w, page};
+  lwt_await(page_shown, &pw, LWT_WAIT);
+}
+
+static gboolean no_runner(gpointer w)
+{
+  return lw_window_get_runner(LW_WINDOW(w)) == NULL;
+}
+
+static gboolean has_runner(gpointer w)
+{
+  return lw_window_get_runner(LW_WINDOW(w)) != NULL;
+}
+
+static gboolean model_empty(gpointer w)
+{
+  return lw_window_get_desc(LW_WINDOW(w))->nbodies == 0;
 }
 
 static LwSensPanel *sens_of(LwWindow *w)
@@ -96,6 +112,11 @@ static gboolean is_button_labelled(GtkWidget *w, gconstpointer text)
 static gboolean is_row_titled(GtkWidget *w, gconstpointer title)
 {
   return ADW_IS_PREFERENCES_ROW(w) && !g_strcmp0(adw_preferences_row_get_title(ADW_PREFERENCES_ROW(w)), title);
+}
+
+static gboolean ls1_listed(gpointer panel)
+{
+  return find_widget(GTK_WIDGET(panel), is_row_titled, "Ls1") != NULL;
 }
 
 static gboolean is_check(GtkWidget *w, gconstpointer data)
@@ -143,7 +164,7 @@ static double compute(LwSensPanel *p, const char *objective, lw_sens_method meth
 {
   lw_sens_panel_select(p, objective, method);
   lw_sens_panel_run(p);
-  g_assert_true(lwt_wait_until(sens_idle, p, 120));
+  lwt_await(sens_idle, p, 120);
   const lw_sens_result *r = lw_sens_panel_get_result(p);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -153,31 +174,19 @@ static double compute(LwSensPanel *p, const char *objective, lw_sens_method meth
 /* edit mode, the coupler's end moved to x = 5 m: the four-bar cannot close */
 static void break_four_bar(LwWindow *w)
 {
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.05);
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/coupler");
-  lwt_spin(0.05);
-  LwPropEditor *pe = LW_PROP_EDITOR(lw_window_get_prop_editor(w));
-  g_assert_true(lw_prop_editor_enter(pe, "bodies/coupler/points/end/0", "5"));
-  lwt_spin(0.05);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
+  lwt_pick(w, "bodies/coupler");
+  lwt_enter(w, "bodies/coupler/points/end/0", "5");
   /* the Run button is off: no runner */
+  lwt_await(no_runner, w, LWT_WAIT);
   g_assert_null(lw_window_get_runner(w));
 }
 
 /* a screenshot of the window into LW_SCREENSHOT_DIR (or the build's screenshots/panels) */
 static void shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.4);
-  const char *env = g_getenv("LW_SCREENSHOT_DIR");
-  const char *dir = env && *env ? env : LW_PANELS_SHOT_DIR;
-  g_mkdir_with_parents(dir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  g_autofree char *path = g_build_filename(dir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  if (lw_window_save_screenshot(w, path, &error))
-    g_test_message("screenshot %s", path);
-  else
-    g_test_message("no screenshot %s: %s", path, error->message);
+  g_free(lwt_shot(w, "panels", LW_PANELS_SHOT_DIR, name));
 }
 
 /* a page that says the model cannot run, with its button off */
@@ -198,16 +207,16 @@ static void test_new_model(void)
   show_page(w, "sensitivity");
   compute(sp, "psi1", LW_SENS_ADJOINT);
   g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
-  act(w, "new");
-  lwt_spin(0.1);
+  lwt_act(w, "new");
+  lwt_await(model_empty, w, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   g_assert_cmpuint(n_objectives(sp), ==, 0);
   g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_null(lw_sens_panel_get_result(sp));
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* Ctrl+G does not compute the five-bar's numbers either */
-  act(w, "run-sensitivity");
-  g_assert_true(lwt_wait_until(sens_idle, sp, 120));
+  lwt_act(w, "run-sensitivity");
+  lwt_await(sens_idle, sp, 120);
   g_assert_null(lw_sens_panel_get_result(sp));
   LwOptPanel *op = opt_of(w);
   assert_cannot_run(lw_opt_panel_get_status(op), optimize_button(op));
@@ -234,12 +243,12 @@ static void test_unrunnable_edit(void)
   show_page(w, "sensitivity");
   shot(w, "sensitivity-cannot-run");
   lw_sens_panel_run(sp);
-  g_assert_true(lwt_wait_until(sens_idle, sp, 120));
+  lwt_await(sens_idle, sp, 120);
   g_assert_null(lw_sens_panel_get_result(sp));
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "cannot run"));
   /* Undo: runnable again, Compute back */
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(has_runner, w, LWT_WAIT);
   g_assert_nonnull(lw_window_get_runner(w));
   g_assert_true(gtk_widget_get_sensitive(compute_button(sp)));
   g_assert_cmpfloat(compute(sp, "path", LW_SENS_ADJOINT), ==, v);
@@ -265,8 +274,8 @@ static void test_stale_gradient(void)
   lwt_spin(2 * took + 0.5); /* the worker has finished by now */
   g_assert_null(lw_sens_panel_get_result(sp));
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "cannot run"));
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(has_runner, w, LWT_WAIT);
 
   /* edited while the worker computes: a model that runs (a heavier crank) */
   lw_sens_panel_run(sp);
@@ -307,6 +316,18 @@ static void test_stale_optimization(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+typedef struct {
+  LwPlot *plot;
+  const char *old;
+} label_wait;
+
+static gboolean label_changed(gpointer p)
+{
+  label_wait *lw = p;
+  const char *now = lw_plot_get_y_label(lw->plot);
+  return now == NULL || strcmp(now, lw->old) != 0;
+}
+
 /* the sensitivity plot's axis label is not the previous model's */
 static void test_axis_label(void)
 {
@@ -319,7 +340,8 @@ static void test_axis_label(void)
   g_test_message("five-bar label: %s", old);
   g_assert_nonnull(old);
   g_assert_true(lw_window_open_example(w, "pendulum"));
-  lwt_spin(0.1);
+  label_wait lw = {plot, old};
+  lwt_await(label_changed, &lw, LWT_WAIT);
   const char *now = lw_plot_get_y_label(plot);
   g_test_message("pendulum label: %s", now ? now : "(none)");
   g_assert_true(now == NULL || strcmp(now, old) != 0);
@@ -333,7 +355,7 @@ static void test_roundoff_zero(void)
   LwOptPanel *op = opt_of(w);
   show_page(w, "optimization");
   lw_opt_panel_run(op);
-  g_assert_true(lwt_wait_until(opt_idle, op, 120));
+  lwt_await(opt_idle, op, 120);
   const lw_opt_result *r = lw_opt_panel_get_result(op);
   g_assert_nonnull(r);
   g_test_message("f0 = %g, f = %g; %s", r->f0, r->f, lw_opt_panel_get_status(op));
@@ -412,8 +434,8 @@ static void test_plots_stale(void)
   g_assert_false(lw_plot_page_choose(page, "D.q", "time"));
   g_assert_cmpuint(plotted_series(page), ==, 0);
   g_assert_cmpuint(lw_plot_page_get_n_plots(page), ==, 1);
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(has_runner, w, LWT_WAIT);
   g_auto(GStrv) back = lw_plot_page_dup_groups(page);
   g_assert_cmpuint(g_strv_length(back), ==, g_strv_length(groups));
   g_assert_true(lw_plot_page_choose(page, "D.q", "time"));
@@ -433,8 +455,8 @@ static void test_follow_when_shown(void)
   show_page(w, "plots");
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(sp)));
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(op)));
-  act(w, "new");
-  lwt_spin(0.1);
+  lwt_act(w, "new");
+  lwt_await(model_empty, w, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   /* off screen: the old rows are still there, nothing rebuilt */
   g_assert_true(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
@@ -447,8 +469,8 @@ static void test_follow_when_shown(void)
   /* asked without being shown: the status is the model's on screen */
   assert_cannot_run(lw_opt_panel_get_status(op), optimize_button(op));
   /* Undo brings the five-bar back; shown again, its rows are back */
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(ls1_listed, sp, LWT_WAIT);
   g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_cmpuint(n_objectives(sp), >, 0);
   gtk_window_destroy(GTK_WINDOW(w));
@@ -459,7 +481,7 @@ static void test_set_desc_cost(void)
 {
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "cart-pendulum"));
-  lwt_spin(0.3);
+  lwt_settle(30); /* the first layout of hundreds of rows */
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpint(d->nparams, >=, 601);
   show_page(w, "sensitivity");
@@ -511,10 +533,9 @@ static void test_set_desc_cost(void)
    * is asserted above: the array is one row, built when opened */
   /* a whole edit (the property page, the window, both panels), for the record
    * (the description d is the window's and goes with the first edit) */
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.1);
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/cart");
-  lwt_spin(0.1);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
+  lwt_pick(w, "bodies/cart");
   LwPropEditor *pe = LW_PROP_EDITOR(lw_window_get_prop_editor(w));
   double best_edit = HUGE_VAL;
   for (int k = 0; k < 4; k++) {
