@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "lw-editor.h"
+#include "lw-opt-panel.h"
 #include "lw-palette.h"
 #include "lw-prop-editor.h"
+#include "lw-sens-panel.h"
 #include "lw-view3d.h"
 #include "lw-window.h"
 
@@ -41,6 +43,17 @@ static inline gboolean lwt_runner_idle(gpointer w)
   LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
   LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
   return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
+}
+
+/* the Sensitivity or the Optimize page has no computation running */
+static inline gboolean lwt_sens_idle(gpointer panel)
+{
+  return !lw_sens_panel_is_busy(LW_SENS_PANEL(panel));
+}
+
+static inline gboolean lwt_opt_idle(gpointer panel)
+{
+  return !lw_opt_panel_is_busy(LW_OPT_PANEL(panel));
 }
 
 static inline gboolean lwt_runner_paused(gpointer w)
@@ -108,6 +121,27 @@ static inline LwPropEditor *lwt_props_of(LwWindow *w)
 static inline LwEditor *lwt_editor_of(LwWindow *w)
 {
   return LW_EDITOR(lw_window_get_editor(w));
+}
+
+/* the side panel's page is page, and on screen */
+typedef struct {
+  LwWindow *w;
+  const char *page;
+} lwt_page;
+
+static inline gboolean lwt_page_shown(gpointer p)
+{
+  lwt_page *pg = p;
+  GtkStack *stack = GTK_STACK(gtk_widget_get_parent(lw_window_get_sens_panel(pg->w)));
+  GtkWidget *child = gtk_stack_get_visible_child(stack);
+  return !g_strcmp0(gtk_stack_get_visible_child_name(stack), pg->page) && child && gtk_widget_get_mapped(child);
+}
+
+static inline void lwt_show_page(LwWindow *w, const char *page)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string(page));
+  lwt_page pg = {w, page};
+  lwt_await(lwt_page_shown, &pg, LWT_WAIT);
 }
 
 /* a window on the built-in five-bar, shown */

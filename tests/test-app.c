@@ -257,11 +257,6 @@ static void test_solver_failure(void)
   g_rmdir(dir);
 }
 
-static gboolean sens_idle(gpointer p)
-{
-  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
-}
-
 /* the sensitivity panel computes what the library computes */
 static void test_sensitivity(void)
 {
@@ -270,7 +265,7 @@ static void test_sensitivity(void)
   lw_sens_panel_select(panel, "psi1", LW_SENS_ADJOINT);
   lwt_act(w, "run-sensitivity");
   g_assert_true(lw_sens_panel_is_busy(panel));
-  lwt_await(sens_idle, panel, 120);
+  lwt_await(lwt_sens_idle, panel, 120);
   const lw_sens_result *r = lw_sens_panel_get_result(panel);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -292,7 +287,7 @@ static void test_sensitivity(void)
   /* forward keeps the sensitivities over time */
   lw_sens_panel_select(panel, "psi2", LW_SENS_FORWARD);
   lw_sens_panel_run(panel);
-  lwt_await(sens_idle, panel, 120);
+  lwt_await(lwt_sens_idle, panel, 120);
   r = lw_sens_panel_get_result(panel);
   g_assert_cmpint(r->status, ==, LW_OK);
   g_assert_nonnull(r->table);
@@ -300,17 +295,12 @@ static void test_sensitivity(void)
   /* cancel */
   lw_sens_panel_run(panel);
   lw_sens_panel_run(panel);
-  lwt_await(sens_idle, panel, 120);
+  lwt_await(lwt_sens_idle, panel, 120);
   g_assert_nonnull(strstr(lw_sens_panel_get_status(panel), "ancel"));
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
 /* ---- the optimization panel -------------------------------------------------- */
-static gboolean opt_idle(gpointer p)
-{
-  return !lw_opt_panel_is_busy(LW_OPT_PANEL(p));
-}
-
 static gboolean opt_started(gpointer p)
 {
   return lw_opt_panel_get_progress(LW_OPT_PANEL(p), NULL, NULL, NULL, NULL) >= 1;
@@ -357,7 +347,7 @@ static void test_optimize(void)
   lw_desc *before = lw_desc_copy(lw_window_get_desc(w));
   lwt_act(w, "run-optimization");
   g_assert_true(lw_opt_panel_is_busy(panel));
-  lwt_await(opt_idle, panel, 240);
+  lwt_await(lwt_opt_idle, panel, 240);
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_nonnull(r);
   g_test_message("%s; f %.6g -> %.6g, %d evaluations, stop: %s", lw_opt_panel_get_status(panel), r->f0, r->f,
@@ -471,7 +461,7 @@ static void test_optimize_cancel(void)
   int seen = lw_opt_panel_get_progress(panel, NULL, NULL, NULL, NULL);
   g_test_message("first progress after %.1f ms: evaluation %d", (t0 - ts) * 1e-3, seen);
   lw_opt_panel_run(panel); /* the button reads Cancel now */
-  lwt_await(opt_idle, panel, 120);
+  lwt_await(lwt_opt_idle, panel, 120);
   double answer_ms = (g_get_monotonic_time() - t0) * 1e-3;
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_nonnull(r);
@@ -508,7 +498,7 @@ static void test_optimize_errors(void)
   lw_desc_free(bad);
   g_assert_true(lw_opt_panel_select_problem(panel, "broken"));
   lw_opt_panel_run(panel);
-  lwt_await(opt_idle, panel, 60);
+  lwt_await(lwt_opt_idle, panel, 60);
   const char *status = lw_opt_panel_get_status(panel);
   g_test_message("%s", status);
   g_assert_nonnull(strstr(status, "no-such-objective"));
@@ -528,7 +518,7 @@ static void test_optimize_errors(void)
   lw_opt_panel_set_algorithm(panel, LW_OPT_MMA);
   double ls2 = param_value(model, "Ls2");
   lw_opt_panel_run(panel);
-  lwt_await(opt_idle, panel, 240);
+  lwt_await(lwt_opt_idle, panel, 240);
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_cmpint(r->status, ==, LW_OK);
   g_assert_cmpint(r->n, ==, 1);

@@ -27,40 +27,9 @@
 static LwApplication *app;
 
 /* ---- helpers ---------------------------------------------------------------- */
-static gboolean sens_idle(gpointer p)
-{
-  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
-}
-
-static gboolean opt_idle(gpointer p)
-{
-  return !lw_opt_panel_is_busy(LW_OPT_PANEL(p));
-}
-
 static LwWindow *new_window(void)
 {
   return lwt_builtin_window(app);
-}
-
-/* the side panel's page is page, and on screen */
-typedef struct {
-  LwWindow *w;
-  const char *page;
-} page_wait;
-
-static gboolean page_shown(gpointer p)
-{
-  page_wait *pw = p;
-  GtkStack *stack = GTK_STACK(gtk_widget_get_parent(lw_window_get_sens_panel(pw->w)));
-  GtkWidget *child = gtk_stack_get_visible_child(stack);
-  return !g_strcmp0(gtk_stack_get_visible_child_name(stack), pw->page) && child && gtk_widget_get_mapped(child);
-}
-
-static void show_page(LwWindow *w, const char *page)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string(page));
-  page_wait pw = {w, page};
-  lwt_await(page_shown, &pw, LWT_WAIT);
 }
 
 static gboolean no_runner(gpointer w)
@@ -164,7 +133,7 @@ static double compute(LwSensPanel *p, const char *objective, lw_sens_method meth
 {
   lw_sens_panel_select(p, objective, method);
   lw_sens_panel_run(p);
-  lwt_await(sens_idle, p, 120);
+  lwt_await(lwt_sens_idle, p, 120);
   const lw_sens_result *r = lw_sens_panel_get_result(p);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -204,7 +173,7 @@ static void test_new_model(void)
 {
   LwWindow *w = new_window();
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   compute(sp, "psi1", LW_SENS_ADJOINT);
   g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   lwt_act(w, "new");
@@ -216,7 +185,7 @@ static void test_new_model(void)
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* Ctrl+G does not compute the five-bar's numbers either */
   lwt_act(w, "run-sensitivity");
-  lwt_await(sens_idle, sp, 120);
+  lwt_await(lwt_sens_idle, sp, 120);
   g_assert_null(lw_sens_panel_get_result(sp));
   LwOptPanel *op = opt_of(w);
   assert_cannot_run(lw_opt_panel_get_status(op), optimize_button(op));
@@ -232,7 +201,7 @@ static void test_unrunnable_edit(void)
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "four-bar"));
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   double v = compute(sp, "path", LW_SENS_ADJOINT);
   g_test_message("path = %g on the four-bar", v);
   break_four_bar(w);
@@ -240,10 +209,10 @@ static void test_unrunnable_edit(void)
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* the reason is the model's */
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "assembled"));
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   shot(w, "sensitivity-cannot-run");
   lw_sens_panel_run(sp);
-  lwt_await(sens_idle, sp, 120);
+  lwt_await(lwt_sens_idle, sp, 120);
   g_assert_null(lw_sens_panel_get_result(sp));
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "cannot run"));
   /* Undo: runnable again, Compute back */
@@ -262,7 +231,7 @@ static void test_stale_gradient(void)
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "four-bar"));
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   gint64 t0 = g_get_monotonic_time();
   compute(sp, "path", LW_SENS_FORWARD);
   double took = (g_get_monotonic_time() - t0) * 1e-6;
@@ -302,7 +271,7 @@ static void test_stale_optimization(void)
 {
   LwWindow *w = new_window();
   LwOptPanel *op = opt_of(w);
-  show_page(w, "optimization");
+  lwt_show_page(w, "optimization");
   lw_opt_panel_run(op);
   g_assert_true(lw_opt_panel_is_busy(op));
   lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
@@ -333,7 +302,7 @@ static void test_axis_label(void)
 {
   LwWindow *w = new_window();
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   compute(sp, "psi2", LW_SENS_FORWARD);
   LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(find_widget(GTK_WIDGET(sp), is_plot_view, NULL)));
   g_autofree char *old = g_strdup(lw_plot_get_y_label(plot));
@@ -353,9 +322,9 @@ static void test_roundoff_zero(void)
 {
   LwWindow *w = new_window();
   LwOptPanel *op = opt_of(w);
-  show_page(w, "optimization");
+  lwt_show_page(w, "optimization");
   lw_opt_panel_run(op);
-  lwt_await(opt_idle, op, 120);
+  lwt_await(lwt_opt_idle, op, 120);
   const lw_opt_result *r = lw_opt_panel_get_result(op);
   g_assert_nonnull(r);
   g_test_message("f0 = %g, f = %g; %s", r->f0, r->f, lw_opt_panel_get_status(op));
@@ -400,7 +369,7 @@ static gboolean wheel_zooms(GtkWidget *pv)
 static void test_plot_wheel(void)
 {
   LwWindow *w = new_window();
-  show_page(w, "optimization");
+  lwt_show_page(w, "optimization");
   g_assert_false(wheel_zooms(find_widget(lw_window_get_opt_panel(w), is_plot_view, NULL)));
   /* the same on the Sensitivity page */
   g_assert_false(wheel_zooms(find_widget(lw_window_get_sens_panel(w), is_plot_view, NULL)));
@@ -421,14 +390,14 @@ static void test_plots_stale(void)
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "four-bar"));
   LwPlotPage *page = LW_PLOT_PAGE(lw_window_get_plot_page(w));
-  show_page(w, "plots");
+  lwt_show_page(w, "plots");
   g_assert_true(lw_plot_page_choose(page, "D.q", "time"));
   g_assert_true(lw_plot_page_add_chosen(page, FALSE));
   g_assert_cmpuint(plotted_series(page), >, 0);
   g_auto(GStrv) groups = lw_plot_page_dup_groups(page);
   g_assert_cmpuint(g_strv_length(groups), >, 0);
   break_four_bar(w);
-  show_page(w, "plots");
+  lwt_show_page(w, "plots");
   g_auto(GStrv) none = lw_plot_page_dup_groups(page);
   g_assert_cmpuint(g_strv_length(none), ==, 0);
   g_assert_false(lw_plot_page_choose(page, "D.q", "time"));
@@ -449,10 +418,10 @@ static void test_follow_when_shown(void)
   LwWindow *w = new_window();
   LwSensPanel *sp = sens_of(w);
   LwOptPanel *op = opt_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   GtkWidget *ls1 = find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1");
   g_assert_nonnull(ls1);
-  show_page(w, "plots");
+  lwt_show_page(w, "plots");
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(sp)));
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(op)));
   lwt_act(w, "new");
@@ -462,7 +431,7 @@ static void test_follow_when_shown(void)
   g_assert_true(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
   g_assert_null(lw_sens_panel_get_result(sp));
   /* shown: the new (empty) model's rows */
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_cmpuint(n_objectives(sp), ==, 0);
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
@@ -484,11 +453,11 @@ static void test_set_desc_cost(void)
   lwt_settle(30); /* the first layout of hundreds of rows */
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpint(d->nparams, >=, 601);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   shot(w, "sensitivity-601-parameters");
   double best_s = HUGE_VAL, best_o = HUGE_VAL;
   for (int page = 0; page < 2; page++) {
-    show_page(w, page ? "optimization" : "sensitivity");
+    lwt_show_page(w, page ? "optimization" : "sensitivity");
     for (int k = 0; k < 5; k++) {
       gint64 t0 = g_get_monotonic_time();
       lw_sens_panel_set_desc(sens_of(w), d);
