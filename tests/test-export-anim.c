@@ -344,6 +344,11 @@ static gboolean count_tick(gpointer user)
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean anim_dialog_shown(gpointer w)
+{
+  return anim_dialog_for(w) != NULL;
+}
+
 static void test_dialog(void)
 {
   if (!have_display) {
@@ -361,7 +366,7 @@ static void test_dialog(void)
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
   g_assert_true(lwt_wait_until(runner_done, w, 60));
   g_action_group_activate_action(G_ACTION_GROUP(w), "export-animation", NULL);
-  lwt_spin(0.3);
+  lwt_await(anim_dialog_shown, w, LWT_WAIT);
   LwAnimDialog *d = anim_dialog_for(w);
   g_assert_nonnull(d);
   lw_anim_dialog_set_size(d, 320, 240);
