@@ -459,6 +459,22 @@ static inline char *lwt_shot(LwWindow *w, const char *subdir, const char *fallba
   return path;
 }
 
+/* a file, or a directory and all in it, removed */
+static inline void lwt_rm_rf(const char *path)
+{
+  GDir *d = g_dir_open(path, 0, NULL);
+  if (d) {
+    const char *n;
+    while ((n = g_dir_read_name(d))) {
+      g_autofree char *p = g_build_filename(path, n, NULL);
+      lwt_rm_rf(p);
+    }
+    g_dir_close(d);
+    g_rmdir(path);
+  } else
+    g_unlink(path);
+}
+
 /* the first widget under root (root included, depth first) that match takes */
 static inline GtkWidget *lwt_find_widget(GtkWidget *root, gboolean (*match)(GtkWidget *, gconstpointer),
                                          gconstpointer data)

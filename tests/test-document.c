@@ -753,21 +753,6 @@ static void test_replay_unlike_run(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
-}
-
 
 /* a URDF opened: imported into a document without a file (Save asks
  * where, the robot description is never overwritten), modified, with what
@@ -852,7 +837,7 @@ int main(int argc, char **argv)
   g_test_add_func("/document/replay-unlike-run", test_replay_unlike_run);
   int rc = g_test_run();
   g_object_unref(app);
-  rm_rf(tmp_dir);
+  lwt_rm_rf(tmp_dir);
   g_free(tmp_dir);
   return rc;
 }

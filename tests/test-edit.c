@@ -1103,21 +1103,6 @@ static void test_tutorial(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
-}
-
 int main(int argc, char **argv)
 {
   gboolean child = argc > 1 && !strcmp(argv[1], "--child-edit");
@@ -1153,7 +1138,7 @@ int main(int argc, char **argv)
   g_test_add_func("/edit/tutorial", test_tutorial);
   int rc = g_test_run();
   g_object_unref(app);
-  rm_rf(cache_dir);
+  lwt_rm_rf(cache_dir);
   g_free(cache_dir);
   return rc;
 }

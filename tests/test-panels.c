@@ -57,21 +57,6 @@ static LwOptPanel *opt_of(LwWindow *w)
   return LW_OPT_PANEL(lw_window_get_opt_panel(w));
 }
 
-typedef gboolean (*WidgetTest)(GtkWidget *w, gconstpointer data);
-
-/* the first widget under root (depth first) that test accepts */
-static GtkWidget *find_widget(GtkWidget *root, WidgetTest test, gconstpointer data)
-{
-  if (test(root, data))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
-    GtkWidget *f = find_widget(c, test, data);
-    if (f)
-      return f;
-  }
-  return NULL;
-}
-
 static gboolean is_button_labelled(GtkWidget *w, gconstpointer text)
 {
   const char *l = GTK_IS_BUTTON(w) ? gtk_button_get_label(GTK_BUTTON(w)) : NULL;
@@ -85,7 +70,7 @@ static gboolean is_row_titled(GtkWidget *w, gconstpointer title)
 
 static gboolean ls1_listed(gpointer panel)
 {
-  return find_widget(GTK_WIDGET(panel), is_row_titled, "Ls1") != NULL;
+  return lwt_find_widget(GTK_WIDGET(panel), is_row_titled, "Ls1") != NULL;
 }
 
 static gboolean is_check(GtkWidget *w, gconstpointer data)
@@ -108,7 +93,7 @@ static gboolean is_label_with(GtkWidget *w, gconstpointer text)
 /* the objectives the Sensitivity page offers */
 static guint n_objectives(LwSensPanel *p)
 {
-  GtkWidget *row = find_widget(GTK_WIDGET(p), is_row_titled, "Objective");
+  GtkWidget *row = lwt_find_widget(GTK_WIDGET(p), is_row_titled, "Objective");
   g_assert_true(ADW_IS_COMBO_ROW(row));
   GListModel *m = adw_combo_row_get_model(ADW_COMBO_ROW(row));
   return m ? g_list_model_get_n_items(m) : 0;
@@ -116,14 +101,14 @@ static guint n_objectives(LwSensPanel *p)
 
 static GtkWidget *compute_button(LwSensPanel *p)
 {
-  GtkWidget *b = find_widget(GTK_WIDGET(p), is_button_labelled, "Compute");
+  GtkWidget *b = lwt_find_widget(GTK_WIDGET(p), is_button_labelled, "Compute");
   g_assert_nonnull(b);
   return b;
 }
 
 static GtkWidget *optimize_button(LwOptPanel *p)
 {
-  GtkWidget *b = find_widget(GTK_WIDGET(p), is_button_labelled, "Optimize");
+  GtkWidget *b = lwt_find_widget(GTK_WIDGET(p), is_button_labelled, "Optimize");
   g_assert_nonnull(b);
   return b;
 }
@@ -175,12 +160,12 @@ static void test_new_model(void)
   LwSensPanel *sp = sens_of(w);
   lwt_show_page(w, "sensitivity");
   compute(sp, "psi1", LW_SENS_ADJOINT);
-  g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_nonnull(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   lwt_act(w, "new");
   lwt_await(model_empty, w, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   g_assert_cmpuint(n_objectives(sp), ==, 0);
-  g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_null(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_null(lw_sens_panel_get_result(sp));
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* Ctrl+G does not compute the five-bar's numbers either */
@@ -304,7 +289,7 @@ static void test_axis_label(void)
   LwSensPanel *sp = sens_of(w);
   lwt_show_page(w, "sensitivity");
   compute(sp, "psi2", LW_SENS_FORWARD);
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(find_widget(GTK_WIDGET(sp), is_plot_view, NULL)));
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(lwt_find_widget(GTK_WIDGET(sp), is_plot_view, NULL)));
   g_autofree char *old = g_strdup(lw_plot_get_y_label(plot));
   g_test_message("five-bar label: %s", old);
   g_assert_nonnull(old);
@@ -332,7 +317,7 @@ static void test_roundoff_zero(void)
   g_assert_null(strstr(lw_opt_panel_get_status(op), "e-1"));
   g_assert_nonnull(strstr(lw_opt_panel_get_status(op), " to 0."));
   /* the result's objective row: initial → 0 */
-  GtkWidget *l = find_widget(GTK_WIDGET(op), is_label_with, "→");
+  GtkWidget *l = lwt_find_widget(GTK_WIDGET(op), is_label_with, "→");
   g_assert_nonnull(l);
   g_test_message("objective row: %s", gtk_label_get_text(GTK_LABEL(l)));
   g_assert_true(g_str_has_suffix(gtk_label_get_text(GTK_LABEL(l)), "→ 0"));
@@ -370,9 +355,9 @@ static void test_plot_wheel(void)
 {
   LwWindow *w = new_window();
   lwt_show_page(w, "optimization");
-  g_assert_false(wheel_zooms(find_widget(lw_window_get_opt_panel(w), is_plot_view, NULL)));
+  g_assert_false(wheel_zooms(lwt_find_widget(lw_window_get_opt_panel(w), is_plot_view, NULL)));
   /* the same on the Sensitivity page */
-  g_assert_false(wheel_zooms(find_widget(lw_window_get_sens_panel(w), is_plot_view, NULL)));
+  g_assert_false(wheel_zooms(lwt_find_widget(lw_window_get_sens_panel(w), is_plot_view, NULL)));
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
@@ -419,7 +404,7 @@ static void test_follow_when_shown(void)
   LwSensPanel *sp = sens_of(w);
   LwOptPanel *op = opt_of(w);
   lwt_show_page(w, "sensitivity");
-  GtkWidget *ls1 = find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1");
+  GtkWidget *ls1 = lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1");
   g_assert_nonnull(ls1);
   lwt_show_page(w, "plots");
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(sp)));
@@ -428,11 +413,11 @@ static void test_follow_when_shown(void)
   lwt_await(model_empty, w, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   /* off screen: the old rows are still there, nothing rebuilt */
-  g_assert_true(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
+  g_assert_true(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
   g_assert_null(lw_sens_panel_get_result(sp));
   /* shown: the new (empty) model's rows */
   lwt_show_page(w, "sensitivity");
-  g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_null(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_cmpuint(n_objectives(sp), ==, 0);
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* asked without being shown: the status is the model's on screen */
@@ -440,7 +425,7 @@ static void test_follow_when_shown(void)
   /* Undo brings the five-bar back; shown again, its rows are back */
   lwt_act(w, "undo");
   lwt_await(ls1_listed, sp, LWT_WAIT);
-  g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_nonnull(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_cmpuint(n_objectives(sp), >, 0);
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -472,25 +457,25 @@ static void test_set_desc_cost(void)
   /* the array is one row; its elements are built when it is opened, and
    * leaving one out leaves the array's check inconsistent */
   LwSensPanel *sp = sens_of(w);
-  GtkWidget *arr = find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
+  GtkWidget *arr = lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
   g_assert_true(ADW_IS_EXPANDER_ROW(arr));
-  g_assert_null(find_widget(arr, is_row_titled, "u[7]"));
+  g_assert_null(lwt_find_widget(arr, is_row_titled, "u[7]"));
   adw_expander_row_set_expanded(ADW_EXPANDER_ROW(arr), TRUE);
-  GtkWidget *u7 = find_widget(arr, is_row_titled, "u[7]");
+  GtkWidget *u7 = lwt_find_widget(arr, is_row_titled, "u[7]");
   g_assert_nonnull(u7);
   GtkWidget *c7 = adw_action_row_get_activatable_widget(ADW_ACTION_ROW(u7));
   g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(c7)));
   gtk_check_button_set_active(GTK_CHECK_BUTTON(c7), FALSE);
-  GtkWidget *all = find_widget(arr, is_check, NULL); /* the header's, before the elements' */
+  GtkWidget *all = lwt_find_widget(arr, is_check, NULL); /* the header's, before the elements' */
   g_assert_nonnull(all);
   g_assert_true(gtk_check_button_get_inconsistent(GTK_CHECK_BUTTON(all)));
   /* an edit keeps the choice */
   lw_sens_panel_set_desc(sp, d);
-  arr = find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
-  all = find_widget(arr, is_check, NULL);
+  arr = lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
+  all = lwt_find_widget(arr, is_check, NULL);
   g_assert_true(gtk_check_button_get_inconsistent(GTK_CHECK_BUTTON(all)));
   adw_expander_row_set_expanded(ADW_EXPANDER_ROW(arr), TRUE);
-  c7 = adw_action_row_get_activatable_widget(ADW_ACTION_ROW(find_widget(arr, is_row_titled, "u[7]")));
+  c7 = adw_action_row_get_activatable_widget(ADW_ACTION_ROW(lwt_find_widget(arr, is_row_titled, "u[7]")));
   g_assert_false(gtk_check_button_get_active(GTK_CHECK_BUTTON(c7)));
   gtk_check_button_set_active(GTK_CHECK_BUTTON(all), TRUE);
   g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(c7)));

@@ -33,21 +33,6 @@ static char *copy_model(const char *name)
   return lwt_copy_model(tmp_dir, name);
 }
 
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
-}
-
 /* ---- 1. a plot exported where there is no local path -------------------------- */
 static void test_plot_export_nonlocal(void)
 {
@@ -396,7 +381,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ecosys/about", test_about);
   int rc = g_test_run();
   g_object_unref(app);
-  rm_rf(tmp_dir);
+  lwt_rm_rf(tmp_dir);
   g_free(tmp_dir);
   return rc;
 }
