@@ -420,8 +420,14 @@ static int newton_solve(const lw_model *m, lw_data *d, newton *ns, double h, dou
     /* tangent: factorized at the predictor, then reused (modified Newton)
      * while the iterate stays within 1e-7 (relative) of where it was
      * factorized and the increments shrink fast; otherwise refactorized
-     * (full Newton: hard steps) */
-    int refactor = ns->it == 1 || ns->raise || ns->dqn > 0.25 * ns->dqprev || ns->moved > 1e-7 * (1.0 + ns->qmax);
+     * (full Newton: hard steps).  A banded matrix (a long beam, whose
+     * factorization and stiffness dominate the step) is refactorized by
+     * the observed rate alone: the increments shrinking four times per
+     * iteration, the iterations per step are those of full Newton (3.97
+     * against 3.96 on the 100-element spatial beam) at one factorization
+     * instead of two */
+    int refactor = ns->it == 1 || ns->raise || ns->dqn > 0.25 * ns->dqprev ||
+                   (!d->solver.band && ns->moved > 1e-7 * (1.0 + ns->qmax));
     ns->raise = 0;
     if (refactor) {
       ns->alpha_fact = ns->alpha;
