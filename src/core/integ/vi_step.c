@@ -728,7 +728,10 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   double P0 = m->napplied ? lw_applied_power(m, d, d->q, d->qd, d->t, d->lambda) : 0.0;
   if (m->nfbs)
     fb_begin(m, d, h);
-  double acc = predict(m, d, h, 1);
+  /* a banded saddle matrix is a long stiff beam's, whose every step gave
+   * up the full predictor: it starts from q_n + h qd_n */
+  int banded = lw_saddle_banded(d->saddle);
+  double acc = predict(m, d, h, !banded);
   vi_newton ns = {.dqn = INFINITY, .phimax = INFINITY, .wr_slow = -1, .restart = INFINITY};
   if (acc > 0.0)
     ns.restart = fmax(0.5 * acc, 0.1 * h * lw_max_abs(d->qdn, nq));
