@@ -240,7 +240,9 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
   if (!rank_form(m, f))
     return -1;
   int n = m->nq, nqb = m->nqb, nw = nb * nqb, ns = f->nslip;
-  double Hv[LW_FRICTION_MAXSLIP][W2] = {{0}}, W[LW_FRICTION_MAXSLIP][W2] = {{0}}, a[LW_FRICTION_MAXSLIP][LW_MAXQB];
+  double Hv[LW_FRICTION_MAXSLIP][W2], W[LW_FRICTION_MAXSLIP][W2], a[LW_FRICTION_MAXSLIP][LW_MAXQB];
+  memset(Hv, 0, sizeof Hv[0] * (size_t)ns);
+  memset(W, 0, sizeof W[0] * (size_t)ns);
   lw_fric_point pt;
   if (!kept) {
     lw_joint_friction_point(m, d, e, d->q, d->qd, lam, pt.G, pt.g, pt.frame, &pt.out);
@@ -325,6 +327,21 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
   return 0;
 }
 
+/* element e's column bodies, those of lw_joint_friction_bodies: the
+ * first two distinct bodies among its slips' blocks and then its other
+ * bodies, so the slips' two blocks themselves when they are distinct
+ * bodies (the common case, without the search) */
+static int element_bodies(const lw_model *m, int e, int *blk)
+{
+  const lw_jfric *f = &m->fric[e];
+  if (f->nblk == 2 && f->blk[0] >= 0 && f->blk[1] >= 0 && f->blk[0] != f->blk[1]) {
+    blk[0] = f->blk[0];
+    blk[1] = f->blk[1];
+    return 2;
+  }
+  return lw_joint_friction_bodies(m, e, blk);
+}
+
 /* the residual's friction points, kept for the matrix at the same
  * iterate: after the LU's storage a flag, the key (q, qd and the
  * multipliers friction read: nq, nq, nc), then one point an element */
@@ -376,7 +393,7 @@ void lw_ali3p_fric_matrix(const lw_model *m, lw_data *d, const double *vals, con
   lw_lin_point p = {d->q, d->qd, NULL, NULL, {lam, NULL, NULL}, t};
   const lw_fric_point *kept = kept_at(m, d, lam);
   for (int e = 0; e < m->nfric; e++) {
-    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    int blk[2], nb = element_bodies(m, e, blk);
     if (!local && !friction_columns_rank(m, d, e, lam, kept ? &kept[e] : NULL, blk, nb, alpha, c2, hh4, A))
       continue;
     if (!friction_columns_local(m, d, e, &p, blk, nb, alpha, c2, hh4, A, u))
