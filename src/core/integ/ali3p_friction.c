@@ -327,21 +327,6 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
   return 0;
 }
 
-/* element e's column bodies, those of lw_joint_friction_bodies: the
- * first two distinct bodies among its slips' blocks and then its other
- * bodies, so the slips' two blocks themselves when they are distinct
- * bodies (the common case, without the search) */
-static int element_bodies(const lw_model *m, int e, int *blk)
-{
-  const lw_jfric *f = &m->fric[e];
-  if (f->nblk == 2 && f->blk[0] >= 0 && f->blk[1] >= 0 && f->blk[0] != f->blk[1]) {
-    blk[0] = f->blk[0];
-    blk[1] = f->blk[1];
-    return 2;
-  }
-  return lw_joint_friction_bodies(m, e, blk);
-}
-
 /* the residual's friction points, kept for the matrix at the same
  * iterate: after the LU's storage a flag, the key (q, qd and the
  * multipliers friction read: nq, nq, nc), then one point an element */
@@ -353,6 +338,27 @@ static double *kept_key(const lw_model *m, const lw_data *d)
 static lw_fric_point *kept_points(const lw_model *m, const lw_data *d)
 {
   return (lw_fric_point *)(kept_key(m, d) + 1 + 2 * (size_t)m->nq + m->nc);
+}
+
+/* the elements' column bodies (lw_joint_friction_bodies), found at the
+ * first matrix and kept after the points: a flag, then nb, blk[0],
+ * blk[1] an element (the storage is zeroed with the data) */
+static int element_bodies(const lw_model *m, const lw_data *d, int e, int *blk)
+{
+  double *rec = (double *)(kept_points(m, d) + m->nfric);
+  if (rec[0] != 1.0) {
+    for (int k = 0; k < m->nfric; k++) {
+      int b[2] = {-1, -1}, nb = lw_joint_friction_bodies(m, k, b);
+      rec[1 + 3 * k] = nb;
+      rec[2 + 3 * k] = b[0];
+      rec[3 + 3 * k] = b[1];
+    }
+    rec[0] = 1.0;
+  }
+  const double *r = rec + 1 + 3 * e;
+  blk[0] = (int)r[1];
+  blk[1] = (int)r[2];
+  return (int)r[0];
 }
 
 void lw_ali3p_fric_eval(const lw_model *m, lw_data *d, const double *lam, double *vals, double cs)
@@ -393,7 +399,7 @@ void lw_ali3p_fric_matrix(const lw_model *m, lw_data *d, const double *vals, con
   lw_lin_point p = {d->q, d->qd, NULL, NULL, {lam, NULL, NULL}, t};
   const lw_fric_point *kept = kept_at(m, d, lam);
   for (int e = 0; e < m->nfric; e++) {
-    int blk[2], nb = element_bodies(m, e, blk);
+    int blk[2], nb = element_bodies(m, d, e, blk);
     if (!local && !friction_columns_rank(m, d, e, lam, kept ? &kept[e] : NULL, blk, nb, alpha, c2, hh4, A))
       continue;
     if (!friction_columns_local(m, d, e, &p, blk, nb, alpha, c2, hh4, A, u))
