@@ -9,7 +9,9 @@
  *   to AP's lambda columns:    J^T - Q^f_l
  *   to the right-hand side:    Q^f_l kappa_a' and, per parameter, Q^f_rho
  * so that the multipliers' columns are no longer the transpose of the
- * constraint rows (AP is factored by its dense LU) and the forward carries
+ * constraint rows (AP is factored by its dense LU, or through A's blocks
+ * with the friction rows' columns of the Schur complement J A^-1 (J^T -
+ * Q^f_l) taking -J A^-1 Q^f_l: sens_linalg.c) and the forward carries
  * kappa' from a step to the next; the adjoint takes the exact transposes,
  * kappa_a's cotangent Q^f_l^T muP going into the transposed acceleration
  * problem of the step before.  The derivatives are the element's local
@@ -28,7 +30,9 @@ int sens_friction_alloc(sens *s)
   s->fric_e = calloc((size_t)s->n1 + 1, sizeof(double));
   s->fric_d = calloc((size_t)s->nq + 1, sizeof(double));
   s->fric_dp = calloc((size_t)s->m->nfric, sizeof(lw_fric_dp));
-  return s->fric_L && s->fric_l && s->fric_e && s->fric_d && s->fric_dp ? 0 : -1;
+  s->fric_Z = calloc((size_t)s->nq * s->nc + 1, sizeof(double));
+  s->fric_t = calloc((size_t)s->nc + 1, sizeof(double));
+  return s->fric_L && s->fric_l && s->fric_e && s->fric_d && s->fric_dp && s->fric_Z && s->fric_t ? 0 : -1;
 }
 
 void sens_friction_point(sens *s, const double *sa, const double *sb)

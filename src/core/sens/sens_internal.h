@@ -107,6 +107,15 @@ typedef struct sens {
    * kept) and OUT_FINAL (a final term reads it) */
   char *out_used;
   char *y_const; /* rows of Y filled once: point outputs are linear in the state */
+  /* the coordinates q_g a joint coordinate ci reads (its vectors' weights
+   * on them are not zero): cd_q[cd_ptr[ci] .. cd_ptr[ci + 1]) ascending.
+   * Along any other coordinate its value, rate and their derivatives are
+   * exactly 0 (a revolute joint's angle does not read its bodies' origins) */
+  int *cd_ptr, *cd_q;
+  /* the state directions x along which output k's derivative can be
+   * nonzero: od_x[od_ptr[k] .. od_ptr[k + 1]) ascending (Y's other rows for
+   * it stay 0) */
+  int *od_ptr, *od_x;
   /* Y's nonzeros by columns (ynz_p, ynz: x ascending) and the x they reach
    * (yx, nyx ascending), for Y^T g while no used output's Y changes from
    * state to state (y_varies): found again after Y is written (y_dirty) */
@@ -127,6 +136,9 @@ typedef struct sens {
    * parameter derivatives at this step's point (nfric; fric_dp_ok: made
    * for every element by sens_friction_lin since sens_friction_point) */
   double *fric_L, *fric_l, *fric_e, *fric_d;
+  /* with AP solved through the bodies' blocks (ap_struct): fric_Z = A^-1
+   * fric_L (its friction rows' columns), fric_t (nc) scratch */
+  double *fric_Z, *fric_t;
   struct lw_fric_dp *fric_dp;
   int fric_kap, fric_dp_ok;
 } sens;

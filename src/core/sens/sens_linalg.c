@@ -367,15 +367,41 @@ LW_CLONES static int ap_assemble(sens *s)
 #undef CALL
 }
 
-/* AP's blocks inverted, and the LU of SP = J A^-1 J^T (not symmetric: A
- * holds the forces' derivatives) */
+/* joint friction's multiplier columns J^T - L (L = dQ^f/dl, fric_L) in
+ * the Schur complement: SP's column r of a friction row takes -J A^-1 L_r,
+ * Z_r = A^-1 L_r kept (fric_Z) for the solves */
+static void ap_friction_columns(sens *s)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, nc = s->nc;
+  for (int e = 0; e < m->nfric; e++)
+    for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++) {
+      const double *L = s->fric_L + (size_t)r * nq;
+      double *z = s->fric_Z + (size_t)r * nq, *t = s->fric_t, *col = s->SP + (size_t)r * nc;
+      for (int b = 0; b < m->nb; b++)
+        blk_mv(s->Ainv + m->mblk_off[b], m->blk_n[b], L + m->blk_off[b], z + m->blk_off[b], 0);
+      memset(t, 0, sizeof(double) * (size_t)nc);
+      lw_rowmat_mul(m, s->d->jac, z, t);
+      for (int c = 0; c < nc; c++)
+        col[c] -= t[c];
+    }
+}
+
+/* AP's blocks inverted, and the LU of SP = J A^-1 (J^T - L) (not
+ * symmetric: A holds the forces' derivatives, L joint friction's) */
 int sens_ap_factor(sens *s)
 {
-  if (ap_assemble(s) || lw_lu_dense(s->SP, s->nc, s->ipS))
+  if (ap_assemble(s))
     return -1;
-  s->sp_swapped = 0;
+  if (s->m->nfric)
+    ap_friction_columns(s);
+  if (lw_lu_dense(s->SP, s->nc, s->ipS))
+    return -1;
+  int swapped = 0;
   for (int k = 0; k < s->nc; k++)
-    s->sp_swapped |= s->ipS[k] != k;
+    swapped |= s->ipS[k] != k;
+  /* friction's columns fill SP beyond the rows' pairs (tri) */
+  s->sp_swapped = swapped || s->m->nfric;
   sens_lu_recip(s->SP, s->nc, s->SPd);
   return 0;
 }
@@ -395,7 +421,8 @@ static void a_solve_t(const sens *s, double *x)
 
 /* AP^T [x; y] = [f; g] for one side b (n1), in place (the adjoint's
  * position problem; the forward sensitivities' sides go by rows,
- * ap_solve_rows):  y = SP^-T (J A^-T f - g),  x = A^-T (f - J^T y) */
+ * ap_solve_rows):  y = SP^-T ((J - L^T) A^-T f - g),  x = A^-T (f - J^T y)
+ * (L: joint friction's dQ^f/dl, AP = [A J^T - L; J 0]) */
 void sens_ap_solve_t(sens *s, double *b)
 {
   if (!s->ap_struct) {
@@ -409,6 +436,9 @@ void sens_ap_solve_t(sens *s, double *b)
   for (int r = 0; r < s->nc; r++)
     g[r] = -g[r];
   lw_rowmat_mul(m, s->d->jac, f, g);
+  for (int e = 0; e < m->nfric; e++) /* (J - L^T) A^-T f - g */
+    for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++)
+      g[r] -= dotn(nq, s->fric_L + (size_t)r * nq, f);
   lu_solve_rows(s->SP, s->nc, s->ipS, s->SPd, 1, g, 1);
   /* f holds A^-T f: A^-T (f - J^T y) = A^-T f - A^-T J^T y */
   memset(t, 0, sizeof(double) * (size_t)nq);
@@ -746,12 +776,31 @@ static void schur_solve_rows(sens *s, const double *Binv, const double *W, int l
   rowmat_t_rows(s->m, W, -1.0, G, X, p); /* B^-1 f - W y */
 }
 
+/* joint friction's part of AP's solve through its blocks (AP = [A J^T -
+ * L; J 0]): x = A^-1 f - W y + Z y over the friction rows (Z = A^-1 L),
+ * for p sides by rows */
+static void ap_friction_rows(const sens *s, const double *Y, double *X, int p)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq;
+  for (int e = 0; e < m->nfric; e++)
+    for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++) {
+      const double *z = s->fric_Z + (size_t)r * nq, *y = Y + (size_t)r * p;
+      for (int i = 0; i < nq; i++)
+        if (z[i] != 0.0)
+          for (int c = 0; c < p; c++)
+            X[(size_t)i * p + c] += z[i] * y[c];
+    }
+}
+
 /* AP [x; y] = [f; g] for the p columns of B (n1 x p) by rows: x into X,
  * y in place of g */
 void sens_ap_solve_rows(sens *s, double *B, double *X, int p)
 {
   if (s->ap_struct) {
     schur_solve_rows(s, s->Ainv, s->WP, 1, B, X, p);
+    if (s->m->nfric)
+      ap_friction_rows(s, B + (size_t)s->nq * p, X, p);
   } else {
     kkt_solve_rows(s, s->AP, s->sP, s->ipP, s->dP, B, p);
     memcpy(X, B, sizeof(double) * (size_t)s->nq * p);

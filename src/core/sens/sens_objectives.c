@@ -3,41 +3,18 @@
  * (YT, gth), and the integrals' trapezoidal weights. */
 #include "sens_internal.h"
 #include "dyn/lw_init.h"
+#include "dyn/lw_rows.h"
 #include "lin/lw_jvp.h"
 
 #include <stdlib.h>
 
-/* whether joint coordinate ci is a function of body b's coordinates */
-static int coord_on_body(const lw_model *m, int ci, int b)
+/* coordinate c's gradient g (its blocks' layout) at global coordinate gq */
+static double coord_grad_at(const lw_model *m, const lw_coord *c, const double *g, int gq)
 {
-  const lw_coord *c = &m->coords[ci];
-  for (int k = 0; k < c->nblk; k++)
-    if (c->blk[k] == b)
-      return 1;
-  return 0;
-}
-
-/* whether output k's derivative along state direction x (of [q qd qdd
- * lambda]) can be nonzero.  A joint coordinate reads q, a joint rate and a
- * controller's force q and qd, each of its coordinates' bodies alone: along
- * any other direction their derivative is exactly 0 and not evaluated.
- * Every other output is evaluated along every direction. */
-static int output_moves_along(const lw_model *m, int k, int x)
-{
-  const lw_output *op = &m->outputs[k];
-  int nq = m->nq;
-  if (op->type != LW_OUT_JOINT_COORDINATE && op->type != LW_OUT_JOINT_VELOCITY && op->type != LW_OUT_CONTROL)
-    return 1;
-  if (x >= (op->type == LW_OUT_JOINT_COORDINATE ? 1 : 2) * nq)
-    return 0;
-  int b = lw_body_of(m, x % nq);
-  if (op->type != LW_OUT_CONTROL)
-    return coord_on_body(m, op->coord, b);
-  const lw_force *f = &m->forces[op->force];
-  for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
-    if (coord_on_body(m, m->fbs[i].coord, b))
-      return 1;
-  return 0;
+  for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+    if (lw_loc_global(m, c->blk, l, 0) == gq)
+      return g[l];
+  return 0.0;
 }
 
 /* whether parameter tangent tg can move output k at a fixed state: a
@@ -68,8 +45,10 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
   memcpy(d->qdd, ST_QDD(s, st), sizeof(double) * (size_t)s->nq);
   memcpy(d->lambda, ST_L(s, st), sizeof(double) * (size_t)s->nc);
   memcpy(d->coord_prev, ST_C(s, st), sizeof(double) * (size_t)s->ncoords);
-  memcpy(d->fbz, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
-  memcpy(d->fbc, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+  if (s->nz) { /* controllers' integrals */
+    memcpy(d->fbz, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+    memcpy(d->fbc, ST_Z(s, st), sizeof(double) * (size_t)s->nz);
+  }
   d->fb_beta = 0.0;
   d->t = ST_T(st);
   lw_outputs_some(m, d, s->yrow, s->out_used);
@@ -78,6 +57,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
   int nq = s->nq, nx = s->nxs, nc = s->ncols;
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {ST_L(s, st), NULL, NULL},
                      ST_T(st)};
+  int e_zero = 0; /* s->e cleared for the unit directions, set one entry at a time */
   for (int k = 0; k < m->nout; k++) {
     if (!(s->out_used[k] & OUT_EVERY) && !(final && s->out_used[k] & OUT_FINAL))
       continue;
@@ -88,13 +68,23 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
       s->y_dirty = 1;
     if (!linear)
       s->y_varies = 1;
-    for (int x = 0; x < nx && !s->y_const[k]; x++) {
-      if (!output_moves_along(m, k, x)) {
-        for (int i = 0; i < w; i++)
-          s->Y[(size_t)x * nc + c0 + i] = 0.0;
+    if (!s->y_const[k] && !e_zero) {
+      memset(s->e, 0, sizeof(double) * (size_t)nx);
+      e_zero = 1;
+    }
+    /* a joint rate's gradient along qd: its coordinate's along q */
+    const lw_coord *rc = ty == LW_OUT_JOINT_VELOCITY ? &m->coords[m->outputs[k].coord] : NULL;
+    double rg[2 * LW_MAXQB];
+    if (rc && !s->y_const[k])
+      lw_coord_eval(m, rc, pt.q, rg);
+    /* along its directions alone (sens_setup.c): its other rows of Y stay 0 */
+    for (int n = s->od_ptr[k]; n < s->od_ptr[k + 1] && !s->y_const[k]; n++) {
+      int x = s->od_x[n];
+      if (rc && x >= nq) {
+        s->Y[(size_t)x * nc + c0] = coord_grad_at(m, rc, rg, x - nq);
         continue;
       }
-      unit_vector(s->e, nx, x);
+      s->e[x] = 1.0;
       lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, NULL, -1};
       if (x < nq)
         dir.dq = s->e;
@@ -108,6 +98,7 @@ void sens_outputs_at(sens *s, const double *st, int lin, int final)
         dir.body = lw_body_of(m, x % nq);
       /* a state direction lives in one body: outputs elsewhere are skipped */
       lw_output_jvp(m, d, NULL, k, &pt, &dir, s->dy);
+      s->e[x] = 0.0;
       for (int i = 0; i < w; i++)
         s->Y[(size_t)x * nc + c0 + i] = s->dy[i];
     }

@@ -2,6 +2,7 @@
  * constants for a model, its arrays, the buckets of the time functions'
  * coefficients. */
 #include "sens_internal.h"
+#include "compile/lw_vexpr.h"
 #include "kind/lw_kind.h"
 #include "lin/lw_friction_jvp.h"
 
@@ -14,10 +15,10 @@ void sens_free(sens *s)
                   s->Cb.blk, s->Cb.off, s->Kb.blk, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
-                  s->ynz_p, s->ynz, s->yx,
+                  s->ynz_p, s->ynz, s->yx, s->cd_ptr, s->cd_q, s->od_ptr, s->od_x,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
-                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp};
+                  s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp, s->fric_Z, s->fric_t};
   for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
     free(arrs[i]);
   sens_tri_free(&s->tri);
@@ -37,6 +38,107 @@ static int friction_couples(const lw_model *m)
         if (f->blk[b] != blk[k])
           return 1;
   }
+  return 0;
+}
+
+/* whether joint coordinate c reads coordinate q_g: one of its vectors
+ * moves along the unit vector e_g (e: nq zeros, left so) */
+static int coord_reads(const lw_model *m, const lw_coord *c, int g, double *e)
+{
+  const lw_vexpr *v[4] = {&c->a, &c->b, &c->c, &c->d};
+  int reads = 0;
+  e[g] = 1.0;
+  for (int k = 0; k < lw_row_kind_of(c->kind)->nvec && !reads; k++) {
+    double y[3] = {0.0, 0.0, 0.0};
+    lw_vexpr_eval_lin(m, v[k], e, y);
+    reads = y[0] != 0.0 || y[1] != 0.0 || y[2] != 0.0;
+  }
+  e[g] = 0.0;
+  return reads;
+}
+
+/* the coordinates each joint coordinate reads (cd_ptr, cd_q), ascending */
+static int coord_reads_init(sens *s, double *e)
+{
+  const lw_model *m = s->m;
+  s->cd_ptr = calloc((size_t)m->ncoords + 1, sizeof(int));
+  s->cd_q = calloc((size_t)m->ncoords * m->wrow + 1, sizeof(int));
+  if (!s->cd_ptr || !s->cd_q)
+    return -1;
+  int n = 0;
+  for (int ci = 0; ci < m->ncoords; ci++) {
+    const lw_coord *c = &m->coords[ci];
+    int n0 = n;
+    for (int k = 0; k < c->nblk; k++)
+      for (int l = 0; l < m->blk_n[c->blk[k]]; l++) {
+        int g = m->blk_off[c->blk[k]] + l, i = n;
+        if (!coord_reads(m, c, g, e))
+          continue;
+        for (; i > n0 && s->cd_q[i - 1] > g; i--) /* insertion: the blocks may come in any order */
+          s->cd_q[i] = s->cd_q[i - 1];
+        s->cd_q[i] = g;
+        n++;
+      }
+    s->cd_ptr[ci + 1] = n;
+  }
+  return 0;
+}
+
+/* mark[g] = 1 for the coordinates that output k's joint coordinates read
+ * (a joint coordinate or rate: its own; a controller's force: its measured
+ * ones); returns 0 for an output read along every state direction */
+static int output_reads(const sens *s, int k, char *mark)
+{
+  const lw_model *m = s->m;
+  const lw_output *op = &m->outputs[k];
+  int c[64], nc = 0;
+  if (op->type == LW_OUT_JOINT_COORDINATE || op->type == LW_OUT_JOINT_VELOCITY) {
+    c[nc++] = op->coord;
+  } else if (op->type == LW_OUT_CONTROL) {
+    const lw_force *f = &m->forces[op->force];
+    if (f->nfb > 64)
+      return 0;
+    for (int i = f->fb0; i < f->fb0 + f->nfb; i++)
+      c[nc++] = m->fbs[i].coord;
+  } else {
+    return 0;
+  }
+  for (int n = 0; n < nc; n++)
+    for (int i = s->cd_ptr[c[n]]; i < s->cd_ptr[c[n] + 1]; i++)
+      mark[s->cd_q[i]] = 1;
+  return 1;
+}
+
+/* the state directions of each output (od_ptr, od_x): a joint coordinate
+ * along the coordinates it reads, its rate and a controller's force along
+ * those and their rates, any other output along every x of [q qd qdd
+ * lambda] */
+static int output_dirs_init(sens *s)
+{
+  const lw_model *m = s->m;
+  int nq = s->nq, nx = s->nxs;
+  char *mark = calloc((size_t)nq + 1, 1);
+  s->od_ptr = calloc((size_t)m->nout + 1, sizeof(int));
+  s->od_x = calloc((size_t)m->nout * nx + 1, sizeof(int));
+  if (!mark || !s->od_ptr || !s->od_x) {
+    free(mark);
+    return -1;
+  }
+  int n = 0;
+  for (int k = 0; k < m->nout; k++) {
+    if (!output_reads(s, k, mark)) {
+      for (int x = 0; x < nx; x++)
+        s->od_x[n++] = x;
+    } else {
+      int rate = m->outputs[k].type != LW_OUT_JOINT_COORDINATE;
+      for (int x = 0; x < (rate ? 2 : 1) * nq; x++)
+        if (mark[x % nq])
+          s->od_x[n++] = x;
+      memset(mark, 0, (size_t)nq);
+    }
+    s->od_ptr[k + 1] = n;
+  }
+  free(mark);
   return 0;
 }
 
@@ -169,6 +271,8 @@ int sens_alloc(sens *s)
   s->ynz = calloc((size_t)s->ncols * nx + 1, sizeof(int));
   s->yx = calloc((size_t)nx + 1, sizeof(int));
   s->y_dirty = 1;
+  if (!s->e || coord_reads_init(s, s->e) || output_dirs_init(s))
+    return -1;
   s->Y = calloc((size_t)s->ncols * nx + 1, sizeof(double));
   s->YT = calloc((size_t)s->ncols * p + 1, sizeof(double));
   s->yrow = calloc((size_t)s->ncols + 1, sizeof(double));
@@ -228,9 +332,11 @@ void sens_sizes_init(sens *s, const lw_model *m, lw_tangent **tg, int p, lw_erro
   s->sM = m->mass_scale > 0 ? m->mass_scale : 1.0;
   s->sP = s->c4 * s->sM;
   /* joint friction makes AP's multiplier columns J^T - dQ^f/dl: not the
-   * transpose of its constraint rows, so the dense LU (docs/friction.md
-   * sec. 8.5) */
-  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled && !m->nfric;
+   * transpose of its constraint rows (docs/friction.md sec. 8.5), which
+   * the Schur complement's friction columns take (sens_linalg.c) while A
+   * stays block-diagonal; friction that couples two bodies in A: the
+   * dense LU */
+  s->ap_struct = m->dense && m->minv_cond <= 1e6 && !m->lin_coupled && !friction_couples(m);
   /* no force depends on the velocities: springs without damping, forces
    * and torques of time alone (C = -dQ/dv is zero) */
   s->undamped = 1;

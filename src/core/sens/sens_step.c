@@ -10,6 +10,15 @@
 
 #include <stdlib.h>
 
+/* y (nq) at coordinate c's blocks = its gradient at q */
+static void coord_grad_scatter(const lw_model *m, const lw_coord *c, const double *q, double *y)
+{
+  double g[2 * LW_MAXQB];
+  lw_coord_eval(m, c, q, g);
+  for (int l = 0; l < lw_loc_width(m, c->nblk, c->blk, 0); l++)
+    y[lw_loc_global(m, c->blk, l, 0)] = g[l];
+}
+
 /* the controllers' errors e_i at state st: gradients eq, eqd (nz x nq) and
  * parameter partials pe (nz x p) */
 static void controller_error_grads(sens *s, const double *st, double *eq, double *eqd, double *pe)
@@ -19,19 +28,22 @@ static void controller_error_grads(sens *s, const double *st, double *eq, double
   lw_lin_point pt = {ST_Q(s, st), ST_QD(s, st), ST_QD(s, st), ST_QDD(s, st), {NULL, NULL, NULL}, ST_T(st)};
   memset(eq, 0, sizeof(double) * (size_t)s->nz * nq);
   memset(eqd, 0, sizeof(double) * (size_t)s->nz * nq);
+  memset(s->e, 0, sizeof(double) * (size_t)nq); /* the unit directions, one entry set at a time */
   for (int i = 0; i < s->nz; i++) {
     const lw_fb *b = &m->fbs[i];
-    const lw_coord *c = &m->coords[b->coord];
     double de;
-    for (int pass = 0; pass < (b->rate ? 2 : 1); pass++)
-      for (int k = 0; k < c->nblk; k++)
-        for (int l = 0; l < m->blk_n[c->blk[k]]; l++) {
-          int g = m->blk_off[c->blk[k]] + l;
-          unit_vector(s->e, nq, g);
-          lw_lin_dir dir = {pass ? NULL : s->e, NULL, pass ? s->e : NULL, NULL, NULL, NULL, c->blk[k]};
-          lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
-          (pass ? eqd : eq)[(size_t)i * nq + g] = de;
-        }
+    /* along the coordinates that its coordinate reads (sens_setup.c): along
+     * the others the gradients are exactly 0 */
+    for (int n = s->cd_ptr[b->coord]; n < s->cd_ptr[b->coord + 1]; n++) {
+      int g = s->cd_q[n];
+      s->e[g] = 1.0;
+      lw_lin_dir dir = {s->e, NULL, NULL, NULL, NULL, NULL, lw_body_of(m, g)};
+      lw_fb_error_jvp(m, s->d, NULL, i, &pt, &dir, &de);
+      s->e[g] = 0.0;
+      eq[(size_t)i * nq + g] = de;
+    }
+    if (b->rate) /* a rate's gradient along qd: its coordinate's along q */
+      coord_grad_scatter(m, &m->coords[b->coord], pt.q, eqd + (size_t)i * nq);
     for (int j = 0; j < s->p; j++) {
       const lw_tangent *tg = s->tg[j];
       de = 0.0;
