@@ -112,6 +112,11 @@ typedef struct sens {
    * Along any other coordinate its value, rate and their derivatives are
    * exactly 0 (a revolute joint's angle does not read its bodies' origins) */
   int *cd_ptr, *cd_q;
+  /* the coordinates along which force n's Q can change (the step's
+   * lw_lin_blocks_dirs): fd_q[fd_ptr[n] .. fd_ptr[n + 1]); a controller's
+   * are those its actuated and measured coordinates read, any other
+   * force's every coordinate of its blocks */
+  int *fd_ptr, *fd_q;
   /* the state directions x along which output k's derivative can be
    * nonzero: od_x[od_ptr[k] .. od_ptr[k + 1]) ascending (Y's other rows for
    * it stay 0) */

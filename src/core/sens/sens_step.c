@@ -234,7 +234,7 @@ static int step_matrices(sens *s, const lw_lin_point *pt)
   memset(s->RA, 0, sizeof(double) * nr);
   memset(s->RAd, 0, sizeof(double) * nr);
   const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
-  lw_lin_blocks(m, s->d, pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
+  lw_lin_blocks_dirs(m, s->d, pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb, s->fd_ptr, s->fd_q);
   if (m->nfric)
     sens_friction_lin(s, pt);
   /* K = A - c4 M kept apart: the carries apply it to the predictor
