@@ -117,6 +117,10 @@ typedef struct sens {
    * are those its actuated and measured coordinates read, any other
    * force's every coordinate of its blocks */
   int *fd_ptr, *fd_q;
+  /* the pairs of distinct bodies (bi, bj) whose part of the lw_bmat's off
+   * can be written (a row's, a force's or a friction element's two
+   * bodies): opair[2 k], opair[2 k + 1], k < nopair; the rest stays 0 */
+  int *opair, nopair;
   /* the state directions x along which output k's derivative can be
    * nonzero: od_x[od_ptr[k] .. od_ptr[k + 1]) ascending (Y's other rows for
    * it stay 0) */

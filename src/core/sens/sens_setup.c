@@ -15,7 +15,7 @@ void sens_free(sens *s)
                   s->Cb.blk, s->Cb.off, s->Kb.blk, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
-                  s->ynz_p, s->ynz, s->yx, s->cd_ptr, s->cd_q, s->fd_ptr, s->fd_q, s->od_ptr, s->od_x,
+                  s->ynz_p, s->ynz, s->yx, s->cd_ptr, s->cd_q, s->fd_ptr, s->fd_q, s->opair, s->od_ptr, s->od_x,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
                   s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp, s->fric_Z, s->fric_t};
@@ -243,6 +243,58 @@ static int coef_buckets_init(sens *s)
   return 0;
 }
 
+/* every pair of the bodies blk[0 .. n) marked in pm (nb x nb) */
+static void mark_pairs(char *pm, int nb, const int *blk, int n)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (blk[i] >= 0 && blk[j] >= 0 && blk[i] != blk[j])
+        pm[(size_t)blk[i] * nb + blk[j]] = 1;
+}
+
+/* the pairs of bodies whose off-diagonal blocks the step's linearization
+ * writes (opair): those of the rows, the forces and the friction elements */
+static int off_pairs_init(sens *s)
+{
+  const lw_model *m = s->m;
+  int nb = m->nb;
+  char *pm = calloc((size_t)nb * nb + 1, 1);
+  if (!pm)
+    return -1;
+  for (int r = 0; r < m->nc; r++)
+    mark_pairs(pm, nb, m->rows[r].blk, m->rows[r].nblk);
+  for (int n = 0; n < m->nforces; n++) {
+    const int *blk;
+    int nblk = lw_force_kind_of(m->forces[n].type)->blocks(m, &m->forces[n], &blk);
+    mark_pairs(pm, nb, blk, nblk);
+  }
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    int blk[LW_MAXCBLK + 2], n = lw_joint_friction_bodies(m, e, blk);
+    for (int b = 0; b < f->nblk && n < LW_MAXCBLK + 2; b++)
+      blk[n++] = f->blk[b];
+    mark_pairs(pm, nb, blk, n);
+  }
+  s->nopair = 0;
+  for (size_t k = 0; k < (size_t)nb * nb; k++)
+    s->nopair += pm[k];
+  s->opair = calloc(2 * (size_t)s->nopair + 1, sizeof(int));
+  if (!s->opair) {
+    free(pm);
+    return -1;
+  }
+  int n = 0;
+  for (int j = 0; j < nb; j++)
+    for (int i = 0; i < nb; i++)
+      if (pm[(size_t)i * nb + j]) {
+        s->opair[2 * n] = i;
+        s->opair[2 * n + 1] = j;
+        n++;
+      }
+  free(pm);
+  return 0;
+}
+
 int sens_alloc(sens *s)
 {
   int nq = s->nq, n1 = s->n1, p = s->p > 0 ? s->p : 1, nx = s->nx;
@@ -258,6 +310,8 @@ int sens_alloc(sens *s)
     bm[k]->off = coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
     bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !coupled);
   }
+  if (coupled && off_pairs_init(s))
+    return -1;
   s->Kb.blk = calloc(nbb, sizeof(double));
   s->Kb.off = s->Ab.off;
   bm_ok = bm_ok && s->Kb.blk;
