@@ -284,6 +284,7 @@ int sens_tri_init(tri_lists *t, const lw_model *m);
 void sens_blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
                       const double *X, double *Y, int p);
 /* Y += alpha (B - cm M) X for a matrix of blocks B, p columns by rows */
+void sens_bmat_mul_t(const sens *s, const lw_bmat *B, double alpha, const double *x, double *y);
 void sens_bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y,
                     int p);
 /* Y += alpha R X (neg: Y = alpha R X - Y), R by rows like d->jac */
