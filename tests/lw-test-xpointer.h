@@ -85,3 +85,24 @@ static inline void xbutton(xpointer *xp, gboolean press)
   xp->flush(xp->dpy);
   lwt_spin(0.1);
 }
+
+/* the display's pointer, opened once per process: NULL when the display
+ * has no XTest or LW_TEST_POINTER=signals asks for the tests' signal path
+ * (fallback names that path in the test's log) */
+static inline xpointer *xpointer_shared(const char *fallback)
+{
+  static xpointer xp;
+  static xpointer *opened;
+  static gboolean tried;
+  if (tried)
+    return opened;
+  tried = TRUE;
+  if (!g_strcmp0(g_getenv("LW_TEST_POINTER"), "signals"))
+    return NULL;
+  if (xpointer_open(&xp))
+    opened = &xp;
+  else
+    xpointer_close(&xp);
+  g_test_message("pointer: %s", opened ? "X events (XTest)" : fallback);
+  return opened;
+}

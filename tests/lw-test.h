@@ -126,4 +126,23 @@ static inline gboolean lwt_wait_until(gboolean (*cond)(gpointer), gpointer data,
   return TRUE;
 }
 
+/* how long a GUI test waits for a state before it fails: generous, since
+ * under AddressSanitizer and on a loaded machine everything is several
+ * times slower (a wait for a state ends as soon as the state holds) */
+#define LWT_WAIT 60.0
+
+/* the main loop run until cond(data) holds; the test fails, naming the
+ * condition, its argument and where it was waited for, when timeout_s
+ * passes first */
+#define lwt_await(cond, data, timeout_s) lwt_await_at((cond), (data), (timeout_s), #cond "(" #data ")", __FILE__, __LINE__, G_STRFUNC)
+
+static inline void lwt_await_at(gboolean (*cond)(gpointer), gpointer data, double timeout_s, const char *what,
+                                const char *file, int line, const char *func)
+{
+  if (lwt_wait_until(cond, data, timeout_s))
+    return;
+  g_autofree char *msg = g_strdup_printf("waited %g s in vain for %s", timeout_s, what);
+  g_assertion_message(G_LOG_DOMAIN, file, line, func, msg);
+}
+
 #endif

@@ -18,18 +18,6 @@
 
 static LwApplication *app;
 
-static gboolean runner_paused(gpointer w)
-{
-  return lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w))) == LW_RUNNER_PAUSED;
-}
-
-static void act(LwWindow *w, const char *name) { g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL); }
-
-static void set_state(LwWindow *w, const char *name, gboolean v)
-{
-  g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(v));
-}
-
 /* the double pendulum in the tolerance mode: rows every 10 ms to 2 s */
 static char *write_model(const char *dir)
 {
@@ -52,10 +40,7 @@ static LwWindow *open_window(const char *model)
   LwWindow *w = lw_window_new(app);
   g_autoptr(GFile) f = g_file_new_for_path(model);
   g_assert_true(lw_window_open_file(w, f));
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(lwt_is_mapped, w, 10));
-  lwt_spin(0.2);
-  return w;
+  return lwt_present(w);
 }
 
 /* the last CSV row of `linkwright-cli simulate MODEL --mode tolerance`: the
@@ -91,10 +76,9 @@ static void test_run_matches_cli(void)
   LwWindow *w = open_window(model);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_true(lw_sim_runner_get_tolerance_mode(r));
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 120));
-  lwt_spin(0.3);
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, 2 * LWT_WAIT);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   guint n = lw_sim_runner_get_n_frames(r);
   g_assert_cmpuint(n, ==, 201); /* t = 0, 0.01, ..., 2: the output interval, not the steps */
@@ -157,12 +141,12 @@ static void test_pause_step_reset(void)
   g_autofree char *model = write_model(dir);
   LwWindow *w = open_window(model);
   LwSimRunner *r = lw_window_get_runner(w);
-  set_state(w, "real-time", TRUE);
-  act(w, "run");
-  lwt_spin(0.4);
+  lwt_set_state(w, "real-time", TRUE);
+  lwt_act(w, "run");
+  lwt_await(lwt_runner_running, w, LWT_WAIT);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
-  act(w, "pause");
-  g_assert_true(lwt_wait_until(runner_paused, w, 10.0));
+  lwt_act(w, "pause");
+  lwt_await(lwt_runner_paused, w, LWT_WAIT);
   g_assert_nonnull(strstr(lw_window_get_status_text(w), "tolerance mode"));
   lwt_spin(0.1);
   guint n = lw_sim_runner_get_n_frames(r);
@@ -171,21 +155,21 @@ static void test_pause_step_reset(void)
   g_assert_true(lw_sim_runner_get_frame(r, n - 1, &t0, NULL, NULL));
   g_assert_cmpfloat(t0, >, 0.0);
   g_assert_cmpfloat(t0, <, 2.0);
-  act(w, "step");
-  g_assert_true(lwt_wait_until(one_more_frame, r, 10.0));
-  g_assert_true(lwt_wait_until(runner_paused, w, 10.0));
+  lwt_act(w, "step");
+  lwt_await(one_more_frame, r, LWT_WAIT);
+  lwt_await(lwt_runner_paused, w, LWT_WAIT);
   lwt_spin(0.2);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, n + 1);
   g_assert_true(lw_sim_runner_get_frame(r, n, &t1, NULL, NULL));
   g_test_message("paused at %.3f s, one step to %.3f s", t0, t1);
   g_assert_cmpfloat(fabs(t1 - t0 - 0.01), <, 1e-9);
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 120));
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_runner_idle, w, 120);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, 201);
-  act(w, "reset");
-  g_assert_true(lwt_wait_until(one_frame, r, 10.0));
+  lwt_act(w, "reset");
+  lwt_await(one_frame, r, LWT_WAIT);
   g_assert_cmpfloat(lw_window_get_shown_time(w), ==, 0.0);
   gtk_window_destroy(GTK_WINDOW(w));
   g_unlink(model);

@@ -7,6 +7,7 @@
  * progress, convergence plot, comparison, apply, undo, cancel, errors), and
  * an accelerator for every action, listed in the shortcuts window. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -23,56 +24,11 @@
 
 static LwApplication *app;
 
-
-/* let a freshly opened model's first layout and drawing finish (a model
- * with hundreds of parameters lays out hundreds of rows once) */
-static void settle(double timeout_s)
-{
-  gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
-  int quiet = 0;
-  while (quiet < 20 && g_get_monotonic_time() < end) {
-    gint64 t = g_get_monotonic_time();
-    g_main_context_iteration(NULL, FALSE);
-    quiet = g_get_monotonic_time() - t < 20000 ? quiet + 1 : 0;
-    g_usleep(2000);
-  }
-}
-
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = lw_sim_runner_get_state(r);
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
-static gboolean runner_paused(gpointer w)
-{
-  return lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w))) == LW_RUNNER_PAUSED;
-}
-
 static LwWindow *new_window(void)
 {
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.2);
-  return w;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
-}
-
-static void set_state(LwWindow *w, const char *name, gboolean v)
-{
-  g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(v));
+  return lwt_present(w);
 }
 
 /* started without a file: the five-bar, assembled, in the view */
@@ -91,15 +47,20 @@ static void test_startup(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* the frame on screen is past the start (a run or a replay under way) */
+static gboolean time_moved(gpointer w)
+{
+  return lw_window_get_shown_time(LW_WINDOW(w)) > 0.1;
+}
+
 /* a run flat out: every frame reaches the plot, the scale spans the run, the
  * last frame is on screen and the inspector shows the solver's final values */
 static void test_run(void)
 {
   LwWindow *w = new_window();
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
-  lwt_spin(0.3);
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, LWT_WAIT);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   guint n = lw_sim_runner_get_n_frames(r);
@@ -124,19 +85,19 @@ static void test_run(void)
   lw_model_free(m);
 
   /* add a series against another output, then clear */
-  act(w, "clear-plot");
+  lwt_act(w, "clear-plot");
   g_assert_cmpuint(lw_plot_get_n_series(plot), ==, 0);
-  act(w, "add-series");
+  lwt_act(w, "add-series");
   g_assert_cmpuint(lw_plot_get_n_series(plot), ==, 1);
   g_assert_cmpuint(lw_plot_series_get_n_points(plot, 0), ==, n);
 
   /* replay from the start, at 1x: time moves forward, not to the end at once */
-  act(w, "play");
-  lwt_spin(0.5);
+  lwt_act(w, "play");
+  lwt_await(time_moved, w, LWT_WAIT);
   double t = lw_window_get_shown_time(w);
   g_assert_cmpfloat(t, >, 0.1);
   g_assert_cmpfloat(t, <, 2.5);
-  act(w, "play"); /* stop */
+  lwt_act(w, "play"); /* stop */
   /* scrub: the time scale shows the frame at that time */
   GtkAdjustment *adj = lw_window_get_time_adjustment(w);
   g_assert_cmpfloat(fabs(gtk_adjustment_get_upper(adj) - 5.0), <, 1e-9);
@@ -165,31 +126,31 @@ static gboolean frames_reached(gpointer p)
 static void test_pause_step_reset(void)
 {
   LwWindow *w = new_window();
-  set_state(w, "real-time", TRUE);
-  act(w, "run");
-  lwt_spin(0.4);
+  lwt_set_state(w, "real-time", TRUE);
+  lwt_act(w, "run");
+  lwt_await(time_moved, w, LWT_WAIT);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
   double t_live = lw_window_get_shown_time(w);
   g_assert_cmpfloat(t_live, >, 0.05);
   gint64 t0 = g_get_monotonic_time();
-  act(w, "pause");
-  g_assert_true(lwt_wait_until(runner_paused, w, 10.0));
+  lwt_act(w, "pause");
+  lwt_await(lwt_runner_paused, w, LWT_WAIT);
   g_test_message("pause answered in %.2f ms", (g_get_monotonic_time() - t0) * 1e-3);
   /* paused: no frame comes after the pause */
   lwt_spin(0.1);
   guint n = lw_sim_runner_get_n_frames(r);
   lwt_spin(0.3);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, n);
-  act(w, "step");
+  lwt_act(w, "step");
   frames_wait f = {r, n + 1};
-  g_assert_true(lwt_wait_until(frames_reached, &f, 10.0));
-  g_assert_true(lwt_wait_until(runner_paused, w, 10.0));
+  lwt_await(frames_reached, &f, LWT_WAIT);
+  lwt_await(lwt_runner_paused, w, LWT_WAIT);
   lwt_spin(0.2);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, n + 1);
-  act(w, "reset");
+  lwt_act(w, "reset");
   f.want = 1;
-  g_assert_true(lwt_wait_until(frames_reached, &f, 10.0));
+  lwt_await(frames_reached, &f, LWT_WAIT);
   g_assert_cmpfloat(lw_window_get_shown_time(w), ==, 0.0);
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -242,14 +203,20 @@ static void test_bad_files(void)
   g_assert_nonnull(strstr(lw_window_get_message(w), "missing.json"));
   g_assert_true(lw_window_get_desc(w) == before);
   /* the kept model still runs */
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_runner_idle, w, LWT_WAIT);
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   g_unlink(bad_path);
   g_unlink(junk_path);
   g_rmdir(dir);
   gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* a replay has gone back from the run's last frame */
+static gboolean replay_started(gpointer w)
+{
+  return lw_window_get_shown_time(LW_WINDOW(w)) < lw_sim_runner_get_time(lw_window_get_runner(LW_WINDOW(w)));
 }
 
 /* a solver failure mid-run: where and when, and the frames so far kept */
@@ -265,10 +232,9 @@ static void test_solver_failure(void)
   LwWindow *w = new_window();
   g_autoptr(GFile) f = g_file_new_for_path(path);
   g_assert_true(lw_window_open_file(w, f));
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
-  lwt_spin(0.1);
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, LWT_WAIT);
   LwSimRunner *r = lw_window_get_runner(w);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FAILED);
   const char *msg = lw_window_get_message(w);
@@ -283,17 +249,12 @@ static void test_solver_failure(void)
   g_assert_cmpfloat(lw_window_get_shown_time(w), >, 0.1);
   /* the model is still the one opened, and replay works */
   g_assert_nonnull(lw_window_get_desc(w));
-  act(w, "play");
-  lwt_spin(0.2);
+  lwt_act(w, "play");
+  lwt_await(replay_started, w, LWT_WAIT);
   g_assert_cmpfloat(lw_window_get_shown_time(w), <, lw_sim_runner_get_time(r));
   gtk_window_destroy(GTK_WINDOW(w));
   g_unlink(path);
   g_rmdir(dir);
-}
-
-static gboolean sens_idle(gpointer p)
-{
-  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
 }
 
 /* the sensitivity panel computes what the library computes */
@@ -302,9 +263,9 @@ static void test_sensitivity(void)
   LwWindow *w = new_window();
   LwSensPanel *panel = LW_SENS_PANEL(lw_window_get_sens_panel(w));
   lw_sens_panel_select(panel, "psi1", LW_SENS_ADJOINT);
-  act(w, "run-sensitivity");
+  lwt_act(w, "run-sensitivity");
   g_assert_true(lw_sens_panel_is_busy(panel));
-  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
+  lwt_await(lwt_sens_idle, panel, 120);
   const lw_sens_result *r = lw_sens_panel_get_result(panel);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -326,7 +287,7 @@ static void test_sensitivity(void)
   /* forward keeps the sensitivities over time */
   lw_sens_panel_select(panel, "psi2", LW_SENS_FORWARD);
   lw_sens_panel_run(panel);
-  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
+  lwt_await(lwt_sens_idle, panel, 120);
   r = lw_sens_panel_get_result(panel);
   g_assert_cmpint(r->status, ==, LW_OK);
   g_assert_nonnull(r->table);
@@ -334,17 +295,12 @@ static void test_sensitivity(void)
   /* cancel */
   lw_sens_panel_run(panel);
   lw_sens_panel_run(panel);
-  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
+  lwt_await(lwt_sens_idle, panel, 120);
   g_assert_nonnull(strstr(lw_sens_panel_get_status(panel), "ancel"));
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
 /* ---- the optimization panel -------------------------------------------------- */
-static gboolean opt_idle(gpointer p)
-{
-  return !lw_opt_panel_is_busy(LW_OPT_PANEL(p));
-}
-
 static gboolean opt_started(gpointer p)
 {
   return lw_opt_panel_get_progress(LW_OPT_PANEL(p), NULL, NULL, NULL, NULL) >= 1;
@@ -389,9 +345,9 @@ static void test_optimize(void)
   g_assert_true(lw_opt_panel_select_problem(panel, "static-springs"));
   g_assert_false(action_enabled(w, "undo"));
   lw_desc *before = lw_desc_copy(lw_window_get_desc(w));
-  act(w, "run-optimization");
+  lwt_act(w, "run-optimization");
   g_assert_true(lw_opt_panel_is_busy(panel));
-  g_assert_true(lwt_wait_until(opt_idle, panel, 240));
+  lwt_await(lwt_opt_idle, panel, 240);
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_nonnull(r);
   g_test_message("%s; f %.6g -> %.6g, %d evaluations, stop: %s", lw_opt_panel_get_status(panel), r->f0, r->f,
@@ -425,8 +381,7 @@ static void test_optimize(void)
   g_assert_cmpfloat(param_value(d, "Ls1"), ==, param_value(before, "Ls1"));
   g_assert_false(lw_window_get_modified(w));
   /* the two designs simulated for the comparison */
-  g_assert_true(lwt_wait_until(opt_compared, panel, 120));
-  lwt_spin(0.3);
+  lwt_await(opt_compared, panel, 120);
   const char *dir = g_getenv("LW_SCREENSHOT_DIR");
   if (dir) {
     gtk_stack_set_visible_child_name(GTK_STACK(gtk_widget_get_parent(GTK_WIDGET(panel))), "optimization");
@@ -435,7 +390,7 @@ static void test_optimize(void)
     GtkAdjustment *va = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
     for (int k = 0; k < 3; k++) {
       gtk_adjustment_set_value(va, k * (gtk_adjustment_get_upper(va) - gtk_adjustment_get_page_size(va)) / 2);
-      lwt_spin(0.5);
+      lwt_settle(2);
       g_autofree char *name = g_strdup_printf("opt-panel-%d.png", k);
       g_autofree char *png = g_build_filename(dir, name, NULL);
       g_assert_true(lw_window_save_screenshot(w, png, NULL));
@@ -461,7 +416,7 @@ static void test_optimize(void)
   g_assert_true(action_enabled(w, "undo"));
   g_assert_nonnull(lw_opt_panel_get_status(panel));
   /* Undo: back to the initial values */
-  act(w, "undo");
+  lwt_act(w, "undo");
   d = lw_window_get_desc(w);
   for (int j = 0; j < 2; j++) {
     const char *name = d->params[idx[j]].name;
@@ -472,17 +427,17 @@ static void test_optimize(void)
   g_assert_false(action_enabled(w, "undo"));
   g_assert_true(action_enabled(w, "redo"));
   /* Redo, and Undo again */
-  act(w, "redo");
+  lwt_act(w, "redo");
   d = lw_window_get_desc(w);
   g_assert_cmpfloat(param_value(d, d->params[idx[0]].name), ==, x[0]);
   g_assert_true(lw_window_get_modified(w));
-  act(w, "undo");
+  lwt_act(w, "undo");
   d = lw_window_get_desc(w);
   g_assert_cmpfloat(param_value(d, d->params[idx[0]].name), ==, param_value(before, d->params[idx[0]].name));
   /* the restored model still runs */
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_runner_idle, w, LWT_WAIT);
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   lw_desc_free(before);
   gtk_window_destroy(GTK_WINDOW(w));
@@ -496,17 +451,17 @@ static void test_optimize_cancel(void)
   g_assert_true(lw_window_open_example(w, "cart-pendulum"));
   LwOptPanel *panel = LW_OPT_PANEL(lw_window_get_opt_panel(w));
   g_assert_true(lw_opt_panel_select_problem(panel, "swing-up-stop"));
-  settle(30);
+  lwt_settle(30);
   lw_desc *before = lw_desc_copy(lw_window_get_desc(w));
   lw_opt_panel_run(panel);
   g_assert_true(lw_opt_panel_is_busy(panel));
   gint64 ts = g_get_monotonic_time();
-  g_assert_true(lwt_wait_until(opt_started, panel, 120));
+  lwt_await(opt_started, panel, 120);
   gint64 t0 = g_get_monotonic_time();
   int seen = lw_opt_panel_get_progress(panel, NULL, NULL, NULL, NULL);
   g_test_message("first progress after %.1f ms: evaluation %d", (t0 - ts) * 1e-3, seen);
   lw_opt_panel_run(panel); /* the button reads Cancel now */
-  g_assert_true(lwt_wait_until(opt_idle, panel, 120));
+  lwt_await(lwt_opt_idle, panel, 120);
   double answer_ms = (g_get_monotonic_time() - t0) * 1e-3;
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_nonnull(r);
@@ -543,7 +498,7 @@ static void test_optimize_errors(void)
   lw_desc_free(bad);
   g_assert_true(lw_opt_panel_select_problem(panel, "broken"));
   lw_opt_panel_run(panel);
-  g_assert_true(lwt_wait_until(opt_idle, panel, 60));
+  lwt_await(lwt_opt_idle, panel, 60);
   const char *status = lw_opt_panel_get_status(panel);
   g_test_message("%s", status);
   g_assert_nonnull(strstr(status, "no-such-objective"));
@@ -563,7 +518,7 @@ static void test_optimize_errors(void)
   lw_opt_panel_set_algorithm(panel, LW_OPT_MMA);
   double ls2 = param_value(model, "Ls2");
   lw_opt_panel_run(panel);
-  g_assert_true(lwt_wait_until(opt_idle, panel, 240));
+  lwt_await(lwt_opt_idle, panel, 240);
   const lw_opt_result *r = lw_opt_panel_get_result(panel);
   g_assert_cmpint(r->status, ==, LW_OK);
   g_assert_cmpint(r->n, ==, 1);
@@ -575,7 +530,7 @@ static void test_optimize_errors(void)
   g_assert_cmpfloat(param_value(d, "Ls2"), ==, ls2);
   g_assert_cmpint(d->nproblems, ==, 1);
   g_assert_cmpint(d->problems[0].nvars, ==, 2); /* the problem itself is not changed */
-  act(w, "undo");
+  lwt_act(w, "undo");
   /* a model without problems */
   g_assert_true(lw_window_open_example(w, "pendulum"));
   g_assert_false(action_enabled(w, "undo"));
@@ -585,12 +540,22 @@ static void test_optimize_errors(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+static gboolean inspector_on_a1(gpointer w)
+{
+  return !g_strcmp0(lw_inspector_get_selection(LW_INSPECTOR(lw_window_get_inspector(LW_WINDOW(w)))), "bodies/A1");
+}
+
+static gboolean inspector_cleared(gpointer w)
+{
+  return lw_inspector_get_selection(LW_INSPECTOR(lw_window_get_inspector(LW_WINDOW(w)))) == NULL;
+}
+
 /* a click in the view selects; the inspector follows */
 static void test_selection(void)
 {
   LwWindow *w = new_window();
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/A1");
-  lwt_spin(0.05);
+  lwt_await(inspector_on_a1, w, LWT_WAIT);
   LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
   g_assert_cmpstr(lw_inspector_get_selection(ins), ==, "bodies/A1");
   g_assert_cmpstr(lw_inspector_lookup(ins, "Mass"), ==, "1");
@@ -598,7 +563,7 @@ static void test_selection(void)
   g_assert_nonnull(lw_inspector_lookup(ins, "mA1"));
   g_assert_null(lw_inspector_lookup(ins, "Ls1"));
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), NULL);
-  lwt_spin(0.05);
+  lwt_await(inspector_cleared, w, LWT_WAIT);
   g_assert_null(lw_inspector_get_selection(ins));
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -606,16 +571,27 @@ static void test_selection(void)
 /* every action has a key, and the shortcuts window lists each key */
 /* Delete names what it deleted (the selection's name outlives the
  * selection, which the deletion clears) */
+typedef struct {
+  LwWindow *w;
+  int want;
+} forces_wait;
+
+static gboolean forces_reached(gpointer p)
+{
+  forces_wait *f = p;
+  return lw_window_get_desc(f->w)->nforces == f->want;
+}
+
 static void test_delete_message(void)
 {
   LwWindow *w = new_window();
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.1);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "forces/spring1");
-  lwt_spin(0.05);
-  int nforces = lw_window_get_desc(w)->nforces;
-  g_action_group_activate_action(G_ACTION_GROUP(w), "delete", NULL);
-  lwt_spin(0.1);
+  forces_wait f = {w, lw_window_get_desc(w)->nforces - 1};
+  int nforces = f.want + 1;
+  lwt_act(w, "delete");
+  lwt_await(forces_reached, &f, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nforces, ==, nforces - 1);
   g_assert_cmpstr(lw_window_get_last_toast(w), ==, "Deleted forces/spring1 (Ctrl+Z to undo)");
   gtk_window_destroy(GTK_WINDOW(w));

@@ -18,6 +18,7 @@
  *    without it the tube has one colour.
  * Screenshots go to LW_SCREENSHOT_DIR/beamtool (or the build directory). */
 #include "lw-test.h"
+#include "lw-app-test.h"
 #include "lw-test-xpointer.h"
 
 #include <adwaita.h>
@@ -37,101 +38,19 @@
 
 static LwApplication *app;
 
-/* ---- helpers (after tests/test-edit.c) ------------------------------------------ */
+/* ---- helpers (shared ones in lw-app-test.h) ---------------------------------- */
 
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
-}
-
-static LwEditor *editor_of(LwWindow *w)
-{
-  return LW_EDITOR(lw_window_get_editor(w));
-}
-
-static LwPropEditor *props_of(LwWindow *w)
-{
-  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
-}
+static xpointer *pointer;
 
 static char *shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.5);
-  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, "beamtool", NULL) : g_strdup(LW_BEAMTOOL_SHOT_DIR);
-  g_mkdir_with_parents(sdir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  char *path = g_build_filename(sdir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  gboolean ok = FALSE;
-  for (int tries = 0; !ok && tries < 20; tries++) {
-    g_clear_error(&error);
-    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, path, &error);
-    if (!ok)
-      lwt_spin(0.25);
-  }
-  if (!ok)
-    g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
-  g_test_message("screenshot %s", path);
-  return path;
-}
-
-static xpointer pointer_x;
-static xpointer *pointer;
-
-static void pointer_init(void)
-{
-  static gboolean tried;
-  if (tried)
-    return;
-  tried = TRUE;
-  if (!g_strcmp0(g_getenv("LW_TEST_POINTER"), "signals"))
-    return;
-  if (xpointer_open(&pointer_x))
-    pointer = &pointer_x;
-  else
-    xpointer_close(&pointer_x);
-  g_test_message("pointer: %s", pointer ? "X events (XTest)" : "signals of the editor's gesture");
-}
-
-static void count_signal(gpointer counter)
-{
-  ++*(int *)counter;
-}
-
-static gboolean counter_positive(gpointer counter)
-{
-  return *(int *)counter > 0;
+  return lwt_shot(w, "beamtool", LW_BEAMTOOL_SHOT_DIR, name);
 }
 
 static LwWindow *new_window(void)
 {
-  pointer_init();
-  LwWindow *w = lw_window_new(app);
-  lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.3);
-  return w;
-}
-
-static gboolean palette_revealed(gpointer w)
-{
-  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
-  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
-         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
+  pointer = xpointer_shared("signals of the editor's gesture");
+  return lwt_builtin_window(app);
 }
 
 /* A stroke with the primary button from world point a to b; with `held`
@@ -140,28 +59,27 @@ static gboolean palette_revealed(gpointer w)
 static char *stroke3(LwWindow *w, const double a[3], const double b[3], const char *held)
 {
   double x0, y0, x1, y1;
-  g_assert_true(lwt_wait_until(palette_revealed, w, 20));
-  lwt_spin(0.5);
-  g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
-  g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
-  GtkGesture *g = lw_editor_get_stroke_gesture(editor_of(w));
+  lwt_await(lwt_palette_revealed, w, LWT_WAIT);
+  lwt_settle(5); /* the layout, once a message bar has come or gone */
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), a, &x0, &y0));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), b, &x1, &y1));
+  GtkGesture *g = lw_editor_get_stroke_gesture(lwt_editor_of(w));
   char *png = NULL;
   if (pointer) {
     int rx0, ry0, rx1, ry1, ended = 0;
-    root_point(pointer, GTK_WIDGET(editor_of(w)), x0, y0, &rx0, &ry0);
-    root_point(pointer, GTK_WIDGET(editor_of(w)), x1, y1, &rx1, &ry1);
-    gulong id = g_signal_connect_swapped(g, "drag-end", G_CALLBACK(count_signal), &ended);
+    root_point(pointer, GTK_WIDGET(lwt_editor_of(w)), x0, y0, &rx0, &ry0);
+    root_point(pointer, GTK_WIDGET(lwt_editor_of(w)), x1, y1, &rx1, &ry1);
+    gulong id = g_signal_connect_swapped(g, "drag-end", G_CALLBACK(lwt_count_signal), &ended);
     xmove(pointer, rx0, ry0);
     xbutton(pointer, TRUE);
     for (int k = 1; k <= 12; k++)
       xmove(pointer, rx0 + (rx1 - rx0) * k / 12, ry0 + (ry1 - ry0) * k / 12);
-    lwt_spin(0.3);
     if (held)
       png = shot(w, held);
     xbutton(pointer, FALSE);
-    g_assert_true(lwt_wait_until(counter_positive, &ended, 60));
+    /* the editor's handler, connected first, has made the edit by then */
+    lwt_await(lwt_counter_positive, &ended, LWT_WAIT);
     g_signal_handler_disconnect(g, id);
-    lwt_spin(0.1);
     return png;
   }
   g_signal_emit_by_name(g, "drag-begin", x0, y0);
@@ -170,7 +88,6 @@ static char *stroke3(LwWindow *w, const double a[3], const double b[3], const ch
   if (held)
     png = shot(w, held);
   g_signal_emit_by_name(g, "drag-end", x1 - x0, y1 - y0);
-  lwt_spin(0.05);
   return png;
 }
 
@@ -185,14 +102,13 @@ static char *stroke(LwWindow *w, double ax, double ay, double bx, double by, con
 static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
 {
   double x, y;
-  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), p, &x, &y));
   GValue v = G_VALUE_INIT;
   g_value_init(&v, G_TYPE_STRING);
   g_value_set_string(&v, id);
   gboolean ok = FALSE;
-  g_signal_emit_by_name(lw_editor_get_drop_target(editor_of(w)), "drop", &v, x, y, &ok);
+  g_signal_emit_by_name(lw_editor_get_drop_target(lwt_editor_of(w)), "drop", &v, x, y, &ok);
   g_value_unset(&v);
-  lwt_spin(0.05);
   return ok;
 }
 
@@ -200,31 +116,6 @@ static gboolean drop_at(LwWindow *w, const char *id, double px, double py)
 {
   double p[3] = {px, py, 0};
   return drop_at3(w, id, p);
-}
-
-static void enter(LwWindow *w, const char *path, const char *text)
-{
-  if (!lw_prop_editor_enter(props_of(w), path, text))
-    g_error("field %s refused '%s': %s", path, text,
-            lw_prop_editor_get_error(props_of(w), path) ? lw_prop_editor_get_error(props_of(w), path) : "(not shown)");
-}
-
-static void pick(LwWindow *w, const char *path)
-{
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
-  lwt_spin(0.1);
-  g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, path);
-}
-
-static LwSimRunner *run_to_end(LwWindow *w)
-{
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  LwSimRunner *r = lw_window_get_runner(w);
-  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
-  lwt_spin(0.3);
-  return r;
 }
 
 /* the colour of the screenshot at view point (x, y): of the pixels within
@@ -258,7 +149,7 @@ static void view_color(const char *png, LwWindow *w, double x, double y, int rgb
 static void view_of(LwWindow *w, double px, double py, double *x, double *y)
 {
   double p[3] = {px, py, 0};
-  g_assert_true(lw_editor_world_to_view(editor_of(w), p, x, y));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), p, x, y));
 }
 
 /* ---- 1. the edit layer ---------------------------------------------------------- */
@@ -382,8 +273,7 @@ static void test_cantilever_stress(void)
 static void test_draw_beam(void)
 {
   LwWindow *w = new_window();
-  act(w, "new");
-  lwt_spin(0.6);
+  lwt_act(w, "new");
   lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "beam");
   g_autofree char *drawing = stroke(w, 0, 0, 1, 0, "01-beam-drawn");
   const lw_desc *d = lw_window_get_desc(w);
@@ -406,22 +296,20 @@ static void test_draw_beam(void)
 
   /* its page: elements, section, material */
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
-  pick(w, "beams/beam1");
-  enter(w, "beams/beam1/elements", "5");
-  g_assert_false(lw_prop_editor_enter(props_of(w), "beams/beam1/elements", "2.5"));
-  g_assert_nonnull(lw_prop_editor_get_error(props_of(w), "beams/beam1/elements"));
-  g_assert_true(lw_prop_editor_set_beam_section(props_of(w), "beam1", LW_SECTION_TUBE));
-  lwt_spin(0.2);
-  enter(w, "beams/beam1/size/0", "30 mm");
-  enter(w, "beams/beam1/size/1", "20 mm");
-  enter(w, "beams/beam1/young", "70 GPa");
-  g_assert_false(lw_prop_editor_enter(props_of(w), "beams/beam1/density", "-1"));
-  enter(w, "beams/beam1/density", "2700");
-  g_assert_cmpstr(lw_prop_editor_get_unit(props_of(w), "beams/beam1/young"), ==, "Pa");
-  g_assert_cmpstr(lw_prop_editor_get_unit(props_of(w), "beams/beam1/density"), ==, "kg/m³");
+  lwt_pick(w, "beams/beam1");
+  lwt_enter(w, "beams/beam1/elements", "5");
+  g_assert_false(lw_prop_editor_enter(lwt_props_of(w), "beams/beam1/elements", "2.5"));
+  g_assert_nonnull(lw_prop_editor_get_error(lwt_props_of(w), "beams/beam1/elements"));
+  g_assert_true(lw_prop_editor_set_beam_section(lwt_props_of(w), "beam1", LW_SECTION_TUBE));
+  lwt_enter(w, "beams/beam1/size/0", "30 mm");
+  lwt_enter(w, "beams/beam1/size/1", "20 mm");
+  lwt_enter(w, "beams/beam1/young", "70 GPa");
+  g_assert_false(lw_prop_editor_enter(lwt_props_of(w), "beams/beam1/density", "-1"));
+  lwt_enter(w, "beams/beam1/density", "2700");
+  g_assert_cmpstr(lw_prop_editor_get_unit(lwt_props_of(w), "beams/beam1/young"), ==, "Pa");
+  g_assert_cmpstr(lw_prop_editor_get_unit(lwt_props_of(w), "beams/beam1/density"), ==, "kg/m³");
   g_free(shot(w, "07-beam-page"));
-  g_assert_true(lw_prop_editor_set_beam_section(props_of(w), "beam1", LW_SECTION_GENERIC));
-  lwt_spin(0.2);
+  g_assert_true(lw_prop_editor_set_beam_section(lwt_props_of(w), "beam1", LW_SECTION_GENERIC));
   d = lw_window_get_desc(w);
   double A = M_PI * (0.03 * 0.03 - 0.02 * 0.02) / 4;
   g_assert_cmpint(d->beams[0].nel, ==, 5);
@@ -429,21 +317,19 @@ static void test_draw_beam(void)
   g_assert_cmpfloat(fabs(d->beams[0].area - A), <, 1e-12);
   g_assert_cmpfloat(d->beams[0].young, ==, 7e10);
   g_assert_cmpfloat(d->beams[0].density, ==, 2700);
-  g_assert_nonnull(lw_prop_editor_get_entry(props_of(w), "beams/beam1/inertia"));
-  g_assert_true(lw_prop_editor_set_beam_section(props_of(w), "beam1", LW_SECTION_RECTANGLE));
-  lwt_spin(0.2);
-  enter(w, "beams/beam1/size/0", "20 mm");
-  enter(w, "beams/beam1/size/1", "20 mm");
-  enter(w, "beams/beam1/young", "210 GPa");
-  enter(w, "beams/beam1/density", "7850");
-  enter(w, "beams/beam1/damping", "0.01");
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), NULL);
-  lwt_spin(0.1);
-  enter(w, "solver/t_end", "1");
+  g_assert_nonnull(lw_prop_editor_get_entry(lwt_props_of(w), "beams/beam1/inertia"));
+  g_assert_true(lw_prop_editor_set_beam_section(lwt_props_of(w), "beam1", LW_SECTION_RECTANGLE));
+  lwt_enter(w, "beams/beam1/size/0", "20 mm");
+  lwt_enter(w, "beams/beam1/size/1", "20 mm");
+  lwt_enter(w, "beams/beam1/young", "210 GPa");
+  lwt_enter(w, "beams/beam1/density", "7850");
+  lwt_enter(w, "beams/beam1/damping", "0.01");
+  lwt_pick(w, NULL);
+  lwt_enter(w, "solver/t_end", "1");
 
   /* a slider has no place on a beam; a weld on its start clamps it */
   g_assert_false(drop_at(w, "prismatic", 0, 0));
-  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "beam"));
+  g_assert_nonnull(strstr(lw_editor_get_message(lwt_editor_of(w)), "beam"));
   guint depth = lw_window_get_undo_depth(w);
   g_assert_true(drop_at(w, "fixed", 0, 0));
   d = lw_window_get_desc(w);
@@ -454,14 +340,14 @@ static void test_draw_beam(void)
   g_assert_nonnull(lw_window_get_runner(w)); /* it compiles and assembles */
 
   /* undo: the weld goes, then (back through the edits) the beam; redo brings them back */
-  act(w, "undo");
+  lwt_act(w, "undo");
   g_assert_cmpint(lw_window_get_desc(w)->njoints, ==, 0);
   g_assert_cmpint(lw_window_get_desc(w)->nbeams, ==, 1);
   while (lw_window_get_desc(w)->nbeams > 0 && lw_window_get_undo_depth(w) > 0)
-    act(w, "undo");
+    lwt_act(w, "undo");
   g_assert_cmpint(lw_window_get_desc(w)->nbeams, ==, 0);
   while (lw_window_get_undo_depth(w) < depth + 1)
-    act(w, "redo");
+    lwt_act(w, "redo");
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->nbeams, ==, 1);
   g_assert_cmpint(d->njoints, ==, 1);
@@ -488,7 +374,7 @@ static void test_draw_beam(void)
   g_rmdir(dir);
 
   /* it runs: the tip hangs below the root */
-  LwSimRunner *r = run_to_end(w);
+  LwSimRunner *r = lwt_run_to_end(w);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, 1001);
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -499,8 +385,7 @@ static void test_draw_beam(void)
 static void test_pin_link(void)
 {
   LwWindow *w = new_window();
-  act(w, "new");
-  lwt_spin(0.6);
+  lwt_act(w, "new");
   LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
   lw_palette_set_stroke_tool(pal, "beam");
   stroke(w, 0, 0, 1, 0, NULL);
@@ -521,7 +406,7 @@ static void test_pin_link(void)
   g_assert_cmpint(lw_window_get_desc(w)->njoints, ==, 2);
   g_assert_nonnull(lw_window_get_runner(w)); /* it compiles and assembles */
   g_assert_false(drop_at(w, "torque", 0, 0));
-  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "torque"));
+  g_assert_nonnull(strstr(lw_editor_get_message(lwt_editor_of(w)), "torque"));
   g_assert_true(drop_at(w, "force", 1, 0));
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->nforces, ==, 1);
@@ -529,9 +414,9 @@ static void test_pin_link(void)
   /* the beam selected by a click on it, then deleted with what is on it */
   double x, y;
   view_of(w, 0.5, 0, &x, &y);
-  lw_editor_click(editor_of(w), x, y);
+  lw_editor_click(lwt_editor_of(w), x, y);
   g_assert_cmpstr(lw_view3d_get_selection(LW_VIEW3D(lw_window_get_view(w))), ==, "beams/beam1");
-  act(w, "delete");
+  lwt_act(w, "delete");
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->nbeams, ==, 0);
   g_assert_cmpint(d->njoints, ==, 0);
@@ -545,8 +430,7 @@ static void test_pin_link(void)
 static void test_spatial_beam(void)
 {
   LwWindow *w = new_window();
-  act(w, "new-spatial");
-  lwt_spin(0.6);
+  lwt_act(w, "new-spatial");
   lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "beam");
   const double a[3] = {0, 0, 0}, b[3] = {1, 0, 0.5}; /* on the top plane, y = 0 */
   stroke3(w, a, b, NULL);
@@ -555,7 +439,7 @@ static void test_spatial_beam(void)
   for (int i = 0; i < 3; i++)
     g_assert_cmpfloat(fabs(d->beams[0].end[i] - b[i]), <, 1e-9);
   g_assert_false(drop_at3(w, "revolute", a));
-  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "ball"));
+  g_assert_nonnull(strstr(lw_editor_get_message(lwt_editor_of(w)), "ball"));
   g_assert_true(drop_at3(w, "spherical", a));
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->njoints, ==, 1);
@@ -578,13 +462,28 @@ static gboolean is_blue(const int c[3])
   return c[2] > 120 && c[2] > c[0] + 50;
 }
 
+static gboolean widget_visible(gpointer widget)
+{
+  return gtk_widget_get_visible(GTK_WIDGET(widget));
+}
+
+static gboolean widget_hidden(gpointer widget)
+{
+  return !gtk_widget_get_visible(GTK_WIDGET(widget));
+}
+
+static gboolean inspector_on_beam(gpointer w)
+{
+  return !g_strcmp0(lw_inspector_get_selection(LW_INSPECTOR(lw_window_get_inspector(LW_WINDOW(w)))), "beams/beam");
+}
+
 static void test_stress_colours(void)
 {
   LwWindow *w = new_window();
   lw_desc *d = cantilever(8);
   g_assert_true(lw_window_open_document(w, d, "cantilever"));
-  lwt_spin(0.5);
-  run_to_end(w);
+  lwt_run_to_end(w);
+  lwt_settle(5); /* the last frame drawn where view_of looks */
   /* the view's points a tenth of the length from each end */
   double rx, ry, tx, ty;
   view_of(w, 0.1 * CANT_L, 0, &rx, &ry);
@@ -596,8 +495,8 @@ static void test_stress_colours(void)
   GtkWidget *legend = lw_window_get_stress_legend(w);
   g_assert_false(gtk_widget_get_visible(legend));
 
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "show-stress", g_variant_new_boolean(TRUE));
-  lwt_spin(0.3);
+  lwt_set_state(w, "show-stress", TRUE);
+  lwt_await(widget_visible, legend, LWT_WAIT);
   g_assert_true(gtk_widget_get_visible(legend));
   double lo, hi;
   lw_stress_legend_get_range(LW_STRESS_LEGEND(legend), &lo, &hi);
@@ -623,7 +522,7 @@ static void test_stress_colours(void)
 
   /* the beam selected: its properties on the read-only inspector */
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "beams/beam");
-  lwt_spin(0.3);
+  lwt_await(inspector_on_beam, w, LWT_WAIT);
   LwInspector *ins = LW_INSPECTOR(lw_window_get_inspector(w));
   g_assert_cmpstr(lw_inspector_get_selection(ins), ==, "beams/beam");
   g_assert_cmpstr(lw_inspector_lookup(ins, "Elements"), ==, "8");
@@ -631,8 +530,8 @@ static void test_stress_colours(void)
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), NULL);
 
   /* off again: the legend goes, the tube is plain */
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "show-stress", g_variant_new_boolean(FALSE));
-  lwt_spin(0.3);
+  lwt_set_state(w, "show-stress", FALSE);
+  lwt_await(widget_hidden, legend, LWT_WAIT);
   g_assert_false(gtk_widget_get_visible(legend));
   g_autofree char *again = shot(w, "05-cantilever-plain-again");
   int root2[3];

@@ -7,6 +7,7 @@
  * a Replay button unlike Run.  Needs a display (the test command starts
  * Xvfb); autosaves and the recent list go to a private directory. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <fcntl.h>
@@ -23,52 +24,15 @@
 static LwApplication *app;
 static char *tmp_dir;
 
-/* ---- helpers ------------------------------------------------------------------ */
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
-  lwt_spin(0.2);
-}
-
+/* ---- helpers (shared ones in lw-app-test.h) -------------------------------------- */
 static char *json_of(LwWindow *w)
 {
   return lw_model_to_json(lw_window_get_desc(w));
 }
 
-/* a copy of a shipped model in a directory of its own */
 static char *copy_model(const char *name)
 {
-  static int n;
-  g_autofree char *sub = g_strdup_printf("m%d", ++n);
-  g_autofree char *dir = g_build_filename(tmp_dir, sub, NULL);
-  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
-  g_autofree char *src = g_build_filename(LW_MODELS_DIR, name, NULL);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true(g_file_get_contents(src, &data, &len, NULL));
-  char *path = g_build_filename(dir, name, NULL);
-  g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
-  return path;
-}
-
-static LwWindow *show(LwWindow *w)
-{
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.3);
-  return w;
+  return lwt_copy_model(tmp_dir, name);
 }
 
 /* a window on a copy of a shipped model (its path in *path) */
@@ -82,78 +46,7 @@ static LwWindow *window_on(const char *model, char **path)
     *path = p;
   else
     g_free(p);
-  return show(w);
-}
-
-/* an edit as the property page makes it: the first body twice as heavy */
-static void edit(LwWindow *w)
-{
-  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
-  d->bodies[0].mass *= 2;
-  g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "mass");
-  lwt_spin(0.1);
-  g_assert_true(lw_window_get_modified(w));
-}
-
-/* the message dialog a window shows (transient for it), or NULL */
-static AdwMessageDialog *dialog_for(LwWindow *w)
-{
-  AdwMessageDialog *found = NULL;
-  GList *all = gtk_window_list_toplevels();
-  for (GList *l = all; l; l = l->next)
-    if (ADW_IS_MESSAGE_DIALOG(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
-        gtk_widget_get_visible(GTK_WIDGET(l->data)))
-      found = ADW_MESSAGE_DIALOG(l->data);
-  g_list_free(all);
-  return found;
-}
-
-/* answer the window's question; the dialog goes (as after a click on
- * its button, which closes it: emitting the response alone does not) */
-static void respond(LwWindow *w, const char *response)
-{
-  AdwMessageDialog *ask = dialog_for(w);
-  g_assert_nonnull(ask);
-  g_object_ref(ask);
-  adw_message_dialog_response(ask, response);
-  if (gtk_widget_get_visible(GTK_WIDGET(ask)))
-    gtk_window_destroy(GTK_WINDOW(ask));
-  g_object_unref(ask);
-  lwt_spin(0.3);
-}
-
-/* the file chooser a window shows (GTK's own dialog: no portal here) */
-static GtkWidget *chooser_for(LwWindow *w)
-{
-  GtkWidget *found = NULL;
-  GList *all = gtk_window_list_toplevels();
-  for (GList *l = all; l; l = l->next)
-    if (GTK_IS_FILE_CHOOSER(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
-        gtk_widget_get_visible(GTK_WIDGET(l->data)))
-      found = l->data;
-  g_list_free(all);
-  return found;
-}
-
-/* choose path in the window's file chooser and accept, as a user would */
-static void choose(LwWindow *w, const char *path, gboolean save)
-{
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  GtkWidget *chooser = chooser_for(w);
-  g_assert_nonnull(chooser);
-  g_autoptr(GFile) f = g_file_new_for_path(path);
-  if (save) {
-    g_autoptr(GFile) dir = g_file_get_parent(f);
-    g_autofree char *base = g_file_get_basename(f);
-    gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), dir, NULL);
-    lwt_spin(0.5);
-    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), base);
-  } else
-    gtk_file_chooser_set_file(GTK_FILE_CHOOSER(chooser), f, NULL);
-  lwt_spin(1.0); /* the folder loads, the file is selected */
-  gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  lwt_spin(0.5);
+  return lwt_show(w);
 }
 
 static void assert_kept(LwWindow *w, const char *json, GFile *file)
@@ -175,19 +68,20 @@ static void test_ask_new(void)
     LwWindow *w = window_on("four-bar.json", &path);
     g_autoptr(GFile) file = g_file_new_for_path(path);
     g_autofree char *name = g_strdup(lw_window_get_display_name(w));
-    edit(w);
+    lwt_edit_mass(w);
     g_autofree char *edited = json_of(w);
-    act(w, actions[i]);
-    g_assert_nonnull(dialog_for(w));
+    lwt_act(w, actions[i]);
+    lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+    g_assert_nonnull(lwt_dialog_for(w));
     assert_kept(w, edited, file);
-    respond(w, "cancel");
-    g_assert_null(dialog_for(w));
+    lwt_respond(w, "cancel");
+    g_assert_null(lwt_dialog_for(w));
     assert_kept(w, edited, file);
-    act(w, actions[i]);
-    respond(w, "discard");
+    lwt_act(w, actions[i]);
+    lwt_respond(w, "discard");
     g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
     g_assert_null(lw_window_get_file(w));
-    act(w, "undo");
+    lwt_act(w, "undo");
     assert_kept(w, edited, file);
     g_assert_cmpstr(lw_window_get_display_name(w), ==, name);
     gtk_window_destroy(GTK_WINDOW(w));
@@ -203,20 +97,38 @@ static void test_undo_new_file(void)
   g_autoptr(GFile) file = g_file_new_for_path(path);
   g_autofree char *name = g_strdup(lw_window_get_display_name(w));
   g_autofree char *before = json_of(w);
-  act(w, "new");
-  g_assert_null(dialog_for(w));
+  lwt_act(w, "new");
+  g_assert_null(lwt_dialog_for(w));
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   g_assert_null(lw_window_get_file(w));
-  act(w, "undo");
+  lwt_act(w, "undo");
   g_autofree char *back = json_of(w);
   g_assert_cmpstr(back, ==, before);
   g_assert_nonnull(lw_window_get_file(w));
   g_assert_true(g_file_equal(lw_window_get_file(w), file));
   g_assert_cmpstr(lw_window_get_display_name(w), ==, name);
   g_assert_false(lw_window_get_modified(w));
-  act(w, "redo");
+  lwt_act(w, "redo");
   g_assert_null(lw_window_get_file(w));
   gtk_window_destroy(GTK_WINDOW(w));
+}
+
+/* uri is the newest of the recent files (the first of Open Recent); the
+ * list is written asynchronously */
+static gboolean newest_recent(gpointer uri)
+{
+  GtkRecentManager *rm = gtk_recent_manager_get_default();
+  GtkRecentInfo *mine = gtk_recent_manager_lookup_item(rm, uri, NULL);
+  if (!mine)
+    return FALSE;
+  gboolean newest = TRUE;
+  GList *items = gtk_recent_manager_get_items(rm);
+  for (GList *l = items; l; l = l->next)
+    if (g_date_time_compare(gtk_recent_info_get_modified(l->data), gtk_recent_info_get_modified(mine)) > 0)
+      newest = FALSE;
+  g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+  gtk_recent_info_unref(mine);
+  return newest;
 }
 
 /* Open Recent: Cancel keeps all; Save writes the edit to its file, then opens */
@@ -229,20 +141,17 @@ static void test_ask_open_recent(void)
   gtk_window_destroy(GTK_WINDOW(w2));
   g_autoptr(GFile) ofile = g_file_new_for_path(other);
   g_autofree char *ouri = g_file_get_uri(ofile);
-  for (int k = 0; k < 50 && !gtk_recent_manager_has_item(gtk_recent_manager_get_default(), ouri); k++)
-    lwt_spin(0.1);
-  lwt_spin(0.3);
-  edit(w);
+  lwt_await(newest_recent, ouri, LWT_WAIT);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   g_action_group_activate_action(G_ACTION_GROUP(w), "open-recent", g_variant_new_int32(0));
-  lwt_spin(0.3);
-  g_assert_nonnull(dialog_for(w));
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  g_assert_nonnull(lwt_dialog_for(w));
   assert_kept(w, edited, file);
-  respond(w, "cancel");
+  lwt_respond(w, "cancel");
   assert_kept(w, edited, file);
   g_action_group_activate_action(G_ACTION_GROUP(w), "open-recent", g_variant_new_int32(0));
-  lwt_spin(0.3);
-  respond(w, "save");
+  lwt_respond(w, "save");
   g_autofree char *on_disk = NULL;
   g_assert_true(g_file_get_contents(path, &on_disk, NULL, NULL));
   g_assert_cmpstr(on_disk, ==, edited);
@@ -285,10 +194,10 @@ static void test_ask_example(void)
   g_autofree char *path = NULL;
   LwWindow *w = window_on("four-bar.json", &path);
   g_autoptr(GFile) file = g_file_new_for_path(path);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   for (int round = 0; round < 2; round++) {
-    act(w, "examples");
+    lwt_act(w, "examples");
     GtkWidget *gallery = NULL;
     GList *all = gtk_window_list_toplevels();
     for (GList *l = all; l; l = l->next)
@@ -300,10 +209,10 @@ static void test_ask_example(void)
     g_assert_nonnull(list);
     GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(list), 0);
     g_signal_emit_by_name(list, "row-activated", row);
-    lwt_spin(0.3);
-    g_assert_nonnull(dialog_for(w));
+    lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+    g_assert_nonnull(lwt_dialog_for(w));
     assert_kept(w, edited, file);
-    respond(w, round == 0 ? "cancel" : "discard");
+    lwt_respond(w, round == 0 ? "cancel" : "discard");
   }
   g_autofree char *now = json_of(w);
   g_assert_cmpstr(now, !=, edited);
@@ -319,15 +228,15 @@ static void test_ask_template(void)
   g_autofree char *path = NULL;
   LwWindow *w = window_on("four-bar.json", &path);
   g_autoptr(GFile) file = g_file_new_for_path(path);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   for (int round = 0; round < 2; round++) {
     lw_desc *d = lwt_read("pendulum.json");
     g_assert_false(lw_window_open_document(w, d, "Untitled pendulum"));
-    lwt_spin(0.2);
-    g_assert_nonnull(dialog_for(w));
+    lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+    g_assert_nonnull(lwt_dialog_for(w));
     assert_kept(w, edited, file);
-    respond(w, round == 0 ? "cancel" : "discard");
+    lwt_respond(w, round == 0 ? "cancel" : "discard");
   }
   lw_desc *pendulum = lwt_read("pendulum.json");
   g_autofree char *expect = lw_model_to_json(pendulum);
@@ -337,7 +246,7 @@ static void test_ask_template(void)
   g_assert_null(lw_window_get_file(w));
   g_assert_cmpstr(lw_window_get_display_name(w), ==, "Untitled pendulum");
   g_assert_true(lw_window_get_modified(w));
-  act(w, "undo"); /* the edited four-bar, with its file */
+  lwt_act(w, "undo"); /* the edited four-bar, with its file */
   assert_kept(w, edited, file);
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -348,17 +257,17 @@ static void test_ask_open(void)
   g_autofree char *path = NULL, *other = copy_model("pendulum.json");
   LwWindow *w = window_on("four-bar.json", &path);
   g_autoptr(GFile) file = g_file_new_for_path(path);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
-  act(w, "open");
-  choose(w, other, FALSE);
-  g_assert_nonnull(dialog_for(w));
+  lwt_act(w, "open");
+  lwt_choose(w, other, FALSE);
+  g_assert_nonnull(lwt_dialog_for(w));
   assert_kept(w, edited, file);
-  respond(w, "cancel");
+  lwt_respond(w, "cancel");
   assert_kept(w, edited, file);
-  act(w, "open");
-  choose(w, other, FALSE);
-  respond(w, "discard");
+  lwt_act(w, "open");
+  lwt_choose(w, other, FALSE);
+  lwt_respond(w, "discard");
   g_autoptr(GFile) ofile = g_file_new_for_path(other);
   g_assert_true(g_file_equal(lw_window_get_file(w), ofile));
   gtk_window_destroy(GTK_WINDOW(w));
@@ -370,17 +279,17 @@ static void test_ask_save_fails(void)
   g_autofree char *path = NULL;
   LwWindow *w = window_on("four-bar.json", &path);
   g_autoptr(GFile) file = g_file_new_for_path(path);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   g_autofree char *dir = g_path_get_dirname(path);
   g_assert_cmpint(g_unlink(path), ==, 0);
   g_assert_cmpint(g_rmdir(dir), ==, 0);
-  act(w, "new");
-  respond(w, "save");
+  lwt_act(w, "new");
+  lwt_respond(w, "save");
   assert_kept(w, edited, file);
   g_assert_nonnull(lw_window_get_message(w));
   g_assert_nonnull(strstr(lw_window_get_message(w), "Cannot save"));
-  g_assert_null(dialog_for(w));
+  g_assert_null(lwt_dialog_for(w));
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
@@ -388,32 +297,31 @@ static void test_ask_save_fails(void)
  * replaced; saved, the new model follows */
 static void test_ask_save_as(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
-  act(w, "new"); /* nothing unsaved: no question */
-  g_assert_null(dialog_for(w));
+  lwt_act(w, "new"); /* nothing unsaved: no question */
+  g_assert_null(lwt_dialog_for(w));
   lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
   lw_desc_add_body(d, "b1");
   g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "add a body");
-  lwt_spin(0.2);
   g_assert_true(lw_window_get_modified(w));
   g_assert_null(lw_window_get_file(w));
   g_autofree char *edited = json_of(w);
-  act(w, "new-spatial");
-  respond(w, "save");
-  GtkWidget *chooser = chooser_for(w);
+  lwt_act(w, "new-spatial");
+  lwt_respond(w, "save");
+  GtkWidget *chooser = lwt_chooser_for(w);
   g_assert_nonnull(chooser);
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  lwt_spin(0.3);
+  lwt_await(lwt_chooser_gone, w, LWT_WAIT);
   g_autofree char *now = json_of(w);
   g_assert_cmpstr(now, ==, edited);
   g_assert_true(lw_window_get_modified(w));
-  act(w, "new-spatial");
-  respond(w, "save");
+  lwt_act(w, "new-spatial");
+  lwt_respond(w, "save");
   g_autofree char *target = g_build_filename(tmp_dir, "saved-as.json", NULL);
-  choose(w, target, TRUE);
+  lwt_choose(w, target, TRUE);
   g_autofree char *on_disk = NULL;
   g_assert_true(g_file_get_contents(target, &on_disk, NULL, NULL));
   g_assert_cmpstr(on_disk, ==, edited);
@@ -437,7 +345,7 @@ static void test_ask_recover(void)
   g_assert_true(g_file_get_contents(src, &model, NULL, NULL));
   g_assert_true(g_file_set_contents(orphan, model, -1, NULL));
   g_assert_true(g_file_set_contents(orphan_lock, "", -1, NULL));
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   g_assert_true(lw_window_offer_recovery(w));
   GtkWidget *offer = lw_window_get_recovery_dialog(w);
@@ -445,13 +353,13 @@ static void test_ask_recover(void)
   g_object_ref(offer);
   adw_message_dialog_response(ADW_MESSAGE_DIALOG(offer), "recover");
   gtk_window_destroy(GTK_WINDOW(offer));
-  lwt_spin(0.3);
-  AdwMessageDialog *ask = dialog_for(w);
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  AdwMessageDialog *ask = lwt_dialog_for(w);
   g_assert_nonnull(ask);
   g_assert_true(GTK_WIDGET(ask) != offer);
   g_object_unref(offer);
   assert_kept(w, edited, file);
-  respond(w, "cancel");
+  lwt_respond(w, "cancel");
   assert_kept(w, edited, file);
   g_assert_true(g_file_test(orphan, G_FILE_TEST_EXISTS)); /* still there for later */
   lw_autosave_remove(orphan);
@@ -461,7 +369,8 @@ static void test_ask_recover(void)
 /* the question, as drawn (for the report: build/screenshots/document) */
 static void save_dialog_shot(AdwMessageDialog *dialog, const char *name)
 {
-  lwt_spin(0.4);
+  lwt_await(lwt_is_mapped, dialog, LWT_WAIT);
+  lwt_settle(2);
   GtkWidget *wd = GTK_WIDGET(dialog);
   GdkPaintable *paintable = gtk_widget_paintable_new(wd);
   int dw = gtk_widget_get_width(wd), dh = gtk_widget_get_height(wd);
@@ -482,24 +391,29 @@ static void save_dialog_shot(AdwMessageDialog *dialog, const char *name)
   g_object_unref(paintable);
 }
 
+static gboolean pointer_cleared(gpointer p)
+{
+  return *(gpointer *)p == NULL;
+}
+
 /* closing: the same question; Save on a model without a file asks where and closes once saved */
 static void test_close_save_as(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   g_object_add_weak_pointer(G_OBJECT(w), (gpointer *)&w);
   gtk_window_close(GTK_WINDOW(w));
-  lwt_spin(0.3);
-  AdwMessageDialog *ask = dialog_for(w);
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  AdwMessageDialog *ask = lwt_dialog_for(w);
   g_assert_nonnull(ask);
   save_dialog_shot(ask, "save-discard-cancel.png");
-  respond(w, "save");
+  lwt_respond(w, "save");
   g_autofree char *target = g_build_filename(tmp_dir, "closed-saved.json", NULL);
-  choose(w, target, TRUE);
-  lwt_spin(0.5);
-  g_assert_null(w); /* closed */
+  lwt_choose(w, target, TRUE);
+  lwt_await(pointer_cleared, &w, LWT_WAIT); /* closed on an idle */
+  g_assert_null(w);
   g_autofree char *on_disk = NULL;
   g_assert_true(g_file_get_contents(target, &on_disk, NULL, NULL));
   g_assert_cmpstr(on_disk, ==, edited);
@@ -525,14 +439,14 @@ static void test_autosave_lock_after_save(void)
 {
   g_autofree char *path = NULL;
   LwWindow *w = window_on("four-bar.json", &path);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *first = g_strdup(lw_window_get_autosave_path(w));
   g_assert_nonnull(first);
   g_assert_true(lock_held(first));
   g_autoptr(GFile) file = g_file_new_for_path(path);
   g_assert_true(lw_window_save_to_file(w, file));
   g_assert_false(g_file_test(first, G_FILE_TEST_EXISTS));
-  edit(w);
+  lwt_edit_mass(w);
   const char *next = lw_window_get_autosave_path(w);
   g_assert_nonnull(next);
   g_assert_true(g_file_test(next, G_FILE_TEST_EXISTS));
@@ -573,7 +487,7 @@ static void test_recover_origin(void)
   g_autofree char *path = NULL;
   LwWindow *w = window_on("four-bar.json", &path);
   g_autoptr(GFile) file = g_file_new_for_path(path);
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *edited = json_of(w);
   g_autofree char *name = g_strdup(lw_window_get_display_name(w));
   const char *as = lw_window_get_autosave_path(w);
@@ -591,7 +505,7 @@ static void test_recover_origin(void)
       g_assert_true(g_file_set_contents(dst, data, (gssize)len, NULL));
   }
   g_autofree char *orphan = g_strdup_printf("%s/999998-1.json", dir);
-  LwWindow *w2 = show(lw_window_new(app));
+  LwWindow *w2 = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w2);
   g_assert_true(lw_window_recover_file(w2, orphan));
   g_autofree char *back = json_of(w2);
@@ -608,15 +522,14 @@ static void test_recover_origin(void)
 /* a new model starts at t = 0 on the time scale */
 static void test_new_resets_time(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  lwt_spin(0.3);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, 2 * LWT_WAIT);
   GtkAdjustment *adj = lw_window_get_time_adjustment(w);
   g_assert_cmpfloat(gtk_adjustment_get_value(adj), >, 1.0);
-  act(w, "new");
+  lwt_act(w, "new");
   g_assert_cmpfloat(lw_window_get_shown_time(w), ==, 0.0);
   g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, 0.0);
   g_assert_cmpfloat(gtk_adjustment_get_upper(adj), ==, 0.0);
@@ -654,11 +567,18 @@ static gboolean has_label(GPtrArray *labels, const char *label)
   return FALSE;
 }
 
+/* the Open Recent menu lists the model opened last */
+static gboolean recent_lists_good(gpointer w)
+{
+  g_autoptr(GPtrArray) labels = recent_menu_labels(LW_WINDOW(w));
+  return has_label(labels, "double-pendulum.json");
+}
+
 /* files that fail to open (broken JSON, a model that cannot assemble) stay
  * out of the Recent menu; one that opens goes in */
 static void test_failed_open_not_recent(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_autofree char *broken = g_build_filename(tmp_dir, "broken-json.json", NULL);
   g_assert_true(g_file_set_contents(broken, "{\"name\": \"x\", \"bodies\": [", -1, NULL));
@@ -679,23 +599,18 @@ static void test_failed_open_not_recent(void)
   g_autofree char *good = copy_model("double-pendulum.json");
   const char *bad[] = {broken, no_assembly};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    act(w, "open");
-    choose(w, bad[i], FALSE);
+    lwt_act(w, "open");
+    lwt_choose(w, bad[i], FALSE);
     g_assert_nonnull(lw_window_get_message(w));
     g_test_message("%s: %s", bad[i], lw_window_get_message(w));
   }
-  act(w, "open");
-  choose(w, good, FALSE);
+  lwt_act(w, "open");
+  lwt_choose(w, good, FALSE);
   g_assert_null(lw_window_get_message(w));
   g_autoptr(GPtrArray) labels = NULL;
-  for (int k = 0; k < 150; k++) { /* the recent list is written asynchronously (slowly under the sanitizers) */
-    lwt_spin(0.1);
-    g_clear_pointer(&labels, g_ptr_array_unref);
-    labels = recent_menu_labels(w);
-    if (has_label(labels, "double-pendulum.json"))
-      break;
-  }
-  lwt_spin(0.5);
+  /* the recent list is written asynchronously (slowly under the sanitizers) */
+  lwt_await(recent_lists_good, w, LWT_WAIT);
+  lwt_spin(0.5); /* time for a refused file to come too, were it added */
   g_clear_pointer(&labels, g_ptr_array_unref);
   labels = recent_menu_labels(w);
   for (guint i = 0; i < labels->len; i++)
@@ -709,10 +624,15 @@ static void test_failed_open_not_recent(void)
   lwt_spin(1.5);
 }
 
+static gboolean status_redundant(gpointer w)
+{
+  return strstr(lw_window_get_status_text(LW_WINDOW(w)), "redundant") != NULL;
+}
+
 /* a redundant but assembled model says so, not "cannot assemble" */
 static void test_redundant_status(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_autofree char *src = g_build_filename(LW_MODELS_DIR, "four-bar.json", NULL);
   g_autofree char *fb = NULL;
@@ -730,7 +650,7 @@ static void test_redundant_status(void)
   g_string_free(text, TRUE);
   g_assert_nonnull(d);
   g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "a redundant joint");
-  lwt_spin(0.2);
+  lwt_await(status_redundant, w, LWT_WAIT);
   const char *status = lw_window_get_status_text(w);
   g_test_message("status: %s", status);
   g_assert_null(strstr(status, "cannot assemble"));
@@ -739,35 +659,55 @@ static void test_redundant_status(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+/* the window's width is no longer what it was (a new size taken: its
+ * children are allocated in the same layout) */
+typedef struct {
+  GtkWidget *window;
+  int width;
+} width_wait;
+
+static gboolean width_changed(gpointer p)
+{
+  width_wait *ww = p;
+  return gtk_widget_get_width(ww->window) != ww->width;
+}
+
+/* the window resized by a new default size, as the window manager would */
+static void resize(LwWindow *w, int width, int height)
+{
+  width_wait ww = {GTK_WIDGET(w), gtk_widget_get_width(GTK_WIDGET(w))};
+  gtk_window_set_default_size(GTK_WINDOW(w), width, height);
+  lwt_await(width_changed, &ww, LWT_WAIT);
+  lwt_settle(2);
+}
+
 /* a wider window widens the 3-D view, not the side panel; narrower again,
  * the view keeps a useful width in edit mode; the divider has a handle */
 static void test_paned(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   GtkWidget *paned = find_widget(GTK_WIDGET(w), GTK_TYPE_PANED);
   g_assert_nonnull(paned);
   g_assert_true(gtk_paned_get_wide_handle(GTK_PANED(paned)));
   GtkWidget *view = lw_window_get_view(w);
   GtkWidget *side = gtk_paned_get_end_child(GTK_PANED(paned));
-  gtk_window_set_default_size(GTK_WINDOW(w), 1100, 760);
-  lwt_spin(1.0);
+  resize(w, 1100, 760);
   int v1 = gtk_widget_get_width(view), s1 = gtk_widget_get_width(side), w1 = gtk_widget_get_width(GTK_WIDGET(w));
-  gtk_window_set_default_size(GTK_WINDOW(w), 1400, 860);
-  lwt_spin(1.0);
+  resize(w, 1400, 860);
   int v2 = gtk_widget_get_width(view), s2 = gtk_widget_get_width(side), w2 = gtk_widget_get_width(GTK_WIDGET(w));
   g_test_message("window %d -> %d: view %d -> %d, side panel %d -> %d", w1, w2, v1, v2, s1, s2);
   g_assert_cmpint(w2 - w1, >, 200);
   g_assert_cmpint(s2, ==, s1);
   g_assert_cmpint(v2 - v1, ==, w2 - w1);
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(1.0);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_palette_revealed, w, LWT_WAIT);
+  lwt_settle(2);
   g_autofree char *png = g_build_filename(LW_DOC_SHOT_DIR, "edit-enlarged.png", NULL);
   g_mkdir_with_parents(LW_DOC_SHOT_DIR, 0755);
   if (lw_window_save_screenshot(w, png, NULL))
     g_test_message("screenshot %s", png);
-  gtk_window_set_default_size(GTK_WINDOW(w), 900, 700);
-  lwt_spin(1.0);
+  resize(w, 900, 700);
   int v3 = gtk_widget_get_width(view);
   g_test_message("window %d in edit mode: view %d", gtk_widget_get_width(GTK_WIDGET(w)), v3);
   g_assert_cmpint(v3, >=, 320);
@@ -798,7 +738,7 @@ static const char *icon_of(GtkWidget *button)
 /* Replay does not look like Run: its own icon and a label */
 static void test_replay_unlike_run(void)
 {
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   GtkWidget *run = button_for_action(GTK_WIDGET(w), "win.run");
   GtkWidget *replay = button_for_action(GTK_WIDGET(w), "win.play");
@@ -813,21 +753,6 @@ static void test_replay_unlike_run(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
-}
-
 
 /* a URDF opened: imported into a document without a file (Save asks
  * where, the robot description is never overwritten), modified, with what
@@ -839,11 +764,10 @@ static void test_import_urdf(void)
     g_test_skip("the shared robot descriptions are absent");
     return;
   }
-  LwWindow *w = show(lw_window_new(app));
+  LwWindow *w = lwt_show(lw_window_new(app));
   lw_window_open_builtin(w);
   g_autoptr(GFile) f = g_file_new_for_path(urdf);
   g_assert_true(lw_window_open_file(w, f));
-  lwt_spin(0.3);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 7);
   g_assert_null(lw_window_get_file(w));
   g_assert_true(lw_window_get_modified(w));
@@ -857,7 +781,8 @@ static void test_import_urdf(void)
   g_mkdir_with_parents(LW_DOC_SHOT_DIR, 0755);
   g_autofree char *png = g_build_filename(LW_DOC_SHOT_DIR, "imported-kuka.png", NULL);
   g_autoptr(GError) error = NULL;
-  lwt_spin(0.5);
+  lwt_fresh_picture(w);
+  lwt_settle(2);
   if (lw_window_save_screenshot(w, png, &error))
     g_test_message("screenshot %s", png);
   gtk_window_destroy(GTK_WINDOW(w));
@@ -912,7 +837,7 @@ int main(int argc, char **argv)
   g_test_add_func("/document/replay-unlike-run", test_replay_unlike_run);
   int rc = g_test_run();
   g_object_unref(app);
-  rm_rf(tmp_dir);
+  lwt_rm_rf(tmp_dir);
   g_free(tmp_dir);
   return rc;
 }

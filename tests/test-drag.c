@@ -8,6 +8,7 @@
  *    crank angle, a target out of reach gives the nearest reachable point;
  *    timings of a solve on the four-bar and the five-bar are printed. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 #include "lw-test-xpointer.h"
 
 #include <math.h>
@@ -27,34 +28,7 @@
 
 static LwApplication *app;
 
-/* ---- windows ------------------------------------------------------------ */
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState st = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
-  return st == LW_RUNNER_FINISHED || st == LW_RUNNER_FAILED;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
-}
-
-static void set_state(LwWindow *w, const char *name, gboolean on)
-{
-  g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(on));
-}
-
-static LwEditor *editor_of(LwWindow *w)
-{
-  return LW_EDITOR(lw_window_get_editor(w));
-}
-
+/* ---- windows (shared helpers in lw-app-test.h) ------------------------------- */
 static const char *shot_dir(void)
 {
   const char *d = g_getenv("LW_SCREENSHOT_DIR");
@@ -63,15 +37,7 @@ static const char *shot_dir(void)
 
 static void shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.4);
-  g_mkdir_with_parents(shot_dir(), 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
-  g_autoptr(GError) error = NULL;
-  if (lw_window_save_screenshot(w, path, &error))
-    g_test_message("screenshot %s", path);
-  else
-    g_test_message("no screenshot %s: %s", path, error->message);
+  g_free(lwt_shot(w, "drag", LW_DRAG_SHOT_DIR, name));
 }
 
 /* a window with models/NAME open */
@@ -81,58 +47,49 @@ static LwWindow *open_model(const char *name)
   g_autofree char *path = g_build_filename(LW_MODELS_DIR, name, NULL);
   g_autoptr(GFile) f = g_file_new_for_path(path);
   g_assert_true(lw_window_open_file(w, f));
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.3);
-  return w;
+  return lwt_present(w);
 }
 
 static gboolean view_drawn(gpointer w)
 {
   double o[3] = {0, 0, 0}, x, y;
-  return lw_editor_world_to_view(editor_of(LW_WINDOW(w)), o, &x, &y);
+  return lw_editor_world_to_view(lwt_editor_of(LW_WINDOW(w)), o, &x, &y);
 }
 
 static void enter_edit_mode(LwWindow *w)
 {
-  set_state(w, "edit-mode", TRUE);
-  g_assert_true(lwt_wait_until(is_mapped, editor_of(w), 10));
-  g_assert_true(lwt_wait_until(view_drawn, w, 10));
-  lwt_spin(0.5);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lwt_editor_of(w), LWT_WAIT);
+  lwt_await(view_drawn, w, LWT_WAIT);
+  lwt_fresh_picture(w);
+  lwt_settle(5);
 }
 
 /* ---- the real pointer: XTest events through the X server (lw-test-xpointer.h) */
 
-static void count_signal(gpointer counter)
-{
-  ++*(int *)counter;
-}
-
-static gboolean counter_positive(gpointer counter)
-{
-  return *(int *)counter > 0;
-}
-
 /* the pointer used by the helpers below: XTest when the display has it
  * (LW_TEST_POINTER=signals forces the signal path), else NULL */
-static xpointer pointer_x;
 static xpointer *pointer;
 
 static void pointer_init(void)
 {
-  static gboolean tried;
-  if (tried)
-    return;
-  tried = TRUE;
-  if (!g_strcmp0(g_getenv("LW_TEST_POINTER"), "signals"))
-    return;
-  if (xpointer_open(&pointer_x))
-    pointer = &pointer_x;
-  else
-    xpointer_close(&pointer_x);
-  g_test_message("pointer: %s", pointer ? "X events (XTest)" : "signals of the drag source, drop target and gesture");
+  pointer = xpointer_shared("signals of the drag source, drop target and gesture");
 }
 
+/* the editor's drag gesture is at offset (dx, dy) from its start: the
+ * pointer's last move has arrived */
+typedef struct {
+  GtkGesture *gesture;
+  double dx, dy;
+} drag_offset;
+
+static gboolean drag_reached(gpointer p)
+{
+  drag_offset *o = p;
+  double x, y;
+  return gtk_gesture_drag_get_offset(GTK_GESTURE_DRAG(o->gesture), &x, &y) && fabs(x - o->dx) <= 1 &&
+         fabs(y - o->dy) <= 1;
+}
 
 static lw_desc *read_model(const char *name)
 {
@@ -279,65 +236,6 @@ static void test_core_timing(void)
   g_assert_cmpfloat(ms5, <, 10);
 }
 
-/* before aiming with the real pointer: the palette has slid in, the editor
- * is on screen and the layout has settled (a message bar comes or goes) */
-static gboolean palette_revealed(gpointer w)
-{
-  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
-  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
-         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
-}
-
-static gboolean count_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer counter)
-{
-  (void)widget, (void)clock;
-  ++*(int *)counter;
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean two_ticks(gpointer counter)
-{
-  return *(int *)counter >= 2;
-}
-
-/* where the world's origin is on the screen, or FALSE while the view has
- * no picture */
-static gboolean origin_on_screen(xpointer *xp, LwWindow *w, int *rx, int *ry)
-{
-  const double o[3] = {0, 0, 0};
-  double x, y;
-  if (!lw_editor_world_to_view(editor_of(w), o, &x, &y))
-    return FALSE;
-  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
-  return TRUE;
-}
-
-static void pointer_settle(xpointer *xp, LwWindow *w)
-{
-  g_assert_true(lwt_wait_until(palette_revealed, w, 20));
-  /* the layout has settled and the camera has been framed to it when the
-   * origin stays at the same screen point over two frames (on a loaded
-   * machine a frame can take longer than any fixed pause) */
-  GtkWidget *ed = GTK_WIDGET(editor_of(w));
-  gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-  int x0 = -1, y0 = -1;
-  gboolean had = origin_on_screen(xp, w, &x0, &y0);
-  for (;;) {
-    int ticks = 0, x1 = -1, y1 = -1;
-    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
-    gboolean ticked = lwt_wait_until(two_ticks, &ticks, 30);
-    gtk_widget_remove_tick_callback(ed, id);
-    g_assert_true(ticked);
-    gboolean has = origin_on_screen(xp, w, &x1, &y1);
-    if (had && has && x1 == x0 && y1 == y0)
-      break;
-    if (g_get_monotonic_time() > end)
-      g_error("the view did not settle within 30 s: the origin moved from (%d, %d) to (%d, %d)", x0, y0, x1, y1);
-    had = has, x0 = x1, y0 = y1;
-  }
-}
-
-
 /* press the button at root point (rx, ry) over the editor and wait until
  * its gesture has begun a drag; a button left down (a failure before)
  * is released first, and on a loaded server a press right after a release
@@ -345,14 +243,14 @@ static void pointer_settle(xpointer *xp, LwWindow *w)
 static void press_at(LwWindow *w, int rx, int ry)
 {
   int began = 0;
-  GtkGesture *gest = lw_editor_get_stroke_gesture(editor_of(w));
-  gulong id = g_signal_connect_swapped(gest, "drag-begin", G_CALLBACK(count_signal), &began);
+  GtkGesture *gest = lw_editor_get_stroke_gesture(lwt_editor_of(w));
+  gulong id = g_signal_connect_swapped(gest, "drag-begin", G_CALLBACK(lwt_count_signal), &began);
   for (int attempt = 0; attempt < 4 && !began; attempt++) {
     xbutton(pointer, FALSE);
     xmove(pointer, rx, ry);
     lwt_spin(0.2);
     xbutton(pointer, TRUE);
-    if (!lwt_wait_until(counter_positive, &began, 5)) {
+    if (!lwt_wait_until(lwt_counter_positive, &began, 5)) {
       g_test_message("press %d at (%d, %d) not seen", attempt, rx, ry);
       xbutton(pointer, FALSE);
       lwt_spin(0.8);
@@ -369,13 +267,23 @@ static void press_at(LwWindow *w, int rx, int ry)
 /* After a run the view showed the last frame while the editor picked at the
  * model's pose: entering edit mode returns the view to the model's pose, so
  * that what is under the pointer is what a click takes. */
+static LwWindow *window_of(GtkAdjustment *time)
+{
+  return g_object_get_data(G_OBJECT(time), "lwt-window");
+}
+
+/* the window shows the frame at its time scale's value */
+static gboolean shown_time_reached(gpointer time)
+{
+  return fabs(lw_window_get_shown_time(window_of(time)) - gtk_adjustment_get_value(time)) <= 1e-3 + 1e-9;
+}
+
 static void test_pick_after_run(void)
 {
   LwWindow *w = open_model("four-bar.json");
-  set_state(w, "real-time", FALSE);
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  lwt_spin(0.5);
+  lwt_set_state(w, "real-time", FALSE);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, 2 * LWT_WAIT);
   LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
   const lw_desc *d = lw_window_get_desc(w);
   int crank = body_index(d, "crank"), rocker = body_index(d, "rocker");
@@ -386,13 +294,14 @@ static void test_pick_after_run(void)
   int want[2] = {crank, rocker};
   /* a frame of the run where the crank is not where the model has it */
   GtkAdjustment *time = lw_window_get_time_adjustment(w);
+  g_object_set_data(G_OBJECT(time), "lwt-window", w);
   gboolean moved = FALSE;
   for (double t = 0.05; t <= 5 && !moved; t += 0.05) {
     gtk_adjustment_set_value(time, t);
-    lwt_spin(0.05);
+    lwt_await(shown_time_reached, time, LWT_WAIT);
     double x, y;
     lw_pick pk = {0};
-    g_assert_true(lw_editor_world_to_view(editor_of(w), cm, &x, &y));
+    g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), cm, &x, &y));
     moved = !lw_view3d_pick(view, x, y, &pk) || pk.kind != LW_PICK_BODY || pk.index != crank;
   }
   g_assert_true(moved);
@@ -400,12 +309,12 @@ static void test_pick_after_run(void)
   enter_edit_mode(w);
   for (int k = 0; k < 2; k++) {
     double x, y;
-    g_assert_true(lw_editor_world_to_view(editor_of(w), pts[k], &x, &y));
+    g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), pts[k], &x, &y));
     lw_pick pk = {0};
     g_assert_true(lw_view3d_pick(view, x, y, &pk));
     g_assert_cmpint(pk.kind, ==, LW_PICK_BODY);
     g_assert_cmpint(pk.index, ==, want[k]);
-    lw_editor_click(editor_of(w), x, y);
+    lw_editor_click(lwt_editor_of(w), x, y);
     g_autofree char *path = g_strconcat("bodies/", d->bodies[want[k]].name, NULL);
     g_assert_cmpstr(lw_view3d_get_selection(view), ==, path);
   }
@@ -435,13 +344,25 @@ static double assembled_crank(LwWindow *w, double *residual)
 static void view_root_point(xpointer *xp, LwWindow *w, const double p[3], int *rx, int *ry)
 {
   double x, y;
-  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
-  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), p, &x, &y));
+  root_point(xp, GTK_WIDGET(lwt_editor_of(w)), x, y, rx, ry);
 }
 
 /* the crank grabbed at its interior and dragged, with the X pointer, round
  * to -30 degrees: the mechanism follows assembled, the pose becomes the
  * initial one, undo brings the old one back */
+/* the model's initial crank angle is back at a0 */
+typedef struct {
+  LwWindow *w;
+  double a0;
+} crank_wait;
+
+static gboolean crank_restored(gpointer p)
+{
+  crank_wait *c = p;
+  return lw_window_get_desc(c->w)->initial[0].value == c->a0;
+}
+
 static void test_drag_crank(void)
 {
   pointer_init();
@@ -452,7 +373,7 @@ static void test_drag_crank(void)
   LwWindow *w = open_model("four-bar.json");
   enter_edit_mode(w);
   lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "move");
-  pointer_settle(pointer, w);
+  lwt_editor_settle(w);
   double a0 = lw_window_get_desc(w)->initial[0].value;
   guint depth0 = lw_window_get_undo_depth(w);
   const double r = 0.35, grab[3] = {0, r, 0};
@@ -460,8 +381,8 @@ static void test_drag_crank(void)
   int rx0, ry0, rx1, ry1;
   view_root_point(pointer, w, grab, &rx0, &ry0);
   int ended = 0;
-  gulong id = g_signal_connect_swapped(lw_editor_get_stroke_gesture(editor_of(w)), "drag-end",
-                                       G_CALLBACK(count_signal), &ended);
+  gulong id = g_signal_connect_swapped(lw_editor_get_stroke_gesture(lwt_editor_of(w)), "drag-end",
+                                       G_CALLBACK(lwt_count_signal), &ended);
   press_at(w, rx0, ry0);
   /* round the crank's pivot through 120 degrees, in steps */
   for (int k = 1; k <= 24; k++) {
@@ -472,12 +393,13 @@ static void test_drag_crank(void)
     if (k == 12)
       shot(w, "drag-four-bar-middle");
   }
-  lwt_spin(0.2);
+  drag_offset at = {lw_editor_get_stroke_gesture(lwt_editor_of(w)), rx1 - rx0, ry1 - ry0};
+  lwt_await(drag_reached, &at, LWT_WAIT);
   shot(w, "drag-four-bar-end");
   xbutton(pointer, FALSE);
-  g_assert_true(lwt_wait_until(counter_positive, &ended, 60));
-  g_signal_handler_disconnect(lw_editor_get_stroke_gesture(editor_of(w)), id);
-  lwt_spin(0.3);
+  /* the editor's handler, connected first, has made the edit by then */
+  lwt_await(lwt_counter_positive, &ended, LWT_WAIT);
+  g_signal_handler_disconnect(lw_editor_get_stroke_gesture(lwt_editor_of(w)), id);
   /* one edit; the description's initial crank angle where the pointer left it */
   g_assert_cmpuint(lw_window_get_undo_depth(w), ==, depth0 + 1);
   double a1 = lw_window_get_desc(w)->initial[0].value;
@@ -489,8 +411,9 @@ static void test_drag_crank(void)
   g_assert_cmpfloat(fabs(assembled - ang), <, M_PI / 180);
   shot(w, "drag-four-bar-released");
   /* Ctrl+Z */
-  act(w, "undo");
-  lwt_spin(0.2);
+  lwt_act(w, "undo");
+  crank_wait back = {w, a0};
+  lwt_await(crank_restored, &back, LWT_WAIT);
   g_assert_cmpfloat(lw_window_get_desc(w)->initial[0].value, ==, a0);
   g_assert_cmpfloat(fabs(assembled_crank(w, &res) - a0), <, 1e-9);
   gtk_window_destroy(GTK_WINDOW(w));
@@ -507,7 +430,8 @@ typedef struct {
 /* the window as drawn, RGBA */
 static picture window_picture(LwWindow *w, const char *name)
 {
-  lwt_spin(0.6);
+  lwt_fresh_picture(w);
+  lwt_settle(2);
   g_mkdir_with_parents(shot_dir(), 0755);
   g_autofree char *file = g_strdup_printf("%s.png", name);
   g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
@@ -594,8 +518,8 @@ static double grid_spacing_px(LwWindow *w, const char *name)
 static double px_per_m(LwWindow *w)
 {
   double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, xa, ya, xb, yb;
-  g_assert_true(lw_editor_world_to_view(editor_of(w), a, &xa, &ya));
-  g_assert_true(lw_editor_world_to_view(editor_of(w), b, &xb, &yb));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), a, &xa, &ya));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), b, &xb, &yb));
   return xb - xa;
 }
 
@@ -603,7 +527,7 @@ static double px_per_m(LwWindow *w)
  * is a multiple of `spacing` and two neighbouring multiples come up */
 static void check_snap_spacing(LwWindow *w, double spacing)
 {
-  LwEditor *ed = editor_of(w);
+  LwEditor *ed = lwt_editor_of(w);
   /* a pointer row far from the link's ends (points snap before the grid) */
   GtkWidget *view = lw_window_get_view(w);
   double x = 0.2 * gtk_widget_get_width(view), y = 0.15 * gtk_widget_get_height(view);
@@ -632,16 +556,15 @@ static void test_grid(void)
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  act(w, "new");
+  lwt_await(lwt_is_mapped, w, 10);
+  lwt_act(w, "new");
   enter_edit_mode(w);
-  LwEditor *ed = editor_of(w);
+  LwEditor *ed = lwt_editor_of(w);
   double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, xa, ya, xb, yb;
   g_assert_true(lw_editor_world_to_view(ed, a, &xa, &ya));
   g_assert_true(lw_editor_world_to_view(ed, b, &xb, &yb));
   g_assert_true(lw_editor_stroke(ed, "link", xa, ya, xb, yb));
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
-  lwt_spin(0.5);
   LwView3d *view = LW_VIEW3D(lw_window_get_view(w));
   double sp = grid_spacing_px(w, "grid-first-link");
   double ppm = px_per_m(w);
@@ -669,10 +592,6 @@ static void test_grid(void)
 
 
 /* ---- the drawing labels ---------------------------------------------------------- */
-static gboolean editor_drawn(gpointer counter)
-{
-  return *(int *)counter >= 2;
-}
 
 /* strokes drawn with the X pointer, held before the release: the length
  * and the coordinates are both shown and never overlap */
@@ -686,13 +605,13 @@ static void test_stroke_labels(void)
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  act(w, "new");
+  lwt_await(lwt_is_mapped, w, 10);
+  lwt_act(w, "new");
   enter_edit_mode(w);
-  pointer_settle(pointer, w);
+  lwt_editor_settle(w);
   xbutton(pointer, FALSE); /* no button left down by an earlier failure */
   const double ends[][2] = {{1, 0}, {0.2, 0}, {0.1, 0.1}, {0.5, -0.5}, {0, 0.6}, {-0.3, 0.1}, {-0.2, -0.4}, {0.6, 0.2}};
-  GtkWidget *ed = GTK_WIDGET(editor_of(w));
+  GtkWidget *ed = GTK_WIDGET(lwt_editor_of(w));
   for (guint k = 0; k < G_N_ELEMENTS(ends); k++) {
     const double a[3] = {-0.3 + 0.3 * k, 2.2 - 0.6 * (k % 2), 0}, b[3] = {a[0] + ends[k][0], a[1] + ends[k][1], 0};
     int rx0, ry0, rx1, ry1;
@@ -701,19 +620,19 @@ static void test_stroke_labels(void)
     press_at(w, rx0, ry0);
     for (int i = 1; i <= 8; i++)
       xmove(pointer, rx0 + (rx1 - rx0) * i / 8, ry0 + (ry1 - ry0) * i / 8);
-    lwt_spin(0.2);
+    drag_offset at = {lw_editor_get_stroke_gesture(lwt_editor_of(w)), rx1 - rx0, ry1 - ry0};
+    lwt_await(drag_reached, &at, LWT_WAIT);
     int ticks = 0;
-    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
+    guint id = gtk_widget_add_tick_callback(ed, lwt_count_tick, &ticks, NULL);
     gtk_widget_queue_draw(ed);
-    g_assert_true(lwt_wait_until(editor_drawn, &ticks, 30));
+    lwt_await(lwt_two_ticks, &ticks, LWT_WAIT);
     gtk_widget_remove_tick_callback(ed, id);
-    lwt_spin(0.1);
     if (k <= 1) {
       g_autofree char *name = g_strdup_printf("labels-stroke-%u", k);
       shot(w, name);
     }
     graphene_rect_t box[4];
-    int n = lw_editor_get_label_boxes(editor_of(w), box, 4);
+    int n = lw_editor_get_label_boxes(lwt_editor_of(w), box, 4);
     g_test_message("stroke %u: %d labels", k, n);
     g_assert_cmpint(n, >=, 2);
     for (int i = 0; i < n && i < 4; i++)

@@ -21,6 +21,7 @@
  *  - a process killed mid-edit leaves an autosave that the next start offers.
  * Screenshots of the steps go to LW_SCREENSHOT_DIR (or the build directory). */
 #include "lw-test.h"
+#include "lw-app-test.h"
 #include "lw-test-xpointer.h"
 
 #include <adwaita.h>
@@ -42,58 +43,18 @@
 static LwApplication *app;
 static char *cache_dir;
 
-/* ---- helpers ---------------------------------------------------------------- */
+/* ---- helpers (shared ones in lw-app-test.h) ------------------------------------ */
 
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
-}
-
-static void pointer_init(void);
 static char *json_of(LwWindow *w);
+
+/* the pointer used by the helpers below: XTest when the display has it
+ * (LW_TEST_POINTER=signals forces the signal path), else NULL */
+static xpointer *pointer;
 
 static LwWindow *new_window(void)
 {
-  pointer_init();
-  LwWindow *w = lw_window_new(app);
-  lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.3);
-  return w;
-}
-
-/* Run, flat out, to the end; the runner, finished */
-static LwSimRunner *run_to_end(LwWindow *w)
-{
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  LwSimRunner *r = lw_window_get_runner(w);
-  g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
-  return r;
-}
-
-static LwEditor *editor_of(LwWindow *w)
-{
-  return LW_EDITOR(lw_window_get_editor(w));
-}
-
-static LwPropEditor *props_of(LwWindow *w)
-{
-  return LW_PROP_EDITOR(lw_window_get_prop_editor(w));
+  pointer = xpointer_shared("signals of the drag source, drop target and gesture");
+  return lwt_builtin_window(app);
 }
 
 static const char *shot_dir(void)
@@ -104,28 +65,10 @@ static const char *shot_dir(void)
 
 static void shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.4);
-  g_mkdir_with_parents(shot_dir(), 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  g_autofree char *path = g_build_filename(shot_dir(), file, NULL);
-  g_autoptr(GError) error = NULL;
-  if (lw_window_save_screenshot(w, path, &error))
-    g_test_message("screenshot %s", path);
-  else
-    g_test_message("no screenshot %s: %s", path, error->message);
+  g_free(lwt_shot(w, "edit", LW_EDIT_SHOT_DIR, name));
 }
 
 /* ---- the real pointer: XTest events through the X server (lw-test-xpointer.h) */
-
-static void count_signal(gpointer counter)
-{
-  ++*(int *)counter;
-}
-
-static gboolean counter_positive(gpointer counter)
-{
-  return *(int *)counter > 0;
-}
 
 /* press at (x0, y0), move there in steps, release; then wait until the
  * signal 'done' of 'instance' says the drag was handled (a gesture's
@@ -136,97 +79,20 @@ static void xdrag(xpointer *xp, int x0, int y0, int x1, int y1, gpointer instanc
 {
   int ended = 0;
   g_test_message("drag (%d, %d) -> (%d, %d)", x0, y0, x1, y1);
-  gulong id = g_signal_connect_swapped(instance, done, G_CALLBACK(count_signal), &ended);
+  gulong id = g_signal_connect_swapped(instance, done, G_CALLBACK(lwt_count_signal), &ended);
   xmove(xp, x0, y0);
   xbutton(xp, TRUE);
   for (int k = 1; k <= 12; k++)
     xmove(xp, x0 + (x1 - x0) * k / 12, y0 + (y1 - y0) * k / 12);
   lwt_spin(0.1);
   xbutton(xp, FALSE);
-  gboolean handled = lwt_wait_until(counter_positive, &ended, 60);
+  /* the edit is made by then: a gesture's handler in the editor is
+   * connected first, a drag source ends when the drop target has finished */
+  gboolean handled = lwt_wait_until(lwt_counter_positive, &ended, LWT_WAIT);
   g_signal_handler_disconnect(instance, id);
   if (!handled)
-    g_error("the drag from (%d, %d) to (%d, %d) was not handled within 60 s (no %s from %s)", x0, y0, x1, y1,
-            done, G_OBJECT_TYPE_NAME(instance));
-  lwt_spin(0.1);
-}
-
-/* the pointer used by the helpers below: XTest when the display has it
- * (LW_TEST_POINTER=signals forces the signal path), else NULL */
-static xpointer pointer_x;
-static xpointer *pointer;
-
-static void pointer_init(void)
-{
-  static gboolean tried;
-  if (tried)
-    return;
-  tried = TRUE;
-  if (!g_strcmp0(g_getenv("LW_TEST_POINTER"), "signals"))
-    return;
-  if (xpointer_open(&pointer_x))
-    pointer = &pointer_x;
-  else
-    xpointer_close(&pointer_x);
-  g_test_message("pointer: %s", pointer ? "X events (XTest)" : "signals of the drag source, drop target and gesture");
-}
-
-/* before aiming with the real pointer: the palette has slid in, the editor
- * is on screen and the layout has settled (a message bar comes or goes) */
-static gboolean palette_revealed(gpointer w)
-{
-  GtkWidget *rev = gtk_widget_get_parent(lw_window_get_palette(LW_WINDOW(w)));
-  return GTK_IS_REVEALER(rev) && gtk_revealer_get_child_revealed(GTK_REVEALER(rev)) &&
-         gtk_widget_get_mapped(lw_window_get_editor(LW_WINDOW(w)));
-}
-
-static gboolean count_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer counter)
-{
-  (void)widget, (void)clock;
-  ++*(int *)counter;
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean two_ticks(gpointer counter)
-{
-  return *(int *)counter >= 2;
-}
-
-/* where the world's origin is on the screen, or FALSE while the view has
- * no picture */
-static gboolean origin_on_screen(xpointer *xp, LwWindow *w, int *rx, int *ry)
-{
-  const double o[3] = {0, 0, 0};
-  double x, y;
-  if (!lw_editor_world_to_view(editor_of(w), o, &x, &y))
-    return FALSE;
-  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
-  return TRUE;
-}
-
-static void pointer_settle(xpointer *xp, LwWindow *w)
-{
-  g_assert_true(lwt_wait_until(palette_revealed, w, 20));
-  /* the layout has settled and the camera has been framed to it when the
-   * origin stays at the same screen point over two frames (on a loaded
-   * machine a frame can take longer than any fixed pause) */
-  GtkWidget *ed = GTK_WIDGET(editor_of(w));
-  gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-  int x0 = -1, y0 = -1;
-  gboolean had = origin_on_screen(xp, w, &x0, &y0);
-  for (;;) {
-    int ticks = 0, x1 = -1, y1 = -1;
-    guint id = gtk_widget_add_tick_callback(ed, count_tick, &ticks, NULL);
-    gboolean ticked = lwt_wait_until(two_ticks, &ticks, 30);
-    gtk_widget_remove_tick_callback(ed, id);
-    g_assert_true(ticked);
-    gboolean has = origin_on_screen(xp, w, &x1, &y1);
-    if (had && has && x1 == x0 && y1 == y0)
-      break;
-    if (g_get_monotonic_time() > end)
-      g_error("the view did not settle within 30 s: the origin moved from (%d, %d) to (%d, %d)", x0, y0, x1, y1);
-    had = has, x0 = x1, y0 = y1;
-  }
+    g_error("the drag from (%d, %d) to (%d, %d) was not handled within %g s (no %s from %s)", x0, y0, x1, y1,
+            LWT_WAIT, done, G_OBJECT_TYPE_NAME(instance));
 }
 
 /* a palette item dragged to the world point p: the button's drag source
@@ -237,13 +103,13 @@ static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
   GtkDragSource *src = lw_palette_get_drag_source(pal, id);
   g_assert_nonnull(src);
   if (pointer) { /* the button pressed, dragged into the view, released at p */
-    pointer_settle(pointer, w);
+    lwt_editor_settle(w);
     GtkWidget *button = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(src));
     int bx, by, vx, vy;
     double x, y;
-    g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
+    g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), p, &x, &y));
     root_point(pointer, button, 0.5 * gtk_widget_get_width(button), 0.5 * gtk_widget_get_height(button), &bx, &by);
-    root_point(pointer, GTK_WIDGET(editor_of(w)), x, y, &vx, &vy);
+    root_point(pointer, GTK_WIDGET(lwt_editor_of(w)), x, y, &vx, &vy);
     g_autofree char *before = json_of(w);
     xdrag(pointer, bx, by, vx, vy, src, "drag-end");
     g_autofree char *after = json_of(w);
@@ -257,12 +123,11 @@ static gboolean drop_at3(LwWindow *w, const char *id, const double p[3])
   g_assert_true(gdk_content_provider_get_value(content, &v, NULL));
   g_object_unref(content);
   double x, y;
-  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
-  GtkDropTarget *target = lw_editor_get_drop_target(editor_of(w));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), p, &x, &y));
+  GtkDropTarget *target = lw_editor_get_drop_target(lwt_editor_of(w));
   gboolean ok = FALSE;
   g_signal_emit_by_name(target, "drop", &v, x, y, &ok);
   g_value_unset(&v);
-  lwt_spin(0.05);
   return ok;
 }
 
@@ -277,22 +142,21 @@ static void stroke3(LwWindow *w, const double a[3], const double b[3])
 {
   double x0, y0, x1, y1;
   if (pointer)
-    pointer_settle(pointer, w);
-  g_assert_true(lw_editor_world_to_view(editor_of(w), a, &x0, &y0));
-  g_assert_true(lw_editor_world_to_view(editor_of(w), b, &x1, &y1));
+    lwt_editor_settle(w);
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), a, &x0, &y0));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), b, &x1, &y1));
   if (pointer) {
     int rx0, ry0, rx1, ry1;
-    root_point(pointer, GTK_WIDGET(editor_of(w)), x0, y0, &rx0, &ry0);
-    root_point(pointer, GTK_WIDGET(editor_of(w)), x1, y1, &rx1, &ry1);
-    xdrag(pointer, rx0, ry0, rx1, ry1, lw_editor_get_stroke_gesture(editor_of(w)), "drag-end");
+    root_point(pointer, GTK_WIDGET(lwt_editor_of(w)), x0, y0, &rx0, &ry0);
+    root_point(pointer, GTK_WIDGET(lwt_editor_of(w)), x1, y1, &rx1, &ry1);
+    xdrag(pointer, rx0, ry0, rx1, ry1, lw_editor_get_stroke_gesture(lwt_editor_of(w)), "drag-end");
     return;
   }
-  GtkGesture *g = lw_editor_get_stroke_gesture(editor_of(w));
+  GtkGesture *g = lw_editor_get_stroke_gesture(lwt_editor_of(w));
   g_signal_emit_by_name(g, "drag-begin", x0, y0);
   for (int k = 1; k <= 4; k++)
     g_signal_emit_by_name(g, "drag-update", (x1 - x0) * k / 4, (y1 - y0) * k / 4);
   g_signal_emit_by_name(g, "drag-end", x1 - x0, y1 - y0);
-  lwt_spin(0.05);
 }
 
 static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
@@ -301,23 +165,22 @@ static void stroke(LwWindow *w, double ax, double ay, double bx, double by)
   stroke3(w, a, b);
 }
 
-static void pick(LwWindow *w, const char *path)
-{
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), path);
-  lwt_spin(0.02);
-  g_assert_cmpstr(lw_prop_editor_get_selection(props_of(w)), ==, path);
-}
-
-static void enter(LwWindow *w, const char *path, const char *text)
-{
-  if (!lw_prop_editor_enter(props_of(w), path, text))
-    g_error("field %s refused '%s': %s", path, text,
-            lw_prop_editor_get_error(props_of(w), path) ? lw_prop_editor_get_error(props_of(w), path) : "(not shown)");
-}
-
 static char *json_of(LwWindow *w)
 {
   return lw_model_to_json(lw_window_get_desc(w));
+}
+
+/* the window's model is the one written as json */
+typedef struct {
+  LwWindow *w;
+  const char *json;
+} json_wait;
+
+static gboolean json_reached(gpointer p)
+{
+  json_wait *j = p;
+  g_autofree char *now = json_of(j->w);
+  return !strcmp(now, j->json);
 }
 
 /* column of an output column name in a model, or -1 */
@@ -335,8 +198,8 @@ static int column(const lw_model *m, const char *name)
 /* ---- building the four-bar ------------------------------------------------------ */
 static void build_four_bar(LwWindow *w, gboolean shots)
 {
-  act(w, "new");
-  lwt_spin(0.6); /* the palette slides in, the drawing area is framed */
+  lwt_act(w, "new");
+  lwt_editor_settle(w); /* the palette slides in, the drawing area is framed */
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   g_assert_true(g_variant_get_boolean(g_action_group_get_action_state(G_ACTION_GROUP(w), "edit-mode")));
   if (shots)
@@ -363,7 +226,7 @@ static void build_four_bar(LwWindow *w, gboolean shots)
   g_assert_cmpstr(d->joints[2].body[1], ==, "link3");
   g_assert_cmpstr(d->joints[3].body[0], ==, "ground");
   /* the live check: one degree of freedom, assembled, runnable */
-  const char *status = lw_editor_get_status(editor_of(w));
+  const char *status = lw_editor_get_status(lwt_editor_of(w));
   g_test_message("after the pins: %s", status);
   g_assert_nonnull(strstr(status, "1 DOF"));
   g_assert_nonnull(lw_window_get_runner(w));
@@ -371,41 +234,41 @@ static void build_four_bar(LwWindow *w, gboolean shots)
     shot(w, "tutorial-03-pins");
 
   /* the shipped model's data, typed into the property page */
-  pick(w, "bodies/link1");
-  enter(w, "bodies/link1/name", "crank");
-  enter(w, "bodies/crank/mass", "0.5");
-  enter(w, "bodies/crank/com/0", "0.25");
-  enter(w, "bodies/crank/inertia/2", "0.010416666666666666");
-  pick(w, "bodies/link2");
-  enter(w, "bodies/link2/name", "coupler");
-  enter(w, "bodies/coupler/points/end/0", "2");
-  enter(w, "bodies/coupler/mass", "2");
-  enter(w, "bodies/coupler/com/0", "1");
-  enter(w, "bodies/coupler/inertia/2", "0.6666666666666666");
+  lwt_pick(w, "bodies/link1");
+  lwt_enter(w, "bodies/link1/name", "crank");
+  lwt_enter(w, "bodies/crank/mass", "0.5");
+  lwt_enter(w, "bodies/crank/com/0", "0.25");
+  lwt_enter(w, "bodies/crank/inertia/2", "0.010416666666666666");
+  lwt_pick(w, "bodies/link2");
+  lwt_enter(w, "bodies/link2/name", "coupler");
+  lwt_enter(w, "bodies/coupler/points/end/0", "2");
+  lwt_enter(w, "bodies/coupler/mass", "2");
+  lwt_enter(w, "bodies/coupler/com/0", "1");
+  lwt_enter(w, "bodies/coupler/inertia/2", "0.6666666666666666");
   if (shots)
     shot(w, "tutorial-04-properties");
-  pick(w, "bodies/link3");
-  enter(w, "bodies/link3/name", "rocker");
-  enter(w, "bodies/rocker/points/end/0", "1.5");
-  enter(w, "bodies/rocker/mass", "1.5");
-  enter(w, "bodies/rocker/com/0", "0.75");
-  enter(w, "bodies/rocker/inertia/2", "0.28125");
+  lwt_pick(w, "bodies/link3");
+  lwt_enter(w, "bodies/link3/name", "rocker");
+  lwt_enter(w, "bodies/rocker/points/end/0", "1.5");
+  lwt_enter(w, "bodies/rocker/mass", "1.5");
+  lwt_enter(w, "bodies/rocker/com/0", "0.75");
+  lwt_enter(w, "bodies/rocker/inertia/2", "0.28125");
   const char *names[4] = {"A", "B", "C", "D"};
   for (int j = 0; j < 4; j++) {
     g_autofree char *old = g_strdup_printf("joints/pin%d", j + 1);
     g_autofree char *field = g_strdup_printf("joints/pin%d/name", j + 1);
-    pick(w, old);
-    enter(w, field, names[j]);
+    lwt_pick(w, old);
+    lwt_enter(w, field, names[j]);
   }
-  pick(w, "joints/A");
-  enter(w, "initial/A/value", "90"); /* degrees: the interface's default unit of angle */
-  enter(w, "initial/A/velocity", "6 rad/s");
+  lwt_pick(w, "joints/A");
+  lwt_enter(w, "initial/A/value", "90"); /* degrees: the interface's default unit of angle */
+  lwt_enter(w, "initial/A/velocity", "6 rad/s");
   /* the coupler's midpoint, plotted and traced */
-  pick(w, "bodies/coupler");
-  g_assert_true(lw_prop_editor_add_point(props_of(w)));
-  g_assert_true(lw_prop_editor_trace_point(props_of(w), "p1"));
-  pick(w, NULL);
-  enter(w, "model/name", "Four-bar drawn");
+  lwt_pick(w, "bodies/coupler");
+  g_assert_true(lw_prop_editor_add_point(lwt_props_of(w)));
+  g_assert_true(lw_prop_editor_trace_point(lwt_props_of(w), "p1"));
+  lwt_pick(w, NULL);
+  lwt_enter(w, "model/name", "Four-bar drawn");
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->noutputs, ==, 1);
   g_assert_nonnull(lw_window_get_runner(w));
@@ -416,7 +279,7 @@ static void test_four_bar(void)
   LwWindow *w = new_window();
   build_four_bar(w, TRUE);
   /* run it, flat out */
-  LwSimRunner *r = run_to_end(w);
+  LwSimRunner *r = lwt_run_to_end(w);
   guint n = lw_sim_runner_get_n_frames(r);
   g_assert_cmpuint(n, ==, 5001);
   shot(w, "tutorial-05-run");
@@ -480,7 +343,7 @@ static void test_undo_redo_file(void)
     g_autofree char *j = json_of(w);
     if (!strcmp(j, empty_json))
       break;
-    act(w, "undo");
+    lwt_act(w, "undo");
     undone++;
   }
   g_autofree char *at_empty = json_of(w);
@@ -491,7 +354,7 @@ static void test_undo_redo_file(void)
   g_assert_cmpint(undone, >=, 25);
   for (int k = 0; k < undone; k++) {
     g_assert_true(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "redo"));
-    act(w, "redo");
+    lwt_act(w, "redo");
   }
   g_assert_false(g_action_group_get_action_enabled(G_ACTION_GROUP(w), "redo"));
   g_autofree char *redone = json_of(w);
@@ -551,17 +414,17 @@ static const lw_body_desc *body_named(LwWindow *w, const char *name)
 static void test_move_points(void)
 {
   LwWindow *w = new_window();
-  act(w, "new");
-  lwt_spin(0.6);
+  lwt_act(w, "new");
+  lwt_editor_settle(w);
   LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
   stroke(w, 0, 0, 1, 0);
   g_assert_true(drop_at(w, "revolute", 0, 0));
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "1 DOF"));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "1 DOF"));
 
   /* the move tool: a stroke from the link's end drags the end, and the
    * drawn link stays a uniform bar of 1 kg/m */
   lw_palette_set_stroke_tool(pal, "move");
-  pick(w, NULL);
+  lwt_pick(w, NULL);
   stroke(w, 1, 0, 1.5, 0);
   const lw_body_desc *b = body_named(w, "link1");
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1); /* moved, not drawn */
@@ -571,11 +434,11 @@ static void test_move_points(void)
   g_assert_cmpfloat_with_epsilon(b->mass, 1.5, 1e-15);
   g_assert_cmpfloat_with_epsilon(b->com[0], 0.75, 1e-15);
   g_assert_cmpfloat_with_epsilon(b->inertia[2], 1.5 * 1.5 * 1.5 / 12, 1e-15);
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "1 DOF"));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "1 DOF"));
   shot(w, "move-points");
 
   /* the selected pin's ground place wins over the link end it holds */
-  pick(w, "joints/pin1");
+  lwt_pick(w, "joints/pin1");
   stroke(w, 0, 0, 0.2, 0.3);
   const lw_joint_desc *j = &lw_window_get_desc(w)->joints[0];
   g_assert_cmpfloat_with_epsilon(j->place[0].p[0], 0.2, 1e-12);
@@ -583,12 +446,12 @@ static void test_move_points(void)
   b = body_named(w, "link1");
   g_assert_cmpfloat(b->points[0].p[0], ==, 0.0);
   g_assert_cmpfloat(b->points[0].p[1], ==, 0.0);
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "assembled"));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "assembled"));
 
   /* a link whose mass was typed in keeps it: only the point and the bar move */
-  pick(w, "bodies/link1");
-  enter(w, "bodies/link1/mass", "3");
-  pick(w, NULL);
+  lwt_pick(w, "bodies/link1");
+  lwt_enter(w, "bodies/link1/mass", "3");
+  lwt_pick(w, NULL);
   stroke(w, 1.7, 0.3, 1.2, 0.3);
   b = body_named(w, "link1");
   g_assert_cmpfloat_with_epsilon(b->points[1].p[0], 1.0, 1e-12);
@@ -601,40 +464,40 @@ static void test_move_points(void)
   g_autofree char *before = json_of(w);
   stroke(w, 0.6, 1.0, 0.9, 1.2);
   double e0[3] = {0.6, 1.0, 0}, ex, ey;
-  g_assert_true(lw_editor_world_to_view(editor_of(w), e0, &ex, &ey));
-  g_assert_false(lw_editor_move(editor_of(w), ex, ey, ex + 30, ey));
-  g_assert_nonnull(lw_editor_get_message(editor_of(w)));
-  g_test_message("refused: %s", lw_editor_get_message(editor_of(w)));
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), e0, &ex, &ey));
+  g_assert_false(lw_editor_move(lwt_editor_of(w), ex, ey, ex + 30, ey));
+  g_assert_nonnull(lw_editor_get_message(lwt_editor_of(w)));
+  g_test_message("refused: %s", lw_editor_get_message(lwt_editor_of(w)));
   g_autofree char *after = json_of(w);
   g_assert_cmpstr(before, ==, after);
 
   /* typing a drawn link's end coordinate stretches it the same way */
   lw_palette_set_stroke_tool(pal, "link");
   stroke(w, 0, -1, 1, -1);
-  pick(w, "bodies/link2");
-  enter(w, "bodies/link2/points/end/0", "2");
+  lwt_pick(w, "bodies/link2");
+  lwt_enter(w, "bodies/link2/points/end/0", "2");
   b = body_named(w, "link2");
   g_assert_cmpfloat(b->geoms[0].to[0], ==, 2.0);
   g_assert_cmpfloat_with_epsilon(b->mass, 2.0, 1e-15);
   g_assert_cmpfloat_with_epsilon(b->inertia[2], 8.0 / 12, 1e-15);
 
   /* undo takes the edits back one by one */
-  act(w, "undo");
-  act(w, "undo");
-  act(w, "undo");
+  lwt_act(w, "undo");
+  lwt_act(w, "undo");
+  lwt_act(w, "undo");
   b = body_named(w, "link1");
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
   g_assert_cmpfloat(b->points[1].p[0], ==, 1.5);
   g_assert_cmpfloat(b->mass, ==, 3.0);
-  act(w, "undo");
-  act(w, "undo");
+  lwt_act(w, "undo");
+  lwt_act(w, "undo");
   b = body_named(w, "link1");
   g_assert_cmpfloat(lw_window_get_desc(w)->joints[0].place[0].p[0], ==, 0.0);
   g_assert_cmpfloat_with_epsilon(b->mass, 1.5, 1e-15);
 
   /* duplicate: a copy of the selected body alone, 0.2 m aside, undoable */
-  pick(w, "bodies/link1");
-  act(w, "duplicate");
+  lwt_pick(w, "bodies/link1");
+  lwt_act(w, "duplicate");
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpint(d->nbodies, ==, 2);
   g_assert_cmpint(d->njoints, ==, 1);
@@ -645,7 +508,7 @@ static void test_move_points(void)
   g_assert_cmpint(b1->npoints, ==, b0->npoints);
   g_assert_cmpfloat(b1->points[1].p[0], ==, b0->points[1].p[0]);
   g_assert_cmpfloat_with_epsilon(b1->position[0] - b0->position[0], 0.2, 1e-15);
-  act(w, "undo");
+  lwt_act(w, "undo");
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 1);
 
   /* closing with unsaved changes asks; Cancel keeps the window and the model,
@@ -655,7 +518,7 @@ static void test_move_points(void)
   gboolean destroyed = FALSE;
   g_signal_connect_swapped(w, "destroy", G_CALLBACK(lwt_set_true), &destroyed);
   gtk_window_close(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(dialog_shown, w, 10));
+  lwt_await(dialog_shown, w, LWT_WAIT);
   AdwMessageDialog *ask = dialog_for(w);
   g_assert_false(destroyed);
   adw_message_dialog_response(ask, "cancel");
@@ -664,19 +527,19 @@ static void test_move_points(void)
   g_autofree char *still = json_of(w);
   g_assert_cmpstr(still, ==, kept);
   gtk_window_close(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(dialog_shown, w, 10));
+  lwt_await(dialog_shown, w, LWT_WAIT);
   ask = dialog_for(w);
   adw_message_dialog_response(ask, "discard");
   /* the window goes when the main loop gets to it (late on a loaded machine) */
-  g_assert_true(lwt_wait_until(flag_set, &destroyed, 10));
+  lwt_await(flag_set, &destroyed, LWT_WAIT);
 }
 
 /* ---- the solids, the ground anchor and the loads of the palette ------------------ */
 static void test_solids_and_loads(void)
 {
   LwWindow *w = new_window();
-  act(w, "new");
-  lwt_spin(0.6);
+  lwt_act(w, "new");
+  lwt_editor_settle(w);
   g_assert_true(drop_at(w, "box", 0, 0));
   g_assert_true(drop_at(w, "cylinder", 1, 0));
   g_assert_true(drop_at(w, "sphere", 2, 0));
@@ -703,8 +566,8 @@ static void test_solids_and_loads(void)
   g_assert_cmpstr(d->forces[0].body[0], ==, d->bodies[1].name);
   g_assert_cmpint(d->forces[1].type, ==, LW_FORCE_FORCE);
   g_assert_cmpstr(d->forces[1].body[0], ==, d->bodies[2].name);
-  g_test_message("solids and loads: %s", lw_editor_get_status(editor_of(w)));
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "assembled"));
+  g_test_message("solids and loads: %s", lw_editor_get_status(lwt_editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "assembled"));
   shot(w, "solids-and-loads");
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -713,11 +576,11 @@ static void test_solids_and_loads(void)
 static void test_spatial(void)
 {
   LwWindow *w = new_window();
-  act(w, "new-spatial");
-  lwt_spin(0.6);
+  lwt_act(w, "new-spatial");
+  lwt_editor_settle(w);
   g_assert_false(lw_window_get_desc(w)->planar);
   LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
-  LwEditor *ed = editor_of(w);
+  LwEditor *ed = lwt_editor_of(w);
 
   /* the front plane (x-y, through z = 0): a link along x, on a ball joint */
   lw_palette_set_work_plane(pal, 2, 0.0);
@@ -757,14 +620,14 @@ static void test_spatial(void)
   const char *status = lw_editor_get_status(ed);
   g_test_message("spatial double pendulum: %s", status);
   g_assert_nonnull(strstr(status, "5 DOF"));
-  pick(w, "bodies/link2");
-  g_assert_true(lw_prop_editor_trace_point(props_of(w), "end"));
-  pick(w, NULL);
-  act(w, "reset-camera");
+  lwt_pick(w, "bodies/link2");
+  g_assert_true(lw_prop_editor_trace_point(lwt_props_of(w), "end"));
+  lwt_pick(w, NULL);
+  lwt_act(w, "reset-camera");
   shot(w, "spatial-side-plane");
 
   /* run it; the drawn end starts where it was drawn */
-  LwSimRunner *r = run_to_end(w);
+  LwSimRunner *r = lwt_run_to_end(w);
   shot(w, "spatial-run");
   const lw_model *mine = lw_sim_runner_get_model(r);
   int cx = column(mine, "link2_end.x");
@@ -827,8 +690,8 @@ static void test_spatial(void)
 static void view_root_point(xpointer *xp, LwWindow *w, double px, double py, int *rx, int *ry)
 {
   double p[3] = {px, py, 0}, x, y;
-  g_assert_true(lw_editor_world_to_view(editor_of(w), p, &x, &y));
-  root_point(xp, GTK_WIDGET(editor_of(w)), x, y, rx, ry);
+  g_assert_true(lw_editor_world_to_view(lwt_editor_of(w), p, &x, &y));
+  root_point(xp, GTK_WIDGET(lwt_editor_of(w)), x, y, rx, ry);
 }
 
 /* a link drawn and a pin dragged from the palette with the pointer itself:
@@ -843,12 +706,12 @@ static void test_pointer(void)
     return;
   }
   LwWindow *w = new_window();
-  act(w, "new");
-  pointer_settle(&xp, w);
+  lwt_act(w, "new");
+  lwt_editor_settle(w);
   int ax, ay, bx, by;
   view_root_point(&xp, w, 0, 0, &ax, &ay);
   view_root_point(&xp, w, 1, 0.5, &bx, &by);
-  xdrag(&xp, ax, ay, bx, by, lw_editor_get_stroke_gesture(editor_of(w)), "drag-end");
+  xdrag(&xp, ax, ay, bx, by, lw_editor_get_stroke_gesture(lwt_editor_of(w)), "drag-end");
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpint(d->nbodies, ==, 1);
   g_test_message("drawn with the pointer: link1 from (%g, %g), angle %.6f rad", d->bodies[0].position[0],
@@ -867,7 +730,7 @@ static void test_pointer(void)
   g_assert_cmpint(d->joints[0].type, ==, LW_JOINT_REVOLUTE);
   g_assert_cmpstr(d->joints[0].body[0], ==, "ground");
   g_assert_cmpstr(d->joints[0].body[1], ==, "link1");
-  const char *status = lw_editor_get_status(editor_of(w));
+  const char *status = lw_editor_get_status(lwt_editor_of(w));
   g_test_message("after the pin dropped with the pointer: %s", status);
   g_assert_nonnull(strstr(status, "1 DOF"));
   shot(w, "pointer-drag");
@@ -879,8 +742,8 @@ static void test_pointer(void)
 static void test_slider_crank(void)
 {
   LwWindow *w = new_window();
-  act(w, "new");
-  lwt_spin(0.6);
+  lwt_act(w, "new");
+  lwt_editor_settle(w);
   stroke(w, 0, 0, 0, 0.3);       /* crank */
   stroke(w, 0, 0.3, 1.0, 0);     /* connecting rod */
   stroke(w, 1.0, 0, 1.3, 0);     /* the slider, drawn along its line */
@@ -894,21 +757,21 @@ static void test_slider_crank(void)
   g_assert_cmpint(d->joints[3].type, ==, LW_JOINT_PRISMATIC);
   g_assert_cmpstr(d->joints[3].body[0], ==, "ground");
   g_assert_cmpstr(d->joints[3].body[1], ==, "link3");
-  g_test_message("slider-crank: %s", lw_editor_get_status(editor_of(w)));
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "1 DOF"));
+  g_test_message("slider-crank: %s", lw_editor_get_status(lwt_editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "1 DOF"));
   /* a motor on the crank's pin: one turn a second */
   g_assert_true(drop_at(w, "motor", 0, 0));
   d = lw_window_get_desc(w);
   g_assert_cmpint(d->ndrivers, ==, 1);
   g_assert_cmpstr(d->drivers[0].joint, ==, "pin1");
-  g_test_message("with the motor: %s", lw_editor_get_status(editor_of(w)));
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "0 left by the motors"));
-  pick(w, "bodies/link3");
-  g_assert_true(lw_prop_editor_trace_point(props_of(w), "start"));
-  pick(w, NULL);
-  enter(w, "solver/t_end", "1");
+  g_test_message("with the motor: %s", lw_editor_get_status(lwt_editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "0 left by the motors"));
+  lwt_pick(w, "bodies/link3");
+  g_assert_true(lw_prop_editor_trace_point(lwt_props_of(w), "start"));
+  lwt_pick(w, NULL);
+  lwt_enter(w, "solver/t_end", "1");
   shot(w, "slider-crank-drawn");
-  LwSimRunner *r = run_to_end(w);
+  LwSimRunner *r = lwt_run_to_end(w);
   guint n = lw_sim_runner_get_n_frames(r);
   int cx = column(lw_sim_runner_get_model(r), "link3_start.x"), cy = column(lw_sim_runner_get_model(r), "link3_start.y");
   g_assert_cmpint(cx, >=, 0);
@@ -928,7 +791,7 @@ static void test_slider_crank(void)
   g_assert_cmpfloat(ymax, <, 1e-9);
   g_free(x);
   g_free(y);
-  act(w, "reset-camera"); /* framed: the motor and the slider's rail and block show */
+  lwt_act(w, "reset-camera"); /* framed: the motor and the slider's rail and block show */
   shot(w, "slider-crank-run");
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -939,8 +802,8 @@ static void test_invalid_edits(void)
   LwWindow *w = new_window();
   build_four_bar(w, FALSE);
   g_autofree char *before = json_of(w);
-  LwPropEditor *pe = props_of(w);
-  pick(w, "bodies/crank");
+  LwPropEditor *pe = lwt_props_of(w);
+  lwt_pick(w, "bodies/crank");
   g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/mass", "-1"));
   g_test_message("mass -1: %s", lw_prop_editor_get_error(pe, "bodies/crank/mass"));
   g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "bodies/crank/mass"), "positive"));
@@ -951,7 +814,7 @@ static void test_invalid_edits(void)
   g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/com/0", "0,25"));
   g_assert_false(lw_prop_editor_enter(pe, "bodies/crank/name", "coupler"));
   g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "bodies/crank/name"), "taken"));
-  pick(w, "joints/B");
+  lwt_pick(w, "joints/B");
   g_assert_false(lw_prop_editor_enter(pe, "joints/B/body2", "crank"));
   g_test_message("joint B body2 = crank: %s", lw_prop_editor_get_error(pe, "joints/B/body2"));
   g_assert_nonnull(strstr(lw_prop_editor_get_error(pe, "joints/B/body2"), "itself"));
@@ -962,25 +825,25 @@ static void test_invalid_edits(void)
   /* a joint dropped where one body has two points is refused the same way,
    * and a spatial joint in a planar model */
   g_assert_false(drop_at(w, "spherical", 0, 0.5));
-  g_assert_nonnull(strstr(lw_editor_get_message(editor_of(w)), "planar"));
+  g_assert_nonnull(strstr(lw_editor_get_message(lwt_editor_of(w)), "planar"));
   g_assert_false(drop_at(w, "revolute", 5, 5));
 
   /* a coupler too long to close the loop: kept, shown as not assembling */
-  pick(w, "bodies/coupler");
-  enter(w, "bodies/coupler/points/end/0", "5");
+  lwt_pick(w, "bodies/coupler");
+  lwt_enter(w, "bodies/coupler/points/end/0", "5");
   g_assert_null(lw_window_get_runner(w));
   double *v = lw_desc_field((lw_desc *)lw_window_get_desc(w), "bodies/coupler/points/end/0");
   g_assert_cmpfloat(*v, ==, 5.0);
-  g_test_message("coupler 5 m: %s / %s", lw_editor_get_status(editor_of(w)), lw_window_get_message(w));
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "Cannot assemble"));
+  g_test_message("coupler 5 m: %s / %s", lw_editor_get_status(lwt_editor_of(w)), lw_window_get_message(w));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "Cannot assemble"));
   g_assert_nonnull(lw_window_get_message(w));
   int flagged = 0;
   const char *names[4] = {"A", "B", "C", "D"};
   for (int j = 0; j < 4; j++)
-    flagged += (lw_editor_get_joint_state(editor_of(w), names[j]) & LW_CHECK_CONFLICT) != 0;
+    flagged += (lw_editor_get_joint_state(lwt_editor_of(w), names[j]) & LW_CHECK_CONFLICT) != 0;
   g_assert_cmpint(flagged, >, 0);
   shot(w, "cannot-assemble");
-  act(w, "undo");
+  lwt_act(w, "undo");
   g_assert_nonnull(lw_window_get_runner(w));
   g_autofree char *restored = json_of(w);
   g_assert_cmpstr(restored, ==, before);
@@ -988,20 +851,20 @@ static void test_invalid_edits(void)
   /* a second pin at A: redundant equations, both pins ringed */
   g_assert_true(drop_at(w, "revolute", 0, 0));
   g_assert_null(lw_window_get_runner(w));
-  g_test_message("second pin at A: %s", lw_editor_get_status(editor_of(w)));
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "redundant"));
-  g_assert_cmpint(lw_editor_get_joint_state(editor_of(w), "A") & LW_CHECK_REDUNDANT, !=, 0);
-  g_assert_cmpint(lw_editor_get_joint_state(editor_of(w), "pin1") & LW_CHECK_REDUNDANT, !=, 0);
-  g_assert_cmpint(lw_editor_get_joint_state(editor_of(w), "C") & LW_CHECK_REDUNDANT, ==, 0);
+  g_test_message("second pin at A: %s", lw_editor_get_status(lwt_editor_of(w)));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "redundant"));
+  g_assert_cmpint(lw_editor_get_joint_state(lwt_editor_of(w), "A") & LW_CHECK_REDUNDANT, !=, 0);
+  g_assert_cmpint(lw_editor_get_joint_state(lwt_editor_of(w), "pin1") & LW_CHECK_REDUNDANT, !=, 0);
+  g_assert_cmpint(lw_editor_get_joint_state(lwt_editor_of(w), "C") & LW_CHECK_REDUNDANT, ==, 0);
   shot(w, "redundant");
   /* delete it: runnable again */
   lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "joints/pin1");
-  act(w, "delete");
+  lwt_act(w, "delete");
   g_assert_nonnull(lw_window_get_runner(w));
   g_autofree char *deleted = json_of(w);
   g_assert_cmpstr(deleted, ==, before);
   /* make parameter: one action on a field */
-  pick(w, "bodies/crank");
+  lwt_pick(w, "bodies/crank");
   g_assert_true(lw_prop_editor_make_parameter(pe, "bodies/crank/mass"));
   const lw_desc *d = lw_window_get_desc(w);
   int k = lw_desc_param_index(d, "crank_mass");
@@ -1015,8 +878,8 @@ static int child_edit(void)
 {
   /* a window that draws a link and pins it, then is killed */
   LwWindow *w = new_window();
-  act(w, "new");
-  lwt_spin(0.6);
+  lwt_act(w, "new");
+  lwt_editor_settle(w);
   stroke(w, 0, 0, 0.8, 0.6);
   g_assert_true(drop_at(w, "revolute", 0, 0));
   const char *p = lw_window_get_autosave_path(w);
@@ -1094,7 +957,8 @@ static void test_kill_recover(void)
   g_assert_true(lw_window_offer_recovery(w));
   GtkWidget *dialog = lw_window_get_recovery_dialog(w);
   g_assert_nonnull(dialog);
-  lwt_spin(0.3);
+  lwt_await(lwt_is_mapped, dialog, LWT_WAIT);
+  lwt_settle(2);
   g_autofree char *png = g_build_filename(shot_dir(), "recovery-offer.png", NULL);
   g_mkdir_with_parents(shot_dir(), 0755);
   {
@@ -1116,7 +980,8 @@ static void test_kill_recover(void)
     g_object_unref(paintable);
   }
   adw_message_dialog_response(ADW_MESSAGE_DIALOG(dialog), "recover");
-  lwt_spin(0.2);
+  json_wait recovered = {w, saved};
+  lwt_await(json_reached, &recovered, LWT_WAIT);
   gtk_window_destroy(GTK_WINDOW(dialog));
   g_autofree char *now = json_of(w);
   g_assert_cmpstr(now, ==, saved);
@@ -1164,20 +1029,20 @@ static void test_tutorial(void)
   g_assert_cmpstr(d->forces[0].place[0].ref, ==, "p1");
   g_assert_cmpstr(d->forces[0].body[1], ==, "ground");
   lw_palette_set_stroke_tool(LW_PALETTE(lw_window_get_palette(w)), "link");
-  pick(w, "forces/spring1");
-  enter(w, "forces/spring1/stiffness", "50");
+  lwt_pick(w, "forces/spring1");
+  lwt_enter(w, "forces/spring1/stiffness", "50");
   shot(w, "tutorial-06-spring");
   /* a motor on A: the crank turns at 6 rad/s */
   g_assert_true(drop_at(w, "motor", 0, 0));
-  pick(w, "joints/A");
-  enter(w, "drivers/motor1/function/1", "6 rad/s");
+  lwt_pick(w, "joints/A");
+  lwt_enter(w, "drivers/motor1/function/1", "6 rad/s");
   shot(w, "tutorial-07-motor");
-  g_assert_nonnull(strstr(lw_editor_get_status(editor_of(w)), "0 left by the motors"));
+  g_assert_nonnull(strstr(lw_editor_get_status(lwt_editor_of(w)), "0 left by the motors"));
   /* run, and plot the coupler point's path */
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, 120);
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
   shot(w, "tutorial-08-plot");
@@ -1186,20 +1051,20 @@ static void test_tutorial(void)
   /* the motor prescribes the crank: the path depends on the geometry, so
    * the crank length and where the point sits on the coupler become
    * parameters */
-  pick(w, "bodies/crank");
-  g_assert_true(lw_prop_editor_make_parameter(props_of(w), "bodies/crank/points/end/0"));
-  pick(w, "bodies/coupler");
-  g_assert_true(lw_prop_editor_make_parameter(props_of(w), "bodies/coupler/points/p1/0"));
+  lwt_pick(w, "bodies/crank");
+  g_assert_true(lw_prop_editor_make_parameter(lwt_props_of(w), "bodies/crank/points/end/0"));
+  lwt_pick(w, "bodies/coupler");
+  g_assert_true(lw_prop_editor_make_parameter(lwt_props_of(w), "bodies/coupler/points/p1/0"));
   /* the objective: the coupler point's height, squared and integrated over
    * the run, from the model page's "New objective" form */
-  pick(w, NULL);
-  g_assert_false(lw_prop_editor_add_objective(props_of(w), "height", "coupler_p1.y", 0, "zero", "1"));
-  g_test_message("refused: %s", lw_prop_editor_get_objective_error(props_of(w)));
-  g_assert_nonnull(strstr(lw_prop_editor_get_objective_error(props_of(w)), "not a number"));
-  g_assert_false(lw_prop_editor_add_objective(props_of(w), "coupler_p1", "coupler_p1.y", 0, "0", "1"));
-  g_assert_nonnull(strstr(lw_prop_editor_get_objective_error(props_of(w)), "taken"));
+  lwt_pick(w, NULL);
+  g_assert_false(lw_prop_editor_add_objective(lwt_props_of(w), "height", "coupler_p1.y", 0, "zero", "1"));
+  g_test_message("refused: %s", lw_prop_editor_get_objective_error(lwt_props_of(w)));
+  g_assert_nonnull(strstr(lw_prop_editor_get_objective_error(lwt_props_of(w)), "not a number"));
+  g_assert_false(lw_prop_editor_add_objective(lwt_props_of(w), "coupler_p1", "coupler_p1.y", 0, "0", "1"));
+  g_assert_nonnull(strstr(lw_prop_editor_get_objective_error(lwt_props_of(w)), "taken"));
   g_assert_cmpint(lw_window_get_desc(w)->nobjectives, ==, 0);
-  g_assert_true(lw_prop_editor_add_objective(props_of(w), "height", "coupler_p1.y", 0, "0", "1"));
+  g_assert_true(lw_prop_editor_add_objective(lwt_props_of(w), "height", "coupler_p1.y", 0, "0", "1"));
   const lw_desc *dd = lw_window_get_desc(w);
   g_assert_cmpint(dd->nobjectives, ==, 1);
   g_assert_cmpstr(dd->objectives[0].name, ==, "height");
@@ -1209,23 +1074,23 @@ static void test_tutorial(void)
   g_assert_cmpint(dd->objectives[0].terms[0].kind, ==, LW_TERM_INTEGRAL);
   g_assert_cmpint(dd->objectives[0].terms[0].form, ==, LW_TERM_SQUARE);
   g_assert_cmpfloat(dd->objectives[0].terms[0].weight, ==, 1.0);
-  lwt_spin(0.2);
-  lw_prop_editor_scroll_to_end(props_of(w));
+  lwt_settle(2); /* the new objective's rows laid out */
+  lw_prop_editor_scroll_to_end(lwt_props_of(w));
   shot(w, "tutorial-09-objective");
   /* a second one, removed again: undoable edits like any other */
-  g_assert_true(lw_prop_editor_add_objective(props_of(w), "final_x", "coupler_p1.x", 1, "1.5", "2"));
+  g_assert_true(lw_prop_editor_add_objective(lwt_props_of(w), "final_x", "coupler_p1.x", 1, "1.5", "2"));
   g_assert_cmpint(lw_window_get_desc(w)->nobjectives, ==, 2);
-  g_assert_true(lw_prop_editor_remove_objective(props_of(w), "final_x"));
+  g_assert_true(lw_prop_editor_remove_objective(lwt_props_of(w), "final_x"));
   g_assert_cmpint(lw_window_get_desc(w)->nobjectives, ==, 1);
-  act(w, "undo");
+  lwt_act(w, "undo");
   g_assert_cmpint(lw_window_get_desc(w)->nobjectives, ==, 2);
   g_assert_cmpfloat(lw_window_get_desc(w)->objectives[1].terms[0].target[0], ==, 1.5);
-  act(w, "undo");
+  lwt_act(w, "undo");
   g_assert_cmpint(lw_window_get_desc(w)->nobjectives, ==, 1);
   LwSensPanel *panel = LW_SENS_PANEL(lw_window_get_sens_panel(w));
   lw_sens_panel_select(panel, "height", LW_SENS_ADJOINT);
-  act(w, "run-sensitivity");
-  g_assert_true(lwt_wait_until(sens_idle, panel, 120));
+  lwt_act(w, "run-sensitivity");
+  lwt_await(sens_idle, panel, 120);
   const lw_sens_result *sr = lw_sens_panel_get_result(panel);
   g_assert_nonnull(sr);
   g_assert_cmpint(sr->status, ==, LW_OK);
@@ -1236,21 +1101,6 @@ static void test_tutorial(void)
   g_assert_cmpfloat(fabs(sr->gradient[1]), >, 1e-6);
   shot(w, "tutorial-10-sensitivity");
   gtk_window_destroy(GTK_WINDOW(w));
-}
-
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
 }
 
 int main(int argc, char **argv)
@@ -1288,7 +1138,7 @@ int main(int argc, char **argv)
   g_test_add_func("/edit/tutorial", test_tutorial);
   int rc = g_test_run();
   g_object_unref(app);
-  rm_rf(cache_dir);
+  lwt_rm_rf(cache_dir);
   g_free(cache_dir);
   return rc;
 }

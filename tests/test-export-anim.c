@@ -5,6 +5,7 @@
  * writing while the main loop runs.  The dialog's test needs a display
  * (the test command starts Xvfb); the others draw offscreen. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <gst/app/gstappsink.h>
@@ -344,6 +345,11 @@ static gboolean count_tick(gpointer user)
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean anim_dialog_shown(gpointer w)
+{
+  return anim_dialog_for(w) != NULL;
+}
+
 static void test_dialog(void)
 {
   if (!have_display) {
@@ -361,7 +367,7 @@ static void test_dialog(void)
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
   g_assert_true(lwt_wait_until(runner_done, w, 60));
   g_action_group_activate_action(G_ACTION_GROUP(w), "export-animation", NULL);
-  lwt_spin(0.3);
+  lwt_await(anim_dialog_shown, w, LWT_WAIT);
   LwAnimDialog *d = anim_dialog_for(w);
   g_assert_nonnull(d);
   lw_anim_dialog_set_size(d, 320, 240);
@@ -404,21 +410,6 @@ static void test_dialog(void)
   g_object_unref(app);
 }
 
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
-}
-
 int main(int argc, char **argv)
 {
   tmp_dir = g_dir_make_tmp("lw-anim-XXXXXX", NULL);
@@ -437,7 +428,7 @@ int main(int argc, char **argv)
   g_test_add_func("/anim/cancel", test_cancel);
   g_test_add_func("/anim/dialog", test_dialog);
   int rc = g_test_run();
-  rm_rf(tmp_dir);
+  lwt_rm_rf(tmp_dir);
   g_free(tmp_dir);
   return rc;
 }

@@ -8,10 +8,7 @@
  * in its slider. */
 #include "lw-test.h"
 #include "lw_internal.h"
-#include "dyn/lw_joint_friction.h"
-#include "dyn/lw_rows.h"
-#include "lin/lw_friction_jvp.h"
-#include "lin/lw_tangent.h"
+#include "lw-friction-test.h"
 #include "model/lw_friction.h"
 
 #include <string.h>
@@ -103,142 +100,14 @@ static lw_desc *slider_crank(void)
   return d;
 }
 
-/* ---- the friction's directional derivative ----------------------------- */
-
-/* Q^f of element 0 at (q, v, l) by the step's own evaluation */
-static void friction_Q(const lw_model *m, lw_data *d, const double *q, const double *v, const double *l, double *Q)
-{
-  memset(Q, 0, sizeof(double) * (size_t)m->nq);
-  lw_rows_eval(m, d, q, 0.0, 1);
-  lw_joint_friction_eval(m, d, q, v, l, Q, NULL, 0.0);
-}
-
-/* a state near the model's initial one, with slip, and multipliers */
-static void some_state(const lw_model *m, lw_data *d, double slip, double *q, double *v, double *l)
-{
-  lw_error err;
-  if (lw_initialize(m, d, &err))
-    g_error("%s", err.msg);
-  GRand *rng = g_rand_new_with_seed(7);
-  memcpy(q, d->q, sizeof(double) * (size_t)m->nq);
-  for (int i = 0; i < m->nq; i++)
-    v[i] = slip * g_rand_double_range(rng, -1, 1);
-  for (int r = 0; r < m->nc; r++)
-    l[r] = d->lambda[r] + g_rand_double_range(rng, -5, 5);
-  g_rand_free(rng);
-}
-
-/* the derivative along q, v, l (each in turn and all together) against
- * central differences of the step's own friction, to 1e-7 relative (and
- * the differences' round-off) */
-static void check_state_jvp(lw_desc *desc, double slip)
-{
-  lw_model *m = lwt_compile(desc);
-  lw_data *d = lw_data_new(m);
-  int nq = m->nq, nc = m->nc;
-  double *q = g_new(double, nq), *v = g_new(double, nq), *l = g_new(double, nc);
-  double *dq = g_new0(double, nq), *dv = g_new0(double, nq), *dl = g_new0(double, nc);
-  double *Q0 = g_new0(double, nq), *Qp = g_new(double, nq), *Qm = g_new(double, nq), *J = g_new0(double, nq);
-  double *x = g_new(double, nq), *y = g_new(double, nq), *z = g_new(double, nc);
-  some_state(m, d, slip, q, v, l);
-  GRand *rng = g_rand_new_with_seed(11);
-  for (int pass = 0; pass < 4; pass++) {
-    for (int i = 0; i < nq; i++) {
-      dq[i] = pass == 0 || pass == 3 ? g_rand_double_range(rng, -1, 1) : 0.0;
-      dv[i] = pass == 1 || pass == 3 ? slip * g_rand_double_range(rng, -1, 1) : 0.0;
-    }
-    for (int r = 0; r < nc; r++)
-      dl[r] = pass == 2 || pass == 3 ? g_rand_double_range(rng, -5, 5) : 0.0;
-    lw_lin_point p = {q, v, NULL, NULL, {l, NULL, NULL}, 0.0};
-    lw_lin_dir dir = {dq, dv, NULL, NULL, dl, NULL, -1};
-    memset(Q0, 0, sizeof(double) * nq);
-    memset(J, 0, sizeof(double) * nq);
-    lw_joint_friction_jvp(m, NULL, 0, &p, &dir, Q0, J);
-    /* the value is the step's */
-    friction_Q(m, d, q, v, l, Qp);
-    for (int i = 0; i < nq; i++)
-      g_assert_cmpfloat(fabs(Q0[i] - Qp[i]), <=, 1e-12 * (1.0 + fabs(Qp[i])));
-    double hs = 1e-6, err = 0, scale = 0, qmax = 0;
-    for (int i = 0; i < nq; i++)
-      qmax = fmax(qmax, fabs(Q0[i]));
-    for (int sgn = 0; sgn < 2; sgn++) {
-      double s = sgn ? -hs : hs;
-      for (int i = 0; i < nq; i++) {
-        x[i] = q[i] + s * dq[i];
-        y[i] = v[i] + s * dv[i];
-      }
-      for (int r = 0; r < nc; r++)
-        z[r] = l[r] + s * dl[r];
-      friction_Q(m, d, x, y, z, sgn ? Qm : Qp);
-    }
-    for (int i = 0; i < nq; i++) {
-      double fd = (Qp[i] - Qm[i]) / (2 * hs);
-      err = fmax(err, fabs(fd - J[i]));
-      scale = fmax(scale, fabs(J[i]));
-    }
-    g_test_message("%s: jvp pass %d: |dQ| %.3e, against differences %.2e (|Q| %.3e)", desc->name, pass, scale,
-                   err, qmax);
-    g_assert_cmpfloat(scale, >, 0.0);
-    /* the differences' round-off: about 1e-16 |Q| / hs */
-    g_assert_cmpfloat(err, <=, 1e-7 * scale + 1e-9 * qmax);
-  }
-  g_rand_free(rng);
-  g_free(q), g_free(v), g_free(l), g_free(dq), g_free(dv), g_free(dl);
-  g_free(Q0), g_free(Qp), g_free(Qm), g_free(J), g_free(x), g_free(y), g_free(z);
-  lw_data_free(d);
-  lw_model_free(m);
-}
-
-/* the derivative along each parameter (its tangent: the friction
- * parameters exactly, the geometric ones by the tangent's differences)
- * against central differences of the model compiled at rho +- h */
-static void check_param_jvp(lw_desc *desc, double slip)
-{
-  lw_model *m = lwt_compile(desc);
-  lw_data *d = lw_data_new(m);
-  int nq = m->nq, nc = m->nc;
-  double *q = g_new(double, nq), *v = g_new(double, nq), *l = g_new(double, nc);
-  double *Qp = g_new(double, nq), *Qm = g_new(double, nq), *J = g_new0(double, nq);
-  some_state(m, d, slip, q, v, l);
-  for (int j = 0; j < desc->nparams; j++) {
-    lw_error err;
-    lw_tangent *tg = lw_tangent_new(desc, j, &err);
-    g_assert_nonnull(tg);
-    lw_lin_point p = {q, v, NULL, NULL, {l, NULL, NULL}, 0.0};
-    lw_lin_dir dir = {NULL, NULL, NULL, NULL, NULL, tg, -1};
-    memset(J, 0, sizeof(double) * nq);
-    lw_joint_friction_jvp(m, tg, 0, &p, &dir, NULL, J);
-    double v0 = desc->params[j].value, hs = 1e-6 * fmax(fabs(v0), 1e-2);
-    for (int sgn = 0; sgn < 2; sgn++) {
-      lw_desc *dd = lw_desc_copy(desc);
-      dd->params[j].value = v0 + (sgn ? -hs : hs);
-      lw_model *mk = lwt_compile(dd);
-      lw_data *dk = lw_data_new(mk);
-      friction_Q(mk, dk, q, v, l, sgn ? Qm : Qp);
-      lw_data_free(dk);
-      lw_model_free(mk);
-      lw_desc_free(dd);
-    }
-    double e = 0, scale = 0;
-    for (int i = 0; i < nq; i++) {
-      e = fmax(e, fabs((Qp[i] - Qm[i]) / (2 * hs) - J[i]));
-      scale = fmax(scale, fabs((Qp[i] - Qm[i]) / (2 * hs)));
-    }
-    g_test_message("%s: d/d%s: |dQ| %.3e, against differences %.2e", desc->name, desc->params[j].name, scale, e);
-    g_assert_cmpfloat(e, <=, 1e-6 * fmax(scale, 1e-3));
-    lw_tangent_free(tg);
-  }
-  g_free(q), g_free(v), g_free(l), g_free(Qp), g_free(Qm), g_free(J);
-  lw_data_free(d);
-  lw_model_free(m);
-}
+/* ---- the friction's directional derivative (lw-friction-test.h) -------- */
 
 static void test_jvp_pendulum(void)
 {
   lw_desc *d = parse(pendulum_json);
-  check_state_jvp(d, 1.0);  /* slipping */
-  check_state_jvp(d, 1e-3); /* in the transition, |r_e w| < v_t */
-  check_param_jvp(d, 1.0);
+  lwt_check_state_jvp(d, 1.0);  /* slipping */
+  lwt_check_state_jvp(d, 1e-3); /* in the transition, |r_e w| < v_t */
+  lwt_check_param_jvp(d, 1.0);
   lw_desc_free(d);
 }
 
@@ -246,17 +115,17 @@ static void test_jvp_incline(void)
 {
   g_autofree char *json = incline_json(0.6, 0.0);
   lw_desc *d = parse(json);
-  check_state_jvp(d, 0.5);
-  check_state_jvp(d, 1e-3);
-  check_param_jvp(d, 0.5);
+  lwt_check_state_jvp(d, 0.5);
+  lwt_check_state_jvp(d, 1e-3);
+  lwt_check_param_jvp(d, 0.5);
   lw_desc_free(d);
 }
 
 static void test_jvp_slider_crank(void)
 {
   lw_desc *d = slider_crank();
-  check_state_jvp(d, 0.5);
-  check_param_jvp(d, 0.5);
+  lwt_check_state_jvp(d, 0.5);
+  lwt_check_param_jvp(d, 0.5);
   lw_desc_free(d);
 }
 

@@ -2,6 +2,7 @@
  * mechanism moves; the core's perturbation force; the runner's perturbation
  * spring on the pendulum. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include "lw-measure.h"
 #include "lw-sim-runner.h"
@@ -349,30 +350,22 @@ static void test_tool_clicks(void)
 /* ---- through the window (needs a display) ------------------------------- */
 static LwApplication *app;
 
-static gboolean is_mapped(gpointer w) { return gtk_widget_get_mapped(GTK_WIDGET(w)); }
 
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = r ? lw_sim_runner_get_state(r) : LW_RUNNER_FAILED;
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
 
 static LwWindow *example_window(const char *name)
 {
   LwWindow *w = lw_window_new(app);
   g_assert_true(lw_window_open_example(w, name));
   gtk_window_set_default_size(GTK_WINDOW(w), 1200, 800);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lwt_present(w);
   lw_measure_actions_install(lw_window_get_view(w), G_ACTION_MAP(w));
-  lwt_spin(0.3);
   return w;
 }
 
 static void shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.3);
+  lwt_fresh_picture(w);
+  lwt_settle(2);
   g_mkdir_with_parents(LW_MEASURE_SHOT_DIR, 0755);
   g_autofree char *file = g_strdup_printf("%s.png", name);
   g_autofree char *path = g_build_filename(LW_MEASURE_SHOT_DIR, file, NULL);
@@ -381,6 +374,38 @@ static void shot(LwWindow *w, const char *name)
     g_test_message("screenshot %s", path);
   else
     g_test_message("no screenshot %s: %s", path, error->message);
+}
+
+static gboolean no_measures(gpointer mo)
+{
+  return lw_measure_overlay_n_measures(mo) == 0;
+}
+
+static gboolean past_a_second(gpointer w)
+{
+  return lw_window_get_shown_time(LW_WINDOW(w)) > 1.0;
+}
+
+/* the runner's perturbation spring pulls up, or nothing pulls (the grab
+ * released) */
+static gboolean pulled_up(gpointer r)
+{
+  double F[3];
+  return lw_sim_runner_get_perturbation_force(r, F) && F[1] > 0;
+}
+
+typedef struct {
+  GtkWidget *view;
+  LwSimRunner *r;
+} grab_wait;
+
+static gboolean grab_released(gpointer p)
+{
+  grab_wait *g = p;
+  int body;
+  double bp[3], target[3], F[3];
+  return !lw_view3d_get_perturbation(LW_VIEW3D(g->view), &body, bp, target) &&
+         !lw_sim_runner_get_perturbation_force(g->r, F);
 }
 
 /* the five-bar running in real time with a distance (A1's end to B3B's
@@ -402,7 +427,7 @@ static void test_gui_five_bar(void)
   g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 2);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
-  lwt_spin(1.5);
+  lwt_await(past_a_second, w, LWT_WAIT);
   shot(w, "five-bar-measures-running");
   g_action_group_activate_action(G_ACTION_GROUP(w), "clear-measures", NULL);
   g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 0);
@@ -420,8 +445,8 @@ static void test_gui_edit_mode_shortcut(void)
 {
   LwWindow *w = example_window("four-bar");
   LwPalette *pal = LW_PALETTE(lw_window_get_palette(w));
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.1);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_palette_revealed, w, LWT_WAIT);
   g_action_group_activate_action(G_ACTION_GROUP(w), "measure", NULL);
   g_assert_cmpstr(lw_palette_get_stroke_tool(pal), ==, "measure");
   g_action_group_activate_action(G_ACTION_GROUP(w), "measure", NULL);
@@ -464,7 +489,7 @@ static void test_gui_measures_follow_model(void)
   lw_measure_overlay_add(mo, &ms);
   lw_view3d_set_model(view, lw_window_get_desc(w));
   g_assert_true(lw_window_open_example(w, "pendulum"));
-  lwt_spin(0.2);
+  lwt_await(no_measures, mo, LWT_WAIT);
   g_assert_cmpuint(lw_measure_overlay_n_measures(mo), ==, 0);
   gtk_window_destroy(GTK_WINDOW(w));
   lwt_spin(0.2);
@@ -479,7 +504,7 @@ static void test_gui_perturbation(void)
   lw_sim_runner_set_t_end(r, 1.0);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
-  lwt_spin(0.2);
+  lwt_await(lwt_runner_running, w, LWT_WAIT);
   /* the grab as a Ctrl+press on P1 and a pull 0.5 m above it make it */
   LwMeasureOverlay *mo = lw_view3d_get_measures(view);
   lw_camera cam;
@@ -499,13 +524,11 @@ static void test_gui_perturbation(void)
   g_assert_cmpfloat_with_epsilon(p[0], 1.0, 0.02);
   g_assert_cmpfloat_with_epsilon(target[1], 0.5, 0.02);
   g_signal_emit_by_name(view, "perturbation-changed");
-  lwt_spin(0.4);
-  gtk_widget_queue_draw(GTK_WIDGET(view));
   shot(w, "pendulum-perturbation-spring");
   double F[3];
   g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
   g_assert_cmpfloat(F[1], >, 0);
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_await(lwt_runner_idle, w, 60);
   g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
   lw_measure_overlay_release(mo);
   g_signal_emit_by_name(view, "perturbation-changed");
@@ -574,8 +597,6 @@ static void xi_move(xinput *xi, GtkWidget *w, double x, double y)
   lwt_spin(0.04);
 }
 
-static void count_signal(gpointer counter) { ++*(int *)counter; }
-static gboolean counter_positive(gpointer counter) { return *(int *)counter > 0; }
 
 /* the pendulum running slowly (0.1 x real time); Control held, the bob
  * pressed at P1 and dragged 0.5 m up: the view grabs it, the runner applies
@@ -603,10 +624,10 @@ static unsigned int ctrl_pull_up(xinput *xi, LwWindow *w, GtkWidget *view, LwSim
   xi->fake_key(xi->dpy, ctrl, TRUE, 0);
   xi->fake_button(xi->dpy, 1, TRUE, 0);
   xi->flush(xi->dpy);
-  g_assert_true(lwt_wait_until(counter_positive, changes, 20));
+  lwt_await(lwt_counter_positive, changes, 20);
   for (int k = 1; k <= 10; k++)
     xi_move(xi, view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
-  lwt_spin(0.5);
+  lwt_await(pulled_up, r, LWT_WAIT);
   double F[3];
   g_assert_true(lw_sim_runner_get_perturbation_force(r, F));
   g_assert_cmpfloat(F[1], >, 0);
@@ -630,11 +651,11 @@ static void test_gui_ctrl_drag(void)
   LwSimRunner *r = lw_window_get_runner(w);
   lw_sim_runner_set_t_end(r, 0.3);
   int changes = 0;
-  g_signal_connect_swapped(view, "perturbation-changed", G_CALLBACK(count_signal), &changes);
+  g_signal_connect_swapped(view, "perturbation-changed", G_CALLBACK(lwt_count_signal), &changes);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
   lw_sim_runner_set_real_time(r, TRUE, 0.1);
-  lwt_spin(0.3);
+  lwt_await(lwt_runner_running, w, LWT_WAIT);
   double p[3];
   unsigned int ctrl = ctrl_pull_up(&xi, w, view, r, &changes, p);
   double F[3];
@@ -647,11 +668,12 @@ static void test_gui_ctrl_drag(void)
   xi.fake_button(xi.dpy, 1, FALSE, 0);
   xi.fake_key(xi.dpy, ctrl, FALSE, 0);
   xi.flush(xi.dpy);
-  lwt_spin(0.3);
+  grab_wait released = {view, r};
+  lwt_await(grab_released, &released, LWT_WAIT);
   g_assert_false(lw_view3d_get_perturbation(LW_VIEW3D(view), &body, bp, target));
   g_assert_false(lw_sim_runner_get_perturbation_force(r, F));
   lw_sim_runner_set_real_time(r, FALSE, 1.0);
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_await(lwt_runner_idle, w, 60);
   g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
   double q[4];
   lw_sim_runner_get_frame(r, lw_sim_runner_get_n_frames(r) - 1, NULL, q, NULL);
@@ -677,14 +699,14 @@ static void test_gui_ctrl_drag_editing(void)
   LwSimRunner *r = lw_window_get_runner(w);
   lw_sim_runner_set_t_end(r, 0.3);
   int nbodies = lw_window_get_desc(w)->nbodies, changes = 0;
-  g_signal_connect_swapped(view, "perturbation-changed", G_CALLBACK(count_signal), &changes);
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.3);
+  g_signal_connect_swapped(view, "perturbation-changed", G_CALLBACK(lwt_count_signal), &changes);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_palette_revealed, w, LWT_WAIT);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(TRUE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
   r = lw_window_get_runner(w);
   lw_sim_runner_set_real_time(r, TRUE, 0.1);
-  lwt_spin(0.3);
+  lwt_await(lwt_runner_running, w, LWT_WAIT);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_RUNNING);
   double p[3];
   unsigned int ctrl = ctrl_pull_up(&xi, w, view, r, &changes, p);
@@ -692,13 +714,14 @@ static void test_gui_ctrl_drag_editing(void)
   xi.fake_button(xi.dpy, 1, FALSE, 0);
   xi.fake_key(xi.dpy, ctrl, FALSE, 0);
   xi.flush(xi.dpy);
-  lwt_spin(0.3);
+  grab_wait released = {view, r};
+  lwt_await(grab_released, &released, LWT_WAIT);
   g_assert_false(lw_sim_runner_get_perturbation_force(r, F));
   /* no link drawn, the run goes on */
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, nbodies);
   g_assert_true(lw_window_get_runner(w) == r);
   lw_sim_runner_set_real_time(r, FALSE, 1.0);
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_await(lwt_runner_idle, w, 60);
   g_assert_cmpint(lw_sim_runner_get_perturbed_steps(r), >, 0);
   gtk_window_destroy(GTK_WINDOW(w));
   lwt_spin(0.2);

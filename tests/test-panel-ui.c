@@ -6,6 +6,7 @@
  * unheard while the job that replaced it reports.  Needs a display: the
  * test command starts Xvfb. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -25,35 +26,9 @@
 static LwApplication *app;
 
 /* ---- helpers ---------------------------------------------------------------- */
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean sens_idle(gpointer p)
-{
-  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
-}
-
-static gboolean opt_idle(gpointer p)
-{
-  return !lw_opt_panel_is_busy(LW_OPT_PANEL(p));
-}
-
 static LwWindow *new_window(void)
 {
-  LwWindow *w = lw_window_new(app);
-  lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.2);
-  return w;
-}
-
-static void show_page(LwWindow *w, const char *page)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string(page));
-  lwt_spin(0.1);
+  return lwt_builtin_window(app);
 }
 
 /* template child `name` of panel (built by the template, inside the panel) */
@@ -68,15 +43,12 @@ static GtkWidget *child(gpointer panel, GType type, const char *name)
 
 static void shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.4);
-  const char *env = g_getenv("LW_SCREENSHOT_DIR");
-  const char *dir = env && *env ? env : LW_PANEL_UI_SHOT_DIR;
-  g_mkdir_with_parents(dir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  g_autofree char *path = g_build_filename(dir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  g_assert_true(lw_window_save_screenshot(w, path, &error));
-  g_test_message("screenshot %s", path);
+  g_free(lwt_shot(w, "panel-ui", LW_PANEL_UI_SHOT_DIR, name));
+}
+
+static gboolean no_bars(gpointer plot)
+{
+  return lw_plot_get_n_bars(plot) == 0;
 }
 
 /* scroll the page that holds w so that w is at the top */
@@ -162,11 +134,11 @@ static void test_opt_template(void)
 static void test_sens_bars(void)
 {
   LwWindow *w = new_window();
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   LwSensPanel *sp = LW_SENS_PANEL(lw_window_get_sens_panel(w));
   lw_sens_panel_select(sp, "psi1", LW_SENS_ADJOINT);
   lw_sens_panel_run(sp);
-  g_assert_true(lwt_wait_until(sens_idle, sp, 120));
+  lwt_await(lwt_sens_idle, sp, 120);
   const lw_sens_result *r = lw_sens_panel_get_result(sp);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -210,7 +182,7 @@ static void test_sens_bars(void)
   shot(w, "sensitivity-five-bar-bars");
   /* a new model: no bars left of the five-bar */
   g_assert_true(lw_window_open_example(w, "pendulum"));
-  lwt_spin(0.1);
+  lwt_await(no_bars, plot, LWT_WAIT);
   g_assert_cmpuint(lw_plot_get_n_bars(plot), ==, 0);
   g_assert_null(lw_plot_get_x_label(plot));
   gtk_window_destroy(GTK_WINDOW(w));
@@ -310,6 +282,11 @@ static gboolean probe_finished(gpointer p)
   return ((JobProbe *)p)->done > 0;
 }
 
+static gboolean probe_progressed(gpointer p)
+{
+  return ((JobProbe *)p)->progress > 0;
+}
+
 static gboolean probe_freed(gpointer p)
 {
   return g_atomic_int_get(&((JobProbe *)p)->freed);
@@ -323,13 +300,13 @@ static void test_job_stale(void)
   JobProbe a = {0}, b = {0};
   LwPanelJob *ja = lw_panel_job_start(&slot, &slot, &a, probe_free, probe_work, probe_progress, probe_done);
   g_assert_true(slot == ja);
-  lwt_spin(0.05);
+  lwt_await(probe_progressed, &a, LWT_WAIT);
   g_assert_cmpint(a.progress, ==, 1);
   lw_panel_job_drop(&slot);
   g_assert_null(slot);
   lw_panel_job_start(&slot, &slot, &b, probe_free, probe_work, probe_progress, probe_done);
   g_atomic_int_set(&a.release, 1);
-  g_assert_true(lwt_wait_until(probe_freed, &a, 10));
+  lwt_await(probe_freed, &a, LWT_WAIT);
   lwt_spin(0.05);
   g_assert_cmpint(a.done, ==, 0);
   g_assert_cmpint(a.progress, ==, 1);
@@ -337,19 +314,19 @@ static void test_job_stale(void)
   g_assert_nonnull(slot);
   g_assert_cmpint(b.progress, ==, 1);
   g_atomic_int_set(&b.release, 1);
-  g_assert_true(lwt_wait_until(probe_finished, &b, 10));
+  lwt_await(probe_finished, &b, LWT_WAIT);
   g_assert_cmpint(b.done, ==, 1);
   g_assert_false(b.cancelled);
   g_assert_null(slot);
-  g_assert_true(lwt_wait_until(probe_freed, &b, 10));
+  lwt_await(probe_freed, &b, LWT_WAIT);
   /* a cancelled job still reports done, cancelled */
   JobProbe c = {0};
   lw_panel_job_start(&slot, &slot, &c, probe_free, probe_work, probe_progress, probe_done);
   lw_panel_job_cancel(slot);
   g_atomic_int_set(&c.release, 1);
-  g_assert_true(lwt_wait_until(probe_finished, &c, 10));
+  lwt_await(probe_finished, &c, LWT_WAIT);
   g_assert_true(c.cancelled);
-  g_assert_true(lwt_wait_until(probe_freed, &c, 10));
+  lwt_await(probe_freed, &c, LWT_WAIT);
 }
 
 /* the same on the Sensitivity page: a gradient started on the five-bar and
@@ -357,7 +334,7 @@ static void test_job_stale(void)
 static void test_sens_stale_job(void)
 {
   LwWindow *w = new_window();
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   LwSensPanel *sp = LW_SENS_PANEL(lw_window_get_sens_panel(w));
   lw_sens_panel_select(sp, "psi1", LW_SENS_FORWARD);
   lw_sens_panel_run(sp);
@@ -378,10 +355,10 @@ static void test_sens_stale_job(void)
 static void test_opt_run(void)
 {
   LwWindow *w = new_window();
-  show_page(w, "optimization");
+  lwt_show_page(w, "optimization");
   LwOptPanel *op = LW_OPT_PANEL(lw_window_get_opt_panel(w));
   lw_opt_panel_run(op);
-  g_assert_true(lwt_wait_until(opt_idle, op, 120));
+  lwt_await(lwt_opt_idle, op, 120);
   const lw_opt_result *r = lw_opt_panel_get_result(op);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);

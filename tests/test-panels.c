@@ -9,6 +9,7 @@
  * Only the panels' long-standing interface and their widgets are used, as
  * a user finds them on screen. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <string.h>
@@ -26,40 +27,24 @@
 static LwApplication *app;
 
 /* ---- helpers ---------------------------------------------------------------- */
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean sens_idle(gpointer p)
-{
-  return !lw_sens_panel_is_busy(LW_SENS_PANEL(p));
-}
-
-static gboolean opt_idle(gpointer p)
-{
-  return !lw_opt_panel_is_busy(LW_OPT_PANEL(p));
-}
-
 static LwWindow *new_window(void)
 {
-  LwWindow *w = lw_window_new(app);
-  lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.2);
-  return w;
+  return lwt_builtin_window(app);
 }
 
-static void act(LwWindow *w, const char *name)
+static gboolean no_runner(gpointer w)
 {
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+  return lw_window_get_runner(LW_WINDOW(w)) == NULL;
 }
 
-static void show_page(LwWindow *w, const char *page)
+static gboolean has_runner(gpointer w)
 {
-  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string(page));
-  lwt_spin(0.1);
+  return lw_window_get_runner(LW_WINDOW(w)) != NULL;
+}
+
+static gboolean model_empty(gpointer w)
+{
+  return lw_window_get_desc(LW_WINDOW(w))->nbodies == 0;
 }
 
 static LwSensPanel *sens_of(LwWindow *w)
@@ -72,21 +57,6 @@ static LwOptPanel *opt_of(LwWindow *w)
   return LW_OPT_PANEL(lw_window_get_opt_panel(w));
 }
 
-typedef gboolean (*WidgetTest)(GtkWidget *w, gconstpointer data);
-
-/* the first widget under root (depth first) that test accepts */
-static GtkWidget *find_widget(GtkWidget *root, WidgetTest test, gconstpointer data)
-{
-  if (test(root, data))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child(root); c; c = gtk_widget_get_next_sibling(c)) {
-    GtkWidget *f = find_widget(c, test, data);
-    if (f)
-      return f;
-  }
-  return NULL;
-}
-
 static gboolean is_button_labelled(GtkWidget *w, gconstpointer text)
 {
   const char *l = GTK_IS_BUTTON(w) ? gtk_button_get_label(GTK_BUTTON(w)) : NULL;
@@ -96,6 +66,11 @@ static gboolean is_button_labelled(GtkWidget *w, gconstpointer text)
 static gboolean is_row_titled(GtkWidget *w, gconstpointer title)
 {
   return ADW_IS_PREFERENCES_ROW(w) && !g_strcmp0(adw_preferences_row_get_title(ADW_PREFERENCES_ROW(w)), title);
+}
+
+static gboolean ls1_listed(gpointer panel)
+{
+  return lwt_find_widget(GTK_WIDGET(panel), is_row_titled, "Ls1") != NULL;
 }
 
 static gboolean is_check(GtkWidget *w, gconstpointer data)
@@ -118,7 +93,7 @@ static gboolean is_label_with(GtkWidget *w, gconstpointer text)
 /* the objectives the Sensitivity page offers */
 static guint n_objectives(LwSensPanel *p)
 {
-  GtkWidget *row = find_widget(GTK_WIDGET(p), is_row_titled, "Objective");
+  GtkWidget *row = lwt_find_widget(GTK_WIDGET(p), is_row_titled, "Objective");
   g_assert_true(ADW_IS_COMBO_ROW(row));
   GListModel *m = adw_combo_row_get_model(ADW_COMBO_ROW(row));
   return m ? g_list_model_get_n_items(m) : 0;
@@ -126,14 +101,14 @@ static guint n_objectives(LwSensPanel *p)
 
 static GtkWidget *compute_button(LwSensPanel *p)
 {
-  GtkWidget *b = find_widget(GTK_WIDGET(p), is_button_labelled, "Compute");
+  GtkWidget *b = lwt_find_widget(GTK_WIDGET(p), is_button_labelled, "Compute");
   g_assert_nonnull(b);
   return b;
 }
 
 static GtkWidget *optimize_button(LwOptPanel *p)
 {
-  GtkWidget *b = find_widget(GTK_WIDGET(p), is_button_labelled, "Optimize");
+  GtkWidget *b = lwt_find_widget(GTK_WIDGET(p), is_button_labelled, "Optimize");
   g_assert_nonnull(b);
   return b;
 }
@@ -143,7 +118,7 @@ static double compute(LwSensPanel *p, const char *objective, lw_sens_method meth
 {
   lw_sens_panel_select(p, objective, method);
   lw_sens_panel_run(p);
-  g_assert_true(lwt_wait_until(sens_idle, p, 120));
+  lwt_await(lwt_sens_idle, p, 120);
   const lw_sens_result *r = lw_sens_panel_get_result(p);
   g_assert_nonnull(r);
   g_assert_cmpint(r->status, ==, LW_OK);
@@ -153,31 +128,19 @@ static double compute(LwSensPanel *p, const char *objective, lw_sens_method meth
 /* edit mode, the coupler's end moved to x = 5 m: the four-bar cannot close */
 static void break_four_bar(LwWindow *w)
 {
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.05);
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/coupler");
-  lwt_spin(0.05);
-  LwPropEditor *pe = LW_PROP_EDITOR(lw_window_get_prop_editor(w));
-  g_assert_true(lw_prop_editor_enter(pe, "bodies/coupler/points/end/0", "5"));
-  lwt_spin(0.05);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
+  lwt_pick(w, "bodies/coupler");
+  lwt_enter(w, "bodies/coupler/points/end/0", "5");
   /* the Run button is off: no runner */
+  lwt_await(no_runner, w, LWT_WAIT);
   g_assert_null(lw_window_get_runner(w));
 }
 
 /* a screenshot of the window into LW_SCREENSHOT_DIR (or the build's screenshots/panels) */
 static void shot(LwWindow *w, const char *name)
 {
-  lwt_spin(0.4);
-  const char *env = g_getenv("LW_SCREENSHOT_DIR");
-  const char *dir = env && *env ? env : LW_PANELS_SHOT_DIR;
-  g_mkdir_with_parents(dir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  g_autofree char *path = g_build_filename(dir, file, NULL);
-  g_autoptr(GError) error = NULL;
-  if (lw_window_save_screenshot(w, path, &error))
-    g_test_message("screenshot %s", path);
-  else
-    g_test_message("no screenshot %s: %s", path, error->message);
+  g_free(lwt_shot(w, "panels", LW_PANELS_SHOT_DIR, name));
 }
 
 /* a page that says the model cannot run, with its button off */
@@ -195,19 +158,19 @@ static void test_new_model(void)
 {
   LwWindow *w = new_window();
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   compute(sp, "psi1", LW_SENS_ADJOINT);
-  g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
-  act(w, "new");
-  lwt_spin(0.1);
+  g_assert_nonnull(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  lwt_act(w, "new");
+  lwt_await(model_empty, w, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   g_assert_cmpuint(n_objectives(sp), ==, 0);
-  g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  g_assert_null(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_null(lw_sens_panel_get_result(sp));
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* Ctrl+G does not compute the five-bar's numbers either */
-  act(w, "run-sensitivity");
-  g_assert_true(lwt_wait_until(sens_idle, sp, 120));
+  lwt_act(w, "run-sensitivity");
+  lwt_await(lwt_sens_idle, sp, 120);
   g_assert_null(lw_sens_panel_get_result(sp));
   LwOptPanel *op = opt_of(w);
   assert_cannot_run(lw_opt_panel_get_status(op), optimize_button(op));
@@ -223,7 +186,7 @@ static void test_unrunnable_edit(void)
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "four-bar"));
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   double v = compute(sp, "path", LW_SENS_ADJOINT);
   g_test_message("path = %g on the four-bar", v);
   break_four_bar(w);
@@ -231,15 +194,15 @@ static void test_unrunnable_edit(void)
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* the reason is the model's */
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "assembled"));
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   shot(w, "sensitivity-cannot-run");
   lw_sens_panel_run(sp);
-  g_assert_true(lwt_wait_until(sens_idle, sp, 120));
+  lwt_await(lwt_sens_idle, sp, 120);
   g_assert_null(lw_sens_panel_get_result(sp));
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "cannot run"));
   /* Undo: runnable again, Compute back */
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(has_runner, w, LWT_WAIT);
   g_assert_nonnull(lw_window_get_runner(w));
   g_assert_true(gtk_widget_get_sensitive(compute_button(sp)));
   g_assert_cmpfloat(compute(sp, "path", LW_SENS_ADJOINT), ==, v);
@@ -253,7 +216,7 @@ static void test_stale_gradient(void)
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "four-bar"));
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   gint64 t0 = g_get_monotonic_time();
   compute(sp, "path", LW_SENS_FORWARD);
   double took = (g_get_monotonic_time() - t0) * 1e-6;
@@ -265,8 +228,8 @@ static void test_stale_gradient(void)
   lwt_spin(2 * took + 0.5); /* the worker has finished by now */
   g_assert_null(lw_sens_panel_get_result(sp));
   g_assert_nonnull(strstr(lw_sens_panel_get_status(sp), "cannot run"));
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(has_runner, w, LWT_WAIT);
 
   /* edited while the worker computes: a model that runs (a heavier crank) */
   lw_sens_panel_run(sp);
@@ -293,7 +256,7 @@ static void test_stale_optimization(void)
 {
   LwWindow *w = new_window();
   LwOptPanel *op = opt_of(w);
-  show_page(w, "optimization");
+  lwt_show_page(w, "optimization");
   lw_opt_panel_run(op);
   g_assert_true(lw_opt_panel_is_busy(op));
   lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
@@ -307,19 +270,32 @@ static void test_stale_optimization(void)
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
+typedef struct {
+  LwPlot *plot;
+  const char *old;
+} label_wait;
+
+static gboolean label_changed(gpointer p)
+{
+  label_wait *lw = p;
+  const char *now = lw_plot_get_y_label(lw->plot);
+  return now == NULL || strcmp(now, lw->old) != 0;
+}
+
 /* the sensitivity plot's axis label is not the previous model's */
 static void test_axis_label(void)
 {
   LwWindow *w = new_window();
   LwSensPanel *sp = sens_of(w);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   compute(sp, "psi2", LW_SENS_FORWARD);
-  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(find_widget(GTK_WIDGET(sp), is_plot_view, NULL)));
+  LwPlot *plot = lw_plot_view_get_plot(LW_PLOT_VIEW(lwt_find_widget(GTK_WIDGET(sp), is_plot_view, NULL)));
   g_autofree char *old = g_strdup(lw_plot_get_y_label(plot));
   g_test_message("five-bar label: %s", old);
   g_assert_nonnull(old);
   g_assert_true(lw_window_open_example(w, "pendulum"));
-  lwt_spin(0.1);
+  label_wait lw = {plot, old};
+  lwt_await(label_changed, &lw, LWT_WAIT);
   const char *now = lw_plot_get_y_label(plot);
   g_test_message("pendulum label: %s", now ? now : "(none)");
   g_assert_true(now == NULL || strcmp(now, old) != 0);
@@ -331,9 +307,9 @@ static void test_roundoff_zero(void)
 {
   LwWindow *w = new_window();
   LwOptPanel *op = opt_of(w);
-  show_page(w, "optimization");
+  lwt_show_page(w, "optimization");
   lw_opt_panel_run(op);
-  g_assert_true(lwt_wait_until(opt_idle, op, 120));
+  lwt_await(lwt_opt_idle, op, 120);
   const lw_opt_result *r = lw_opt_panel_get_result(op);
   g_assert_nonnull(r);
   g_test_message("f0 = %g, f = %g; %s", r->f0, r->f, lw_opt_panel_get_status(op));
@@ -341,7 +317,7 @@ static void test_roundoff_zero(void)
   g_assert_null(strstr(lw_opt_panel_get_status(op), "e-1"));
   g_assert_nonnull(strstr(lw_opt_panel_get_status(op), " to 0."));
   /* the result's objective row: initial → 0 */
-  GtkWidget *l = find_widget(GTK_WIDGET(op), is_label_with, "→");
+  GtkWidget *l = lwt_find_widget(GTK_WIDGET(op), is_label_with, "→");
   g_assert_nonnull(l);
   g_test_message("objective row: %s", gtk_label_get_text(GTK_LABEL(l)));
   g_assert_true(g_str_has_suffix(gtk_label_get_text(GTK_LABEL(l)), "→ 0"));
@@ -378,10 +354,10 @@ static gboolean wheel_zooms(GtkWidget *pv)
 static void test_plot_wheel(void)
 {
   LwWindow *w = new_window();
-  show_page(w, "optimization");
-  g_assert_false(wheel_zooms(find_widget(lw_window_get_opt_panel(w), is_plot_view, NULL)));
+  lwt_show_page(w, "optimization");
+  g_assert_false(wheel_zooms(lwt_find_widget(lw_window_get_opt_panel(w), is_plot_view, NULL)));
   /* the same on the Sensitivity page */
-  g_assert_false(wheel_zooms(find_widget(lw_window_get_sens_panel(w), is_plot_view, NULL)));
+  g_assert_false(wheel_zooms(lwt_find_widget(lw_window_get_sens_panel(w), is_plot_view, NULL)));
   gtk_window_destroy(GTK_WINDOW(w));
 }
 
@@ -399,21 +375,21 @@ static void test_plots_stale(void)
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "four-bar"));
   LwPlotPage *page = LW_PLOT_PAGE(lw_window_get_plot_page(w));
-  show_page(w, "plots");
+  lwt_show_page(w, "plots");
   g_assert_true(lw_plot_page_choose(page, "D.q", "time"));
   g_assert_true(lw_plot_page_add_chosen(page, FALSE));
   g_assert_cmpuint(plotted_series(page), >, 0);
   g_auto(GStrv) groups = lw_plot_page_dup_groups(page);
   g_assert_cmpuint(g_strv_length(groups), >, 0);
   break_four_bar(w);
-  show_page(w, "plots");
+  lwt_show_page(w, "plots");
   g_auto(GStrv) none = lw_plot_page_dup_groups(page);
   g_assert_cmpuint(g_strv_length(none), ==, 0);
   g_assert_false(lw_plot_page_choose(page, "D.q", "time"));
   g_assert_cmpuint(plotted_series(page), ==, 0);
   g_assert_cmpuint(lw_plot_page_get_n_plots(page), ==, 1);
-  act(w, "undo");
-  lwt_spin(0.1);
+  lwt_act(w, "undo");
+  lwt_await(has_runner, w, LWT_WAIT);
   g_auto(GStrv) back = lw_plot_page_dup_groups(page);
   g_assert_cmpuint(g_strv_length(back), ==, g_strv_length(groups));
   g_assert_true(lw_plot_page_choose(page, "D.q", "time"));
@@ -427,29 +403,29 @@ static void test_follow_when_shown(void)
   LwWindow *w = new_window();
   LwSensPanel *sp = sens_of(w);
   LwOptPanel *op = opt_of(w);
-  show_page(w, "sensitivity");
-  GtkWidget *ls1 = find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1");
+  lwt_show_page(w, "sensitivity");
+  GtkWidget *ls1 = lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1");
   g_assert_nonnull(ls1);
-  show_page(w, "plots");
+  lwt_show_page(w, "plots");
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(sp)));
   g_assert_false(gtk_widget_get_mapped(GTK_WIDGET(op)));
-  act(w, "new");
-  lwt_spin(0.1);
+  lwt_act(w, "new");
+  lwt_await(model_empty, w, LWT_WAIT);
   g_assert_cmpint(lw_window_get_desc(w)->nbodies, ==, 0);
   /* off screen: the old rows are still there, nothing rebuilt */
-  g_assert_true(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
+  g_assert_true(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1") == ls1);
   g_assert_null(lw_sens_panel_get_result(sp));
   /* shown: the new (empty) model's rows */
-  show_page(w, "sensitivity");
-  g_assert_null(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  lwt_show_page(w, "sensitivity");
+  g_assert_null(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_cmpuint(n_objectives(sp), ==, 0);
   assert_cannot_run(lw_sens_panel_get_status(sp), compute_button(sp));
   /* asked without being shown: the status is the model's on screen */
   assert_cannot_run(lw_opt_panel_get_status(op), optimize_button(op));
   /* Undo brings the five-bar back; shown again, its rows are back */
-  act(w, "undo");
-  lwt_spin(0.1);
-  g_assert_nonnull(find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
+  lwt_act(w, "undo");
+  lwt_await(ls1_listed, sp, LWT_WAIT);
+  g_assert_nonnull(lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "Ls1"));
   g_assert_cmpuint(n_objectives(sp), >, 0);
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -459,14 +435,14 @@ static void test_set_desc_cost(void)
 {
   LwWindow *w = new_window();
   g_assert_true(lw_window_open_example(w, "cart-pendulum"));
-  lwt_spin(0.3);
+  lwt_settle(30); /* the first layout of hundreds of rows */
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpint(d->nparams, >=, 601);
-  show_page(w, "sensitivity");
+  lwt_show_page(w, "sensitivity");
   shot(w, "sensitivity-601-parameters");
   double best_s = HUGE_VAL, best_o = HUGE_VAL;
   for (int page = 0; page < 2; page++) {
-    show_page(w, page ? "optimization" : "sensitivity");
+    lwt_show_page(w, page ? "optimization" : "sensitivity");
     for (int k = 0; k < 5; k++) {
       gint64 t0 = g_get_monotonic_time();
       lw_sens_panel_set_desc(sens_of(w), d);
@@ -481,25 +457,25 @@ static void test_set_desc_cost(void)
   /* the array is one row; its elements are built when it is opened, and
    * leaving one out leaves the array's check inconsistent */
   LwSensPanel *sp = sens_of(w);
-  GtkWidget *arr = find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
+  GtkWidget *arr = lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
   g_assert_true(ADW_IS_EXPANDER_ROW(arr));
-  g_assert_null(find_widget(arr, is_row_titled, "u[7]"));
+  g_assert_null(lwt_find_widget(arr, is_row_titled, "u[7]"));
   adw_expander_row_set_expanded(ADW_EXPANDER_ROW(arr), TRUE);
-  GtkWidget *u7 = find_widget(arr, is_row_titled, "u[7]");
+  GtkWidget *u7 = lwt_find_widget(arr, is_row_titled, "u[7]");
   g_assert_nonnull(u7);
   GtkWidget *c7 = adw_action_row_get_activatable_widget(ADW_ACTION_ROW(u7));
   g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(c7)));
   gtk_check_button_set_active(GTK_CHECK_BUTTON(c7), FALSE);
-  GtkWidget *all = find_widget(arr, is_check, NULL); /* the header's, before the elements' */
+  GtkWidget *all = lwt_find_widget(arr, is_check, NULL); /* the header's, before the elements' */
   g_assert_nonnull(all);
   g_assert_true(gtk_check_button_get_inconsistent(GTK_CHECK_BUTTON(all)));
   /* an edit keeps the choice */
   lw_sens_panel_set_desc(sp, d);
-  arr = find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
-  all = find_widget(arr, is_check, NULL);
+  arr = lwt_find_widget(GTK_WIDGET(sp), is_row_titled, "u[0] … u[600]");
+  all = lwt_find_widget(arr, is_check, NULL);
   g_assert_true(gtk_check_button_get_inconsistent(GTK_CHECK_BUTTON(all)));
   adw_expander_row_set_expanded(ADW_EXPANDER_ROW(arr), TRUE);
-  c7 = adw_action_row_get_activatable_widget(ADW_ACTION_ROW(find_widget(arr, is_row_titled, "u[7]")));
+  c7 = adw_action_row_get_activatable_widget(ADW_ACTION_ROW(lwt_find_widget(arr, is_row_titled, "u[7]")));
   g_assert_false(gtk_check_button_get_active(GTK_CHECK_BUTTON(c7)));
   gtk_check_button_set_active(GTK_CHECK_BUTTON(all), TRUE);
   g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(c7)));
@@ -511,10 +487,9 @@ static void test_set_desc_cost(void)
    * is asserted above: the array is one row, built when opened */
   /* a whole edit (the property page, the window, both panels), for the record
    * (the description d is the window's and goes with the first edit) */
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.1);
-  lw_view3d_set_selection(LW_VIEW3D(lw_window_get_view(w)), "bodies/cart");
-  lwt_spin(0.1);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
+  lwt_pick(w, "bodies/cart");
   LwPropEditor *pe = LW_PROP_EDITOR(lw_window_get_prop_editor(w));
   double best_edit = HUGE_VAL;
   for (int k = 0; k < 4; k++) {

@@ -21,6 +21,7 @@
 #include "lw-plot-view.h"
 #include "lw-plot.h"
 #include "lw-test.h"
+#include "lw-app-test.h"
 #include "lw-test-xpointer.h"
 #include "lw-camera.h"
 #include "lw-view3d.h"
@@ -28,20 +29,17 @@
 
 static LwApplication *app;
 
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
+/* the plot page's "Points" group has n labels */
+typedef struct {
+  LwPlotPage *page;
+  guint n;
+} labels_wait;
 
-static gboolean runner_idle(gpointer w)
+static gboolean points_listed(gpointer p)
 {
-  LwRunnerState s = lw_sim_runner_get_state(lw_window_get_runner(LW_WINDOW(w)));
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
-static void act(LwWindow *w, const char *name)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
+  labels_wait *lw = p;
+  g_auto(GStrv) labels = lw_plot_page_dup_group_labels(lw->page, "Points");
+  return g_strv_length(labels) == lw->n;
 }
 
 /* models/four-bar.json without "outputs" and the objectives on them, in a
@@ -71,20 +69,19 @@ static LwWindow *open_window(const char *path)
 {
   LwWindow *w = lw_window_new(app);
   gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
+  lwt_await(lwt_is_mapped, w, LWT_WAIT);
   g_autoptr(GFile) f = g_file_new_for_path(path);
   g_assert_true(lw_window_open_file(w, f));
   g_assert_null(lw_window_get_message(w));
-  lwt_spin(0.2);
+  lwt_await(lwt_window_shown, w, LWT_WAIT);
   return w;
 }
 
 static void run_flat_out(LwWindow *w)
 {
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
-  act(w, "run");
-  g_assert_true(lwt_wait_until(runner_idle, w, 120));
-  lwt_spin(0.3);
+  lwt_act(w, "run");
+  lwt_await(lwt_run_shown, w, 2 * LWT_WAIT);
   g_assert_cmpint(lw_sim_runner_get_state(lw_window_get_runner(w)), ==, LW_RUNNER_FINISHED);
 }
 
@@ -406,7 +403,8 @@ static void take_shots(LwWindow *w, LwPlotPage *page)
   gtk_window_set_default_size(GTK_WINDOW(w), 1400, 900);
   g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("plots"));
   gtk_adjustment_set_value(lw_window_get_time_adjustment(w), 1.25);
-  lwt_spin(1.0);
+  lwt_fresh_picture(w);
+  lwt_settle(2);
   g_autofree char *stacked = g_build_filename(dir, "plots-stacked.png", NULL);
   g_assert_true(lw_window_save_screenshot(w, stacked, NULL));
   /* the chooser's list stays open over the screen: only on request, since a
@@ -422,6 +420,14 @@ static void take_shots(LwWindow *w, LwPlotPage *page)
   g_autofree char *chooser = g_build_filename(dir, "plots-chooser.png", NULL);
   g_autofree char *cmd = g_strdup_printf("import -window root %s", chooser);
   g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL);
+}
+
+static gboolean plots_stacked(gpointer page)
+{
+  graphene_rect_t b0, b1;
+  return gtk_widget_compute_bounds(lw_plot_page_get_plot_view(page, 0), GTK_WIDGET(page), &b0) &&
+         gtk_widget_compute_bounds(lw_plot_page_get_plot_view(page, 1), GTK_WIDGET(page), &b1) &&
+         b1.origin.y >= b0.origin.y + b0.size.height;
 }
 
 /* plots against time share their time axis and a cursor at the scale's
@@ -445,7 +451,8 @@ static void test_stacked_and_aspect(void)
             *v2 = lw_plot_page_get_plot_view(page, 2);
   LwPlot *p0 = lw_plot_view_get_plot(LW_PLOT_VIEW(v0)), *p1 = lw_plot_view_get_plot(LW_PLOT_VIEW(v1)),
          *p2 = lw_plot_view_get_plot(LW_PLOT_VIEW(v2));
-  /* stacked: one above the other */
+  /* stacked: one above the other (once the page has laid the new plots out) */
+  lwt_await(plots_stacked, page, LWT_WAIT);
   graphene_rect_t b0, b1;
   g_assert_true(gtk_widget_compute_bounds(v0, GTK_WIDGET(page), &b0));
   g_assert_true(gtk_widget_compute_bounds(v1, GTK_WIDGET(page), &b1));
@@ -518,7 +525,8 @@ static void test_click_point(void)
   }
   g_autofree char *path = four_bar_without_outputs();
   LwWindow *w = open_window(path);
-  lwt_spin(1.0);
+  lwt_fresh_picture(w);
+  lwt_settle(5); /* the camera framed where the point is projected */
   GtkWidget *view = lw_window_get_view(w);
   if (lw_view3d_get_gl_error(LW_VIEW3D(view))) {
     g_test_skip("no OpenGL: nothing to pick");
@@ -547,7 +555,8 @@ static void test_click_point(void)
   xmove(&xp, rx, ry);
   xbutton(&xp, TRUE);
   xbutton(&xp, FALSE);
-  lwt_spin(0.5);
+  labels_wait lw = {page, g_strv_length(before) + 2};
+  lwt_await(points_listed, &lw, LWT_WAIT);
   g_auto(GStrv) after = lw_plot_page_dup_group_labels(page, "Points");
   g_assert_cmpuint(g_strv_length(after), ==, g_strv_length(before) + 2);
   const char *label = after[g_strv_length(after) - 2];

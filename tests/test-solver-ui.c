@@ -32,22 +32,11 @@ static LwApplication *app;
 
 static LwWindow *new_window(void)
 {
-  LwWindow *w = lw_window_new(app);
-  lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(lwt_is_mapped, w, 10));
-  lwt_spin(0.3);
-  g_action_group_activate_action(G_ACTION_GROUP(w), "show-page", g_variant_new_string("inspector"));
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.3);
+  LwWindow *w = lwt_builtin_window(app);
+  lwt_show_page(w, "inspector");
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
   return w;
-}
-
-static void enter(LwWindow *w, const char *path, const char *text)
-{
-  if (!lw_prop_editor_enter(lwt_props_of(w), path, text))
-    g_error("field %s refused '%s': %s", path, text,
-            lw_prop_editor_get_error(lwt_props_of(w), path) ? lw_prop_editor_get_error(lwt_props_of(w), path) : "(not shown)");
 }
 
 static gboolean shown(LwWindow *w, const char *path)
@@ -71,12 +60,32 @@ static const lw_solver_desc *solver(LwWindow *w)
   return &lw_window_get_desc(w)->solver;
 }
 
+static gboolean tolerance_mode(gpointer w)
+{
+  return solver(w)->mode == LW_MODE_TOLERANCE;
+}
+
+static gboolean variational(gpointer w)
+{
+  return !g_strcmp0(solver(w)->integrator, "variational");
+}
+
+static gboolean ali3p(gpointer w)
+{
+  return !g_strcmp0(solver(w)->integrator, "ali3p");
+}
+
+static gboolean order_4(gpointer w)
+{
+  return solver(w)->order == 4;
+}
+
 /* runs to the end without real time: TRUE when it finished */
 static gboolean run_to_end(LwWindow *w)
 {
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   lwt_act(w, "run");
-  g_assert_true(lwt_wait_until(lwt_runner_idle, w, 120));
+  lwt_await(lwt_run_shown, w, 2 * LWT_WAIT);
   return lw_sim_runner_get_state(lw_window_get_runner(w)) == LW_RUNNER_FINISHED;
 }
 
@@ -102,14 +111,14 @@ static void test_fields(void)
   g_test_message("rho_inf 1.5: %s", lw_prop_editor_get_error(p, "solver/rho_inf"));
   g_assert_nonnull(strstr(lw_prop_editor_get_error(p, "solver/rho_inf"), "between 0 and 1"));
   g_assert_cmpfloat(solver(w)->rho_inf, ==, 1.0);
-  enter(w, "solver/rho_inf", "0.8");
+  lwt_enter(w, "solver/rho_inf", "0.8");
   g_assert_cmpfloat(solver(w)->rho_inf, ==, 0.8);
   g_assert_null(lw_prop_editor_get_error(p, "solver/rho_inf"));
   g_assert_true(run_to_end(w));
 
   /* the tolerance mode: its tolerances and order shown, the damping gone */
   g_assert_true(lw_prop_editor_set_solver(p, "mode", 1));
-  lwt_spin(0.2);
+  lwt_await(tolerance_mode, w, LWT_WAIT);
   g_assert_cmpint(solver(w)->mode, ==, LW_MODE_TOLERANCE);
   g_assert_cmpfloat(solver(w)->rho_inf, ==, 1.0);
   g_assert_true(shown(w, "solver/rtol"));
@@ -120,8 +129,8 @@ static void test_fields(void)
   g_assert_nonnull(lw_prop_editor_get_error(p, "solver/rtol"));
   g_assert_false(lw_prop_editor_enter(p, "solver/atol", "0"));
   g_assert_false(lw_prop_editor_enter(p, "solver/atol", "2 s"));
-  enter(w, "solver/rtol", "1e-7");
-  enter(w, "solver/atol", "0.5 mm");
+  lwt_enter(w, "solver/rtol", "1e-7");
+  lwt_enter(w, "solver/atol", "0.5 mm");
   g_assert_cmpfloat(solver(w)->rtol, ==, 1e-7);
   g_assert_cmpfloat(fabs(solver(w)->atol - 5e-4), <, 1e-18);
   g_assert_true(lw_prop_editor_set_solver(p, "order", 0));
@@ -133,7 +142,7 @@ static void test_fields(void)
 
   /* the variational integrator: back to the fixed step, the mode closed */
   g_assert_true(lw_prop_editor_set_solver(p, "integrator", 1));
-  lwt_spin(0.2);
+  lwt_await(variational, w, LWT_WAIT);
   g_assert_cmpstr(solver(w)->integrator, ==, "variational");
   g_assert_cmpint(solver(w)->mode, ==, LW_MODE_STEP);
   g_assert_false(shown(w, "solver/rho_inf"));
@@ -147,21 +156,21 @@ static void test_fields(void)
   /* the inspector outside the editor names the integrator */
   g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(FALSE));
   g_free(lwt_shot(w, "solver-ui", LW_SOLVER_UI_SHOT_DIR, "04-inspector"));
-  g_action_group_change_action_state(G_ACTION_GROUP(w), "edit-mode", g_variant_new_boolean(TRUE));
-  lwt_spin(0.3);
+  lwt_set_state(w, "edit-mode", TRUE);
+  lwt_await(lwt_is_mapped, lw_window_get_editor(w), LWT_WAIT);
 
   /* one undo a choice: the variational integrator, then the order */
   lwt_act(w, "undo");
-  lwt_spin(0.2);
+  lwt_await(ali3p, w, LWT_WAIT);
   g_assert_cmpstr(solver(w)->integrator, ==, "ali3p");
   g_assert_cmpint(solver(w)->mode, ==, LW_MODE_TOLERANCE);
   g_assert_cmpint(solver(w)->order, ==, 2);
   lwt_act(w, "undo");
-  lwt_spin(0.2);
+  lwt_await(order_4, w, LWT_WAIT);
   g_assert_cmpint(solver(w)->order, ==, 4);
   lwt_act(w, "redo");
   lwt_act(w, "redo");
-  lwt_spin(0.2);
+  lwt_await(variational, w, LWT_WAIT);
   g_assert_cmpstr(solver(w)->integrator, ==, "variational");
 
   /* saved and read back */

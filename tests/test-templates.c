@@ -7,6 +7,7 @@
  * templates build assemble and run; and the dialog: editing a length updates
  * the Grashof class, Open makes an unsaved document that runs. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -492,26 +493,11 @@ static void test_slider_crank_model(void)
 /* ---- the dialog ---------------------------------------------------------------------- */
 static LwApplication *app;
 
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static gboolean runner_idle(gpointer w)
-{
-  LwSimRunner *r = lw_window_get_runner(LW_WINDOW(w));
-  LwRunnerState s = lw_sim_runner_get_state(r);
-  return s == LW_RUNNER_FINISHED || s == LW_RUNNER_FAILED;
-}
-
 static LwWindow *new_window(void)
 {
   LwWindow *w = lw_window_new(app);
   lw_window_open_builtin(w);
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.2);
-  return w;
+  return lwt_present(w);
 }
 
 static GtkWidget *find_named(GtkWidget *w, const char *name)
@@ -536,6 +522,24 @@ static GtkWidget *find_toplevel(GType type, gpointer not)
       return GTK_WIDGET(o);
   }
   return NULL;
+}
+
+/* the examples gallery is up (a window of its own beside w) */
+static gboolean gallery_shown(gpointer w)
+{
+  return find_toplevel(ADW_TYPE_WINDOW, w) != NULL;
+}
+
+static gboolean template_dialog_shown(gpointer unused)
+{
+  (void)unused;
+  return find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL) != NULL;
+}
+
+static gboolean template_dialog_gone(gpointer unused)
+{
+  (void)unused;
+  return find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL) == NULL;
 }
 
 static void set_field(LwTemplateDialog *dlg, const char *id, double v)
@@ -579,18 +583,18 @@ static void test_dialog_four_bar(void)
   LwWindow *w = new_window();
   guint undo0 = lw_window_get_undo_depth(w);
   g_action_group_activate_action(G_ACTION_GROUP(w), "examples", NULL);
-  lwt_spin(0.3);
+  lwt_await(gallery_shown, w, LWT_WAIT);
   GtkWidget *gallery = find_toplevel(ADW_TYPE_WINDOW, w);
   g_assert_nonnull(gallery);
   GtkWidget *row = find_named(gallery, "template-four-bar");
   g_assert_nonnull(row);
-  g_assert_true(lwt_wait_until(is_mapped, gallery, 10));
+  lwt_await(lwt_is_mapped, gallery, LWT_WAIT);
   save_png(gallery, "gallery.png");
   gtk_widget_activate(row);
-  lwt_spin(0.3);
+  lwt_await(template_dialog_shown, NULL, LWT_WAIT);
   LwTemplateDialog *dlg = LW_TEMPLATE_DIALOG(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
   g_assert_nonnull(dlg);
-  g_assert_true(lwt_wait_until(is_mapped, dlg, 10));
+  lwt_await(lwt_is_mapped, dlg, LWT_WAIT);
   /* the gallery made way for it */
   g_assert_null(find_toplevel(ADW_TYPE_WINDOW, dlg));
   g_assert_true(g_str_has_prefix(lw_template_dialog_get_result(dlg, "fb-grashof"), "Crank-rocker"));
@@ -629,7 +633,7 @@ static void test_dialog_four_bar(void)
   g_assert_true(g_str_has_prefix(lw_template_dialog_get_result(dlg, "fb-grashof"), "Crank-rocker"));
   g_assert_nonnull(strstr(lw_template_dialog_get_result(dlg, "fb-grashof"), "s + l = 2500 mm, p + q = 3500 mm"));
   gtk_widget_activate_action(GTK_WIDGET(dlg), "template.open", NULL);
-  lwt_spin(0.3);
+  lwt_await(template_dialog_gone, NULL, LWT_WAIT);
   g_assert_null(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_true(d != before);
@@ -645,7 +649,7 @@ static void test_dialog_four_bar(void)
   g_assert_nonnull(r);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_await(lwt_runner_idle, w, 60);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, 5001);
   save_png(GTK_WIDGET(w), "four-bar-opened.png");
@@ -657,7 +661,7 @@ static void test_dialog_slider_crank(void)
   LwWindow *w = new_window();
   LwTemplateDialog *dlg = lw_template_dialog_new(w, LW_TEMPLATE_SLIDER_CRANK);
   gtk_window_present(GTK_WINDOW(dlg));
-  g_assert_true(lwt_wait_until(is_mapped, dlg, 10));
+  lwt_await(lwt_is_mapped, dlg, LWT_WAIT);
   g_assert_true(g_str_has_prefix(lw_template_dialog_get_result(dlg, "sc-stroke"), "1 m"));
   set_field(dlg, "sc-offset", 0.4);
   /* Q = (pi + alpha) / (pi - alpha), alpha = asin(0.4) - asin(0.2) */
@@ -674,7 +678,7 @@ static void test_dialog_slider_crank(void)
   g_assert_true(lw_window_get_desc(w) == before);
   set_field(dlg, "sc-rod", 1.5);
   gtk_widget_activate_action(GTK_WIDGET(dlg), "template.open", NULL);
-  lwt_spin(0.3);
+  lwt_await(template_dialog_gone, NULL, LWT_WAIT);
   const lw_desc *d = lw_window_get_desc(w);
   g_assert_cmpstr(d->name, ==, "Slider-crank");
   g_assert_true(lw_window_get_modified(w));
@@ -682,7 +686,7 @@ static void test_dialog_slider_crank(void)
   g_assert_nonnull(r);
   g_action_group_change_action_state(G_ACTION_GROUP(w), "real-time", g_variant_new_boolean(FALSE));
   g_action_group_activate_action(G_ACTION_GROUP(w), "run", NULL);
-  g_assert_true(lwt_wait_until(runner_idle, w, 60));
+  lwt_await(lwt_runner_idle, w, 60);
   g_assert_cmpint(lw_sim_runner_get_state(r), ==, LW_RUNNER_FINISHED);
   gtk_window_destroy(GTK_WINDOW(w));
 }
@@ -696,19 +700,19 @@ static void test_dialog_cancel(void)
   guint undo0 = lw_window_get_undo_depth(w);
   LwTemplateDialog *dlg = lw_template_dialog_new(w, LW_TEMPLATE_FOUR_BAR);
   gtk_window_present(GTK_WINDOW(dlg));
-  g_assert_true(lwt_wait_until(is_mapped, dlg, 10));
+  lwt_await(lwt_is_mapped, dlg, LWT_WAIT);
   set_field(dlg, "fb-crank", 0.7);
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(dlg), "window.close", NULL));
-  lwt_spin(0.2);
+  lwt_await(template_dialog_gone, NULL, LWT_WAIT);
   g_assert_null(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
   g_assert_true(lw_window_get_desc(w) == before);
   g_assert_cmpuint(lw_window_get_undo_depth(w), ==, undo0);
   g_assert_false(lw_window_get_modified(w));
   dlg = lw_template_dialog_new(w, LW_TEMPLATE_SLIDER_CRANK);
   gtk_window_present(GTK_WINDOW(dlg));
-  g_assert_true(lwt_wait_until(is_mapped, dlg, 10));
+  lwt_await(lwt_is_mapped, dlg, LWT_WAIT);
   gtk_window_destroy(GTK_WINDOW(w));
-  lwt_spin(0.2);
+  lwt_await(template_dialog_gone, NULL, LWT_WAIT);
   g_assert_null(find_toplevel(LW_TYPE_TEMPLATE_DIALOG, NULL));
 }
 

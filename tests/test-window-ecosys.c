@@ -6,6 +6,7 @@
  * still exist, and Help (F1) without a help viewer says what is missing.  Needs a display (the test command starts Xvfb); the
  * recent list goes to a private directory. */
 #include "lw-test.h"
+#include "lw-app-test.h"
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -18,101 +19,18 @@
 static LwApplication *app;
 static char *tmp_dir;
 
-/* ---- helpers (as test-document.c has them) ----------------------------------- */
-static gboolean is_mapped(gpointer w)
-{
-  return gtk_widget_get_mapped(GTK_WIDGET(w));
-}
-
-static LwWindow *show(LwWindow *w)
-{
-  gtk_window_present(GTK_WINDOW(w));
-  g_assert_true(lwt_wait_until(is_mapped, w, 10));
-  lwt_spin(0.3);
-  return w;
-}
-
-static char *copy_model(const char *name)
-{
-  static int n;
-  g_autofree char *sub = g_strdup_printf("m%d", ++n);
-  g_autofree char *dir = g_build_filename(tmp_dir, sub, NULL);
-  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
-  g_autofree char *src = g_build_filename(LW_MODELS_DIR, name, NULL);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true(g_file_get_contents(src, &data, &len, NULL));
-  char *path = g_build_filename(dir, name, NULL);
-  g_assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
-  return path;
-}
-
+/* ---- helpers (shared ones in lw-app-test.h) ----------------------------------- */
 static LwWindow *window_on(const char *path)
 {
   LwWindow *w = lw_window_new(app);
   g_autoptr(GFile) f = g_file_new_for_path(path);
   g_assert_true(lw_window_open_file(w, f));
-  return show(w);
+  return lwt_show(w);
 }
 
-static void edit(LwWindow *w)
+static char *copy_model(const char *name)
 {
-  lw_desc *d = lw_desc_copy(lw_window_get_desc(w));
-  d->bodies[0].mass *= 2;
-  g_signal_emit_by_name(lw_window_get_prop_editor(w), "edit", d, "mass");
-  lwt_spin(0.1);
-  g_assert_true(lw_window_get_modified(w));
-}
-
-static AdwMessageDialog *dialog_for(LwWindow *w)
-{
-  AdwMessageDialog *found = NULL;
-  GList *all = gtk_window_list_toplevels();
-  for (GList *l = all; l; l = l->next)
-    if (ADW_IS_MESSAGE_DIALOG(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
-        gtk_widget_get_visible(GTK_WIDGET(l->data)))
-      found = ADW_MESSAGE_DIALOG(l->data);
-  g_list_free(all);
-  return found;
-}
-
-static void respond(LwWindow *w, const char *response)
-{
-  AdwMessageDialog *ask = dialog_for(w);
-  g_assert_nonnull(ask);
-  g_object_ref(ask);
-  adw_message_dialog_response(ask, response);
-  if (gtk_widget_get_visible(GTK_WIDGET(ask)))
-    gtk_window_destroy(GTK_WINDOW(ask));
-  g_object_unref(ask);
-  lwt_spin(0.3);
-}
-
-static GtkWidget *chooser_for(LwWindow *w)
-{
-  GtkWidget *found = NULL;
-  GList *all = gtk_window_list_toplevels();
-  for (GList *l = all; l; l = l->next)
-    if (GTK_IS_FILE_CHOOSER(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
-        gtk_widget_get_visible(GTK_WIDGET(l->data)))
-      found = l->data;
-  g_list_free(all);
-  return found;
-}
-
-static void rm_rf(const char *path)
-{
-  GDir *d = g_dir_open(path, 0, NULL);
-  if (d) {
-    const char *n;
-    while ((n = g_dir_read_name(d))) {
-      g_autofree char *p = g_build_filename(path, n, NULL);
-      rm_rf(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else
-    g_unlink(path);
+  return lwt_copy_model(tmp_dir, name);
 }
 
 /* ---- 1. a plot exported where there is no local path -------------------------- */
@@ -166,7 +84,6 @@ static gboolean drop_file(LwWindow *w, const char *path)
   gboolean accepted = FALSE;
   g_signal_emit_by_name(target, "drop", &v, 100.0, 100.0, &accepted);
   g_value_unset(&v);
-  lwt_spin(0.3);
   return accepted;
 }
 
@@ -187,18 +104,18 @@ static void test_drop(void)
   g_autoptr(GFile) f2 = g_file_new_for_path(second);
   g_assert_true(g_file_equal(lw_window_get_file(w), f2));
   /* unsaved changes: the question first; Cancel keeps them */
-  edit(w);
+  lwt_edit_mass(w);
   g_autofree char *before = lw_model_to_json(lw_window_get_desc(w));
   g_assert_true(drop_file(w, third));
-  g_assert_nonnull(dialog_for(w));
-  respond(w, "cancel");
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  lwt_respond(w, "cancel");
   g_autofree char *after = lw_model_to_json(lw_window_get_desc(w));
   g_assert_cmpstr(after, ==, before);
   g_assert_true(lw_window_get_modified(w));
   g_assert_true(g_file_equal(lw_window_get_file(w), f2));
   /* Discard opens it */
   g_assert_true(drop_file(w, third));
-  respond(w, "discard");
+  lwt_respond(w, "discard");
   g_autoptr(GFile) f3 = g_file_new_for_path(third);
   g_assert_true(g_file_equal(lw_window_get_file(w), f3));
   g_assert_false(lw_window_get_modified(w));
@@ -211,7 +128,8 @@ static void test_drop(void)
 static double view_grey(LwWindow *w, const char *png)
 {
   g_autoptr(GError) error = NULL;
-  lwt_spin(0.8);
+  lwt_fresh_picture(w); /* in the style set now */
+  lwt_settle(2);
   g_assert_true(lw_window_save_screenshot(w, png, &error));
   g_autoptr(GdkPixbuf) pb = gdk_pixbuf_new_from_file(png, &error);
   g_assert_no_error(error);
@@ -257,8 +175,8 @@ static void test_dark(void)
 static void assert_filter(LwWindow *w, const char *action, const char *name, const char *file)
 {
   g_action_group_activate_action(G_ACTION_GROUP(w), action, NULL);
-  lwt_spin(0.5);
-  GtkWidget *chooser = chooser_for(w);
+  lwt_await(lwt_chooser_shown, w, LWT_WAIT);
+  GtkWidget *chooser = lwt_chooser_for(w);
   g_assert_nonnull(chooser);
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   g_autoptr(GListModel) filters = gtk_file_chooser_get_filters(GTK_FILE_CHOOSER(chooser));
@@ -280,7 +198,7 @@ static void assert_filter(LwWindow *w, const char *action, const char *name, con
   g_assert_true(found);
   gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  lwt_spin(0.3);
+  lwt_await(lwt_chooser_gone, w, LWT_WAIT);
 }
 
 static void test_filters(void)
@@ -335,6 +253,22 @@ static void add_recent(const char *path, gboolean ours)
   g_assert_true(gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &data));
 }
 
+/* the recent list (written asynchronously) has the three files */
+static gboolean recent_added(gpointer files)
+{
+  for (int i = 0; i < 3; i++) {
+    g_autofree char *uri = g_filename_to_uri(((const char **)files)[i], NULL, NULL);
+    if (!gtk_recent_manager_has_item(gtk_recent_manager_get_default(), uri))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean recent_lists_kept(gpointer w)
+{
+  return recent_has(LW_WINDOW(w), "ours-kept.json");
+}
+
 static void test_recent_own(void)
 {
   g_autofree char *ours = g_build_filename(tmp_dir, "ours-kept.json", NULL);
@@ -346,12 +280,11 @@ static void test_recent_own(void)
   add_recent(ours, TRUE);
   add_recent(gone, TRUE);
   add_recent(other, FALSE);
-  lwt_spin(1.0);
+  lwt_await(recent_added, (gpointer)files, LWT_WAIT);
   g_unlink(gone);
   g_autofree char *model = copy_model("pendulum.json");
   LwWindow *w = window_on(model); /* the window builds its menu from the list now */
-  for (int k = 0; k < 30 && !recent_has(w, "ours-kept.json"); k++)
-    lwt_spin(0.1);
+  lwt_await(recent_lists_kept, w, LWT_WAIT);
   g_assert_true(recent_has(w, "ours-kept.json"));
   g_assert_false(recent_has(w, "ours-deleted.json"));
   g_assert_false(recent_has(w, "package.json"));
@@ -377,7 +310,7 @@ static void test_help_without_viewer(void)
   g_auto(GStrv) keys = gtk_application_get_accels_for_action(GTK_APPLICATION(app), "win.help");
   g_assert_cmpstr(keys[0], ==, "F1");
   g_action_group_activate_action(G_ACTION_GROUP(w), "help", NULL);
-  g_assert_true(lwt_wait_until(has_message, w, 10));
+  lwt_await(has_message, w, LWT_WAIT);
   const char *msg = lw_window_get_message(w);
   g_test_message("%s", msg);
   g_assert_nonnull(strstr(msg, "Yelp"));
@@ -409,7 +342,7 @@ static void test_about(void)
   g_autofree char *model = copy_model("pendulum.json");
   LwWindow *w = window_on(model);
   g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
-  g_assert_true(lwt_wait_until(about_shown, NULL, 10));
+  lwt_await(about_shown, NULL, LWT_WAIT);
   AdwAboutWindow *about = ADW_ABOUT_WINDOW(about_window());
   const char *copyright = adw_about_window_get_copyright(about);
   g_assert_nonnull(copyright);
@@ -448,7 +381,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ecosys/about", test_about);
   int rc = g_test_run();
   g_object_unref(app);
-  rm_rf(tmp_dir);
+  lwt_rm_rf(tmp_dir);
   g_free(tmp_dir);
   return rc;
 }

@@ -313,6 +313,12 @@ struct lw_model {
   /* each row's blocks as the first coordinate of each (the second -1 for a
    * row on one body), for the row products */
   int *rq0;
+  /* the gradients of the rows whose gradient is constant (a DOT row one of
+   * whose vectors is constant: joints to the ground, the joins of a beam's
+   * elements), made once as lw_rows_eval would make them: row r's at
+   * row_grad + r wrow where row_gconst[r] (NULL: none kept) */
+  unsigned char *row_gconst;
+  double *row_grad;
 };
 
 /* Block sizes in kernels: a kernel written for a block size N takes N as a

@@ -136,6 +136,32 @@ static int hess_table(const lw_model *m, int n, void (*get)(const lw_model *, in
   return 0;
 }
 
+/* the gradients of the DOT rows one of whose vectors is constant, made by
+ * the kind's value hook as lw_rows_eval calls it: the gradient is the
+ * linear vector's matrix times the constant one, the same at every q to
+ * the bit.  None kept (the tables NULL) when no row has one. */
+static int const_gradients(lw_model *m)
+{
+  int w = m->wrow, any = 0;
+  for (int r = 0; r < m->nc; r++)
+    any |= m->rows[r].kind == LW_ROW_DOT && (m->rows[r].a.nterm == 0 || m->rows[r].b.nterm == 0);
+  if (!any)
+    return 0;
+  m->row_gconst = calloc((size_t)m->nc, 1);
+  m->row_grad = calloc((size_t)m->nc * (size_t)w, sizeof(double));
+  if (!m->row_gconst || !m->row_grad)
+    return -1;
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (row->kind != LW_ROW_DOT || (row->a.nterm != 0 && row->b.nterm != 0))
+      continue;
+    const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
+    lw_row_kind_of(row->kind)->value(m, v, m->q0, row->nblk, row->blk, m->row_grad + (size_t)r * w);
+    m->row_gconst[r] = 1;
+  }
+  return 0;
+}
+
 /* the DOT rows' and the coordinates' constant Hessians, and whether the
  * step's linearization couples bodies (the cases lw_lin_blocks writes
  * across two) */
@@ -151,7 +177,7 @@ int lw_lin_prepare(lw_model *m)
     if (!lw_row_kind_of(m->rows[r].kind)->const_hessian && m->rows[r].nblk > 1)
       m->lin_coupled = 1;
   }
-  if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled))
+  if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled) || const_gradients(m))
     return -1;
   for (int n = 0; n < m->nforces; n++) {
     const int *blk;

@@ -31,6 +31,8 @@ void lw_model_free(lw_model *m)
   free(m->ch_ij);
   free(m->ch_v);
   free(m->rq0);
+  free(m->row_gconst);
+  free(m->row_grad);
   free(m->qgrav);
   free(m->body_mass);
   free(m->rows);

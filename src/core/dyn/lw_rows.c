@@ -21,13 +21,19 @@ double lw_wrap_pi(double x)
   return x - M_PI;
 }
 
+/* Phi at q, t and with want_jac the gradients into d->jac: those of the
+ * rows whose gradient is constant copied from the model's table (the
+ * kind's value hook then asked for the value alone) */
 void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac)
 {
   int w = m->wrow;
   for (int r = 0; r < m->nc; r++) {
     const lw_row *row = &m->rows[r];
     double *g = want_jac ? d->jac + (size_t)r * w : NULL;
-    if (g)
+    if (g && m->row_gconst && m->row_gconst[r]) {
+      memcpy(g, m->row_grad + (size_t)r * w, sizeof(double) * (size_t)w);
+      g = NULL;
+    } else if (g)
       memset(g, 0, sizeof(double) * (size_t)w);
     double f = 0;
     if (row->func >= 0)

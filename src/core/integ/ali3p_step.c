@@ -72,6 +72,7 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
   int nq = m->nq, nc = m->nc;
   double *sigma = d->tmp2;     /* (nc) */
   double *viol = d->tmp2 + nc; /* (nc) */
+  double *jx = d->tmp;         /* (nc) J x at the iterate, made once for each */
   double *xs = d->dq; /* x*, kept */
   memcpy(xs, x, sizeof(double) * (size_t)nq);
   memset(sigma, 0, sizeof(double) * (size_t)nc);
@@ -80,11 +81,11 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
     tol = fmax(tol, fabs(target[r]));
   tol = 1e-13 * (1.0 + tol);
   double v = INFINITY;
+  lw_jac_mul(m, d, x, jx);
   for (int it = 0; it < 60; it++) {
-    lw_jac_mul(m, d, x, viol);
     v = 0;
     for (int r = 0; r < nc; r++) {
-      double e = viol[r] - target[r];
+      double e = jx[r] - target[r];
       v = fmax(v, fabs(e));
       viol[r] = sigma[r] + s * e;
     }
@@ -100,9 +101,9 @@ static double project(const lw_model *m, lw_data *d, double *x, const double *ta
     lw_spd_solve(&d->solver, d->r);
     for (int i = 0; i < nq; i++)
       x[i] += d->r[i];
-    lw_jac_mul(m, d, x, viol);
+    lw_jac_mul(m, d, x, jx);
     for (int r = 0; r < nc; r++)
-      sigma[r] += s * (viol[r] - target[r]);
+      sigma[r] += s * (jx[r] - target[r]);
   }
   *converged = v <= tol;
   return v;

@@ -551,7 +551,7 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
   double rho = m->mass_scale;
   memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
   add_augmentation(m, d, rho);
-  if (whole_saddle(m) ? lw_saddle_factor(d->saddle, m, d->vals, d->jac, d->jac) != 0
+  if (whole_saddle(m) ? lw_saddle_factor_kept(d->saddle, m, d->vals, d->jac, d->jac) != 0
                       : lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac, d->jac))) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the constraint equations are singular at t = %.6g s", t1);
     return -1;

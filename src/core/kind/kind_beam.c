@@ -94,14 +94,17 @@ static void bending_kb_dl(double l, const double Kb[4][4], double dKb[4][4])
 /* the helpers of elem_force, inlined into its planar and spatial cases
  * so that their loops over the nd components unroll */
 #define BEAM_INLINE static inline __attribute__((always_inline))
+/* the loops over the nd components and the four slots, written out
+ * (their operations, and the order of each entry's, those of the loops) */
+#define BEAM_UNROLL _Pragma("GCC unroll 4")
 
 /* y (n) = Kb e, slot by slot, nd components */
 BEAM_INLINE void kb_mul(const double Kb[4][4], int nd, const double *e, double *y)
 {
-  for (int a = 0; a < 4; a++)
-    for (int i = 0; i < nd; i++) {
+  BEAM_UNROLL for (int a = 0; a < 4; a++)
+    BEAM_UNROLL for (int i = 0; i < nd; i++) {
       double s = 0;
-      for (int c = 0; c < 4; c++)
+      BEAM_UNROLL for (int c = 0; c < 4; c++)
         s += Kb[a][c] * e[c * nd + i];
       y[a * nd + i] = s;
     }
@@ -133,26 +136,29 @@ BEAM_INLINE void axial_tangent_n(double wl, const double *ds, const double *r, d
                                    double *K, double *C, const int ND)
 {
   const int n = 4 * ND;
-  double G[3][3], H[3][3];
-  for (int j = 0; j < ND; j++)
-    for (int i = 0; i < ND; i++) {
+  double G[3][3];
+  BEAM_UNROLL for (int j = 0; j < ND; j++)
+    BEAM_UNROLL for (int i = 0; i < ND; i++)
       G[j][i] = EA * r[i] * r[j] + (i == j ? N : 0.0);
-      H[j][i] = ce * r[i] * r[j];
+  BEAM_UNROLL for (int c = 0; c < 4; c++)
+    BEAM_UNROLL for (int a = 0; a <= c; a++) {
+      double s = wl * ds[a] * ds[c], *k = K + (size_t)(c * ND) * n + a * ND;
+      BEAM_UNROLL for (int j = 0; j < ND; j++)
+        BEAM_UNROLL for (int i = 0; i < ND; i++)
+          k[j * n + i] += s * G[j][i];
     }
+  if (ce == 0.0)
+    return;
+  double H[3][3];
+  BEAM_UNROLL for (int j = 0; j < ND; j++)
+    BEAM_UNROLL for (int i = 0; i < ND; i++)
+      H[j][i] = ce * r[i] * r[j];
   for (int c = 0; c < 4; c++)
     for (int a = 0; a <= c; a++) {
-      double s = wl * ds[a] * ds[c];
-      for (int j = 0; j < ND; j++) {
-        double *k = K + (size_t)(c * ND + j) * n + a * ND;
-        for (int i = 0; i < ND; i++)
-          k[i] += s * G[j][i];
-      }
-      if (ce != 0.0)
-        for (int j = 0; j < ND; j++) {
-          double *cc = C + (size_t)(c * ND + j) * n + a * ND;
-          for (int i = 0; i < ND; i++)
-            cc[i] += s * H[j][i];
-        }
+      double s = wl * ds[a] * ds[c], *cc = C + (size_t)(c * ND) * n + a * ND;
+      BEAM_UNROLL for (int j = 0; j < ND; j++)
+        BEAM_UNROLL for (int i = 0; i < ND; i++)
+          cc[j * n + i] += s * H[j][i];
     }
 }
 
@@ -177,8 +183,8 @@ BEAM_INLINE void elem_force_n(const bpar *P, const double *e, const double *v, d
       Q[i] -= P->eta * P->EI * t[i];
   }
   for (int a = 0; K && a < 4; a++)
-    for (int c = 0; c < 4; c++)
-      for (int i = 0; i < nd; i++) {
+    BEAM_UNROLL for (int c = 0; c < 4; c++)
+      BEAM_UNROLL for (int i = 0; i < nd; i++) {
         K[(size_t)(c * nd + i) * n + a * nd + i] += P->EI * Kb[a][c];
         if (C)
           C[(size_t)(c * nd + i) * n + a * nd + i] += P->eta * P->EI * Kb[a][c];
@@ -193,8 +199,8 @@ BEAM_INLINE void elem_force_n(const bpar *P, const double *e, const double *v, d
       slope(nd, ds, v, rv);
       Nt += P->EA * P->eta * dot(nd, r, rv);
     }
-    for (int a = 0; a < 4; a++)
-      for (int i = 0; i < nd; i++)
+    BEAM_UNROLL for (int a = 0; a < 4; a++)
+      BEAM_UNROLL for (int i = 0; i < nd; i++)
         Q[a * nd + i] -= wl * Nt * ds[a] * r[i];
     if (K)
       axial_tangent_n(wl, ds, r, P->EA, N, C && P->eta != 0.0 ? P->eta * P->EA : 0.0, K, C, nd);

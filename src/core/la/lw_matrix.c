@@ -444,10 +444,10 @@ int lw_pattern_pos(const lw_model *m, int bi, int bj)
   return -1;
 }
 
-/* vals += s g g^T, g given on the blocks blk[0..nblk) (their coordinates
- * in turn) */
-void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
-                      const int *pairpos, const double *g)
+/* vals += s g g^T over every entry of g's blocks: where s is not finite
+ * (its products with g's zeros are not zero) */
+static void add_outer_dense(const lw_model *m, double *vals, double s, int nblk, const int *blk,
+                            const int *pairpos, const double *g)
 {
   int nqb = m->nqb;
   for (int x = 0; x < nblk; x++)
@@ -466,6 +466,50 @@ void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const
         int kmax = bi == bj ? kc + 1 : ni;
         for (int kr = 0; kr < kmax; kr++)
           col[kr] += sg * gi[kr];
+      }
+    }
+}
+
+/* vals += s g g^T, g given on the blocks blk[0..nblk) (their coordinates
+ * in turn).  A row's gradient is mostly zeros (a beam's join: one entry
+ * on each of its two blocks of 12): only the products of its nonzero
+ * entries are added, those of a zero being zero (while s g_j is finite) */
+void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
+                      const int *pairpos, const double *g)
+{
+  int nqb = m->nqb, nz[2][LW_MAXQB], nnz[2] = {0, 0};
+  if (!isfinite(s) || nblk > 2) {
+    add_outer_dense(m, vals, s, nblk, blk, pairpos, g);
+    return;
+  }
+  for (int x = 0; x < nblk; x++) {
+    const double *gx = g + lw_loc(m, blk, x, nqb);
+    for (int k = 0; k < lw_bn(m, blk[x], nqb); k++)
+      if (gx[k] != 0.0)
+        nz[x][nnz[x]++] = k;
+  }
+  for (int x = 0; x < nblk; x++)
+    for (int y = 0; y < nblk; y++) {
+      int bi = blk[x], bj = blk[y];
+      if (bi > bj)
+        continue;
+      int row = pairpos[x == y ? (x == 0 ? 0 : 2) : 1];
+      int ni = lw_bn(m, bi, nqb), cj = lw_boff(m, bj, nqb);
+      const double *gi = g + lw_loc(m, blk, x, nqb), *gj = g + lw_loc(m, blk, y, nqb);
+      for (int q = 0; q < nnz[y]; q++) {
+        int kc = nz[y][q];
+        double sg = s * gj[kc];
+        if (sg == 0.0)
+          continue;
+        double *col = vals + m->colptr[cj + kc] + row;
+        int kmax = bi == bj ? kc + 1 : ni;
+        if (!isfinite(sg)) {
+          for (int kr = 0; kr < kmax; kr++)
+            col[kr] += sg * gi[kr];
+          continue;
+        }
+        for (int p = 0; p < nnz[x] && nz[x][p] < kmax; p++)
+          col[nz[x][p]] += sg * gi[nz[x][p]];
       }
     }
 }
@@ -605,13 +649,18 @@ LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *val
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
   double *ab = s->ab;
-  memset(ab, 0, sizeof(double) * (size_t)n * (size_t)ld);
+  /* the envelope first: the factorization and the solves read and write
+   * its entries alone, so that only they are cleared (every nonzero entry
+   * lies within it; the pattern's zeros beyond it are written and never
+   * read) */
+  band_envelope(s, m, vals);
+  for (int j = 0; j < n; j++)
+    memset(ab + (size_t)j * ld, 0, sizeof(double) * (size_t)(s->last[j] - j + 1));
   for (int c = 0; c < n; c++)
     for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
       int r = m->rowind[k];
       ab[(size_t)r * ld + (c - r)] = vals[k];
     }
-  band_envelope(s, m, vals);
   for (int j = 0; j < n; j++) {
     double *cj = ab + (size_t)j * ld;
     if (!(cj[0] > 0.0))

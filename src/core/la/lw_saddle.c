@@ -23,7 +23,14 @@
  * most, the first at the initial state).  The order's scratch is made with
  * the pattern and the band's storage at the first band taken, twice its
  * size: a band that outgrows it is left to KLU, and the steps allocate
- * nothing. */
+ * nothing.
+ *
+ * The band's order is the narrower of reverse Cuthill-McKee's and the
+ * blocks' own (block_order): on a beam, each element's coordinates and
+ * then the rows joining it to the next make a band one element wide.  A
+ * matrix that repeats from step to step (the rates' M + rho G^T G where
+ * the gradients are constant, as a beam's joins are) is factorized once
+ * into a second band kept beside the first (lw_saddle_factor_kept). */
 #include "la/lw_saddle.h"
 #include "la/lw_band_lu.h"
 
@@ -47,13 +54,25 @@ struct lw_saddle {
    * band (-1 outside), the permuted right-hand side */
   int band, grown;
   unsigned char *seen;
-  int *perm, *pinv, *bpos, *rcm_work;
+  int *perm, *perm2, *pinv, *bpos, *rcm_work;
   /* the places in the band of what scatter puts in a_up, a_lo, g_r, g_l
    * (-1 outside the band, -2 nowhere) */
   int *b_up, *b_lo, *b_r, *b_l;
+  /* the same as lists in the order band_scatter sums them: the places in
+   * the band and the sources (vals', then gr's, then gl's entries: nsc[0],
+   * nsc[1], nsc[2] of them), and the sources outside the band (nout[]) */
+  int *sc_pos, *sc_src, *out_src, nsc[3], nout[3];
   double *bx;
   size_t ab_cap;
   lw_band lu;
+  /* the kept factorization (lw_saddle_factor_kept): its band (storage
+   * ab_cap, made with lu's), the values it was made of (vals, gl, gr:
+   * nnz + 2 nc wrow), whether it is of the band's present order; and the
+   * band the solves use (lu or kept) */
+  lw_band kept;
+  double *kept_in;
+  int kept_ok;
+  lw_band *use;
 };
 
 typedef struct {
@@ -140,17 +159,24 @@ static int seen_init(lw_saddle *s, const lw_model *m)
 {
   s->seen = calloc((size_t)s->nnz + 1, 1);
   s->perm = malloc(sizeof(int) * ((size_t)s->n + 1));
+  s->perm2 = malloc(sizeof(int) * ((size_t)s->n + 1));
   s->pinv = malloc(sizeof(int) * ((size_t)s->n + 1));
   s->bpos = malloc(sizeof(int) * ((size_t)s->nnz + 1));
   s->bx = malloc(sizeof(double) * ((size_t)s->n + 1));
   s->lu.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
+  s->kept.ipiv = malloc(sizeof(int) * ((size_t)s->n + 1));
   s->rcm_work = malloc(sizeof(int) * lw_rcm_work(s->n, s->nnz));
   size_t ng = (size_t)m->nc * (size_t)m->wrow;
+  s->kept_in = malloc(sizeof(double) * ((size_t)m->nnz + 2 * ng + 1));
+  size_t nsrc = 2 * (size_t)m->nnz + 2 * ng + 1;
+  s->sc_pos = malloc(sizeof(int) * nsrc);
+  s->sc_src = malloc(sizeof(int) * nsrc);
+  s->out_src = malloc(sizeof(int) * nsrc);
   s->b_up = malloc(sizeof(int) * ((size_t)m->nnz + 1));
   s->b_lo = malloc(sizeof(int) * ((size_t)m->nnz + 1));
   s->b_r = malloc(sizeof(int) * (ng + 1));
   s->b_l = malloc(sizeof(int) * (ng + 1));
-  if (!s->seen || !s->perm || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->rcm_work || !s->b_up ||
+  if (!s->seen || !s->perm || !s->perm2 || !s->pinv || !s->bpos || !s->bx || !s->lu.ipiv || !s->kept.ipiv || !s->kept_in || !s->sc_pos || !s->sc_src || !s->out_src || !s->rcm_work || !s->b_up ||
       !s->b_lo || !s->b_r || !s->b_l)
     return -1;
   for (int b = 0; b < m->nb; b++)
@@ -168,6 +194,7 @@ lw_saddle *lw_saddle_new(const lw_model *m)
   if (!s)
     return NULL;
   s->n = m->nq + m->nc;
+  s->use = &s->lu;
   size_t cap = 2 * (size_t)m->nnz + 2 * (size_t)m->nc * (size_t)m->wrow + 1;
   trip *t = malloc(sizeof *t * cap);
   int ok = t && compress(s, m, t, triplets(m, t)) == 0;
@@ -197,8 +224,9 @@ void lw_saddle_free(lw_saddle *s)
   free(s->Ap), free(s->Ai), free(s->Ax), free(s->b);
   free(s->a_up), free(s->a_lo), free(s->g_r), free(s->g_l);
   free(s->b_up), free(s->b_lo), free(s->b_r), free(s->b_l);
-  free(s->seen), free(s->rcm_work), free(s->perm), free(s->pinv), free(s->bpos), free(s->bx);
-  free(s->lu.ab), free(s->lu.ipiv);
+  free(s->seen), free(s->rcm_work), free(s->perm), free(s->perm2), free(s->pinv), free(s->bpos), free(s->bx);
+  free(s->lu.ab), free(s->lu.ipiv), free(s->kept.ab), free(s->kept.ipiv), free(s->kept_in);
+  free(s->sc_pos), free(s->sc_src), free(s->out_src);
   free(s);
 }
 
@@ -219,36 +247,122 @@ static void scatter(lw_saddle *s, const lw_model *m, const double *vals, const d
     }
 }
 
-/* the reverse Cuthill-McKee order of the entries seen, the band it makes
- * and each entry's place in it; the band is taken when its factorization
- * (n kl (kl + ku + 1) multiply-adds) costs at most the flops KLU counted
- * for its last one and fits the band's storage (made at the first). */
+/* one source's place p in the band into list l (in band), or its
+ * index among those outside (p = -1; p = -2: nowhere) */
+static void list_add(lw_saddle *s, int l, int p, int src, int *n, int *no)
+{
+  if (p >= 0) {
+    s->sc_pos[*n] = p;
+    s->sc_src[*n] = src;
+    ++*n, s->nsc[l]++;
+  } else if (p == -1) {
+    s->out_src[*no] = src;
+    ++*no, s->nout[l]++;
+  }
+}
+
+/* the lists band_scatter reads, from the places b_up, b_lo, b_r, b_l */
+static void scatter_lists(lw_saddle *s, const lw_model *m)
+{
+  int n = 0, no = 0;
+  for (int l = 0; l < 3; l++)
+    s->nsc[l] = s->nout[l] = 0;
+  for (int k = 0; k < m->nnz; k++) {
+    list_add(s, 0, s->b_up[k], k, &n, &no);
+    list_add(s, 0, s->b_lo[k], k, &n, &no);
+  }
+  int ng = m->nc * m->wrow;
+  for (int e = 0; e < ng; e++)
+    if (s->g_r[e] >= 0)
+      list_add(s, 1, s->b_r[e], e, &n, &no);
+  for (int e = 0; e < ng; e++)
+    if (s->g_r[e] >= 0)
+      list_add(s, 2, s->b_l[e], e, &n, &no);
+}
+
+/* the band (lower and upper widths) that the order perm (perm[new] = old)
+ * gives the entries seen, its inverse into pinv */
+static void band_width(const lw_saddle *s, const int *perm, int *pinv, int *kl, int *ku)
+{
+  *kl = *ku = 0;
+  for (int i = 0; i < s->n; i++)
+    pinv[perm[i]] = i;
+  for (int j = 0; j < s->n; j++)
+    for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++)
+      if (s->seen[k]) {
+        int d = pinv[s->Ai[k]] - pinv[j];
+        *kl = d > *kl ? d : *kl;
+        *ku = -d > *ku ? -d : *ku;
+      }
+}
+
+/* the order of the blocks: the rows on block b alone, its coordinates,
+ * then the rows joining it to later blocks (b their lowest); rows on no
+ * block first.  A chain of blocks each joined to the next by rows (a
+ * beam's elements: the 4 nd coordinates of an element, then the 2 nd rows
+ * joining it to the next, its first end's joint before it) comes out with
+ * a band 4 nd wide, narrower than reverse Cuthill-McKee finds there. */
+static void block_order(const lw_model *m, int *perm, int *work)
+{
+  int nb = m->nb, *key = work, *at = work + m->nc; /* (nc), (2 nb + 2) */
+  for (int g = 0; g < 2 * nb + 2; g++)
+    at[g] = 0;
+  /* key 2 b: on b alone (and 0, on none), 2 b + 1: b the lowest of several */
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    int lo = row->nblk > 0 ? row->blk[0] : 0;
+    for (int k = 1; k < row->nblk; k++)
+      lo = row->blk[k] < lo ? row->blk[k] : lo;
+    key[r] = 2 * lo + (row->nblk > 1);
+    at[key[r]]++;
+  }
+  /* at[g]: where group g's rows go, block b's coordinates between groups
+   * 2 b and 2 b + 1 */
+  for (int g = 0, p = 0; g < 2 * nb + 2; g++) {
+    int nr = at[g];
+    at[g] = p;
+    p += nr;
+    for (int i = 0; g % 2 == 0 && g / 2 < nb && i < m->blk_n[g / 2]; i++)
+      perm[p++] = m->blk_off[g / 2] + i;
+  }
+  for (int r = 0; r < m->nc; r++)
+    perm[at[key[r]]++] = m->nq + r;
+}
+
+/* the narrower of two orders of the entries seen (reverse Cuthill-McKee's
+ * and the blocks', block_order), the band it makes and each entry's place
+ * in it; the band is taken when its factorization (n kl (kl + ku + 1)
+ * multiply-adds) costs at most the flops KLU counted for its last one and
+ * fits the band's storage (made at the first). */
 static void band_analyze(lw_saddle *s, const lw_model *m)
 {
-  int n = s->n, kl = 0, ku = 0;
+  int n = s->n, kl = 0, ku = 0, kl2, ku2;
   s->band = 0;
+  s->kept_ok = 0;
   if (klu_flops(s->sym, s->num, &s->cc) != 1)
     return;
   lw_rcm_order(n, s->Ap, s->Ai, s->seen, s->perm, s->rcm_work);
+  band_width(s, s->perm, s->pinv, &kl, &ku);
+  block_order(m, s->perm2, s->rcm_work);
+  band_width(s, s->perm2, s->pinv, &kl2, &ku2);
+  if ((double)kl2 * (kl2 + ku2 + 1) < (double)kl * (kl + ku + 1)) {
+    memcpy(s->perm, s->perm2, sizeof(int) * (size_t)n);
+    kl = kl2, ku = ku2;
+  }
   for (int i = 0; i < n; i++)
     s->pinv[s->perm[i]] = i;
-  for (int j = 0; j < n; j++)
-    for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++)
-      if (s->seen[k]) {
-        int d = s->pinv[s->Ai[k]] - s->pinv[j];
-        kl = d > kl ? d : kl;
-        ku = -d > ku ? -d : ku;
-      }
   if (!((double)n * kl * (kl + ku + 1) <= s->cc.flops))
     return;
   int ld = 2 * kl + ku + 1;
   if (!s->lu.ab) {
     s->ab_cap = 2 * (size_t)ld * (size_t)n;
     s->lu.ab = malloc(sizeof(double) * s->ab_cap);
+    s->kept.ab = malloc(sizeof(double) * s->ab_cap);
   }
-  if (!s->lu.ab || (size_t)ld * (size_t)n > s->ab_cap)
+  if (!s->lu.ab || !s->kept.ab || (size_t)ld * (size_t)n > s->ab_cap)
     return;
   s->lu = (lw_band){n, kl, ku, kl + ku, ld, s->lu.ab, s->lu.ipiv};
+  s->kept = (lw_band){n, kl, ku, kl + ku, ld, s->kept.ab, s->kept.ipiv};
   for (int j = 0; j < n; j++)
     for (int k = s->Ap[j]; k < s->Ap[j + 1]; k++) {
       int d = s->pinv[s->Ai[k]] - s->pinv[j];
@@ -262,32 +376,31 @@ static void band_analyze(lw_saddle *s, const lw_model *m)
     s->b_r[e] = s->g_r[e] >= 0 ? s->bpos[s->g_r[e]] : -2;
     s->b_l[e] = s->g_l[e] >= 0 ? s->bpos[s->g_l[e]] : -2;
   }
+  scatter_lists(s, m);
   s->band = 1;
 }
 
-/* ab[p] += v at a place in the band: -1 when p is outside it and v is not
- * zero (then KLU takes the matrix) */
-static inline int band_add(double *ab, int p, double v)
+/* K's values into the band through the lists (a place takes its values
+ * in the order scatter sums them into Ax: the gradients' places are not
+ * A's, and Gr's not Gl^T's); -1 when one outside it is nonzero */
+static int band_scatter(lw_saddle *s, lw_band *b, const lw_model *m, const double *vals, const double *gl,
+                        const double *gr)
 {
-  if (p >= 0)
-    ab[p] += v;
-  return p == -1 && v != 0.0 ? -1 : 0;
-}
-
-/* K's values into the band, summed in the order scatter sums them into
- * Ax; -1 when one outside it is nonzero */
-static int band_scatter(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
-{
+  (void)m;
+  double *ab = b->ab;
+  memset(ab, 0, sizeof(double) * (size_t)b->ld * (size_t)s->n);
+  const double *src[3] = {vals, gr, gl};
+  const int *pos = s->sc_pos, *si = s->sc_src, *so = s->out_src;
   int out = 0;
-  double *ab = s->lu.ab;
-  memset(ab, 0, sizeof(double) * (size_t)s->lu.ld * (size_t)s->n);
-  for (int k = 0; k < m->nnz; k++)
-    out |= band_add(ab, s->b_up[k], vals[k]) | band_add(ab, s->b_lo[k], vals[k]);
-  int ng = m->nc * m->wrow;
-  for (int e = 0; e < ng; e++)
-    if (s->g_r[e] >= 0)
-      out |= band_add(ab, s->b_r[e], gr[e]) | band_add(ab, s->b_l[e], gl[e]);
-  return out;
+  for (int l = 0; l < 3; l++) {
+    const double *v = src[l];
+    for (int i = 0; i < s->nsc[l]; i++)
+      ab[pos[i]] += v[si[i]];
+    for (int i = 0; i < s->nout[l]; i++)
+      out |= v[so[i]] != 0.0;
+    pos += s->nsc[l], si += s->nsc[l], so += s->nout[l];
+  }
+  return out ? -1 : 0;
 }
 
 /* the entries nonzero in Ax marked seen (grown when one is new) */
@@ -313,8 +426,9 @@ static int klu_factor_ax(lw_saddle *s)
 
 int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
 {
+  s->use = &s->lu;
   if (s->band) {
-    if (band_scatter(s, m, vals, gl, gr) == 0)
+    if (band_scatter(s, &s->lu, m, vals, gl, gr) == 0)
       return lw_band_factor(&s->lu);
     s->band = 0;
   }
@@ -328,6 +442,32 @@ int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const 
   return 0;
 }
 
+/* whether the kept factorization is of vals, gl, gr (to the bit) */
+static int kept_same(const lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+{
+  size_t nnz = (size_t)m->nnz, ng = (size_t)m->nc * (size_t)m->wrow;
+  return s->kept_ok && !memcmp(s->kept_in, vals, sizeof(double) * nnz) &&
+         !memcmp(s->kept_in + nnz, gl, sizeof(double) * ng) && !memcmp(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
+}
+
+int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
+{
+  if (!s->band)
+    return lw_saddle_factor(s, m, vals, gl, gr);
+  if (!kept_same(s, m, vals, gl, gr)) {
+    s->kept_ok = 0;
+    if (band_scatter(s, &s->kept, m, vals, gl, gr) != 0 || lw_band_factor(&s->kept) != 0)
+      return lw_saddle_factor(s, m, vals, gl, gr); /* outside the band or singular: as the others */
+    size_t nnz = (size_t)m->nnz, ng = (size_t)m->nc * (size_t)m->wrow;
+    memcpy(s->kept_in, vals, sizeof(double) * nnz);
+    memcpy(s->kept_in + nnz, gl, sizeof(double) * ng);
+    memcpy(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
+    s->kept_ok = 1;
+  }
+  s->use = &s->kept;
+  return 0;
+}
+
 int lw_saddle_banded(const lw_saddle *s) { return s && s->band; }
 
 void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)
@@ -338,7 +478,7 @@ void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)
   if (s->band) {
     for (int i = 0; i < s->n; i++)
       s->bx[i] = s->b[s->perm[i]];
-    lw_band_solve(&s->lu, s->bx);
+    lw_band_solve(s->use, s->bx);
     for (int i = 0; i < s->n; i++)
       s->b[s->perm[i]] = s->bx[i];
   } else

@@ -18,6 +18,12 @@ void lw_saddle_free(lw_saddle *s);
  * reused (no allocation) while it stays well conditioned; 0, or -1 when K
  * is singular */
 int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr);
+/* the same, for a matrix that repeats (the variational step's rates at
+ * constant gradients): factorized into a second band kept beside the
+ * other's, and not again while vals, gl and gr are those it was made of
+ * (to the bit); the solves that follow use it.  Without the band, as
+ * lw_saddle_factor. */
+int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr);
 /* whether the factorizations are those of the band (else KLU's) */
 int lw_saddle_banded(const lw_saddle *s);
 /* the solution of A x + Gl^T y = b, Gr x = e: x (nq) holds b on entry,
