@@ -195,7 +195,8 @@ static void add_damping(const lw_model *m, const lw_jfric *f, const lw_friction_
 
 size_t lw_joint_friction_kept_size(const lw_model *m)
 {
-  return 1 + 2 * (size_t)m->nq + (size_t)m->nc + (size_t)m->nfric * (sizeof(lw_fric_point) / sizeof(double) + 1);
+  return 1 + 2 * (size_t)m->nq + (size_t)m->nc + (size_t)m->nfric * (sizeof(lw_fric_point) / sizeof(double) + 1) + 1 +
+         3 * (size_t)m->nfric;
 }
 
 void lw_joint_friction_eval_keep(const lw_model *m, const lw_data *d, const double *q, const double *qd,

@@ -23,8 +23,9 @@ typedef struct {
   double G[LW_FRICTION_MAXSLIP * 2 * LW_MAXQB], g[LW_MAXQB], frame[4][3];
   lw_friction_out out;
 } lw_fric_point;
-/* doubles for a key (a flag, q, qd, the multipliers: 1 + 2 nq + nc) and
- * nfric points */
+/* doubles for a key (a flag, q, qd, the multipliers: 1 + 2 nq + nc),
+ * nfric points and a record of the elements' bodies (a flag, then three
+ * an element) */
 size_t lw_joint_friction_kept_size(const lw_model *m);
 /* lw_joint_friction_eval, each element's point kept in keep (nfric) */
 void lw_joint_friction_eval_keep(const lw_model *m, const lw_data *d, const double *q, const double *qd,

@@ -240,7 +240,9 @@ static int friction_columns_rank(const lw_model *m, const lw_data *d, int e, con
   if (!rank_form(m, f))
     return -1;
   int n = m->nq, nqb = m->nqb, nw = nb * nqb, ns = f->nslip;
-  double Hv[LW_FRICTION_MAXSLIP][W2] = {{0}}, W[LW_FRICTION_MAXSLIP][W2] = {{0}}, a[LW_FRICTION_MAXSLIP][LW_MAXQB];
+  double Hv[LW_FRICTION_MAXSLIP][W2], W[LW_FRICTION_MAXSLIP][W2], a[LW_FRICTION_MAXSLIP][LW_MAXQB];
+  memset(Hv, 0, sizeof Hv[0] * (size_t)ns);
+  memset(W, 0, sizeof W[0] * (size_t)ns);
   lw_fric_point pt;
   if (!kept) {
     lw_joint_friction_point(m, d, e, d->q, d->qd, lam, pt.G, pt.g, pt.frame, &pt.out);
@@ -338,6 +340,27 @@ static lw_fric_point *kept_points(const lw_model *m, const lw_data *d)
   return (lw_fric_point *)(kept_key(m, d) + 1 + 2 * (size_t)m->nq + m->nc);
 }
 
+/* the elements' column bodies (lw_joint_friction_bodies), found at the
+ * first matrix and kept after the points: a flag, then nb, blk[0],
+ * blk[1] an element (the storage is zeroed with the data) */
+static int element_bodies(const lw_model *m, const lw_data *d, int e, int *blk)
+{
+  double *rec = (double *)(kept_points(m, d) + m->nfric);
+  if (rec[0] != 1.0) {
+    for (int k = 0; k < m->nfric; k++) {
+      int b[2] = {-1, -1}, nb = lw_joint_friction_bodies(m, k, b);
+      rec[1 + 3 * k] = nb;
+      rec[2 + 3 * k] = b[0];
+      rec[3 + 3 * k] = b[1];
+    }
+    rec[0] = 1.0;
+  }
+  const double *r = rec + 1 + 3 * e;
+  blk[0] = (int)r[1];
+  blk[1] = (int)r[2];
+  return (int)r[0];
+}
+
 void lw_ali3p_fric_eval(const lw_model *m, lw_data *d, const double *lam, double *vals, double cs)
 {
   lw_fric_point *keep = NULL;
@@ -376,7 +399,7 @@ void lw_ali3p_fric_matrix(const lw_model *m, lw_data *d, const double *vals, con
   lw_lin_point p = {d->q, d->qd, NULL, NULL, {lam, NULL, NULL}, t};
   const lw_fric_point *kept = kept_at(m, d, lam);
   for (int e = 0; e < m->nfric; e++) {
-    int blk[2], nb = lw_joint_friction_bodies(m, e, blk);
+    int blk[2], nb = element_bodies(m, d, e, blk);
     if (!local && !friction_columns_rank(m, d, e, lam, kept ? &kept[e] : NULL, blk, nb, alpha, c2, hh4, A))
       continue;
     if (!friction_columns_local(m, d, e, &p, blk, nb, alpha, c2, hh4, A, u))

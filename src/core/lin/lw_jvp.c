@@ -508,6 +508,13 @@ void lw_dot_row_lin(const lw_model *m, const lw_row *row, const lw_lin_point *p,
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C)
 {
+  lw_lin_blocks_dirs(m, d, p, cv, H, RV, RA, RAd, KC, C, NULL, NULL);
+}
+
+void lw_lin_blocks_dirs(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv,
+                        const lw_bmat *const H[3], double *RV, double *RA, double *RAd, const lw_bmat *KC,
+                        const lw_bmat *C, const int *fd_ptr, const int *fd_q)
+{
   int nq = m->nq, nqb = m->nqb, w2 = m->wrow;
   double *e = d->r; /* unit directions */
   memset(e, 0, sizeof(double) * (size_t)nq);
@@ -534,8 +541,11 @@ void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double 
       kind->lin(m, d, f, p, cv, KC, C);
       continue;
     }
-    for (int i = 0; i < lw_loc_width(m, nblk, blk, nqb); i++) {
-      int gi = lw_loc_global(m, blk, i, nqb);
+    /* its directions: the listed ones, else every coordinate of its blocks */
+    const int *dirs = fd_ptr ? fd_q + fd_ptr[n] : NULL;
+    int ndir = fd_ptr ? fd_ptr[n + 1] - fd_ptr[n] : lw_loc_width(m, nblk, blk, nqb);
+    for (int i = 0; i < ndir; i++) {
+      int gi = dirs ? dirs[i] : lw_loc_global(m, blk, i, nqb);
       for (int pass = 0; pass < 2; pass++) {
         /* pass 0: dq = e, dv = cv e (KC); pass 1: dv = e (C) */
         const lw_bmat *T = pass == 0 ? KC : C;

@@ -21,6 +21,12 @@ int lw_lin_matrices(const lw_model *m, lw_data *d, const lw_lin_point *p, double
  * lw_bmat (NULL: skip), RV, RA, RAd by rows and blocks like d->jac */
 void lw_lin_blocks(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv, const lw_bmat *const H[3],
                    double *RV, double *RA, double *RAd, const lw_bmat *KC, const lw_bmat *C);
+/* the same, force n's derivatives taken along the coordinates
+ * fd_q[fd_ptr[n] .. fd_ptr[n + 1]) alone (NULL: along every coordinate of
+ * its blocks): the others' columns must be exactly zero */
+void lw_lin_blocks_dirs(const lw_model *m, lw_data *d, const lw_lin_point *p, double cv,
+                        const lw_bmat *const H[3], double *RV, double *RA, double *RAd, const lw_bmat *KC,
+                        const lw_bmat *C, const int *fd_ptr, const int *fd_q);
 void lw_tangent_mass_mul(const lw_model *m, const lw_tangent *tg, const double *x, double *y);
 void lw_tangent_mass_mul_k(const lw_model *m, const lw_tangent *tg, int k, const double *const *x,
                            double *const *y);

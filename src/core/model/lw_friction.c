@@ -48,8 +48,23 @@ void lw_friction_default_params(lw_friction_params *p, double h)
   p->p[LW_FP_EPS] = 1e-3;
 }
 
+/* 1 when every parameter passes lw_friction_check_params: one pass
+ * without branches, for the kernel's every evaluation */
+static int params_ok(const lw_friction_params *p)
+{
+  const double *x = p->p;
+  int ok = 1;
+  for (int i = 0; i < LW_FP_N; i++)
+    ok &= isfinite(x[i]) != 0;
+  ok &= (x[LW_FP_VT] > 0) & (x[LW_FP_LENGTH] > 0) & (x[LW_FP_WIDTH] > 0) & (x[LW_FP_RADIUS] > 0) & (x[LW_FP_EPS] > 0);
+  ok &= (x[LW_FP_MU_S] >= 0) & (x[LW_FP_MU_D] >= 0) & (x[LW_FP_VISCOUS] >= 0) & (x[LW_FP_PRELOAD] >= 0);
+  return ok;
+}
+
 int lw_friction_check_params(const lw_friction_params *p)
 {
+  if (params_ok(p))
+    return 0;
   static const int positive[] = {LW_FP_VT, LW_FP_LENGTH, LW_FP_WIDTH, LW_FP_RADIUS, LW_FP_EPS};
   static const int nonneg[] = {LW_FP_MU_S, LW_FP_MU_D, LW_FP_VISCOUS, LW_FP_PRELOAD};
   for (int i = 0; i < LW_FP_N; i++)
@@ -178,7 +193,7 @@ static void tanh_quotients(double y, double *T, double *U)
 }
 
 /* phi(s) = mu(s)/s, psi(s) = phi'(s)/s and dphi/dp for the slip speed
- * s >= 0: smooth and even in s, finite at s = 0.  With x = s/v_t,
+ * s >= 0 (dphi_dp NULL: not wanted): smooth and even in s, finite at s = 0.  With x = s/v_t,
  * y = 4x, D = x^2/4 + 3/4:
  *   phi = (4 mu_d T(y) + (mu_s - mu_d) / D^2) / v_t
  *   psi = (64 mu_d U(y) - (mu_s - mu_d) / D^3) / v_t^3 */
@@ -191,6 +206,8 @@ static void slip_ratio(const lw_friction_params *p, double s, double *phi, doubl
   double g = 4.0 * md * T + (ms - md) * iD2; /* phi v_t: mu / x */
   *phi = g / vt;
   *psi = (64.0 * md * U - (ms - md) * iD2 / D) / (vt * vt * vt);
+  if (!dphi_dp)
+    return;
   for (int i = 0; i < LW_FP_N; i++)
     dphi_dp[i] = 0;
   dphi_dp[LW_FP_MU_S] = iD2 / vt;
@@ -211,6 +228,18 @@ typedef struct {
 static void grad_zero(lw_grad *g)
 {
   memset(g, 0, sizeof *g);
+}
+
+/* g zeroed but for its parameters' gradient when !dp (left unset: the
+ * evaluation without the parameters' derivatives reads none) */
+static void grad_zero_dp(lw_grad *g, int dp)
+{
+  if (dp) {
+    grad_zero(g);
+    return;
+  }
+  g->v = 0.0;
+  memset(g->dr, 0, sizeof g->dr);
 }
 
 /* acc += k * |g|_eps (scalar) */
@@ -263,19 +292,21 @@ static lw_grad reaction_component(const double reaction[6], int i)
  *   f1 = (s M - z2 F) / a,   f2 = (-s M + z1 F) / a
  * (seed 000 eqs. 7a-d when c = a/2, the moment about bearing end 1). */
 static void bearing_split(const lw_friction_params *p, const double reaction[6], int iF, int iM, double s,
-                          lw_grad *f1, lw_grad *f2)
+                          lw_grad *f1, lw_grad *f2, int dp)
 {
   double a = p->p[LW_FP_LENGTH], c = p->p[LW_FP_OFFSET];
   double F = reaction[iF], M = s * reaction[iM];
   double z1 = c - 0.5 * a, z2 = c + 0.5 * a;
-  grad_zero(f1);
-  grad_zero(f2);
+  grad_zero_dp(f1, dp);
+  grad_zero_dp(f2, dp);
   f1->v = (M - z2 * F) / a;
   f2->v = (-M + z1 * F) / a;
   f1->dr[iF] = -z2 / a;
   f1->dr[iM] = s / a;
   f2->dr[iF] = z1 / a;
   f2->dr[iM] = -s / a;
+  if (!dp)
+    return;
   /* d/da: f1 = M/a - c F/a - F/2, f2 = -M/a + c F/a - F/2 */
   f1->dp[LW_FP_LENGTH] = (-M + c * F) / (a * a);
   f2->dp[LW_FP_LENGTH] = (M - c * F) / (a * a);
@@ -285,10 +316,11 @@ static void bearing_split(const lw_friction_params *p, const double reaction[6],
 
 /* radial bearing load of a bore of length a: the two points' transverse
  * forces (x from F_x and T_y, y from F_y and T_x, seed 7a-d) */
-static void bore_points(const lw_friction_params *p, const double reaction[6], lw_grad f1[2], lw_grad f2[2])
+static void bore_points(const lw_friction_params *p, const double reaction[6], lw_grad f1[2], lw_grad f2[2],
+                        int dp)
 {
-  bearing_split(p, reaction, 0, 4, 1.0, &f1[0], &f2[0]);
-  bearing_split(p, reaction, 1, 3, -1.0, &f1[1], &f2[1]);
+  bearing_split(p, reaction, 0, 4, 1.0, &f1[0], &f2[0], dp);
+  bearing_split(p, reaction, 1, 3, -1.0, &f1[1], &f2[1], dp);
 }
 
 /* a couple of opposite normal forces d apart taking the moment M:
@@ -311,7 +343,7 @@ static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, c
   switch (kind) {
   case LW_FRICTION_REVOLUTE:
   case LW_FRICTION_CYLINDRICAL: {
-    bore_points(p, reaction, f1, f2);
+    bore_points(p, reaction, f1, f2, dp);
     add_norm(N, LW_KP_BORE, f1, 2, eps, dp);
     add_norm(N, LW_KP_BORE, f2, 2, eps, dp);
     if (kind == LW_FRICTION_REVOLUTE) { /* the thrust on the collar, same r_e */
@@ -322,7 +354,7 @@ static void normal_spatial(const lw_friction_params *p, lw_friction_kind kind, c
   }
   case LW_FRICTION_PRISMATIC:
     /* flat faces: each component on its own (seed 000 sec. 2.2 item 3) */
-    bore_points(p, reaction, f1, f2);
+    bore_points(p, reaction, f1, f2, dp);
     for (int j = 0; j < 2; j++) {
       add_cabs(N, 1.0, &f1[j], eps, dp);
       add_cabs(N, 1.0, &f2[j], eps, dp);
@@ -367,7 +399,7 @@ static void normal_planar(const lw_friction_params *p, lw_friction_kind kind, co
     /* slider along x: transverse F_y and the moment T_z on two shoes
      * (the moment of f at x about z is +x f) */
     lw_grad f1, f2;
-    bearing_split(p, reaction, 1, 5, 1.0, &f1, &f2);
+    bearing_split(p, reaction, 1, 5, 1.0, &f1, &f2, dp);
     add_cabs(N, 1.0, &f1, eps, dp);
     add_cabs(N, 1.0, &f2, eps, dp);
   }
@@ -380,13 +412,14 @@ static double normal_grad(const lw_friction_params *p, lw_friction_kind kind, co
 {
   lw_grad N;
   int dp = dN_dp != NULL;
-  grad_zero(&N);
+  grad_zero_dp(&N, dp);
   if (kind == LW_FRICTION_PLANAR_REVOLUTE || kind == LW_FRICTION_PLANAR_PRISMATIC)
     normal_planar(p, kind, reaction, &N, dp);
   else
     normal_spatial(p, kind, reaction, &N, dp);
   N.v += p->p[LW_FP_PRELOAD];
-  N.dp[LW_FP_PRELOAD] += 1.0;
+  if (dp)
+    N.dp[LW_FP_PRELOAD] += 1.0;
   if (dN_dreaction)
     memcpy(dN_dreaction, N.dr, sizeof N.dr);
   if (dN_dp)
@@ -423,7 +456,7 @@ static void generalized_friction(const lw_friction_params *p, lw_friction_kind k
     udu += u[k] * dw[k] * rate[k];
   }
   double s = sqrt(s2), phi, psi, dphi_dp[LW_FP_N];
-  slip_ratio(p, s, &phi, &psi, dphi_dp);
+  slip_ratio(p, s, &phi, &psi, dp ? dphi_dp : NULL);
   double N = out->N, G = N * phi + p->p[LW_FP_VISCOUS];
   out->slip_speed = s;
   out->F = G * s;

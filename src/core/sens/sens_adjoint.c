@@ -271,9 +271,9 @@ static void history_transposed_alpha(const sens *s, const double *g, const doubl
   mass_axpy(m, k->rm, rb, aa);
   mass_axpy(m, k->rd, rb, c);
   if (!s->undamped) {
-    lw_bmat_mul_t(m, &s->Cb, -k->bq, muP, a);
-    lw_bmat_mul_t(m, &s->Cb, -k->bv, muP, b);
-    lw_bmat_mul_t(m, &s->Cb, -k->ba, muP, aa);
+    sens_bmat_mul_t(s, &s->Cb, -k->bq, muP, a);
+    sens_bmat_mul_t(s, &s->Cb, -k->bv, muP, b);
+    sens_bmat_mul_t(s, &s->Cb, -k->ba, muP, aa);
   }
 }
 
@@ -305,8 +305,8 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   sens_km_solve(s, muV);
   /* g = c_q - DVq^T muV - DAq^T muA */
   memcpy(g, cx, sizeof(double) * (size_t)nq);
-  lw_bmat_mul_t(m, &s->Hv, -1.0, muV, g);
-  lw_bmat_mul_t(m, &s->Ha, -1.0, muA, g);
+  sens_bmat_mul_t(s, &s->Hv, -1.0, muV, g);
+  sens_bmat_mul_t(s, &s->Ha, -1.0, muA, g);
   lw_rowmat_mul_t(m, s->RV, -1.0, muV + nq, g);
   lw_rowmat_mul_t(m, s->RA, -1.0, muA + nq, g);
   memcpy(muP, g, sizeof(double) * (size_t)nq);
@@ -323,7 +323,7 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   }
   /* x''s cotangent g - K^T muP_q - J^T muP_c; the damping's history
    * C (c2 q'_n + qd'_n) and the velocity's M (qd'_n + h/2 qdd'_n) */
-  lw_bmat_mul_t(m, &s->Kb, -1.0, muP, g);
+  sens_bmat_mul_t(s, &s->Kb, -1.0, muP, g);
   lw_rowmat_mul_t(m, s->d->jac, -1.0, muP + nq, g);
   double h = s->h, h2 = 0.5 * h, hh4 = 0.25 * h * h;
   if (s->na) {
@@ -337,8 +337,8 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
     mass_axpy(m, 1.0, muV, b);
     mass_axpy(m, h2, muV, c);
     if (!s->undamped) {
-      lw_bmat_mul_t(m, &s->Cb, s->c2, muP, a);
-      lw_bmat_mul_t(m, &s->Cb, 1.0, muP, b);
+      sens_bmat_mul_t(s, &s->Cb, s->c2, muP, a);
+      sens_bmat_mul_t(s, &s->Cb, 1.0, muP, b);
     }
   }
   for (int i = 0; i < s->nz; i++)

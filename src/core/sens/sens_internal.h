@@ -112,6 +112,15 @@ typedef struct sens {
    * Along any other coordinate its value, rate and their derivatives are
    * exactly 0 (a revolute joint's angle does not read its bodies' origins) */
   int *cd_ptr, *cd_q;
+  /* the coordinates along which force n's Q can change (the step's
+   * lw_lin_blocks_dirs): fd_q[fd_ptr[n] .. fd_ptr[n + 1]); a controller's
+   * are those its actuated and measured coordinates read, any other
+   * force's every coordinate of its blocks */
+  int *fd_ptr, *fd_q;
+  /* the pairs of distinct bodies (bi, bj) whose part of the lw_bmat's off
+   * can be written (a row's, a force's or a friction element's two
+   * bodies): opair[2 k], opair[2 k + 1], k < nopair; the rest stays 0 */
+  int *opair, nopair;
   /* the state directions x along which output k's derivative can be
    * nonzero: od_x[od_ptr[k] .. od_ptr[k + 1]) ascending (Y's other rows for
    * it stay 0) */
@@ -275,6 +284,7 @@ int sens_tri_init(tri_lists *t, const lw_model *m);
 void sens_blocks_rows(const lw_model *m, const double *A, const double *B, double cb, double alpha,
                       const double *X, double *Y, int p);
 /* Y += alpha (B - cm M) X for a matrix of blocks B, p columns by rows */
+void sens_bmat_mul_t(const sens *s, const lw_bmat *B, double alpha, const double *x, double *y);
 void sens_bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y,
                     int p);
 /* Y += alpha R X (neg: Y = alpha R X - Y), R by rows like d->jac */

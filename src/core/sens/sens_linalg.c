@@ -700,6 +700,36 @@ LW_CLONES void sens_blocks_rows(const lw_model *m, const double *A, const double
   }
 }
 
+/* y += alpha B^T x for one of the step's matrices of blocks: its blocks
+ * by lw_bmat_mul_t, its entries between bodies over the pairs of bodies
+ * that can hold any (s->opair), each column's in ascending rows as
+ * lw_bmat_mul_t sums them (the others are 0) */
+void sens_bmat_mul_t(const sens *s, const lw_bmat *B, double alpha, const double *x, double *y)
+{
+  const lw_model *m = s->m;
+  const lw_bmat Bd = {B->blk, NULL};
+  lw_bmat_mul_t(m, &Bd, alpha, x, y);
+  if (!B->off)
+    return;
+  int nq = m->nq;
+  for (int k = 0; k < s->nopair;) {
+    int bj = s->opair[2 * k + 1], k1 = k;
+    while (k1 < s->nopair && s->opair[2 * k1 + 1] == bj)
+      k1++;
+    for (int j = m->blk_off[bj]; j < m->blk_off[bj] + m->blk_n[bj]; j++) {
+      const double *col = B->off + (size_t)j * nq;
+      double t = 0;
+      for (int l = k; l < k1; l++) {
+        int bi = s->opair[2 * l];
+        for (int i = m->blk_off[bi]; i < m->blk_off[bi] + m->blk_n[bi]; i++)
+          t += col[i] * x[i];
+      }
+      y[j] += alpha * t;
+    }
+    k = k1;
+  }
+}
+
 /* Y += alpha (B - cm M) X for a matrix of blocks B and its entries between
  * bodies */
 void sens_bmat_rows(const lw_model *m, const lw_bmat *B, double cm, double alpha, const double *X, double *Y, int p)

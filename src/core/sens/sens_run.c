@@ -97,13 +97,15 @@ static int run_configure(sens_run *r, lw_tangent **tg)
                  m->opt.mode == LW_MODE_STEP && !m->nguards && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
   /* with pipelined, W = M^-1 J^T too: the ring holds a few states, and the
    * taking thread is the slower */
-  s->aux = r->pipelined ? 2 : opt->method == LW_SENS_ADJOINT && m->dense;
+  s->aux = r->pipelined || (opt->method == LW_SENS_ADJOINT && m->dense) ? 2 : 0;
   s->no = opt->nobj;
   s->obj = opt->objectives;
   s->N = (long)floor(m->opt.t_end / s->h + 0.5);
   /* the adjoint keeps every state unless they exceed the memory limit
    * (then checkpoints); the step data kept with them must not be what
-   * makes it checkpoint */
+   * makes it checkpoint. They are J, S's factor and W = M^-1 J^T (which
+   * the backward pass would otherwise compute again), all or none; J and
+   * S's factor alone where it checkpoints either way */
   r->limit = opt->memory_limit ? opt->memory_limit : ((size_t)512 << 20);
   if (!r->pipelined && s->aux && sens_state_len(s) * sizeof(double) * (size_t)(s->N + 1) > r->limit) {
     s->aux = 0;

@@ -15,7 +15,7 @@ void sens_free(sens *s)
                   s->Cb.blk, s->Cb.off, s->Kb.blk, s->RV, s->RA, s->RAd, s->WP, s->SP, s->ipS, s->apt, s->Ainv, s->SPd, s->FP,  s->FV,
                   s->FA,  s->ipP, s->ipM, s->dP, s->dM, s->qds, s->qdds, s->sig, s->kap, s->dQ,  s->dJ[0],
                   s->dJ[1], s->dJ[2], s->dphi, s->dvel, s->dacc, s->e, s->e2, s->kxm, s->rhs, s->out_used, s->y_const,
-                  s->ynz_p, s->ynz, s->yx, s->cd_ptr, s->cd_q, s->od_ptr, s->od_x,
+                  s->ynz_p, s->ynz, s->yx, s->cd_ptr, s->cd_q, s->fd_ptr, s->fd_q, s->opair, s->od_ptr, s->od_x,
                   s->Y,   s->YT,  s->yrow, s->dy, s->gy, s->gth, s->Rc, s->eqa, s->eqda,
                   s->eqb, s->eqdb, s->pea, s->peb, s->alist, s->plo, s->phi, s->plist,
                   s->col, s->live, s->bk_ptr, s->bk_idx, s->fric_L, s->fric_l, s->fric_e, s->fric_d, s->fric_dp, s->fric_Z, s->fric_t};
@@ -80,6 +80,55 @@ static int coord_reads_init(sens *s, double *e)
         n++;
       }
     s->cd_ptr[ci + 1] = n;
+  }
+  return 0;
+}
+
+/* the coordinates each force's derivatives are taken along (fd_ptr,
+ * fd_q): a controller's Q = tau(c_i, c_i') grad c (docs: PID and state
+ * feedback) reads q and qd only through its actuated and measured
+ * coordinates, so that along any coordinate none of them reads its
+ * column is exactly zero; mark (nq) is left cleared */
+static int force_dirs_init(sens *s, char *mark)
+{
+  const lw_model *m = s->m;
+  int nqb = m->nqb, n = 0, cap = 0;
+  for (int f = 0; f < m->nforces; f++) {
+    const int *blk;
+    int nblk = lw_force_kind_of(m->forces[f].type)->blocks(m, &m->forces[f], &blk);
+    cap += lw_loc_width(m, nblk, blk, nqb);
+  }
+  s->fd_ptr = calloc((size_t)m->nforces + 1, sizeof(int));
+  s->fd_q = calloc((size_t)cap + 1, sizeof(int));
+  if (!s->fd_ptr || !s->fd_q)
+    return -1;
+  for (int f = 0; f < m->nforces; f++) {
+    const lw_force *fo = &m->forces[f];
+    const int *blk;
+    int nblk = lw_force_kind_of(fo->type)->blocks(m, fo, &blk);
+    int w = lw_loc_width(m, nblk, blk, nqb);
+    if (!lw_force_is_controller(fo->type)) {
+      for (int i = 0; i < w; i++)
+        s->fd_q[n++] = lw_loc_global(m, blk, i, nqb);
+      s->fd_ptr[f + 1] = n;
+      continue;
+    }
+    for (int k = -1; k < fo->nfb; k++) {
+      int c = k < 0 ? fo->coord : m->fbs[fo->fb0 + k].coord;
+      for (int i = s->cd_ptr[c]; i < s->cd_ptr[c + 1]; i++)
+        mark[s->cd_q[i]] = 1;
+    }
+    for (int i = 0; i < w; i++) { /* in the order of its blocks, as without the list */
+      int g = lw_loc_global(m, blk, i, nqb);
+      if (mark[g])
+        s->fd_q[n++] = g;
+    }
+    for (int k = -1; k < fo->nfb; k++) {
+      int c = k < 0 ? fo->coord : m->fbs[fo->fb0 + k].coord;
+      for (int i = s->cd_ptr[c]; i < s->cd_ptr[c + 1]; i++)
+        mark[s->cd_q[i]] = 0;
+    }
+    s->fd_ptr[f + 1] = n;
   }
   return 0;
 }
@@ -194,6 +243,58 @@ static int coef_buckets_init(sens *s)
   return 0;
 }
 
+/* every pair of the bodies blk[0 .. n) marked in pm (nb x nb) */
+static void mark_pairs(char *pm, int nb, const int *blk, int n)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (blk[i] >= 0 && blk[j] >= 0 && blk[i] != blk[j])
+        pm[(size_t)blk[i] * nb + blk[j]] = 1;
+}
+
+/* the pairs of bodies whose off-diagonal blocks the step's linearization
+ * writes (opair): those of the rows, the forces and the friction elements */
+static int off_pairs_init(sens *s)
+{
+  const lw_model *m = s->m;
+  int nb = m->nb;
+  char *pm = calloc((size_t)nb * nb + 1, 1);
+  if (!pm)
+    return -1;
+  for (int r = 0; r < m->nc; r++)
+    mark_pairs(pm, nb, m->rows[r].blk, m->rows[r].nblk);
+  for (int n = 0; n < m->nforces; n++) {
+    const int *blk;
+    int nblk = lw_force_kind_of(m->forces[n].type)->blocks(m, &m->forces[n], &blk);
+    mark_pairs(pm, nb, blk, nblk);
+  }
+  for (int e = 0; e < m->nfric; e++) {
+    const lw_jfric *f = &m->fric[e];
+    int blk[LW_MAXCBLK + 2], n = lw_joint_friction_bodies(m, e, blk);
+    for (int b = 0; b < f->nblk && n < LW_MAXCBLK + 2; b++)
+      blk[n++] = f->blk[b];
+    mark_pairs(pm, nb, blk, n);
+  }
+  s->nopair = 0;
+  for (size_t k = 0; k < (size_t)nb * nb; k++)
+    s->nopair += pm[k];
+  s->opair = calloc(2 * (size_t)s->nopair + 1, sizeof(int));
+  if (!s->opair) {
+    free(pm);
+    return -1;
+  }
+  int n = 0;
+  for (int j = 0; j < nb; j++)
+    for (int i = 0; i < nb; i++)
+      if (pm[(size_t)i * nb + j]) {
+        s->opair[2 * n] = i;
+        s->opair[2 * n + 1] = j;
+        n++;
+      }
+  free(pm);
+  return 0;
+}
+
 int sens_alloc(sens *s)
 {
   int nq = s->nq, n1 = s->n1, p = s->p > 0 ? s->p : 1, nx = s->nx;
@@ -209,6 +310,8 @@ int sens_alloc(sens *s)
     bm[k]->off = coupled ? calloc((size_t)nq * nq + 1, sizeof(double)) : NULL;
     bm_ok = bm_ok && bm[k]->blk && (bm[k]->off || !coupled);
   }
+  if (coupled && off_pairs_init(s))
+    return -1;
   s->Kb.blk = calloc(nbb, sizeof(double));
   s->Kb.off = s->Ab.off;
   bm_ok = bm_ok && s->Kb.blk;
@@ -272,6 +375,11 @@ int sens_alloc(sens *s)
   s->yx = calloc((size_t)nx + 1, sizeof(int));
   s->y_dirty = 1;
   if (!s->e || coord_reads_init(s, s->e) || output_dirs_init(s))
+    return -1;
+  char *mark = calloc((size_t)nq + 1, 1);
+  int fd_fail = !mark || force_dirs_init(s, mark);
+  free(mark);
+  if (fd_fail)
     return -1;
   s->Y = calloc((size_t)s->ncols * nx + 1, sizeof(double));
   s->YT = calloc((size_t)s->ncols * p + 1, sizeof(double));

@@ -217,24 +217,36 @@ static int step_projections(sens *s, const double *sb, int fresh)
   return 0;
 }
 
+/* the off-diagonal blocks of the body pairs opair (nopair) zeroed: the
+ * only ones the linearization writes */
+static void off_clear(const lw_model *m, const int *opair, int nopair, double *off)
+{
+  int nq = m->nq;
+  for (int k = 0; k < nopair; k++) {
+    int bi = opair[2 * k], bj = opair[2 * k + 1];
+    for (int j = m->blk_off[bj]; j < m->blk_off[bj] + m->blk_n[bj]; j++)
+      memset(off + (size_t)j * nq + m->blk_off[bi], 0, sizeof(double) * (size_t)m->blk_n[bi]);
+  }
+}
+
 /* the step's matrices in blocks at pt (A = c4 M + K + C' + H(lambda), H(sigma),
  * H(kappa), C and the rate matrices) and AP = [A J^T; J 0] factored */
 static int step_matrices(sens *s, const lw_lin_point *pt)
 {
   const lw_model *m = s->m;
-  int nq = s->nq, nc = s->nc;
+  int nc = s->nc;
   size_t nbb = m->mblk_off[m->nb], nr = (size_t)nc * m->wrow;
   lw_bmat *bm[4] = {&s->Ab, &s->Hv, &s->Ha, &s->Cb};
   for (int k = 0; k < 4; k++) {
     memset(bm[k]->blk, 0, sizeof(double) * nbb);
     if (bm[k]->off)
-      memset(bm[k]->off, 0, sizeof(double) * (size_t)nq * nq);
+      off_clear(m, s->opair, s->nopair, bm[k]->off);
   }
   memset(s->RV, 0, sizeof(double) * nr);
   memset(s->RA, 0, sizeof(double) * nr);
   memset(s->RAd, 0, sizeof(double) * nr);
   const lw_bmat *H[3] = {&s->Ab, &s->Hv, &s->Ha};
-  lw_lin_blocks(m, s->d, pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb);
+  lw_lin_blocks_dirs(m, s->d, pt, s->c2, H, s->RV, s->RA, s->RAd, &s->Ab, &s->Cb, s->fd_ptr, s->fd_q);
   if (m->nfric)
     sens_friction_lin(s, pt);
   /* K = A - c4 M kept apart: the carries apply it to the predictor
