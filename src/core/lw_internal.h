@@ -408,7 +408,8 @@ typedef struct {
   /* fill-reducing order applied by us, so that CHOLMOD factorizes in its
    * natural order and allocates nothing per factorization */
   int *pinv;            /* (n) new index of coordinate i */
-  int *pmap;            /* (nnz) position of each entry in the permuted matrix */
+  int *pmap;            /* (nnz) position of each entry in the permuted matrix
+                         * (banded: in ab) */
   int *pcolptr, *prowind;
   double *pvals, *px;   /* (nnz), (n) */
   /* banded: the pattern in its natural order lies within bw of the

@@ -7,6 +7,7 @@
 #include "la/lw_bmat.h"
 #include "la/lw_rowvec.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,10 +622,17 @@ static int band_choose(lw_spd *s, const lw_model *m)
   s->bw = bw;
   s->ab = calloc((size_t)n * (size_t)(bw + 1), sizeof(double));
   s->last = malloc(sizeof(int) * ((size_t)n + 1));
-  if (!s->last) {
+  s->pmap = (double)n * (bw + 1) <= INT_MAX ? malloc(sizeof(int) * ((size_t)m->nnz + 1)) : NULL;
+  if (!s->last || !s->pmap) {
     free(s->ab);
     s->ab = NULL;
+    return 1;
   }
+  /* where each entry of the pattern goes in ab: entry (r, c), r <= c,
+   * at row r's place c - r */
+  for (int c = 0; c < n; c++)
+    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++)
+      s->pmap[k] = m->rowind[k] * (bw + 1) + (c - m->rowind[k]);
   return 1;
 }
 
@@ -639,10 +647,12 @@ static void band_envelope(lw_spd *s, const lw_model *m, const double *vals)
   for (int j = 0; j < n; j++)
     last[j] = j;
   for (int c = 0; c < n; c++) {
-    int top = c;
-    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++)
-      if (vals[k] != 0.0 && m->rowind[k] < top)
-        top = m->rowind[k];
+    /* the column's rows increase to its diagonal, its last entry: the
+     * first nonzero entry is the top */
+    int k = m->colptr[c], kd = m->colptr[c + 1] - 1;
+    while (k < kd && vals[k] == 0.0)
+      k++;
+    int top = m->rowind[k];
     last[top] = c > last[top] ? c : last[top];
   }
   for (int j = 1; j < n; j++)
@@ -663,6 +673,23 @@ LW_KERNEL void band_sub_scaled(double *y, const double *x, double a, int n)
     y[i] -= x[i] * a;
 }
 
+/* y - x[0] z[0] - x[1] z[1] - ... - x[n - 1] z[n - 1], subtracted in
+ * that order; the products four at a time */
+LW_KERNEL double band_dot_sub(double y, const double *x, const double *z, int n)
+{
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    lw_v4d p = lw_v4d_load(x + i) * lw_v4d_load(z + i);
+    y -= p[0];
+    y -= p[1];
+    y -= p[2];
+    y -= p[3];
+  }
+  for (; i < n; i++)
+    y -= x[i] * z[i];
+  return y;
+}
+
 LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
@@ -674,11 +701,9 @@ LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *val
   band_envelope(s, m, vals);
   for (int j = 0; j < n; j++)
     memset(ab + (size_t)j * ld, 0, sizeof(double) * (size_t)(s->last[j] - j + 1));
-  for (int c = 0; c < n; c++)
-    for (int k = m->colptr[c]; k < m->colptr[c + 1]; k++) {
-      int r = m->rowind[k];
-      ab[(size_t)r * ld + (c - r)] = vals[k];
-    }
+  const int *pos = s->pmap;
+  for (int k = 0; k < m->nnz; k++)
+    ab[pos[k]] = vals[k];
   for (int j = 0; j < n; j++) {
     double *cj = ab + (size_t)j * ld;
     if (!(cj[0] > 0.0))
@@ -714,10 +739,7 @@ LW_CLONES static void band_solve(const lw_spd *s, double *x)
   for (int j = n - 1; j >= 0; j--) {
     const double *cj = ab + (size_t)j * ld;
     int h = s->last[j] - j;
-    double y = x[j];
-    for (int i = 1; i <= h; i++)
-      y -= cj[i] * x[j + i];
-    x[j] = y * cj[0];
+    x[j] = band_dot_sub(x[j], cj + 1, x + j + 1, h) * cj[0];
   }
 }
 
