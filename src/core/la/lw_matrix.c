@@ -662,19 +662,23 @@ static void band_envelope(lw_spd *s, const lw_model *m, const double *vals)
 /* the band Cholesky of vals (the pattern's upper triangle) into s->ab,
  * right-looking: each column, once final, updates the bw after it; -1
  * when a pivot is not positive */
-/* y[0 .. n) -= x[0 .. n) a, four at a time (each entry's operations
+/* y[0 .. n) -= x[0 .. n) a, four at a time, then two (each entry's operations
  * those of the scalar loop) */
 LW_KERNEL void band_sub_scaled(double *y, const double *x, double a, int n)
 {
   int i = 0;
   for (; i + 4 <= n; i += 4)
     lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
+  if (i + 2 <= n) {
+    lw_v2d_store(y + i, lw_v2d_load(y + i) - lw_v2d_load(x + i) * a);
+    i += 2;
+  }
   for (; i < n; i++)
     y[i] -= x[i] * a;
 }
 
 /* y - x[0] z[0] - x[1] z[1] - ... - x[n - 1] z[n - 1], subtracted in
- * that order; the products four at a time */
+ * that order; the products four (then two) at a time */
 LW_KERNEL double band_dot_sub(double y, const double *x, const double *z, int n)
 {
   int i = 0;
@@ -684,6 +688,12 @@ LW_KERNEL double band_dot_sub(double y, const double *x, const double *z, int n)
     y -= p[1];
     y -= p[2];
     y -= p[3];
+  }
+  if (i + 2 <= n) {
+    lw_v2d p = lw_v2d_load(x + i) * lw_v2d_load(z + i);
+    y -= p[0];
+    y -= p[1];
+    i += 2;
   }
   for (; i < n; i++)
     y -= x[i] * z[i];
