@@ -62,6 +62,25 @@ static inline void lwt_clear_initial(lw_desc *d)
 }
 
 /* column index (in lw_sim_result rows, time is column 0) of an output column label */
+/* every objective's gradient with respect to every parameter of d by
+ * method (fd_step: the differences' step; mem: the memory limit, 0 for
+ * the default); the test fails with the error when the run does */
+static inline lw_sens_result lwt_sens_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
+{
+  g_autofree int *P = g_new(int, d->nparams + 1);
+  g_autofree int *O = g_new(int, d->nobjectives + 1);
+  for (int i = 0; i < d->nparams; i++)
+    P[i] = i;
+  for (int i = 0; i < d->nobjectives; i++)
+    O[i] = i;
+  lw_sens_options o = {.method = method, .nparams = d->nparams, .params = P, .nobj = d->nobjectives,
+                       .objectives = O, .fd_step = fd_step, .memory_limit = mem};
+  lw_sens_result r;
+  if (lw_sensitivity(d, &o, &r))
+    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
+  return r;
+}
+
 static inline int lwt_col(const lw_model *m, const char *label)
 {
   char b[256];

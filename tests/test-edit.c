@@ -372,24 +372,6 @@ static void test_undo_redo_file(void)
   g_rmdir(dir);
 }
 
-/* the message dialog a window shows (transient for it), or NULL */
-static AdwMessageDialog *dialog_for(LwWindow *w)
-{
-  AdwMessageDialog *found = NULL;
-  GList *all = gtk_window_list_toplevels();
-  for (GList *l = all; l; l = l->next)
-    if (ADW_IS_MESSAGE_DIALOG(l->data) && gtk_window_get_transient_for(GTK_WINDOW(l->data)) == GTK_WINDOW(w) &&
-        gtk_widget_get_visible(GTK_WIDGET(l->data)))
-      found = ADW_MESSAGE_DIALOG(l->data);
-  g_list_free(all);
-  return found;
-}
-
-static gboolean dialog_shown(gpointer w)
-{
-  return dialog_for(w) != NULL;
-}
-
 static gboolean flag_set(gpointer flag)
 {
   return *(gboolean *)flag;
@@ -518,8 +500,8 @@ static void test_move_points(void)
   gboolean destroyed = FALSE;
   g_signal_connect_swapped(w, "destroy", G_CALLBACK(lwt_set_true), &destroyed);
   gtk_window_close(GTK_WINDOW(w));
-  lwt_await(dialog_shown, w, LWT_WAIT);
-  AdwMessageDialog *ask = dialog_for(w);
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  AdwMessageDialog *ask = lwt_dialog_for(w);
   g_assert_false(destroyed);
   adw_message_dialog_response(ask, "cancel");
   lwt_spin(0.2);
@@ -527,8 +509,8 @@ static void test_move_points(void)
   g_autofree char *still = json_of(w);
   g_assert_cmpstr(still, ==, kept);
   gtk_window_close(GTK_WINDOW(w));
-  lwt_await(dialog_shown, w, LWT_WAIT);
-  ask = dialog_for(w);
+  lwt_await(lwt_dialog_shown, w, LWT_WAIT);
+  ask = lwt_dialog_for(w);
   adw_message_dialog_response(ask, "discard");
   /* the window goes when the main loop gets to it (late on a loaded machine) */
   lwt_await(flag_set, &destroyed, LWT_WAIT);

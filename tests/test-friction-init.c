@@ -174,35 +174,14 @@ static const char *launched_json =
   "   {\"name\": \"rate\", \"terms\": [{\"output\": \"w\", \"kind\": \"final\", \"form\": \"value\"}]},\n"
   "   {\"name\": \"swing\", \"terms\": [{\"output\": \"w\", \"kind\": \"integral\", \"form\": \"square\"}]}]}\n";
 
-static lw_sens_result run_sens(const lw_desc *d, lw_sens_method method, double fd_step)
-{
-  int P[16], O[16];
-  g_assert_cmpint(d->nparams, <=, 16);
-  g_assert_cmpint(d->nobjectives, <=, 16);
-  for (int i = 0; i < d->nparams; i++)
-    P[i] = i;
-  for (int i = 0; i < d->nobjectives; i++)
-    O[i] = i;
-  lw_sens_options o = {0};
-  o.method = method;
-  o.nparams = d->nparams;
-  o.params = P;
-  o.nobj = d->nobjectives;
-  o.objectives = O;
-  o.fd_step = fd_step;
-  lw_sens_result r;
-  if (lw_sensitivity(d, &o, &r))
-    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
-  return r;
-}
 
 /* forward = adjoint to 1e-10, and both the Richardson extrapolation of
  * central differences (steps 2 fd and fd) to fd_tol, relative per
  * component against 1e-2 of the objective's largest */
 static void sens_agree(const lw_desc *d, double fd, double fd_tol)
 {
-  lw_sens_result f = run_sens(d, LW_SENS_FORWARD, 0), a = run_sens(d, LW_SENS_ADJOINT, 0),
-                 c1 = run_sens(d, LW_SENS_FD, 2 * fd), c2 = run_sens(d, LW_SENS_FD, fd);
+  lw_sens_result f = lwt_sens_all(d, LW_SENS_FORWARD, 0, 0), a = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 0),
+                 c1 = lwt_sens_all(d, LW_SENS_FD, 2 * fd, 0), c2 = lwt_sens_all(d, LW_SENS_FD, fd, 0);
   int p = d->nparams;
   double efa = 0, efd = 0;
   for (int o = 0; o < d->nobjectives; o++) {

@@ -155,34 +155,13 @@ static void test_tangent_exact(void)
 
 /* ---- whole runs --------------------------------------------------------- */
 
-static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
-{
-  g_autofree int *P = g_new(int, d->nparams + 1);
-  int O[16];
-  for (int i = 0; i < d->nparams; i++)
-    P[i] = i;
-  for (int i = 0; i < d->nobjectives; i++)
-    O[i] = i;
-  lw_sens_options o = {0};
-  o.method = method;
-  o.nparams = d->nparams;
-  o.params = P;
-  o.nobj = d->nobjectives;
-  o.objectives = O;
-  o.fd_step = fd_step;
-  o.memory_limit = mem;
-  lw_sens_result r;
-  if (lw_sensitivity(d, &o, &r))
-    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
-  return r;
-}
 
 /* forward vs adjoint (<= 1e-8) vs central differences of the whole run
  * (fd_tol, relative per component against 1e-2 of the largest) */
 static void agree(const lw_desc *d, double fd_step, double fd_tol)
 {
-  lw_sens_result f = run_all(d, LW_SENS_FORWARD, 0, 0), a = run_all(d, LW_SENS_ADJOINT, 0, 0),
-                 c = run_all(d, LW_SENS_FD, fd_step, 0);
+  lw_sens_result f = lwt_sens_all(d, LW_SENS_FORWARD, 0, 0), a = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 0),
+                 c = lwt_sens_all(d, LW_SENS_FD, fd_step, 0);
   int p = d->nparams;
   double efa = 0, efd = 0;
   for (int o = 0; o < d->nobjectives; o++) {
@@ -203,7 +182,7 @@ static void agree(const lw_desc *d, double fd_step, double fd_tol)
   g_assert_cmpfloat(efa, <=, 1e-8);
   g_assert_cmpfloat(efd, <=, fd_tol);
   /* the adjoint from checkpoints (segments stepped again) is the same */
-  lw_sens_result k = run_all(d, LW_SENS_ADJOINT, 0, 4096);
+  lw_sens_result k = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 4096);
   g_assert_true(k.recomputed);
   for (int i = 0; i < d->nobjectives * p; i++)
     g_assert_cmpfloat(fabs(k.gradient[i] - a.gradient[i]), <=, 1e-12 * fmax(fabs(a.gradient[i]), 1e-300));

@@ -507,33 +507,13 @@ static void test_outputs(void)
 
 /* ---- sensitivities --------------------------------------------------- */
 
-static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step)
-{
-  g_autofree int *P = g_new(int, d->nparams + 1);
-  int O[16];
-  for (int i = 0; i < d->nparams; i++)
-    P[i] = i;
-  for (int i = 0; i < d->nobjectives; i++)
-    O[i] = i;
-  lw_sens_options o = {0};
-  o.method = method;
-  o.nparams = d->nparams;
-  o.params = P;
-  o.nobj = d->nobjectives;
-  o.objectives = O;
-  o.fd_step = fd_step;
-  lw_sens_result r;
-  if (lw_sensitivity(d, &o, &r))
-    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
-  return r;
-}
 
 /* forward = adjoint to 1e-8, both against central differences of the whole
  * run (relative per entry against 1e-2 of the objective's largest) */
 static void agree(const lw_desc *d, double fd_step, double fd_tol)
 {
-  lw_sens_result f = run_all(d, LW_SENS_FORWARD, 0), a = run_all(d, LW_SENS_ADJOINT, 0),
-                 c = run_all(d, LW_SENS_FD, fd_step);
+  lw_sens_result f = lwt_sens_all(d, LW_SENS_FORWARD, 0, 0), a = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 0),
+                 c = lwt_sens_all(d, LW_SENS_FD, fd_step, 0);
   int p = d->nparams;
   double efa = 0, efd = 0;
   for (int o = 0; o < d->nobjectives; o++) {

@@ -588,37 +588,14 @@ static void test_partials_driven(void)
 }
 
 /* ---- whole-run gradients ------------------------------------------------------ */
-static lw_sens_result run_all(const lw_desc *d, lw_sens_method method, double fd_step, size_t mem)
-{
-  g_autofree int *P = g_new(int, d->nparams + 1);
-  int O[16];
-  g_assert_cmpint(d->nobjectives, <=, 16);
-  for (int i = 0; i < d->nparams; i++)
-    P[i] = i;
-  for (int i = 0; i < d->nobjectives; i++)
-    O[i] = i;
-  lw_sens_options o = {0};
-  o.method = method;
-  o.nparams = d->nparams;
-  o.params = P;
-  o.nobj = d->nobjectives;
-  o.objectives = O;
-  o.fd_step = fd_step;
-  o.memory_limit = mem;
-  lw_sens_result r;
-  int st = lw_sensitivity(d, &o, &r);
-  if (st)
-    g_error("sensitivity of %s failed: %s", d->name, r.error.msg);
-  return r;
-}
 
 /* forward vs adjoint (<= 1e-8) vs central differences of step fd_step, on
  * one description; under the sanitizers forward and adjoint only (the
  * differences are plain runs, checked for memory with every other test) */
 static void agree(lw_desc *d, double fd_step, double fd_tol)
 {
-  lw_sens_result f = run_all(d, LW_SENS_FORWARD, 0, 0), a = run_all(d, LW_SENS_ADJOINT, 0, 0),
-                 c = LW_UNDER_SANITIZERS ? a : run_all(d, LW_SENS_FD, fd_step, 0);
+  lw_sens_result f = lwt_sens_all(d, LW_SENS_FORWARD, 0, 0), a = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 0),
+                 c = LW_UNDER_SANITIZERS ? a : lwt_sens_all(d, LW_SENS_FD, fd_step, 0);
   int p = d->nparams;
   double efa = 0, efd = 0;
   for (int o = 0; o < d->nobjectives; o++) {
@@ -760,7 +737,7 @@ static void test_swing_up_zero_control(void)
 
 static void checkpoint(lw_desc *d, size_t mem, size_t saving)
 {
-  lw_sens_result a = run_all(d, LW_SENS_ADJOINT, 0, 0), b = run_all(d, LW_SENS_ADJOINT, 0, mem);
+  lw_sens_result a = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 0), b = lwt_sens_all(d, LW_SENS_ADJOINT, 0, mem);
   g_assert_cmpint(a.recomputed, ==, 0);
   g_assert_cmpint(b.recomputed, ==, 1);
   g_test_message("%s: adjoint memory: %zu bytes stored, %zu with checkpoints", d->name, a.peak_bytes, b.peak_bytes);
@@ -778,7 +755,7 @@ static void test_checkpoint(void)
   checkpoint(d, 20000, 10);
   /* a limit the states with the steps' constraint data exceed and the
    * states alone do not: the data are left out, nothing is recomputed */
-  lw_sens_result a = run_all(d, LW_SENS_ADJOINT, 0, 0), b = run_all(d, LW_SENS_ADJOINT, 0, a.peak_bytes - 1);
+  lw_sens_result a = lwt_sens_all(d, LW_SENS_ADJOINT, 0, 0), b = lwt_sens_all(d, LW_SENS_ADJOINT, 0, a.peak_bytes - 1);
   g_test_message("%s: adjoint memory: %zu bytes with the steps' data, %zu without", d->name, a.peak_bytes,
                  b.peak_bytes);
   g_assert_cmpint(b.recomputed, ==, 0);
