@@ -319,6 +319,23 @@ struct lw_model {
    * row_grad + r wrow where row_gconst[r] (NULL: none kept) */
   unsigned char *row_gconst;
   double *row_grad;
+  /* Those rows are affine in q (compile/lw_hess.c, affine_rows).  Their
+   * gradients' nonzero entries: row r's gz_ptr[r] .. gz_ptr[r + 1], at
+   * place gz_loc[e] of the row's gradient and coordinate gz_q[e], in the
+   * order of the places (an empty range for the other rows).  Their value
+   * as dot_value sums it, without its products by zero (the same to the
+   * bit, up to the sign of a zero): row r's components af_ptr[r] ..
+   * af_ptr[r + 1] where the constant vector's entry af_cb[k] is not zero,
+   * each with the linear vector's constant af_c[k] and its terms
+   * af_gptr[k] .. af_gptr[k + 1], term g the products af_eptr[g] ..
+   * af_eptr[g + 1] of coordinate af_q[e] by af_w[e] */
+  int *gz_ptr, *gz_loc, *gz_q;
+  /* and s g g^T's additions to the Newton matrix's values as
+   * lw_mat_add_outer makes them: row r's op_ptr[r] .. op_ptr[r + 1], each
+   * vals[op_pos[e]] += (s g[op_a[e]]) g[op_b[e]] */
+  int *op_ptr, *op_pos, *op_a, *op_b;
+  int *af_ptr, *af_gptr, *af_eptr, *af_q;
+  double *af_cb, *af_c, *af_w;
 };
 
 /* Block sizes in kernels: a kernel written for a block size N takes N as a

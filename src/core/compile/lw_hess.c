@@ -162,6 +162,171 @@ static int const_gradients(lw_model *m)
   return 0;
 }
 
+/* the products making component i of vexpr e in the order eval_n
+ * (compile/lw_vexpr.c) sums them for block size N, those by a zero weight
+ * left out: term t's into af_q, af_w from *ne on (NULL: counted alone),
+ * each term's end into af_eptr from *ng on */
+static void affine_terms(lw_model *m, const lw_vexpr *e, int i, const int N, int *ng, int *ne)
+{
+  int nd = m->nd;
+  for (int t = 0; t < e->nterm; t++) {
+    int b = e->body[t], o = m->blk_off[b], q[4], nq = 0;
+    double w[4];
+    const double *wt = e->w[t];
+    if (N != 4 && N != 12 && lw_is_point(m, b)) {
+      q[0] = o + i, w[0] = wt[0], nq = 1;
+    } else if (nd == 2 && N != 4 && lw_bn(m, b, N) == 8) {
+      for (int j = 0; j < 4; j++)
+        q[j] = o + 2 * j + i, w[j] = wt[j];
+      nq = 4;
+    } else if (nd == 3) {
+      for (int j = 0; j < 4; j++)
+        q[j] = o + 3 * j + i, w[j] = wt[j];
+      nq = 4;
+    } else {
+      /* r0 + w1 u + w2 S u: v0 = w0 x + w1 u_x - w2 u_y, v1 = w0 y + w1 u_y + w2 u_x */
+      q[0] = o + i, w[0] = wt[0];
+      q[1] = o + 2 + i, w[1] = wt[1];
+      q[2] = o + 3 - i, w[2] = i == 0 ? -wt[2] : wt[2];
+      nq = 3;
+    }
+    int n0 = *ne;
+    for (int j = 0; j < nq; j++)
+      if (w[j] != 0.0) {
+        if (m->af_q) {
+          m->af_q[*ne] = q[j];
+          m->af_w[*ne] = w[j];
+        }
+        ++*ne;
+      }
+    if (*ne == n0)
+      continue;
+    if (m->af_eptr)
+      m->af_eptr[*ng + 1] = *ne;
+    ++*ng;
+  }
+}
+
+/* the tables of the affine rows (those of constant gradient): counted in
+ * a first pass, filled in a second (lw_internal.h, gz_ and af_) */
+static void affine_fill(lw_model *m, int *nz, int *nk, int *ng, int *ne)
+{
+  int N = m->nqb == 4 ? 4 : m->nqb == 8 && m->nd == 2 ? 8 : m->nqb == 12 ? 12 : m->nqb;
+  *nz = *nk = *ng = *ne = 0;
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (m->af_ptr)
+      m->gz_ptr[r] = *nz, m->af_ptr[r] = *nk;
+    if (!m->row_gconst[r])
+      continue;
+    int w = lw_loc_width(m, row->nblk, row->blk, 0);
+    const double *g = m->row_grad + (size_t)r * m->wrow;
+    for (int l = 0; l < w; l++)
+      if (g[l] != 0.0) {
+        if (m->af_ptr) {
+          m->gz_loc[*nz] = l;
+          m->gz_q[*nz] = lw_loc_global(m, row->blk, l, 0);
+        }
+        ++*nz;
+      }
+    /* the constant vector and the linear one */
+    const lw_vexpr *cv = row->a.nterm == 0 ? &row->a : &row->b, *lv = cv == &row->a ? &row->b : &row->a;
+    for (int i = 0; i < m->nd; i++) {
+      if (cv->c[i] == 0.0)
+        continue;
+      if (m->af_ptr) {
+        m->af_cb[*nk] = cv->c[i];
+        m->af_c[*nk] = lv->c[i];
+        m->af_gptr[*nk] = *ng;
+      }
+      affine_terms(m, lv, i, N, ng, ne);
+      ++*nk;
+    }
+  }
+  if (m->af_ptr) {
+    m->gz_ptr[m->nc] = *nz, m->af_ptr[m->nc] = *nk;
+    m->af_gptr[*nk] = *ng;
+    m->af_eptr[0] = 0;
+  }
+}
+
+/* the additions of s g g^T for each affine row, in add_outer_nz's order
+ * (la/lw_matrix.c): pairs of its blocks (x, y) with blk[x] <= blk[y],
+ * then y's nonzero entries, then x's up to the diagonal; counted alone
+ * while m->op_pos is NULL */
+static int outer_ops(lw_model *m)
+{
+  int n = 0, nqb = m->nqb;
+  for (int r = 0; r < m->nc; r++) {
+    const lw_row *row = &m->rows[r];
+    if (m->op_pos)
+      m->op_ptr[r] = n;
+    if (!m->row_gconst[r])
+      continue;
+    int n0 = m->blk_n[row->blk[0]];
+    for (int x = 0; x < row->nblk; x++)
+      for (int y = 0; y < row->nblk; y++) {
+        int bi = row->blk[x], bj = row->blk[y];
+        if (bi > bj)
+          continue;
+        int prow = row->pairpos[x == y ? (x == 0 ? 0 : 2) : 1], ni = lw_bn(m, bi, nqb), cj = lw_boff(m, bj, nqb);
+        int ox = lw_loc(m, row->blk, x, nqb), oy = lw_loc(m, row->blk, y, nqb);
+        for (int ey = m->gz_ptr[r]; ey < m->gz_ptr[r + 1]; ey++) {
+          int ly = m->gz_loc[ey];
+          if ((ly >= n0) != y)
+            continue;
+          int kc = ly - oy, kmax = bi == bj ? kc + 1 : ni;
+          for (int ex = m->gz_ptr[r]; ex < m->gz_ptr[r + 1]; ex++) {
+            int lx = m->gz_loc[ex];
+            if ((lx >= n0) != x || lx - ox >= kmax)
+              continue;
+            if (m->op_pos) {
+              m->op_pos[n] = m->colptr[cj + kc] + prow + lx - ox;
+              m->op_a[n] = ly;
+              m->op_b[n] = lx;
+            }
+            n++;
+          }
+        }
+      }
+  }
+  if (m->op_pos)
+    m->op_ptr[m->nc] = n;
+  return n;
+}
+
+static int affine_rows(lw_model *m)
+{
+  if (!m->row_gconst)
+    return 0;
+  int nz, nk, ng, ne;
+  affine_fill(m, &nz, &nk, &ng, &ne);
+  size_t nc1 = (size_t)m->nc + 1;
+  m->gz_ptr = malloc(sizeof(int) * nc1);
+  m->gz_loc = malloc(sizeof(int) * ((size_t)nz + 1));
+  m->gz_q = malloc(sizeof(int) * ((size_t)nz + 1));
+  m->af_gptr = malloc(sizeof(int) * ((size_t)nk + 1));
+  m->af_eptr = malloc(sizeof(int) * ((size_t)ng + 1));
+  m->af_q = malloc(sizeof(int) * ((size_t)ne + 1));
+  m->af_cb = malloc(sizeof(double) * ((size_t)nk + 1));
+  m->af_c = malloc(sizeof(double) * ((size_t)nk + 1));
+  m->af_w = malloc(sizeof(double) * ((size_t)ne + 1));
+  m->af_ptr = malloc(sizeof(int) * nc1);
+  if (!m->gz_ptr || !m->gz_loc || !m->gz_q || !m->af_gptr || !m->af_eptr || !m->af_q || !m->af_cb || !m->af_c ||
+      !m->af_w || !m->af_ptr)
+    return -1;
+  affine_fill(m, &nz, &nk, &ng, &ne);
+  int nop = outer_ops(m);
+  m->op_ptr = malloc(sizeof(int) * nc1);
+  m->op_pos = malloc(sizeof(int) * ((size_t)nop + 1));
+  m->op_a = malloc(sizeof(int) * ((size_t)nop + 1));
+  m->op_b = malloc(sizeof(int) * ((size_t)nop + 1));
+  if (!m->op_ptr || !m->op_pos || !m->op_a || !m->op_b)
+    return -1;
+  outer_ops(m);
+  return 0;
+}
+
 /* the DOT rows' and the coordinates' constant Hessians, and whether the
  * step's linearization couples bodies (the cases lw_lin_blocks writes
  * across two) */
@@ -177,7 +342,8 @@ int lw_lin_prepare(lw_model *m)
     if (!lw_row_kind_of(m->rows[r].kind)->const_hessian && m->rows[r].nblk > 1)
       m->lin_coupled = 1;
   }
-  if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled) || const_gradients(m))
+  if (hess_table(m, m->nc, row_form, 1, &m->rh_ptr, &m->rh_ij, &m->rh_v, &m->lin_coupled) || const_gradients(m) ||
+      affine_rows(m))
     return -1;
   for (int n = 0; n < m->nforces; n++) {
     const int *blk;

@@ -33,6 +33,10 @@ void lw_model_free(lw_model *m)
   free(m->rq0);
   free(m->row_gconst);
   free(m->row_grad);
+  free(m->gz_ptr), free(m->gz_loc), free(m->gz_q);
+  free(m->op_ptr), free(m->op_pos), free(m->op_a), free(m->op_b);
+  free(m->af_ptr), free(m->af_gptr), free(m->af_eptr), free(m->af_q);
+  free(m->af_cb), free(m->af_c), free(m->af_w);
   free(m->qgrav);
   free(m->body_mass);
   free(m->rows);

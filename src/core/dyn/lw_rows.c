@@ -21,6 +21,25 @@ double lw_wrap_pi(double x)
   return x - M_PI;
 }
 
+/* the value a.b of affine row r (one of a, b constant): dot_value's sum
+ * without its products by zero (lw_internal.h, af_) */
+static double affine_value(const lw_model *m, int r, const double *q)
+{
+  double x = 0;
+  for (int k = m->af_ptr[r]; k < m->af_ptr[r + 1]; k++) {
+    double v = m->af_c[k];
+    for (int g = m->af_gptr[k]; g < m->af_gptr[k + 1]; g++) {
+      int e = m->af_eptr[g], e1 = m->af_eptr[g + 1];
+      double t = m->af_w[e] * q[m->af_q[e]];
+      for (e++; e < e1; e++)
+        t += m->af_w[e] * q[m->af_q[e]];
+      v += t;
+    }
+    x += v * m->af_cb[k];
+  }
+  return x;
+}
+
 /* Phi at q, t and with want_jac the gradients into d->jac: those of the
  * rows whose gradient is constant copied from the model's table (the
  * kind's value hook then asked for the value alone) */
@@ -39,6 +58,10 @@ void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int 
     if (row->func >= 0)
       lw_func_eval(&m->drivers[row->func], t, &f, NULL, NULL);
     const lw_row_kind_ops *k = lw_row_kind_of(row->kind);
+    if (m->af_ptr && m->row_gconst[r]) {
+      d->phi[r] = affine_value(m, r, q) - row->c0 - f; /* a DOT row: its residual is the value */
+      continue;
+    }
     const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
     d->phi[r] = k->residual(k->value(m, v, q, row->nblk, row->blk, g) - row->c0 - f);
   }
@@ -51,6 +74,12 @@ void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *
     double fd = 0, fdd = 0, xd, g;
     if (row->func >= 0)
       lw_func_eval(&m->drivers[row->func], t, NULL, &fd, &fdd);
+    if (m->af_ptr && m->row_gconst[r]) {
+      /* an affine row: gamma = 2 adot.bdot is zero, one vector constant */
+      d->phit[r] = -fd;
+      d->gam[r] = 0.0 - fdd;
+      continue;
+    }
     const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
     lw_row_kind_of(row->kind)->rate(m, v, q, qd, &xd, &g);
     d->phit[r] = -fd;

@@ -118,8 +118,7 @@ static int projection_factor(const lw_model *m, lw_data *d, double s)
   int w = m->wrow;
   memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
   for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
-    lw_mat_add_outer(m, d->vals, s, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
+    lw_mat_add_row_outer(m, d->vals, s, r, d->jac + (size_t)r * w);
   }
   return lw_spd_factor(&d->solver, m, d->vals);
 }
@@ -284,10 +283,8 @@ static void newton_residual(const lw_model *m, lw_data *d, newton *ns, double h,
   lw_forces_eval(m, d, d->q, d->qd, t1, d->Q, refactor ? d->vals : NULL, hh4, ns->k.ch);
   lw_perturb_eval(m, d, d->Q);
   for (int r = 0; r < nc; r++) {
-    if (refactor) {
-      const lw_row *row = &m->rows[r];
-      lw_mat_add_outer(m, d->vals, hh4 * alpha, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * w);
-    }
+    if (refactor)
+      lw_mat_add_row_outer(m, d->vals, hh4 * alpha, r, d->jac + (size_t)r * w);
     d->tmp[r] = d->lambda[r] + alpha * d->phi[r];
   }
   /* joint friction at lambda* = lambda + alpha Phi (plus the last

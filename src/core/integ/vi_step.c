@@ -156,8 +156,7 @@ static void row_scatter(const lw_model *m, const double *jac, int r, double *x)
 static void add_augmentation(const lw_model *m, lw_data *d, double rho)
 {
   for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
-    lw_mat_add_outer(m, d->vals, rho, row->nblk, row->blk, row->pairpos, d->jac + (size_t)r * m->wrow);
+    lw_mat_add_row_outer(m, d->vals, rho, r, d->jac + (size_t)r * m->wrow);
   }
 }
 

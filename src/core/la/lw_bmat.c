@@ -72,11 +72,20 @@ void lw_bmat_mul_t(const lw_model *m, const lw_bmat *B, double alpha, const doub
 /* the row products written for a block size N, so that the planar body's
  * (4) unroll; N = 0: mixed sizes (a row's second block after its first,
  * rows wrow apart) */
-static inline void rowmat_mul_n(const lw_model *m, const double *restrict R, const double *restrict x,
-                                double *restrict y, const int N)
+LW_KERNEL void rowmat_mul_n(const lw_model *m, const double *restrict R, const double *restrict x,
+                                double *restrict y, const int N, const int sparse)
 {
   const int w = N ? 2 * N : m->wrow;
   for (int r = 0; r < m->nc; r++) {
+    if (sparse && m->row_gconst[r]) {
+      /* the same sum over the entries not known to be zero */
+      const double *g = R + (size_t)r * w;
+      double s = 0;
+      for (int e = m->gz_ptr[r]; e < m->gz_ptr[r + 1]; e++)
+        s += g[m->gz_loc[e]] * x[m->gz_q[e]];
+      y[r] += s;
+      continue;
+    }
     const int *blk = m->rows[r].blk;
     const int n0 = lw_bn(m, blk[0], N);
     const double *g = R + (size_t)r * w, *x0 = x + m->rq0[2 * r];
@@ -93,11 +102,18 @@ static inline void rowmat_mul_n(const lw_model *m, const double *restrict R, con
   }
 }
 
-static inline void rowmat_mul_t_n(const lw_model *m, const double *restrict R, double alpha,
-                                  const double *restrict y, double *restrict x, const int N)
+LW_KERNEL void rowmat_mul_t_n(const lw_model *m, const double *restrict R, double alpha,
+                                  const double *restrict y, double *restrict x, const int N, const int sparse)
 {
   const int w = N ? 2 * N : m->wrow;
   for (int r = 0; r < m->nc; r++) {
+    if (sparse && m->row_gconst[r]) {
+      const double *g = R + (size_t)r * w;
+      double a = alpha * y[r];
+      for (int e = m->gz_ptr[r]; e < m->gz_ptr[r + 1]; e++)
+        x[m->gz_q[e]] += g[m->gz_loc[e]] * a;
+      continue;
+    }
     const int *blk = m->rows[r].blk;
     const int n0 = lw_bn(m, blk[0], N);
     const double *g = R + (size_t)r * w;
@@ -113,30 +129,50 @@ static inline void rowmat_mul_t_n(const lw_model *m, const double *restrict R, d
   }
 }
 
-void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y)
+/* the products for each block size N, dense or (sparse) with the affine
+ * rows' known zeros left out */
+static void rowmat_mul(const lw_model *m, const double *R, const double *x, double *y, const int sparse)
 {
   if (m->nqb == 4)
-    rowmat_mul_n(m, R, x, y, 4);
+    rowmat_mul_n(m, R, x, y, 4, sparse);
   else if (m->nqb == 8) /* planar beam elements */
-    rowmat_mul_n(m, R, x, y, 8);
+    rowmat_mul_n(m, R, x, y, 8, sparse);
   else if (m->nqb == 12) /* spatial bodies or beam elements */
-    rowmat_mul_n(m, R, x, y, 12);
+    rowmat_mul_n(m, R, x, y, 12, sparse);
   else if (m->nqb)
-    rowmat_mul_n(m, R, x, y, m->nqb);
+    rowmat_mul_n(m, R, x, y, m->nqb, sparse);
   else
-    rowmat_mul_n(m, R, x, y, 0);
+    rowmat_mul_n(m, R, x, y, 0, sparse);
 }
+
+static void rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x,
+                         const int sparse)
+{
+  if (m->nqb == 4)
+    rowmat_mul_t_n(m, R, alpha, y, x, 4, sparse);
+  else if (m->nqb == 8)
+    rowmat_mul_t_n(m, R, alpha, y, x, 8, sparse);
+  else if (m->nqb == 12)
+    rowmat_mul_t_n(m, R, alpha, y, x, 12, sparse);
+  else if (m->nqb)
+    rowmat_mul_t_n(m, R, alpha, y, x, m->nqb, sparse);
+  else
+    rowmat_mul_t_n(m, R, alpha, y, x, 0, sparse);
+}
+
+void lw_rowmat_mul(const lw_model *m, const double *R, const double *x, double *y) { rowmat_mul(m, R, x, y, 0); }
 
 void lw_rowmat_mul_t(const lw_model *m, const double *R, double alpha, const double *y, double *x)
 {
-  if (m->nqb == 4)
-    rowmat_mul_t_n(m, R, alpha, y, x, 4);
-  else if (m->nqb == 8) /* planar beam elements */
-    rowmat_mul_t_n(m, R, alpha, y, x, 8);
-  else if (m->nqb == 12) /* spatial bodies or beam elements */
-    rowmat_mul_t_n(m, R, alpha, y, x, 12);
-  else if (m->nqb)
-    rowmat_mul_t_n(m, R, alpha, y, x, m->nqb);
-  else
-    rowmat_mul_t_n(m, R, alpha, y, x, 0);
+  rowmat_mul_t(m, R, alpha, y, x, 0);
+}
+
+void lw_gradmat_mul(const lw_model *m, const double *G, const double *x, double *y)
+{
+  rowmat_mul(m, G, x, y, m->gz_ptr != NULL);
+}
+
+void lw_gradmat_mul_t(const lw_model *m, const double *G, double alpha, const double *y, double *x)
+{
+  rowmat_mul_t(m, G, alpha, y, x, m->gz_ptr != NULL);
 }

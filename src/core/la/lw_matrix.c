@@ -475,20 +475,12 @@ static void add_outer_dense(const lw_model *m, double *vals, double s, int nblk,
  * in turn).  A row's gradient is mostly zeros (a beam's join: one entry
  * on each of its two blocks of 12): only the products of its nonzero
  * entries are added, those of a zero being zero (while s g_j is finite) */
-void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
-                      const int *pairpos, const double *g)
+/* vals += s g g^T over the entries nz[x][0 .. nnz[x]) of g's blocks x
+ * (those that are not zero, in order) */
+static void add_outer_nz(const lw_model *m, double *vals, double s, int nblk, const int *blk, const int *pairpos,
+                         const double *g, int nz[2][LW_MAXQB], const int nnz[2])
 {
-  int nqb = m->nqb, nz[2][LW_MAXQB], nnz[2] = {0, 0};
-  if (!isfinite(s) || nblk > 2) {
-    add_outer_dense(m, vals, s, nblk, blk, pairpos, g);
-    return;
-  }
-  for (int x = 0; x < nblk; x++) {
-    const double *gx = g + lw_loc(m, blk, x, nqb);
-    for (int k = 0; k < lw_bn(m, blk[x], nqb); k++)
-      if (gx[k] != 0.0)
-        nz[x][nnz[x]++] = k;
-  }
+  int nqb = m->nqb;
   for (int x = 0; x < nblk; x++)
     for (int y = 0; y < nblk; y++) {
       int bi = blk[x], bj = blk[y];
@@ -515,6 +507,43 @@ void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const
     }
 }
 
+void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
+                      const int *pairpos, const double *g)
+{
+  int nqb = m->nqb, nz[2][LW_MAXQB], nnz[2] = {0, 0};
+  if (!isfinite(s) || nblk > 2) {
+    add_outer_dense(m, vals, s, nblk, blk, pairpos, g);
+    return;
+  }
+  for (int x = 0; x < nblk; x++) {
+    const double *gx = g + lw_loc(m, blk, x, nqb);
+    for (int k = 0; k < lw_bn(m, blk[x], nqb); k++)
+      if (gx[k] != 0.0)
+        nz[x][nnz[x]++] = k;
+  }
+  add_outer_nz(m, vals, s, nblk, blk, pairpos, g, nz, nnz);
+}
+
+/* the same for row r's gradient g (in the layout of d->jac's rows): an
+ * affine row's nonzero entries from the model's table */
+void lw_mat_add_row_outer(const lw_model *m, double *vals, double s, int r, const double *g)
+{
+  const lw_row *row = &m->rows[r];
+  if (!m->gz_ptr || !m->row_gconst[r] || !isfinite(s) || row->nblk > 2) {
+    lw_mat_add_outer(m, vals, s, row->nblk, row->blk, row->pairpos, g);
+    return;
+  }
+  int e0 = m->op_ptr[r], e1 = m->op_ptr[r + 1];
+  for (int e = e0; e < e1; e++)
+    if (!isfinite(s * g[m->op_a[e]])) {
+      lw_mat_add_outer(m, vals, s, row->nblk, row->blk, row->pairpos, g);
+      return;
+    }
+  for (int e = e0; e < e1; e++)
+    vals[m->op_pos[e]] += s * g[m->op_a[e]] * g[m->op_b[e]];
+}
+
+
 void lw_mat_add_block(const lw_model *m, double *vals, double s, int b, int row, const double *K)
 {
   int n = m->blk_n[b], c0 = m->blk_off[b];
@@ -534,12 +563,12 @@ void lw_mat_add_diag(const lw_model *m, double *vals, double s)
 void lw_jac_mul(const lw_model *m, const lw_data *d, const double *x, double *y)
 {
   memset(y, 0, sizeof(double) * (size_t)m->nc);
-  lw_rowmat_mul(m, d->jac, x, y);
+  lw_gradmat_mul(m, d->jac, x, y);
 }
 
 void lw_jact_mul(const lw_model *m, const lw_data *d, const double *x, double *y)
 {
-  lw_rowmat_mul_t(m, d->jac, 1.0, x, y);
+  lw_gradmat_mul_t(m, d->jac, 1.0, x, y);
 }
 
 /* y = B x for a block-diagonal B of the model's blocks (column-major,

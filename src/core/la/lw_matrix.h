@@ -7,6 +7,8 @@
 int lw_pattern_pos(const lw_model *m, int bi, int bj);
 void lw_mat_add_outer(const lw_model *m, double *vals, double s, int nblk, const int *blk,
                       const int *pairpos, const double *g);
+/* vals += s g g^T for row r's gradient g */
+void lw_mat_add_row_outer(const lw_model *m, double *vals, double s, int r, const double *g);
 /* vals += s K on block b's diagonal block (K: its n x n, column-major,
  * symmetric; row: where the block's rows start in its columns, pairpos[0]) */
 void lw_mat_add_block(const lw_model *m, double *vals, double s, int b, int row, const double *K);

@@ -324,7 +324,7 @@ static void adjoint_step_transposed(sens_run *r, adjoint_work *aw, int o)
   /* x''s cotangent g - K^T muP_q - J^T muP_c; the damping's history
    * C (c2 q'_n + qd'_n) and the velocity's M (qd'_n + h/2 qdd'_n) */
   sens_bmat_mul_t(s, &s->Kb, -1.0, muP, g);
-  lw_rowmat_mul_t(m, s->d->jac, -1.0, muP + nq, g);
+  lw_gradmat_mul_t(m, s->d->jac, -1.0, muP + nq, g);
   double h = s->h, h2 = 0.5 * h, hh4 = 0.25 * h * h;
   if (s->na) {
     history_transposed_alpha(s, g, muP, muV, muA, a, b, c, aw->aab + (size_t)o * nq, aw->tmp + nq);

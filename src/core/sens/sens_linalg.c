@@ -381,7 +381,7 @@ static void ap_friction_columns(sens *s)
       for (int b = 0; b < m->nb; b++)
         blk_mv(s->Ainv + m->mblk_off[b], m->blk_n[b], L + m->blk_off[b], z + m->blk_off[b], 0);
       memset(t, 0, sizeof(double) * (size_t)nc);
-      lw_rowmat_mul(m, s->d->jac, z, t);
+      lw_gradmat_mul(m, s->d->jac, z, t);
       for (int c = 0; c < nc; c++)
         col[c] -= t[c];
     }
@@ -435,14 +435,14 @@ void sens_ap_solve_t(sens *s, double *b)
   a_solve_t(s, f);
   for (int r = 0; r < s->nc; r++)
     g[r] = -g[r];
-  lw_rowmat_mul(m, s->d->jac, f, g);
+  lw_gradmat_mul(m, s->d->jac, f, g);
   for (int e = 0; e < m->nfric; e++) /* (J - L^T) A^-T f - g */
     for (int r = m->fric[e].row0; r < m->fric[e].row0 + m->fric[e].nrow; r++)
       g[r] -= dotn(nq, s->fric_L + (size_t)r * nq, f);
   lu_solve_rows(s->SP, s->nc, s->ipS, s->SPd, 1, g, 1);
   /* f holds A^-T f: A^-T (f - J^T y) = A^-T f - A^-T J^T y */
   memset(t, 0, sizeof(double) * (size_t)nq);
-  lw_rowmat_mul_t(m, s->d->jac, -1.0, g, t);
+  lw_gradmat_mul_t(m, s->d->jac, -1.0, g, t);
   a_solve_t(s, t);
   for (int i = 0; i < nq; i++)
     f[i] += t[i];
