@@ -706,27 +706,27 @@ LW_KERNEL void band_sub_scaled(double *y, const double *x, double a, int n)
     y[i] -= x[i] * a;
 }
 
-/* y - x[0] z[0] - x[1] z[1] - ... - x[n - 1] z[n - 1], subtracted in
- * that order; the products four (then two) at a time */
+/* y - x[0] z[0] - x[1] z[1] - ... - x[n - 1] z[n - 1]: the products past
+ * the first summed in four lanes, then two, then one (lane sums added
+ * pairwise), subtracted from y, and the first product last.  In the back
+ * substitution x[0] is the unknown found just before (z the next ones), so
+ * that the chain from one unknown to the next is one product and one
+ * subtraction; the sums of the others start early and overlap. */
 LW_KERNEL double band_dot_sub(double y, const double *x, const double *z, int n)
 {
-  int i = 0;
-  for (; i + 4 <= n; i += 4) {
-    lw_v4d p = lw_v4d_load(x + i) * lw_v4d_load(z + i);
-    y -= p[0];
-    y -= p[1];
-    y -= p[2];
-    y -= p[3];
-  }
-  if (i + 2 <= n) {
-    lw_v2d p = lw_v2d_load(x + i) * lw_v2d_load(z + i);
-    y -= p[0];
-    y -= p[1];
-    i += 2;
+  if (n <= 0)
+    return y;
+  int i = 1;
+  double s = 0;
+  if (n - 1 >= 4) {
+    lw_v4d a = lw_v4d_load(x + 1) * lw_v4d_load(z + 1);
+    for (i = 5; i + 4 <= n; i += 4)
+      a += lw_v4d_load(x + i) * lw_v4d_load(z + i);
+    s = (a[0] + a[1]) + (a[2] + a[3]);
   }
   for (; i < n; i++)
-    y -= x[i] * z[i];
-  return y;
+    s += x[i] * z[i];
+  return (y - s) - x[0] * z[0];
 }
 
 LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *vals)

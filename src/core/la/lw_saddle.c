@@ -261,6 +261,13 @@ static void list_add(lw_saddle *s, int l, int p, int src, int *n, int *no)
   }
 }
 
+/* whether gradient entry e (of any set of the rows' gradients) is one of
+ * an affine row's zeros: band_scatter leaves it out (it adds nothing) */
+static int grad_zero(const lw_model *m, int e)
+{
+  return m->row_gconst && m->row_gconst[e / m->wrow] && m->row_grad[e] == 0.0;
+}
+
 /* the lists band_scatter reads, from the places b_up, b_lo, b_r, b_l */
 static void scatter_lists(lw_saddle *s, const lw_model *m)
 {
@@ -273,10 +280,10 @@ static void scatter_lists(lw_saddle *s, const lw_model *m)
   }
   int ng = m->nc * m->wrow;
   for (int e = 0; e < ng; e++)
-    if (s->g_r[e] >= 0)
+    if (s->g_r[e] >= 0 && !grad_zero(m, e))
       list_add(s, 1, s->b_r[e], e, &n, &no);
   for (int e = 0; e < ng; e++)
-    if (s->g_r[e] >= 0)
+    if (s->g_r[e] >= 0 && !grad_zero(m, e))
       list_add(s, 2, s->b_l[e], e, &n, &no);
 }
 
