@@ -330,6 +330,17 @@ struct lw_model {
    * af_gptr[k] .. af_gptr[k + 1], term g the products af_eptr[g] ..
    * af_eptr[g + 1] of coordinate af_q[e] by af_w[e] */
   int *gz_ptr, *gz_loc, *gz_q;
+  /* each row's constant c0 and driver (rows[r].c0, .func) packed, for
+   * the affine rows' evaluation; and the runs of the other rows,
+   * [var_runs[2k], var_runs[2k + 1]) for k < nvar_runs: the part of a set
+   * of gradients that lw_grad_copy copies once the affine rows are there */
+  double *af_c0;
+  int *af_func;
+  int nvar_runs, *var_runs;
+  /* this compiled model's number among those made by this process (a
+   * shallow copy keeps it): what a set of gradients filled with its
+   * affine rows is marked with */
+  unsigned long serial;
   /* and s g g^T's additions to the Newton matrix's values as
    * lw_mat_add_outer makes them: row r's op_ptr[r] .. op_ptr[r + 1], each
    * vals[op_pos[e]] += (s g[op_a[e]]) g[op_b[e]] */
@@ -461,6 +472,11 @@ struct lw_data {
   long acc_nstep;
   double *phi, *phit, *gam;          /* (nc) */
   double *jac;                       /* (nc x wrow) row gradients, contiguous over the row's blocks */
+  /* the buffer jac pointed to and the model's serial when lw_rows_eval
+   * last wrote the affine rows' constant gradients into it: there they
+   * are not written again (jac_aff_buf NULL: unknown) */
+  const double *jac_aff_buf;
+  unsigned long jac_aff_serial;
   double *Q;                         /* (nq) generalized forces */
   double *r, *dq, *tmp, *tmp2;       /* (nq) */
   double *vals;                      /* (nnz) assembled matrix */
@@ -518,6 +534,9 @@ struct lw_data {
    * (or by lw_data_new when the model names it) and freed with the data */
   double *integ_work;
   int *integ_iwork;
+  /* the variational step's two sets of gradients in integ_work (at q_n,
+   * and of the factorized matrix): lw_grad_copy's marks */
+  unsigned long vi_grad_mark[2];
   /* the variational step's sparse saddle-point factorization (sparse
    * models with rows; la/lw_saddle.h), made by its first step */
   struct lw_saddle *saddle;

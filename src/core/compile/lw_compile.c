@@ -2078,9 +2078,11 @@ static lw_model *compile(const lw_desc *src, int constants_only, const int *rest
   rowset rs = {0};
   pairset ps = {0};
   ctx c = {0};
+  static unsigned long serials;
   lw_model *m = calloc(1, sizeof *m);
   if (!m)
     return NULL;
+  m->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
   lw_desc *d = lw_desc_copy(src);
   m->desc = d;
   c.d = d;

@@ -316,6 +316,25 @@ static int affine_rows(lw_model *m)
       !m->af_w || !m->af_ptr)
     return -1;
   affine_fill(m, &nz, &nk, &ng, &ne);
+  m->af_c0 = malloc(sizeof(double) * nc1);
+  m->af_func = malloc(sizeof(int) * nc1);
+  m->var_runs = malloc(sizeof(int) * 2 * nc1);
+  if (!m->af_c0 || !m->af_func || !m->var_runs)
+    return -1;
+  m->nvar_runs = 0;
+  for (int r = 0; r < m->nc; r++) {
+    m->af_c0[r] = m->rows[r].c0;
+    m->af_func[r] = m->rows[r].func;
+    if (m->row_gconst[r])
+      continue;
+    if (m->nvar_runs && m->var_runs[2 * m->nvar_runs - 1] == r)
+      m->var_runs[2 * m->nvar_runs - 1] = r + 1;
+    else {
+      m->var_runs[2 * m->nvar_runs] = r;
+      m->var_runs[2 * m->nvar_runs + 1] = r + 1;
+      m->nvar_runs++;
+    }
+  }
   int nop = outer_ops(m);
   m->op_ptr = malloc(sizeof(int) * nc1);
   m->op_pos = malloc(sizeof(int) * ((size_t)nop + 1));

@@ -34,6 +34,7 @@ void lw_model_free(lw_model *m)
   free(m->row_gconst);
   free(m->row_grad);
   free(m->gz_ptr), free(m->gz_loc), free(m->gz_q);
+  free(m->af_c0), free(m->af_func), free(m->var_runs);
   free(m->op_ptr), free(m->op_pos), free(m->op_a), free(m->op_b);
   free(m->af_ptr), free(m->af_gptr), free(m->af_eptr), free(m->af_q);
   free(m->af_cb), free(m->af_c), free(m->af_w);

@@ -41,12 +41,24 @@ static double affine_value(const lw_model *m, int r, const double *q)
 }
 
 /* Phi at q, t and with want_jac the gradients into d->jac: those of the
- * rows whose gradient is constant copied from the model's table (the
- * kind's value hook then asked for the value alone) */
+ * rows whose gradient is constant copied from the model's table, unless
+ * d->jac holds them already (jac_aff_buf), and their value from the
+ * affine tables */
 void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int want_jac)
 {
   int w = m->wrow;
+  int aff = m->af_ptr != NULL;
+  int fill = want_jac && aff && !(d->jac_aff_buf == d->jac && d->jac_aff_serial == m->serial);
   for (int r = 0; r < m->nc; r++) {
+    if (aff && m->row_gconst[r]) {
+      if (fill)
+        memcpy(d->jac + (size_t)r * w, m->row_grad + (size_t)r * w, sizeof(double) * (size_t)w);
+      double f = 0;
+      if (m->af_func[r] >= 0)
+        lw_func_eval(&m->drivers[m->af_func[r]], t, &f, NULL, NULL);
+      d->phi[r] = affine_value(m, r, q) - m->af_c0[r] - f; /* a DOT row: its residual is the value */
+      continue;
+    }
     const lw_row *row = &m->rows[r];
     double *g = want_jac ? d->jac + (size_t)r * w : NULL;
     if (g && m->row_gconst && m->row_gconst[r]) {
@@ -58,28 +70,47 @@ void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int 
     if (row->func >= 0)
       lw_func_eval(&m->drivers[row->func], t, &f, NULL, NULL);
     const lw_row_kind_ops *k = lw_row_kind_of(row->kind);
-    if (m->af_ptr && m->row_gconst[r]) {
-      d->phi[r] = affine_value(m, r, q) - row->c0 - f; /* a DOT row: its residual is the value */
-      continue;
-    }
     const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
     d->phi[r] = k->residual(k->value(m, v, q, row->nblk, row->blk, g) - row->c0 - f);
+  }
+  if (fill) {
+    d->jac_aff_buf = d->jac;
+    d->jac_aff_serial = m->serial;
+  }
+}
+
+/* dst = src for two sets of the rows' gradients (nc x wrow): whole when
+ * *mark is not the model's serial (then set to it), else the rows other
+ * than the affine ones alone, dst holding those already */
+void lw_grad_copy(const lw_model *m, double *dst, const double *src, unsigned long *mark)
+{
+  size_t w = (size_t)m->wrow;
+  if (!m->af_ptr || *mark != m->serial) {
+    memcpy(dst, src, sizeof(double) * (size_t)m->nc * w);
+    *mark = m->af_ptr ? m->serial : 0;
+    return;
+  }
+  for (int k = 0; k < m->nvar_runs; k++) {
+    size_t r0 = (size_t)m->var_runs[2 * k], r1 = (size_t)m->var_runs[2 * k + 1];
+    memcpy(dst + r0 * w, src + r0 * w, sizeof(double) * (r1 - r0) * w);
   }
 }
 
 void lw_rows_time(const lw_model *m, lw_data *d, const double *q, const double *qd, double t)
 {
   for (int r = 0; r < m->nc; r++) {
-    const lw_row *row = &m->rows[r];
     double fd = 0, fdd = 0, xd, g;
-    if (row->func >= 0)
-      lw_func_eval(&m->drivers[row->func], t, NULL, &fd, &fdd);
     if (m->af_ptr && m->row_gconst[r]) {
       /* an affine row: gamma = 2 adot.bdot is zero, one vector constant */
+      if (m->af_func[r] >= 0)
+        lw_func_eval(&m->drivers[m->af_func[r]], t, NULL, &fd, &fdd);
       d->phit[r] = -fd;
       d->gam[r] = 0.0 - fdd;
       continue;
     }
+    const lw_row *row = &m->rows[r];
+    if (row->func >= 0)
+      lw_func_eval(&m->drivers[row->func], t, NULL, &fd, &fdd);
     const lw_vexpr *v[4] = {&row->a, &row->b, &row->c, &row->d};
     lw_row_kind_of(row->kind)->rate(m, v, q, qd, &xd, &g);
     d->phit[r] = -fd;

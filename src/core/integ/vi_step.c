@@ -478,7 +478,7 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
     mid_forces(m, d, w, h, t1, refactor && !w->lu);
     if (refactor) {
       ns->factored = 0;
-      memcpy(w->jac_f, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
+      lw_grad_copy(m, w->jac_f, d->jac, &d->vi_grad_mark[1]);
       if (whole_saddle(m)) {
         add_augmentation(m, d, m->mass_scale);
         if (lw_saddle_factor(d->saddle, m, d->vals, w->jac_n, w->jac_f))
@@ -721,7 +721,7 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   memcpy(d->qddn, d->qdd, sizeof(double) * (size_t)nq);
   lw_mass_mul(m, d->qd, w.p);
   lw_rows_eval(m, d, d->q, d->t, 1);
-  memcpy(w.jac_n, d->jac, sizeof(double) * (size_t)nc * (size_t)m->wrow);
+  lw_grad_copy(m, w.jac_n, d->jac, &d->vi_grad_mark[0]);
   memcpy(w.lam, d->lambda, sizeof(double) * (size_t)nc);
   memcpy(w.lam_n, d->lambda, sizeof(double) * (size_t)nc);
   double P0 = m->napplied ? lw_applied_power(m, d, d->q, d->qd, d->t, d->lambda) : 0.0;

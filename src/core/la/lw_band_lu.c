@@ -136,17 +136,6 @@ void lw_rcm_order(int n, const int *Ap, const int *Ai, const unsigned char *keep
   }
 }
 
-/* y[0 .. n) -= x[0 .. n) a, four at a time (each entry's operations
- * those of the scalar loop) */
-LW_KERNEL void sub_scaled(double *y, const double *x, double a, int n)
-{
-  int i = 0;
-  for (; i + 4 <= n; i += 4)
-    lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
-  for (; i < n; i++)
-    y[i] -= x[i] * a;
-}
-
 LW_CLONES int lw_band_factor(lw_band *b)
 {
   int n = b->n, kl = b->kl, ku = b->ku, kv = b->kv, ld = b->ld, ju = 0;
@@ -173,10 +162,11 @@ LW_CLONES int lw_band_factor(lw_band *b)
     double r = 1.0 / cj[0];
     for (int i = 1; i <= km; i++)
       cj[i] *= r;
+    cj[0] = r; /* the solve multiplies by it */
     for (int c = j + 1; c <= ju; c++) {
       double *col = b->ab + (size_t)c * ld + kv - c + j, a = col[0];
       if (a != 0.0)
-        sub_scaled(col + 1, cj + 1, a, km);
+        lw_sub_scaled_aligned(col + 1, cj + 1, a, km);
     }
   }
   return 0;
@@ -192,14 +182,14 @@ LW_CLONES void lw_band_solve(const lw_band *b, double *x)
     x[p] = x[j];
     x[j] = y;
     if (y != 0.0)
-      sub_scaled(x + j + 1, cj + 1, y, km);
+      lw_sub_scaled_aligned(x + j + 1, cj + 1, y, km);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *col = b->ab + (size_t)j * ld + kv - j;
-    double y = x[j] / col[j];
+    double y = x[j] * col[j];
     x[j] = y;
     int i0 = j - kv > 0 ? j - kv : 0;
     if (y != 0.0)
-      sub_scaled(x + i0, col + i0, y, j - i0);
+      lw_sub_scaled_aligned(x + i0, col + i0, y, j - i0);
   }
 }

@@ -24,8 +24,10 @@ typedef struct {
 
 static inline double *lw_band_at(lw_band *b, int i, int j) { return b->ab + (size_t)j * b->ld + b->kv + i - j; }
 
-/* the LU factorization of the band in place (partial pivoting by rows):
- * 0, or -1 at a pivot column that is exactly zero */
+/* the LU factorization of the band in place (partial pivoting by rows),
+ * U's diagonal stored as its reciprocals (the solve multiplies, rather
+ * than divides, on its chain from one unknown to the next): 0, or -1 at a
+ * pivot column that is exactly zero */
 int lw_band_factor(lw_band *b);
 /* x = A^-1 x with the factorization */
 void lw_band_solve(const lw_band *b, double *x);

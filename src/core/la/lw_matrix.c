@@ -688,24 +688,6 @@ static void band_envelope(lw_spd *s, const lw_model *m, const double *vals)
     last[j] = last[j - 1] > last[j] ? last[j - 1] : last[j];
 }
 
-/* the band Cholesky of vals (the pattern's upper triangle) into s->ab,
- * right-looking: each column, once final, updates the bw after it; -1
- * when a pivot is not positive */
-/* y[0 .. n) -= x[0 .. n) a, four at a time, then two (each entry's operations
- * those of the scalar loop) */
-LW_KERNEL void band_sub_scaled(double *y, const double *x, double a, int n)
-{
-  int i = 0;
-  for (; i + 4 <= n; i += 4)
-    lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
-  if (i + 2 <= n) {
-    lw_v2d_store(y + i, lw_v2d_load(y + i) - lw_v2d_load(x + i) * a);
-    i += 2;
-  }
-  for (; i < n; i++)
-    y[i] -= x[i] * a;
-}
-
 /* y - x[0] z[0] - x[1] z[1] - ... - x[n - 1] z[n - 1]: the products past
  * the first summed in four lanes, then two, then one (lane sums added
  * pairwise), subtracted from y, and the first product last.  In the back
@@ -729,6 +711,9 @@ LW_KERNEL double band_dot_sub(double y, const double *x, const double *z, int n)
   return (y - s) - x[0] * z[0];
 }
 
+/* the band Cholesky of vals (the pattern's upper triangle) into s->ab,
+ * right-looking: each column, once final, updates the bw after it; -1
+ * when a pivot is not positive */
 LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *vals)
 {
   int n = s->n, bw = s->bw, ld = bw + 1;
@@ -757,7 +742,7 @@ LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *val
       if (l == 0.0)
         continue;
       double *cc = ab + (size_t)(j + c) * ld - c;
-      band_sub_scaled(cc + c, cj + c, l, h - c + 1);
+      lw_sub_scaled_aligned(cc + c, cj + c, l, h - c + 1);
     }
   }
   return 0;
@@ -773,7 +758,7 @@ LW_CLONES static void band_solve(const lw_spd *s, double *x)
     x[j] = y;
     int h = s->last[j] - j;
     if (y != 0.0)
-      band_sub_scaled(x + j + 1, cj + 1, y, h);
+      lw_sub_scaled_aligned(x + j + 1, cj + 1, y, h);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *cj = ab + (size_t)j * ld;

@@ -452,9 +452,18 @@ int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const 
 /* whether the kept factorization is of vals, gl, gr (to the bit) */
 static int kept_same(const lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)
 {
-  size_t nnz = (size_t)m->nnz, ng = (size_t)m->nc * (size_t)m->wrow;
-  return s->kept_ok && !memcmp(s->kept_in, vals, sizeof(double) * nnz) &&
-         !memcmp(s->kept_in + nnz, gl, sizeof(double) * ng) && !memcmp(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
+  size_t nnz = (size_t)m->nnz, ng = (size_t)m->nc * (size_t)m->wrow, w = (size_t)m->wrow;
+  if (!s->kept_ok || memcmp(s->kept_in, vals, sizeof(double) * nnz))
+    return 0;
+  if (!m->af_ptr)
+    return !memcmp(s->kept_in + nnz, gl, sizeof(double) * ng) && !memcmp(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
+  /* the affine rows' gradients are the model's constants in any set */
+  for (int k = 0; k < m->nvar_runs; k++) {
+    size_t o = (size_t)m->var_runs[2 * k] * w, len = sizeof(double) * (size_t)(m->var_runs[2 * k + 1] - m->var_runs[2 * k]) * w;
+    if (memcmp(s->kept_in + nnz + o, gl + o, len) || memcmp(s->kept_in + nnz + ng + o, gr + o, len))
+      return 0;
+  }
+  return 1;
 }
 
 int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr)

@@ -83,6 +83,7 @@ void sens_state_aux_load(const sens *s, const double *st, int with_s)
   int nc = s->nc;
   const double *jac = ST_AUX(s, st), *L = jac + (size_t)nc * s->m->wrow;
   memcpy(d->jac, jac, sizeof(double) * (size_t)nc * s->m->wrow);
+  d->jac_aff_buf = NULL; /* written over: lw_rows_eval writes the affine rows again */
   if (!with_s)
     return;
   for (int j = 0; j < nc; j++, L += nc - j + 1)
