@@ -166,7 +166,7 @@ LW_CLONES int lw_band_factor(lw_band *b)
     for (int c = j + 1; c <= ju; c++) {
       double *col = b->ab + (size_t)c * ld + kv - c + j, a = col[0];
       if (a != 0.0)
-        lw_sub_scaled_aligned(col + 1, cj + 1, a, km);
+        lw_sub_scaled(col + 1, cj + 1, a, km);
     }
   }
   return 0;
@@ -182,7 +182,7 @@ LW_CLONES void lw_band_solve(const lw_band *b, double *x)
     x[p] = x[j];
     x[j] = y;
     if (y != 0.0)
-      lw_sub_scaled_aligned(x + j + 1, cj + 1, y, km);
+      lw_sub_scaled(x + j + 1, cj + 1, y, km);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *col = b->ab + (size_t)j * ld + kv - j;
@@ -190,6 +190,6 @@ LW_CLONES void lw_band_solve(const lw_band *b, double *x)
     x[j] = y;
     int i0 = j - kv > 0 ? j - kv : 0;
     if (y != 0.0)
-      lw_sub_scaled_aligned(x + i0, col + i0, y, j - i0);
+      lw_sub_scaled(x + i0, col + i0, y, j - i0);
   }
 }

@@ -742,7 +742,7 @@ LW_CLONES static int band_factor(lw_spd *s, const lw_model *m, const double *val
       if (l == 0.0)
         continue;
       double *cc = ab + (size_t)(j + c) * ld - c;
-      lw_sub_scaled_aligned(cc + c, cj + c, l, h - c + 1);
+      lw_sub_scaled(cc + c, cj + c, l, h - c + 1);
     }
   }
   return 0;
@@ -758,7 +758,7 @@ LW_CLONES static void band_solve(const lw_spd *s, double *x)
     x[j] = y;
     int h = s->last[j] - j;
     if (y != 0.0)
-      lw_sub_scaled_aligned(x + j + 1, cj + 1, y, h);
+      lw_sub_scaled(x + j + 1, cj + 1, y, h);
   }
   for (int j = n - 1; j >= 0; j--) {
     const double *cj = ab + (size_t)j * ld;

@@ -81,22 +81,17 @@ LW_KERNEL lw_v2d lw_v2d_load(const double *p)
 LW_KERNEL void lw_v4d_store(double *p, lw_v4d v) { memcpy(p, &v, sizeof v); }
 LW_KERNEL void lw_v2d_store(double *p, lw_v2d v) { memcpy(p, &v, sizeof v); }
 
-/* y[0 .. n) -= x[0 .. n) a, each entry's operation the scalar loop's: one
- * at a time up to y's first 32-byte boundary, then four at a time on
- * y's aligned blocks.  The band factorizations and solves update a window
- * that moves by one entry at each step: on fixed blocks, a vector load
- * reads what one vector store wrote, where a window moved by one would
- * read across two (a failed store-to-load forwarding at every step). */
-LW_KERNEL void lw_sub_scaled_aligned(double *y, const double *x, double a, int n)
+/* y[0 .. n) -= x[0 .. n) a: four at a time, then two, then one (each
+ * entry's operation the scalar loop's) */
+LW_KERNEL void lw_sub_scaled(double *y, const double *x, double a, int n)
 {
   int i = 0;
-  int head = (int)((32 - ((unsigned long)(const void *)y & 31)) & 31) / (int)sizeof(double);
-  if (((unsigned long)(const void *)y & 7) != 0)
-    head = n; /* not aligned to its doubles: one at a time */
-  for (; i < n && i < head; i++)
-    y[i] -= x[i] * a;
   for (; i + 4 <= n; i += 4)
     lw_v4d_store(y + i, lw_v4d_load(y + i) - lw_v4d_load(x + i) * a);
+  if (i + 2 <= n) {
+    lw_v2d_store(y + i, lw_v2d_load(y + i) - lw_v2d_load(x + i) * a);
+    i += 2;
+  }
   for (; i < n; i++)
     y[i] -= x[i] * a;
 }
