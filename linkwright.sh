@@ -39,10 +39,20 @@ build() { # build DIR [meson options...]
   ninja -C "$dir" >/dev/null
 }
 
+# build DIR [meson options...] in the background at the lowest CPU priority:
+# it takes only what the running tests leave idle (a test that runs alone
+# on the display, a test waiting on the X server); its process id in BG_PID
+BG_PID=""
+build_idle() {
+  nice -n 19 bash -c "$(declare -f build); build \"\$@\"" build "$@" &
+  BG_PID=$!
+}
+
 # the libFuzzer build: clang, every source instrumented, sanitizers on
+FUZZ_OPTIONS=(-Dfuzz=true -Dapp=disabled -Dsundials=disabled -Dmujoco=disabled
+              -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link)
 build_fuzz() {
-  CC=clang build build-fuzz -Dfuzz=true -Dapp=disabled -Dsundials=disabled -Dmujoco=disabled \
-    -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link
+  CC=clang build build-fuzz "${FUZZ_OPTIONS[@]}"
 }
 
 # count g_test subtests from meson's log: TAP "ok" / "not ok" lines, and a
@@ -109,8 +119,12 @@ case "$cmd" in
       start_xvfb
     fi
     status=0
+    # the sanitizer tree (without the benchmark programs, which no test
+    # runs) builds while the plain tests run
+    build_idle build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
+    san_build=$BG_PID
     meson test -C build --print-errorlogs --num-processes 2 || status=1
-    build build-sanitize -Db_sanitize=address,undefined -Db_lundef=false
+    wait "$san_build"
     # The application's 3-D view draws on the interface's thread under the
     # sanitizers: with the view's render thread (and the GL threads under it)
     # LeakSanitizer's tracer crashed at exit ("Tracer caught signal 11", a
@@ -127,11 +141,14 @@ case "$cmd" in
     if [ -n "$dri" ] && [ -f "$asan" ]; then
       san_preload="$asan $dri"
     fi
+    # the libFuzzer tree builds while the sanitizer tests run
+    CC=clang build_idle build-fuzz "${FUZZ_OPTIONS[@]}"
+    fuzz_build=$BG_PID
     LW_VIEW_NO_THREAD=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 LW_SAN_PRELOAD="$san_preload" \
       meson test -C build-sanitize --print-errorlogs --num-processes 2 --wrapper "$PWD/tests/san-preload.sh" || status=1
+    wait "$fuzz_build"
     # the model reader, compiler and step fuzzed for 60 s (libFuzzer, clang)
-    build_fuzz
     meson test -C build-fuzz --print-errorlogs || status=1
     # (meson names the log of a run with a wrapper after the wrapper)
     count_results build/meson-logs/testlog.json build-sanitize/meson-logs/testlog-san-preload.sh.json \
