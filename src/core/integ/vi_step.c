@@ -548,10 +548,16 @@ static int rates(const lw_model *m, lw_data *d, vi_ws *w, double h, double t1, d
 {
   int nq = m->nq, nc = m->nc;
   double rho = m->mass_scale;
-  memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
-  add_augmentation(m, d, rho);
-  if (whole_saddle(m) ? lw_saddle_factor_kept(d->saddle, m, d->vals, d->jac, d->jac) != 0
-                      : lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac, d->jac))) {
+  /* M + rho G^T G is a constant where every row is affine (a beam pinned
+   * to the ground): its kept factorization serves as it is */
+  int constant = whole_saddle(m) && m->af_ptr && m->nvar_runs == 0 && lw_saddle_use_kept(d->saddle, m) == 0;
+  if (!constant) {
+    memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
+    add_augmentation(m, d, rho);
+  }
+  if (constant ? 0
+      : whole_saddle(m) ? lw_saddle_factor_kept(d->saddle, m, d->vals, d->jac, d->jac) != 0
+                        : lw_spd_factor(&d->solver, m, d->vals) || (nc && schur_factor(m, d, w, d->jac, d->jac))) {
     lw_set_error(err, LW_ERR_SOLVER, "", t1, "variational step: the constraint equations are singular at t = %.6g s", t1);
     return -1;
   }

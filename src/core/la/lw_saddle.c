@@ -72,6 +72,7 @@ struct lw_saddle {
   lw_band kept;
   double *kept_in;
   int kept_ok;
+  unsigned long kept_serial; /* the model's compile serial it was made for */
   lw_band *use;
 };
 
@@ -479,7 +480,16 @@ int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, c
     memcpy(s->kept_in + nnz, gl, sizeof(double) * ng);
     memcpy(s->kept_in + nnz + ng, gr, sizeof(double) * ng);
     s->kept_ok = 1;
+    s->kept_serial = m->serial;
   }
+  s->use = &s->kept;
+  return 0;
+}
+
+int lw_saddle_use_kept(lw_saddle *s, const lw_model *m)
+{
+  if (!s->band || !s->kept_ok || s->kept_serial != m->serial)
+    return -1;
   s->use = &s->kept;
   return 0;
 }

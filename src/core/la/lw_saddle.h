@@ -24,6 +24,10 @@ int lw_saddle_factor(lw_saddle *s, const lw_model *m, const double *vals, const 
  * (to the bit); the solves that follow use it.  Without the band, as
  * lw_saddle_factor. */
 int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, const double *gl, const double *gr);
+/* the kept factorization for the solves, without a comparison of the
+ * values: for a matrix known to be the one it was made of (M + rho G^T G
+ * of a model whose rows are all affine); -1 when none is kept for m */
+int lw_saddle_use_kept(lw_saddle *s, const lw_model *m);
 /* whether the factorizations are those of the band (else KLU's) */
 int lw_saddle_banded(const lw_saddle *s);
 /* the solution of A x + Gl^T y = b, Gr x = e: x (nq) holds b on entry,
