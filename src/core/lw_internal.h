@@ -537,6 +537,11 @@ struct lw_data {
   /* the variational step's two sets of gradients in integ_work (at q_n,
    * and of the factorized matrix): lw_grad_copy's marks */
   unsigned long vi_grad_mark[2];
+  /* the banded saddle's Newton factorization (lw_saddle's lu) was made by
+   * the step that ended at vi_newton_t, of length vi_newton_h, for the
+   * model of serial vi_newton_serial (0: none to take over) */
+  double vi_newton_t, vi_newton_h;
+  unsigned long vi_newton_serial;
   /* the variational step's sparse saddle-point factorization (sparse
    * models with rows; la/lw_saddle.h), made by its first step */
   struct lw_saddle *saddle;

@@ -395,6 +395,7 @@ static void residual(const lw_model *m, lw_data *d, vi_ws *w, double h)
  * iterate (newton_refactor) */
 typedef struct {
   int it, wr_slow, factored;
+  int inherited; /* the first iterations use the last step's factorization */
   double dqn, dqprev, phimax, phiprev, dq_slow, phi_slow, restart, dq_tol;
 } vi_newton;
 
@@ -415,8 +416,10 @@ typedef struct {
  * one more iteration with it then ends the step as Newton's would */
 static int newton_refactor(const vi_ws *w, const vi_newton *ns)
 {
-  if (ns->it <= 2)
-    return ns->it == 1;
+  if (ns->it == 1)
+    return !ns->inherited;
+  if (ns->it == 2)
+    return 0;
   int shrank = ns->dqn <= 0.25 * ns->dqprev;
   if (!w->lu)
     return !shrank;
@@ -463,6 +466,19 @@ static int newton_fail(const lw_model *m, lw_data *d, const vi_ws *w, const vi_n
   return -1;
 }
 
+/* whether this step's Newton iterations start with the factorization the
+ * last one ended with (banded saddle models alone): that step ended at
+ * this one's start, with the same length and model, in three iterations
+ * or fewer.  The matrix is the symmetric tangent, an approximation at any
+ * iterate; a step's motion changes it little, and the iteration
+ * refactorizes from its third iterate on where the increments shrink
+ * less than fourfold (newton_refactor) */
+static int inherit_newton(const lw_model *m, const lw_data *d, double h)
+{
+  return d->vi_newton_serial == m->serial && d->vi_newton_t == d->t && d->vi_newton_h == h && whole_saddle(m) &&
+         lw_saddle_banded(d->saddle);
+}
+
 /* (a) by Newton's method from the predictor in d->q and L in w->lam; 0,
  * or -1 with err set naming the worst equation, or 1 when the first
  * increment was larger than ns->restart (see predict) */
@@ -476,6 +492,8 @@ static int newton_solve(const lw_model *m, lw_data *d, vi_ws *w, vi_newton *ns, 
     /* the Jacobian at the iterate, or the last one (newton_refactor) */
     int refactor = newton_refactor(w, ns);
     mid_forces(m, d, w, h, t1, refactor && !w->lu);
+    if (ns->it == 1 && !refactor)
+      lw_saddle_use_last(d->saddle);
     if (refactor) {
       ns->factored = 0;
       lw_grad_copy(m, w->jac_f, d->jac, &d->vi_grad_mark[1]);
@@ -666,6 +684,7 @@ int lw_vi_initialize(const lw_model *m, lw_data *d, lw_error *err)
   memcpy(d->vals, m->mass_csc, sizeof(double) * (size_t)m->nnz);
   add_augmentation(m, d, m->mass_scale);
   lw_saddle_factor(d->saddle, m, d->vals, d->jac, d->jac);
+  d->vi_newton_serial = 0; /* the saddle's last factorization is not a Newton matrix */
   return LW_OK;
 }
 
@@ -741,6 +760,8 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   int banded = d->solver.band;
   double acc = predict(m, d, h, !banded);
   vi_newton ns = {.dqn = INFINITY, .phimax = INFINITY, .wr_slow = -1, .restart = INFINITY};
+  ns.inherited = inherit_newton(m, d, h);
+  d->vi_newton_serial = 0;
   if (acc > 0.0)
     ns.restart = fmax(0.5 * acc, 0.1 * h * lw_max_abs(d->qdn, nq));
   double vres = 0;
@@ -751,11 +772,14 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
     int it = ns.it;
     predict(m, d, h, 0);
     memcpy(w.lam, w.lam_n, sizeof(double) * (size_t)nc);
-    ns = (vi_newton){.dqn = INFINITY, .phimax = INFINITY, .wr_slow = -1, .restart = INFINITY};
+    ns = (vi_newton){.dqn = INFINITY, .phimax = INFINITY, .wr_slow = -1, .restart = INFINITY, .inherited = 0};
     st = newton_solve(m, d, &w, &ns, h, t1, err);
     ns.it += it;
   }
   int ok = st == 0, fb_ended = 0;
+  /* the factorization this step's Newton iterations ended with, for the
+   * next step's: where they converged in three iterations at most */
+  int pass_on = ok && whole_saddle(m) && lw_saddle_banded(d->saddle) && ns.it <= 3;
   w.lu = 0;
   if (ok) {
     /* Q_n+1/2 at the converged positions, for (b) */
@@ -769,6 +793,11 @@ int lw_vi_step(const lw_model *m, lw_data *d, lw_step_info *info, lw_error *err)
   if (ok) {
     d->t = t1;
     d->nstep++;
+    if (pass_on && lw_saddle_kept_in_use(d->saddle)) { /* the rates left it in place */
+      d->vi_newton_t = d->t;
+      d->vi_newton_h = h;
+      d->vi_newton_serial = m->serial;
+    }
     add_dissipated(m, d, &w, h, tm);
     if (m->napplied) /* the trapezoidal rule, as the first-order form's work */
       d->applied_work += 0.5 * h * (P0 + lw_applied_power(m, d, d->q, d->qd, d->t, d->lambda));

@@ -494,6 +494,16 @@ int lw_saddle_use_kept(lw_saddle *s, const lw_model *m)
   return 0;
 }
 
+int lw_saddle_use_last(lw_saddle *s)
+{
+  if (!s->band)
+    return -1;
+  s->use = &s->lu;
+  return 0;
+}
+
+int lw_saddle_kept_in_use(const lw_saddle *s) { return s->use == &s->kept; }
+
 int lw_saddle_banded(const lw_saddle *s) { return s && s->band; }
 
 void lw_saddle_solve(lw_saddle *s, const lw_model *m, double *x, double *y)

@@ -28,6 +28,12 @@ int lw_saddle_factor_kept(lw_saddle *s, const lw_model *m, const double *vals, c
  * values: for a matrix known to be the one it was made of (M + rho G^T G
  * of a model whose rows are all affine); -1 when none is kept for m */
 int lw_saddle_use_kept(lw_saddle *s, const lw_model *m);
+/* the last factorization made by lw_saddle_factor for the solves again
+ * (after others used the kept one): -1 when it is not a band's */
+int lw_saddle_use_last(lw_saddle *s);
+/* whether the solves use the kept factorization (the last one made by
+ * lw_saddle_factor is then still there) */
+int lw_saddle_kept_in_use(const lw_saddle *s);
 /* whether the factorizations are those of the band (else KLU's) */
 int lw_saddle_banded(const lw_saddle *s);
 /* the solution of A x + Gl^T y = b, Gr x = e: x (nq) holds b on entry,
