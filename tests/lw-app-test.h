@@ -108,6 +108,15 @@ static inline void lwt_act(LwWindow *w, const char *name)
   g_action_group_activate_action(G_ACTION_GROUP(w), name, NULL);
 }
 
+/* the window's "step" action enabled: the window enables it when its
+ * thread has seen the runner pause, which comes after the runner's own
+ * state (a loaded machine runs it late), and a disabled action ignores
+ * its activation */
+static inline gboolean lwt_step_enabled(gpointer w)
+{
+  return g_action_group_get_action_enabled(G_ACTION_GROUP(w), "step");
+}
+
 static inline void lwt_set_state(LwWindow *w, const char *name, gboolean on)
 {
   g_action_group_change_action_state(G_ACTION_GROUP(w), name, g_variant_new_boolean(on));

@@ -155,6 +155,7 @@ static void test_pause_step_reset(void)
   g_assert_true(lw_sim_runner_get_frame(r, n - 1, &t0, NULL, NULL));
   g_assert_cmpfloat(t0, >, 0.0);
   g_assert_cmpfloat(t0, <, 2.0);
+  lwt_await(lwt_step_enabled, w, LWT_WAIT);
   lwt_act(w, "step");
   lwt_await(one_more_frame, r, LWT_WAIT);
   lwt_await(lwt_runner_paused, w, LWT_WAIT);

@@ -145,6 +145,7 @@ static void test_pause_step_reset(void)
   guint n = lw_sim_runner_get_n_frames(r);
   lwt_spin(0.3);
   g_assert_cmpuint(lw_sim_runner_get_n_frames(r), ==, n);
+  lwt_await(lwt_step_enabled, w, LWT_WAIT);
   lwt_act(w, "step");
   frames_wait f = {r, n + 1};
   lwt_await(frames_reached, &f, LWT_WAIT);
