@@ -445,15 +445,10 @@ static inline void lwt_fresh_picture(LwWindow *w)
  * fallback (the build directory's) when that is not set; its path (to
  * free), with the view's picture of the model as it is now.  Under load
  * the window may not have drawn yet: it is tried again for five seconds */
-static inline char *lwt_shot(LwWindow *w, const char *subdir, const char *fallback, const char *name)
+/* the window's screenshot into path, tried again for 5 s (under load the
+ * window may not be shown or have its first frame yet) */
+static inline void lwt_save_shot(LwWindow *w, const char *path)
 {
-  lwt_fresh_picture(w);
-  lwt_settle(2);
-  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
-  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, subdir, NULL) : g_strdup(fallback);
-  g_mkdir_with_parents(sdir, 0755);
-  g_autofree char *file = g_strdup_printf("%s.png", name);
-  char *path = g_build_filename(sdir, file, NULL);
   g_autoptr(GError) error = NULL;
   gboolean ok = FALSE;
   for (int tries = 0; !ok && tries < 20; tries++) {
@@ -464,6 +459,18 @@ static inline char *lwt_shot(LwWindow *w, const char *subdir, const char *fallba
   }
   if (!ok)
     g_error("screenshot %s: %s", path, error ? error->message : "the window is not shown");
+}
+
+static inline char *lwt_shot(LwWindow *w, const char *subdir, const char *fallback, const char *name)
+{
+  lwt_fresh_picture(w);
+  lwt_settle(2);
+  const char *dir = g_getenv("LW_SCREENSHOT_DIR");
+  g_autofree char *sdir = dir && *dir ? g_build_filename(dir, subdir, NULL) : g_strdup(fallback);
+  g_mkdir_with_parents(sdir, 0755);
+  g_autofree char *file = g_strdup_printf("%s.png", name);
+  char *path = g_build_filename(sdir, file, NULL);
+  lwt_save_shot(w, path);
   g_test_message("screenshot %s", path);
   return path;
 }

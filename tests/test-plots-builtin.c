@@ -406,18 +406,7 @@ static void take_shots(LwWindow *w, LwPlotPage *page)
   lwt_fresh_picture(w);
   lwt_settle(2);
   g_autofree char *stacked = g_build_filename(dir, "plots-stacked.png", NULL);
-  /* under load the window may not have its first frame yet: tried again
-   * for 5 s, as lwt_shot does */
-  g_autoptr(GError) error = NULL;
-  gboolean ok = FALSE;
-  for (int tries = 0; !ok && tries < 20; tries++) {
-    g_clear_error(&error);
-    ok = gtk_widget_get_mapped(GTK_WIDGET(w)) && lw_window_save_screenshot(w, stacked, &error);
-    if (!ok)
-      lwt_spin(0.25);
-  }
-  if (!ok)
-    g_error("screenshot %s: %s", stacked, error ? error->message : "the window is not shown");
+  lwt_save_shot(w, stacked);
   /* the chooser's list stays open over the screen: only on request, since a
    * later test clicks in the view */
   if (!g_getenv("LW_PLOTS_SHOT_DIR"))

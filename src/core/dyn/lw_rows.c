@@ -59,12 +59,11 @@ void lw_rows_eval(const lw_model *m, lw_data *d, const double *q, double t, int 
       d->phi[r] = affine_value(m, r, q) - m->af_c0[r] - f; /* a DOT row: its residual is the value */
       continue;
     }
+    /* a row of its own gradient (the affine ones are above: row_gconst
+     * comes with the affine tables) */
     const lw_row *row = &m->rows[r];
     double *g = want_jac ? d->jac + (size_t)r * w : NULL;
-    if (g && m->row_gconst && m->row_gconst[r]) {
-      memcpy(g, m->row_grad + (size_t)r * w, sizeof(double) * (size_t)w);
-      g = NULL;
-    } else if (g)
+    if (g)
       memset(g, 0, sizeof(double) * (size_t)w);
     double f = 0;
     if (row->func >= 0)
